@@ -1,0 +1,71 @@
+import type { Command } from 'commander';
+import type { ListResult } from '../../shared/schemas/common.js';
+import type { Follow } from '../../shared/schemas/follows.js';
+import { pageQuery, paginationOptions, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import type { Column } from '../output.js';
+
+const COLUMNS: Column<Follow>[] = [
+  { header: 'id', value: (f) => f.id },
+  { header: 'user', value: (f) => f.user_id },
+  { header: 'type', value: (f) => f.followable_type },
+  { header: 'followed', value: (f) => f.followable_id },
+  {
+    header: 'followed name',
+    value: (f) => (f.followable ? ('nickname' in f.followable ? f.followable.nickname : f.followable.name) : null),
+  },
+];
+
+export function registerFollowCommands(program: Command): void {
+  const follows = program.command('follows').description('subscriptions to users and pages');
+
+  follows
+    .command('create')
+    .description('follow a page or a user')
+    .requiredOption('--type <type>', 'Page or User')
+    .requiredOption('--id <id>', 'id of the page or user to follow')
+    .option('--user <id>', 'the follower (default: you)')
+    .action(
+      withContext<{ type: string; id: string; user?: string }>(async ({ client, out }, o) => {
+        const { CreateFollowInput } = await import('../../shared/schemas/follows.js');
+        const user_id = o.user ?? (await client.get<{ id: string }>('/me')).id;
+        const body = { followable_type: o.type, followable_id: o.id, user_id };
+        const valid = await validateBody(CreateFollowInput, body, {
+          followable_type: '--type',
+          followable_id: '--id',
+          user_id: '--user',
+        });
+        await out.record(await client.post<Follow>('/follows', valid));
+      }),
+    );
+
+  paginationOptions(
+    follows
+      .command('list')
+      .description('list follows')
+      .option('--type <type>', 'only follows of this type (Page or User)')
+      .option('--id <id>', 'only follows of this page or user')
+      .option('--user <id>', 'only follows by this user'),
+  ).action(
+    withContext<PageOptions & { type?: string; id?: string; user?: string }>(async ({ client, out }, o) => {
+      const result = await client.get<ListResult<Follow>>('/follows', {
+        ...pageQuery(o),
+        followable_type: o.type,
+        followable_id: o.id,
+        user_id: o.user,
+      });
+      await out.list(result, COLUMNS, pageQuery(o));
+    }),
+  );
+
+  follows
+    .command('delete')
+    .description('unfollow (delete a follow by its id)')
+    .argument('<id>', 'follow id')
+    .action(
+      withContext(async ({ client, out }, _o, [id]) => {
+        const { seg } = await import('../../client/api-client.js');
+        await client.delete(`/follows/${seg(id!)}`);
+        out.done(`Follow ${id} deleted`);
+      }),
+    );
+}

@@ -1,0 +1,22 @@
+import type { Command } from 'commander';
+import { intOption } from '../command-kit.js';
+
+export function registerServeCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('run the API server on a SQLite store')
+    .option('--host <host>', 'address to listen on (env AGORA_HOST)', process.env.AGORA_HOST ?? '127.0.0.1')
+    .option('--port <port>', 'port; 0 picks a free one (env AGORA_PORT)', intOption(0, 65535), Number(process.env.AGORA_PORT ?? 4010))
+    .option('--db <file>', 'SQLite database file (env AGORA_DB)', process.env.AGORA_DB ?? './agora.db')
+    .option('--demo', 'seed a small community on an empty store and print an administrator key')
+    .option('--log', 'log every request to stderr (never credentials)')
+    .action(async (options: { host: string; port: number; db: string; demo?: boolean; log?: boolean }) => {
+      const { serve } = await import('../../server/listen.js');
+      await serve({
+        ...options,
+        bootstrapKey: process.env.AGORA_BOOTSTRAP_API_KEY,
+        bootstrapSecret: process.env.AGORA_BOOTSTRAP_API_SECRET,
+        print: (line) => process.stdout.write(`${line}\n`),
+      });
+    });
+}

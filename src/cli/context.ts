@@ -1,0 +1,52 @@
+import { ApiClient } from '../client/api-client.js';
+import { credentialsPath, readCredentials } from './credentials.js';
+import { AuthError, UsageError } from './errors.js';
+import { Output } from './output.js';
+
+export const DEFAULT_URL = 'http://127.0.0.1:4010';
+
+export interface GlobalOptions {
+  url?: string;
+  profile?: string;
+  json?: boolean;
+}
+
+export interface Context {
+  client: ApiClient;
+  out: Output;
+  profile: string;
+}
+
+export interface Target {
+  profile: string;
+  url: string;
+  apiKey?: string;
+  apiSecret?: string;
+}
+
+/** Where to send requests and with which key: flags, then environment, then the stored profile. */
+export async function resolveTarget(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Promise<Target> {
+  const file = await readCredentials(credentialsPath(env));
+  const explicit = options.profile ?? env.AGORA_PROFILE;
+  const profile = explicit ?? file.current ?? 'default';
+  const stored = file.profiles[profile];
+  if (explicit && !stored && !(env.AGORA_API_KEY && env.AGORA_API_SECRET))
+    throw new UsageError(`No profile named "${profile}": run agora login --profile ${profile}`);
+  return {
+    profile,
+    url: options.url ?? env.AGORA_URL ?? stored?.url ?? DEFAULT_URL,
+    apiKey: env.AGORA_API_KEY ?? stored?.api_key,
+    apiSecret: env.AGORA_API_SECRET ?? stored?.api_secret,
+  };
+}
+
+export async function createContext(options: GlobalOptions): Promise<Context> {
+  const target = await resolveTarget(options);
+  if (!target.apiKey || !target.apiSecret)
+    throw new AuthError('Not logged in: run agora login, or set AGORA_API_KEY and AGORA_API_SECRET');
+  return {
+    client: new ApiClient({ baseUrl: target.url, apiKey: target.apiKey, apiSecret: target.apiSecret }),
+    out: new Output({ json: !!options.json }),
+    profile: target.profile,
+  };
+}

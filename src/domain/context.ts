@@ -1,0 +1,21 @@
+import type { Permissions } from '../shared/schemas/permissions.js';
+import type { Store } from '../store/store.js';
+import type { UserWithRole } from '../store/users.js';
+
+export type Clock = () => Date;
+
+/** What every rule needs: the store and the time. */
+export interface Deps {
+  store: Store;
+  clock: Clock;
+}
+
+/** The user whose API key signed the request, with what their role grants. */
+export interface Caller {
+  user: UserWithRole;
+  permissions: Permissions;
+  /** Project administrator: the role is the default Admins set. */
+  isAdmin: boolean;
+}
+
+export const nowIso = (deps: Deps): string => deps.clock().toISOString();

@@ -1,0 +1,84 @@
+import { AppError, ErrorCode, forbidden, invalidField, notFound } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import type { ListResult } from '../shared/schemas/common.js';
+import type { CreateFollowInput, Follow, FollowableType, ListFollowsQuery } from '../shared/schemas/follows.js';
+import { isUniqueViolation } from '../store/errors.js';
+import type { FollowRow } from '../store/follows.js';
+import { nowIso, type Caller, type Deps } from './context.js';
+import { administersPage, findVisiblePage, toPageRecord } from './pages.js';
+import { requireActingFor } from './permissions.js';
+import { toUserRecord } from './users.js';
+
+const toFollowRecord = (row: FollowRow, followable?: Follow['followable']): Follow => ({
+  id: row.id,
+  user_id: row.user_id,
+  followable_type: row.followable_type as FollowableType,
+  followable_id: row.followable_id,
+  ...(followable !== undefined ? { followable } : {}),
+  created_at: row.created_at,
+});
+
+/**
+ * Follows a user or a page. Public pages are open to all; a private page needs an accepted access request
+ * or invite (403 `access_request_required`); a secret page is 404 to those outside it.
+ */
+export async function createFollow(deps: Deps, caller: Caller, input: CreateFollowInput): Promise<Follow> {
+  requireActingFor(caller, input.user_id);
+  const row = await deps.store.transaction(async (tx) => {
+    if (!(await tx.users.getById(input.user_id))) throw notFound('User');
+    if (input.followable_type === 'User') {
+      if (input.followable_id === input.user_id) throw invalidField('followable_id', 'a user cannot follow themself');
+      if (!(await tx.users.getById(input.followable_id))) throw notFound('User');
+    } else {
+      const page = await findVisiblePage(tx, caller, input.followable_id);
+      const admitted = page.privacy === 'public' || page.user_id === input.user_id || administersPage(caller, page);
+      if (!admitted)
+        throw forbidden(
+          `This page is ${page.privacy}: join it through an access request or an invite`,
+          ErrorCode.accessRequestRequired,
+        );
+    }
+    const follow: FollowRow = {
+      id: newId(),
+      user_id: input.user_id,
+      followable_type: input.followable_type,
+      followable_id: input.followable_id,
+      created_at: nowIso(deps),
+    };
+    try {
+      await tx.follows.insert(follow);
+    } catch (error) {
+      if (isUniqueViolation(error, 'follows'))
+        throw new AppError(409, ErrorCode.alreadyFollowing, `This user already follows this ${input.followable_type.toLowerCase()}`);
+      throw error;
+    }
+    return follow;
+  });
+  return toFollowRecord(row);
+}
+
+export async function listFollows(deps: Deps, caller: Caller, query: ListFollowsQuery): Promise<ListResult<Follow>> {
+  const { rows, total } = await deps.store.follows.list(
+    { followable_type: query.followable_type, followable_id: query.followable_id, user_id: query.user_id },
+    { id: caller.user.id, isAdmin: caller.isAdmin },
+    query,
+  );
+  const pageIds = rows.filter((r) => r.followable_type === 'Page').map((r) => r.followable_id);
+  const userIds = rows.filter((r) => r.followable_type === 'User').map((r) => r.followable_id);
+  const [pages, users] = await Promise.all([deps.store.pages.getByIds(pageIds), deps.store.users.getByIds(userIds)]);
+  const pageById = new Map(pages.map((p) => [p.id, toPageRecord(p)]));
+  const userById = new Map(users.map((u) => [u.id, toUserRecord(u, caller)]));
+  const embed = (r: FollowRow) =>
+    (r.followable_type === 'Page' ? pageById.get(r.followable_id) : userById.get(r.followable_id)) ?? null;
+  return { items: rows.map((r) => toFollowRecord(r, embed(r))), total_items: total };
+}
+
+/** Unfollows: the follower themself or a project administrator. */
+export async function deleteFollow(deps: Deps, caller: Caller, id: string): Promise<void> {
+  await deps.store.transaction(async (tx) => {
+    const follow = await tx.follows.getById(id);
+    if (!follow) throw notFound('Follow');
+    if (follow.user_id !== caller.user.id && !caller.isAdmin) throw forbidden('You may delete only your own follows');
+    await tx.follows.delete(id);
+  });
+}

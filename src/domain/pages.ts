@@ -1,0 +1,124 @@
+import { notFound } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import type { ListResult, Pagination } from '../shared/schemas/common.js';
+import type {
+  CreatePageConfigurationInput,
+  CreatePageInput,
+  ListPagesQuery,
+  Page,
+  PageConfiguration,
+  Privacy,
+} from '../shared/schemas/pages.js';
+import type { PageConfigurationRow, PageRow } from '../store/pages.js';
+import type { Store } from '../store/store.js';
+import { nowIso, type Caller, type Deps } from './context.js';
+import { requireActingFor, requireAdmin } from './permissions.js';
+import { nextFreeSlug, slugify } from './slugs.js';
+
+export const toPageRecord = (row: PageRow): Page => ({
+  id: row.id,
+  name: row.name,
+  slug: row.slug,
+  description: row.description,
+  privacy: row.privacy as Privacy,
+  page_configuration_id: row.page_configuration_id,
+  user_id: row.user_id,
+  created_at: row.created_at,
+  updated_at: row.updated_at,
+});
+
+export const toPageConfigurationRecord = (row: PageConfigurationRow): PageConfiguration => ({ ...row });
+
+/** A user is in a page when they follow it. */
+export async function isMember(store: Store, userId: string, pageId: string): Promise<boolean> {
+  return !!(await store.follows.find(userId, 'Page', pageId));
+}
+
+/** The page's creator and every project administrator administer it. */
+export const administersPage = (caller: Caller, page: PageRow): boolean =>
+  caller.isAdmin || page.user_id === caller.user.id;
+
+export async function canSeePage(store: Store, caller: Caller, page: PageRow): Promise<boolean> {
+  return page.privacy !== 'secret' || administersPage(caller, page) || (await isMember(store, caller.user.id, page.id));
+}
+
+/** The page, or 404 when it does not exist or is a secret page the caller is not in. */
+export async function findVisiblePage(store: Store, caller: Caller, pageId: string): Promise<PageRow> {
+  const page = await store.pages.getById(pageId);
+  if (!page || !(await canSeePage(store, caller, page))) throw notFound('Page');
+  return page;
+}
+
+export async function createPageConfiguration(
+  deps: Deps,
+  caller: Caller,
+  input: CreatePageConfigurationInput,
+): Promise<PageConfiguration> {
+  requireAdmin(caller, 'create page configurations');
+  const now = nowIso(deps);
+  const row: PageConfigurationRow = {
+    id: newId(),
+    name: input.name,
+    description: input.description ?? null,
+    created_at: now,
+    updated_at: now,
+  };
+  await deps.store.pageConfigurations.insert(row);
+  return toPageConfigurationRecord(row);
+}
+
+export async function getPageConfiguration(deps: Deps, id: string): Promise<PageConfiguration> {
+  const row = await deps.store.pageConfigurations.getById(id);
+  if (!row) throw notFound('Page configuration');
+  return toPageConfigurationRecord(row);
+}
+
+export async function listPageConfigurations(deps: Deps, page: Pagination): Promise<ListResult<PageConfiguration>> {
+  const { rows, total } = await deps.store.pageConfigurations.list(page);
+  return { items: rows.map(toPageConfigurationRecord), total_items: total };
+}
+
+/** Creates the page and, in the same transaction, the creator's follow: the creator is in the page from the start. */
+export async function createPage(deps: Deps, caller: Caller, input: CreatePageInput): Promise<Page> {
+  requireActingFor(caller, input.user_id);
+  const base = slugify(input.name, 'page');
+  const row = await deps.store.transaction(async (tx) => {
+    if (!(await tx.users.getById(input.user_id))) throw notFound('User');
+    if (!(await tx.pageConfigurations.getById(input.page_configuration_id))) throw notFound('Page configuration');
+    const now = nowIso(deps);
+    const page: PageRow = {
+      id: newId(),
+      name: input.name,
+      slug: nextFreeSlug(base, await tx.pages.slugsStartingWith(base)),
+      description: input.description ?? null,
+      privacy: input.privacy,
+      page_configuration_id: input.page_configuration_id,
+      user_id: input.user_id,
+      created_at: now,
+      updated_at: now,
+    };
+    await tx.pages.insert(page);
+    await tx.follows.insert({
+      id: newId(),
+      user_id: input.user_id,
+      followable_type: 'Page',
+      followable_id: page.id,
+      created_at: now,
+    });
+    return page;
+  });
+  return toPageRecord(row);
+}
+
+export async function getPage(deps: Deps, caller: Caller, id: string): Promise<Page> {
+  return toPageRecord(await findVisiblePage(deps.store, caller, id));
+}
+
+export async function listPages(deps: Deps, caller: Caller, query: ListPagesQuery): Promise<ListResult<Page>> {
+  const { rows, total } = await deps.store.pages.list(
+    { page_configuration_id: query.page_configuration_id, owner: query.owner, privacy: query.privacy },
+    { id: caller.user.id, isAdmin: caller.isAdmin },
+    query,
+  );
+  return { items: rows.map(toPageRecord), total_items: total };
+}

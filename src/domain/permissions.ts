@@ -1,0 +1,59 @@
+import { ErrorCode, forbidden, notFound } from '../shared/errors.js';
+import {
+  PERMISSION_CATALOGUE,
+  buildPermissions,
+  type PermissionAction,
+  type PermissionCategory,
+  type Permissions,
+} from '../shared/schemas/permissions.js';
+import type { PermissionSetRow } from '../store/access.js';
+import { SYSTEM_ROLES } from '../store/default-roles.js';
+import type { Caller, Deps } from './context.js';
+
+/** A stored permissions object, completed with any action added to the catalogue since it was written. */
+export function parsePermissions(json: string): Permissions {
+  return buildPermissions(JSON.parse(json) as Permissions);
+}
+
+export function can<C extends PermissionCategory>(caller: Caller, category: C, action: PermissionAction<C>): boolean {
+  return (caller.permissions[category] as Record<string, boolean>)[action] === true;
+}
+
+export function requirePermission<C extends PermissionCategory>(
+  caller: Caller,
+  category: C,
+  action: PermissionAction<C>,
+): void {
+  if (!can(caller, category, action))
+    throw forbidden(`Your role does not grant the permission ${category}.${action}`, ErrorCode.forbidden);
+}
+
+export function requireAdmin(caller: Caller, what: string): void {
+  if (!caller.isAdmin) throw forbidden(`Only project administrators (role Admins) may ${what}`);
+}
+
+/** Bodies name the user who acts; only administrators may name someone other than themselves. */
+export function requireActingFor(caller: Caller, userId: string): void {
+  if (userId !== caller.user.id && !caller.isAdmin)
+    throw forbidden('You may act only for yourself: user_id must be your own id');
+}
+
+async function roleOf(deps: Deps, userId: string | undefined): Promise<PermissionSetRow> {
+  if (userId === undefined) {
+    const visitors = await deps.store.permissionSets.getBySystemKey(SYSTEM_ROLES.visitors);
+    if (!visitors) throw new Error('the Visitors permission set is missing');
+    return visitors;
+  }
+  const user = await deps.store.users.getById(userId);
+  if (!user) throw notFound('User');
+  const set = await deps.store.permissionSets.getById(user.permission_set_id);
+  if (!set) throw new Error(`permission set ${user.permission_set_id} is missing`);
+  return set;
+}
+
+/** The permissions of a user, or of a non-connected visitor when no user is named. */
+export async function permissionsOf(deps: Deps, userId?: string): Promise<Permissions> {
+  return parsePermissions((await roleOf(deps, userId)).permissions);
+}
+
+export const permissionCategories = Object.keys(PERMISSION_CATALOGUE) as PermissionCategory[];

@@ -1,0 +1,90 @@
+import { AppError, ErrorCode, notFound } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import type { ListResult } from '../shared/schemas/common.js';
+import type { CreateUserInput, ListUsersQuery, User } from '../shared/schemas/users.js';
+import { SYSTEM_ROLES } from '../store/default-roles.js';
+import { isUniqueViolation } from '../store/errors.js';
+import type { UserWithRole } from '../store/users.js';
+import { nowIso, type Caller, type Deps } from './context.js';
+import { requirePermission } from './permissions.js';
+import { hashSecret } from './secrets.js';
+import { nextFreeSlug, slugify } from './slugs.js';
+
+export const EMAIL_TAKEN = 'A user already exist with that email';
+
+/** The user record as the API shows it; the email only to the user themself and to administrators. */
+export function toUserRecord(row: UserWithRole, viewer?: Caller): User {
+  const fullname = `${row.first_name} ${row.last_name}`;
+  const showEmail = viewer && (viewer.isAdmin || viewer.user.id === row.id);
+  return {
+    id: row.id,
+    first_name: row.first_name,
+    last_name: row.last_name,
+    nickname: row.nickname,
+    name: fullname,
+    fullname,
+    slug: row.slug,
+    ...(showEmail ? { email: row.email } : {}),
+    permission_set_id: row.permission_set_id,
+    tagline: row.role_show_as_tagline ? { name: row.role_name, image_url: row.role_image_url } : null,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/**
+ * Creates a user with the role Members. Uniqueness of email, nickname and slug is the schema's: a race
+ * between two identical creates ends in one record and one 409.
+ */
+export async function createUser(deps: Deps, caller: Caller, input: CreateUserInput): Promise<User> {
+  requirePermission(caller, 'users', 'import');
+  const passwordHash = await hashSecret(input.password);
+  const base = slugify(input.nickname, 'user');
+  const row = await deps.store.transaction(async (tx) => {
+    const members = await tx.permissionSets.getBySystemKey(SYSTEM_ROLES.members);
+    if (!members) throw new Error('the Members permission set is missing');
+    const now = nowIso(deps);
+    const id = newId();
+    try {
+      await tx.users.insert({
+        id,
+        first_name: input.first_name,
+        last_name: input.last_name,
+        nickname: input.nickname,
+        email: input.email,
+        password_hash: passwordHash,
+        permission_set_id: members.id,
+        slug: nextFreeSlug(base, await tx.users.slugsStartingWith(base)),
+        conditions_accepted_at: now,
+        confidentiality_accepted_at: now,
+        created_at: now,
+        updated_at: now,
+      });
+    } catch (error) {
+      if (isUniqueViolation(error, 'users', 'email')) throw new AppError(409, ErrorCode.emailTaken, EMAIL_TAKEN);
+      if (isUniqueViolation(error, 'users', 'nickname'))
+        throw new AppError(409, ErrorCode.nicknameTaken, 'A user already exist with that nickname');
+      throw error;
+    }
+    return tx.users.getById(id);
+  });
+  if (!row) throw new Error('user vanished after insert');
+  return toUserRecord(row, caller);
+}
+
+export async function getUser(deps: Deps, caller: Caller, id: string): Promise<User> {
+  if (id !== caller.user.id) requirePermission(caller, 'users', 'show');
+  const row = await deps.store.users.getById(id);
+  if (!row) throw notFound('User');
+  return toUserRecord(row, caller);
+}
+
+export async function listUsers(deps: Deps, caller: Caller, query: ListUsersQuery): Promise<ListResult<User>> {
+  requirePermission(caller, 'users', 'index');
+  const { rows, total } = await deps.store.users.list({ nickname: query.nickname, role: query.role }, query);
+  return { items: rows.map((r) => toUserRecord(r, caller)), total_items: total };
+}
+
+export async function isNicknameAvailable(deps: Deps, nickname: string): Promise<boolean> {
+  return !(await deps.store.users.isNicknameTaken(nickname));
+}

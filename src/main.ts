@@ -1,0 +1,70 @@
+import { Command, CommanderError } from 'commander';
+import { createRequire } from 'node:module';
+import { registerAdminCommands } from './cli/commands/admin.js';
+import { registerAuthCommands } from './cli/commands/auth.js';
+import { registerFollowCommands } from './cli/commands/follows.js';
+import { registerPageConfigCommands } from './cli/commands/page-configs.js';
+import { registerPageCommands } from './cli/commands/pages.js';
+import { registerPermissionCommands } from './cli/commands/permissions.js';
+import { registerServeCommand } from './cli/commands/serve.js';
+import { registerUserCommands } from './cli/commands/users.js';
+import { ExitCode } from './cli/errors.js';
+
+const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+
+export function buildProgram(): Command {
+  const program = new Command('agora')
+    .description('agora: a community social-network API server, and the terminal client that administers it')
+    .version(VERSION, '-V, --version')
+    .option('--url <url>', 'API base URL (env AGORA_URL; default from the profile, else http://127.0.0.1:4010)')
+    .option('--profile <name>', 'stored profile to use (env AGORA_PROFILE)')
+    .option('--json', "print the API's JSON exactly")
+    .showSuggestionAfterError()
+    .exitOverride();
+  registerServeCommand(program);
+  registerAdminCommands(program);
+  registerAuthCommands(program);
+  registerUserCommands(program);
+  registerPageCommands(program);
+  registerPageConfigCommands(program);
+  registerFollowCommands(program);
+  registerPermissionCommands(program);
+  return program;
+}
+
+/** Runs the program; the only place that decides the process's exit code. */
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    process.exitCode = ExitCode.ok;
+  } catch (error) {
+    process.exitCode = await report(error, !!program.opts().json);
+  }
+}
+
+async function report(error: unknown, json: boolean): Promise<number> {
+  if (error instanceof CommanderError) {
+    // Commander has printed its message already; help and version are not failures.
+    return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+  }
+  const name = (error as Error)?.name;
+  const say = (line: string) => process.stderr.write(`${line}\n`);
+  if (name === 'ApiError') {
+    const e = error as Error & { status: number; code: string; body: unknown };
+    if (json) say(JSON.stringify(e.body));
+    else say(`error: ${e.message} (${e.code}, HTTP ${e.status})`);
+    return e.status === 401 ? ExitCode.auth : ExitCode.failure;
+  }
+  if (name === 'UsageError') {
+    say(`error: ${(error as Error).message}`);
+    return ExitCode.usage;
+  }
+  if (name === 'AuthError') {
+    say(`error: ${(error as Error).message}`);
+    return ExitCode.auth;
+  }
+  if (name === 'ExitPromptError') return 130;
+  say(`error: ${(error as Error)?.message ?? String(error)}`);
+  return ExitCode.failure;
+}

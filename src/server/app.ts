@@ -1,0 +1,143 @@
+import formbody from '@fastify/formbody';
+import multipart from '@fastify/multipart';
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import { Authenticator } from '../domain/api-keys.js';
+import type { Clock, Deps } from '../domain/context.js';
+import { can } from '../domain/permissions.js';
+import { AppError, ErrorCode } from '../shared/errors.js';
+import type { Store } from '../store/store.js';
+import { RouteRegistry } from './route.js';
+import { registerFollowRoutes } from './routes/follows.js';
+import { registerMetaRoutes } from './routes/meta.js';
+import { registerPageRoutes } from './routes/pages.js';
+import { registerPermissionRoutes } from './routes/permissions.js';
+import { registerUserRoutes } from './routes/users.js';
+
+export const API_PREFIX = '/public-api/v1';
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+export interface AppOptions {
+  store: Store;
+  clock?: Clock;
+  bodyLimit?: number;
+  logger?: boolean;
+}
+
+export interface RouteContext {
+  routes: RouteRegistry;
+  deps: Deps;
+  authenticator: Authenticator;
+}
+
+/** Builds the whole API without listening, so that tests can run it in process or on a port. */
+export async function createApp(options: AppOptions): Promise<FastifyInstance> {
+  const deps: Deps = { store: options.store, clock: options.clock ?? (() => new Date()) };
+  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const app = Fastify({
+    logger: options.logger ? { level: 'info', redact: ['req.headers["api-secret"]'] } : false,
+    bodyLimit,
+    routerOptions: { ignoreTrailingSlash: true },
+    return503OnClosing: true,
+  });
+
+  // JSON, urlencoded and multipart bodies; nothing else. An empty JSON body (as `PUT …/accept` sends) is no body.
+  const defaultJson = app.getDefaultJsonParser('error', 'error');
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if ((body as string).trim() === '') return done(null, undefined);
+    defaultJson(request, body as string, done);
+  });
+  await app.register(formbody, { bodyLimit });
+  await app.register(multipart, {
+    attachFieldsToBody: 'keyValues',
+    limits: { fieldSize: bodyLimit, fields: 500, files: 5, fileSize: bodyLimit, parts: 505 },
+  });
+  // Forms send arrays as repeated `field` or `field[]`.
+  app.addHook('preValidation', async (request) => {
+    const body = request.body as Record<string, unknown> | undefined;
+    if (!body || typeof body !== 'object' || Array.isArray(body) || request.headers['content-type']?.includes('json'))
+      return;
+    for (const key of Object.keys(body)) {
+      if (!key.endsWith('[]')) continue;
+      const name = key.slice(0, -2);
+      const value = body[key];
+      const previous = body[name];
+      body[name] = previous === undefined ? value : ([] as unknown[]).concat(previous, value);
+      delete body[key];
+    }
+  });
+
+  const authenticator = new Authenticator(deps);
+  app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.config?.open || !request.routeOptions.url) return;
+    const header = (name: string) => {
+      const value = request.headers[name];
+      return typeof value === 'string' ? value : undefined;
+    };
+    const caller = await authenticator.authenticate(header('api-key'), header('api-secret'));
+    if (!can(caller, 'users', 'can_use_api'))
+      throw new AppError(403, ErrorCode.apiAccessDenied, 'Your role does not grant the permission users.can_use_api');
+    request.caller = caller;
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const appError = toAppError(error, bodyLimit);
+    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    return reply.code(appError.status).send(appError.toBody());
+  });
+  app.setNotFoundHandler((request, reply) =>
+    reply
+      .code(404)
+      .send(new AppError(404, ErrorCode.routeNotFound, `No route ${request.method} ${request.url.split('?')[0]}`).toBody()),
+  );
+
+  const routes = new RouteRegistry(app, { store: deps.store, clock: deps.clock, inFlight: new Map() }, API_PREFIX);
+  const ctx: RouteContext = { routes, deps, authenticator };
+  registerUserRoutes(ctx);
+  registerPageRoutes(ctx);
+  registerFollowRoutes(ctx);
+  registerPermissionRoutes(ctx);
+  registerMetaRoutes(ctx);
+  return app;
+}
+
+const CODE_BY_STATUS: Record<number, string> = {
+  400: ErrorCode.invalidBody,
+  401: ErrorCode.unauthorized,
+  403: ErrorCode.forbidden,
+  404: ErrorCode.notFound,
+  405: ErrorCode.methodNotAllowed,
+  406: ErrorCode.unsupportedMediaType,
+  409: ErrorCode.conflict,
+  413: ErrorCode.payloadTooLarge,
+  415: ErrorCode.unsupportedMediaType,
+  422: ErrorCode.validationFailed,
+  429: ErrorCode.rateLimited,
+};
+
+/** Maps whatever was thrown to the contract's error shape; a 500 never shows internals. */
+function toAppError(error: FastifyError, bodyLimit: number): AppError {
+  if (error instanceof AppError) return error;
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+    case 'FST_REQ_FILE_TOO_LARGE':
+    case 'FST_PARTS_LIMIT':
+    case 'FST_FILES_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+      return new AppError(413, ErrorCode.payloadTooLarge, `The request body is larger than the limit of ${bodyLimit} bytes`);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+      return new AppError(
+        415,
+        ErrorCode.unsupportedMediaType,
+        'Unsupported Content-Type: send application/json, application/x-www-form-urlencoded or multipart/form-data',
+      );
+  }
+  const status = error.statusCode ?? 500;
+  if (status === 413) return new AppError(413, ErrorCode.payloadTooLarge, error.message);
+  if (status >= 400 && status < 500) {
+    const message = error instanceof SyntaxError ? `The request body is not valid JSON: ${error.message}` : error.message;
+    return new AppError(status, CODE_BY_STATUS[status] ?? ErrorCode.invalidBody, message);
+  }
+  return new AppError(500, ErrorCode.internal, 'Something went wrong on our side; the error has been logged');
+}

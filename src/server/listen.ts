@@ -1,0 +1,53 @@
+import { ensureApiKey, issueApiKey } from '../domain/api-keys.js';
+import type { Deps } from '../domain/context.js';
+import { seedDemo } from '../domain/demo.js';
+import { openSqliteStore } from '../store/sqlite.js';
+import { createApp } from './app.js';
+
+export interface ServeOptions {
+  host: string;
+  port: number;
+  db: string;
+  demo?: boolean;
+  bootstrapKey?: string;
+  bootstrapSecret?: string;
+  log?: boolean;
+  /** Where the server's own lines go (stdout). */
+  print: (line: string) => void;
+}
+
+/**
+ * Runs the API until SIGINT or SIGTERM, then stops accepting, lets in-flight requests finish, closes the
+ * store and resolves.
+ */
+export async function serve(options: ServeOptions): Promise<void> {
+  const store = await openSqliteStore(options.db);
+  const deps: Deps = { store, clock: () => new Date() };
+  if (options.bootstrapKey || options.bootstrapSecret) {
+    if (!options.bootstrapKey || !options.bootstrapSecret)
+      throw new Error('AGORA_BOOTSTRAP_API_KEY and AGORA_BOOTSTRAP_API_SECRET go together');
+    await ensureApiKey(deps, options.bootstrapKey, options.bootstrapSecret);
+  }
+  if (options.demo) {
+    const seeded = await seedDemo(deps);
+    const key = await issueApiKey(deps);
+    options.print(seeded ? 'demo community seeded' : 'demo community already present');
+    options.print(`demo administrator key: api_key=${key.api_key} api_secret=${key.api_secret}`);
+  }
+  const app = await createApp({ store, logger: options.log ?? false });
+  const address = await app.listen({ host: options.host, port: options.port });
+  const url = new URL(address);
+  options.print(`listening on http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${url.port}`);
+
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  await app.close();
+  await store.close();
+}

@@ -1,0 +1,103 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import type { Caller } from '../domain/context.js';
+import { AppError, ErrorCode, invalidFields } from '../shared/errors.js';
+import { withIdempotency, type IdempotencyGuard, type Outcome } from './idempotency.js';
+
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export interface RouteSpec<B extends z.ZodType, Q extends z.ZodType, P extends z.ZodType> {
+  method: Method;
+  /** Fastify style, relative to the API prefix: `/pages/:page_id`. */
+  url: string;
+  summary: string;
+  tag: string;
+  body?: B;
+  query?: Q;
+  params?: P;
+  /** Response schema for the OpenAPI document. */
+  response?: z.ZodType;
+  status?: number;
+  /** Open endpoints need no credentials. */
+  open?: boolean;
+}
+
+export interface RouteInput<B, Q, P> {
+  body: B;
+  query: Q;
+  params: P;
+  caller: Caller;
+  request: FastifyRequest;
+  reply: FastifyReply;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller?: Caller;
+  }
+  interface FastifyContextConfig {
+    open?: boolean;
+  }
+}
+
+const fieldsOf = (error: z.ZodError) =>
+  error.issues.map((issue) => ({
+    field: issue.path.length ? issue.path.map(String).join('.') : 'body',
+    message: issue.message,
+  }));
+
+function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body)))
+    throw new AppError(400, ErrorCode.invalidBody, 'The request body must be an object of fields');
+  const result = schema.safeParse(body ?? {});
+  if (!result.success) throw invalidFields(fieldsOf(result.error));
+  return result.data;
+}
+
+function parseQuery<T>(schema: z.ZodType<T>, query: unknown): T {
+  const result = schema.safeParse(query ?? {});
+  if (!result.success)
+    throw new AppError(400, ErrorCode.invalidQuery, fieldsOf(result.error).map((f) => f.message).join('; '));
+  return result.data;
+}
+
+/** Collects route specs as they are registered, for the OpenAPI document. */
+export class RouteRegistry {
+  readonly specs: RouteSpec<z.ZodType, z.ZodType, z.ZodType>[] = [];
+
+  constructor(
+    private readonly app: FastifyInstance,
+    private readonly idempotency: IdempotencyGuard,
+    private readonly prefix: string,
+  ) {}
+
+  /** A thin handler: parse with the shared schemas, call the domain, send what it returns. */
+  add<B extends z.ZodType = z.ZodUndefined, Q extends z.ZodType = z.ZodUndefined, P extends z.ZodType = z.ZodUndefined>(
+    spec: RouteSpec<B, Q, P>,
+    handler: (input: RouteInput<z.output<B>, z.output<Q>, z.output<P>>) => Promise<unknown>,
+  ): void {
+    this.specs.push(spec as unknown as RouteSpec<z.ZodType, z.ZodType, z.ZodType>);
+    const status = spec.status ?? (spec.method === 'POST' ? 201 : 200);
+    this.app.route({
+      method: spec.method,
+      url: this.prefix + spec.url,
+      config: { open: spec.open ?? false },
+      handler: async (request, reply) => {
+        const input = {
+          body: (spec.body ? parseBody(spec.body, request.body) : undefined) as z.output<B>,
+          query: (spec.query ? parseQuery(spec.query, request.query) : undefined) as z.output<Q>,
+          params: (spec.params ? parseQuery(spec.params, request.params) : request.params) as z.output<P>,
+          caller: request.caller as Caller,
+          request,
+          reply,
+        };
+        const run = async (): Promise<Outcome> => ({ status, body: await handler(input) });
+        const result =
+          spec.method === 'POST' && request.caller ? await withIdempotency(this.idempotency, request, run) : await run();
+        if (result.replayed) reply.header('idempotent-replayed', 'true');
+        if (result.status === 204 || result.body === undefined) return reply.code(204).send();
+        return reply.code(result.status).send(result.body);
+      },
+    });
+  }
+}

@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { createFollow, deleteFollow, listFollows } from '../../domain/follows.js';
+import { CreateFollowInput, FollowListSchema, FollowSchema, ListFollowsQuery } from '../../shared/schemas/follows.js';
+import type { RouteContext } from '../app.js';
+
+export function registerFollowRoutes({ routes, deps }: RouteContext): void {
+  const tag = 'Follows';
+  routes.add(
+    { method: 'POST', url: '/follows', tag, summary: 'Follow a page or a user', body: CreateFollowInput, response: FollowSchema },
+    ({ body, caller }) => createFollow(deps, caller, body),
+  );
+  routes.add(
+    { method: 'GET', url: '/follows', tag, summary: 'List follows', query: ListFollowsQuery, response: FollowListSchema },
+    ({ query, caller }) => listFollows(deps, caller, query),
+  );
+  routes.add(
+    {
+      method: 'DELETE',
+      url: '/follows/:follow_id',
+      tag,
+      summary: 'Unfollow',
+      params: z.object({ follow_id: z.string() }),
+      status: 204,
+    },
+    async ({ params, caller }) => {
+      await deleteFollow(deps, caller, params.follow_id);
+      return undefined;
+    },
+  );
+}

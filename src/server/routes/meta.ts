@@ -1,0 +1,13 @@
+import { createRequire } from 'node:module';
+import { API_PREFIX, type RouteContext } from '../app.js';
+import { buildOpenApi } from '../openapi.js';
+
+export const VERSION = (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
+
+export function registerMetaRoutes({ routes }: RouteContext): void {
+  let document: Record<string, unknown> | undefined;
+  routes.add(
+    { method: 'GET', url: '/openapi.json', tag: 'Meta', summary: 'This OpenAPI 3.1 document', open: true, status: 200 },
+    async () => (document ??= buildOpenApi(routes.specs, API_PREFIX, VERSION)),
+  );
+}

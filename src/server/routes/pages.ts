@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import {
+  createPage,
+  createPageConfiguration,
+  getPage,
+  getPageConfiguration,
+  listPageConfigurations,
+  listPages,
+} from '../../domain/pages.js';
+import {
+  CreatePageConfigurationInput,
+  CreatePageInput,
+  ListPageConfigurationsQuery,
+  ListPagesQuery,
+  PageConfigurationListSchema,
+  PageConfigurationSchema,
+  PageListSchema,
+  PageSchema,
+} from '../../shared/schemas/pages.js';
+import type { RouteContext } from '../app.js';
+
+export function registerPageRoutes({ routes, deps }: RouteContext): void {
+  let tag = 'Page configurations';
+  routes.add(
+    {
+      method: 'POST',
+      url: '/page_configurations',
+      tag,
+      summary: 'Create a page configuration (Admins)',
+      body: CreatePageConfigurationInput,
+      response: PageConfigurationSchema,
+    },
+    ({ body, caller }) => createPageConfiguration(deps, caller, body),
+  );
+  routes.add(
+    {
+      method: 'GET',
+      url: '/page_configurations',
+      tag,
+      summary: 'List page configurations',
+      query: ListPageConfigurationsQuery,
+      response: PageConfigurationListSchema,
+    },
+    ({ query }) => listPageConfigurations(deps, query),
+  );
+  routes.add(
+    {
+      method: 'GET',
+      url: '/page_configurations/:id',
+      tag,
+      summary: 'Get a page configuration',
+      params: z.object({ id: z.string() }),
+      response: PageConfigurationSchema,
+    },
+    ({ params }) => getPageConfiguration(deps, params.id),
+  );
+
+  tag = 'Pages';
+  routes.add(
+    { method: 'POST', url: '/pages', tag, summary: 'Create a page', body: CreatePageInput, response: PageSchema },
+    ({ body, caller }) => createPage(deps, caller, body),
+  );
+  routes.add(
+    { method: 'GET', url: '/pages', tag, summary: 'List pages', query: ListPagesQuery, response: PageListSchema },
+    ({ query, caller }) => listPages(deps, caller, query),
+  );
+  routes.add(
+    {
+      method: 'GET',
+      url: '/pages/:page_id',
+      tag,
+      summary: 'Get a page',
+      params: z.object({ page_id: z.string() }),
+      response: PageSchema,
+    },
+    ({ params, caller }) => getPage(deps, caller, params.page_id),
+  );
+}

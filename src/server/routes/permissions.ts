@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { permissionsOf } from '../../domain/permissions.js';
+import { PermissionsQuery, PermissionsSchema } from '../../shared/schemas/permissions.js';
+import type { RouteContext } from '../app.js';
+
+export function registerPermissionRoutes({ routes, deps }: RouteContext): void {
+  const tag = 'Permissions';
+  routes.add(
+    {
+      method: 'GET',
+      url: '/permissions',
+      tag,
+      summary: "A user's permissions; without user_id, those of a non-connected visitor",
+      query: PermissionsQuery,
+      response: PermissionsSchema,
+    },
+    ({ query }) => permissionsOf(deps, query.user_id),
+  );
+  routes.add(
+    {
+      method: 'GET',
+      url: '/users/:user_id/permissions',
+      tag,
+      summary: "A user's permissions",
+      params: z.object({ user_id: z.string() }),
+      response: PermissionsSchema,
+    },
+    ({ params }) => permissionsOf(deps, params.user_id),
+  );
+}

@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { createUser, getUser, isNicknameAvailable, listUsers } from '../../domain/users.js';
+import {
+  CreateUserInput,
+  ListUsersQuery,
+  NicknameAvailabilityQuery,
+  NicknameAvailabilitySchema,
+  UserListSchema,
+  UserSchema,
+} from '../../shared/schemas/users.js';
+import type { RouteContext } from '../app.js';
+
+const UserParams = z.object({ user_id: z.string() });
+
+export function registerUserRoutes({ routes, deps }: RouteContext): void {
+  const tag = 'Users';
+  routes.add(
+    { method: 'POST', url: '/users', tag, summary: 'Create a user (role Members)', body: CreateUserInput, response: UserSchema },
+    ({ body, caller }) => createUser(deps, caller, body),
+  );
+  routes.add(
+    { method: 'GET', url: '/users', tag, summary: 'List users', query: ListUsersQuery, response: UserListSchema },
+    ({ query, caller }) => listUsers(deps, caller, query),
+  );
+  routes.add(
+    {
+      method: 'GET',
+      url: '/users/nickname_availability',
+      tag,
+      summary: 'Tell whether a nickname is free',
+      query: NicknameAvailabilityQuery,
+      response: NicknameAvailabilitySchema,
+    },
+    async ({ query }) => ({ nickname: query.nickname, available: await isNicknameAvailable(deps, query.nickname) }),
+  );
+  routes.add(
+    { method: 'GET', url: '/users/:user_id', tag, summary: 'Get a user', params: UserParams, response: UserSchema },
+    ({ params, caller }) => getUser(deps, caller, params.user_id),
+  );
+  routes.add(
+    { method: 'GET', url: '/me', tag, summary: 'The user whose API key signs the request', response: UserSchema },
+    ({ caller }) => getUser(deps, caller, caller.user.id),
+  );
+}

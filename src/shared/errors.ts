@@ -1,0 +1,81 @@
+/**
+ * Every error the API can answer, as `{error: {code, message, fields?}}`. The codes are part of the
+ * interface: clients branch on them, so they only ever grow.
+ */
+export const ErrorCode = {
+  invalidBody: 'invalid_body',
+  invalidQuery: 'invalid_query',
+  unauthorized: 'unauthorized',
+  forbidden: 'forbidden',
+  apiAccessDenied: 'api_access_denied',
+  accessRequestRequired: 'access_request_required',
+  notFound: 'not_found',
+  routeNotFound: 'route_not_found',
+  methodNotAllowed: 'method_not_allowed',
+  conflict: 'conflict',
+  emailTaken: 'email_taken',
+  nicknameTaken: 'nickname_taken',
+  alreadyFollowing: 'already_following',
+  alreadyMember: 'already_member',
+  accessRequestPending: 'access_request_pending',
+  alreadyAccepted: 'already_accepted',
+  alreadyRefused: 'already_refused',
+  permissionSetInUse: 'permission_set_in_use',
+  defaultPermissionSet: 'default_permission_set',
+  payloadTooLarge: 'payload_too_large',
+  unsupportedMediaType: 'unsupported_media_type',
+  validationFailed: 'validation_failed',
+  idempotencyKeyReused: 'idempotency_key_reused',
+  rateLimited: 'rate_limited',
+  internal: 'internal_error',
+} as const;
+
+export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export interface ErrorBody {
+  error: { code: string; message: string; fields?: FieldError[] };
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly fields?: FieldError[],
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+
+  toBody(): ErrorBody {
+    return {
+      error: {
+        code: this.code,
+        message: this.message,
+        ...(this.fields && this.status === 422 ? { fields: this.fields } : {}),
+      },
+    };
+  }
+}
+
+export const notFound = (what: string): AppError => new AppError(404, ErrorCode.notFound, `${what} not found`);
+
+export const forbidden = (message: string, code: string = ErrorCode.forbidden): AppError =>
+  new AppError(403, code, message);
+
+export const conflict = (code: string, message: string): AppError => new AppError(409, code, message);
+
+export const invalidFields = (fields: FieldError[], message?: string): AppError =>
+  new AppError(
+    422,
+    ErrorCode.validationFailed,
+    message ?? fields.map((f) => `${f.field}: ${f.message}`).join('; '),
+    fields,
+  );
+
+export const invalidField = (field: string, message: string): AppError => invalidFields([{ field, message }]);

@@ -1,0 +1,23 @@
+import { randomBytes } from 'node:crypto';
+
+let lastMs = 0;
+let sequence = 0;
+
+/**
+ * A new identifier: 32 lowercase hex characters, time-ordered like a UUIDv7 (48-bit milliseconds, then a
+ * sequence that keeps ids made in the same millisecond in order, then random bits), so that ordering by id
+ * is ordering by creation.
+ */
+export function newId(now: number = Date.now()): string {
+  if (now <= lastMs) {
+    sequence = (sequence + 1) & 0xffff;
+    if (sequence === 0) lastMs += 1;
+    now = lastMs;
+  } else {
+    lastMs = now;
+    sequence = randomBytes(2).readUInt16BE(0) & 0x7fff;
+  }
+  return now.toString(16).padStart(12, '0') + sequence.toString(16).padStart(4, '0') + randomBytes(8).toString('hex');
+}
+
+export const ID_PATTERN = /^[0-9a-f]{32}$/;

@@ -1,0 +1,97 @@
+import { z } from 'zod';
+
+/** `is required` when absent, `must be <expected>` when present with the wrong type. */
+export const typeError = (expected: string) => ({
+  error: (issue: { input?: unknown }) =>
+    issue.input === undefined || issue.input === null ? 'is required' : `must be ${expected}`,
+});
+
+/** A required, trimmed, bounded string. */
+export const text = (max: number) =>
+  z
+    .string(typeError('a string'))
+    .trim()
+    .min(1, 'must not be empty')
+    .max(max, `must be at most ${max} characters`);
+
+/** An optional string; an empty form field counts as absent. */
+export const optionalText = (max: number) =>
+  z.preprocess(
+    (v) => (v === null || v === '' ? undefined : v),
+    z.string(typeError('a string')).trim().max(max, `must be at most ${max} characters`).optional(),
+  );
+
+/** Identifiers are opaque strings; inputs may send them as strings or numbers. */
+export const idInput = z
+  .union([z.string(), z.number()], typeError('an identifier'))
+  .transform((v) => String(v).trim())
+  .pipe(z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters'));
+
+const booleanWords: Record<string, boolean> = {
+  true: true,
+  '1': true,
+  on: true,
+  yes: true,
+  false: false,
+  '0': false,
+  off: false,
+  no: false,
+};
+
+/** A boolean from JSON or from a form field ("true", "1", "on", …). */
+export const formBoolean = z.preprocess(
+  (v) => (typeof v === 'string' ? (booleanWords[v.trim().toLowerCase()] ?? v) : v),
+  z.boolean(typeError('a boolean')),
+);
+
+/** An integer from JSON or from a form field. */
+export const formInt = (min: number, max: number) =>
+  z.preprocess(
+    (v) => (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v) ? Number(v) : v),
+    z
+      .number(typeError('an integer'))
+      .int('must be an integer')
+      .min(min, `must be at least ${min}`)
+      .max(max, `must be at most ${max}`),
+  );
+
+/** An array from JSON, or from repeated form fields (a single field arrives as a string). */
+export const formArray = <T extends z.ZodType>(item: T) =>
+  z.preprocess((v) => (typeof v === 'string' || typeof v === 'number' ? [v] : v), z.array(item, typeError('an array')));
+
+/** A query parameter holding an integer. */
+const queryInt = (name: string, min: number, max: number) =>
+  z.preprocess(
+    (v) => (typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : v),
+    z
+      .number({ error: `${name} must be an integer between ${min} and ${max}` })
+      .int(`${name} must be an integer between ${min} and ${max}`)
+      .min(min, `${name} must be an integer between ${min} and ${max}`)
+      .max(max, `${name} must be an integer between ${min} and ${max}`),
+  );
+
+export const MAX_PER_PAGE = 100;
+export const DEFAULT_PER_PAGE = 25;
+
+export const PaginationQuery = z.object({
+  page: queryInt('page', 1, 1_000_000).default(1),
+  per_page: queryInt('per_page', 1, MAX_PER_PAGE).default(DEFAULT_PER_PAGE),
+});
+export type Pagination = z.infer<typeof PaginationQuery>;
+
+/** An exact-match filter taken from the query string. */
+export const queryText = z.string().trim().min(1).max(255).optional();
+
+export const queryEnum = <const T extends readonly [string, ...string[]]>(name: string, values: T) =>
+  z.enum(values, { error: `${name} must be one of: ${values.join(', ')}` }).optional();
+
+export const Timestamp = z.string().describe('ISO 8601 timestamp with UTC offset');
+export const Id = z.string().describe('Opaque identifier (32 lowercase hex characters)');
+
+export const listOf = <T extends z.ZodType>(item: T) =>
+  z.object({ items: z.array(item), total_items: z.number().int() });
+
+export interface ListResult<T> {
+  items: T[];
+  total_items: number;
+}

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { Id, idInput, listOf, optionalText, PaginationQuery, queryEnum, queryText, text, Timestamp } from './common.js';
+
+export const PRIVACIES = ['public', 'private', 'secret'] as const;
+export type Privacy = (typeof PRIVACIES)[number];
+
+export const CreatePageConfigurationInput = z.object({
+  name: text(100),
+  description: optionalText(2000),
+});
+export type CreatePageConfigurationInput = z.infer<typeof CreatePageConfigurationInput>;
+
+export const PageConfigurationSchema = z.object({
+  id: Id,
+  name: z.string(),
+  description: z.string().nullable(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export type PageConfiguration = z.infer<typeof PageConfigurationSchema>;
+export const PageConfigurationListSchema = listOf(PageConfigurationSchema);
+export const ListPageConfigurationsQuery = PaginationQuery;
+
+export const CreatePageInput = z.object({
+  name: text(150),
+  page_configuration_id: idInput,
+  privacy: z.enum(PRIVACIES, { error: `must be one of: ${PRIVACIES.join(', ')}` }),
+  user_id: idInput,
+  description: optionalText(5000),
+});
+export type CreatePageInput = z.infer<typeof CreatePageInput>;
+
+export const ListPagesQuery = PaginationQuery.extend({
+  page_configuration_id: queryText,
+  owner: queryText,
+  privacy: queryEnum('privacy', PRIVACIES),
+});
+export type ListPagesQuery = z.infer<typeof ListPagesQuery>;
+
+export const PageSchema = z.object({
+  id: Id,
+  name: z.string(),
+  slug: z.string(),
+  description: z.string().nullable(),
+  privacy: z.enum(PRIVACIES),
+  page_configuration_id: Id,
+  user_id: Id.describe('The creator, who administers the page'),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export type Page = z.infer<typeof PageSchema>;
+export const PageListSchema = listOf(PageSchema);

@@ -1,0 +1,88 @@
+import { type Kysely, type Selectable, sql } from 'kysely';
+import type { Database, IdempotencyKeyTable, PermissionSetTable } from './schema.js';
+import type { UserWithRole } from './users.js';
+
+export type PermissionSetRow = Selectable<PermissionSetTable>;
+export type IdempotencyRow = Selectable<IdempotencyKeyTable>;
+
+/** Permission sets (roles). */
+export function permissionSetsRepo(db: Kysely<Database>) {
+  return {
+    getById(id: string): Promise<PermissionSetRow | undefined> {
+      return db.selectFrom('permission_sets').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+    getBySystemKey(key: string): Promise<PermissionSetRow | undefined> {
+      return db.selectFrom('permission_sets').selectAll().where('system_key', '=', key).executeTakeFirst();
+    },
+    /** By id, or by name whatever its case. */
+    findByRef(ref: string): Promise<PermissionSetRow | undefined> {
+      return db
+        .selectFrom('permission_sets')
+        .selectAll()
+        .where((eb) => eb.or([eb('id', '=', ref), eb(sql`lower(name)`, '=', ref.toLowerCase())]))
+        .executeTakeFirst();
+    },
+    list(): Promise<PermissionSetRow[]> {
+      return db.selectFrom('permission_sets').selectAll().orderBy('id').execute();
+    },
+    async insert(row: PermissionSetRow): Promise<void> {
+      await db.insertInto('permission_sets').values(row).execute();
+    },
+    async update(id: string, changes: Partial<Omit<PermissionSetRow, 'id'>>): Promise<void> {
+      await db.updateTable('permission_sets').set(changes).where('id', '=', id).execute();
+    },
+    async delete(id: string): Promise<void> {
+      await db.deleteFrom('permission_sets').where('id', '=', id).execute();
+    },
+  };
+}
+export type PermissionSetsRepo = ReturnType<typeof permissionSetsRepo>;
+
+export interface ApiKeyOwner {
+  secret_hash: string;
+  user: UserWithRole;
+  permissions: string;
+}
+
+/** API key pairs; the secret is only ever stored as a scrypt hash. */
+export function apiKeysRepo(db: Kysely<Database>) {
+  return {
+    async insert(row: { id: string; user_id: string; api_key: string; secret_hash: string; created_at: string }) {
+      await db.insertInto('api_keys').values(row).execute();
+    },
+    async findSecretHash(apiKey: string): Promise<{ user_id: string; secret_hash: string } | undefined> {
+      return db
+        .selectFrom('api_keys')
+        .select(['user_id', 'secret_hash'])
+        .where('api_key', '=', apiKey)
+        .executeTakeFirst();
+    },
+  };
+}
+export type ApiKeysRepo = ReturnType<typeof apiKeysRepo>;
+
+/** Responses remembered for `Idempotency-Key`. */
+export function idempotencyRepo(db: Kysely<Database>) {
+  return {
+    get(userId: string, key: string): Promise<IdempotencyRow | undefined> {
+      return db
+        .selectFrom('idempotency_keys')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('idempotency_key', '=', key)
+        .executeTakeFirst();
+    },
+    /** Keeps the first response when two requests race with the same key. */
+    async put(row: IdempotencyRow): Promise<void> {
+      await db
+        .insertInto('idempotency_keys')
+        .values(row)
+        .onConflict((oc) => oc.columns(['user_id', 'idempotency_key']).doNothing())
+        .execute();
+    },
+    async purgeBefore(createdAt: string): Promise<void> {
+      await db.deleteFrom('idempotency_keys').where('created_at', '<', createdAt).execute();
+    },
+  };
+}
+export type IdempotencyRepo = ReturnType<typeof idempotencyRepo>;

@@ -1,0 +1,110 @@
+import { type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
+import type { Pagination } from '../shared/schemas/common.js';
+import type { Database, PageConfigurationTable, PageTable } from './schema.js';
+
+export type PageRow = Selectable<PageTable>;
+export type PageConfigurationRow = Selectable<PageConfigurationTable>;
+
+/** Who is looking: secret pages show only to their members, their creator and project administrators. */
+export interface Viewer {
+  id: string;
+  isAdmin: boolean;
+}
+
+export interface PageFilter {
+  page_configuration_id?: string;
+  owner?: string;
+  privacy?: string;
+}
+
+/** A SQL condition: the page (`pages.id`) is visible to the viewer. */
+export function pageVisibleTo(eb: ExpressionBuilder<Database, 'pages'>, viewer: Viewer) {
+  return eb.or([
+    eb('pages.privacy', '!=', 'secret'),
+    eb('pages.user_id', '=', viewer.id),
+    eb.exists(
+      eb
+        .selectFrom('follows')
+        .select('follows.id')
+        .whereRef('follows.followable_id', '=', 'pages.id')
+        .where('follows.followable_type', '=', 'Page')
+        .where('follows.user_id', '=', viewer.id),
+    ),
+  ]);
+}
+
+export function pagesRepo(db: Kysely<Database>) {
+  const filtered = (filter: PageFilter, viewer: Viewer) => {
+    let q = db.selectFrom('pages');
+    if (filter.page_configuration_id !== undefined)
+      q = q.where('pages.page_configuration_id', '=', filter.page_configuration_id);
+    if (filter.owner !== undefined) q = q.where('pages.user_id', '=', filter.owner);
+    if (filter.privacy !== undefined) q = q.where('pages.privacy', '=', filter.privacy);
+    if (!viewer.isAdmin) q = q.where((eb) => pageVisibleTo(eb, viewer));
+    return q;
+  };
+
+  return {
+    async insert(row: PageRow): Promise<void> {
+      await db.insertInto('pages').values(row).execute();
+    },
+    getById(id: string): Promise<PageRow | undefined> {
+      return db.selectFrom('pages').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+    getByIds(ids: string[]): Promise<PageRow[]> {
+      if (ids.length === 0) return Promise.resolve([]);
+      return db.selectFrom('pages').selectAll().where('id', 'in', ids).execute();
+    },
+    async list(filter: PageFilter, viewer: Viewer, page: Pagination): Promise<{ rows: PageRow[]; total: number }> {
+      const [rows, count] = await Promise.all([
+        filtered(filter, viewer)
+          .selectAll('pages')
+          .orderBy('pages.id')
+          .limit(page.per_page)
+          .offset((page.page - 1) * page.per_page)
+          .execute(),
+        filtered(filter, viewer)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow(),
+      ]);
+      return { rows, total: Number(count.n) };
+    },
+    async slugsStartingWith(base: string): Promise<string[]> {
+      const rows = await db
+        .selectFrom('pages')
+        .select('slug')
+        .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)]))
+        .execute();
+      return rows.map((r) => r.slug);
+    },
+  };
+}
+export type PagesRepo = ReturnType<typeof pagesRepo>;
+
+export function pageConfigurationsRepo(db: Kysely<Database>) {
+  return {
+    async insert(row: PageConfigurationRow): Promise<void> {
+      await db.insertInto('page_configurations').values(row).execute();
+    },
+    getById(id: string): Promise<PageConfigurationRow | undefined> {
+      return db.selectFrom('page_configurations').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+    async list(page: Pagination): Promise<{ rows: PageConfigurationRow[]; total: number }> {
+      const [rows, count] = await Promise.all([
+        db
+          .selectFrom('page_configurations')
+          .selectAll()
+          .orderBy('id')
+          .limit(page.per_page)
+          .offset((page.page - 1) * page.per_page)
+          .execute(),
+        db
+          .selectFrom('page_configurations')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow(),
+      ]);
+      return { rows, total: Number(count.n) };
+    },
+  };
+}
+export type PageConfigurationsRepo = ReturnType<typeof pageConfigurationsRepo>;

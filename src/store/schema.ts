@@ -1,0 +1,81 @@
+/** Column types of every table, as the store reads and writes them (booleans are 0/1 integers everywhere). */
+export interface PermissionSetTable {
+  id: string;
+  name: string;
+  system_key: string | null;
+  show_as_tagline: number;
+  image_url: string | null;
+  permissions: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface UserTable {
+  id: string;
+  first_name: string;
+  last_name: string;
+  nickname: string;
+  email: string;
+  password_hash: string;
+  permission_set_id: string;
+  slug: string;
+  conditions_accepted_at: string;
+  confidentiality_accepted_at: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApiKeyTable {
+  id: string;
+  user_id: string;
+  api_key: string;
+  secret_hash: string;
+  created_at: string;
+}
+
+export interface PageConfigurationTable {
+  id: string;
+  name: string;
+  description: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PageTable {
+  id: string;
+  name: string;
+  slug: string;
+  description: string | null;
+  privacy: string;
+  page_configuration_id: string;
+  user_id: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface FollowTable {
+  id: string;
+  user_id: string;
+  followable_type: string;
+  followable_id: string;
+  created_at: string;
+}
+
+export interface IdempotencyKeyTable {
+  user_id: string;
+  idempotency_key: string;
+  request_hash: string;
+  status_code: number;
+  response_body: string;
+  created_at: string;
+}
+
+export interface Database {
+  permission_sets: PermissionSetTable;
+  users: UserTable;
+  api_keys: ApiKeyTable;
+  page_configurations: PageConfigurationTable;
+  pages: PageTable;
+  follows: FollowTable;
+  idempotency_keys: IdempotencyKeyTable;
+}

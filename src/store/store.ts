@@ -1,0 +1,71 @@
+import { Kysely, Migrator, type Migration, type MigrationProvider } from 'kysely';
+import { apiKeysRepo, idempotencyRepo, permissionSetsRepo } from './access.js';
+import { followsRepo } from './follows.js';
+import { foundation } from './migrations/0001-foundation.js';
+import { pageConfigurationsRepo, pagesRepo } from './pages.js';
+import type { Database } from './schema.js';
+import { usersRepo } from './users.js';
+
+/** Numbered migrations, applied in order at start. */
+const MIGRATIONS: Record<string, Migration> = {
+  '0001-foundation': foundation,
+};
+
+class StaticMigrations implements MigrationProvider {
+  async getMigrations() {
+    return MIGRATIONS;
+  }
+}
+
+/**
+ * The store: one repository per resource over one Kysely instance. Every method is asynchronous so that
+ * SQLite and PostgreSQL fit the same interface; `transaction` gives a store whose calls share one
+ * transaction (a store already inside one runs the callback in it).
+ */
+export interface Store {
+  readonly dialect: 'sqlite' | 'postgres';
+  readonly users: ReturnType<typeof usersRepo>;
+  readonly pages: ReturnType<typeof pagesRepo>;
+  readonly pageConfigurations: ReturnType<typeof pageConfigurationsRepo>;
+  readonly follows: ReturnType<typeof followsRepo>;
+  readonly permissionSets: ReturnType<typeof permissionSetsRepo>;
+  readonly apiKeys: ReturnType<typeof apiKeysRepo>;
+  readonly idempotency: ReturnType<typeof idempotencyRepo>;
+  transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export function createKyselyStore(
+  db: Kysely<Database>,
+  dialect: Store['dialect'],
+  options: { inTransaction?: boolean; onClose?: () => Promise<void> } = {},
+): Store {
+  const store: Store = {
+    dialect,
+    users: usersRepo(db),
+    pages: pagesRepo(db),
+    pageConfigurations: pageConfigurationsRepo(db),
+    follows: followsRepo(db),
+    permissionSets: permissionSetsRepo(db),
+    apiKeys: apiKeysRepo(db),
+    idempotency: idempotencyRepo(db),
+    transaction(fn) {
+      if (options.inTransaction) return fn(store);
+      return db.transaction().execute((trx) => fn(createKyselyStore(trx, dialect, { inTransaction: true })));
+    },
+    async close() {
+      await db.destroy();
+      await options.onClose?.();
+    },
+  };
+  return store;
+}
+
+export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
+  const migrator = new Migrator({ db, provider: new StaticMigrations() });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+    throw new Error(`database migration ${failed ?? ''} failed: ${String(error)}`);
+  }
+}

@@ -1,0 +1,99 @@
+import { type Kysely, type Selectable, sql } from 'kysely';
+import type { Pagination } from '../shared/schemas/common.js';
+import type { Database, UserTable } from './schema.js';
+
+export type UserRow = Selectable<UserTable>;
+/** A user with the role fields that user records show (tagline). */
+export interface UserWithRole extends UserRow {
+  role_name: string;
+  role_system_key: string | null;
+  role_show_as_tagline: number;
+  role_image_url: string | null;
+}
+
+export interface UserFilter {
+  nickname?: string;
+  /** A permission set id or name. */
+  role?: string;
+}
+
+export function usersRepo(db: Kysely<Database>) {
+  const withRole = () =>
+    db
+      .selectFrom('users')
+      .innerJoin('permission_sets', 'permission_sets.id', 'users.permission_set_id')
+      .selectAll('users')
+      .select([
+        'permission_sets.name as role_name',
+        'permission_sets.system_key as role_system_key',
+        'permission_sets.show_as_tagline as role_show_as_tagline',
+        'permission_sets.image_url as role_image_url',
+      ]);
+
+  const filtered = (filter: UserFilter) => {
+    let q = withRole();
+    if (filter.nickname !== undefined) q = q.where('users.nickname', '=', filter.nickname);
+    if (filter.role !== undefined) {
+      const role = filter.role;
+      q = q.where((eb) =>
+        eb.or([eb('permission_sets.id', '=', role), eb(sql`lower(permission_sets.name)`, '=', role.toLowerCase())]),
+      );
+    }
+    return q;
+  };
+
+  return {
+    async insert(row: UserRow): Promise<void> {
+      await db.insertInto('users').values(row).execute();
+    },
+    getById(id: string): Promise<UserWithRole | undefined> {
+      return withRole().where('users.id', '=', id).executeTakeFirst();
+    },
+    getByIds(ids: string[]): Promise<UserWithRole[]> {
+      if (ids.length === 0) return Promise.resolve([]);
+      return withRole().where('users.id', 'in', ids).execute();
+    },
+    async isNicknameTaken(nickname: string): Promise<boolean> {
+      const row = await db.selectFrom('users').select('id').where('nickname', '=', nickname).executeTakeFirst();
+      return !!row;
+    },
+    async list(filter: UserFilter, page: Pagination): Promise<{ rows: UserWithRole[]; total: number }> {
+      const [rows, count] = await Promise.all([
+        filtered(filter)
+          .orderBy('users.id')
+          .limit(page.per_page)
+          .offset((page.page - 1) * page.per_page)
+          .execute(),
+        filtered(filter)
+          .clearSelect()
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow(),
+      ]);
+      return { rows, total: Number(count.n) };
+    },
+    async slugsStartingWith(base: string): Promise<string[]> {
+      const rows = await db
+        .selectFrom('users')
+        .select('slug')
+        .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)]))
+        .execute();
+      return rows.map((r) => r.slug);
+    },
+    async setRole(userId: string, permissionSetId: string, now: string): Promise<void> {
+      await db
+        .updateTable('users')
+        .set({ permission_set_id: permissionSetId, updated_at: now })
+        .where('id', '=', userId)
+        .execute();
+    },
+    async countWithRole(permissionSetId: string): Promise<number> {
+      const row = await db
+        .selectFrom('users')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('permission_set_id', '=', permissionSetId)
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+  };
+}
+export type UsersRepo = ReturnType<typeof usersRepo>;

@@ -1,0 +1,32 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, createUser } from '../helpers/api.js';
+import { removeDir, startServer, type RunningServer } from '../helpers/server.js';
+
+let server: RunningServer;
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(async () => {
+  await server.stop();
+  removeDir(server.dir);
+});
+
+describe('server basics', () => {
+  it('answers an authenticated list with the envelope', async () => {
+    const res = await call(server, 'GET', '/pages');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ items: [], total_items: 0 });
+  });
+
+  it('creates a user as a Member', async () => {
+    const user = await createUser(server, { nickname: 'smoke_ada' });
+    expect(user.nickname).toBe('smoke_ada');
+    expect(user).not.toHaveProperty('password');
+  });
+
+  it('stops gracefully on SIGTERM with exit code 0', async () => {
+    const other = await startServer();
+    expect(await other.stop('SIGTERM')).toBe(0);
+    removeDir(other.dir);
+  });
+});

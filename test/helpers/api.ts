@@ -1,0 +1,103 @@
+import { randomBytes } from 'node:crypto';
+import { PREFIX, type Credentials, type RunningServer } from './server.js';
+import { runCli } from './cli.js';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export type BodyKind = 'json' | 'form' | 'multipart';
+
+/** One HTTP call to the API with a key pair; the body is sent as JSON, urlencoded or multipart. */
+export async function call<T = any>(
+  server: RunningServer,
+  method: string,
+  path: string,
+  options: { as?: Credentials | null; body?: unknown; kind?: BodyKind; headers?: Record<string, string> } = {},
+): Promise<ApiResponse<T>> {
+  const creds = options.as === undefined ? server.admin : options.as;
+  const headers: Record<string, string> = { ...options.headers };
+  if (creds) {
+    headers['api-key'] = creds.key;
+    headers['api-secret'] = creds.secret;
+  }
+  let body: string | URLSearchParams | FormData | undefined;
+  const kind = options.kind ?? 'json';
+  if (options.body !== undefined) {
+    if (kind === 'json') {
+      headers['content-type'] ??= 'application/json';
+      body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    } else if (kind === 'form') {
+      const form = new URLSearchParams();
+      for (const [k, v] of Object.entries(options.body as Record<string, unknown>))
+        for (const item of Array.isArray(v) ? v : [v]) form.append(Array.isArray(v) ? `${k}[]` : k, String(item));
+      body = form;
+    } else {
+      const form = new FormData();
+      for (const [k, v] of Object.entries(options.body as Record<string, unknown>))
+        for (const item of Array.isArray(v) ? v : [v]) form.append(k, String(item));
+      body = form;
+    }
+  }
+  const response = await fetch(server.url + PREFIX + path, { method, headers, body });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+const unique = () => randomBytes(4).toString('hex');
+
+/** A valid user body with unique email and nickname; override any field. */
+export function userBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const tag = unique();
+  return {
+    first_name: 'Test',
+    last_name: `User ${tag}`,
+    nickname: `user_${tag}`,
+    email: `user-${tag}@example.org`,
+    password: 'secret123',
+    accept_conditions: true,
+    accept_confidentiality: true,
+    ...overrides,
+  };
+}
+
+export async function createUser(server: RunningServer, overrides: Record<string, unknown> = {}) {
+  const res = await call(server, 'POST', '/users', { body: userBody(overrides) });
+  if (res.status !== 201) throw new Error(`createUser: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body as { id: string; nickname: string; email: string; slug: string; [k: string]: unknown };
+}
+
+/** A user with their own API key, made through the real `agora admin create-key`. */
+export async function createUserWithKey(server: RunningServer, overrides: Record<string, unknown> = {}) {
+  const user = await createUser(server, overrides);
+  return { user, creds: await createKeyFor(server, user.id) };
+}
+
+export async function createKeyFor(server: RunningServer, userId?: string): Promise<Credentials> {
+  const args = ['admin', 'create-key', '--db', server.db, '--json', ...(userId ? ['--user', userId] : [])];
+  const result = await runCli(args, { home: server.dir });
+  if (result.code !== 0) throw new Error(`create-key failed: ${result.stderr}`);
+  const parsed = JSON.parse(result.stdout) as { api_key: string; api_secret: string };
+  return { key: parsed.api_key, secret: parsed.api_secret };
+}
+
+export async function createPageConfiguration(server: RunningServer, name = `Config ${unique()}`) {
+  const res = await call(server, 'POST', '/page_configurations', { body: { name } });
+  if (res.status !== 201) throw new Error(`createPageConfiguration: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body as { id: string; name: string };
+}
+
+export async function createPage(
+  server: RunningServer,
+  fields: { user_id: string; page_configuration_id: string; privacy?: string; name?: string },
+  as?: Credentials,
+) {
+  const res = await call(server, 'POST', '/pages', {
+    as,
+    body: { name: `Page ${unique()}`, privacy: 'public', ...fields },
+  });
+  if (res.status !== 201) throw new Error(`createPage: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body as { id: string; slug: string; privacy: string; user_id: string; [k: string]: unknown };
+}

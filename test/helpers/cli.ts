@@ -1,0 +1,72 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { BIN } from './server.js';
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the real `agora` binary with its own HOME (so stored profiles live in the test's temp folder),
+ * no TTY, and the given environment.
+ */
+export function runCli(
+  args: string[],
+  options: { home: string; env?: Record<string, string | undefined>; input?: string } = { home: '/nonexistent' },
+): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      HOME: options.home,
+      XDG_CONFIG_HOME: join(options.home, '.config'),
+      AGORA_URL: undefined,
+      AGORA_API_KEY: undefined,
+      AGORA_API_SECRET: undefined,
+      AGORA_PROFILE: undefined,
+      AGORA_BOOTSTRAP_API_KEY: undefined,
+      AGORA_BOOTSTRAP_API_SECRET: undefined,
+      ...options.env,
+    };
+    for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
+    const child = spawn(process.execPath, [BIN, ...args], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** Runs the binary under a pseudo-terminal (util-linux `script`), as a person at a terminal would. */
+export function runCliTty(
+  args: string[],
+  options: { home: string; env?: Record<string, string | undefined> },
+): Promise<CliResult> {
+  const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  return new Promise((resolve, reject) => {
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      HOME: options.home,
+      XDG_CONFIG_HOME: join(options.home, '.config'),
+      TERM: 'xterm',
+      COLUMNS: '200',
+      ...options.env,
+    };
+    for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
+    const child = spawn('script', ['-qfec', `stty cols 200 2>/dev/null; ${quoted}`, '/dev/null'], {
+      env: env as NodeJS.ProcessEnv,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout: stdout.replace(/\r\n/g, '\n'), stderr }));
+    child.stdin.end();
+  });
+}

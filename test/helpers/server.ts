@@ -1,0 +1,80 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const BIN = resolve(__dirname, '../../bin/agora.js');
+export const PREFIX = '/public-api/v1';
+
+export interface Credentials {
+  key: string;
+  secret: string;
+}
+
+export interface RunningServer {
+  url: string;
+  dir: string;
+  db: string;
+  admin: Credentials;
+  process: ChildProcess;
+  /** Everything the server printed to stdout. */
+  output(): string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/**
+ * Starts the real `agora serve` binary on a free port with a temp database and a known bootstrap
+ * administrator key, and waits for its `listening on` line.
+ */
+export async function startServer(
+  options: { env?: Record<string, string>; args?: string[]; dir?: string } = {},
+): Promise<RunningServer> {
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'agora-test-'));
+  const db = join(dir, 'agora.db');
+  const admin = { key: `ak_${randomBytes(8).toString('hex')}`, secret: `as_${randomBytes(16).toString('hex')}` };
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', db, ...(options.args ?? [])], {
+    env: {
+      ...process.env,
+      HOME: dir,
+      XDG_CONFIG_HOME: join(dir, '.config'),
+      AGORA_BOOTSTRAP_API_KEY: admin.key,
+      AGORA_BOOTSTRAP_API_SECRET: admin.secret,
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk) => (stdout += chunk));
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  const url = await new Promise<string>((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`server did not start: ${stderr}`)), 20_000);
+    child.stdout!.on('data', () => {
+      const match = /listening on (http:\/\/\S+)/.exec(stdout);
+      if (match) {
+        clearTimeout(timer);
+        ok(match[1]!);
+      }
+    });
+    child.on('exit', (code) => fail(new Error(`server exited with ${code}: ${stderr}`)));
+  });
+  return {
+    url,
+    dir,
+    db,
+    admin,
+    process: child,
+    output: () => stdout,
+    stop: (signal = 'SIGTERM') =>
+      new Promise((ok) => {
+        if (child.exitCode !== null) return ok(child.exitCode);
+        child.once('exit', (code) => ok(code));
+        child.kill(signal);
+      }),
+  };
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
