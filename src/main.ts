@@ -2,9 +2,11 @@ import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
 import { registerAdminCommands } from './cli/commands/admin.js';
 import { registerAuthCommands } from './cli/commands/auth.js';
+import { registerCompletionCommand } from './cli/commands/completion.js';
 import { registerFollowCommands } from './cli/commands/follows.js';
 import { registerPageConfigCommands } from './cli/commands/page-configs.js';
 import { registerPageCommands } from './cli/commands/pages.js';
+import { registerOpenApiCommand } from './cli/commands/openapi.js';
 import { registerPermissionCommands } from './cli/commands/permissions.js';
 import { registerServeCommand } from './cli/commands/serve.js';
 import { registerUserCommands } from './cli/commands/users.js';
@@ -29,6 +31,8 @@ export function buildProgram(): Command {
   registerPageConfigCommands(program);
   registerFollowCommands(program);
   registerPermissionCommands(program);
+  registerOpenApiCommand(program);
+  registerCompletionCommand(program);
   return program;
 }
 

@@ -32,11 +32,15 @@ export async function resolveTarget(options: GlobalOptions, env: NodeJS.ProcessE
   const stored = file.profiles[profile];
   if (explicit && !stored && !(env.AGORA_API_KEY && env.AGORA_API_SECRET))
     throw new UsageError(`No profile named "${profile}": run agora login --profile ${profile}`);
+  // A key and a secret make a pair: never one from the environment and the other from the file.
+  const fromEnv = !!(env.AGORA_API_KEY || env.AGORA_API_SECRET);
+  if (fromEnv && !(env.AGORA_API_KEY && env.AGORA_API_SECRET))
+    throw new UsageError('AGORA_API_KEY and AGORA_API_SECRET go together: set both or neither');
   return {
     profile,
     url: options.url ?? env.AGORA_URL ?? stored?.url ?? DEFAULT_URL,
-    apiKey: env.AGORA_API_KEY ?? stored?.api_key,
-    apiSecret: env.AGORA_API_SECRET ?? stored?.api_secret,
+    apiKey: fromEnv ? env.AGORA_API_KEY : stored?.api_key,
+    apiSecret: fromEnv ? env.AGORA_API_SECRET : stored?.api_secret,
   };
 }
 

@@ -4,10 +4,11 @@ import type { UserWithRole } from '../store/users.js';
 
 export type Clock = () => Date;
 
-/** What every rule needs: the store and the time. */
+/** What every rule needs: the store and the time; and, in a server, the webhook sender to wake after a change. */
 export interface Deps {
   store: Store;
   clock: Clock;
+  webhooks?: { wake(): void };
 }
 
 /** The user whose API key signed the request, with what their role grants. */

@@ -11,14 +11,19 @@ export function slugify(text: string, fallback: string): string {
   return slug || fallback;
 }
 
-/** The base slug if free, else the base with the next free numeric suffix. */
+/**
+ * The base slug if free, else the base with a numeric suffix above every small numeric suffix already taken.
+ * Only plain digit suffixes count ("1e21" or "0x10" would parse as numbers and make "base-1e+21"), and the
+ * candidate is checked against what is taken, so the answer is always free.
+ */
 export function nextFreeSlug(base: string, taken: string[]): string {
   const set = new Set(taken);
   if (!set.has(base)) return base;
-  let max = 1;
+  let next = 2;
   for (const slug of taken) {
-    const n = Number(slug.slice(base.length + 1));
-    if (slug.startsWith(`${base}-`) && Number.isInteger(n) && n > max) max = n;
+    const suffix = slug.slice(base.length + 1);
+    if (slug.startsWith(`${base}-`) && /^\d{1,15}$/.test(suffix)) next = Math.max(next, Number(suffix) + 1);
   }
-  return `${base}-${max + 1}`;
+  while (set.has(`${base}-${next}`)) next += 1;
+  return `${base}-${next}`;
 }

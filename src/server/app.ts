@@ -7,11 +7,16 @@ import { can } from '../domain/permissions.js';
 import { AppError, ErrorCode } from '../shared/errors.js';
 import type { Store } from '../store/store.js';
 import { RouteRegistry } from './route.js';
+import { registerAccessRequestRoutes } from './routes/access-requests.js';
 import { registerFollowRoutes } from './routes/follows.js';
+import { registerInviteRoutes } from './routes/invites.js';
 import { registerMetaRoutes } from './routes/meta.js';
 import { registerPageRoutes } from './routes/pages.js';
 import { registerPermissionRoutes } from './routes/permissions.js';
+import { registerRoleRoutes } from './routes/roles.js';
 import { registerUserRoutes } from './routes/users.js';
+import { registerWebhookRoutes } from './routes/webhooks.js';
+import { WebhookSender, type WebhookSenderOptions } from './webhook-sender.js';
 
 export const API_PREFIX = '/public-api/v1';
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -21,6 +26,8 @@ export interface AppOptions {
   clock?: Clock;
   bodyLimit?: number;
   logger?: boolean;
+  /** Delivery settings; `allowPrivate` lets webhooks target loopback and private addresses (demos, tests). */
+  webhooks?: Omit<WebhookSenderOptions, 'store' | 'clock'>;
 }
 
 export interface RouteContext {
@@ -31,7 +38,7 @@ export interface RouteContext {
 
 /** Builds the whole API without listening, so that tests can run it in process or on a port. */
 export async function createApp(options: AppOptions): Promise<FastifyInstance> {
-  const deps: Deps = { store: options.store, clock: options.clock ?? (() => new Date()) };
+  const clock = options.clock ?? (() => new Date());
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const app = Fastify({
     logger: options.logger ? { level: 'info', redact: ['req.headers["api-secret"]'] } : false,
@@ -39,6 +46,15 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
   });
+
+  const webhookSettings = options.webhooks ?? {};
+  const sender = new WebhookSender({
+    onError: (error) => app.log.error({ err: error }, 'webhook sender failed'),
+    ...webhookSettings,
+    store: options.store,
+    clock,
+  });
+  const deps: Deps = { store: options.store, clock, webhooks: sender };
 
   // JSON, urlencoded and multipart bodies; nothing else. An empty JSON body (as `PUT …/accept` sends) is no body.
   const defaultJson = app.getDefaultJsonParser('error', 'error');
@@ -97,7 +113,15 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   registerPageRoutes(ctx);
   registerFollowRoutes(ctx);
   registerPermissionRoutes(ctx);
+  registerAccessRequestRoutes(ctx);
+  registerInviteRoutes(ctx);
+  registerRoleRoutes(ctx);
+  registerWebhookRoutes(ctx, { allowPrivate: webhookSettings.allowPrivate ?? false });
   registerMetaRoutes(ctx);
+
+  // Deliveries start once the server is ready and stop (after attempts under way) when it closes.
+  app.addHook('onReady', async () => sender.start());
+  app.addHook('onClose', async () => sender.stop());
   return app;
 }
 

@@ -8,7 +8,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export interface IdempotencyGuard {
   store: Store;
   clock: () => Date;
-  /** Requests under way, so that a retry racing the first waits for it instead of acting twice. */
+  /** The last request under way per caller and key, so that a racing retry waits for it instead of acting twice. */
   inFlight: Map<string, Promise<unknown>>;
 }
 
@@ -36,9 +36,25 @@ export async function withIdempotency(
     .update(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`)
     .digest('hex');
   const slot = `${userId}\n${key}`;
-  const pending = guard.inFlight.get(slot);
-  if (pending) await pending.catch(() => undefined);
+  // Requests sharing a slot take turns, queued before any await: a retry racing the first waits until the first
+  // has acted *and* stored its response, then replays it instead of acting twice.
+  const before = guard.inFlight.get(slot) ?? Promise.resolve();
+  const turn = before.catch(() => undefined).then(() => replayOrRun(guard, userId, key, hash, run));
+  guard.inFlight.set(slot, turn);
+  try {
+    return await turn;
+  } finally {
+    if (guard.inFlight.get(slot) === turn) guard.inFlight.delete(slot);
+  }
+}
 
+async function replayOrRun(
+  guard: IdempotencyGuard,
+  userId: string,
+  key: string,
+  hash: string,
+  run: () => Promise<Outcome>,
+): Promise<Outcome> {
   const now = guard.clock();
   const previous = await guard.store.idempotency.get(userId, key);
   if (previous && Date.parse(previous.created_at) > now.getTime() - DAY_MS) {
@@ -50,24 +66,17 @@ export async function withIdempotency(
       );
     return { status: previous.status_code, body: JSON.parse(previous.response_body), replayed: true };
   }
-
-  const work = run();
-  guard.inFlight.set(slot, work);
-  try {
-    const outcome = await work;
-    if (outcome.status < 300) {
-      await guard.store.idempotency.purgeBefore(new Date(now.getTime() - DAY_MS).toISOString());
-      await guard.store.idempotency.put({
-        user_id: userId,
-        idempotency_key: key,
-        request_hash: hash,
-        status_code: outcome.status,
-        response_body: JSON.stringify(outcome.body ?? null),
-        created_at: now.toISOString(),
-      });
-    }
-    return outcome;
-  } finally {
-    guard.inFlight.delete(slot);
+  const outcome = await run();
+  if (outcome.status < 300) {
+    await guard.store.idempotency.purgeBefore(new Date(now.getTime() - DAY_MS).toISOString());
+    await guard.store.idempotency.put({
+      user_id: userId,
+      idempotency_key: key,
+      request_hash: hash,
+      status_code: outcome.status,
+      response_body: JSON.stringify(outcome.body ?? null),
+      created_at: now.toISOString(),
+    });
   }
+  return outcome;
 }

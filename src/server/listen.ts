@@ -34,7 +34,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     options.print(seeded ? 'demo community seeded' : 'demo community already present');
     options.print(`demo administrator key: api_key=${key.api_key} api_secret=${key.api_secret}`);
   }
-  const app = await createApp({ store, logger: options.log ?? false });
+  const app = await createApp({ store, logger: options.log ?? false, webhooks: webhookSettingsFromEnv(process.env) });
   const address = await app.listen({ host: options.host, port: options.port });
   const url = new URL(address);
   options.print(`listening on http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${url.port}`);
@@ -50,4 +50,29 @@ export async function serve(options: ServeOptions): Promise<void> {
   });
   await app.close();
   await store.close();
+}
+
+/**
+ * Webhook delivery settings from the environment: AGORA_WEBHOOKS_ALLOW_PRIVATE=1 (loopback and private
+ * targets, for local demos and tests), AGORA_WEBHOOK_TIMEOUT_MS, AGORA_WEBHOOK_CONCURRENCY and
+ * AGORA_WEBHOOK_RETRY_SCHEDULE (seconds before each retry, comma-separated).
+ */
+export function webhookSettingsFromEnv(env: NodeJS.ProcessEnv) {
+  const positive = (name: string) => {
+    const value = env[name];
+    if (value === undefined || value === '') return undefined;
+    const n = Number(value);
+    if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number`);
+    return n;
+  };
+  const schedule = env.AGORA_WEBHOOK_RETRY_SCHEDULE?.trim();
+  const retrySchedule = schedule ? schedule.split(',').map(Number) : undefined;
+  if (retrySchedule?.some((n) => !Number.isFinite(n) || n < 0))
+    throw new Error('AGORA_WEBHOOK_RETRY_SCHEDULE must be seconds separated by commas, e.g. 10,60,300');
+  return {
+    allowPrivate: env.AGORA_WEBHOOKS_ALLOW_PRIVATE === '1' || env.AGORA_WEBHOOKS_ALLOW_PRIVATE === 'true',
+    timeoutMs: positive('AGORA_WEBHOOK_TIMEOUT_MS'),
+    concurrency: positive('AGORA_WEBHOOK_CONCURRENCY'),
+    retrySchedule,
+  };
 }

@@ -78,10 +78,21 @@ export class RouteRegistry {
   ): void {
     this.specs.push(spec as unknown as RouteSpec<z.ZodType, z.ZodType, z.ZodType>);
     const status = spec.status ?? (spec.method === 'POST' ? 201 : 200);
+    const bodyLimit = this.app.initialConfig.bodyLimit ?? Infinity;
     this.app.route({
       method: spec.method,
       url: this.prefix + spec.url,
       config: { open: spec.open ?? false },
+      // Fastify applies its body limit to the bodies it reads itself; multipart streams past it, so an announced
+      // length over the limit is refused here, before anything is read.
+      preParsing: async (request) => {
+        if (Number(request.headers['content-length']) > bodyLimit)
+          throw new AppError(
+            413,
+            ErrorCode.payloadTooLarge,
+            `The request body is larger than the limit of ${bodyLimit} bytes`,
+          );
+      },
       handler: async (request, reply) => {
         const input = {
           body: (spec.body ? parseBody(spec.body, request.body) : undefined) as z.output<B>,

@@ -78,4 +78,57 @@ export interface Database {
   pages: PageTable;
   follows: FollowTable;
   idempotency_keys: IdempotencyKeyTable;
+  page_access_requests: PageAccessRequestTable;
+  invites: InviteTable;
+  webhooks: WebhookTable;
+  webhook_deliveries: WebhookDeliveryTable;
+}
+
+export interface PageAccessRequestTable {
+  id: string;
+  page_id: string;
+  user_id: string;
+  state: string;
+  is_validate: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface InviteTable {
+  id: string;
+  target_type: string;
+  target_id: string;
+  user_id: string;
+  user_target_id: string;
+  state: string;
+  is_validate: number | null;
+  is_accepted: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookTable {
+  id: string;
+  url: string;
+  events: string;
+  secret: string;
+  user_id: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookDeliveryTable {
+  id: string;
+  webhook_id: string;
+  message_id: string;
+  event: string;
+  payload: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: string;
+  last_attempt_at: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  delivered_at: string | null;
+  created_at: string;
 }

@@ -1,7 +1,10 @@
 import { Kysely, Migrator, type Migration, type MigrationProvider } from 'kysely';
 import { apiKeysRepo, idempotencyRepo, permissionSetsRepo } from './access.js';
 import { followsRepo } from './follows.js';
+import { membership } from './migrations/0002-membership.js';
 import { foundation } from './migrations/0001-foundation.js';
+import { accessRequestsRepo, invitesRepo } from './membership.js';
+import { deliveriesRepo, webhooksRepo } from './webhooks.js';
 import { pageConfigurationsRepo, pagesRepo } from './pages.js';
 import type { Database } from './schema.js';
 import { usersRepo } from './users.js';
@@ -9,6 +12,7 @@ import { usersRepo } from './users.js';
 /** Numbered migrations, applied in order at start. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': foundation,
+  '0002-membership': membership,
 };
 
 class StaticMigrations implements MigrationProvider {
@@ -31,6 +35,10 @@ export interface Store {
   readonly permissionSets: ReturnType<typeof permissionSetsRepo>;
   readonly apiKeys: ReturnType<typeof apiKeysRepo>;
   readonly idempotency: ReturnType<typeof idempotencyRepo>;
+  readonly accessRequests: ReturnType<typeof accessRequestsRepo>;
+  readonly invites: ReturnType<typeof invitesRepo>;
+  readonly webhooks: ReturnType<typeof webhooksRepo>;
+  readonly deliveries: ReturnType<typeof deliveriesRepo>;
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
@@ -49,6 +57,10 @@ export function createKyselyStore(
     permissionSets: permissionSetsRepo(db),
     apiKeys: apiKeysRepo(db),
     idempotency: idempotencyRepo(db),
+    accessRequests: accessRequestsRepo(db),
+    invites: invitesRepo(db),
+    webhooks: webhooksRepo(db),
+    deliveries: deliveriesRepo(db),
     transaction(fn) {
       if (options.inTransaction) return fn(store);
       return db.transaction().execute((trx) => fn(createKyselyStore(trx, dialect, { inTransaction: true })));

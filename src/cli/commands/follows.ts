@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { ListResult } from '../../shared/schemas/common.js';
 import type { Follow } from '../../shared/schemas/follows.js';
 import { pageQuery, paginationOptions, validateBody, withContext, type PageOptions } from '../command-kit.js';
@@ -15,6 +15,15 @@ const COLUMNS: Column<Follow>[] = [
   },
 ];
 
+const FOLLOWABLE_TYPES = ['Page', 'User'];
+
+/** Checked before the request, as the server would: any case of Page or User. */
+function followableType(value: string): string {
+  const type = FOLLOWABLE_TYPES.find((t) => t.toLowerCase() === value.trim().toLowerCase());
+  if (!type) throw new InvalidArgumentError(`must be one of: ${FOLLOWABLE_TYPES.join(', ')}`);
+  return type;
+}
+
 export function registerFollowCommands(program: Command): void {
   const follows = program.command('follows').description('subscriptions to users and pages');
 
@@ -27,13 +36,14 @@ export function registerFollowCommands(program: Command): void {
     .action(
       withContext<{ type: string; id: string; user?: string }>(async ({ client, out }, o) => {
         const { CreateFollowInput } = await import('../../shared/schemas/follows.js');
-        const user_id = o.user ?? (await client.get<{ id: string }>('/me')).id;
-        const body = { followable_type: o.type, followable_id: o.id, user_id };
+        const body = { followable_type: o.type, followable_id: o.id, user_id: o.user ?? 'me' };
+        // Options are checked before any request, so a bad one is a usage error even when the server is away.
         const valid = await validateBody(CreateFollowInput, body, {
           followable_type: '--type',
           followable_id: '--id',
           user_id: '--user',
         });
+        valid.user_id = o.user ?? (await client.get<{ id: string }>('/me')).id;
         await out.record(await client.post<Follow>('/follows', valid));
       }),
     );
@@ -42,7 +52,9 @@ export function registerFollowCommands(program: Command): void {
     follows
       .command('list')
       .description('list follows')
-      .option('--type <type>', 'only follows of this type (Page or User)')
+      .addOption(
+        new Option('--type <type>', 'only follows of this type').choices(FOLLOWABLE_TYPES).argParser(followableType),
+      )
       .option('--id <id>', 'only follows of this page or user')
       .option('--user <id>', 'only follows by this user'),
   ).action(

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { ListResult } from '../../shared/schemas/common.js';
 import type { Page } from '../../shared/schemas/pages.js';
 import { pageQuery, paginationOptions, validateBody, withContext, type PageOptions } from '../command-kit.js';
@@ -36,15 +36,16 @@ export function registerPageCommands(program: Command): void {
     .action(
       withContext<CreateOptions>(async ({ client, out }, o) => {
         const { CreatePageInput } = await import('../../shared/schemas/pages.js');
-        const user_id = o.user ?? (await client.get<{ id: string }>('/me')).id;
         const body = {
           name: o.name,
           page_configuration_id: o.config,
           privacy: o.privacy,
-          user_id,
+          user_id: o.user ?? 'me',
           description: o.description,
         };
+        // Options are checked before any request, so a bad one is a usage error even when the server is away.
         await validateBody(CreatePageInput, body, { page_configuration_id: '--config', user_id: '--user' });
+        body.user_id = o.user ?? (await client.get<{ id: string }>('/me')).id;
         await out.record(await client.post<Page>('/pages', body));
       }),
     );
@@ -55,7 +56,7 @@ export function registerPageCommands(program: Command): void {
       .description('list the pages you can see')
       .option('--config <id>', 'only pages of this page configuration')
       .option('--owner <id>', 'only pages created by this user')
-      .option('--privacy <privacy>', `only pages of this privacy (${PRIVACIES.join(', ')})`),
+      .addOption(new Option('--privacy <privacy>', 'only pages of this privacy').choices(PRIVACIES)),
   ).action(
     withContext<PageOptions & { config?: string; owner?: string; privacy?: string }>(async ({ client, out }, o) => {
       const result = await client.get<ListResult<Page>>('/pages', {

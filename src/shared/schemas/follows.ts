@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Id, idInput, listOf, PaginationQuery, queryText, Timestamp } from './common.js';
+import { Id, idInput, listOf, PaginationQuery, queryText, Timestamp, typeError } from './common.js';
 import { PageSchema } from './pages.js';
 import { UserSchema } from './users.js';
 
@@ -9,7 +9,7 @@ export type FollowableType = (typeof FOLLOWABLE_TYPES)[number];
 /** "page", "PAGE" and "Page" all mean Page. */
 const followableType = z.preprocess(
   (v) => (typeof v === 'string' ? (FOLLOWABLE_TYPES.find((t) => t.toLowerCase() === v.trim().toLowerCase()) ?? v) : v),
-  z.enum(FOLLOWABLE_TYPES, { error: `must be one of: ${FOLLOWABLE_TYPES.join(', ')}` }),
+  z.enum(FOLLOWABLE_TYPES, typeError(`one of: ${FOLLOWABLE_TYPES.join(', ')}`)),
 );
 
 export const CreateFollowInput = z.object({

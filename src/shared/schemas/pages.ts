@@ -1,5 +1,16 @@
 import { z } from 'zod';
-import { Id, idInput, listOf, optionalText, PaginationQuery, queryEnum, queryText, text, Timestamp } from './common.js';
+import {
+  Id,
+  idInput,
+  listOf,
+  optionalText,
+  PaginationQuery,
+  queryEnum,
+  queryText,
+  text,
+  Timestamp,
+  typeError,
+} from './common.js';
 
 export const PRIVACIES = ['public', 'private', 'secret'] as const;
 export type Privacy = (typeof PRIVACIES)[number];
@@ -24,7 +35,7 @@ export const ListPageConfigurationsQuery = PaginationQuery;
 export const CreatePageInput = z.object({
   name: text(150),
   page_configuration_id: idInput,
-  privacy: z.enum(PRIVACIES, { error: `must be one of: ${PRIVACIES.join(', ')}` }),
+  privacy: z.enum(PRIVACIES, typeError(`one of: ${PRIVACIES.join(', ')}`)),
   user_id: idInput,
   description: optionalText(5000),
 });

@@ -1,0 +1,136 @@
+import { AppError, ErrorCode, forbidden, notFound } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import type { ListResult } from '../shared/schemas/common.js';
+import type {
+  AccessRequest,
+  CreateAccessRequestInput,
+  ListAccessRequestsQuery,
+} from '../shared/schemas/membership.js';
+import { isUniqueViolation } from '../store/errors.js';
+import type { AccessRequestRow } from '../store/membership.js';
+import type { Store } from '../store/store.js';
+import { nowIso, type Caller, type Deps } from './context.js';
+import { addMember } from './membership.js';
+import { administersPage, findVisiblePage, isMember } from './pages.js';
+import { requireActingFor } from './permissions.js';
+import { loadEmbeds } from './records.js';
+import { recordWebhookEvent } from './webhooks.js';
+
+async function toRecords(store: Store, caller: Caller, rows: AccessRequestRow[]): Promise<AccessRequest[]> {
+  const embeds = await loadEmbeds(
+    store,
+    caller,
+    rows.map((r) => r.user_id),
+    rows.map((r) => r.page_id),
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    page_id: r.page_id,
+    user_id: r.user_id,
+    page: embeds.page(r.page_id),
+    user: embeds.user(r.user_id),
+    is_validate: r.is_validate === 1,
+    state: r.state as AccessRequest['state'],
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  }));
+}
+
+const toRecord = async (store: Store, caller: Caller, row: AccessRequestRow) =>
+  (await toRecords(store, caller, [row]))[0]!;
+
+/**
+ * Asks to join a page. Rule 1: one waiting request per user and page (a unique index, so concurrent
+ * duplicates end in one record). Rule 2: a member may not ask. A secret page is 404 to outsiders.
+ */
+export async function createAccessRequest(
+  deps: Deps,
+  caller: Caller,
+  input: CreateAccessRequestInput,
+): Promise<AccessRequest> {
+  requireActingFor(caller, input.user_id);
+  const record = await deps.store.transaction(async (tx) => {
+    const page = await findVisiblePage(tx, caller, input.page_id);
+    if (!(await tx.users.getById(input.user_id))) throw notFound('User');
+    if (await isMember(tx, input.user_id, page.id))
+      throw new AppError(409, ErrorCode.alreadyMember, 'This user is already in this page');
+    const now = nowIso(deps);
+    const row: AccessRequestRow = {
+      id: newId(),
+      page_id: page.id,
+      user_id: input.user_id,
+      state: 'waiting',
+      is_validate: 0,
+      created_at: now,
+      updated_at: now,
+    };
+    try {
+      await tx.accessRequests.insert(row);
+    } catch (error) {
+      if (isUniqueViolation(error, 'page_access_requests'))
+        throw new AppError(409, ErrorCode.accessRequestPending, 'An access request from this user to this page is already waiting');
+      throw error;
+    }
+    const created = await toRecord(tx, caller, row);
+    await recordWebhookEvent(tx, now, 'page_access_request.created', created);
+    return created;
+  });
+  deps.webhooks?.wake();
+  return record;
+}
+
+export async function listAccessRequests(
+  deps: Deps,
+  caller: Caller,
+  query: ListAccessRequestsQuery,
+): Promise<ListResult<AccessRequest>> {
+  if (query.page_id !== undefined) await findVisiblePage(deps.store, caller, query.page_id);
+  const { rows, total } = await deps.store.accessRequests.list(
+    { page_id: query.page_id, user_id: query.user_id, state: query.state },
+    { id: caller.user.id, isAdmin: caller.isAdmin },
+    query,
+  );
+  return { items: await toRecords(deps.store, caller, rows), total_items: total };
+}
+
+/** The request, once the caller is known to administer its page (rule 4). */
+async function requestToSettle(tx: Store, caller: Caller, id: string): Promise<AccessRequestRow> {
+  const row = await tx.accessRequests.getById(id);
+  if (!row) throw notFound('Access request');
+  const page = await tx.pages.getById(row.page_id);
+  if (!page) throw notFound('Access request');
+  if (!administersPage(caller, page)) {
+    if (row.user_id !== caller.user.id && page.privacy === 'secret' && !(await isMember(tx, caller.user.id, page.id)))
+      throw notFound('Access request');
+    throw forbidden('Only an administrator of the page can accept or refuse its access requests');
+  }
+  if (row.state === 'accepted') throw new AppError(409, ErrorCode.alreadyAccepted, 'This access request was already accepted');
+  return row;
+}
+
+/** Accepts a waiting request: is_validate true, and the user follows the page, in one transaction (rule 5). */
+export async function acceptAccessRequest(deps: Deps, caller: Caller, id: string): Promise<AccessRequest> {
+  const record = await deps.store.transaction(async (tx) => {
+    const row = await requestToSettle(tx, caller, id);
+    const now = nowIso(deps);
+    if (!(await tx.accessRequests.accept(row.id, now)))
+      throw new AppError(409, ErrorCode.alreadyAccepted, 'This access request was already accepted');
+    await addMember(tx, row.user_id, row.page_id, now);
+    const accepted = await toRecord(tx, caller, { ...row, state: 'accepted', is_validate: 1, updated_at: now });
+    await recordWebhookEvent(tx, now, 'page_access_request.updated', accepted);
+    return accepted;
+  });
+  deps.webhooks?.wake();
+  return record;
+}
+
+/** Refuses a waiting request: the record is deleted. */
+export async function refuseAccessRequest(deps: Deps, caller: Caller, id: string): Promise<void> {
+  await deps.store.transaction(async (tx) => {
+    const row = await requestToSettle(tx, caller, id);
+    const record = await toRecord(tx, caller, row);
+    if (!(await tx.accessRequests.deleteWaiting(row.id))) throw notFound('Access request');
+    await recordWebhookEvent(tx, nowIso(deps), 'page_access_request.deleted', record);
+  });
+  deps.webhooks?.wake();
+}

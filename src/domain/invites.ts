@@ -1,0 +1,179 @@
+import { AppError, ErrorCode, forbidden, notFound } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import type { ListResult } from '../shared/schemas/common.js';
+import type { CreateInvitesInput, Invite, InviteCreation, ListInvitesQuery } from '../shared/schemas/membership.js';
+import { isUniqueViolation } from '../store/errors.js';
+import type { InviteRow } from '../store/membership.js';
+import type { PageRow } from '../store/pages.js';
+import type { Store } from '../store/store.js';
+import { nowIso, type Caller, type Deps } from './context.js';
+import { addMember } from './membership.js';
+import { administersPage, findVisiblePage, isMember } from './pages.js';
+import { requireActingFor } from './permissions.js';
+import { loadEmbeds } from './records.js';
+import { recordWebhookEvent } from './webhooks.js';
+
+/** Messages of the invite creation's errors array (the first is the spec's, to the letter). */
+export const INVITE_ERRORS = {
+  alreadyInvited: 'User already invite',
+  alreadyMember: 'User already member',
+  notFound: 'User not found',
+} as const;
+
+async function toRecords(store: Store, caller: Caller, rows: InviteRow[]): Promise<Invite[]> {
+  const embeds = await loadEmbeds(
+    store,
+    caller,
+    rows.flatMap((r) => [r.user_id, r.user_target_id]),
+    rows.map((r) => r.target_id),
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    target_type: 'Page' as const,
+    target_id: r.target_id,
+    user_id: r.user_id,
+    user_target_id: r.user_target_id,
+    user: embeds.user(r.user_id),
+    user_target: embeds.user(r.user_target_id),
+    target: embeds.page(r.target_id),
+    is_accepted: r.is_accepted === 1,
+    is_validate: r.is_validate === null ? null : r.is_validate === 1,
+    state: r.state as Invite['state'],
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  }));
+}
+
+/** Members of a page, and its administrators, may invite to it. */
+async function requireCanInvite(tx: Store, caller: Caller, senderId: string, page: PageRow): Promise<void> {
+  if (administersPage(caller, page) || page.user_id === senderId || (await isMember(tx, senderId, page.id))) return;
+  throw forbidden('Only members of the page may invite users to it');
+}
+
+/**
+ * Invites several users at once. Each invitee is settled on its own: invited (in `success`), or named in
+ * `errors` with why not (rule 3: a waiting invite or membership already). A unique index keeps one
+ * waiting invite per user and page even when invites race.
+ */
+export async function createInvites(deps: Deps, caller: Caller, input: CreateInvitesInput): Promise<InviteCreation> {
+  requireActingFor(caller, input.user_id);
+  const page = await findVisiblePage(deps.store, caller, input.target_id);
+  if (!(await deps.store.users.getById(input.user_id))) throw notFound('User');
+  await requireCanInvite(deps.store, caller, input.user_id, page);
+
+  const created: InviteRow[] = [];
+  const errors: Record<string, string>[] = [];
+  for (const targetId of input.user_target_ids) {
+    const outcome = await deps.store.transaction(async (tx): Promise<InviteRow | string> => {
+      if (!(await tx.users.getById(targetId))) return INVITE_ERRORS.notFound;
+      if (await isMember(tx, targetId, page.id)) return INVITE_ERRORS.alreadyMember;
+      if (await tx.invites.findWaiting(page.id, targetId)) return INVITE_ERRORS.alreadyInvited;
+      const now = nowIso(deps);
+      const row: InviteRow = {
+        id: newId(),
+        target_type: 'Page',
+        target_id: page.id,
+        user_id: input.user_id,
+        user_target_id: targetId,
+        state: 'waiting',
+        is_validate: null,
+        is_accepted: 0,
+        created_at: now,
+        updated_at: now,
+      };
+      await tx.invites.insert(row);
+      const [record] = await toRecords(tx, caller, [row]);
+      await recordWebhookEvent(tx, now, 'invite.created', record);
+      return row;
+    }).catch((error: unknown) => {
+      if (isUniqueViolation(error, 'invites')) return INVITE_ERRORS.alreadyInvited;
+      throw error;
+    });
+    if (typeof outcome === 'string') errors.push({ [targetId]: outcome });
+    else created.push(outcome);
+  }
+  if (created.length) deps.webhooks?.wake();
+  return { success: await toRecords(deps.store, caller, created), errors };
+}
+
+export async function listInvites(deps: Deps, caller: Caller, query: ListInvitesQuery): Promise<ListResult<Invite>> {
+  if (query.target_id !== undefined) await findVisiblePage(deps.store, caller, query.target_id);
+  const { rows, total } = await deps.store.invites.list(
+    {
+      target_type: query.target_type,
+      target_id: query.target_id,
+      user_id: query.user_id,
+      user_target_id: query.user_target_id,
+      state: query.state,
+    },
+    { id: caller.user.id, isAdmin: caller.isAdmin },
+    query,
+  );
+  return { items: await toRecords(deps.store, caller, rows), total_items: total };
+}
+
+async function findInvite(tx: Store, caller: Caller, id: string): Promise<{ row: InviteRow; page: PageRow }> {
+  const row = await tx.invites.getById(id);
+  const page = row && (await tx.pages.getById(row.target_id));
+  if (!row || !page) throw notFound('Invite');
+  const involved = row.user_id === caller.user.id || row.user_target_id === caller.user.id;
+  if (!involved && !administersPage(caller, page) && page.privacy === 'secret' && !(await isMember(tx, caller.user.id, page.id)))
+    throw notFound('Invite');
+  return { row, page };
+}
+
+const settledConflict = (state: string) =>
+  state === 'accepted'
+    ? new AppError(409, ErrorCode.alreadyAccepted, 'This invite was already accepted')
+    : new AppError(409, ErrorCode.alreadyRefused, 'This invite was already refused');
+
+/** Accepts or refuses a waiting invite (rule 4: page administrators only); accepting makes the invitee a member. */
+async function settleInvite(deps: Deps, caller: Caller, id: string, accept: boolean): Promise<Invite> {
+  const record = await deps.store.transaction(async (tx) => {
+    const { row, page } = await findInvite(tx, caller, id);
+    if (!administersPage(caller, page))
+      throw forbidden('Only an administrator of the page can accept or refuse its invites');
+    if (row.state !== 'waiting') throw settledConflict(row.state);
+    const now = nowIso(deps);
+    if (!(await tx.invites.settle(row.id, accept, now))) {
+      const current = await tx.invites.getById(row.id);
+      throw settledConflict(current?.state ?? 'accepted');
+    }
+    if (accept) await addMember(tx, row.user_target_id, row.target_id, now);
+    const settled: InviteRow = {
+      ...row,
+      state: accept ? 'accepted' : 'refused',
+      is_validate: accept ? 1 : 0,
+      is_accepted: accept ? 1 : 0,
+      updated_at: now,
+    };
+    const [result] = await toRecords(tx, caller, [settled]);
+    await recordWebhookEvent(tx, now, 'invite.updated', result);
+    return result!;
+  });
+  deps.webhooks?.wake();
+  return record;
+}
+
+export const acceptInvite = (deps: Deps, caller: Caller, id: string) => settleInvite(deps, caller, id, true);
+export const refuseInvite = (deps: Deps, caller: Caller, id: string) => settleInvite(deps, caller, id, false);
+
+/** Withdraws an invite: its sender or a page administrator. */
+export async function deleteInvite(deps: Deps, caller: Caller, id: string): Promise<void> {
+  await deps.store.transaction(async (tx) => {
+    const { row, page } = await findInvite(tx, caller, id);
+    if (row.user_id !== caller.user.id && !administersPage(caller, page))
+      throw forbidden('Only the sender or an administrator of the page can delete an invite');
+    const [record] = await toRecords(tx, caller, [row]);
+    await tx.invites.delete(row.id);
+    await recordWebhookEvent(tx, nowIso(deps), 'invite.deleted', record);
+  });
+  deps.webhooks?.wake();
+}
+
+export async function getInvite(deps: Deps, caller: Caller, id: string): Promise<Invite> {
+  const { row, page } = await findInvite(deps.store, caller, id);
+  const involved = row.user_id === caller.user.id || row.user_target_id === caller.user.id;
+  if (!involved && !administersPage(caller, page)) throw forbidden('You may read only invites you sent or received');
+  return (await toRecords(deps.store, caller, [row]))[0]!;
+}

@@ -1,0 +1,139 @@
+import { AppError, ErrorCode, notFound } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import type { ListResult, Pagination } from '../shared/schemas/common.js';
+import { buildPermissions, type PartialPermissions } from '../shared/schemas/permissions.js';
+import type {
+  CreatePermissionSetInput,
+  PermissionSet,
+  SetUserRoleInput,
+  UpdatePermissionSetInput,
+} from '../shared/schemas/roles.js';
+import type { User } from '../shared/schemas/users.js';
+import type { PermissionSetRow } from '../store/access.js';
+import { SYSTEM_ROLES } from '../store/default-roles.js';
+import { isUniqueViolation } from '../store/errors.js';
+import { nowIso, type Caller, type Deps } from './context.js';
+import { parsePermissions, requireAdmin, requirePermission } from './permissions.js';
+import { toUserRecord } from './users.js';
+
+export const toPermissionSetRecord = (row: PermissionSetRow): PermissionSet => ({
+  id: row.id,
+  name: row.name,
+  show_as_tagline: row.show_as_tagline === 1,
+  image_url: row.image_url,
+  permissions: parsePermissions(row.permissions),
+  is_default: row.system_key !== null,
+  created_at: row.created_at,
+  updated_at: row.updated_at,
+});
+
+const nameTaken = () => new AppError(409, ErrorCode.conflict, 'A permission set already exists with that name');
+
+async function findSet(deps: Deps, id: string): Promise<PermissionSetRow> {
+  const row = await deps.store.permissionSets.getById(id);
+  if (!row) throw notFound('Permission set');
+  return row;
+}
+
+export async function listPermissionSets(deps: Deps, page: Pagination): Promise<ListResult<PermissionSet>> {
+  const rows = await deps.store.permissionSets.list();
+  const start = (page.page - 1) * page.per_page;
+  return { items: rows.slice(start, start + page.per_page).map(toPermissionSetRecord), total_items: rows.length };
+}
+
+export async function getPermissionSet(deps: Deps, id: string): Promise<PermissionSet> {
+  return toPermissionSetRecord(await findSet(deps, id));
+}
+
+/** Creates a set; actions left out are false. */
+export async function createPermissionSet(
+  deps: Deps,
+  caller: Caller,
+  input: CreatePermissionSetInput,
+): Promise<PermissionSet> {
+  requirePermission(caller, 'users', 'add_roles');
+  const now = nowIso(deps);
+  const row: PermissionSetRow = {
+    id: newId(),
+    name: input.name,
+    system_key: null,
+    show_as_tagline: input.show_as_tagline ? 1 : 0,
+    image_url: input.image_url ?? null,
+    permissions: JSON.stringify(buildPermissions(input.permissions as PartialPermissions | undefined)),
+    created_at: now,
+    updated_at: now,
+  };
+  try {
+    await deps.store.permissionSets.insert(row);
+  } catch (error) {
+    if (isUniqueViolation(error, 'permission_sets')) throw nameTaken();
+    throw error;
+  }
+  return toPermissionSetRecord(row);
+}
+
+/** Updates a set (the defaults too); actions left out keep their value. */
+export async function updatePermissionSet(
+  deps: Deps,
+  caller: Caller,
+  id: string,
+  input: UpdatePermissionSetInput,
+): Promise<PermissionSet> {
+  requirePermission(caller, 'users', 'edit_roles');
+  return deps.store.transaction(async (tx) => {
+    const current = await tx.permissionSets.getById(id);
+    if (!current) throw notFound('Permission set');
+    const changes: Partial<PermissionSetRow> = { updated_at: nowIso(deps) };
+    if (input.name !== undefined) changes.name = input.name;
+    if (input.show_as_tagline !== undefined) changes.show_as_tagline = input.show_as_tagline ? 1 : 0;
+    if (input.image_url !== undefined) changes.image_url = input.image_url;
+    if (input.permissions !== undefined) {
+      const merged = buildPermissions(input.permissions as PartialPermissions, parsePermissions(current.permissions));
+      if (current.system_key === SYSTEM_ROLES.admins && !merged.users.can_use_api)
+        throw new AppError(409, ErrorCode.conflict, 'The Admins set keeps users.can_use_api: without it nobody could administer the API');
+      changes.permissions = JSON.stringify(merged);
+    }
+    try {
+      await tx.permissionSets.update(id, changes);
+    } catch (error) {
+      if (isUniqueViolation(error, 'permission_sets')) throw nameTaken();
+      throw error;
+    }
+    return toPermissionSetRecord({ ...current, ...changes });
+  });
+}
+
+/** Deletes a set that is neither a default nor anybody's role. */
+export async function deletePermissionSet(deps: Deps, caller: Caller, id: string): Promise<void> {
+  requirePermission(caller, 'users', 'destroy_roles');
+  await deps.store.transaction(async (tx) => {
+    const row = await tx.permissionSets.getById(id);
+    if (!row) throw notFound('Permission set');
+    if (row.system_key !== null)
+      throw new AppError(409, ErrorCode.defaultPermissionSet, `${row.name} is a default permission set: it can be edited, not deleted`);
+    const users = await tx.users.countWithRole(id);
+    if (users > 0)
+      throw new AppError(409, ErrorCode.permissionSetInUse, `This permission set is the role of ${users} user(s): give them another role first`);
+    await tx.permissionSets.delete(id);
+  });
+}
+
+/** Changes a user's role (project administrators with users.edit_roles). The last administrator stays one. */
+export async function setUserRole(deps: Deps, caller: Caller, userId: string, input: SetUserRoleInput): Promise<User> {
+  requireAdmin(caller, "change users' roles");
+  requirePermission(caller, 'users', 'edit_roles');
+  const row = await deps.store.transaction(async (tx) => {
+    const user = await tx.users.getById(userId);
+    if (!user) throw notFound('User');
+    const set = await tx.permissionSets.getById(input.permission_set_id);
+    if (!set) throw notFound('Permission set');
+    if (user.role_system_key === SYSTEM_ROLES.admins && set.system_key !== SYSTEM_ROLES.admins) {
+      const admins = await tx.users.countWithRole(user.permission_set_id);
+      if (admins <= 1)
+        throw new AppError(409, ErrorCode.conflict, 'This user is the last administrator: make another user an administrator first');
+    }
+    await tx.users.setRole(userId, set.id, nowIso(deps));
+    return tx.users.getById(userId);
+  });
+  return toUserRecord(row!, caller);
+}

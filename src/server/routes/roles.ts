@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import {
+  createPermissionSet,
+  deletePermissionSet,
+  getPermissionSet,
+  listPermissionSets,
+  setUserRole,
+  updatePermissionSet,
+} from '../../domain/roles.js';
+import {
+  CreatePermissionSetInput,
+  ListPermissionSetsQuery,
+  PermissionSetListSchema,
+  PermissionSetSchema,
+  SetUserRoleInput,
+  UpdatePermissionSetInput,
+} from '../../shared/schemas/roles.js';
+import { UserSchema } from '../../shared/schemas/users.js';
+import type { RouteContext } from '../app.js';
+
+const IdParams = z.object({ id: z.string() });
+
+export function registerRoleRoutes({ routes, deps }: RouteContext): void {
+  const tag = 'Roles';
+  routes.add(
+    {
+      method: 'GET',
+      url: '/permission_sets',
+      tag,
+      summary: 'List permission sets (roles)',
+      query: ListPermissionSetsQuery,
+      response: PermissionSetListSchema,
+    },
+    ({ query }) => listPermissionSets(deps, query),
+  );
+  routes.add(
+    {
+      method: 'POST',
+      url: '/permission_sets',
+      tag,
+      summary: 'Create a permission set (users.add_roles); actions left out are false',
+      body: CreatePermissionSetInput,
+      response: PermissionSetSchema,
+    },
+    ({ body, caller }) => createPermissionSet(deps, caller, body),
+  );
+  routes.add(
+    { method: 'GET', url: '/permission_sets/:id', tag, summary: 'Get a permission set', params: IdParams, response: PermissionSetSchema },
+    ({ params }) => getPermissionSet(deps, params.id),
+  );
+  routes.add(
+    {
+      method: 'PUT',
+      url: '/permission_sets/:id',
+      tag,
+      summary: 'Update a permission set (users.edit_roles); actions left out keep their value',
+      params: IdParams,
+      body: UpdatePermissionSetInput,
+      response: PermissionSetSchema,
+    },
+    ({ params, body, caller }) => updatePermissionSet(deps, caller, params.id, body),
+  );
+  routes.add(
+    {
+      method: 'DELETE',
+      url: '/permission_sets/:id',
+      tag,
+      summary: 'Delete a permission set nobody has (users.destroy_roles); the defaults stay',
+      params: IdParams,
+      status: 204,
+    },
+    async ({ params, caller }) => {
+      await deletePermissionSet(deps, caller, params.id);
+      return undefined;
+    },
+  );
+  routes.add(
+    {
+      method: 'PUT',
+      url: '/users/:user_id/role',
+      tag,
+      summary: "Change a user's role (Admins)",
+      params: z.object({ user_id: z.string() }),
+      body: SetUserRoleInput,
+      response: UserSchema,
+    },
+    ({ params, body, caller }) => setUserRole(deps, caller, params.user_id, body),
+  );
+}

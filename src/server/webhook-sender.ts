@@ -1,0 +1,161 @@
+import { lookup } from 'node:dns/promises';
+import { signWebhook } from '../domain/webhooks.js';
+import { isPrivateAddress } from '../domain/webhook-targets.js';
+import type { Store } from '../store/store.js';
+import type { DeliveryRow } from '../store/webhooks.js';
+
+/** Seconds before each retry: 8 retries over about a day (with ±20 % jitter), then the delivery has failed. */
+export const DEFAULT_RETRY_SCHEDULE = [10, 60, 300, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600];
+
+export interface WebhookSenderOptions {
+  store: Store;
+  clock?: () => Date;
+  allowPrivate?: boolean;
+  retrySchedule?: number[];
+  timeoutMs?: number;
+  concurrency?: number;
+  pollMs?: number;
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * Posts the outbox's deliveries in the background. Each attempt is bounded by a timeout and the number
+ * of attempts in flight is bounded, so a receiver that hangs costs a few sockets, never the API. A
+ * delivery is claimed with a lease before it is sent, so a crash mid-send only delays it.
+ */
+export class WebhookSender {
+  private readonly inFlight = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private ticking = false;
+  private again = false;
+  private readonly clock: () => Date;
+  private readonly schedule: number[];
+  private readonly timeoutMs: number;
+  private readonly concurrency: number;
+  private readonly pollMs: number;
+
+  constructor(private readonly options: WebhookSenderOptions) {
+    this.clock = options.clock ?? (() => new Date());
+    this.schedule = options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE;
+    this.timeoutMs = options.timeoutMs ?? 5_000;
+    this.concurrency = options.concurrency ?? 8;
+    this.pollMs = options.pollMs ?? 1_000;
+  }
+
+  start(): void {
+    this.running = true;
+    this.wake();
+  }
+
+  /** Looks for due deliveries now (after a change was committed). */
+  wake(): void {
+    if (!this.running) return;
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.ticking = true;
+    void this.tick()
+      .catch((error) => this.options.onError?.(error))
+      .finally(() => {
+        this.ticking = false;
+        if (!this.running) return;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        } else {
+          this.timer = setTimeout(() => this.wake(), this.pollMs);
+          this.timer.unref();
+        }
+      });
+  }
+
+  /** Stops taking deliveries and waits for the attempts under way (each bounded by the timeout). */
+  async stop(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.timer);
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async tick(): Promise<void> {
+    const free = this.concurrency - this.inFlight.size;
+    if (free <= 0) return;
+    const now = this.clock();
+    const due = await this.options.store.deliveries.due(now.toISOString(), free);
+    const lease = new Date(now.getTime() + this.timeoutMs + 30_000).toISOString();
+    for (const row of due) {
+      if (!this.running) return;
+      if (!(await this.options.store.deliveries.claim(row, lease))) continue;
+      const attempt = this.attempt(row)
+        .catch((error) => this.options.onError?.(error))
+        .finally(() => {
+          this.inFlight.delete(attempt);
+          // A slot is free: there may be more waiting.
+          this.wake();
+        });
+      this.inFlight.add(attempt);
+    }
+  }
+
+  private async attempt(row: DeliveryRow): Promise<void> {
+    const hook = await this.options.store.webhooks.getById(row.webhook_id);
+    if (!hook) return;
+    let status: number | null = null;
+    let error: string | null = null;
+    try {
+      status = await this.post(hook.url, hook.secret, row);
+      if (status < 200 || status >= 300) error = `receiver answered HTTP ${status}`;
+    } catch (e) {
+      const err = e as Error & { cause?: { code?: string; message?: string } };
+      error =
+        err.name === 'TimeoutError' || err.name === 'AbortError'
+          ? `no answer within ${this.timeoutMs} ms`
+          : (err.cause?.code ?? err.cause?.message ?? err.message);
+    }
+    const now = this.clock();
+    const attempts = row.attempts + 1;
+    const delivered = error === null;
+    const retryIn = this.schedule[attempts - 1];
+    const jitter = 0.8 + Math.random() * 0.4;
+    await this.options.store.deliveries.recordAttempt(row.id, {
+      status: delivered ? 'delivered' : retryIn === undefined ? 'failed' : 'pending',
+      attempts,
+      next_attempt_at:
+        delivered || retryIn === undefined
+          ? now.toISOString()
+          : new Date(now.getTime() + retryIn * 1000 * jitter).toISOString(),
+      last_attempt_at: now.toISOString(),
+      last_status_code: status,
+      last_error: error?.slice(0, 500) ?? null,
+      delivered_at: delivered ? now.toISOString() : null,
+    });
+  }
+
+  private async post(url: string, secret: string, row: DeliveryRow): Promise<number> {
+    const target = new URL(url);
+    if (!this.options.allowPrivate) {
+      // Checked at each attempt: a name may resolve elsewhere than when the webhook was registered.
+      const addresses = await lookup(target.hostname.replace(/^\[|\]$/g, ''), { all: true });
+      if (addresses.some((a) => isPrivateAddress(a.address)))
+        throw new Error('the receiver resolves to a loopback or private address');
+    }
+    const timestamp = Math.floor(this.clock().getTime() / 1000);
+    const response = await fetch(target, {
+      method: 'POST',
+      redirect: 'manual',
+      signal: AbortSignal.timeout(this.timeoutMs),
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'agora-webhooks/1',
+        'webhook-id': row.message_id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signWebhook(secret, row.message_id, timestamp, row.payload),
+      },
+      body: row.payload,
+    });
+    await response.body?.cancel().catch(() => undefined);
+    return response.status;
+  }
+}

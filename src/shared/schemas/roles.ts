@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { formBoolean, Id, idInput, listOf, PaginationQuery, text, Timestamp, typeError } from './common.js';
+import { PERMISSION_CATALOGUE, PermissionsSchema } from './permissions.js';
+
+/** A partial permissions object: known categories and actions only, booleans only. */
+const PartialPermissionsInput = z.preprocess(
+  (v) => {
+    if (typeof v !== 'string') return v;
+    try {
+      return JSON.parse(v) as unknown;
+    } catch {
+      return v;
+    }
+  },
+  z.strictObject(
+    Object.fromEntries(
+      Object.entries(PERMISSION_CATALOGUE).map(([category, actions]) => [
+        category,
+        z.strictObject(Object.fromEntries(actions.map((a) => [a, formBoolean.optional()]))).optional(),
+      ]),
+    ),
+    typeError('an object of categories, each mapping actions to booleans'),
+  ),
+);
+
+const imageUrl = z.preprocess(
+  (v) => (v === '' ? null : v),
+  z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048).nullable().optional(),
+);
+
+export const CreatePermissionSetInput = z.object({
+  name: text(100),
+  show_as_tagline: formBoolean.optional(),
+  image_url: imageUrl,
+  permissions: PartialPermissionsInput.optional(),
+});
+export type CreatePermissionSetInput = z.infer<typeof CreatePermissionSetInput>;
+
+export const UpdatePermissionSetInput = z.object({
+  name: text(100).optional(),
+  show_as_tagline: formBoolean.optional(),
+  image_url: imageUrl,
+  permissions: PartialPermissionsInput.optional(),
+});
+export type UpdatePermissionSetInput = z.infer<typeof UpdatePermissionSetInput>;
+
+export const ListPermissionSetsQuery = PaginationQuery;
+
+export const PermissionSetSchema = z.object({
+  id: Id,
+  name: z.string(),
+  show_as_tagline: z.boolean(),
+  image_url: z.string().nullable(),
+  permissions: PermissionsSchema,
+  is_default: z.boolean().describe('Admins, Members and Visitors: editable, never deleted'),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export type PermissionSet = z.infer<typeof PermissionSetSchema>;
+export const PermissionSetListSchema = listOf(PermissionSetSchema);
+
+export const SetUserRoleInput = z.object({ permission_set_id: idInput });
+export type SetUserRoleInput = z.infer<typeof SetUserRoleInput>;
+

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { formArray, Id, listOf, PaginationQuery, Timestamp, typeError } from './common.js';
+
+export const WEBHOOK_EVENTS = [
+  'page_access_request.created',
+  'page_access_request.updated',
+  'page_access_request.deleted',
+  'invite.created',
+  'invite.updated',
+  'invite.deleted',
+] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+export const CreateWebhookInput = z.object({
+  url: z
+    .string(typeError('a string'))
+    .trim()
+    .max(2048, 'must be at most 2048 characters')
+    .pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })),
+  events: formArray(z.enum(WEBHOOK_EVENTS, { error: `must each be one of: ${WEBHOOK_EVENTS.join(', ')}` }))
+    .refine((e) => e.length > 0, 'must name at least one event')
+    .transform((e) => [...new Set(e)]),
+});
+export type CreateWebhookInput = z.infer<typeof CreateWebhookInput>;
+
+export const WebhookSchema = z.object({
+  id: Id,
+  url: z.string(),
+  events: z.array(z.enum(WEBHOOK_EVENTS)),
+  secret: z.string().optional().describe('Shown once, at creation: the Standard Webhooks signing secret (whsec_…)'),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export type Webhook = z.infer<typeof WebhookSchema>;
+export const WebhookListSchema = listOf(WebhookSchema);
+export const ListWebhooksQuery = PaginationQuery;
+
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+
+export const DeliverySchema = z.object({
+  id: Id,
+  webhook_id: Id,
+  message_id: z.string().describe('The webhook-id header; the same on every attempt and on redelivery'),
+  event: z.enum(WEBHOOK_EVENTS),
+  status: z.enum(DELIVERY_STATUSES),
+  attempts: z.number().int(),
+  next_attempt_at: Timestamp.nullable(),
+  last_attempt_at: Timestamp.nullable(),
+  last_status_code: z.number().int().nullable(),
+  last_error: z.string().nullable(),
+  delivered_at: Timestamp.nullable(),
+  created_at: Timestamp,
+  payload: z.unknown(),
+});
+export type Delivery = z.infer<typeof DeliverySchema>;
+export const DeliveryListSchema = listOf(DeliverySchema);
+
+/** The body of every webhook POST. */
+export interface WebhookPayload {
+  id: string;
+  webhook_type: 'create' | 'update' | 'destroy';
+  resource: 'page_access_request' | 'invite';
+  data: unknown;
+}

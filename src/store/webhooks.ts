@@ -1,0 +1,111 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Pagination } from '../shared/schemas/common.js';
+import type { Database, WebhookDeliveryTable, WebhookTable } from './schema.js';
+
+export type WebhookRow = Selectable<WebhookTable>;
+export type DeliveryRow = Selectable<WebhookDeliveryTable>;
+
+export function webhooksRepo(db: Kysely<Database>) {
+  return {
+    async insert(row: WebhookRow): Promise<void> {
+      await db.insertInto('webhooks').values(row).execute();
+    },
+    getById(id: string): Promise<WebhookRow | undefined> {
+      return db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+    all(): Promise<WebhookRow[]> {
+      return db.selectFrom('webhooks').selectAll().orderBy('id').execute();
+    },
+    async list(page: Pagination) {
+      const [rows, count] = await Promise.all([
+        db
+          .selectFrom('webhooks')
+          .selectAll()
+          .orderBy('id')
+          .limit(page.per_page)
+          .offset((page.page - 1) * page.per_page)
+          .execute(),
+        db
+          .selectFrom('webhooks')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow(),
+      ]);
+      return { rows, total: Number(count.n) };
+    },
+    async delete(id: string): Promise<void> {
+      await db.deleteFrom('webhooks').where('id', '=', id).execute();
+    },
+  };
+}
+export type WebhooksRepo = ReturnType<typeof webhooksRepo>;
+
+/** The delivery outbox: rows written in the same transaction as the change they report. */
+export function deliveriesRepo(db: Kysely<Database>) {
+  return {
+    async insert(row: DeliveryRow): Promise<void> {
+      await db.insertInto('webhook_deliveries').values(row).execute();
+    },
+    getById(id: string): Promise<DeliveryRow | undefined> {
+      return db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+    /** Pending deliveries whose next attempt is due, oldest first. */
+    due(now: string, limit: number): Promise<DeliveryRow[]> {
+      return db
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('status', '=', 'pending')
+        .where('next_attempt_at', '<=', now)
+        .orderBy('next_attempt_at')
+        .limit(limit)
+        .execute();
+    },
+    /** When the next pending delivery is due, to sleep until then. */
+    async nextDueAt(): Promise<string | undefined> {
+      const row = await db
+        .selectFrom('webhook_deliveries')
+        .select((eb) => eb.fn.min('next_attempt_at').as('at'))
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
+      return (row?.at as string | null) ?? undefined;
+    },
+    /**
+     * Takes a delivery for one attempt by moving its next attempt to the end of a lease: another sender
+     * (or this one after a crash) can only take it again once the lease has run out.
+     */
+    async claim(row: DeliveryRow, leaseUntil: string): Promise<boolean> {
+      const result = await db
+        .updateTable('webhook_deliveries')
+        .set({ next_attempt_at: leaseUntil })
+        .where('id', '=', row.id)
+        .where('status', '=', 'pending')
+        .where('next_attempt_at', '=', row.next_attempt_at)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+    async recordAttempt(
+      id: string,
+      changes: Pick<DeliveryRow, 'status' | 'attempts' | 'next_attempt_at' | 'last_attempt_at' | 'last_status_code' | 'last_error' | 'delivered_at'>,
+    ): Promise<void> {
+      await db.updateTable('webhook_deliveries').set(changes).where('id', '=', id).execute();
+    },
+    async listForWebhook(webhookId: string, page: Pagination) {
+      const [rows, count] = await Promise.all([
+        db
+          .selectFrom('webhook_deliveries')
+          .selectAll()
+          .where('webhook_id', '=', webhookId)
+          .orderBy('id', 'desc')
+          .limit(page.per_page)
+          .offset((page.page - 1) * page.per_page)
+          .execute(),
+        db
+          .selectFrom('webhook_deliveries')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('webhook_id', '=', webhookId)
+          .executeTakeFirstOrThrow(),
+      ]);
+      return { rows, total: Number(count.n) };
+    },
+  };
+}
+export type DeliveriesRepo = ReturnType<typeof deliveriesRepo>;

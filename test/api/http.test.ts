@@ -1,0 +1,437 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  call,
+  createPageConfiguration,
+  createUser,
+  createUserWithKey,
+  userBody,
+  type ApiResponse,
+  type BodyKind,
+} from '../helpers/api.js';
+import { removeDir, startServer, type RunningServer } from '../helpers/server.js';
+
+let server: RunningServer;
+/** A Member with their own key (made once: a key costs a process start). */
+let member: Awaited<ReturnType<typeof createUserWithKey>>;
+beforeAll(async () => {
+  server = await startServer();
+  member = await createUserWithKey(server);
+});
+afterAll(async () => {
+  await server.stop();
+  removeDir(server.dir);
+});
+
+const tag = () => randomBytes(4).toString('hex');
+const MIB = 1024 * 1024;
+
+async function countWithNickname(nickname: string): Promise<number> {
+  return (await call(server, 'GET', `/users?nickname=${encodeURIComponent(nickname)}`)).body.total_items;
+}
+
+async function pagesOf(userId: string): Promise<{ id: string; name: string }[]> {
+  return (await call(server, 'GET', `/pages?owner=${userId}&per_page=100`)).body.items;
+}
+
+/**
+ * The contract's error body: exactly {error: {code, message[, fields]}}; fields only on 422, and always on a
+ * validation failure.
+ */
+function expectErrorShape(res: ApiResponse, status: number, code: string): void {
+  expect(res.status).toBe(status);
+  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(Object.keys(res.body)).toEqual(['error']);
+  const { error } = res.body;
+  expect(error.code).toBe(code);
+  expect(error.code).toMatch(/^[a-z]+(_[a-z]+)*$/);
+  const withFields = code === 'validation_failed';
+  expect(Object.keys(error).sort()).toEqual(withFields ? ['code', 'fields', 'message'] : ['code', 'message']);
+  expect(typeof error.message).toBe('string');
+  expect(error.message.length).toBeGreaterThan(0);
+  if (withFields) {
+    expect(error.fields.length).toBeGreaterThan(0);
+    for (const f of error.fields) {
+      expect(Object.keys(f).sort()).toEqual(['field', 'message']);
+      expect(typeof f.field).toBe('string');
+      expect(typeof f.message).toBe('string');
+    }
+  }
+}
+
+describe('request bodies', () => {
+  it('refuses malformed JSON with 400 invalid_body and stores nothing', async () => {
+    const body = userBody();
+    const text = JSON.stringify(body).slice(0, -5);
+    const res = await call(server, 'POST', '/users', { body: text });
+    expectErrorShape(res, 400, 'invalid_body');
+    expect(await countWithNickname(body.nickname as string)).toBe(0);
+  });
+
+  it.each([
+    ['an array', JSON.stringify([userBody()])],
+    ['a string', '"hello"'],
+    ['a number', '42'],
+  ])('refuses a JSON body that is %s with 400 invalid_body', async (_label, text) => {
+    const res = await call(server, 'POST', '/users', { body: text });
+    expectErrorShape(res, 400, 'invalid_body');
+  });
+
+  it('refuses JSON with a __proto__ key without a 500', async () => {
+    const res = await call(server, 'POST', '/users', { body: '{"__proto__": {"admin": true}}' });
+    expectErrorShape(res, 400, 'invalid_body');
+  });
+
+  it.each(['text/plain', 'application/xml', 'application/octet-stream'])(
+    'refuses Content-Type %s with 415 unsupported_media_type and stores nothing',
+    async (contentType) => {
+      const body = userBody();
+      const res = await call(server, 'POST', '/users', {
+        body: JSON.stringify(body),
+        headers: { 'content-type': contentType },
+      });
+      expectErrorShape(res, 415, 'unsupported_media_type');
+      expect(await countWithNickname(body.nickname as string)).toBe(0);
+    },
+  );
+
+  it.each(['json', 'form', 'multipart'] as BodyKind[])(
+    'refuses a %s body over 1 MiB with 413 payload_too_large and stores nothing',
+    async (kind) => {
+      const body = userBody({ first_name: 'x'.repeat(MIB + 10) });
+      const res = await call(server, 'POST', '/users', { body, kind });
+      expectErrorShape(res, 413, 'payload_too_large');
+      expect(await countWithNickname(body.nickname as string)).toBe(0);
+    },
+  );
+
+  it('refuses a multipart body over 1 MiB made of fields each under the limit', async () => {
+    const body = { ...userBody(), filler_a: 'a'.repeat(MIB / 2), filler_b: 'b'.repeat(MIB / 2 + 10) };
+    const res = await call(server, 'POST', '/users', { body, kind: 'multipart' });
+    expectErrorShape(res, 413, 'payload_too_large');
+    expect(await countWithNickname(body.nickname as string)).toBe(0);
+  });
+
+  // KNOWN GAP (see the report of this suite): a multipart body sent chunked announces no length, and the
+  // multipart parser reads past Fastify's body limit. Needs a fix in src/server/app.ts; then make this an `it`.
+  it.fails('refuses a chunked multipart body over 1 MiB with 413', async () => {
+    const body = { ...userBody(), filler_a: 'a'.repeat(MIB / 2), filler_b: 'b'.repeat(MIB / 2 + 10) };
+    const form = new FormData();
+    for (const [k, v] of Object.entries(body)) form.append(k, String(v));
+    const encoded = new Request('http://localhost/', { method: 'POST', body: form });
+    const response = await fetch(`${server.url}/public-api/v1/users`, {
+      method: 'POST',
+      headers: {
+        'api-key': server.admin.key,
+        'api-secret': server.admin.secret,
+        'content-type': encoded.headers.get('content-type')!,
+      },
+      body: encoded.body,
+      duplex: 'half',
+    } as RequestInit);
+    const res = { status: response.status, headers: response.headers, body: await response.json() };
+    expectErrorShape(res, 413, 'payload_too_large');
+    expect(await countWithNickname(body.nickname as string)).toBe(0);
+  });
+
+  it('accepts a body just under the limit', async () => {
+    const body = { ...userBody(), filler: 'f'.repeat(MIB - 4096) };
+    const res = await call(server, 'POST', '/users', { body });
+    expect(res.status).toBe(201);
+  });
+
+  it('takes Content-Type: application/json with an empty body as no body, not as an error', async () => {
+    const empty = await call(server, 'POST', '/users', { body: '' , headers: { 'content-type': 'application/json' } });
+    expectErrorShape(empty, 422, 'validation_failed');
+    expect(empty.body.error.fields.map((f: { field: string }) => f.field)).toEqual([
+      'first_name',
+      'last_name',
+      'nickname',
+      'email',
+      'password',
+      'accept_conditions',
+      'accept_confidentiality',
+    ]);
+
+    const target = await createUser(server);
+    const follow = await call(server, 'POST', '/follows', {
+      as: member.creds,
+      body: { followable_type: 'User', followable_id: target.id, user_id: member.user.id },
+    });
+    expect(follow.status).toBe(201);
+    const res = await fetch(`${server.url}/public-api/v1/follows/${follow.body.id}`, {
+      method: 'DELETE',
+      headers: { 'api-key': member.creds.key, 'api-secret': member.creds.secret, 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(204);
+    expect(await res.text()).toBe('');
+    const left = await call(server, 'GET', `/follows?user_id=${member.user.id}&followable_id=${target.id}`);
+    expect(left.body.total_items).toBe(0);
+  });
+
+  it('accepts a charset in the JSON Content-Type', async () => {
+    const res = await call(server, 'POST', '/users', {
+      body: userBody(),
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
+    expect(res.status).toBe(201);
+  });
+});
+
+describe('the same create as JSON, urlencoded and multipart', () => {
+  const shape = (record: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(record).map(([k, v]) => [k, v === null ? 'null' : typeof v]));
+
+  it('gives the same user record', async () => {
+    const records: Record<string, unknown>[] = [];
+    for (const kind of ['json', 'form', 'multipart'] as BodyKind[]) {
+      const body = userBody({ first_name: 'Same', last_name: 'Shape' });
+      const res = await call(server, 'POST', '/users', { body, kind });
+      expect(res.status, kind).toBe(201);
+      expect(res.body).toMatchObject({
+        first_name: 'Same',
+        last_name: 'Shape',
+        fullname: 'Same Shape',
+        name: 'Same Shape',
+        nickname: body.nickname,
+        email: body.email,
+        tagline: null,
+      });
+      expect((await call(server, 'GET', `/users/${res.body.id}`)).body).toEqual(res.body);
+      records.push(res.body);
+    }
+    expect(shape(records[1]!)).toEqual(shape(records[0]!));
+    expect(shape(records[2]!)).toEqual(shape(records[0]!));
+    expect(new Set(records.map((r) => r.permission_set_id)).size).toBe(1);
+  });
+
+  it('reads form booleans: "false" in a form is a refused consent', async () => {
+    for (const kind of ['form', 'multipart'] as BodyKind[]) {
+      const body = userBody({ accept_conditions: 'false' });
+      const res = await call(server, 'POST', '/users', { body, kind });
+      expectErrorShape(res, 422, 'validation_failed');
+      expect(res.body.error.fields.map((f: { field: string }) => f.field)).toEqual(['accept_conditions']);
+      expect(await countWithNickname(body.nickname as string)).toBe(0);
+    }
+  });
+
+  it('gives the same page record', async () => {
+    const owner = await createUser(server);
+    const config = await createPageConfiguration(server);
+    const records: Record<string, unknown>[] = [];
+    for (const kind of ['json', 'form', 'multipart'] as BodyKind[]) {
+      const body = {
+        name: 'Same Page',
+        privacy: 'private',
+        description: 'Described',
+        page_configuration_id: config.id,
+        user_id: owner.id,
+      };
+      const res = await call(server, 'POST', '/pages', { body, kind });
+      expect(res.status, kind).toBe(201);
+      const { id, slug, created_at, updated_at, ...rest } = res.body;
+      expect(rest).toEqual({
+        name: 'Same Page',
+        privacy: 'private',
+        description: 'Described',
+        page_configuration_id: config.id,
+        user_id: owner.id,
+      });
+      expect([id, slug, created_at, updated_at].every((v) => typeof v === 'string')).toBe(true);
+      records.push(res.body);
+    }
+    expect(shape(records[1]!)).toEqual(shape(records[0]!));
+    expect(shape(records[2]!)).toEqual(shape(records[0]!));
+    expect((await pagesOf(owner.id)).map((p) => p.id).sort()).toEqual(records.map((r) => r.id).sort());
+  });
+
+  it('accepts identifiers sent as numbers in JSON', async () => {
+    // Our ids are hex strings; a numeric id names no record, so the number must reach the lookup as a string.
+    const res = await call(server, 'POST', '/pages', {
+      body: { name: 'Numeric', privacy: 'public', page_configuration_id: 12345, user_id: member.user.id },
+      as: member.creds,
+    });
+    expectErrorShape(res, 404, 'not_found');
+  });
+});
+
+describe('routes and errors', () => {
+  it('answers 404 route_not_found for an unknown route, with or without credentials', async () => {
+    expectErrorShape(await call(server, 'GET', '/nothing-here'), 404, 'route_not_found');
+    expectErrorShape(await call(server, 'GET', '/nothing-here', { as: null }), 404, 'route_not_found');
+    expectErrorShape(await call(server, 'POST', '/nothing-here', { body: { a: 1 } }), 404, 'route_not_found');
+    const outside = await fetch(`${server.url}/somewhere/else`);
+    expect(outside.status).toBe(404);
+    expect(await outside.json()).toEqual({ error: { code: 'route_not_found', message: expect.any(String) } });
+  });
+
+  it('answers every kind of error in exactly the contract shape', async () => {
+    const taken = await createUser(server);
+    expectErrorShape(await call(server, 'POST', '/users', { body: '{' }), 400, 'invalid_body');
+    expectErrorShape(await call(server, 'GET', '/users?per_page=101'), 400, 'invalid_query');
+    expectErrorShape(await call(server, 'GET', '/users', { as: null }), 401, 'unauthorized');
+    expectErrorShape(
+      await call(server, 'POST', '/page_configurations', { as: member.creds, body: { name: 'No' } }),
+      403,
+      'forbidden',
+    );
+    expectErrorShape(await call(server, 'GET', `/users/${'f'.repeat(32)}`), 404, 'not_found');
+    expectErrorShape(await call(server, 'GET', '/no/such/route'), 404, 'route_not_found');
+    expectErrorShape(
+      await call(server, 'POST', '/users', { body: userBody({ email: taken.email }) }),
+      409,
+      'email_taken',
+    );
+    expectErrorShape(
+      await call(server, 'POST', '/users', { body: userBody({ nickname: taken.nickname }) }),
+      409,
+      'nickname_taken',
+    );
+    expectErrorShape(
+      await call(server, 'POST', '/users', { body: { pad: 'p'.repeat(MIB + 1) } }),
+      413,
+      'payload_too_large',
+    );
+    expectErrorShape(
+      await call(server, 'POST', '/users', { body: 'x', headers: { 'content-type': 'text/plain' } }),
+      415,
+      'unsupported_media_type',
+    );
+    expectErrorShape(await call(server, 'POST', '/users', { body: {} }), 422, 'validation_failed');
+    const key = `idem-${tag()}`;
+    expect((await call(server, 'POST', '/users', { body: userBody(), headers: { 'idempotency-key': key } })).status).toBe(
+      201,
+    );
+    expectErrorShape(
+      await call(server, 'POST', '/users', { body: userBody(), headers: { 'idempotency-key': key } }),
+      422,
+      'idempotency_key_reused',
+    );
+    expectErrorShape(
+      await call(server, 'POST', '/users', { body: userBody(), headers: { 'idempotency-key': 'k'.repeat(300) } }),
+      400,
+      'invalid_body',
+    );
+  });
+});
+
+describe('Idempotency-Key', () => {
+  it('replays the first response for the same key and body, without acting again', async () => {
+    const key = `idem-${tag()}`;
+    const body = userBody();
+    const first = await call(server, 'POST', '/users', { body, headers: { 'idempotency-key': key } });
+    expect(first.status).toBe(201);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    const again = await call(server, 'POST', '/users', { body, headers: { 'idempotency-key': key } });
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect(await countWithNickname(body.nickname as string)).toBe(1);
+  });
+
+  it('makes one page only, where the same body without a key makes two', async () => {
+    const config = await createPageConfiguration(server);
+    const owner = await createUser(server);
+    const body = { name: `Once ${tag()}`, privacy: 'public', page_configuration_id: config.id, user_id: owner.id };
+    const key = `idem-${tag()}`;
+    const first = await call(server, 'POST', '/pages', { body, headers: { 'idempotency-key': key } });
+    const second = await call(server, 'POST', '/pages', { body, headers: { 'idempotency-key': key } });
+    expect([first.status, second.status]).toEqual([201, 201]);
+    expect(second.body.id).toBe(first.body.id);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect((await pagesOf(owner.id)).map((p) => p.id)).toEqual([first.body.id]);
+
+    const unkeyed = await call(server, 'POST', '/pages', { body });
+    expect(unkeyed.status).toBe(201);
+    expect(unkeyed.body.id).not.toBe(first.body.id);
+    expect(await pagesOf(owner.id)).toHaveLength(2);
+  });
+
+  it('answers 422 idempotency_key_reused for the same key with another body, and stores nothing', async () => {
+    const key = `idem-${tag()}`;
+    const first = await call(server, 'POST', '/users', { body: userBody(), headers: { 'idempotency-key': key } });
+    expect(first.status).toBe(201);
+    const other = userBody();
+    const res = await call(server, 'POST', '/users', { body: other, headers: { 'idempotency-key': key } });
+    expectErrorShape(res, 422, 'idempotency_key_reused');
+    expect(await countWithNickname(other.nickname as string)).toBe(0);
+  });
+
+  it('answers 422 idempotency_key_reused for the same key on another endpoint', async () => {
+    const key = `idem-${tag()}`;
+    expect((await call(server, 'POST', '/users', { body: userBody(), headers: { 'idempotency-key': key } })).status).toBe(
+      201,
+    );
+    const name = `Config ${tag()}`;
+    const res = await call(server, 'POST', '/page_configurations', {
+      body: { name },
+      headers: { 'idempotency-key': key },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('idempotency_key_reused');
+    const configs = await call(server, 'GET', '/page_configurations?per_page=100');
+    expect(configs.body.items.map((c: { name: string }) => c.name)).not.toContain(name);
+  });
+
+  it('keeps keys apart per caller', async () => {
+    const key = `idem-${tag()}`;
+    const config = await createPageConfiguration(server);
+    const body = { name: `Mine ${tag()}`, privacy: 'public', page_configuration_id: config.id, user_id: member.user.id };
+    const byAdmin = await call(server, 'POST', '/pages', { body, headers: { 'idempotency-key': key } });
+    const byMember = await call(server, 'POST', '/pages', {
+      as: member.creds,
+      body,
+      headers: { 'idempotency-key': key },
+    });
+    expect([byAdmin.status, byMember.status]).toEqual([201, 201]);
+    expect(byMember.headers.get('idempotent-replayed')).toBeNull();
+    expect(byMember.body.id).not.toBe(byAdmin.body.id);
+  });
+
+  it('acts once when retries with the same key race each other', async () => {
+    const config = await createPageConfiguration(server);
+    const owner = await createUser(server);
+    const body = { name: `Race ${tag()}`, privacy: 'public', page_configuration_id: config.id, user_id: owner.id };
+    const key = `idem-${tag()}`;
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => call(server, 'POST', '/pages', { body, headers: { 'idempotency-key': key } })),
+    );
+    expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
+    expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
+    expect(results.filter((r) => r.headers.get('idempotent-replayed') === 'true')).toHaveLength(4);
+    expect(await pagesOf(owner.id)).toHaveLength(1);
+  });
+
+  it('acts once when racing creates of a user share a key (one 201 replayed, no 409)', async () => {
+    const body = userBody();
+    const key = `idem-${tag()}`;
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () => call(server, 'POST', '/users', { body, headers: { 'idempotency-key': key } })),
+    );
+    expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201]);
+    expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
+    expect(await countWithNickname(body.nickname as string)).toBe(1);
+  });
+});
+
+describe('GET /openapi.json', () => {
+  it('is served without credentials as an OpenAPI 3.1 document with the users path', async () => {
+    for (const as of [null, { key: 'ak_wrong', secret: 'as_wrong' }]) {
+      const res = await call(server, 'GET', '/openapi.json', { as });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(res.body.openapi).toMatch(/^3\.1\.\d+$/);
+      expect(res.body.info).toMatchObject({ title: expect.any(String), version: expect.any(String) });
+      const users = res.body.paths['/public-api/v1/users'];
+      expect(users).toBeDefined();
+      expect(Object.keys(users).sort()).toEqual(['get', 'post']);
+      expect(Object.keys(users.post.requestBody.content)).toEqual(
+        expect.arrayContaining(['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data']),
+      );
+      expect(users.post.requestBody.content['application/json'].schema.required).toEqual(
+        expect.arrayContaining(['first_name', 'last_name', 'nickname', 'email', 'password']),
+      );
+      expect(res.body.paths['/public-api/v1/users/{user_id}']).toHaveProperty('get');
+    }
+  });
+});
