@@ -1,15 +1,19 @@
 import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
+import { registerAccessRequestCommands } from './cli/commands/access-requests.js';
 import { registerAdminCommands } from './cli/commands/admin.js';
 import { registerAuthCommands } from './cli/commands/auth.js';
 import { registerCompletionCommand } from './cli/commands/completion.js';
 import { registerFollowCommands } from './cli/commands/follows.js';
+import { registerInviteCommands } from './cli/commands/invites.js';
 import { registerPageConfigCommands } from './cli/commands/page-configs.js';
 import { registerPageCommands } from './cli/commands/pages.js';
 import { registerOpenApiCommand } from './cli/commands/openapi.js';
 import { registerPermissionCommands } from './cli/commands/permissions.js';
+import { registerRoleCommands, registerSetRoleCommand } from './cli/commands/roles.js';
 import { registerServeCommand } from './cli/commands/serve.js';
 import { registerUserCommands } from './cli/commands/users.js';
+import { registerWebhookCommands } from './cli/commands/webhooks.js';
 import { ExitCode } from './cli/errors.js';
 
 const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
@@ -31,6 +35,11 @@ export function buildProgram(): Command {
   registerPageConfigCommands(program);
   registerFollowCommands(program);
   registerPermissionCommands(program);
+  registerRoleCommands(program);
+  registerAccessRequestCommands(program);
+  registerInviteCommands(program);
+  registerWebhookCommands(program);
+  registerSetRoleCommand(program.commands.find((c) => c.name() === 'users')!);
   registerOpenApiCommand(program);
   registerCompletionCommand(program);
   return program;

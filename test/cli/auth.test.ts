@@ -1,0 +1,228 @@
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, createPage, createPageConfiguration, createUserWithKey } from '../helpers/api.js';
+import { runCli, runCliTty } from '../helpers/cli.js';
+import { removeDir, startServer, type Credentials, type RunningServer } from '../helpers/server.js';
+import { ANSI, freshHome } from './support.js';
+
+let server: RunningServer;
+let member: Credentials;
+let secretPage: Awaited<ReturnType<typeof createPage>>;
+
+beforeAll(async () => {
+  server = await startServer();
+  const created = await createUserWithKey(server, { nickname: `member_${Date.now()}` });
+  member = created.creds;
+  const config = await createPageConfiguration(server);
+  const admin = (await call(server, 'GET', '/me')).body as { id: string };
+  // Visible to the administrator (a project admin and its creator), invisible to the member.
+  secretPage = await createPage(server, { user_id: admin.id, page_configuration_id: config.id, privacy: 'secret' });
+});
+afterAll(async () => {
+  await server.stop();
+  removeDir(server.dir);
+});
+
+const credentialsFile = (home: string) => join(home, '.config', 'agora', 'credentials.json');
+const login = (home: string, creds: Credentials, extra: string[] = []) =>
+  runCli(['login', '--url', server.url, '--api-key', creds.key, '--api-secret', creds.secret, ...extra], { home });
+const pageNames = async (home: string, args: string[] = [], env: Record<string, string> = {}) => {
+  const result = await runCli(['pages', 'list', '--json', ...args], { home, env });
+  expect(result.code, result.stderr).toBe(0);
+  return (JSON.parse(result.stdout) as { items: { name: string }[] }).items.map((p) => p.name);
+};
+
+describe('agora login', () => {
+  it('stores the profile in $XDG_CONFIG_HOME/agora/credentials.json, private, without printing the secret', async () => {
+    const home = freshHome(server);
+    const result = await login(home, server.admin);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^Logged in to http:\/\/127\.0\.0\.1:\d+ as admin \([0-9a-f]{32}\); profile "default" saved\n$/);
+    expect(result.stdout + result.stderr).not.toContain(server.admin.secret);
+
+    const path = credentialsFile(home);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(statSync(join(home, '.config', 'agora')).mode & 0o777).toBe(0o700);
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({
+      current: 'default',
+      profiles: { default: { url: server.url, api_key: server.admin.key, api_secret: server.admin.secret } },
+    });
+    // The stored profile is enough for the next command.
+    expect(await pageNames(home)).toContain(secretPage.name);
+  });
+
+  it('never prints the secret with --json or at a terminal either', async () => {
+    const [json, tty] = await Promise.all([
+      login(freshHome(server), server.admin, ['--json']),
+      runCliTty(['login', '--url', server.url, '--api-key', server.admin.key, '--api-secret', server.admin.secret], {
+        home: freshHome(server),
+      }),
+    ]);
+    expect(json.code, json.stderr).toBe(0);
+    const body = JSON.parse(json.stdout) as { profile: string; url: string; user: { nickname: string } };
+    expect(body).toMatchObject({ profile: 'default', url: server.url, user: { nickname: 'admin' } });
+    expect(tty.code, tty.stdout).toBe(0);
+    expect(tty.stdout).toContain('Logged in to');
+    for (const r of [json, tty]) expect(r.stdout + r.stderr).not.toContain(server.admin.secret);
+  });
+
+  it('refuses a wrong secret with exit 4 and stores nothing', async () => {
+    const home = freshHome(server);
+    const result = await login(home, { key: server.admin.key, secret: 'as_wrong_secret' });
+    expect(result.code).toBe(4);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe('error: Invalid API key or secret (unauthorized, HTTP 401)\n');
+    expect(existsSync(credentialsFile(home))).toBe(false);
+  });
+
+  it('leaves existing profiles untouched when a later login is refused', async () => {
+    const home = freshHome(server);
+    expect((await login(home, server.admin)).code).toBe(0);
+    const before = readFileSync(credentialsFile(home), 'utf8');
+    const refused = await login(home, { key: member.key, secret: 'as_wrong' }, ['--profile', 'member']);
+    expect(refused.code).toBe(4);
+    expect(readFileSync(credentialsFile(home), 'utf8')).toBe(before);
+  });
+
+  it('says what is missing when run without a terminal and without the key', async () => {
+    const result = await runCli(['login', '--url', server.url], { home: freshHome(server) });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('error: login needs --api-key and --api-secret when not run on a terminal\n');
+  });
+});
+
+describe('profiles, --profile and logout', () => {
+  let home: string;
+  beforeAll(async () => {
+    home = freshHome(server);
+    expect((await login(home, server.admin)).code).toBe(0);
+    expect((await login(home, member, ['--profile', 'member'])).code).toBe(0);
+  });
+
+  it('lists the profiles in every mode without a secret', async () => {
+    const [tsv, json, table] = await Promise.all([
+      runCli(['profiles'], { home }),
+      runCli(['profiles', '--json'], { home }),
+      runCliTty(['profiles'], { home, env: { NO_COLOR: '1' } }),
+    ]);
+    for (const r of [tsv, json, table]) {
+      expect(r.code, r.stderr + r.stdout).toBe(0);
+      for (const secret of [server.admin.secret, member.secret]) expect(r.stdout + r.stderr).not.toContain(secret);
+    }
+    // The last login became the current profile.
+    expect(tsv.stdout).toBe(`\tdefault\t${server.url}\t${server.admin.key}\n*\tmember\t${server.url}\t${member.key}\n`);
+    expect(JSON.parse(json.stdout)).toEqual({
+      items: [
+        { name: 'default', url: server.url, api_key: server.admin.key, current: false },
+        { name: 'member', url: server.url, api_key: member.key, current: true },
+      ],
+      total_items: 2,
+    });
+    expect(table.stdout).not.toMatch(ANSI);
+    expect(table.stdout).toMatch(/│ current │ name\s+│ url\s+│ api_key\s+│/);
+    expect(table.stdout).toMatch(/│ \*\s+│ member\s+│/);
+  });
+
+  it('uses the profile named by --profile or AGORA_PROFILE, else the current one', async () => {
+    const [current, byFlag, byEnv, flagOverEnv] = await Promise.all([
+      pageNames(home),
+      pageNames(home, ['--profile', 'default']),
+      pageNames(home, [], { AGORA_PROFILE: 'default' }),
+      pageNames(home, ['--profile', 'member'], { AGORA_PROFILE: 'default' }),
+    ]);
+    expect(current).not.toContain(secretPage.name); // member
+    expect(byFlag).toContain(secretPage.name); // admin
+    expect(byEnv).toContain(secretPage.name);
+    expect(flagOverEnv).not.toContain(secretPage.name);
+  });
+
+  it('lets AGORA_API_KEY/AGORA_API_SECRET and AGORA_URL override the stored profile, and --url override them', async () => {
+    const adminEnv = { AGORA_API_KEY: server.admin.key, AGORA_API_SECRET: server.admin.secret };
+    expect(await pageNames(home, [], adminEnv)).toContain(secretPage.name);
+
+    const dead = 'http://127.0.0.1:9';
+    const [envUrl, flagUrl, halfPair] = await Promise.all([
+      runCli(['pages', 'list'], { home, env: { AGORA_URL: dead } }),
+      runCli(['pages', 'list', '--url', server.url], { home, env: { AGORA_URL: dead } }),
+      runCli(['pages', 'list'], { home, env: { AGORA_API_KEY: server.admin.key } }),
+    ]);
+    expect(envUrl.code).toBe(1);
+    expect(envUrl.stderr).toBe(`error: Cannot reach the agora server at ${dead} (ECONNREFUSED)\n`);
+    expect(flagUrl.code, flagUrl.stderr).toBe(0);
+    // A key from the environment is never paired with the stored profile's secret.
+    expect(halfPair.code).toBe(2);
+    expect(halfPair.stderr).toContain('AGORA_API_KEY and AGORA_API_SECRET go together');
+  });
+
+  it('refuses an unknown profile with exit 2', async () => {
+    const result = await runCli(['pages', 'list', '--profile', 'nosuch'], { home });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('error: No profile named "nosuch": run agora login --profile nosuch\n');
+  });
+
+  it('logout removes the profile and keeps the file private', async () => {
+    const other = freshHome(server);
+    expect((await login(other, server.admin)).code).toBe(0);
+    expect((await login(other, member, ['--profile', 'member'])).code).toBe(0);
+
+    const out = await runCli(['logout', '--profile', 'member'], { home: other });
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toBe('Logged out: profile "member" removed\n');
+    const stored = JSON.parse(readFileSync(credentialsFile(other), 'utf8'));
+    expect(Object.keys(stored.profiles)).toEqual(['default']);
+    expect(stored.current).toBe('default');
+    expect(statSync(credentialsFile(other)).mode & 0o777).toBe(0o600);
+
+    const [again, useIt, list] = await Promise.all([
+      runCli(['logout', '--profile', 'member'], { home: other }),
+      runCli(['pages', 'list', '--profile', 'member'], { home: other }),
+      runCli(['profiles'], { home: other }),
+    ]);
+    expect(again.code).toBe(2);
+    expect(useIt.code).toBe(2);
+    expect(list.stdout).toBe(`*\tdefault\t${server.url}\t${server.admin.key}\n`);
+
+    // Logging out of the last profile leaves the client without credentials.
+    expect((await runCli(['logout'], { home: other })).code).toBe(0);
+    const none = await runCli(['pages', 'list'], { home: other });
+    expect(none.code).toBe(4);
+  });
+});
+
+describe('without credentials', () => {
+  it('exits 4 with one clear line', async () => {
+    const home = freshHome(server);
+    const [plain, json] = await Promise.all([
+      runCli(['pages', 'list', '--url', server.url], { home }),
+      runCli(['users', 'list', '--json', '--url', server.url], { home }),
+    ]);
+    for (const r of [plain, json]) {
+      expect(r.code).toBe(4);
+      expect(r.stdout).toBe('');
+    }
+    expect(plain.stderr).toBe('error: Not logged in: run agora login, or set AGORA_API_KEY and AGORA_API_SECRET\n');
+  });
+
+  it('exits 4 when the server refuses the key, whatever the output mode', async () => {
+    const env = { AGORA_URL: server.url, AGORA_API_KEY: server.admin.key, AGORA_API_SECRET: 'as_wrong' };
+    const [plain, json] = await Promise.all([
+      runCli(['pages', 'list'], { home: server.dir, env }),
+      runCli(['pages', 'list', '--json'], { home: server.dir, env }),
+    ]);
+    expect(plain.code).toBe(4);
+    expect(plain.stderr).toBe('error: Invalid API key or secret (unauthorized, HTTP 401)\n');
+    expect(json.code).toBe(4);
+    expect(JSON.parse(json.stderr)).toEqual({ error: { code: 'unauthorized', message: 'Invalid API key or secret' } });
+  });
+
+  it('reads a hand-written credentials file too', async () => {
+    const home = freshHome(server);
+    mkdirSync(join(home, '.config', 'agora'), { recursive: true });
+    writeFileSync(
+      credentialsFile(home),
+      JSON.stringify({ current: 'x', profiles: { x: { url: server.url, api_key: member.key, api_secret: member.secret } } }),
+    );
+    expect(await pageNames(home)).not.toContain(secretPage.name);
+  });
+});
