@@ -130,6 +130,17 @@ async function api(base, method, path, headers, body) {
   return json;
 }
 
+/** CPU time (user + system) a process has used, in ms (from /proc/<pid>/stat, in clock ticks of 10 ms). */
+function cpuMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
+
 function rssMb(pid) {
   try {
     const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -296,13 +307,17 @@ async function runBench() {
       ['agora (member)', agora.url + PREFIX + path, memberHeaders],
       ['bare node:http', bare.url + PREFIX + path, {}],
     ]) {
+      const pid = label.startsWith('agora') ? agora.child.pid : bare.child.pid;
       await cannon(autocannon, `${label} warm-up`, url, headers, 2);
+      const cpu0 = cpuMs(pid);
       const r = await cannon(autocannon, label, url, headers, DURATION);
-      r.rss = label.startsWith('agora') ? rssMb(agora.child.pid) : rssMb(bare.child.pid);
+      // CPU per request is less sensitive than req/s to other processes competing for the cores.
+      r.cpuUsPerReq = ((cpuMs(pid) - cpu0) * 1000) / r.total;
+      r.rss = rssMb(pid);
       runs.push(r);
       console.log(
         `${label.padEnd(16)} ${fmt(r.reqPerSec, 0).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  ` +
-          `max ${r.max} ms  (${r.total} requests)  RSS ${fmt(r.rss)} MB`,
+          `max ${r.max} ms  (${r.total} requests)  server CPU ${fmt(r.cpuUsPerReq, 0)} µs/req  RSS ${fmt(r.rss)} MB`,
       );
     }
     const [adminRun, memberRun, bareRun] = runs;
@@ -334,11 +349,16 @@ async function runBench() {
     ];
     console.log('');
     console.log(`${CONNECTIONS} connections, ${DURATION} s per run, ${PAGES} pages, GET ${PREFIX}${path}`);
-    console.log('run               req/s     p50    p99    max');
+    console.log('run               req/s   p50 ms  p99 ms  max ms  server CPU µs/req');
     for (const r of runs)
       console.log(
-        `${r.label.padEnd(16)} ${fmt(r.reqPerSec, 0).padStart(6)} ${String(r.p50).padStart(6)} ${String(r.p99).padStart(6)} ${String(r.max).padStart(6)}`,
+        `${r.label.padEnd(16)} ${fmt(r.reqPerSec, 0).padStart(6)} ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)} ` +
+          `${String(r.max).padStart(7)}  ${fmt(r.cpuUsPerReq, 0).padStart(8)}`,
       );
+    console.log(
+      `CPU-per-request ratio bare/agora (a load-independent proxy of the req/s ratio): admin ` +
+        `${fmt(bareRun.cpuUsPerReq / adminRun.cpuUsPerReq, 2)}, member ${fmt(bareRun.cpuUsPerReq / memberRun.cpuUsPerReq, 2)}`,
+    );
     console.log(`cold start (ms, median): node -e 0 ${fmt(nodeBase.median)}, --version ${fmt(version.median)}, pages list ${fmt(pagesList.median)}`);
     console.log('');
     console.log('target                      value    goal     result');

@@ -29,6 +29,7 @@ export class Output {
     this.stderr = options.stderr ?? process.stderr;
     this.json = options.json;
     this.tty = !!this.stdout.isTTY;
+    ignoreClosedPipe(this.stdout);
     this.color = this.tty && !env.NO_COLOR && env.TERM !== 'dumb';
   }
 
@@ -101,6 +102,20 @@ export class Output {
   dim = (text: string) => this.paint(2, text);
   green = (text: string) => this.paint(32, text);
   red = (text: string) => this.paint(31, text);
+}
+
+const guarded = new WeakSet<NodeJS.WriteStream>();
+
+/**
+ * `agora users list | head -1`: the reader leaves early and the next write fails with EPIPE. That is the
+ * reader's choice, not an error to report with a stack trace; the remaining output is simply dropped.
+ */
+function ignoreClosedPipe(stream: NodeJS.WriteStream): void {
+  if (guarded.has(stream)) return;
+  guarded.add(stream);
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
 }
 
 const toText = (value: unknown): string => {

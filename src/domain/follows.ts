@@ -5,7 +5,7 @@ import type { CreateFollowInput, Follow, FollowableType, ListFollowsQuery } from
 import { isUniqueViolation } from '../store/errors.js';
 import type { FollowRow } from '../store/follows.js';
 import { nowIso, type Caller, type Deps } from './context.js';
-import { administersPage, findVisiblePage, toPageRecord } from './pages.js';
+import { administersPage, canSeePage, findVisiblePage, toPageRecord } from './pages.js';
 import { requireActingFor } from './permissions.js';
 import { toUserRecord } from './users.js';
 
@@ -78,6 +78,11 @@ export async function deleteFollow(deps: Deps, caller: Caller, id: string): Prom
   await deps.store.transaction(async (tx) => {
     const follow = await tx.follows.getById(id);
     if (!follow) throw notFound('Follow');
+    // A follow of a secret page is as hidden as the page: 404, not 403, to those outside it.
+    if (follow.followable_type === 'Page' && follow.user_id !== caller.user.id) {
+      const page = await tx.pages.getById(follow.followable_id);
+      if (page && !(await canSeePage(tx, caller, page))) throw notFound('Follow');
+    }
     if (follow.user_id !== caller.user.id && !caller.isAdmin) throw forbidden('You may delete only your own follows');
     await tx.follows.delete(id);
   });

@@ -29,6 +29,15 @@ export const toPermissionSetRecord = (row: PermissionSetRow): PermissionSet => (
 
 const nameTaken = () => new AppError(409, ErrorCode.conflict, 'A permission set already exists with that name');
 
+/**
+ * Names are looked up whatever their case (`GET /users?role=`, the CLI's `--role`), so they are unique that
+ * way too; the store's unique index only covers the exact spelling. Checked inside the writing transaction.
+ */
+async function requireFreeName(tx: Deps['store'], name: string, exceptId?: string): Promise<void> {
+  const wanted = name.toLowerCase();
+  if ((await tx.permissionSets.list()).some((s) => s.id !== exceptId && s.name.toLowerCase() === wanted)) throw nameTaken();
+}
+
 async function findSet(deps: Deps, id: string): Promise<PermissionSetRow> {
   const row = await deps.store.permissionSets.getById(id);
   if (!row) throw notFound('Permission set');
@@ -63,12 +72,15 @@ export async function createPermissionSet(
     created_at: now,
     updated_at: now,
   };
-  try {
-    await deps.store.permissionSets.insert(row);
-  } catch (error) {
-    if (isUniqueViolation(error, 'permission_sets')) throw nameTaken();
-    throw error;
-  }
+  await deps.store.transaction(async (tx) => {
+    await requireFreeName(tx, row.name);
+    try {
+      await tx.permissionSets.insert(row);
+    } catch (error) {
+      if (isUniqueViolation(error, 'permission_sets')) throw nameTaken();
+      throw error;
+    }
+  });
   return toPermissionSetRecord(row);
 }
 
@@ -84,7 +96,10 @@ export async function updatePermissionSet(
     const current = await tx.permissionSets.getById(id);
     if (!current) throw notFound('Permission set');
     const changes: Partial<PermissionSetRow> = { updated_at: nowIso(deps) };
-    if (input.name !== undefined) changes.name = input.name;
+    if (input.name !== undefined) {
+      await requireFreeName(tx, input.name, id);
+      changes.name = input.name;
+    }
     if (input.show_as_tagline !== undefined) changes.show_as_tagline = input.show_as_tagline ? 1 : 0;
     if (input.image_url !== undefined) changes.image_url = input.image_url;
     if (input.permissions !== undefined) {

@@ -16,7 +16,7 @@ for (const [net, prefix] of [
 ] as const)
   PRIVATE.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
-  ['::', 128],
+  ['::', 96], // unspecified, loopback and the deprecated IPv4-compatible ::a.b.c.d
   ['::1', 128],
   ['fc00::', 7],
   ['fe80::', 10],
@@ -44,7 +44,8 @@ export function refuseWebhookUrl(url: string, allowPrivate: boolean): string | n
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'must be an http(s) URL';
   if (parsed.username || parsed.password) return 'must not carry credentials';
   if (allowPrivate) return null;
-  const host = parsed.hostname.toLowerCase();
+  // A fully qualified name may end with a dot: `localhost.` is still this machine.
+  const host = parsed.hostname.toLowerCase().replace(/\.$/, '');
   if (host === 'localhost' || host.endsWith('.localhost') || isPrivateAddress(host))
     return 'must not point to a loopback or private address';
   return null;

@@ -1,6 +1,6 @@
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import { Authenticator } from '../domain/api-keys.js';
 import type { Clock, Deps } from '../domain/context.js';
 import { can } from '../domain/permissions.js';
@@ -43,7 +43,13 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ? { level: 'info', redact: ['req.headers["api-secret"]'] } : false,
     bodyLimit,
-    routerOptions: { ignoreTrailingSlash: true },
+    // An over-long id reads as an unknown one (404) rather than a router error.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
+    // Errors the router raises before any route runs (a malformed path escape) get the contract's shape too.
+    frameworkErrors: (error, _request, reply) => {
+      const appError = toAppError(error as FastifyError, bodyLimit);
+      void (reply as unknown as FastifyReply).code(appError.status).send(appError.toBody());
+    },
     return503OnClosing: true,
   });
 

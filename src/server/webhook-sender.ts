@@ -14,17 +14,22 @@ export interface WebhookSenderOptions {
   retrySchedule?: number[];
   timeoutMs?: number;
   concurrency?: number;
+  /** Attempts in flight to one webhook at most (default: half of `concurrency`). */
+  perWebhookConcurrency?: number;
   pollMs?: number;
   onError?: (error: unknown) => void;
 }
 
 /**
  * Posts the outbox's deliveries in the background. Each attempt is bounded by a timeout and the number
- * of attempts in flight is bounded, so a receiver that hangs costs a few sockets, never the API. A
+ * of attempts in flight is bounded, so a receiver that hangs costs a few sockets, never the API; and
+ * one webhook holds at most part of them, so a receiver that hangs does not delay the others. A
  * delivery is claimed with a lease before it is sent, so a crash mid-send only delays it.
  */
 export class WebhookSender {
   private readonly inFlight = new Set<Promise<void>>();
+  /** Attempts in flight per webhook id. */
+  private readonly inFlightByWebhook = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private ticking = false;
@@ -33,6 +38,7 @@ export class WebhookSender {
   private readonly schedule: number[];
   private readonly timeoutMs: number;
   private readonly concurrency: number;
+  private readonly perWebhook: number;
   private readonly pollMs: number;
 
   constructor(private readonly options: WebhookSenderOptions) {
@@ -40,6 +46,7 @@ export class WebhookSender {
     this.schedule = options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE;
     this.timeoutMs = options.timeoutMs ?? 5_000;
     this.concurrency = options.concurrency ?? 8;
+    this.perWebhook = options.perWebhookConcurrency ?? Math.max(1, Math.floor(this.concurrency / 2));
     this.pollMs = options.pollMs ?? 1_000;
   }
 
@@ -83,15 +90,29 @@ export class WebhookSender {
     const free = this.concurrency - this.inFlight.size;
     if (free <= 0) return;
     const now = this.clock();
-    const due = await this.options.store.deliveries.due(now.toISOString(), free);
+    // Webhooks that hold all the attempts they may are left out, so that their backlog does not hide
+    // the deliveries of others.
+    const full = [...this.inFlightByWebhook].filter(([, n]) => n >= this.perWebhook).map(([id]) => id);
+    const due = await this.options.store.deliveries.due(now.toISOString(), free, full);
     const lease = new Date(now.getTime() + this.timeoutMs + 30_000).toISOString();
     for (const row of due) {
       if (!this.running) return;
+      const busy = this.inFlightByWebhook.get(row.webhook_id) ?? 0;
+      if (busy >= this.perWebhook) {
+        // This webhook became full during this tick (a full one is left out of the query), so something
+        // was started; the batch may have hidden others' deliveries behind this one's: look again.
+        this.again = true;
+        continue;
+      }
       if (!(await this.options.store.deliveries.claim(row, lease))) continue;
+      this.inFlightByWebhook.set(row.webhook_id, busy + 1);
       const attempt = this.attempt(row)
         .catch((error) => this.options.onError?.(error))
         .finally(() => {
           this.inFlight.delete(attempt);
+          const left = (this.inFlightByWebhook.get(row.webhook_id) ?? 1) - 1;
+          if (left > 0) this.inFlightByWebhook.set(row.webhook_id, left);
+          else this.inFlightByWebhook.delete(row.webhook_id);
           // A slot is free: there may be more waiting.
           this.wake();
         });

@@ -1,4 +1,4 @@
-import { Kysely, Migrator, type Migration, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import { apiKeysRepo, idempotencyRepo, permissionSetsRepo } from './access.js';
 import { followsRepo } from './follows.js';
 import { membership } from './migrations/0002-membership.js';
@@ -63,7 +63,21 @@ export function createKyselyStore(
     deliveries: deliveriesRepo(db),
     transaction(fn) {
       if (options.inTransaction) return fn(store);
-      return db.transaction().execute((trx) => fn(createKyselyStore(trx, dialect, { inTransaction: true })));
+      if (dialect === 'postgres')
+        return db.transaction().execute((trx) => fn(createKyselyStore(trx, dialect, { inTransaction: true })));
+      // SQLite: take the write lock up front. A deferred BEGIN that reads and then writes fails with
+      // SQLITE_BUSY when another process (a second `agora serve` on the same file) wrote in between.
+      return db.connection().execute(async (conn) => {
+        await sql`begin immediate`.execute(conn);
+        try {
+          const result = await fn(createKyselyStore(conn, dialect, { inTransaction: true }));
+          await sql`commit`.execute(conn);
+          return result;
+        } catch (error) {
+          await sql`rollback`.execute(conn);
+          throw error;
+        }
+      });
     },
     async close() {
       await db.destroy();

@@ -48,16 +48,15 @@ export function deliveriesRepo(db: Kysely<Database>) {
     getById(id: string): Promise<DeliveryRow | undefined> {
       return db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst();
     },
-    /** Pending deliveries whose next attempt is due, oldest first. */
-    due(now: string, limit: number): Promise<DeliveryRow[]> {
-      return db
+    /** Pending deliveries whose next attempt is due, oldest first, leaving out those of `skipWebhooks`. */
+    due(now: string, limit: number, skipWebhooks: readonly string[] = []): Promise<DeliveryRow[]> {
+      let query = db
         .selectFrom('webhook_deliveries')
         .selectAll()
         .where('status', '=', 'pending')
-        .where('next_attempt_at', '<=', now)
-        .orderBy('next_attempt_at')
-        .limit(limit)
-        .execute();
+        .where('next_attempt_at', '<=', now);
+      if (skipWebhooks.length) query = query.where('webhook_id', 'not in', skipWebhooks);
+      return query.orderBy('next_attempt_at').orderBy('id').limit(limit).execute();
     },
     /** When the next pending delivery is due, to sleep until then. */
     async nextDueAt(): Promise<string | undefined> {

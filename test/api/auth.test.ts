@@ -89,10 +89,31 @@ describe('credentials', () => {
     expect(admin.body.nickname).toBe('admin');
   });
 
-  it.todo(
-    'answers 403 api_access_denied to a key whose role lacks users.can_use_api (a user moved to Visitors): ' +
-      'needs PUT /users/{id}/role, which does not exist yet',
-  );
+  it('answers 403 api_access_denied to a key whose role lacks users.can_use_api (a user moved to Visitors)', async () => {
+    const { user, creds } = await createUserWithKey(server);
+    expect((await call(server, 'GET', '/me', { as: creds })).status).toBe(200);
+    const sets = await call(server, 'GET', '/permission_sets?per_page=100');
+    expect(sets.status).toBe(200);
+    const byName = (name: string) => sets.body.items.find((s: { name: string }) => s.name === name).id as string;
+
+    const moved = await call(server, 'PUT', `/users/${user.id}/role`, { body: { permission_set_id: byName('Visitors') } });
+    expect(moved.status).toBe(200);
+    expect(moved.body.permission_set_id).toBe(byName('Visitors'));
+
+    const denied = await call(server, 'GET', '/me', { as: creds });
+    expect(denied.status).toBe(403);
+    expect(denied.body).toEqual({ error: { code: 'api_access_denied', message: expect.stringMatching(/can_use_api/) } });
+    const body = userBody();
+    const create = await call(server, 'POST', '/users', { as: creds, body });
+    expect(create.status).toBe(403);
+    expect(create.body.error.code).toBe('api_access_denied');
+    expect((await call(server, 'GET', `/users?nickname=${body.nickname}`)).body.total_items).toBe(0);
+
+    // The role is read on every request: moving the user back gives the same key its access again.
+    const back = await call(server, 'PUT', `/users/${user.id}/role`, { body: { permission_set_id: byName('Members') } });
+    expect(back.status).toBe(200);
+    expect((await call(server, 'GET', '/me', { as: creds })).status).toBe(200);
+  });
 });
 
 describe('agora admin create-key', () => {
@@ -139,7 +160,10 @@ describe('agora admin create-key', () => {
     const result = await runCli(['admin', 'create-key', '--db', server.db, '--user', user.id, '--json'], {
       home: server.dir,
     });
-    const { api_key: apiKey, api_secret: apiSecret } = JSON.parse(result.stdout) as Record<string, string>;
+    const { api_key: apiKey, api_secret: apiSecret } = JSON.parse(result.stdout) as {
+      api_key: string;
+      api_secret: string;
+    };
     const bytes = storeBytes();
     // The search itself works: what is stored in clear is found.
     expect(bytes.includes(apiKey)).toBe(true);

@@ -351,6 +351,18 @@ describe('DELETE /follows/{id}', () => {
     expect((await followsBetween(user.id, 'User', target.id)).total_items).toBe(1);
   });
 
+  it('answers 404 to an outsider deleting a follow of a secret page, and keeps it', async () => {
+    const owner = await createUser(server);
+    const member = await createUser(server);
+    const { creds: outsider } = await createUserWithKey(server);
+    const secret = await newPage(owner.id, 'secret');
+    const made = await follow({ followable_type: 'Page', followable_id: secret.id, user_id: member.id });
+    const res = await call(server, 'DELETE', `/follows/${made.body.id}`, { as: outsider });
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('not_found');
+    expect((await followsBetween(member.id, 'Page', secret.id)).total_items).toBe(1);
+  });
+
   it('lets an Admin remove any follow', async () => {
     const user = await createUser(server);
     const target = await createUser(server);

@@ -106,7 +106,7 @@ describe('request bodies', () => {
   );
 
   it('refuses a multipart body over 1 MiB made of fields each under the limit', async () => {
-    const body = { ...userBody(), filler_a: 'a'.repeat(MIB / 2), filler_b: 'b'.repeat(MIB / 2 + 10) };
+    const body = userBody({ filler_a: 'a'.repeat(MIB / 2), filler_b: 'b'.repeat(MIB / 2 + 10) });
     const res = await call(server, 'POST', '/users', { body, kind: 'multipart' });
     expectErrorShape(res, 413, 'payload_too_large');
     expect(await countWithNickname(body.nickname as string)).toBe(0);
@@ -115,7 +115,7 @@ describe('request bodies', () => {
   // KNOWN GAP (see the report of this suite): a multipart body sent chunked announces no length, and the
   // multipart parser reads past Fastify's body limit. Needs a fix in src/server/app.ts; then make this an `it`.
   it.fails('refuses a chunked multipart body over 1 MiB with 413', async () => {
-    const body = { ...userBody(), filler_a: 'a'.repeat(MIB / 2), filler_b: 'b'.repeat(MIB / 2 + 10) };
+    const body = userBody({ filler_a: 'a'.repeat(MIB / 2), filler_b: 'b'.repeat(MIB / 2 + 10) });
     const form = new FormData();
     for (const [k, v] of Object.entries(body)) form.append(k, String(v));
     const encoded = new Request('http://localhost/', { method: 'POST', body: form });
@@ -135,7 +135,7 @@ describe('request bodies', () => {
   });
 
   it('accepts a body just under the limit', async () => {
-    const body = { ...userBody(), filler: 'f'.repeat(MIB - 4096) };
+    const body = userBody({ filler: 'f'.repeat(MIB - 4096) });
     const res = await call(server, 'POST', '/users', { body });
     expect(res.status).toBe(201);
   });

@@ -173,6 +173,8 @@ describe('POST /users', () => {
     ['no digit', 'abcdefghij'],
     ['no letter', '1234567890'],
     ['only symbols and a digit', '!!!!!!!1'],
+    ['a superscript two is not a digit', 'abcdefgh\u00b2'],
+    ['a roman numeral is not a digit', 'abcdefgh\u2167'],
     ['empty', ''],
   ])('refuses a weak password (%s)', async (_label, password) => {
     const body = userBody({ password });
@@ -182,8 +184,11 @@ describe('POST /users', () => {
     await expectNotStored(body);
   });
 
-  it('accepts a password of exactly 8 characters with a letter and a digit', async () => {
-    const res = await call(server, 'POST', '/users', { body: userBody({ password: 'abcdefg1' }) });
+  it.each([
+    ['exactly 8 characters', 'abcdefg1'],
+    ['letters of any script and a non-ASCII decimal digit', '\u00e9t\u00e9\u0436\u0436\u0436\u0436\u0436\u0663'],
+  ])('accepts a password of %s with a letter and a digit', async (_label, password) => {
+    const res = await call(server, 'POST', '/users', { body: userBody({ password }) });
     expect(res.status).toBe(201);
   });
 

@@ -33,6 +33,9 @@ export function runCli(
     const child = spawn(process.execPath, [BIN, ...args], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
+    // Decoded as one stream: a multi-byte character split across two chunks must not turn into U+FFFD.
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
     child.stdout.on('data', (c) => (stdout += c));
     child.stderr.on('data', (c) => (stderr += c));
     child.on('error', reject);
@@ -63,6 +66,9 @@ export function runCliTty(
     });
     let stdout = '';
     let stderr = '';
+    // Decoded as one stream: a multi-byte character split across two chunks must not turn into U+FFFD.
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
     child.stdout.on('data', (c) => (stdout += c));
     child.stderr.on('data', (c) => (stderr += c));
     child.on('error', reject);

@@ -34,10 +34,15 @@ export function registerInviteCommands(program: Command): void {
         );
         const result = await client.post<InviteCreation>('/invites', body);
         if (out.json) return out.printJson(result);
+        // One row per user, in the order they were given.
+        const order = (user: string) => {
+          const at = o.user.findIndex((given) => given.trim() === user);
+          return at === -1 ? o.user.length : at;
+        };
         const rows = [
           ...result.success.map((i) => ({ user: i.user_target_id, result: 'invited', invite: i.id })),
           ...result.errors.flatMap((e) => Object.entries(e).map(([user, message]) => ({ user, result: message, invite: '' }))),
-        ];
+        ].sort((a, b) => order(a.user) - order(b.user));
         await out.list({ items: rows, total_items: rows.length }, [
           { header: 'user', value: (r) => r.user },
           { header: 'result', value: (r) => r.result },

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { intOption } from '../command-kit.js';
 
 export function registerServeCommand(program: Command): void {
@@ -6,7 +6,10 @@ export function registerServeCommand(program: Command): void {
     .command('serve')
     .description('run the API server on a SQLite store')
     .option('--host <host>', 'address to listen on (env AGORA_HOST)', process.env.AGORA_HOST ?? '127.0.0.1')
-    .option('--port <port>', 'port; 0 picks a free one (env AGORA_PORT)', intOption(0, 65535), Number(process.env.AGORA_PORT ?? 4010))
+    // Through .env() the environment's value is checked like the flag's: AGORA_PORT=abc is a usage error.
+    .addOption(
+      new Option('--port <port>', 'port; 0 picks a free one').env('AGORA_PORT').argParser(intOption(0, 65535)).default(4010),
+    )
     .option('--db <file>', 'SQLite database file (env AGORA_DB)', process.env.AGORA_DB ?? './agora.db')
     .option('--demo', 'seed a small community on an empty store and print an administrator key')
     .option('--log', 'log every request to stderr (never credentials)')

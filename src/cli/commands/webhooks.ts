@@ -28,12 +28,23 @@ export function registerWebhookCommands(program: Command): void {
   webhooks
     .command('add')
     .description('register a URL; its signing secret is printed once')
-    .requiredOption('--url <url>', 'http(s) URL receiving the POSTs')
+    // The URL is an argument, not `--url`: `--url` is the program's option (the agora server's address) and
+    // commander gives it to the program wherever it stands on the line.
+    .argument('[url]', 'http(s) URL receiving the POSTs')
     .option('--event <event>', 'event to send, e.g. invite.created (repeatable; default: all six)', collect)
     .action(
-      withContext<{ url: string; event?: string[] }>(async ({ client, out }, o) => {
-        const { CreateWebhookInput, WEBHOOK_EVENTS } = await import('../../shared/schemas/webhooks.js');
-        const body = await validateBody(CreateWebhookInput, { url: o.url, events: o.event ?? [...WEBHOOK_EVENTS] }, { events: '--event' });
+      withContext<{ event?: string[] }>(async ({ client, out }, o, [url]) => {
+        const [{ CreateWebhookInput, WEBHOOK_EVENTS }, { UsageError }] = await Promise.all([
+          import('../../shared/schemas/webhooks.js'),
+          import('../errors.js'),
+        ]);
+        if (url === undefined)
+          throw new UsageError(
+            process.argv.includes('--url') || process.argv.some((a) => a.startsWith('--url='))
+              ? 'give the webhook URL as the argument: agora webhooks add <url> --event … (--url is the address of the agora server)'
+              : 'missing the webhook URL: agora webhooks add <url> --event …',
+          );
+        const body = await validateBody(CreateWebhookInput, { url, events: o.event ?? [...WEBHOOK_EVENTS] }, { url: '<url>', events: '--event' });
         const created = await client.post<Webhook>('/webhooks', body);
         await out.record(created);
         if (!out.json && out.tty) out.note('The secret is shown only this once: store it now.');

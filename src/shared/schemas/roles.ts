@@ -2,6 +2,13 @@ import { z } from 'zod';
 import { formBoolean, Id, idInput, listOf, PaginationQuery, text, Timestamp, typeError } from './common.js';
 import { PERMISSION_CATALOGUE, PermissionsSchema } from './permissions.js';
 
+/** Names the keys that are not in the catalogue, and the ones that are. */
+const unknownKeys = (what: string, known: readonly string[], otherwise: (issue: { input?: unknown }) => string | undefined) =>
+  (issue: { code?: string; keys?: string[]; input?: unknown }) =>
+    issue.code === 'unrecognized_keys'
+      ? `unknown ${what}${issue.keys && issue.keys.length > 1 ? 's' : ''} ${(issue.keys ?? []).map((k) => `"${k}"`).join(', ')} (known: ${known.join(', ')})`
+      : otherwise(issue);
+
 /** A partial permissions object: known categories and actions only, booleans only. */
 const PartialPermissionsInput = z.preprocess(
   (v) => {
@@ -16,10 +23,20 @@ const PartialPermissionsInput = z.preprocess(
     Object.fromEntries(
       Object.entries(PERMISSION_CATALOGUE).map(([category, actions]) => [
         category,
-        z.strictObject(Object.fromEntries(actions.map((a) => [a, formBoolean.optional()]))).optional(),
+        z
+          .strictObject(Object.fromEntries(actions.map((a) => [a, formBoolean.optional()])), {
+            error: unknownKeys(`${category} action`, actions, typeError('an object mapping actions to booleans').error),
+          })
+          .optional(),
       ]),
     ),
-    typeError('an object of categories, each mapping actions to booleans'),
+    {
+      error: unknownKeys(
+        'permission category',
+        Object.keys(PERMISSION_CATALOGUE),
+        typeError('an object of categories, each mapping actions to booleans').error,
+      ),
+    },
   ),
 );
 

@@ -19,7 +19,7 @@ export const CreateUserInput = z.object({
   password: z
     .string(typeError('a string'))
     .max(128, 'must be at most 128 characters')
-    .refine((p) => p.length >= 8 && /\p{L}/u.test(p) && /\p{N}/u.test(p), PASSWORD_RULE),
+    .refine((p) => p.length >= 8 && /\p{L}/u.test(p) && /\p{Nd}/u.test(p), PASSWORD_RULE),
   accept_conditions: mustBeTrue('conditions'),
   accept_confidentiality: mustBeTrue('confidentiality'),
 });
