@@ -56,6 +56,13 @@ export async function main(argv: string[]): Promise<void> {
   }
 }
 
+/** CLI-side failures, by error name: the exit code and the code shown in a `--json` error body. */
+const LOCAL_ERRORS: Record<string, { exit: number; code: string }> = {
+  UsageError: { exit: ExitCode.usage, code: 'invalid_usage' },
+  AuthError: { exit: ExitCode.auth, code: 'not_logged_in' },
+  ConnectionError: { exit: ExitCode.failure, code: 'connection_failed' },
+};
+
 async function report(error: unknown, json: boolean): Promise<number> {
   if (error instanceof CommanderError) {
     // Commander has printed its message already; help and version are not failures.
@@ -63,21 +70,16 @@ async function report(error: unknown, json: boolean): Promise<number> {
   }
   const name = (error as Error)?.name;
   const say = (line: string) => process.stderr.write(`${line}\n`);
+  if (name === 'ExitPromptError') return 130;
   if (name === 'ApiError') {
     const e = error as Error & { status: number; code: string; body: unknown };
     if (json) say(JSON.stringify(e.body));
     else say(`error: ${e.message} (${e.code}, HTTP ${e.status})`);
-    return e.status === 401 ? ExitCode.auth : ExitCode.failure;
+    // A key refused, or a key whose role may not use the API: either way the credentials do not get in.
+    return e.status === 401 || e.code === 'api_access_denied' ? ExitCode.auth : ExitCode.failure;
   }
-  if (name === 'UsageError') {
-    say(`error: ${(error as Error).message}`);
-    return ExitCode.usage;
-  }
-  if (name === 'AuthError') {
-    say(`error: ${(error as Error).message}`);
-    return ExitCode.auth;
-  }
-  if (name === 'ExitPromptError') return 130;
-  say(`error: ${(error as Error)?.message ?? String(error)}`);
-  return ExitCode.failure;
+  const local = LOCAL_ERRORS[name ?? ''] ?? { exit: ExitCode.failure, code: 'failed' };
+  const message = (error as Error)?.message ?? String(error);
+  say(json ? JSON.stringify({ error: { code: local.code, message } }) : `error: ${message}`);
+  return local.exit;
 }

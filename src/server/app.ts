@@ -139,6 +139,7 @@ const CODE_BY_STATUS: Record<number, string> = {
   405: ErrorCode.methodNotAllowed,
   406: ErrorCode.unsupportedMediaType,
   409: ErrorCode.conflict,
+  411: ErrorCode.lengthRequired,
   413: ErrorCode.payloadTooLarge,
   415: ErrorCode.unsupportedMediaType,
   422: ErrorCode.validationFailed,
@@ -163,6 +164,9 @@ function toAppError(error: FastifyError, bodyLimit: number): AppError {
         'Unsupported Content-Type: send application/json, application/x-www-form-urlencoded or multipart/form-data',
       );
   }
+  // The multipart parser throws plain errors, without a status, for a body cut short or malformed.
+  if (!error.statusCode && /^(Multipart: |Unexpected end of (form|multipart data)|Malformed part header|Part terminated early)/.test(error.message))
+    return new AppError(400, ErrorCode.invalidBody, 'The multipart/form-data body is malformed');
   const status = error.statusCode ?? 500;
   if (status === 413) return new AppError(413, ErrorCode.payloadTooLarge, error.message);
   if (status >= 400 && status < 500) {

@@ -57,8 +57,32 @@ function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
 function parseQuery<T>(schema: z.ZodType<T>, query: unknown): T {
   const result = schema.safeParse(query ?? {});
   if (!result.success)
-    throw new AppError(400, ErrorCode.invalidQuery, fieldsOf(result.error).map((f) => f.message).join('; '));
+    throw new AppError(
+      400,
+      ErrorCode.invalidQuery,
+      // Messages of shared pieces (pagination) name their parameter already; the others get it in front.
+      fieldsOf(result.error)
+        .map((f) => (f.message.startsWith(f.field) ? f.message : `${f.field}: ${f.message}`))
+        .join('; '),
+    );
   return result.data;
+}
+
+/**
+ * Fastify applies its body limit to the bodies it reads itself, but multipart streams past it: an announced
+ * length over the limit is refused before anything is read. So is a multipart body without the boundary that
+ * delimits its parts, which the multipart parser reports as a bare Error (a 500).
+ */
+function refuseUnreadableBody(request: FastifyRequest, bodyLimit: number): void {
+  if (Number(request.headers['content-length']) > bodyLimit)
+    throw new AppError(413, ErrorCode.payloadTooLarge, `The request body is larger than the limit of ${bodyLimit} bytes`);
+  const type = request.headers['content-type'] ?? '';
+  if (!/^\s*multipart\/form-data\b/i.test(type)) return;
+  if (!/;\s*boundary=("[^"]+"|[^\s;"]+)/i.test(type))
+    throw new AppError(400, ErrorCode.invalidBody, 'A multipart/form-data body needs a boundary in its Content-Type');
+  // The multipart parser reads the raw stream, past Fastify's body limit: only a declared length keeps it bounded.
+  if (request.headers['content-length'] === undefined)
+    throw new AppError(411, ErrorCode.lengthRequired, 'A multipart/form-data body needs a Content-Length header');
 }
 
 /** Collects route specs as they are registered, for the OpenAPI document. */
@@ -83,16 +107,7 @@ export class RouteRegistry {
       method: spec.method,
       url: this.prefix + spec.url,
       config: { open: spec.open ?? false },
-      // Fastify applies its body limit to the bodies it reads itself; multipart streams past it, so an announced
-      // length over the limit is refused here, before anything is read.
-      preParsing: async (request) => {
-        if (Number(request.headers['content-length']) > bodyLimit)
-          throw new AppError(
-            413,
-            ErrorCode.payloadTooLarge,
-            `The request body is larger than the limit of ${bodyLimit} bytes`,
-          );
-      },
+      preParsing: async (request) => refuseUnreadableBody(request, bodyLimit),
       handler: async (request, reply) => {
         const input = {
           body: (spec.body ? parseBody(spec.body, request.body) : undefined) as z.output<B>,

@@ -32,7 +32,7 @@ export class WebhookSender {
   private readonly inFlightByWebhook = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private running = false;
-  private ticking = false;
+  private ticking: Promise<void> | undefined;
   private again = false;
   private readonly clock: () => Date;
   private readonly schedule: number[];
@@ -63,11 +63,10 @@ export class WebhookSender {
       return;
     }
     clearTimeout(this.timer);
-    this.ticking = true;
-    void this.tick()
+    this.ticking = this.tick()
       .catch((error) => this.options.onError?.(error))
       .finally(() => {
-        this.ticking = false;
+        this.ticking = undefined;
         if (!this.running) return;
         if (this.again) {
           this.again = false;
@@ -83,6 +82,9 @@ export class WebhookSender {
   async stop(): Promise<void> {
     this.running = false;
     clearTimeout(this.timer);
+    // A tick under way may still start the attempt it has just claimed: wait for it, then for them all
+    // (otherwise the store closes under an attempt, which then stays leased and unrecorded).
+    await this.ticking;
     await Promise.allSettled([...this.inFlight]);
   }
 

@@ -23,6 +23,7 @@ export const ErrorCode = {
   permissionSetInUse: 'permission_set_in_use',
   defaultPermissionSet: 'default_permission_set',
   payloadTooLarge: 'payload_too_large',
+  lengthRequired: 'length_required',
   unsupportedMediaType: 'unsupported_media_type',
   validationFailed: 'validation_failed',
   idempotencyKeyReused: 'idempotency_key_reused',

@@ -28,6 +28,8 @@ interface AccessRequest {
   created_at: string;
   updated_at: string;
 }
+/** A body that is either the record or the error envelope. */
+type Answer<T> = T & { error: { code: string; message: string; fields?: { field: string; message: string }[] } };
 interface List<T> {
   items: T[];
   total_items: number;
@@ -38,8 +40,8 @@ const newPage = (ownerId: string, privacy = 'private', as?: Credentials) =>
   createPage(server, { user_id: ownerId, page_configuration_id: configId, privacy }, as);
 
 const ask = (page_id: unknown, user_id: unknown, as?: Credentials) =>
-  call<AccessRequest>(server, 'POST', '/page_access_requests', { as, body: { page_id, user_id } });
-const accept = (id: string, as?: Credentials) => call<AccessRequest>(server, 'PUT', `/page_access_requests/${id}/accept`, { as });
+  call<Answer<AccessRequest>>(server, 'POST', '/page_access_requests', { as, body: { page_id, user_id } });
+const accept = (id: string, as?: Credentials) => call<Answer<AccessRequest>>(server, 'PUT', `/page_access_requests/${id}/accept`, { as });
 const refuse = (id: string, as?: Credentials) => call(server, 'PUT', `/page_access_requests/${id}/refuse`, { as });
 
 /** GET a list (as the Admin, who sees every request, by default) and insist on 200. */
@@ -151,6 +153,28 @@ describe('POST /page_access_requests', () => {
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('already_member');
     expect(ids(await requestsOf(page.id, user.id))).toEqual([first.body.id]);
+  });
+
+  it('a member who left the page may ask again: rule 2 is about membership, not history', async () => {
+    const { owner, page } = await ownedPage();
+    const { user, creds } = await createUserWithKey(server);
+    const first = (await ask(page.id, user.id, creds)).body;
+    expect((await accept(first.id, owner.creds)).status).toBe(200);
+    const mine = await call(server, 'GET', `/follows?followable_type=Page&followable_id=${page.id}&user_id=${user.id}`);
+    expect(mine.body.items).toHaveLength(1);
+    expect((await call(server, 'DELETE', `/follows/${mine.body.items[0].id}`, { as: creds })).status).toBe(204);
+    expect(await follows(user.id, page.id)).toBe(0);
+
+    const again = await ask(page.id, user.id, creds);
+    expect(again.status, JSON.stringify(again.body)).toBe(201);
+    expect(again.body).toMatchObject({ state: 'waiting', is_validate: false });
+    const all = await requestsOf(page.id, user.id);
+    expect(all.items.map((r) => [r.id, r.state]).sort()).toEqual(
+      [
+        [first.id, 'accepted'],
+        [again.body.id, 'waiting'],
+      ].sort(),
+    );
   });
 
   it('a secret page is 404 to a non-member, and nothing is stored', async () => {
@@ -367,6 +391,8 @@ describe('PUT /page_access_requests/{id}/accept', () => {
     });
     expect(res.body.page.id).toBe(page.id);
     expect(res.body.user.id).toBe(user.id);
+    expect(res.body.created_at).toBe(created.created_at);
+    expect(Date.parse(res.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(created.updated_at));
     expect(await follows(user.id, page.id)).toBe(1);
     const stored = await requestsOf(page.id, user.id);
     expect(stored.items).toHaveLength(1);

@@ -43,6 +43,8 @@ interface Creation {
   success: Invite[];
   errors: Record<string, string>[];
 }
+/** A body that is either the record or the error envelope. */
+type Answer<T> = T & { error: { code: string; message: string; fields?: { field: string; message: string }[] } };
 interface List<T> {
   items: T[];
   total_items: number;
@@ -62,7 +64,7 @@ const invite = (
   fields: { target_id: unknown; user_id: unknown; user_target_ids: unknown; target_type?: unknown },
   as?: Credentials,
   kind?: BodyKind,
-) => call<Creation>(server, 'POST', '/invites', { as, kind, body: { target_type: 'Page', ...fields } });
+) => call<Answer<Creation>>(server, 'POST', '/invites', { as, kind, body: { target_type: 'Page', ...fields } });
 
 /** Invites the users and insists that each one succeeded; answers the invites in order. */
 async function inviteOk(pageId: string, senderId: string, targets: string[], as?: Credentials): Promise<Invite[]> {
@@ -73,8 +75,8 @@ async function inviteOk(pageId: string, senderId: string, targets: string[], as?
   return res.body.success;
 }
 
-const acceptInvite = (id: string, as?: Credentials) => call<Invite>(server, 'PUT', `/invites/${id}/accept`, { as });
-const refuseInvite = (id: string, as?: Credentials) => call<Invite>(server, 'PUT', `/invites/${id}/refuse`, { as });
+const acceptInvite = (id: string, as?: Credentials) => call<Answer<Invite>>(server, 'PUT', `/invites/${id}/accept`, { as });
+const refuseInvite = (id: string, as?: Credentials) => call<Answer<Invite>>(server, 'PUT', `/invites/${id}/refuse`, { as });
 
 async function list(path: string, as?: Credentials): Promise<List<Invite>> {
   const res = await call<List<Invite>>(server, 'GET', path, { as });
@@ -93,7 +95,7 @@ const core = (inv: Invite | undefined) => {
 
 /** The invite as stored, read by the Admin, without its embedded records. */
 async function stored(id: string) {
-  const res = await call<Invite>(server, 'GET', `/invites/${id}`);
+  const res = await call<Answer<Invite>>(server, 'GET', `/invites/${id}`);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return core(res.body);
 }
@@ -299,6 +301,31 @@ describe('POST /invites', () => {
     expect(await list(`/pages/${page.id}/invites`)).toEqual({ items: [], total_items: 0 });
   });
 
+  it('takes a urlencoded body with repeated user_target_ids (no brackets), and ids sent as numbers', async () => {
+    const { owner, page } = await ownedPage();
+    const a = await createUser(server);
+    const b = await createUser(server);
+    const form = new URLSearchParams([
+      ['target_type', 'Page'],
+      ['target_id', page.id],
+      ['user_id', owner.user.id],
+      ['user_target_ids', a.id],
+      ['user_target_ids', b.id],
+    ]);
+    const res = await call<Answer<Creation>>(server, 'POST', '/invites', {
+      as: owner.creds,
+      body: form.toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.success.map((i) => i.user_target_id)).toEqual([a.id, b.id]);
+    expect(res.body.errors).toEqual([]);
+
+    const numeric = await invite({ target_id: page.id, user_id: owner.user.id, user_target_ids: [424242] }, owner.creds);
+    expect(numeric.status).toBe(200);
+    expect(numeric.body).toEqual({ success: [], errors: [{ '424242': 'User not found' }] });
+  });
+
   it('takes a form body with repeated user_target_ids[] and a multipart body with repeated user_target_ids', async () => {
     for (const kind of ['form', 'multipart'] as const) {
       const { owner, page } = await ownedPage();
@@ -449,6 +476,8 @@ describe('PUT /invites/{id}/accept', () => {
     });
     expect(res.body.user_target.id).toBe(a.id);
     expect(res.body.target.id).toBe(page.id);
+    expect(res.body.created_at).toBe(sent!.created_at);
+    expect(Date.parse(res.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(sent!.updated_at));
     expect(await follows(a.id, page.id)).toBe(1);
     expect(await stored(sent!.id)).toMatchObject({ state: 'accepted', is_validate: true, is_accepted: true });
   });

@@ -366,11 +366,15 @@ describe('GET /users/{id}, /me and nickname availability', () => {
     expect(open.body).toEqual({ nickname: free, available: true });
   });
 
-  it.each(['', '?nickname=', '?nickname=%20%20'])('refuses nickname_availability%s with 400', async (query) => {
-    const res = await call(server, 'GET', `/users/nickname_availability${query}`);
-    expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('invalid_query');
-  });
+  it.each(['', '?nickname=', '?nickname=%20%20', '?nickname=has%20space', `?nickname=${'n'.repeat(51)}`])(
+    'refuses nickname_availability%s with 400 (a nickname nobody could take is not "available")',
+    async (query) => {
+      const res = await call(server, 'GET', `/users/nickname_availability${query}`);
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('invalid_query');
+      expect(res.body.error.message).toMatch(/nickname/);
+    },
+  );
 
   it('GET /me answers the caller, with their email', async () => {
     const { user, creds } = member;

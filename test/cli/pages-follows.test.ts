@@ -72,7 +72,9 @@ describe('pages create', () => {
       agora(['pages', 'create', '--name', ' ', '--config', config.id, '--privacy', 'public'], DEAD),
     ]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toBe('error: --privacy must be one of: public, private, secret\n');
+    expect(bad.stderr).toBe(
+      "error: option '--privacy <privacy>' argument 'hidden' is invalid. Allowed choices are public, private, secret.\n",
+    );
     expect(missing.code).toBe(2);
     expect(missing.stderr).toBe("error: required option '--privacy <privacy>' not specified\n");
     expect(emptyName.code).toBe(2);
@@ -237,7 +239,7 @@ describe('follows', () => {
       agora(['follows', 'create', '--type', 'Page'], DEAD),
     ]);
     expect(create.code).toBe(2);
-    expect(create.stderr).toBe('error: --type must be one of: Page, User\n');
+    expect(create.stderr).toBe("error: option '--type <type>' argument 'Group' is invalid. must be one of: Page, User\n");
     expect(list.code).toBe(2);
     expect(list.stderr).toBe("error: option '--type <type>' argument 'Group' is invalid. must be one of: Page, User\n");
     expect(missing.code).toBe(2);

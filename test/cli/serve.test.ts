@@ -58,10 +58,19 @@ describe('agora serve', () => {
     }
   });
 
-  it('rejects a bad --port as usage (exit 2)', async () => {
-    const result = await runCli(['serve', '--port', '70000'], { home: tmpdir() });
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain("option '--port <port>' argument '70000' is invalid");
+  it('rejects a bad --port or AGORA_PORT as usage (exit 2)', async () => {
+    const [flag, env] = await Promise.all([
+      runCli(['serve', '--port', '70000'], { home: tmpdir() }),
+      runCli(['serve'], { home: tmpdir(), env: { AGORA_PORT: 'abc' } }),
+    ]);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toBe(
+      "error: option '--port <port>' argument '70000' is invalid. must be a whole number from 0 to 65535\n",
+    );
+    expect(env.code).toBe(2);
+    expect(env.stderr).toBe(
+      "error: option '--port <port>' value 'abc' from env 'AGORA_PORT' is invalid. must be a whole number from 0 to 65535\n",
+    );
   });
 
   it('--demo seeds a community and prints a key that works for login', async () => {

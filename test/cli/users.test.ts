@@ -1,8 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createUser } from '../helpers/api.js';
 import { runCli } from '../helpers/cli.js';
-import { removeDir, startServer, type RunningServer } from '../helpers/server.js';
+import { BIN, removeDir, startServer, type RunningServer } from '../helpers/server.js';
 import { ANSI, envFor, expectTables, inAllModes, tsvRows } from './support.js';
 
 let server: RunningServer;
@@ -261,6 +262,16 @@ describe('permissions show', () => {
     expect(tsvRows(plain.stdout)).toContainEqual(['users', 'can_use_api', 'true']);
     expect(tsvRows(plain.stdout)).toContainEqual(['users', 'edit_roles', 'false']);
     expect(JSON.parse(json.stdout)).toEqual((await call(server, 'GET', `/permissions?user_id=${member.id}`)).body);
+  });
+
+  it('stops quietly when the reader of a pipe is gone (| head, | true)', () => {
+    // `true` exits before the CLI writes a byte, so every write meets a closed pipe.
+    const run = spawnSync('bash', ['-c', `set -o pipefail; "${process.execPath}" "${BIN}" permissions show | true`], {
+      env: { ...process.env, ...envFor(server), HOME: server.dir },
+      encoding: 'utf8',
+    });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
   });
 
   it('reports an unknown user with exit 1', async () => {

@@ -44,10 +44,20 @@ export function runCli(
   });
 }
 
-/** Runs the binary under a pseudo-terminal (util-linux `script`), as a person at a terminal would. */
+/** Keys typed at the terminal once the output so far matches `when` (e.g. a prompt); `send` is raw input ("n\r"). */
+export interface TtyAnswer {
+  when: RegExp;
+  send: string;
+}
+
+/**
+ * Runs the binary under a pseudo-terminal (util-linux `script`), as a person at a terminal would. With
+ * `answers`, each is typed in turn as soon as its prompt shows; a run that never shows one is killed after
+ * `timeoutMs` (code null) rather than left hanging.
+ */
 export function runCliTty(
   args: string[],
-  options: { home: string; env?: Record<string, string | undefined> },
+  options: { home: string; env?: Record<string, string | undefined>; answers?: TtyAnswer[]; timeoutMs?: number },
 ): Promise<CliResult> {
   const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
   return new Promise((resolve, reject) => {
@@ -69,10 +79,27 @@ export function runCliTty(
     // Decoded as one stream: a multi-byte character split across two chunks must not turn into U+FFFD.
     child.stdout.setEncoding('utf8');
     child.stderr.setEncoding('utf8');
-    child.stdout.on('data', (c) => (stdout += c));
+    const answers = [...(options.answers ?? [])];
+    // The output a prompt is looked for in starts after the previous answer.
+    let from = 0;
+    const answer = () => {
+      while (answers.length > 0 && answers[0]!.when.test(stdout.slice(from))) {
+        from = stdout.length;
+        child.stdin.write(answers.shift()!.send);
+      }
+      if (answers.length === 0) child.stdin.end();
+    };
+    const timer = answers.length > 0 ? setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000) : undefined;
+    child.stdout.on('data', (c) => {
+      stdout += c;
+      if (answers.length > 0) answer();
+    });
     child.stderr.on('data', (c) => (stderr += c));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout: stdout.replace(/\r\n/g, '\n'), stderr }));
-    child.stdin.end();
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout: stdout.replace(/\r\n/g, '\n'), stderr });
+    });
+    if (answers.length === 0) child.stdin.end();
   });
 }

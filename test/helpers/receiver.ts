@@ -88,7 +88,15 @@ export async function startReceiver(initial: Behaviour = 'ok'): Promise<Receiver
         if (Date.now() > deadline)
           throw new Error(
             `receiver: gave up waiting for ${options.what ?? 'requests'}; received ${requests.length}: ` +
-              JSON.stringify(requests.map((r) => ({ id: r.headers['webhook-id'], body: r.body }))),
+              JSON.stringify(
+                requests.map((r) => ({
+                  id: r.headers['webhook-id'],
+                  type: r.body?.webhook_type,
+                  resource: r.body?.resource,
+                  data_id: r.body?.data?.id,
+                  behaviour: r.behaviour,
+                })),
+              ),
           );
         await new Promise((ok) => setTimeout(ok, 50));
       }

@@ -24,13 +24,17 @@ function followableType(value: string): string {
   return type;
 }
 
+/** `--type`, whose choices the completion scripts offer; any case is accepted. */
+const typeOption = (description: string) =>
+  new Option('--type <type>', description).choices(FOLLOWABLE_TYPES).argParser(followableType);
+
 export function registerFollowCommands(program: Command): void {
   const follows = program.command('follows').description('subscriptions to users and pages');
 
   follows
     .command('create')
     .description('follow a page or a user')
-    .requiredOption('--type <type>', 'Page or User')
+    .addOption(typeOption('what to follow').makeOptionMandatory())
     .requiredOption('--id <id>', 'id of the page or user to follow')
     .option('--user <id>', 'the follower (default: you)')
     .action(
@@ -52,9 +56,7 @@ export function registerFollowCommands(program: Command): void {
     follows
       .command('list')
       .description('list follows')
-      .addOption(
-        new Option('--type <type>', 'only follows of this type').choices(FOLLOWABLE_TYPES).argParser(followableType),
-      )
+      .addOption(typeOption('only follows of this type'))
       .option('--id <id>', 'only follows of this page or user')
       .option('--user <id>', 'only follows by this user'),
   ).action(

@@ -72,6 +72,17 @@ export function registerInviteCommands(program: Command): void {
   );
 
   invites
+    .command('get')
+    .description('show one invite')
+    .argument('<id>', 'invite id')
+    .action(
+      withContext(async ({ client, out }, _o, [id]) => {
+        const { seg } = await import('../../client/api-client.js');
+        await out.record(await client.get<Invite>(`/invites/${seg(id!)}`), INVITE_COLUMNS);
+      }),
+    );
+
+  invites
     .command('accept')
     .description('accept a waiting invite (page administrators): the invited user joins the page')
     .argument('<id>', 'invite id')

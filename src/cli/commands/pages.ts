@@ -30,7 +30,7 @@ export function registerPageCommands(program: Command): void {
     .description('create a page; its creator follows and administers it')
     .requiredOption('--name <name>', 'page name')
     .requiredOption('--config <id>', 'page configuration id')
-    .requiredOption('--privacy <privacy>', `one of: ${PRIVACIES.join(', ')}`)
+    .addOption(new Option('--privacy <privacy>', 'who sees the page').choices(PRIVACIES).makeOptionMandatory())
     .option('--user <id>', 'creating user (default: you)')
     .option('--description <text>', 'description')
     .action(

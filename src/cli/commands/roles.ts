@@ -58,13 +58,16 @@ interface SetOptions {
 /** Accepts a permission set id or name. */
 export async function resolveRoleId(client: { get<T>(p: string, q?: object): Promise<T> }, ref: string): Promise<string> {
   if (/^[0-9a-f]{32}$/.test(ref)) return ref;
-  const sets = await client.get<ListResult<PermissionSet>>('/permission_sets', { per_page: 100 });
-  const match = sets.items.find((s) => s.name.toLowerCase() === ref.toLowerCase());
-  if (!match) {
-    const { UsageError } = await import('../errors.js');
-    throw new UsageError(`No role named "${ref}" (agora roles list shows them)`);
+  // Every page of roles, not only the first hundred.
+  for (let page = 1, seen = 0; ; page++) {
+    const sets = await client.get<ListResult<PermissionSet>>('/permission_sets', { page, per_page: 100 });
+    const match = sets.items.find((s) => s.name.toLowerCase() === ref.toLowerCase());
+    if (match) return match.id;
+    seen += sets.items.length;
+    if (sets.items.length === 0 || seen >= sets.total_items) break;
   }
-  return match.id;
+  const { UsageError } = await import('../errors.js');
+  throw new UsageError(`No role named "${ref}" (agora roles list shows them)`);
 }
 
 export function registerRoleCommands(program: Command): void {

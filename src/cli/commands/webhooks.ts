@@ -58,6 +58,17 @@ export function registerWebhookCommands(program: Command): void {
   );
 
   webhooks
+    .command('get')
+    .description('show one webhook (never its secret)')
+    .argument('<id>', 'webhook id')
+    .action(
+      withContext(async ({ client, out }, _o, [id]) => {
+        const { seg } = await import('../../client/api-client.js');
+        await out.record(await client.get<Webhook>(`/webhooks/${seg(id!)}`), COLUMNS);
+      }),
+    );
+
+  webhooks
     .command('remove')
     .description('remove a webhook and its deliveries')
     .argument('<id>', 'webhook id')

@@ -20,7 +20,7 @@ export const CreateFollowInput = z.object({
 export type CreateFollowInput = z.infer<typeof CreateFollowInput>;
 
 export const ListFollowsQuery = PaginationQuery.extend({
-  followable_type: followableType.optional().or(z.undefined()),
+  followable_type: followableType.optional(),
   followable_id: queryText,
   user_id: queryText,
 });

@@ -3,13 +3,16 @@ import { formBoolean, Id, idInput, listOf, PaginationQuery, queryText, text, Tim
 
 export const PASSWORD_RULE = 'must be at least 8 characters and contain at least one letter and one digit';
 
+const NICKNAME_PATTERN = /^[\p{L}\p{N}_.-]+$/u;
+const NICKNAME_CHARACTERS = 'letters, digits, ".", "_" and "-"';
+
 const mustBeTrue = (field: string) =>
   formBoolean.refine((v) => v === true, `must be true: the ${field} consent is required`);
 
 export const CreateUserInput = z.object({
   first_name: text(100),
   last_name: text(100),
-  nickname: text(50).regex(/^[\p{L}\p{N}_.-]+$/u, 'may contain only letters, digits, ".", "_" and "-"'),
+  nickname: text(50).regex(NICKNAME_PATTERN, `may contain only ${NICKNAME_CHARACTERS}`),
   email: z
     .string(typeError('a string'))
     .trim()
@@ -29,7 +32,12 @@ export const ListUsersQuery = PaginationQuery.extend({ role: queryText, nickname
 export type ListUsersQuery = z.infer<typeof ListUsersQuery>;
 
 export const NicknameAvailabilityQuery = z.object({
-  nickname: z.string({ error: 'nickname is required' }).trim().min(1, 'nickname is required').max(50),
+  nickname: z
+    .string({ error: 'nickname is required' })
+    .trim()
+    .min(1, 'nickname is required')
+    .max(50, 'nickname must be at most 50 characters')
+    .regex(NICKNAME_PATTERN, `nickname may contain only ${NICKNAME_CHARACTERS}`),
 });
 
 export const TaglineSchema = z.object({ name: z.string(), image_url: z.string().nullable() });
