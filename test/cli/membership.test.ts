@@ -126,10 +126,11 @@ describe('agora roles and users set-role', () => {
 
   it('gets a role by name (whatever the case) and by id', async () => {
     const members = (await api('/permission_sets?per_page=100')).items.find((s: any) => s.name === 'Members');
-    const [byName, byId, json] = await Promise.all([
+    const [byName, byId, json, unknown] = await Promise.all([
       cli(['roles', 'get', 'members']),
       cli(['roles', 'get', members.id]),
       cliJson(['roles', 'get', 'Members']),
+      cli(['roles', 'get', 'Nobody-has-this-role']),
     ]);
     expect(json).toEqual(await api(`/permission_sets/${members.id}`));
     expectOk(byName);
@@ -145,7 +146,6 @@ describe('agora roles and users set-role', () => {
       ].sort(),
     );
 
-    const unknown = await cli(['roles', 'get', 'Nobody-has-this-role']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toBe('error: No role named "Nobody-has-this-role" (agora roles list shows them)\n');
   });
@@ -279,12 +279,15 @@ describe('agora access-requests', () => {
     const page = await newPage('private');
     const alice = await createUser(server);
 
-    // For another user (an administrator acts for anyone) …
-    const created = tsvRecord(expectOk(await cli(['access-requests', 'create', '--page', page.id, '--user', alice.id])).stdout);
+    // For another user (an administrator acts for anyone), and for oneself by default.
+    const [forAlice, ownJson] = await Promise.all([
+      cli(['access-requests', 'create', '--page', page.id, '--user', alice.id]),
+      cli(['access-requests', 'create', '--page', page.id, '--json'], member.creds),
+    ]);
+    const created = tsvRecord(expectOk(forAlice).stdout);
     expect(created).toMatchObject({ page: page.name, user: alice.nickname, state: 'waiting' });
     expect(created.id).toMatch(/^[0-9a-f]{32}$/);
-    // … and for oneself, by default.
-    const own = await cliJson(['access-requests', 'create', '--page', page.id], member.creds);
+    const own = JSON.parse(expectOk(ownJson).stdout);
     expect(own).toMatchObject({ page_id: page.id, user_id: member.user.id, is_validate: false, state: 'waiting' });
 
     const pageQuery = `/pages/${page.id}/page_access_requests?page=1&per_page=25&state=waiting`;
@@ -347,18 +350,22 @@ describe('agora invites', () => {
   });
 
   it('invites several users, one row per user with the result', async () => {
-    const first = expectOk(await cli(['invites', 'create', '--page', page.id, '--user', alice.id, '--user', bob.id]));
+    const first = expectOk(
+      await cli(['invites', 'create', '--page', page.id, '--user', alice.id, '--user', bob.id, '--user', member.user.id]),
+    );
     const rows = tsvRows(first.stdout);
     expect(rows.map((r) => r.slice(0, 2))).toEqual([
       [alice.id, 'invited'],
       [bob.id, 'invited'],
+      [member.user.id, 'invited'],
     ]);
     for (const row of rows) expect(row[2]).toMatch(/^[0-9a-f]{32}$/);
-    invites = { [alice.id]: rows[0]![2]!, [bob.id]: rows[1]![2]! };
+    invites = { [alice.id]: rows[0]![2]!, [bob.id]: rows[1]![2]!, [member.user.id]: rows[2]![2]! };
     expect(first.stderr).toBe('');
 
+    // Users left out make the exit code 1, as in a bulk import; the invited ones are invited all the same.
     const second = await cli(['invites', 'create', '--page', page.id, '--user', bob.id, '--user', UNKNOWN_ID, '--user', carol.id]);
-    expectOk(second);
+    expect(second.code).toBe(1);
     const secondRows = tsvRows(second.stdout);
     expect(secondRows.map((r) => r.slice(0, 2))).toEqual([
       [bob.id, 'User already invite'],
@@ -367,13 +374,13 @@ describe('agora invites', () => {
     ]);
     expect(secondRows[0]![2]).toBe('');
     invites[carol.id] = secondRows[2]![2]!;
-    expect(second.stderr).toBe('2 of 3 users were not invited\n');
+    expect(second.stderr).toBe('error: 2 of 3 users were not invited\n');
 
-    // --json: the API's answer exactly.
-    expect(await cliJson(['invites', 'create', '--page', page.id, '--user', alice.id])).toEqual({
-      success: [],
-      errors: [{ [alice.id]: 'User already invite' }],
-    });
+    // --json: the API's answer exactly on stdout, and still exit 1.
+    const again = await cli(['invites', 'create', '--page', page.id, '--user', alice.id, '--json']);
+    expect(again.code).toBe(1);
+    expect(JSON.parse(again.stdout)).toEqual({ success: [], errors: [{ [alice.id]: 'User already invite' }] });
+    expect(JSON.parse(again.stderr).error.message).toBe('1 of 1 users were not invited');
   });
 
   it('lists by recipient, sender, state and page, as TSV and as the API JSON', async () => {
@@ -392,12 +399,21 @@ describe('agora invites', () => {
   });
 
   it('accepts (page administrators only) and refuses with --yes', async () => {
-    // The member administers nothing: 403, the invite stays waiting. The secret page is even hidden from them.
-    const denied = await cli(['invites', 'accept', invites[alice.id]!], member.creds);
-    expect(denied.code).toBe(1);
-    expect(denied.stdout).toBe('');
-    expect(denied.stderr).toMatch(/^error: .+ \((forbidden|not_found), HTTP (403|404)\)\n$/);
-    expect((await api(`/invites/${invites[alice.id]}`)).state).toBe('waiting');
+    // The invited member administers nothing: they cannot accept their own invite (403), which stays waiting.
+    const own = invites[member.user.id]!;
+    const [denied, deniedJson] = await Promise.all([
+      cli(['invites', 'accept', own], member.creds),
+      cli(['invites', 'accept', own, '--json'], member.creds),
+    ]);
+    const message = 'Only an administrator of the page can accept or refuse its invites';
+    expectApiFailure(denied, message, 'forbidden', 403);
+    expect(deniedJson.code).toBe(1);
+    expect(deniedJson.stdout).toBe('');
+    expect(JSON.parse(deniedJson.stderr)).toEqual({ error: { code: 'forbidden', message } });
+    expect((await api(`/invites/${own}`)).state).toBe('waiting');
+    // Someone not involved does not even see an invite to a secret page.
+    const stranger = await cli(['invites', 'accept', invites[alice.id]!], member.creds);
+    expectApiFailure(stranger, 'Invite not found', 'not_found', 404);
 
     const accepted = tsvRecord(expectOk(await cli(['invites', 'accept', invites[alice.id]!])).stdout);
     expect(accepted).toMatchObject({ id: invites[alice.id], page: page.name, to: alice.nickname, state: 'accepted' });

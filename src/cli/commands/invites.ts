@@ -33,7 +33,13 @@ export function registerInviteCommands(program: Command): void {
           { target_id: '--page', user_id: '--from', user_target_ids: '--user' },
         );
         const result = await client.post<InviteCreation>('/invites', body);
-        if (out.json) return out.printJson(result);
+        // Like a bulk import: what could be done is done, and a user left out makes the exit code 1.
+        const notInvited = () => new Error(`${result.errors.length} of ${o.user.length} users were not invited`);
+        if (out.json) {
+          out.printJson(result);
+          if (result.errors.length > 0) throw notInvited();
+          return;
+        }
         // One row per user, in the order they were given.
         const order = (user: string) => {
           const at = o.user.findIndex((given) => given.trim() === user);
@@ -48,7 +54,7 @@ export function registerInviteCommands(program: Command): void {
           { header: 'result', value: (r) => r.result },
           { header: 'invite', value: (r) => r.invite },
         ]);
-        if (result.errors.length > 0) out.note(`${result.errors.length} of ${rows.length} users were not invited`);
+        if (result.errors.length > 0) throw notInvited();
       }),
     );
 
