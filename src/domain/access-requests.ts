@@ -41,7 +41,8 @@ const toRecord = async (store: Store, caller: Caller, row: AccessRequestRow) =>
 
 /**
  * Asks to join a page. Rule 1: one waiting request per user and page (a unique index, so concurrent
- * duplicates end in one record). Rule 2: a member may not ask. A secret page is 404 to outsiders.
+ * duplicates end in one record). Rule 2: a member may not ask. A secret page is 404 to outsiders, and
+ * joined by invite only (CONTRACT §5), so even those who can see it cannot ask for somebody to join it.
  */
 export async function createAccessRequest(
   deps: Deps,
@@ -54,6 +55,7 @@ export async function createAccessRequest(
     if (!(await tx.users.getById(input.user_id))) throw notFound('User');
     if (await isMember(tx, input.user_id, page.id))
       throw new AppError(409, ErrorCode.alreadyMember, 'This user is already in this page');
+    if (page.privacy === 'secret') throw forbidden('This page is secret: it is joined by invite only');
     const now = nowIso(deps);
     const row: AccessRequestRow = {
       id: newId(),

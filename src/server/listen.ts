@@ -36,10 +36,8 @@ export async function serve(options: ServeOptions): Promise<void> {
   }
   const app = await createApp({ store, logger: options.log ?? false, webhooks: webhookSettingsFromEnv(process.env) });
   const address = await app.listen({ host: options.host, port: options.port });
-  const url = new URL(address);
-  options.print(`listening on http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${url.port}`);
-
-  await new Promise<void>((resolve) => {
+  // Handlers go in before the `listening on` line: a signal sent as soon as it is read still stops cleanly.
+  const stopped = new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
@@ -48,6 +46,9 @@ export async function serve(options: ServeOptions): Promise<void> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+  const url = new URL(address);
+  options.print(`listening on http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${url.port}`);
+  await stopped;
   await app.close();
   await store.close();
 }
