@@ -4,7 +4,7 @@ import { AppError, ErrorCode } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { SYSTEM_ROLES } from '../store/default-roles.js';
 import { isUniqueViolation } from '../store/errors.js';
-import type { UserWithRole } from '../store/users.js';
+import type { Permissions } from '../shared/schemas/permissions.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { parsePermissions } from './permissions.js';
 import { fastDigest, hashSecret, newApiKey, newApiSecret, verifySecret } from './secrets.js';
@@ -115,19 +115,33 @@ export class Authenticator {
     if (!apiKey || !apiSecret) throw unauthorized('Missing credentials: send the Api-Key and Api-Secret headers');
     if (apiKey.length > 200 || apiSecret.length > 200) throw unauthorized('Invalid API key or secret');
     const userId = (await this.fromCache(apiKey, apiSecret)) ?? (await this.verify(apiKey, apiSecret));
-    const user = await this.deps.store.users.getById(userId);
-    if (!user) throw unauthorized('Invalid API key or secret');
-    return this.callerFor(user);
+    // Kept only while the stored data has not changed at all: a role change applies to the very next call.
+    const version = this.deps.store.dataVersion();
+    const known = this.callers.get(userId);
+    if (known && version !== undefined && known.version === version) return known.caller;
+    const row = await this.deps.store.users.getWithPermissions(userId);
+    if (!row) throw unauthorized('Invalid API key or secret');
+    const { role_permissions, ...user } = row;
+    const caller = { user, permissions: this.parsed(role_permissions), isAdmin: user.role_system_key === SYSTEM_ROLES.admins };
+    if (version !== undefined) {
+      if (this.callers.size >= (this.options.maxEntries ?? 10_000)) this.callers.clear();
+      this.callers.set(userId, { version, caller });
+    }
+    return caller;
   }
 
-  async callerFor(user: UserWithRole): Promise<Caller> {
-    const role = await this.deps.store.permissionSets.getById(user.permission_set_id);
-    if (!role) throw new Error(`permission set ${user.permission_set_id} is missing`);
-    return {
-      user,
-      permissions: parsePermissions(role.permissions),
-      isAdmin: role.system_key === SYSTEM_ROLES.admins,
-    };
+  private readonly callers = new Map<string, { version: string; caller: Caller }>();
+
+  /** Parsing a role's permissions once per distinct value (a role's JSON changes only when the role is edited). */
+  private readonly permissionsByJson = new Map<string, Permissions>();
+  private parsed(json: string): Permissions {
+    let permissions = this.permissionsByJson.get(json);
+    if (!permissions) {
+      if (this.permissionsByJson.size >= 1000) this.permissionsByJson.clear();
+      permissions = parsePermissions(json);
+      this.permissionsByJson.set(json, permissions);
+    }
+    return permissions;
   }
 
   private async fromCache(apiKey: string, apiSecret: string): Promise<string | undefined> {

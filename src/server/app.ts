@@ -6,6 +6,7 @@ import type { Clock, Deps } from '../domain/context.js';
 import { can } from '../domain/permissions.js';
 import { AppError, ErrorCode } from '../shared/errors.js';
 import type { Store } from '../store/store.js';
+import { ResponseCache } from './response-cache.js';
 import { RouteRegistry } from './route.js';
 import { registerAccessRequestRoutes } from './routes/access-requests.js';
 import { registerFollowRoutes } from './routes/follows.js';
@@ -113,7 +114,12 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
       .send(new AppError(404, ErrorCode.routeNotFound, `No route ${request.method} ${request.url.split('?')[0]}`).toBody()),
   );
 
-  const routes = new RouteRegistry(app, { store: deps.store, clock: deps.clock, inFlight: new Map() }, API_PREFIX);
+  const routes = new RouteRegistry(
+    app,
+    { store: deps.store, clock: deps.clock, inFlight: new Map() },
+    API_PREFIX,
+    new ResponseCache(deps.store),
+  );
   const ctx: RouteContext = { routes, deps, authenticator };
   registerUserRoutes(ctx);
   registerPageRoutes(ctx);

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { Caller } from '../domain/context.js';
 import { AppError, ErrorCode, invalidFields } from '../shared/errors.js';
+import type { ResponseCache } from './response-cache.js';
 import { withIdempotency, type IdempotencyGuard, type Outcome } from './idempotency.js';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -20,6 +21,11 @@ export interface RouteSpec<B extends z.ZodType, Q extends z.ZodType, P extends z
   status?: number;
   /** Open endpoints need no credentials. */
   open?: boolean;
+  /**
+   * A read whose answer depends only on the stored data, the caller and the URL (not on the clock) may be
+   * answered from the exact response cache.
+   */
+  cacheable?: boolean;
 }
 
 export interface RouteInput<B, Q, P> {
@@ -93,6 +99,7 @@ export class RouteRegistry {
     private readonly app: FastifyInstance,
     private readonly idempotency: IdempotencyGuard,
     private readonly prefix: string,
+    private readonly cache?: ResponseCache,
   ) {}
 
   /** A thin handler: parse with the shared schemas, call the domain, send what it returns. */
@@ -109,6 +116,8 @@ export class RouteRegistry {
       config: { open: spec.open ?? false },
       preParsing: async (request) => refuseUnreadableBody(request, bodyLimit),
       handler: async (request, reply) => {
+        const cached = spec.cacheable && request.caller ? this.cache?.lookup(request.caller.user.id, request.url) : undefined;
+        if (cached && 'json' in cached) return reply.code(status).type('application/json; charset=utf-8').send(cached.json);
         const input = {
           body: (spec.body ? parseBody(spec.body, request.body) : undefined) as z.output<B>,
           query: (spec.query ? parseQuery(spec.query, request.query) : undefined) as z.output<Q>,
@@ -122,6 +131,11 @@ export class RouteRegistry {
           spec.method === 'POST' && request.caller ? await withIdempotency(this.idempotency, request, run) : await run();
         if (result.replayed) reply.header('idempotent-replayed', 'true');
         if (result.status === 204 || result.body === undefined) return reply.code(204).send();
+        if (cached) {
+          const json = JSON.stringify(result.body);
+          cached.remember(json);
+          return reply.code(result.status).type('application/json; charset=utf-8').send(json);
+        }
         return reply.code(result.status).send(result.body);
       },
     });

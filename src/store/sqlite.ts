@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import type { Database as Schema } from './schema.js';
 import { createKyselyStore, migrateToLatest, type Store } from './store.js';
 
@@ -13,12 +13,58 @@ export async function openSqliteStore(file: string): Promise<Store> {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const writes = { count: 0 };
+  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite, writes) }) });
   try {
     await migrateToLatest(db);
   } catch (error) {
     await db.destroy();
     throw error;
   }
-  return createKyselyStore(db, 'sqlite');
+  // SQLite's data_version moves when another connection (another process) commits; our own writes are
+  // counted as they run. Together they change whenever the data may have.
+  const otherWriters = sqlite.prepare('PRAGMA data_version').pluck();
+  const dataVersion = () => `${otherWriters.get() as number}.${writes.count}`;
+  return createKyselyStore(db, 'sqlite', { dataVersion });
+}
+
+/**
+ * Kysely prepares every query it runs; preparing costs tens of microseconds, more than running most of
+ * ours. Queries are few shapes with bound parameters, so each prepared statement is kept and reused
+ * (bounded, for the shapes that vary with the length of an `in (…)` list).
+ */
+function withStatementCache(sqlite: Database.Database, writes: { count: number }, max = 1000): SqliteDatabase {
+  const statements = new Map<string, SqliteStatement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(sql: string) {
+      let statement = statements.get(sql);
+      if (!statement) {
+        if (statements.size >= max) statements.clear();
+        statement = countingWrites(sqlite.prepare(sql), writes);
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
+  };
+}
+
+/** A statement that writes bumps the write count each time it runs. */
+function countingWrites(statement: Database.Statement, writes: { count: number }): SqliteStatement {
+  if (statement.reader) return statement as unknown as SqliteStatement;
+  return {
+    reader: false,
+    all: (parameters) => {
+      writes.count += 1;
+      return statement.all(...parameters);
+    },
+    run: (parameters) => {
+      writes.count += 1;
+      return statement.run(...parameters);
+    },
+    iterate: (parameters) => {
+      writes.count += 1;
+      return statement.iterate(...parameters);
+    },
+  };
 }

@@ -40,13 +40,18 @@ export interface Store {
   readonly webhooks: ReturnType<typeof webhooksRepo>;
   readonly deliveries: ReturnType<typeof deliveriesRepo>;
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
+  /**
+   * A value that changes whenever the stored data may have changed (by this process or another), for
+   * exact read caches; undefined when the store cannot tell, and then nothing may be cached.
+   */
+  dataVersion(): string | undefined;
   close(): Promise<void>;
 }
 
 export function createKyselyStore(
   db: Kysely<Database>,
   dialect: Store['dialect'],
-  options: { inTransaction?: boolean; onClose?: () => Promise<void> } = {},
+  options: { inTransaction?: boolean; onClose?: () => Promise<void>; dataVersion?: () => string } = {},
 ): Store {
   const store: Store = {
     dialect,
@@ -61,6 +66,7 @@ export function createKyselyStore(
     invites: invitesRepo(db),
     webhooks: webhooksRepo(db),
     deliveries: deliveriesRepo(db),
+    dataVersion: () => (options.inTransaction ? undefined : options.dataVersion?.()),
     transaction(fn) {
       if (options.inTransaction) return fn(store);
       if (dialect === 'postgres')

@@ -5,9 +5,13 @@ import { buildOpenApi } from '../openapi.js';
 export const VERSION = (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
 
 export function registerMetaRoutes({ routes }: RouteContext): void {
-  let document: Record<string, unknown> | undefined;
+  // Built and serialized once: the routes do not change while the server runs.
+  let document: string | undefined;
   routes.add(
     { method: 'GET', url: '/openapi.json', tag: 'Meta', summary: 'This OpenAPI 3.1 document', open: true, status: 200 },
-    async () => (document ??= buildOpenApi(routes.specs, API_PREFIX, VERSION)),
+    async ({ reply }) => {
+      reply.type('application/json; charset=utf-8');
+      return (document ??= JSON.stringify(buildOpenApi(routes.specs, API_PREFIX, VERSION)));
+    },
   );
 }
