@@ -27,23 +27,29 @@ export async function recordWebhookEvent(tx: Store, now: string, event: WebhookE
   for (const hook of hooks) {
     const id = newId();
     const payload: WebhookPayload = { id, webhook_type: KIND[action]!, resource, data };
-    await tx.deliveries.insert({
-      id,
-      webhook_id: hook.id,
-      message_id: id,
-      event,
-      payload: JSON.stringify(payload),
-      status: 'pending',
-      attempts: 0,
-      next_attempt_at: now,
-      last_attempt_at: null,
-      last_status_code: null,
-      last_error: null,
-      delivered_at: null,
-      created_at: now,
-    });
+    await tx.deliveries.insert(newDelivery({ webhook_id: hook.id, message_id: id, event, payload: JSON.stringify(payload) }, now, id));
   }
   return hooks.length;
+}
+
+/** A delivery of a message, due now, not yet attempted. */
+function newDelivery(
+  message: Pick<DeliveryRow, 'webhook_id' | 'message_id' | 'event' | 'payload'>,
+  now: string,
+  id = newId(),
+): DeliveryRow {
+  return {
+    ...message,
+    id,
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: now,
+    last_attempt_at: null,
+    last_status_code: null,
+    last_error: null,
+    delivered_at: null,
+    created_at: now,
+  };
 }
 
 /** Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `id.timestamp.body`, keyed by the secret's base64 part. */
@@ -149,19 +155,7 @@ export async function redeliver(deps: Deps, caller: Caller, deliveryId: string):
   if (!original) throw notFound('Webhook delivery');
   if (!(await deps.store.webhooks.getById(original.webhook_id)))
     throw new AppError(409, ErrorCode.conflict, 'The webhook of this delivery has been removed');
-  const now = nowIso(deps);
-  const row: DeliveryRow = {
-    ...original,
-    id: newId(),
-    status: 'pending',
-    attempts: 0,
-    next_attempt_at: now,
-    last_attempt_at: null,
-    last_status_code: null,
-    last_error: null,
-    delivered_at: null,
-    created_at: now,
-  };
+  const row = newDelivery(original, nowIso(deps));
   await deps.store.deliveries.insert(row);
   deps.webhooks?.wake();
   return toDeliveryRecord(row);
