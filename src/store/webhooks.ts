@@ -58,15 +58,6 @@ export function deliveriesRepo(db: Kysely<Database>) {
       if (skipWebhooks.length) query = query.where('webhook_id', 'not in', skipWebhooks);
       return query.orderBy('next_attempt_at').orderBy('id').limit(limit).execute();
     },
-    /** When the next pending delivery is due, to sleep until then. */
-    async nextDueAt(): Promise<string | undefined> {
-      const row = await db
-        .selectFrom('webhook_deliveries')
-        .select((eb) => eb.fn.min('next_attempt_at').as('at'))
-        .where('status', '=', 'pending')
-        .executeTakeFirst();
-      return (row?.at as string | null) ?? undefined;
-    },
     /**
      * Takes a delivery for one attempt by moving its next attempt to the end of a lease: another sender
      * (or this one after a crash) can only take it again once the lease has run out.
