@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   call,
   createPageConfiguration,
@@ -9,18 +9,13 @@ import {
   type ApiResponse,
   type BodyKind,
 } from '../helpers/api.js';
-import { removeDir, startServer, type RunningServer } from '../helpers/server.js';
+import { useServer } from '../helpers/server.js';
 
-let server: RunningServer;
+const server = useServer();
 /** A Member with their own key (made once: a key costs a process start). */
 let member: Awaited<ReturnType<typeof createUserWithKey>>;
 beforeAll(async () => {
-  server = await startServer();
   member = await createUserWithKey(server);
-});
-afterAll(async () => {
-  await server.stop();
-  removeDir(server.dir);
 });
 
 const tag = () => randomBytes(4).toString('hex');

@@ -1,27 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  call,
-  createPage,
-  createPageConfiguration,
-  createUser,
-  createUserWithKey,
-  type BodyKind,
-} from '../helpers/api.js';
-import { removeDir, startServer, type Credentials, type RunningServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, createPage, createPageConfiguration, createUser, createUserWithKey, HEX_ID, ISO, type BodyKind } from '../helpers/api.js';
+import { useServer, type Credentials } from '../helpers/server.js';
 
-let server: RunningServer;
+const server = useServer();
 let configId: string;
 beforeAll(async () => {
-  server = await startServer();
   configId = (await createPageConfiguration(server)).id;
 });
-afterAll(async () => {
-  await server.stop();
-  removeDir(server.dir);
-});
 
-const HEX_ID = /^[0-9a-f]{32}$/;
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 const UNKNOWN = '0'.repeat(32);
 
 interface Invite {

@@ -1,18 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createPageConfiguration, createUserWithKey } from '../helpers/api.js';
-import { removeDir, startServer, type RunningServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { call, createPageConfiguration, createUserWithKey, HEX_ID } from '../helpers/api.js';
+import { useServer } from '../helpers/server.js';
 
-let server: RunningServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => {
-  await server.stop();
-  removeDir(server.dir);
-});
+const server = useServer();
 
-const HEX_ID = /^[0-9a-f]{32}$/;
 const tag = () => randomBytes(4).toString('hex');
 
 /** Every stored page configuration, walking the list to its end. */

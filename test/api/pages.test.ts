@@ -1,18 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createPage, createPageConfiguration, createUser, createUserWithKey } from '../helpers/api.js';
-import { removeDir, startServer, type Credentials, type RunningServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { call, createPage, createPageConfiguration, createUser, createUserWithKey, HEX_ID } from '../helpers/api.js';
+import { useServer, type Credentials } from '../helpers/server.js';
 
-let server: RunningServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => {
-  await server.stop();
-  removeDir(server.dir);
-});
+const server = useServer();
 
-const HEX_ID = /^[0-9a-f]{32}$/;
 const URL_FRIENDLY = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const tag = () => randomBytes(4).toString('hex');
 

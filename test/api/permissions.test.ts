@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { call, createUser, createUserWithKey } from '../helpers/api.js';
-import { removeDir, startServer, type RunningServer } from '../helpers/server.js';
+import { useServer } from '../helpers/server.js';
 import { SPEC_PERMISSIONS } from '../helpers/spec-permissions.js';
 
-let server: RunningServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => {
-  await server.stop();
-  removeDir(server.dir);
-});
+const server = useServer();
 
 const SPEC_TABLE = SPEC_PERMISSIONS;
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { call, createUser, createUserWithKey } from '../helpers/api.js';
-import { removeDir, startServer, type RunningServer } from '../helpers/server.js';
+import { useServer } from '../helpers/server.js';
 import { SPEC_PERMISSIONS } from '../helpers/spec-permissions.js';
 
 const SPEC_TABLE: Record<string, readonly string[]> = SPEC_PERMISSIONS;
@@ -39,23 +39,18 @@ const VISITORS = ['posts', 'users', 'statuses'].flatMap((c) => every(c, ['index'
 const tag = () => randomBytes(4).toString('hex');
 const UNKNOWN_ID = 'f'.repeat(32);
 
-let server: RunningServer;
+const server = useServer();
 let member: Member;
 let adminId: string;
 let defaults: Record<'Admins' | 'Members' | 'Visitors', PermissionSet>;
 
 beforeAll(async () => {
-  server = await startServer();
   member = await createUserWithKey(server);
   adminId = (await call(server, 'GET', '/me')).body.id;
   const sets = await listSets();
   defaults = Object.fromEntries(
     ['Admins', 'Members', 'Visitors'].map((name) => [name, sets.find((s) => s.name === name)!]),
   ) as typeof defaults;
-});
-afterAll(async () => {
-  await server.stop();
-  removeDir(server.dir);
 });
 
 async function listSets(): Promise<PermissionSet[]> {

@@ -1,15 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { call, createUser } from '../helpers/api.js';
-import { removeDir, startServer, type RunningServer } from '../helpers/server.js';
+import { removeDir, startServer, useServer } from '../helpers/server.js';
 
-let server: RunningServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => {
-  await server.stop();
-  removeDir(server.dir);
-});
+const server = useServer();
 
 describe('server basics', () => {
   it('answers an authenticated list with the envelope', async () => {

@@ -1,27 +1,22 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { call, createPage, createPageConfiguration, createUserWithKey } from '../helpers/api.js';
 import { runCli, runCliTty } from '../helpers/cli.js';
-import { removeDir, startServer, type Credentials, type RunningServer } from '../helpers/server.js';
+import { useServer, type Credentials } from '../helpers/server.js';
 import { ANSI, freshHome } from './support.js';
 
-let server: RunningServer;
+const server = useServer();
 let member: Credentials;
 let secretPage: Awaited<ReturnType<typeof createPage>>;
 
 beforeAll(async () => {
-  server = await startServer();
   const created = await createUserWithKey(server, { nickname: `member_${Date.now()}` });
   member = created.creds;
   const config = await createPageConfiguration(server);
   const admin = (await call(server, 'GET', '/me')).body as { id: string };
   // Visible to the administrator (a project admin and its creator), invisible to the member.
   secretPage = await createPage(server, { user_id: admin.id, page_configuration_id: config.id, privacy: 'secret' });
-});
-afterAll(async () => {
-  await server.stop();
-  removeDir(server.dir);
 });
 
 const credentialsFile = (home: string) => join(home, '.config', 'agora', 'credentials.json');

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { call, createPage, createPageConfiguration, createUserWithKey } from '../helpers/api.js';
 import { runCli } from '../helpers/cli.js';
-import { removeDir, startServer, type Credentials, type RunningServer } from '../helpers/server.js';
+import { useServer, type Credentials } from '../helpers/server.js';
 import { envFor, expectTables, inAllModes, tsvRows } from './support.js';
 
-let server: RunningServer;
+const server = useServer();
 let adminId: string;
 let config: { id: string; name: string };
 let member: { user: { id: string; nickname: string }; creds: Credentials };
@@ -16,14 +16,9 @@ const tag = () => randomBytes(4).toString('hex');
 const DEAD = { AGORA_URL: 'http://127.0.0.1:9' };
 
 beforeAll(async () => {
-  server = await startServer();
   adminId = ((await call(server, 'GET', '/me')).body as { id: string }).id;
   config = await createPageConfiguration(server);
   member = await createUserWithKey(server);
-});
-afterAll(async () => {
-  await server.stop();
-  removeDir(server.dir);
 });
 
 type Page = { id: string; name: string; privacy: string; user_id: string };

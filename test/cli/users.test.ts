@@ -1,21 +1,16 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { call, createUser } from '../helpers/api.js';
 import { runCli } from '../helpers/cli.js';
-import { BIN, removeDir, startServer, type RunningServer } from '../helpers/server.js';
+import { BIN, useServer } from '../helpers/server.js';
 import { ANSI, envFor, expectTables, inAllModes, tsvRows } from './support.js';
 
-let server: RunningServer;
+const server = useServer();
 let agora: (args: string[], env?: Record<string, string | undefined>) => ReturnType<typeof runCli>;
 
 beforeAll(async () => {
-  server = await startServer();
   agora = (args, env = {}) => runCli(args, { home: server.dir, env: { ...envFor(server), ...env } });
-});
-afterAll(async () => {
-  await server.stop();
-  removeDir(server.dir);
 });
 
 const tag = () => randomBytes(4).toString('hex');

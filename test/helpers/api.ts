@@ -8,6 +8,10 @@ export interface ApiResponse<T = any> {
   body: T;
 }
 
+/** What every id and timestamp the API answers looks like. */
+export const HEX_ID = /^[0-9a-f]{32}$/;
+export const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
 export type BodyKind = 'json' | 'form' | 'multipart';
 
 /** One HTTP call to the API with a key pair; the body is sent as JSON, urlencoded or multipart. */

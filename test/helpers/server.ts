@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 
 export const BIN = resolve(__dirname, '../../bin/agora.js');
 export const PREFIX = '/public-api/v1';
@@ -73,6 +74,22 @@ export async function startServer(
         child.kill(signal);
       }),
   };
+}
+
+/**
+ * One real server for the whole test file: started before its tests, stopped and its folder removed after.
+ * The object is filled in when the server has started, so tests use it as they would the server itself.
+ */
+export function useServer(options: Parameters<typeof startServer>[0] = {}): RunningServer {
+  const server = {} as RunningServer;
+  beforeAll(async () => {
+    Object.assign(server, await startServer(options));
+  });
+  afterAll(async () => {
+    await server.stop();
+    removeDir(server.dir);
+  });
+  return server;
 }
 
 export function removeDir(dir: string): void {
