@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { pageVisibleTo, type Viewer } from './pages.js';
 import type { Database, FollowTable } from './schema.js';
+import { countOf, offsetOf } from './paging.js';
 
 export type FollowRow = Selectable<FollowTable>;
 
@@ -55,18 +56,16 @@ export function followsRepo(db: Kysely<Database>) {
       await db.deleteFrom('follows').where('id', '=', id).execute();
     },
     async list(filter: FollowFilter, viewer: Viewer, page: Pagination): Promise<{ rows: FollowRow[]; total: number }> {
-      const [rows, count] = await Promise.all([
+      const [rows, total] = await Promise.all([
         filtered(filter, viewer)
           .selectAll('follows')
           .orderBy('follows.id')
           .limit(page.per_page)
-          .offset((page.page - 1) * page.per_page)
+          .offset(offsetOf(page))
           .execute(),
-        filtered(filter, viewer)
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .executeTakeFirstOrThrow(),
+        countOf(filtered(filter, viewer)),
       ]);
-      return { rows, total: Number(count.n) };
+      return { rows, total };
     },
   };
 }

@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Viewer } from './pages.js';
 import type { Database, InviteTable, PageAccessRequestTable } from './schema.js';
+import { countOf, offsetOf } from './paging.js';
 
 export type AccessRequestRow = Selectable<PageAccessRequestTable>;
 export type InviteRow = Selectable<InviteTable>;
@@ -19,8 +20,6 @@ export interface InviteFilter {
   user_target_id?: string;
   state?: string;
 }
-
-const offset = (page: Pagination) => (page.page - 1) * page.per_page;
 
 /** Page access requests. Non-administrators see their own requests and those to the pages they created. */
 export function accessRequestsRepo(db: Kysely<Database>) {
@@ -59,13 +58,11 @@ export function accessRequestsRepo(db: Kysely<Database>) {
       return Number(result.numDeletedRows) === 1;
     },
     async list(filter: AccessRequestFilter, viewer: Viewer, page: Pagination) {
-      const [rows, count] = await Promise.all([
-        filtered(filter, viewer).selectAll('r').orderBy('r.id').limit(page.per_page).offset(offset(page)).execute(),
-        filtered(filter, viewer)
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .executeTakeFirstOrThrow(),
+      const [rows, total] = await Promise.all([
+        filtered(filter, viewer).selectAll('r').orderBy('r.id').limit(page.per_page).offset(offsetOf(page)).execute(),
+        countOf(filtered(filter, viewer)),
       ]);
-      return { rows, total: Number(count.n) };
+      return { rows, total };
     },
   };
 }
@@ -121,13 +118,11 @@ export function invitesRepo(db: Kysely<Database>) {
       await db.deleteFrom('invites').where('id', '=', id).execute();
     },
     async list(filter: InviteFilter, viewer: Viewer, page: Pagination) {
-      const [rows, count] = await Promise.all([
-        filtered(filter, viewer).selectAll('i').orderBy('i.id').limit(page.per_page).offset(offset(page)).execute(),
-        filtered(filter, viewer)
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .executeTakeFirstOrThrow(),
+      const [rows, total] = await Promise.all([
+        filtered(filter, viewer).selectAll('i').orderBy('i.id').limit(page.per_page).offset(offsetOf(page)).execute(),
+        countOf(filtered(filter, viewer)),
       ]);
-      return { rows, total: Number(count.n) };
+      return { rows, total };
     },
   };
 }

@@ -1,6 +1,7 @@
 import { type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database, PageConfigurationTable, PageTable } from './schema.js';
+import { countOf, offsetOf } from './paging.js';
 
 export type PageRow = Selectable<PageTable>;
 export type PageConfigurationRow = Selectable<PageConfigurationTable>;
@@ -44,8 +45,6 @@ export function pagesRepo(db: Kysely<Database>) {
   };
   const filtered = (filter: PageFilter, viewer: Viewer) =>
     viewer.isAdmin ? matching(filter) : matching(filter).where((eb) => pageVisibleTo(eb, viewer));
-  const count = async (q: ReturnType<typeof matching>) =>
-    Number((await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
 
   /**
    * How many matching pages the viewer sees. Counting with the visibility condition checks every page
@@ -54,7 +53,7 @@ export function pagesRepo(db: Kysely<Database>) {
    * viewer created without following them.
    */
   const countVisible = async (filter: PageFilter, viewer: Viewer): Promise<number> => {
-    if (viewer.isAdmin || (filter.privacy !== undefined && filter.privacy !== 'secret')) return count(matching(filter));
+    if (viewer.isAdmin || (filter.privacy !== undefined && filter.privacy !== 'secret')) return countOf(matching(filter));
     const followed = db
       .selectFrom('follows')
       .select('follows.followable_id')
@@ -63,10 +62,10 @@ export function pagesRepo(db: Kysely<Database>) {
     const secret = () => matching(filter).where('pages.privacy', '=', 'secret');
     const onlySecret = filter.privacy === 'secret';
     const [all, allSecret, secretFollowed, secretOwned] = await Promise.all([
-      onlySecret ? 0 : count(matching(filter)),
-      onlySecret ? 0 : count(secret()),
-      count(secret().where('pages.id', 'in', followed)),
-      count(secret().where('pages.user_id', '=', viewer.id).where('pages.id', 'not in', followed)),
+      onlySecret ? 0 : countOf(matching(filter)),
+      onlySecret ? 0 : countOf(secret()),
+      countOf(secret().where('pages.id', 'in', followed)),
+      countOf(secret().where('pages.user_id', '=', viewer.id).where('pages.id', 'not in', followed)),
     ]);
     return all - allSecret + secretFollowed + secretOwned;
   };
@@ -88,7 +87,7 @@ export function pagesRepo(db: Kysely<Database>) {
           .selectAll('pages')
           .orderBy('pages.id')
           .limit(page.per_page)
-          .offset((page.page - 1) * page.per_page)
+          .offset(offsetOf(page))
           .execute(),
         countVisible(filter, viewer),
       ]);
@@ -115,20 +114,17 @@ export function pageConfigurationsRepo(db: Kysely<Database>) {
       return db.selectFrom('page_configurations').selectAll().where('id', '=', id).executeTakeFirst();
     },
     async list(page: Pagination): Promise<{ rows: PageConfigurationRow[]; total: number }> {
-      const [rows, count] = await Promise.all([
+      const [rows, total] = await Promise.all([
         db
           .selectFrom('page_configurations')
           .selectAll()
           .orderBy('id')
           .limit(page.per_page)
-          .offset((page.page - 1) * page.per_page)
+          .offset(offsetOf(page))
           .execute(),
-        db
-          .selectFrom('page_configurations')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .executeTakeFirstOrThrow(),
+        countOf(db.selectFrom('page_configurations')),
       ]);
-      return { rows, total: Number(count.n) };
+      return { rows, total };
     },
   };
 }

@@ -1,6 +1,7 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database, UserTable } from './schema.js';
+import { countOf, offsetOf } from './paging.js';
 
 export type UserRow = Selectable<UserTable>;
 /** A user with the role fields that user records show (tagline). */
@@ -65,18 +66,15 @@ export function usersRepo(db: Kysely<Database>) {
       return !!row;
     },
     async list(filter: UserFilter, page: Pagination): Promise<{ rows: UserWithRole[]; total: number }> {
-      const [rows, count] = await Promise.all([
+      const [rows, total] = await Promise.all([
         filtered(filter)
           .orderBy('users.id')
           .limit(page.per_page)
-          .offset((page.page - 1) * page.per_page)
+          .offset(offsetOf(page))
           .execute(),
-        filtered(filter)
-          .clearSelect()
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .executeTakeFirstOrThrow(),
+        countOf(filtered(filter).clearSelect()),
       ]);
-      return { rows, total: Number(count.n) };
+      return { rows, total };
     },
     async slugsStartingWith(base: string): Promise<string[]> {
       const rows = await db
@@ -94,12 +92,7 @@ export function usersRepo(db: Kysely<Database>) {
         .execute();
     },
     async countWithRole(permissionSetId: string): Promise<number> {
-      const row = await db
-        .selectFrom('users')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('permission_set_id', '=', permissionSetId)
-        .executeTakeFirstOrThrow();
-      return Number(row.n);
+      return countOf(db.selectFrom('users').where('permission_set_id', '=', permissionSetId));
     },
   };
 }

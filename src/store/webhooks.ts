@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database, WebhookDeliveryTable, WebhookTable } from './schema.js';
+import { countOf, offsetOf } from './paging.js';
 
 export type WebhookRow = Selectable<WebhookTable>;
 export type DeliveryRow = Selectable<WebhookDeliveryTable>;
@@ -17,20 +18,17 @@ export function webhooksRepo(db: Kysely<Database>) {
       return db.selectFrom('webhooks').selectAll().orderBy('id').execute();
     },
     async list(page: Pagination) {
-      const [rows, count] = await Promise.all([
+      const [rows, total] = await Promise.all([
         db
           .selectFrom('webhooks')
           .selectAll()
           .orderBy('id')
           .limit(page.per_page)
-          .offset((page.page - 1) * page.per_page)
+          .offset(offsetOf(page))
           .execute(),
-        db
-          .selectFrom('webhooks')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .executeTakeFirstOrThrow(),
+        countOf(db.selectFrom('webhooks')),
       ]);
-      return { rows, total: Number(count.n) };
+      return { rows, total };
     },
     async delete(id: string): Promise<void> {
       await db.deleteFrom('webhooks').where('id', '=', id).execute();
@@ -79,22 +77,18 @@ export function deliveriesRepo(db: Kysely<Database>) {
       await db.updateTable('webhook_deliveries').set(changes).where('id', '=', id).execute();
     },
     async listForWebhook(webhookId: string, page: Pagination) {
-      const [rows, count] = await Promise.all([
+      const [rows, total] = await Promise.all([
         db
           .selectFrom('webhook_deliveries')
           .selectAll()
           .where('webhook_id', '=', webhookId)
           .orderBy('id', 'desc')
           .limit(page.per_page)
-          .offset((page.page - 1) * page.per_page)
+          .offset(offsetOf(page))
           .execute(),
-        db
-          .selectFrom('webhook_deliveries')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('webhook_id', '=', webhookId)
-          .executeTakeFirstOrThrow(),
+        countOf(db.selectFrom('webhook_deliveries').where('webhook_id', '=', webhookId)),
       ]);
-      return { rows, total: Number(count.n) };
+      return { rows, total };
     },
   };
 }
