@@ -6,9 +6,14 @@ import type { Clock, Deps } from '../domain/context.js';
 import { can } from '../domain/permissions.js';
 import { AppError, ErrorCode } from '../shared/errors.js';
 import type { Store } from '../store/store.js';
+import { LiveStreams } from './live-streams.js';
+import { NotificationFanOut, type FanOutOptions } from './notification-fanout.js';
 import { ResponseCache } from './response-cache.js';
 import { RouteRegistry } from './route.js';
 import { registerAccessRequestRoutes } from './routes/access-requests.js';
+import { registerContentRoutes } from './routes/content.js';
+import { registerEventRoutes } from './routes/events.js';
+import { registerNotificationRoutes } from './routes/notifications.js';
 import { registerFollowRoutes } from './routes/follows.js';
 import { registerInviteRoutes } from './routes/invites.js';
 import { registerMetaRoutes } from './routes/meta.js';
@@ -29,12 +34,24 @@ export interface AppOptions {
   logger?: boolean;
   /** Delivery settings; `allowPrivate` lets webhooks target loopback and private addresses (demos, tests). */
   webhooks?: Omit<WebhookSenderOptions, 'store' | 'clock'>;
+  /** The notification fan-out; `autoStart: false` leaves recorded jobs waiting (tests of a restart). */
+  fanOut?: Omit<FanOutOptions, 'deps' | 'onError'> & { autoStart?: boolean };
+  /** Live streams: how often they look for new notifications, and the keep-alive interval. */
+  live?: { pollMs?: number; heartbeatMs?: number };
 }
 
 export interface RouteContext {
   routes: RouteRegistry;
   deps: Deps;
   authenticator: Authenticator;
+  live: LiveStreams;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The notification fan-out worker of this app (`drain()` waits for the jobs due). */
+    fanOut: NotificationFanOut;
+  }
 }
 
 /** Builds the whole API without listening, so that tests can run it in process or on a port. */
@@ -62,6 +79,14 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     clock,
   });
   const deps: Deps = { store: options.store, clock, webhooks: sender };
+  const fanOut = new NotificationFanOut({
+    ...options.fanOut,
+    deps,
+    onError: (error) => app.log.error({ err: error }, 'notification fan-out failed'),
+  });
+  deps.notifications = fanOut;
+  app.decorate('fanOut', fanOut);
+  const live = new LiveStreams(options.live?.pollMs, options.live?.heartbeatMs);
 
   // JSON, urlencoded and multipart bodies; nothing else. An empty JSON body (as `PUT …/accept` sends) is no body.
   const defaultJson = app.getDefaultJsonParser('error', 'error');
@@ -120,7 +145,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     API_PREFIX,
     new ResponseCache(deps.store),
   );
-  const ctx: RouteContext = { routes, deps, authenticator };
+  const ctx: RouteContext = { routes, deps, authenticator, live };
   registerUserRoutes(ctx);
   registerPageRoutes(ctx);
   registerFollowRoutes(ctx);
@@ -129,11 +154,21 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   registerInviteRoutes(ctx);
   registerRoleRoutes(ctx);
   registerWebhookRoutes(ctx, { allowPrivate: webhookSettings.allowPrivate ?? false });
+  registerContentRoutes(ctx);
+  registerEventRoutes(ctx);
+  registerNotificationRoutes(ctx);
   registerMetaRoutes(ctx);
 
   // Deliveries start once the server is ready and stop (after attempts under way) when it closes.
-  app.addHook('onReady', async () => sender.start());
-  app.addHook('onClose', async () => sender.stop());
+  app.addHook('onReady', async () => {
+    sender.start();
+    if (options.fanOut?.autoStart !== false) fanOut.start();
+  });
+  // Live streams never end by themselves: end them first, so that closing does not wait for listeners.
+  app.addHook('preClose', async () => live.closeAll());
+  app.addHook('onClose', async () => {
+    await Promise.all([sender.stop(), fanOut.stop()]);
+  });
   return app;
 }
 

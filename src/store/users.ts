@@ -91,6 +91,10 @@ export function usersRepo(db: Kysely<Database>) {
         .where('id', '=', userId)
         .execute();
     },
+    async idsWithRole(permissionSetId: string): Promise<string[]> {
+      const rows = await db.selectFrom('users').select('id').where('permission_set_id', '=', permissionSetId).execute();
+      return rows.map((r) => r.id);
+    },
     async countWithRole(permissionSetId: string): Promise<number> {
       return countOf(db.selectFrom('users').where('permission_set_id', '=', permissionSetId));
     },
