@@ -4,8 +4,11 @@ import { registerAccessRequestCommands } from './cli/commands/access-requests.js
 import { registerAdminCommands } from './cli/commands/admin.js';
 import { registerAuthCommands } from './cli/commands/auth.js';
 import { registerCompletionCommand } from './cli/commands/completion.js';
+import { registerContentCommands } from './cli/commands/content.js';
+import { registerEventCommands } from './cli/commands/events.js';
 import { registerFollowCommands } from './cli/commands/follows.js';
 import { registerInviteCommands } from './cli/commands/invites.js';
+import { registerNotificationCommands } from './cli/commands/notifications.js';
 import { registerPageConfigCommands } from './cli/commands/page-configs.js';
 import { registerPageCommands } from './cli/commands/pages.js';
 import { registerOpenApiCommand } from './cli/commands/openapi.js';
@@ -39,6 +42,9 @@ export function buildProgram(): Command {
   registerAccessRequestCommands(program);
   registerInviteCommands(program);
   registerWebhookCommands(program);
+  registerNotificationCommands(program);
+  registerContentCommands(program);
+  registerEventCommands(program);
   registerSetRoleCommand(program.commands.find((c) => c.name() === 'users')!);
   registerOpenApiCommand(program);
   registerCompletionCommand(program);

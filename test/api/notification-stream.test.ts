@@ -134,7 +134,7 @@ describe('GET /users/{id}/notifications/stream', () => {
     const as = (c: Credentials) => ({ 'api-key': c.key, 'api-secret': c.secret });
     const forbidden = await fetch(url, { headers: as(other.creds) });
     expect(forbidden.status).toBe(403);
-    expect((await forbidden.json()).error.code).toBe('forbidden');
+    expect(((await forbidden.json()) as { error: { code: string } }).error.code).toBe('forbidden');
     expect((await fetch(url)).status).toBe(401);
     const bad = await fetch(url, { headers: { ...as(me.creds), 'last-event-id': 'not-an-id' } });
     expect(bad.status).toBe(400);
