@@ -84,7 +84,6 @@ export async function createAccessRequest(
       {
         type: 'page_access_request',
         action: 'requested',
-        sourceId: row.id,
         subject: userRef(requester),
         target: { type: 'PageAccessRequest', id: row.id },
         finalTarget: pageRef(page),
@@ -144,7 +143,6 @@ export async function acceptAccessRequest(deps: Deps, caller: Caller, id: string
       {
         type: 'page_access_request_accepted',
         action: 'accepted',
-        sourceId: `${row.id}:accepted`.slice(0, 64),
         subject: userRef(caller.user),
         target: { type: 'PageAccessRequest', id: row.id },
         finalTarget: pageRef(accepted.page),

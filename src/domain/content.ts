@@ -127,7 +127,6 @@ export async function createStatus(deps: Deps, caller: Caller, input: CreateStat
       {
         type: 'status',
         action: 'posted',
-        sourceId: status.id,
         subject: userRef(author),
         target: { type: 'Status', id: status.id, name: excerpt(status.content) },
         finalTarget: place,
@@ -179,7 +178,6 @@ export async function createComment(deps: Deps, caller: Caller, input: CreateCom
       {
         type: 'comment',
         action: 'commented',
-        sourceId: comment.id,
         subject: userRef(author),
         target: { type: 'Comment', id: comment.id, name: excerpt(comment.content) },
         finalTarget: await placeOf(tx, status),
@@ -238,7 +236,6 @@ export async function createLike(deps: Deps, caller: Caller, input: CreateLikeIn
       {
         type: 'like',
         action: 'liked',
-        sourceId: like.id,
         subject: userRef(liker),
         target: comment
           ? { type: 'Comment', id: comment.id, name: excerpt(comment.content) }

@@ -143,7 +143,6 @@ export async function answerEvent(deps: Deps, caller: Caller, eventId: string, i
         {
           type: 'event_attendance',
           action: 'answered',
-          sourceId: newId(),
           subject: userRef(user),
           target: eventRef(event),
           finalTarget: eventRef(event),

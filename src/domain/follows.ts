@@ -65,7 +65,6 @@ export async function createFollow(deps: Deps, caller: Caller, input: CreateFoll
       {
         type: 'follow',
         action: 'followed',
-        sourceId: follow.id,
         subject: userRef(follower),
         target: followed.ref,
         finalTarget: followed.ref,

@@ -91,7 +91,6 @@ export async function createInvites(deps: Deps, caller: Caller, input: CreateInv
         {
           type: 'invite',
           action: 'invited',
-          sourceId: row.id,
           subject: userRef(record!.user),
           target: { type: 'Invite', id: row.id },
           finalTarget: pageRef(page),
@@ -173,7 +172,6 @@ async function settleInvite(deps: Deps, caller: Caller, id: string, accept: bool
         {
           type: 'invite_accepted',
           action: 'accepted',
-          sourceId: `${row.id}:accepted`.slice(0, 64),
           subject: userRef(caller.user),
           target: { type: 'Invite', id: row.id },
           finalTarget: pageRef(page),

@@ -8,7 +8,7 @@ import type {
   NotificationType,
 } from '../shared/schemas/notifications.js';
 import { SYSTEM_ROLES } from '../store/default-roles.js';
-import type { Audience, NotificationJobRow, NotificationRow, NotificationTemplate } from '../store/notifications.js';
+import type { Audience, NotificationContentRow, NotificationJobRow, NotificationRow } from '../store/notifications.js';
 import type { Store } from '../store/store.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 
@@ -23,8 +23,6 @@ export interface Ref {
 export interface NotificationDraft {
   type: NotificationType;
   action: ActionName;
-  /** What caused it (the status, the comment…): with the recipient, unique, so nobody is told twice. */
-  sourceId: string;
   subject: Ref & { name: string };
   target: Ref | null;
   finalTarget: Ref & { name: string };
@@ -38,9 +36,9 @@ export const excerpt = (text: string): string => {
   return flat.length <= EXCERPT ? flat : `${flat.slice(0, EXCERPT - 1)}…`;
 };
 
-function toTemplate(draft: NotificationDraft): NotificationTemplate {
+function toContent(draft: NotificationDraft, now: string): NotificationContentRow {
   return {
-    source_id: draft.sourceId,
+    id: newId(),
     notification_type: draft.type,
     action_name: draft.action,
     subject_type: draft.subject.type,
@@ -60,6 +58,7 @@ function toTemplate(draft: NotificationDraft): NotificationTemplate {
     link_slug: draft.link.slug ?? null,
     picture_url: null,
     comment_info: JSON.stringify(draft.comment ? { id: draft.comment.id, excerpt: excerpt(draft.comment.content) } : {}),
+    created_at: now,
   };
 }
 
@@ -77,8 +76,10 @@ export async function notifyUsers(
   const skip = new Set(actors);
   const recipients = [...new Set(userIds)].filter((id) => !skip.has(id));
   if (recipients.length === 0) return;
+  const content = toContent(draft, now);
+  await tx.notifications.insertContent(content);
   await tx.notifications.insertFor(
-    toTemplate(draft),
+    content.id,
     recipients.map((userId) => ({ userId, id: newId() })),
     now,
   );
@@ -96,9 +97,11 @@ export async function enqueueFanOut(
   audiences: Audience[],
   actors: string[],
 ): Promise<void> {
+  const content = toContent(draft, now);
+  await tx.notifications.insertContent(content);
   await tx.notificationJobs.insert({
     id: newId(),
-    notification: JSON.stringify(toTemplate(draft)),
+    content_id: content.id,
     audiences: JSON.stringify(audiences),
     excluded: JSON.stringify([...new Set(actors)]),
     audience_index: 0,
@@ -134,7 +137,7 @@ export async function runFanOutBatch(
     const next = await tx.notificationJobs.nextRecipients(audience, job.cursor, job.created_at, batchSize);
     const excluded = new Set(JSON.parse(job.excluded) as string[]);
     const recipients = next.filter((id) => !excluded.has(id)).map((userId) => ({ userId, id: newId() }));
-    await tx.notifications.insertFor(JSON.parse(job.notification) as NotificationTemplate, recipients, nowIso(deps));
+    await tx.notifications.insertFor(job.content_id, recipients, nowIso(deps));
     const finished = next.length < batchSize;
     const audienceIndex = finished ? job.audience_index + 1 : job.audience_index;
     if (audienceIndex >= audiences.length) {

@@ -1,22 +1,44 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
-import type { Database, NotificationJobTable, NotificationTable } from './schema.js';
+import type { Database, NotificationContentTable, NotificationJobTable, NotificationTable } from './schema.js';
 import { offsetOf } from './paging.js';
 
-export type NotificationRow = Selectable<NotificationTable>;
-/** What every recipient of one notification shares. */
-export type NotificationTemplate = Omit<NotificationRow, 'id' | 'user_id' | 'seen' | 'created_at' | 'updated_at'>;
+/** What every recipient of one notification is told. */
+export type NotificationContentRow = Selectable<NotificationContentTable>;
+/** A user's notification, with what it says. */
+export type NotificationRow = Selectable<NotificationTable> & Omit<NotificationContentRow, 'id' | 'created_at'>;
 export type NotificationJobRow = Selectable<NotificationJobTable>;
 
 /** Rows per insert statement: well under SQLite's limit of bound parameters. */
-const ROWS_PER_INSERT = 400;
+const ROWS_PER_INSERT = 500;
 
 export function notificationsRepo(db: Kysely<Database>) {
-  const ofUser = (userId: string, unseenOnly: boolean) => {
-    let q = db.selectFrom('notifications').where('user_id', '=', userId);
-    if (unseenOnly) q = q.where('seen', '=', 0);
-    return q;
-  };
+  const withContent = () =>
+    db
+      .selectFrom('notifications as n')
+      .innerJoin('notification_contents as c', 'c.id', 'n.content_id')
+      .selectAll('n')
+      .select([
+        'c.notification_type',
+        'c.action_name',
+        'c.subject_type',
+        'c.subject_id',
+        'c.subject_slug',
+        'c.subject_name',
+        'c.target_type',
+        'c.target_id',
+        'c.target_slug',
+        'c.target_name',
+        'c.final_target_type',
+        'c.final_target_id',
+        'c.final_target_slug',
+        'c.final_target_name',
+        'c.link_type',
+        'c.link_id',
+        'c.link_slug',
+        'c.picture_url',
+        'c.comment_info',
+      ]);
   /** Adds to the counters of each user: one statement for the whole batch. */
   const count = async (changes: { user_id: string; total: number; unseen: number }[]) => {
     if (changes.length === 0) return;
@@ -32,17 +54,20 @@ export function notificationsRepo(db: Kysely<Database>) {
       .execute();
   };
   return {
+    async insertContent(row: NotificationContentRow): Promise<void> {
+      await db.insertInto('notification_contents').values(row).execute();
+    },
     /**
-     * Gives each user the notification (ids from `newId`, in the order given). A user who already has one
-     * from the same source is skipped, so a batch run twice notifies nobody twice. Answers who got one.
+     * Gives each user the notification (ids from `newId`, in the order given). A user who already has this
+     * one is skipped, so a batch run twice notifies nobody twice. Answers who got one.
      */
-    async insertFor(template: NotificationTemplate, recipients: { userId: string; id: string }[], now: string): Promise<string[]> {
+    async insertFor(contentId: string, recipients: { userId: string; id: string }[], now: string): Promise<string[]> {
       const notified: string[] = [];
       for (let i = 0; i < recipients.length; i += ROWS_PER_INSERT) {
         const rows: Insertable<NotificationTable>[] = recipients.slice(i, i + ROWS_PER_INSERT).map((r) => ({
-          ...template,
           id: r.id,
           user_id: r.userId,
+          content_id: contentId,
           seen: 0,
           created_at: now,
           updated_at: now,
@@ -50,7 +75,7 @@ export function notificationsRepo(db: Kysely<Database>) {
         const inserted = await db
           .insertInto('notifications')
           .values(rows)
-          .onConflict((oc) => oc.columns(['source_id', 'user_id']).doNothing())
+          .onConflict((oc) => oc.columns(['content_id', 'user_id']).doNothing())
           .returning('user_id')
           .execute();
         notified.push(...inserted.map((r) => r.user_id));
@@ -60,21 +85,16 @@ export function notificationsRepo(db: Kysely<Database>) {
     },
     /** Newest first. */
     list(userId: string, unseenOnly: boolean, page: Pagination): Promise<NotificationRow[]> {
-      return ofUser(userId, unseenOnly)
-        .selectAll()
-        .orderBy('id', 'desc')
-        .limit(page.per_page)
-        .offset(offsetOf(page))
-        .execute();
+      let q = withContent().where('n.user_id', '=', userId);
+      if (unseenOnly) q = q.where('n.seen', '=', 0);
+      return q.orderBy('n.id', 'desc').limit(page.per_page).offset(offsetOf(page)).execute();
     },
     /** Oldest first, after a given notification: what a live stream has not sent yet. */
     listAfter(userId: string, afterId: string, limit: number): Promise<NotificationRow[]> {
-      return db
-        .selectFrom('notifications')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .where('id', '>', afterId)
-        .orderBy('id')
+      return withContent()
+        .where('n.user_id', '=', userId)
+        .where('n.id', '>', afterId)
+        .orderBy('n.id')
         .limit(limit)
         .execute();
     },

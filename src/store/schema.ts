@@ -87,6 +87,7 @@ export interface Database {
   statuses: StatusTable;
   comments: CommentTable;
   likes: LikeTable;
+  notification_contents: NotificationContentTable;
   notifications: NotificationTable;
   notification_counters: NotificationCounterTable;
   notification_jobs: NotificationJobTable;
@@ -197,11 +198,8 @@ export interface LikeTable {
   created_at: string;
 }
 
-export interface NotificationTable {
+export interface NotificationContentTable {
   id: string;
-  user_id: string;
-  source_id: string;
-  seen: number;
   notification_type: string;
   action_name: string;
   subject_type: string | null;
@@ -223,6 +221,14 @@ export interface NotificationTable {
   /** JSON object: {} or {id, excerpt}. */
   comment_info: string;
   created_at: string;
+}
+
+export interface NotificationTable {
+  id: string;
+  user_id: string;
+  content_id: string;
+  seen: number;
+  created_at: string;
   updated_at: string;
 }
 
@@ -234,8 +240,8 @@ export interface NotificationCounterTable {
 
 export interface NotificationJobTable {
   id: string;
-  /** JSON: the notification every recipient gets (without id, user_id, seen, timestamps). */
-  notification: string;
+  /** What every recipient is told. */
+  content_id: string;
   /** JSON array of audiences, walked in order. */
   audiences: string;
   /** JSON array of user ids never notified (the actor). */

@@ -13,13 +13,16 @@ const MEMBERS = 1500;
 const dirs: string[] = [];
 afterAll(() => dirs.forEach(removeDir));
 
-/** How many notifications each user has from one source, read straight from the file. */
-function notifiedCounts(file: string, sourceId: string): Map<string, number> {
+/** How many notifications of one status each user has, read straight from the file. */
+function notifiedCounts(file: string, statusId: string): Map<string, number> {
   const db = new Database(file, { readonly: true });
   try {
     const rows = db
-      .prepare('select user_id, count(*) as n from notifications where source_id = ? group by user_id')
-      .all(sourceId) as { user_id: string; n: number }[];
+      .prepare(
+        `select n.user_id, count(*) as n from notifications n join notification_contents c on c.id = n.content_id
+         where c.notification_type = 'status' and c.target_id = ? group by n.user_id`,
+      )
+      .all(statusId) as { user_id: string; n: number }[];
     return new Map(rows.map((r) => [r.user_id, r.n]));
   } finally {
     db.close();

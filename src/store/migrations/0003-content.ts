@@ -107,14 +107,11 @@ export const content: Migration = {
       .unique()
       .execute();
 
+    // What a notification says, written once however many are told (a status to 100,000 members is one
+    // row here and 100,000 narrow rows in notifications).
     await db.schema
-      .createTable('notifications')
+      .createTable('notification_contents')
       .addColumn('id', 'varchar(64)', (c) => c.primaryKey())
-      .addColumn('user_id', 'varchar(64)', (c) => c.notNull().references('users.id').onDelete('cascade'))
-      // What caused it (a status, a comment, …): with the user, unique, so a fan-out retried after a crash
-      // never notifies anyone twice.
-      .addColumn('source_id', 'varchar(64)', (c) => c.notNull())
-      .addColumn('seen', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('notification_type', 'varchar(40)', (c) => c.notNull())
       .addColumn('action_name', 'varchar(20)', (c) => c.notNull())
       .addColumn('subject_type', 'varchar(20)')
@@ -135,12 +132,22 @@ export const content: Migration = {
       .addColumn('picture_url', 'varchar(2048)')
       .addColumn('comment_info', 'text', (c) => c.notNull())
       .addColumn('created_at', 'varchar(32)', (c) => c.notNull())
+      .execute();
+
+    await db.schema
+      .createTable('notifications')
+      .addColumn('id', 'varchar(64)', (c) => c.primaryKey())
+      .addColumn('user_id', 'varchar(64)', (c) => c.notNull().references('users.id').onDelete('cascade'))
+      .addColumn('content_id', 'varchar(64)', (c) => c.notNull().references('notification_contents.id').onDelete('cascade'))
+      .addColumn('seen', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('created_at', 'varchar(32)', (c) => c.notNull())
       .addColumn('updated_at', 'varchar(32)', (c) => c.notNull())
       .execute();
+    // One per content and user: a fan-out batch run twice notifies nobody twice.
     await db.schema
-      .createIndex('notifications_source_user_unique')
+      .createIndex('notifications_content_user_unique')
       .on('notifications')
-      .columns(['source_id', 'user_id'])
+      .columns(['content_id', 'user_id'])
       .unique()
       .execute();
     await db.schema.createIndex('notifications_user').on('notifications').columns(['user_id', 'id']).execute();
@@ -163,7 +170,7 @@ export const content: Migration = {
     await db.schema
       .createTable('notification_jobs')
       .addColumn('id', 'varchar(64)', (c) => c.primaryKey())
-      .addColumn('notification', 'text', (c) => c.notNull())
+      .addColumn('content_id', 'varchar(64)', (c) => c.notNull().references('notification_contents.id').onDelete('cascade'))
       .addColumn('audiences', 'text', (c) => c.notNull())
       .addColumn('excluded', 'text', (c) => c.notNull())
       .addColumn('audience_index', 'integer', (c) => c.notNull().defaultTo(0))
