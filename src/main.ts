@@ -4,6 +4,7 @@ import { registerAdminCommands } from './cli/commands/admin.js';
 import { registerAuthCommands } from './cli/commands/auth.js';
 import { registerCompletionCommand } from './cli/commands/completion.js';
 import { registerFollowCommands } from './cli/commands/follows.js';
+import { registerImportExportCommands } from './cli/commands/import-export.js';
 import { registerInviteCommands } from './cli/commands/invites.js';
 import { registerPageConfigCommands } from './cli/commands/page-configs.js';
 import { registerPageCommands } from './cli/commands/pages.js';
@@ -46,6 +47,7 @@ export function buildProgram(): Command {
   registerInviteCommands(program);
   registerWebhookCommands(program);
   registerSetRoleCommand(program.commands.find((c) => c.name() === 'users')!);
+  registerImportExportCommands(program);
   registerOpenApiCommand(program);
   registerCompletionCommand(program);
   return program;
@@ -72,6 +74,7 @@ const LOCAL_ERRORS: Record<string, { exit: number; code: string }> = {
   AuthError: { exit: ExitCode.auth, code: 'not_logged_in' },
   ConnectionError: { exit: ExitCode.failure, code: 'connection_failed' },
   CredentialsError: { exit: ExitCode.failure, code: 'credentials_damaged' },
+  ImportFileError: { exit: ExitCode.failure, code: 'unreadable_file' },
 };
 
 async function report(error: unknown, json: boolean): Promise<number> {
