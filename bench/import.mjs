@@ -78,7 +78,13 @@ try {
     }
   })();
   const started = performance.now();
-  const result = spawnSync(process.execPath, [BIN, 'users', 'import', join(dir, 'users.ndjson'), '--concurrency', '16', '--json'], { env, encoding: 'utf8' });
+  // Spawned asynchronously: the reads above keep going while the import runs.
+  const result = await new Promise((ok) => {
+    const cli = spawn(process.execPath, [BIN, 'users', 'import', join(dir, 'users.ndjson'), '--concurrency', '16', '--json'], { env });
+    let stdout = '';
+    cli.stdout.on('data', (d) => (stdout += d));
+    cli.on('close', () => ok({ stdout }));
+  });
   const seconds = (performance.now() - started) / 1000;
   importing = false;
   await reader;
