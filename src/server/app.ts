@@ -8,6 +8,7 @@ import { AppError, ErrorCode } from '../shared/errors.js';
 import type { Store } from '../store/store.js';
 import { LiveStreams } from './live-streams.js';
 import { NotificationFanOut, type FanOutOptions } from './notification-fanout.js';
+import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimitSettings } from './rate-limit.js';
 import { ResponseCache } from './response-cache.js';
 import { RouteRegistry } from './route.js';
 import { registerAccessRequestRoutes } from './routes/access-requests.js';
@@ -32,6 +33,8 @@ export interface AppOptions {
   clock?: Clock;
   bodyLimit?: number;
   logger?: boolean;
+  /** Requests per API key (a token bucket); false turns the limit off. Default: DEFAULT_RATE_LIMIT. */
+  rateLimit?: RateLimitSettings | false;
   /** Delivery settings; `allowPrivate` lets webhooks target loopback and private addresses (demos, tests). */
   webhooks?: Omit<WebhookSenderOptions, 'store' | 'clock'>;
   /** The notification fan-out; `autoStart: false` leaves recorded jobs waiting (tests of a restart). */
@@ -116,13 +119,19 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   const authenticator = new Authenticator(deps);
-  app.addHook('onRequest', async (request) => {
+  const limiter = options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT, clock);
+  app.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.config?.open || !request.routeOptions.url) return;
     const header = (name: string) => {
       const value = request.headers[name];
       return typeof value === 'string' ? value : undefined;
     };
     const caller = await authenticator.authenticate(header('api-key'), header('api-secret'));
+    const retryAfter = limiter?.take(header('api-key')!);
+    if (retryAfter !== undefined) {
+      reply.header('retry-after', String(retryAfter));
+      throw limiter!.describe(retryAfter);
+    }
     if (!can(caller, 'users', 'can_use_api'))
       throw new AppError(403, ErrorCode.apiAccessDenied, 'Your role does not grant the permission users.can_use_api');
     request.caller = caller;

@@ -3,6 +3,7 @@ import type { Deps } from '../domain/context.js';
 import { seedDemo } from '../domain/demo.js';
 import { openSqliteStore } from '../store/sqlite.js';
 import { createApp } from './app.js';
+import { rateLimitFromEnv } from './rate-limit.js';
 
 export interface ServeOptions {
   host: string;
@@ -34,7 +35,12 @@ export async function serve(options: ServeOptions): Promise<void> {
     options.print(seeded ? 'demo community seeded' : 'demo community already present');
     options.print(`demo administrator key: api_key=${key.api_key} api_secret=${key.api_secret}`);
   }
-  const app = await createApp({ store, logger: options.log ?? false, webhooks: webhookSettingsFromEnv(process.env) });
+  const app = await createApp({
+    store,
+    logger: options.log ?? false,
+    webhooks: webhookSettingsFromEnv(process.env),
+    rateLimit: rateLimitFromEnv(process.env),
+  });
   const address = await app.listen({ host: options.host, port: options.port });
   // Handlers go in before the `listening on` line: a signal sent as soon as it is read still stops cleanly.
   const stopped = new Promise<void>((resolve) => {

@@ -76,6 +76,12 @@ export function usersRepo(db: Kysely<Database>) {
       ]);
       return { rows, total };
     },
+    /** The next users after `afterId` in id order: an export walks the whole table in constant memory. */
+    listAfter(afterId: string | undefined, limit: number): Promise<UserWithRole[]> {
+      let q = withRole();
+      if (afterId !== undefined) q = q.where('users.id', '>', afterId);
+      return q.orderBy('users.id').limit(limit).execute();
+    },
     async slugsStartingWith(base: string): Promise<string[]> {
       const rows = await db
         .selectFrom('users')
