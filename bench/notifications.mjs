@@ -26,12 +26,33 @@ const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 100_000);
 const STATUSES = Number(process.env.BENCH_STATUSES ?? 5);
 const NOTIFICATIONS = Number(process.env.BENCH_NOTIFICATIONS ?? 100_000);
 
-const { openSqliteStore } = await import(join(ROOT, 'dist/store/sqlite.js'));
-const { createApp } = await import(join(ROOT, 'dist/server/app.js'));
-const { issueApiKey, ensureBootstrapAdmin } = await import(join(ROOT, 'dist/domain/api-keys.js'));
-const { newId } = await import(join(ROOT, 'dist/shared/ids.js'));
-
 const dir = mkdtempSync(join(tmpdir(), 'agora-bench-notif-'));
+
+// The CLI is one bundle; the in-process part needs the store and the app as modules, bundled here the same way.
+const { build } = await import('esbuild');
+await build({
+  stdin: {
+    contents: [
+      "export { openSqliteStore } from './src/store/sqlite.ts';",
+      "export { createApp } from './src/server/app.ts';",
+      "export { issueApiKey, ensureBootstrapAdmin } from './src/domain/api-keys.ts';",
+      "export { newId } from './src/shared/ids.ts';",
+    ].join('\n'),
+    resolveDir: ROOT,
+    loader: 'ts',
+  },
+  // Beside node_modules, so that the external packages resolve.
+  outfile: join(ROOT, 'node_modules', '.cache', 'agora-bench-lib.mjs'),
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  logLevel: 'warning',
+  external: ['better-sqlite3', 'fastify', '@fastify/*', 'pino', 'kysely'],
+  nodePaths: [join(ROOT, 'node_modules')],
+  banner: { js: "import { createRequire as __r } from 'node:module'; const require = __r(import.meta.url);" },
+});
+const { openSqliteStore, createApp, issueApiKey, ensureBootstrapAdmin, newId } = await import(join(ROOT, 'node_modules', '.cache', 'agora-bench-lib.mjs'));
 const pct = (values, p) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];

@@ -61,6 +61,8 @@ export interface Answer<T> {
   status: number;
   data: T;
   replayed: boolean;
+  /** `X-Total-Count`, on lists that are bare arrays (notifications). */
+  total?: number;
 }
 
 /** PUT and DELETE are idempotent by definition; a POST only when it carries an Idempotency-Key. */
@@ -99,12 +101,12 @@ export class ApiClient {
 
   /** The call with its status and whether the server replayed an earlier answer to the same Idempotency-Key. */
   async answer<T>(method: Method, path: string, init: CallInit<T> = {}): Promise<Answer<T>> {
-    const { status, text, replayed } = await this.send(method, path, init, async (body) => body.text());
+    const { status, text, replayed, total } = await this.send(method, path, init, async (body) => body.text());
     if (status >= 400) throw toApiError(status, text);
     const json: unknown = text ? JSON.parse(text) : undefined;
-    if (!init.schema) return { status, data: json as T, replayed };
+    if (!init.schema) return { status, data: json as T, replayed, total };
     try {
-      return { status, data: init.schema.parse(json), replayed };
+      return { status, data: init.schema.parse(json), replayed, total };
     } catch {
       throw new ConnectionError(`The server at ${this.baseUrl} answered ${method} ${path} with something that is not the API's`);
     }
@@ -117,6 +119,36 @@ export class ApiClient {
     );
     if (status >= 400) throw toApiError(status, text ?? '');
     return stream!;
+  }
+
+  /**
+   * A long-lived answer (Server-Sent Events): no overall timeout, but the body may stay silent for
+   * `idleSeconds` at most (the server sends a comment line every 15 s). No retries: the caller reconnects.
+   */
+  async openStream(path: string, init: { headers?: Record<string, string>; signal?: AbortSignal; idleSeconds?: number } = {}): Promise<Readable> {
+    const url = this.url(path);
+    const headers: Record<string, string> = { accept: 'text/event-stream', ...init.headers };
+    if (this.options.apiKey) headers['api-key'] = this.options.apiKey;
+    if (this.options.apiSecret) headers['api-secret'] = this.options.apiSecret;
+    const dispatcher = await this.dispatcher();
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await dispatcher.request({
+        origin: url.origin,
+        path: url.pathname + url.search,
+        method: 'GET',
+        headers,
+        signal: init.signal,
+        headersTimeout: this.timeoutSeconds * 1000,
+        bodyTimeout: (init.idleSeconds ?? 60) * 1000,
+      });
+    } catch (error) {
+      if (init.signal?.aborted) throw error;
+      const code = (error as NodeJS.ErrnoException).code ?? '';
+      throw new ConnectionError(`Cannot reach the agora server at ${this.baseUrl} (${code || (error as Error).message})`);
+    }
+    if (res.statusCode >= 400) throw toApiError(res.statusCode, await res.body.text());
+    return res.body;
   }
 
   get<T>(path: string, query?: Query, schema?: Parser<T>): Promise<T> {
@@ -168,7 +200,7 @@ export class ApiClient {
     path: string,
     init: CallInit<unknown>,
     read: (body: Dispatcher.ResponseData['body'], status: number) => Promise<R>,
-  ): Promise<{ status: number; text: R; replayed: boolean; stream?: Readable }> {
+  ): Promise<{ status: number; text: R; replayed: boolean; total?: number; stream?: Readable }> {
     const url = this.url(path, init.query);
     const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
     if (this.options.apiKey) headers['api-key'] = this.options.apiKey;
@@ -211,7 +243,8 @@ export class ApiClient {
             return { status: res.statusCode, text, replayed, stream: res.body };
           }
           clearTimeout(timer);
-          return { status: res.statusCode, text, replayed };
+          const total = Number(res.headers['x-total-count']);
+          return { status: res.statusCode, text, replayed, ...(Number.isInteger(total) ? { total } : {}) };
         } catch (error) {
           clearTimeout(timer);
           if (abort.signal.aborted)

@@ -1,7 +1,9 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { call, createPage, createPageConfiguration, createUserWithKey } from '../helpers/api.js';
 import { runCli, runCliTty } from '../helpers/cli.js';
-import { useServer } from '../helpers/server.js';
+import { BIN, useServer } from '../helpers/server.js';
 import { envFor, tsvRows } from './support.js';
 
 /**
@@ -78,6 +80,36 @@ describe('agora statuses, comments, likes, stream and notifications', () => {
     });
     expect(accepted.code).toBe(0);
     expect(accepted.stdout).toMatch(/2 notifications marked seen/);
+  });
+});
+
+describe('agora notifications watch', () => {
+  it('prints each new notification as it comes (NDJSON with --json, TSV piped) and stops on SIGINT', async () => {
+    const target = await createUserWithKey(server);
+    const env = { ...process.env, HOME: server.dir, XDG_CONFIG_HOME: join(server.dir, '.config'), ...envFor(server, target.creds) };
+    const watch = (args: string[]) => {
+      const child = spawn(process.execPath, [BIN, 'notifications', 'watch', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      child.stdout.setEncoding('utf8').on('data', (c) => (stdout += c));
+      const lines = async (n: number) => {
+        for (let i = 0; i < 200 && stdout.split('\n').filter(Boolean).length < n; i++) await new Promise((r) => setTimeout(r, 50));
+        return stdout.split('\n').filter(Boolean);
+      };
+      const stop = () => new Promise<number | null>((ok) => (child.once('exit', (code, signal) => ok(code ?? (signal ? 130 : null))), child.kill('SIGINT')));
+      return { lines, stop };
+    };
+    const json = watch(['--json']);
+    const tsv = watch([]);
+    // Give both a moment to connect, then make a notification.
+    await new Promise((r) => setTimeout(r, 800));
+    const fan = await createUserWithKey(server);
+    await call(server, 'POST', '/follows', { as: fan.creds, body: { followable_type: 'User', followable_id: target.user.id, user_id: fan.user.id } });
+    const [line] = await json.lines(1);
+    expect(JSON.parse(line!)).toMatchObject({ user_id: target.user.id, notification_type: 'follow', subject_id: fan.user.id });
+    const [row] = await tsv.lines(1);
+    expect(row!.split('\t').slice(2, 4)).toEqual(['follow', `${fan.user.first_name} ${fan.user.last_name} followed you`]);
+    expect(await json.stop()).toBe(0);
+    expect(await tsv.stop()).toBe(0);
   });
 });
 

@@ -11,6 +11,13 @@ export const NOTIFICATION_COLUMNS: Column<Notification>[] = [
   { header: 'seen', value: (n) => (n.seen ? 'yes' : 'no') },
 ];
 
+/** On a terminal, a feed reads best as time, kind and sentence. */
+const WATCH_COLUMNS: Column<Notification>[] = [
+  { header: 'when', value: (n) => new Date(n.created_at).toLocaleTimeString() },
+  { header: 'type', value: (n) => n.notification_type },
+  { header: 'what', value: (n) => describeNotification(n) },
+];
+
 /** One line a person reads: "Ada Lovelace commented on your status in Garden Club". */
 export function describeNotification(n: Notification): string {
   const where = n.final_target_name;
@@ -58,14 +65,42 @@ export function registerNotificationCommands(program: Command): void {
     withContext<PageOptions & { user?: string; unseen?: boolean }>(async ({ client, out }, o) => {
       const { seg } = await import('../../client/api-client.js');
       const userId = await userOf(client, o.user);
-      const items = await client.get<Notification[]>(`/users/${seg(userId)}/notifications`, {
-        ...pageQuery(o),
-        status: o.unseen ? 'unseen' : undefined,
+      const { data: items, total } = await client.answer<Notification[]>('GET', `/users/${seg(userId)}/notifications`, {
+        query: { ...pageQuery(o), status: o.unseen ? 'unseen' : undefined },
       });
       if (out.json) return out.printJson(items);
-      await out.list({ items, total_items: items.length }, NOTIFICATION_COLUMNS);
+      await out.list({ items, total_items: total ?? items.length }, NOTIFICATION_COLUMNS, pageQuery(o));
     }),
   );
+
+  notifications
+    .command('watch')
+    .description('print notifications as they come, until interrupted (Ctrl-C)')
+    .option('--user <id>', 'whose notifications (default: you; others need the Admins role)')
+    .option('--since <id>', 'first replay what came after this notification')
+    .action(
+      withContext<{ user?: string; since?: string }>(async ({ client, out }, o) => {
+        const { watchNotifications } = await import('../../client/event-stream.js');
+        const userId = await userOf(client, o.user);
+        const stop = new AbortController();
+        const interrupted = () => stop.abort();
+        process.once('SIGINT', interrupted);
+        process.once('SIGTERM', interrupted);
+        if (out.tty && !out.json) out.note(`Watching the notifications of ${userId}; Ctrl-C to stop.`);
+        try {
+          for await (const { data } of watchNotifications(client, userId, {
+            signal: stop.signal,
+            lastEventId: o.since,
+            onDrop: (e) => out.note(`connection lost (${(e as Error).message}); reconnecting…`),
+          })) {
+            out.row(data as Notification, out.tty ? WATCH_COLUMNS : NOTIFICATION_COLUMNS);
+          }
+        } finally {
+          process.off('SIGINT', interrupted);
+          process.off('SIGTERM', interrupted);
+        }
+      }),
+    );
 
   notifications
     .command('seen')
