@@ -13,6 +13,8 @@ import { registerPageConfigCommands } from './cli/commands/page-configs.js';
 import { registerPageCommands } from './cli/commands/pages.js';
 import { registerOpenApiCommand } from './cli/commands/openapi.js';
 import { registerPermissionCommands } from './cli/commands/permissions.js';
+import { registerQueueCommand } from './cli/commands/queue.js';
+import { registerAuditCommands } from './cli/commands/audit.js';
 import { registerRoleCommands, registerSetRoleCommand } from './cli/commands/roles.js';
 import { registerServeCommand } from './cli/commands/serve.js';
 import { registerUserCommands } from './cli/commands/users.js';
@@ -52,6 +54,8 @@ export function buildProgram(): Command {
   registerNotificationCommands(program);
   registerContentCommands(program);
   registerEventCommands(program);
+  registerQueueCommand(program);
+  registerAuditCommands(program);
   registerSetRoleCommand(program.commands.find((c) => c.name() === 'users')!);
   registerImportExportCommands(program);
   registerOpenApiCommand(program);

@@ -35,36 +35,75 @@ export async function* parseEventStream(body: Readable): AsyncGenerator<ServerSe
   }
 }
 
+export interface LiveOptions {
+  signal?: AbortSignal;
+  /** Resume after this event (the last one seen). */
+  lastEventId?: string;
+  /** The stream opened (again): what happened while it was down may need a fresh look. */
+  onOpen?: () => void;
+  /** It dropped; it reopens by itself after a short pause (growing with each failure in a row). */
+  onDrop?: (error: unknown) => void;
+}
+
 /**
- * A user's notifications as they come, for as long as `signal` allows: the stream is reopened after a drop
- * with `Last-Event-ID`, so nothing is lost or repeated across reconnections. `onDrop` hears each drop
- * (and decides nothing: the stream always tries again, after a short pause).
+ * The events of a live stream of the API for as long as `signal` allows: reopened after a drop with
+ * `Last-Event-ID`, so nothing is lost or repeated across reconnections. A refusal (an ApiError: 401, 403,
+ * 404) ends it, since trying again would not change it.
  */
-export async function* watchNotifications(
-  client: ApiClient,
-  userId: string,
-  options: { signal?: AbortSignal; lastEventId?: string; onDrop?: (error: unknown) => void } = {},
-): AsyncGenerator<{ id: string; data: unknown }> {
+export async function* liveEvents(client: ApiClient, path: string, options: LiveOptions = {}): AsyncGenerator<ServerSentEvent> {
   let last = options.lastEventId;
   for (let failures = 0; !options.signal?.aborted; ) {
     try {
-      const body = await client.openStream(`/users/${encodeURIComponent(userId)}/notifications/stream`, {
-        headers: last ? { 'last-event-id': last } : {},
-        signal: options.signal,
-      });
+      const body = await client.openStream(path, { headers: last ? { 'last-event-id': last } : {}, signal: options.signal });
       failures = 0;
+      options.onOpen?.();
       for await (const event of parseEventStream(body)) {
-        if (event.event !== 'notification') continue;
         last = event.id ?? last;
-        yield { id: event.id ?? '', data: JSON.parse(event.data) as unknown };
+        yield event;
       }
+      if (options.signal?.aborted) return;
+      options.onDrop?.(new Error('the live stream ended'));
     } catch (error) {
       if (options.signal?.aborted) return;
-      // Refusals (403, 404, 401) will not change by trying again.
       if ((error as { name?: string }).name === 'ApiError') throw error;
       options.onDrop?.(error);
     }
     failures += 1;
-    await new Promise((ok) => setTimeout(ok, Math.min(10_000, 500 * 2 ** Math.min(failures, 5))));
+    await new Promise<void>((ok) => {
+      const timer = setTimeout(ok, Math.min(10_000, 500 * 2 ** Math.min(failures, 5)));
+      options.signal?.addEventListener('abort', () => (clearTimeout(timer), ok()), { once: true });
+    });
   }
+}
+
+/** A user's notifications as they come (see liveEvents). */
+export async function* watchNotifications(
+  client: ApiClient,
+  userId: string,
+  options: LiveOptions = {},
+): AsyncGenerator<{ id: string; data: unknown }> {
+  for await (const event of liveEvents(client, `/users/${encodeURIComponent(userId)}/notifications/stream`, options))
+    if (event.event === 'notification') yield { id: event.id ?? '', data: JSON.parse(event.data) as unknown };
+}
+
+export interface EventStreamHandlers {
+  onEvent(event: ServerSentEvent): void;
+  /** The connection opened (again): what happened while it was down may need a fresh look. */
+  onOpen?(): void;
+  /** It failed or ended (it reconnects by itself unless the server refused it). */
+  onError?(error: unknown): void;
+}
+
+/** liveEvents with callbacks, for a screen that keeps running while events come (`agora queue`). */
+export function openEventStream(client: ApiClient, path: string, handlers: EventStreamHandlers): { close(): void } {
+  const stop = new AbortController();
+  void (async () => {
+    try {
+      for await (const event of liveEvents(client, path, { signal: stop.signal, onOpen: handlers.onOpen, onDrop: handlers.onError }))
+        handlers.onEvent(event);
+    } catch (error) {
+      handlers.onError?.(error);
+    }
+  })();
+  return { close: () => stop.abort() };
 }

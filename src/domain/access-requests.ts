@@ -10,6 +10,7 @@ import { isUniqueViolation } from '../store/errors.js';
 import type { AccessRequestRow } from '../store/membership.js';
 import type { Store } from '../store/store.js';
 import { nowIso, type Caller, type Deps } from './context.js';
+import { recordAudit } from './audit.js';
 import { addMember } from './membership.js';
 import { administersPage, findVisiblePage, isMember } from './pages.js';
 import { requireActingFor } from './permissions.js';
@@ -137,6 +138,12 @@ export async function acceptAccessRequest(deps: Deps, caller: Caller, id: string
     await addMember(tx, row.user_id, row.page_id, now);
     const accepted = await toRecord(tx, caller, { ...row, state: 'accepted', is_validate: 1, updated_at: now });
     await recordWebhookEvent(tx, now, 'page_access_request.updated', accepted);
+    await recordAudit(tx, now, caller, {
+      action: 'page_access_request.accept',
+      target_type: 'page_access_request',
+      target_id: row.id,
+      summary: `accepted ${accepted.user.nickname}'s request to join ${accepted.page.name}`,
+    });
     await notifyUsers(
       tx,
       now,
@@ -163,7 +170,14 @@ export async function refuseAccessRequest(deps: Deps, caller: Caller, id: string
     const row = await requestToSettle(tx, caller, id);
     const record = await toRecord(tx, caller, row);
     if (!(await tx.accessRequests.deleteWaiting(row.id))) throw notFound('Access request');
-    await recordWebhookEvent(tx, nowIso(deps), 'page_access_request.deleted', record);
+    const now = nowIso(deps);
+    await recordWebhookEvent(tx, now, 'page_access_request.deleted', record);
+    await recordAudit(tx, now, caller, {
+      action: 'page_access_request.refuse',
+      target_type: 'page_access_request',
+      target_id: row.id,
+      summary: `refused ${record.user.nickname}'s request to join ${record.page.name}`,
+    });
   });
   deps.webhooks?.wake();
 }

@@ -4,7 +4,9 @@ import { AppError, ErrorCode } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { SYSTEM_ROLES } from '../store/default-roles.js';
 import { isUniqueViolation } from '../store/errors.js';
+import type { Store } from '../store/store.js';
 import type { Permissions } from '../shared/schemas/permissions.js';
+import { recordAudit } from './audit.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { parsePermissions } from './permissions.js';
 import { fastDigest, hashSecret, newApiKey, newApiSecret, verifySecret } from './secrets.js';
@@ -26,21 +28,30 @@ export async function ensureBootstrapAdmin(deps: Deps): Promise<string> {
   if (!admins) throw new Error('the Admins permission set is missing');
   const now = nowIso(deps);
   const id = newId();
+  // Nobody knows this password: the administrator works through API keys.
+  const passwordHash = await hashSecret(randomBytes(32).toString('hex'));
   try {
-    await store.users.insert({
-      id,
-      first_name: 'Agora',
-      last_name: 'Administrator',
-      nickname: BOOTSTRAP_NICKNAME,
-      email: 'admin@agora.invalid',
-      // Nobody knows this password: the administrator works through API keys.
-      password_hash: await hashSecret(randomBytes(32).toString('hex')),
-      permission_set_id: admins.id,
-      slug: BOOTSTRAP_NICKNAME,
-      conditions_accepted_at: now,
-      confidentiality_accepted_at: now,
-      created_at: now,
-      updated_at: now,
+    await store.transaction(async (tx) => {
+      await tx.users.insert({
+        id,
+        first_name: 'Agora',
+        last_name: 'Administrator',
+        nickname: BOOTSTRAP_NICKNAME,
+        email: 'admin@agora.invalid',
+        password_hash: passwordHash,
+        permission_set_id: admins.id,
+        slug: BOOTSTRAP_NICKNAME,
+        conditions_accepted_at: now,
+        confidentiality_accepted_at: now,
+        created_at: now,
+        updated_at: now,
+      });
+      await recordAudit(tx, now, null, {
+        action: 'user.create',
+        target_type: 'user',
+        target_id: id,
+        summary: `created the bootstrap administrator ${BOOTSTRAP_NICKNAME}`,
+      });
     });
     return id;
   } catch (error) {
@@ -51,20 +62,34 @@ export async function ensureBootstrapAdmin(deps: Deps): Promise<string> {
   }
 }
 
-/** Creates a key pair for a user (the bootstrap administrator when none is named). The secret is returned once. */
-export async function issueApiKey(deps: Deps, userId?: string): Promise<IssuedKey> {
+/**
+ * Creates a key pair for a user (the bootstrap administrator when none is named). The secret is returned
+ * once. Offline (`agora admin create-key`) there is no caller: the audit entry names no actor.
+ */
+export async function issueApiKey(deps: Deps, userId?: string, caller: Caller | null = null): Promise<IssuedKey> {
   const owner = userId ?? (await ensureBootstrapAdmin(deps));
-  if (!(await deps.store.users.getById(owner))) throw new AppError(404, ErrorCode.notFound, `User ${owner} not found`);
   const pair = { api_key: newApiKey(), api_secret: newApiSecret() };
-  await deps.store.apiKeys.insert({
-    id: newId(),
-    user_id: owner,
-    api_key: pair.api_key,
-    secret_hash: await hashSecret(pair.api_secret),
-    created_at: nowIso(deps),
+  const secretHash = await hashSecret(pair.api_secret);
+  await deps.store.transaction(async (tx) => {
+    const user = await tx.users.getById(owner);
+    if (!user) throw new AppError(404, ErrorCode.notFound, `User ${owner} not found`);
+    const id = newId();
+    const now = nowIso(deps);
+    await tx.apiKeys.insert({ id, user_id: owner, api_key: pair.api_key, secret_hash: secretHash, created_at: now });
+    await recordApiKeyCreated(tx, now, caller, id, user.nickname);
   });
   return { user_id: owner, ...pair };
 }
+
+const recordApiKeyCreated = (tx: Store, now: string, caller: Caller | null, keyId: string, owner: string) =>
+  recordAudit(tx, now, caller, {
+    action: 'api_key.create',
+    target_type: 'api_key',
+    target_id: keyId,
+    summary: `created an API key for ${owner}`,
+  });
+// Revoking a key (issue 12) is audited the same way, in its transaction: action 'api_key.revoke',
+// target_type 'api_key', summary `revoked an API key of <nickname>`, caller null when done offline.
 
 /** Makes sure a given pair exists for the bootstrap administrator (idempotent). */
 export async function ensureApiKey(deps: Deps, apiKey: string, apiSecret: string): Promise<void> {
@@ -77,13 +102,13 @@ export async function ensureApiKey(deps: Deps, apiKey: string, apiSecret: string
     return;
   }
   const owner = await ensureBootstrapAdmin(deps);
+  const secretHash = await hashSecret(apiSecret);
   try {
-    await deps.store.apiKeys.insert({
-      id: newId(),
-      user_id: owner,
-      api_key: apiKey,
-      secret_hash: await hashSecret(apiSecret),
-      created_at: nowIso(deps),
+    await deps.store.transaction(async (tx) => {
+      const id = newId();
+      const now = nowIso(deps);
+      await tx.apiKeys.insert({ id, user_id: owner, api_key: apiKey, secret_hash: secretHash, created_at: now });
+      await recordApiKeyCreated(tx, now, null, id, BOOTSTRAP_NICKNAME);
     });
   } catch (error) {
     // Another process made the same pair at the same moment.

@@ -19,6 +19,8 @@ export interface Caller {
   permissions: Permissions;
   /** Project administrator: the role is the default Admins set. */
   isAdmin: boolean;
+  /** The id of the request being served (X-Request-Id), for the audit log. */
+  requestId?: string;
 }
 
 export const nowIso = (deps: Deps): string => deps.clock().toISOString();

@@ -7,6 +7,7 @@ import type { InviteRow } from '../store/membership.js';
 import type { PageRow } from '../store/pages.js';
 import type { Store } from '../store/store.js';
 import { nowIso, type Caller, type Deps } from './context.js';
+import { recordAudit } from './audit.js';
 import { addMember } from './membership.js';
 import { administersPage, findVisiblePage, isMember } from './pages.js';
 import { requireActingFor } from './permissions.js';
@@ -164,6 +165,12 @@ async function settleInvite(deps: Deps, caller: Caller, id: string, accept: bool
     };
     const [result] = await toRecords(tx, caller, [settled]);
     await recordWebhookEvent(tx, now, 'invite.updated', result);
+    await recordAudit(tx, now, caller, {
+      action: accept ? 'invite.accept' : 'invite.refuse',
+      target_type: 'invite',
+      target_id: row.id,
+      summary: `${accept ? 'accepted' : 'refused'} the invite of ${result!.user_target.nickname} to ${page.name}`,
+    });
     // The invited user has joined: they and whoever invited them are told (not whoever accepted).
     if (accept)
       await notifyUsers(
@@ -197,7 +204,14 @@ export async function deleteInvite(deps: Deps, caller: Caller, id: string): Prom
       throw forbidden('Only the sender or an administrator of the page can delete an invite');
     const [record] = await toRecords(tx, caller, [row]);
     await tx.invites.delete(row.id);
-    await recordWebhookEvent(tx, nowIso(deps), 'invite.deleted', record);
+    const now = nowIso(deps);
+    await recordWebhookEvent(tx, now, 'invite.deleted', record);
+    await recordAudit(tx, now, caller, {
+      action: 'invite.withdraw',
+      target_type: 'invite',
+      target_id: row.id,
+      summary: `withdrew the invite of ${record!.user_target.nickname} to ${page.name}`,
+    });
   });
   deps.webhooks?.wake();
 }

@@ -12,6 +12,7 @@ import type { User } from '../shared/schemas/users.js';
 import type { PermissionSetRow } from '../store/access.js';
 import { SYSTEM_ROLES } from '../store/default-roles.js';
 import { isUniqueViolation } from '../store/errors.js';
+import { recordAudit } from './audit.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { parsePermissions, requireAdmin, requirePermission } from './permissions.js';
 import { toUserRecord } from './users.js';
@@ -80,6 +81,12 @@ export async function createPermissionSet(
       if (isUniqueViolation(error, 'permission_sets')) throw nameTaken();
       throw error;
     }
+    await recordAudit(tx, now, caller, {
+      action: 'permission_set.create',
+      target_type: 'permission_set',
+      target_id: row.id,
+      summary: `created the role ${row.name}`,
+    });
   });
   return toPermissionSetRecord(row);
 }
@@ -114,6 +121,13 @@ export async function updatePermissionSet(
       if (isUniqueViolation(error, 'permission_sets')) throw nameTaken();
       throw error;
     }
+    const changed = Object.keys(changes).filter((k) => k !== 'updated_at');
+    await recordAudit(tx, changes.updated_at!, caller, {
+      action: 'permission_set.update',
+      target_type: 'permission_set',
+      target_id: id,
+      summary: `updated the role ${current.name}${changes.name && changes.name !== current.name ? ` (now ${changes.name})` : ''}${changed.length ? `: ${changed.join(', ')}` : ''}`,
+    });
     return toPermissionSetRecord({ ...current, ...changes });
   });
 }
@@ -130,6 +144,12 @@ export async function deletePermissionSet(deps: Deps, caller: Caller, id: string
     if (users > 0)
       throw new AppError(409, ErrorCode.permissionSetInUse, `This permission set is the role of ${users} user(s): give them another role first`);
     await tx.permissionSets.delete(id);
+    await recordAudit(tx, nowIso(deps), caller, {
+      action: 'permission_set.delete',
+      target_type: 'permission_set',
+      target_id: id,
+      summary: `deleted the role ${row.name}`,
+    });
   });
 }
 
@@ -147,7 +167,14 @@ export async function setUserRole(deps: Deps, caller: Caller, userId: string, in
       if (admins <= 1)
         throw new AppError(409, ErrorCode.conflict, 'This user is the last administrator: make another user an administrator first');
     }
-    await tx.users.setRole(userId, set.id, nowIso(deps));
+    const now = nowIso(deps);
+    await tx.users.setRole(userId, set.id, now);
+    await recordAudit(tx, now, caller, {
+      action: 'user.role_change',
+      target_type: 'user',
+      target_id: userId,
+      summary: `changed ${user.nickname}'s role from ${user.role_name} to ${set.name}`,
+    });
     return tx.users.getById(userId);
   });
   return toUserRecord(row!, caller);

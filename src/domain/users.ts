@@ -5,6 +5,7 @@ import type { CreateUserInput, ListUsersQuery, User } from '../shared/schemas/us
 import { SYSTEM_ROLES } from '../store/default-roles.js';
 import { isUniqueViolation } from '../store/errors.js';
 import type { UserWithRole } from '../store/users.js';
+import { recordAudit } from './audit.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { requirePermission } from './permissions.js';
 import { hashSecret } from './secrets.js';
@@ -66,6 +67,12 @@ export async function createUser(deps: Deps, caller: Caller, input: CreateUserIn
         throw new AppError(409, ErrorCode.nicknameTaken, 'A user already exist with that nickname');
       throw error;
     }
+    await recordAudit(tx, now, caller, {
+      action: 'user.create',
+      target_type: 'user',
+      target_id: id,
+      summary: `created the user ${input.nickname}`,
+    });
     return tx.users.getById(id);
   });
   if (!row) throw new Error('user vanished after insert');

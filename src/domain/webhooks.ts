@@ -11,6 +11,7 @@ import type {
 } from '../shared/schemas/webhooks.js';
 import type { Store } from '../store/store.js';
 import type { DeliveryRow, WebhookRow } from '../store/webhooks.js';
+import { recordAudit } from './audit.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { requireAdmin } from './permissions.js';
 import { refuseWebhookUrl } from './webhook-targets.js';
@@ -108,7 +109,15 @@ export async function createWebhook(
     created_at: now,
     updated_at: now,
   };
-  await deps.store.webhooks.insert(row);
+  await deps.store.transaction(async (tx) => {
+    await tx.webhooks.insert(row);
+    await recordAudit(tx, now, caller, {
+      action: 'webhook.create',
+      target_type: 'webhook',
+      target_id: row.id,
+      summary: `added a webhook to ${row.url}`,
+    });
+  });
   return toWebhookRecord(row, secret);
 }
 
@@ -130,8 +139,16 @@ export async function getWebhook(deps: Deps, caller: Caller, id: string): Promis
 }
 
 export async function deleteWebhook(deps: Deps, caller: Caller, id: string): Promise<void> {
-  await findWebhook(deps, caller, id);
-  await deps.store.webhooks.delete(id);
+  await deps.store.transaction(async (tx) => {
+    const row = await findWebhook({ ...deps, store: tx }, caller, id);
+    await tx.webhooks.delete(id);
+    await recordAudit(tx, nowIso(deps), caller, {
+      action: 'webhook.delete',
+      target_type: 'webhook',
+      target_id: id,
+      summary: `removed the webhook to ${row.url}`,
+    });
+  });
 }
 
 export async function listDeliveries(
@@ -151,12 +168,22 @@ export async function listDeliveries(
  */
 export async function redeliver(deps: Deps, caller: Caller, deliveryId: string): Promise<Delivery> {
   requireAdmin(caller, 'manage webhooks');
-  const original = await deps.store.deliveries.getById(deliveryId);
-  if (!original) throw notFound('Webhook delivery');
-  if (!(await deps.store.webhooks.getById(original.webhook_id)))
-    throw new AppError(409, ErrorCode.conflict, 'The webhook of this delivery has been removed');
-  const row = newDelivery(original, nowIso(deps));
-  await deps.store.deliveries.insert(row);
+  const row = await deps.store.transaction(async (tx) => {
+    const original = await tx.deliveries.getById(deliveryId);
+    if (!original) throw notFound('Webhook delivery');
+    const webhook = await tx.webhooks.getById(original.webhook_id);
+    if (!webhook) throw new AppError(409, ErrorCode.conflict, 'The webhook of this delivery has been removed');
+    const now = nowIso(deps);
+    const resent = newDelivery(original, now);
+    await tx.deliveries.insert(resent);
+    await recordAudit(tx, now, caller, {
+      action: 'webhook_delivery.redeliver',
+      target_type: 'webhook_delivery',
+      target_id: original.id,
+      summary: `resent the ${original.event} delivery ${original.id} to ${webhook.url}`,
+    });
+    return resent;
+  });
   deps.webhooks?.wake();
   return toDeliveryRecord(row);
 }

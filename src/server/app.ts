@@ -7,6 +7,7 @@ import { can } from '../domain/permissions.js';
 import { AppError, ErrorCode } from '../shared/errors.js';
 import type { Store } from '../store/store.js';
 import { LiveStreams } from './live-streams.js';
+import { requestIdOf } from './request-id.js';
 import { NotificationFanOut, type FanOutOptions } from './notification-fanout.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimitSettings } from './rate-limit.js';
 import { ResponseCache } from './response-cache.js';
@@ -18,6 +19,7 @@ import { registerNotificationRoutes } from './routes/notifications.js';
 import { registerFollowRoutes } from './routes/follows.js';
 import { registerInviteRoutes } from './routes/invites.js';
 import { registerMetaRoutes } from './routes/meta.js';
+import { registerModerationRoutes } from './routes/moderation.js';
 import { registerPageRoutes } from './routes/pages.js';
 import { registerPermissionRoutes } from './routes/permissions.js';
 import { registerRoleRoutes } from './routes/roles.js';
@@ -67,11 +69,20 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     // An over-long id reads as an unknown one (404) rather than a router error.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
     // Errors the router raises before any route runs (a malformed path escape) get the contract's shape too.
-    frameworkErrors: (error, _request, reply) => {
+    frameworkErrors: (error, request, reply) => {
       const appError = toAppError(error as FastifyError, bodyLimit);
-      void (reply as unknown as FastifyReply).code(appError.status).send(appError.toBody());
+      void (reply as unknown as FastifyReply)
+        .code(appError.status)
+        .header('x-request-id', request.id)
+        .send(appError.toBody(request.id));
     },
     return503OnClosing: true,
+    // X-Request-Id: the client's when sane, else ours; in every log line (reqId), error body and audit entry.
+    genReqId: requestIdOf,
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    // On the raw response, so that streams that take the reply over (SSE) carry it too.
+    reply.raw.setHeader('x-request-id', request.id);
   });
 
   const webhookSettings = options.webhooks ?? {};
@@ -134,18 +145,18 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     }
     if (!can(caller, 'users', 'can_use_api'))
       throw new AppError(403, ErrorCode.apiAccessDenied, 'Your role does not grant the permission users.can_use_api');
-    request.caller = caller;
+    request.caller = { ...caller, requestId: request.id };
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const appError = toAppError(error, bodyLimit);
     if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
-    return reply.code(appError.status).send(appError.toBody());
+    return reply.code(appError.status).send(appError.toBody(request.id));
   });
   app.setNotFoundHandler((request, reply) =>
     reply
       .code(404)
-      .send(new AppError(404, ErrorCode.routeNotFound, `No route ${request.method} ${request.url.split('?')[0]}`).toBody()),
+      .send(new AppError(404, ErrorCode.routeNotFound, `No route ${request.method} ${request.url.split('?')[0]}`).toBody(request.id)),
   );
 
   const routes = new RouteRegistry(
@@ -166,6 +177,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   registerContentRoutes(ctx);
   registerEventRoutes(ctx);
   registerNotificationRoutes(ctx);
+  registerModerationRoutes(ctx);
   registerMetaRoutes(ctx);
 
   // Deliveries start once the server is ready and stop (after attempts under way) when it closes.

@@ -12,6 +12,7 @@ const ErrorBodySchema = z.object({
     code: z.string().describe(`One of: ${Object.values(ErrorCode).join(', ')}`),
     message: z.string(),
     fields: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+    request_id: z.string().describe('The X-Request-Id of this answer, also named in the server log'),
   }),
 });
 

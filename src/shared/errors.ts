@@ -42,7 +42,7 @@ export interface FieldError {
 }
 
 export interface ErrorBody {
-  error: { code: string; message: string; fields?: FieldError[] };
+  error: { code: string; message: string; fields?: FieldError[]; request_id?: string };
 }
 
 export class AppError extends Error {
@@ -56,12 +56,14 @@ export class AppError extends Error {
     this.name = 'AppError';
   }
 
-  toBody(): ErrorBody {
+  /** The contract's error body; the server adds the id of the request it answers. */
+  toBody(requestId?: string): ErrorBody {
     return {
       error: {
         code: this.code,
         message: this.message,
         ...(this.fields && this.status === 422 ? { fields: this.fields } : {}),
+        ...(requestId ? { request_id: requestId } : {}),
       },
     };
   }

@@ -7,6 +7,32 @@ import { countOf, offsetOf } from './paging.js';
 export type AccessRequestRow = Selectable<PageAccessRequestTable>;
 export type InviteRow = Selectable<InviteTable>;
 
+/**
+ * A waiting record joins the moderation queue with its page's creator, read from the page in the same
+ * statement. Callers run inside a transaction (as every change does), so the queue never disagrees.
+ */
+async function enqueue(db: Kysely<Database>, kind: 'page_access_request' | 'invite', id: string, pageId: string, userId: string, createdAt: string) {
+  await db
+    .insertInto('moderation_queue')
+    .columns(['id', 'kind', 'page_id', 'page_owner_id', 'user_id', 'created_at'])
+    .expression(
+      db
+        .selectFrom('pages')
+        .select((eb) => [
+          eb.val(id).as('id'),
+          eb.val(kind).as('kind'),
+          'pages.id',
+          'pages.user_id',
+          eb.val(userId).as('user_id'),
+          eb.val(createdAt).as('created_at'),
+        ])
+        .where('pages.id', '=', pageId),
+    )
+    .execute();
+}
+
+const dequeue = (db: Kysely<Database>, id: string) => db.deleteFrom('moderation_queue').where('id', '=', id).execute();
+
 export interface AccessRequestFilter {
   page_id?: string;
   user_id?: string;
@@ -35,6 +61,7 @@ export function accessRequestsRepo(db: Kysely<Database>) {
   return {
     async insert(row: AccessRequestRow): Promise<void> {
       await db.insertInto('page_access_requests').values(row).execute();
+      if (row.state === 'waiting') await enqueue(db, 'page_access_request', row.id, row.page_id, row.user_id, row.created_at);
     },
     getById(id: string): Promise<AccessRequestRow | undefined> {
       return db.selectFrom('page_access_requests').selectAll().where('id', '=', id).executeTakeFirst();
@@ -51,7 +78,9 @@ export function accessRequestsRepo(db: Kysely<Database>) {
         .where('id', '=', id)
         .where('state', '=', 'waiting')
         .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
+      if (Number(result.numUpdatedRows) !== 1) return false;
+      await dequeue(db, id);
+      return true;
     },
     async deleteWaiting(id: string): Promise<boolean> {
       const result = await db
@@ -59,7 +88,9 @@ export function accessRequestsRepo(db: Kysely<Database>) {
         .where('id', '=', id)
         .where('state', '=', 'waiting')
         .executeTakeFirst();
-      return Number(result.numDeletedRows) === 1;
+      if (Number(result.numDeletedRows) !== 1) return false;
+      await dequeue(db, id);
+      return true;
     },
     async list(filter: AccessRequestFilter, viewer: Viewer, page: Pagination) {
       const [rows, total] = await Promise.all([
@@ -90,6 +121,7 @@ export function invitesRepo(db: Kysely<Database>) {
   return {
     async insert(row: InviteRow): Promise<void> {
       await db.insertInto('invites').values(row).execute();
+      if (row.state === 'waiting') await enqueue(db, 'invite', row.id, row.target_id, row.user_target_id, row.created_at);
     },
     getById(id: string): Promise<InviteRow | undefined> {
       return db.selectFrom('invites').selectAll().where('id', '=', id).executeTakeFirst();
@@ -120,10 +152,13 @@ export function invitesRepo(db: Kysely<Database>) {
         .where('id', '=', id)
         .where('state', '=', 'waiting')
         .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
+      if (Number(result.numUpdatedRows) !== 1) return false;
+      await dequeue(db, id);
+      return true;
     },
     async delete(id: string): Promise<void> {
       await db.deleteFrom('invites').where('id', '=', id).execute();
+      await dequeue(db, id);
     },
     async list(filter: InviteFilter, viewer: Viewer, page: Pagination) {
       const [rows, total] = await Promise.all([

@@ -91,6 +91,8 @@ export interface Database {
   notifications: NotificationTable;
   notification_counters: NotificationCounterTable;
   notification_jobs: NotificationJobTable;
+  audit_log: AuditLogTable;
+  moderation_queue: ModerationQueueTable;
 }
 
 export interface PageAccessRequestTable {
@@ -251,5 +253,27 @@ export interface NotificationJobTable {
   cursor: string;
   /** Free to claim when in the past; a claim moves it forward. */
   lease_until: string;
+  created_at: string;
+}
+
+export interface AuditLogTable {
+  id: string;
+  created_at: string;
+  /** Null for acts done offline, straight on the store (`agora admin create-key`). */
+  actor_id: string | null;
+  action: string;
+  target_type: string;
+  target_id: string;
+  summary: string;
+  request_id: string | null;
+}
+
+/** One row per waiting access request or invite (same id), with its page's creator. */
+export interface ModerationQueueTable {
+  id: string;
+  kind: string;
+  page_id: string;
+  page_owner_id: string;
+  user_id: string;
   created_at: string;
 }

@@ -5,6 +5,9 @@ import { membership } from './migrations/0002-membership.js';
 import { foundation } from './migrations/0001-foundation.js';
 import { accessRequestsRepo, invitesRepo } from './membership.js';
 import { content } from './migrations/0003-content.js';
+import { audit } from './migrations/0006-audit.js';
+import { auditLogRepo } from './audit.js';
+import { moderationQueueRepo } from './moderation.js';
 import { commentsRepo, likesRepo, statusesRepo } from './content.js';
 import { attendancesRepo, eventsRepo } from './events.js';
 import { notificationJobsRepo, notificationsRepo } from './notifications.js';
@@ -18,6 +21,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': foundation,
   '0002-membership': membership,
   '0003-content': content,
+  '0006-audit': audit,
 };
 
 class StaticMigrations implements MigrationProvider {
@@ -51,6 +55,8 @@ export interface Store {
   readonly attendances: ReturnType<typeof attendancesRepo>;
   readonly notifications: ReturnType<typeof notificationsRepo>;
   readonly notificationJobs: ReturnType<typeof notificationJobsRepo>;
+  readonly auditLog: ReturnType<typeof auditLogRepo>;
+  readonly moderationQueue: ReturnType<typeof moderationQueueRepo>;
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
   /**
    * A value that changes whenever the stored data may have changed (by this process or another), for
@@ -85,6 +91,8 @@ export function createKyselyStore(
     attendances: attendancesRepo(db),
     notifications: notificationsRepo(db),
     notificationJobs: notificationJobsRepo(db),
+    auditLog: auditLogRepo(db),
+    moderationQueue: moderationQueueRepo(db),
     dataVersion: () => (options.inTransaction ? undefined : options.dataVersion?.()),
     transaction(fn) {
       if (options.inTransaction) return fn(store);

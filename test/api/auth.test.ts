@@ -20,7 +20,7 @@ const rawGet = (path: string, headers: Record<string, string>) =>
 
 function expect401(res: { status: number; body: any }): void {
   expect(res.status).toBe(401);
-  expect(res.body).toEqual({ error: { code: 'unauthorized', message: expect.any(String) } });
+  expect(res.body).toEqual({ error: { code: 'unauthorized', message: expect.any(String), request_id: expect.any(String) } });
   expect(res.body.error.message.length).toBeGreaterThan(0);
 }
 
@@ -97,7 +97,7 @@ describe('credentials', () => {
 
     const denied = await call(server, 'GET', '/me', { as: creds });
     expect(denied.status).toBe(403);
-    expect(denied.body).toEqual({ error: { code: 'api_access_denied', message: expect.stringMatching(/can_use_api/) } });
+    expect(denied.body).toEqual({ error: { code: 'api_access_denied', message: expect.stringMatching(/can_use_api/), request_id: expect.any(String) } });
     const body = userBody();
     const create = await call(server, 'POST', '/users', { as: creds, body });
     expect(create.status).toBe(403);

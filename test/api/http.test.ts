@@ -41,7 +41,8 @@ function expectErrorShape(res: ApiResponse, status: number, code: string): void 
   expect(error.code).toBe(code);
   expect(error.code).toMatch(/^[a-z]+(_[a-z]+)*$/);
   const withFields = code === 'validation_failed';
-  expect(Object.keys(error).sort()).toEqual(withFields ? ['code', 'fields', 'message'] : ['code', 'message']);
+  expect(Object.keys(error).sort()).toEqual(withFields ? ['code', 'fields', 'message', 'request_id'] : ['code', 'message', 'request_id']);
+  expect(error.request_id).toBe(res.headers.get('x-request-id'));
   expect(typeof error.message).toBe('string');
   expect(error.message.length).toBeGreaterThan(0);
   if (withFields) {
@@ -322,7 +323,7 @@ describe('routes and errors', () => {
     expectErrorShape(await call(server, 'POST', '/nothing-here', { body: { a: 1 } }), 404, 'route_not_found');
     const outside = await fetch(`${server.url}/somewhere/else`);
     expect(outside.status).toBe(404);
-    expect(await outside.json()).toEqual({ error: { code: 'route_not_found', message: expect.any(String) } });
+    expect(await outside.json()).toEqual({ error: { code: 'route_not_found', message: expect.any(String), request_id: expect.any(String) } });
   });
 
   it('answers every kind of error in exactly the contract shape', async () => {

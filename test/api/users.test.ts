@@ -192,7 +192,7 @@ describe('POST /users', () => {
     const second = userBody({ email: first.email });
     const res = await call(server, 'POST', '/users', { body: second });
     expect(res.status).toBe(409);
-    expect(res.body).toEqual({ error: { code: 'email_taken', message: 'A user already exist with that email' } });
+    expect(res.body).toEqual({ error: { code: 'email_taken', message: 'A user already exist with that email', request_id: expect.any(String) } });
     expect(await countWithNickname(second.nickname as string)).toBe(0);
     expect((await allUsers()).filter((u) => u.email === first.email)).toHaveLength(1);
   });
@@ -204,7 +204,7 @@ describe('POST /users', () => {
     const second = userBody({ email: email.toUpperCase() });
     const res = await call(server, 'POST', '/users', { body: second });
     expect(res.status).toBe(409);
-    expect(res.body.error).toEqual({ code: 'email_taken', message: 'A user already exist with that email' });
+    expect(res.body.error).toEqual({ code: 'email_taken', message: 'A user already exist with that email', request_id: expect.any(String) });
     expect(await countWithNickname(second.nickname as string)).toBe(0);
   });
 

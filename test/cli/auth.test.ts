@@ -208,7 +208,7 @@ describe('without credentials', () => {
     expect(plain.code).toBe(4);
     expect(plain.stderr).toBe('error: Invalid API key or secret (unauthorized, HTTP 401)\n');
     expect(json.code).toBe(4);
-    expect(JSON.parse(json.stderr)).toEqual({ error: { code: 'unauthorized', message: 'Invalid API key or secret' } });
+    expect(JSON.parse(json.stderr)).toEqual({ error: { code: 'unauthorized', message: 'Invalid API key or secret', request_id: expect.any(String) } });
   });
 
   it('reads a hand-written credentials file too', async () => {

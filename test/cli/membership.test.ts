@@ -264,7 +264,10 @@ describe('agora roles and users set-role', () => {
     expect(defaultSetJson.code).toBe(1);
     expect(defaultSetJson.stdout).toBe('');
     const visitors = (await api('/permission_sets?per_page=100')).items.find((s: any) => s.name === 'Visitors');
-    expect(JSON.parse(defaultSetJson.stderr)).toEqual((await call(server, 'DELETE', `/permission_sets/${visitors.id}`)).body);
+    // The same error body, each with the id of its own request.
+    const direct = (await call(server, 'DELETE', `/permission_sets/${visitors.id}`)).body;
+    expect(JSON.parse(defaultSetJson.stderr)).toEqual({ error: { ...direct.error, request_id: expect.stringMatching(/^[0-9a-f]{32}$/) } });
+    expect(JSON.parse(defaultSetJson.stderr).error.request_id).not.toBe(direct.error.request_id);
     expectApiFailure(asMember, 'Your role does not grant the permission users.add_roles', 'forbidden', 403);
     expect(setRoleAsMember.code).toBe(1);
     expect(setRoleAsMember.stderr).toMatch(/\(forbidden, HTTP 403\)\n$/);
@@ -315,7 +318,11 @@ describe('agora access-requests', () => {
     expect(refusedJson.code).toBe(1);
     expect(refusedJson.stdout).toBe('');
     expect(JSON.parse(refusedJson.stderr)).toEqual({
-      error: { code: 'forbidden', message: 'Only an administrator of the page can accept or refuse its access requests' },
+      error: {
+        code: 'forbidden',
+        message: 'Only an administrator of the page can accept or refuse its access requests',
+        request_id: expect.any(String),
+      },
     });
     expect((await api(pageQuery)).total_items).toBe(2);
 
@@ -409,7 +416,7 @@ describe('agora invites', () => {
     expectApiFailure(denied, message, 'forbidden', 403);
     expect(deniedJson.code).toBe(1);
     expect(deniedJson.stdout).toBe('');
-    expect(JSON.parse(deniedJson.stderr)).toEqual({ error: { code: 'forbidden', message } });
+    expect(JSON.parse(deniedJson.stderr)).toEqual({ error: { code: 'forbidden', message, request_id: expect.any(String) } });
     expect((await api(`/invites/${own}`)).state).toBe('waiting');
     // Someone not involved does not even see an invite to a secret page.
     const stranger = await cli(['invites', 'accept', invites[alice.id]!], member.creds);

@@ -65,7 +65,7 @@ describe('users create', () => {
     expect(plain.stderr).toBe('error: A user already exist with that email (email_taken, HTTP 409)\n');
     expect(json.code).toBe(1);
     expect(json.stdout).toBe('');
-    expect(JSON.parse(json.stderr)).toEqual({ error: { code: 'email_taken', message: 'A user already exist with that email' } });
+    expect(JSON.parse(json.stderr)).toEqual({ error: { code: 'email_taken', message: 'A user already exist with that email', request_id: expect.any(String) } });
     expect(await countUsers(`?nickname=${nickname}`)).toBe(0);
   });
 
@@ -154,7 +154,7 @@ describe('users list and get', () => {
     expect(plain.code).toBe(1);
     expect(plain.stderr).toBe('error: User not found (not_found, HTTP 404)\n');
     expect(json.code).toBe(1);
-    expect(JSON.parse(json.stderr)).toEqual({ error: { code: 'not_found', message: 'User not found' } });
+    expect(JSON.parse(json.stderr)).toEqual({ error: { code: 'not_found', message: 'User not found', request_id: expect.any(String) } });
   });
 
   it('rejects bad usage with exit 2 before any request', async () => {

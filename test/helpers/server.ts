@@ -21,6 +21,8 @@ export interface RunningServer {
   process: ChildProcess;
   /** Everything the server printed to stdout. */
   output(): string;
+  /** Everything the server printed to stderr. */
+  errors(): string;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
@@ -67,6 +69,7 @@ export async function startServer(
     admin,
     process: child,
     output: () => stdout,
+    errors: () => stderr,
     stop: (signal = 'SIGTERM') =>
       new Promise((ok) => {
         if (child.exitCode !== null) return ok(child.exitCode);

@@ -1,0 +1,50 @@
+import type { Command } from 'commander';
+import type { AuditEntry } from '../../shared/schemas/audit.js';
+import type { ListResult } from '../../shared/schemas/common.js';
+import { pageQuery, paginationOptions, withContext, type PageOptions } from '../command-kit.js';
+import type { Column } from '../output.js';
+
+export const AUDIT_COLUMNS: Column<AuditEntry>[] = [
+  { header: 'when', value: (e) => e.created_at },
+  { header: 'actor', value: (e) => e.actor_id ?? 'offline' },
+  { header: 'action', value: (e) => e.action },
+  { header: 'summary', value: (e) => e.summary },
+  { header: 'request', value: (e) => e.request_id },
+];
+
+interface AuditListOptions extends PageOptions {
+  actor?: string;
+  action?: string;
+  targetType?: string;
+  targetId?: string;
+  since?: string;
+  until?: string;
+}
+
+export function registerAuditCommands(program: Command): void {
+  const audit = program.command('audit').description('the audit log of administrative acts (Admins)');
+  paginationOptions(
+    audit
+      .command('list')
+      .description('list audit entries, newest first')
+      .option('--actor <id>', 'only acts of this user')
+      .option('--action <action>', 'only this action, e.g. page_access_request.accept')
+      .option('--target-type <type>', 'only acts on this kind of record, e.g. user')
+      .option('--target-id <id>', 'only acts on this record')
+      .option('--since <time>', 'only from this date or time on (ISO 8601, e.g. 2026-11-01)')
+      .option('--until <time>', 'only before this date or time (ISO 8601)'),
+  ).action(
+    withContext<AuditListOptions>(async ({ client, out }, o) => {
+      const result = await client.get<ListResult<AuditEntry>>('/audit_log', {
+        ...pageQuery(o),
+        actor_id: o.actor,
+        action: o.action,
+        target_type: o.targetType,
+        target_id: o.targetId,
+        since: o.since,
+        until: o.until,
+      });
+      await out.list(result, AUDIT_COLUMNS, pageQuery(o));
+    }),
+  );
+}

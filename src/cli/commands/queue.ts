@@ -1,0 +1,76 @@
+import type { Command } from 'commander';
+import type { ListResult } from '../../shared/schemas/common.js';
+import type { ModerationItem } from '../../shared/schemas/moderation.js';
+import { pageQuery, paginationOptions, withContext, type PageOptions } from '../command-kit.js';
+import type { Column } from '../output.js';
+
+export const QUEUE_COLUMNS: Column<ModerationItem>[] = [
+  { header: 'kind', value: (i) => i.kind },
+  { header: 'id', value: (i) => i.id },
+  { header: 'page', value: (i) => i.page.name },
+  { header: 'user', value: (i) => i.user.nickname },
+  { header: 'waiting since', value: (i) => i.created_at },
+];
+
+/** How often the screen takes a fresh look besides the live stream (env AGORA_QUEUE_REFRESH_MS). */
+const REFRESH_MS = 5000;
+
+export function registerQueueCommand(program: Command): void {
+  paginationOptions(
+    program
+      .command('queue')
+      .description('moderate: the waiting access requests and invites of the pages you administer, live on a terminal')
+      .option('-y, --yes', 'refuse without asking for confirmation'),
+  ).action(
+    withContext<PageOptions & { yes?: boolean }>(async ({ client, out }, o) => {
+      if (out.json || !process.stdout.isTTY || !process.stdin.isTTY) {
+        const result = await client.get<ListResult<ModerationItem>>('/moderation_queue', pageQuery(o));
+        return out.list(result, QUEUE_COLUMNS, pageQuery(o));
+      }
+      const [{ seg }, { openEventStream }, { runQueueScreen }] = await Promise.all([
+        import('../../client/api-client.js'),
+        import('../../client/event-stream.js'),
+        import('../queue/screen.js'),
+      ]);
+      const me = (await client.get<{ id: string }>('/me')).id;
+      const path = (item: ModerationItem, verb: string) =>
+        `/${item.kind === 'invite' ? 'invites' : 'page_access_requests'}/${seg(item.id)}/${verb}`;
+      await runQueueScreen(
+        {
+          async load() {
+            const result = await client.get<ListResult<ModerationItem>>('/moderation_queue', { per_page: 100 });
+            return { items: result.items, total: result.total_items };
+          },
+          accept: async (item) => void (await client.put(path(item, 'accept'))),
+          refuse: async (item) => void (await client.put(path(item, 'refuse'))),
+          subscribe(changed, live) {
+            const stream = openEventStream(
+              client,
+              `/users/${seg(me)}/notifications/stream`,
+              {
+                onOpen: () => {
+                  live(true);
+                  changed();
+                },
+                onEvent: () => changed(),
+                onError: () => live(false),
+              },
+            );
+            return () => stream.close();
+          },
+        },
+        {
+          yes: !!o.yes,
+          color: out.color,
+          refreshMs: Number(process.env.AGORA_QUEUE_REFRESH_MS) || REFRESH_MS,
+          describeError: (error) => {
+            const e = error as { name?: string; status?: number; message?: string };
+            // Someone else settled it first: the queue is simply out of date.
+            if (e.name === 'ApiError' && (e.status === 404 || e.status === 409)) return `already handled elsewhere: ${e.message}`;
+            return String(e.message ?? error);
+          },
+        },
+      );
+    }),
+  );
+}

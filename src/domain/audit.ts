@@ -1,0 +1,45 @@
+import type { AuditAction, AuditEntry, AuditLogQuery } from '../shared/schemas/audit.js';
+import { newId } from '../shared/ids.js';
+import type { Store } from '../store/store.js';
+import type { Caller, Deps } from './context.js';
+import { readPage, type CursorPage } from './cursors.js';
+import { requireAdmin } from './permissions.js';
+
+export interface AuditFact {
+  action: AuditAction;
+  target_type: string;
+  target_id: string;
+  /** One line a person reads: "accepted ada's request to join Book Circle". */
+  summary: string;
+}
+
+/** Control characters (a newline in a name) would break the one line; long names are cut. */
+const oneLine = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').slice(0, 500);
+
+/**
+ * Writes the audit entry of an administrative change. Call it with the change's transaction, so that the
+ * entry exists exactly when the change does. `caller` is who acted (with the request's id); null for an act
+ * done offline, straight on the store (`agora admin create-key`).
+ */
+export async function recordAudit(tx: Store, now: string, caller: Caller | null, fact: AuditFact): Promise<void> {
+  await tx.auditLog.insert({
+    id: newId(),
+    created_at: now,
+    actor_id: caller?.user.id ?? null,
+    action: fact.action,
+    target_type: fact.target_type,
+    target_id: fact.target_id,
+    summary: oneLine(fact.summary),
+    request_id: caller?.requestId ?? null,
+  });
+}
+
+/** The log, newest first (Admins only). */
+export async function listAuditLog(deps: Deps, caller: Caller, query: AuditLogQuery): Promise<CursorPage<AuditEntry>> {
+  requireAdmin(caller, 'read the audit log');
+  const { since, until, actor_id, action, target_type, target_id } = query;
+  const { rows, total, next } = await readPage(query, (slice) =>
+    deps.store.auditLog.list({ since, until, actor_id, action, target_type, target_id }, slice),
+  );
+  return { items: rows, total_items: total, next };
+}

@@ -1,0 +1,40 @@
+import { listAuditLog } from '../../domain/audit.js';
+import { listModerationQueue } from '../../domain/moderation.js';
+import { AuditLogQuery, AuditLogSchema } from '../../shared/schemas/audit.js';
+import { ModerationQueueQuery, ModerationQueueSchema } from '../../shared/schemas/moderation.js';
+import type { RouteContext } from '../app.js';
+import { linkNext } from '../next-link.js';
+
+export function registerModerationRoutes({ routes, deps }: RouteContext): void {
+  routes.add(
+    {
+      method: 'GET',
+      url: '/moderation_queue',
+      tag: 'Moderation',
+      summary:
+        'The waiting access requests and invites of the pages the caller administers, oldest first (Link rel="next" with a cursor)',
+      query: ModerationQueueQuery,
+      response: ModerationQueueSchema,
+    },
+    async ({ query, caller, request, reply }) => {
+      const { next, ...page } = await listModerationQueue(deps, caller, query);
+      linkNext(request, reply, next);
+      return page;
+    },
+  );
+  routes.add(
+    {
+      method: 'GET',
+      url: '/audit_log',
+      tag: 'Moderation',
+      summary: 'Every administrative act, newest first (Admins only; Link rel="next" with a cursor)',
+      query: AuditLogQuery,
+      response: AuditLogSchema,
+    },
+    async ({ query, caller, request, reply }) => {
+      const { next, ...page } = await listAuditLog(deps, caller, query);
+      linkNext(request, reply, next);
+      return page;
+    },
+  );
+}

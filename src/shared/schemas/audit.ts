@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { Id, listOf, queryText, Timestamp } from './common.js';
+import { CursorPaginationQuery, refuseCursorWithPage } from './paging.js';
+
+/** Every administrative act the log records, as `<resource>.<verb>` (CONTRACT §7). */
+export const AUDIT_ACTIONS = [
+  'page_access_request.accept',
+  'page_access_request.refuse',
+  'invite.accept',
+  'invite.refuse',
+  'invite.withdraw',
+  'permission_set.create',
+  'permission_set.update',
+  'permission_set.delete',
+  'user.role_change',
+  'user.create',
+  'webhook.create',
+  'webhook.delete',
+  'webhook_delivery.redeliver',
+  'api_key.create',
+  'api_key.revoke',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** A date (`2026-11-01`, midnight UTC) or an ISO 8601 time with its offset, normalised to UTC. */
+const isoBound = (name: string) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2}))?$/, `${name} must be an ISO 8601 date or time with offset, e.g. 2026-11-01 or 2026-11-01T10:00:00Z`)
+    .refine((v) => !Number.isNaN(Date.parse(v)), `${name} is not a real date`)
+    .transform((v) => new Date(v).toISOString())
+    .optional();
+
+export const AuditLogQuery = refuseCursorWithPage(
+  CursorPaginationQuery.extend({
+    actor_id: queryText,
+    action: queryText,
+    target_type: queryText,
+    target_id: queryText,
+    since: isoBound('since').describe('Entries at or after this time'),
+    until: isoBound('until').describe('Entries before this time'),
+  }),
+);
+export type AuditLogQuery = z.output<typeof AuditLogQuery>;
+
+export const AuditEntrySchema = z.object({
+  id: Id,
+  created_at: Timestamp,
+  actor_id: Id.nullable().describe('Who acted; null for acts done offline on the store (agora admin create-key)'),
+  action: z.string().describe(`One of: ${AUDIT_ACTIONS.join(', ')}`),
+  target_type: z.string(),
+  target_id: Id,
+  summary: z.string(),
+  request_id: z.string().nullable(),
+});
+export type AuditEntry = z.infer<typeof AuditEntrySchema>;
+export const AuditLogSchema = listOf(AuditEntrySchema);

@@ -1,0 +1,123 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, createKeyFor, createPage, createPageConfiguration, createUserWithKey } from '../helpers/api.js';
+import { runCli } from '../helpers/cli.js';
+import { useServer, type Credentials } from '../helpers/server.js';
+import { startTmux } from '../helpers/tmux.js';
+import { envFor, freshHome, tsvRows } from './support.js';
+
+/** `agora queue`: the list when piped, and the live full-screen queue at a real terminal (tmux). */
+
+const server = useServer();
+let owner: { user: { id: string; nickname: string }; creds: Credentials };
+let pageId: string;
+
+beforeAll(async () => {
+  const config = await createPageConfiguration(server);
+  owner = await createUserWithKey(server, { nickname: `owner${Date.now() % 100000}` });
+  pageId = (await createPage(server, { user_id: owner.user.id, page_configuration_id: config.id, privacy: 'private', name: 'Book Circle' })).id;
+});
+
+/** A user asks to join, from another process: the real `agora` binary with their own key. */
+async function askFromAnotherProcess(nickname: string): Promise<{ id: string; userId: string }> {
+  const { user, creds } = await createUserWithKey(server, { nickname });
+  const result = await runCli(['access-requests', 'create', '--page', pageId, '--json'], { home: server.dir, env: envFor(server, creds) });
+  expect(result.code, result.stderr).toBe(0);
+  return { id: JSON.parse(result.stdout).id, userId: user.id };
+}
+
+const waitingIds = async () =>
+  ((await call(server, 'GET', '/moderation_queue', { as: owner.creds })).body.items as { id: string }[]).map((i) => i.id);
+
+describe('without a terminal', () => {
+  it('prints the queue as tab-separated rows, or the API JSON with --json, and exits', async () => {
+    const asked = await askFromAnotherProcess(`piped${Date.now() % 100000}`);
+    const env = envFor(server, owner.creds);
+    const tsv = await runCli(['queue'], { home: server.dir, env });
+    expect(tsv.code, tsv.stderr).toBe(0);
+    expect(tsvRows(tsv.stdout)).toContainEqual(['page_access_request', asked.id, 'Book Circle', expect.stringMatching(/^piped/), expect.any(String)]);
+    const json = await runCli(['queue', '--json'], { home: server.dir, env });
+    expect(JSON.parse(json.stdout)).toEqual((await call(server, 'GET', '/moderation_queue', { as: owner.creds })).body);
+    await call(server, 'PUT', `/page_access_requests/${asked.id}/refuse`, { as: owner.creds });
+  });
+});
+
+describe('at a terminal of 60 columns', () => {
+  let term: Awaited<ReturnType<typeof startTmux>>;
+  let exitFile: string;
+  beforeAll(async () => {
+    const home = freshHome(server);
+    exitFile = join(home, 'exit-code');
+    term = await startTmux(['queue'], {
+      columns: 60,
+      rows: 24,
+      exitFile,
+      // A fresh look only every 10 minutes: whatever shows up within seconds came through the live stream.
+      env: { ...envFor(server, owner.creds), HOME: home, TERM: 'xterm-256color', NO_COLOR: '1', AGORA_QUEUE_REFRESH_MS: '600000' },
+    });
+  });
+  afterAll(async () => term?.close());
+
+  it('shows a new request within 2 s without a key press, accepts with a, refuses with r then y, quits with q', async () => {
+    await term.waitFor(/● live/, 10_000);
+    const first = await askFromAnotherProcess(`ada${Date.now() % 100000}`);
+    const nick1 = (await call(server, 'GET', `/users/${first.userId}`)).body.nickname as string;
+    await term.waitFor(new RegExp(`› request +Book Circle +${nick1}`), 2000);
+
+    await term.keys('a');
+    await term.waitFor(new RegExp(`accepted ${nick1}'s request to join Book Circle`));
+    const accepted = await call(server, 'GET', `/page_access_requests?user_id=${first.userId}`, { as: owner.creds });
+    expect(accepted.body.items).toMatchObject([{ id: first.id, state: 'accepted' }]);
+
+    const second = await askFromAnotherProcess(`bob${Date.now() % 100000}`);
+    const nick2 = (await call(server, 'GET', `/users/${second.userId}`)).body.nickname as string;
+    await term.waitFor(new RegExp(`› request +Book Circle +${nick2}`), 2000);
+    await term.keys('Enter');
+    await term.waitFor(new RegExp(`who +Test User \\w+ \\(${nick2}\\)`));
+    await term.keys('Escape');
+    await term.keys('r');
+    await term.waitFor(new RegExp(`Refuse ${nick2}'s request to join Book Circle\\? \\(y/N\\)`));
+    expect(await waitingIds()).toContain(second.id);
+    await term.keys('y');
+    await term.waitFor(new RegExp(`refused ${nick2}'s request to join Book Circle`));
+    expect(await waitingIds()).not.toContain(second.id);
+    expect((await call(server, 'GET', `/page_access_requests?user_id=${second.userId}`, { as: owner.creds })).body.items).toEqual([]);
+
+    // Readable at 60 columns: nothing wrapped (capture-pane -J joins wrapped lines), and NO_COLOR kept.
+    const screen = await term.screen();
+    for (const line of screen.split('\n')) expect([...line].length, line).toBeLessThanOrEqual(60);
+    expect(screen).toMatch(/↑↓ move {2}a accept {2}r refuse {2}⏎ details {2}q quit/);
+    expect(await term.screen(true)).not.toMatch(/\u001b\[(3[0-7]|9[0-7]|38;)/);
+
+    await term.keys('q');
+    const deadline = Date.now() + 5000;
+    while (!existsSync(exitFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(readFileSync(exitFile, 'utf8').trim()).toBe('0');
+  });
+});
+
+describe('an item someone else handled', () => {
+  it('leaves the screen at the next look, without a key press', async () => {
+    const home = freshHome(server);
+    const exitFile = join(home, 'exit-code');
+    const adminCreds = await createKeyFor(server);
+    const term = await startTmux(['queue', '--yes'], {
+      columns: 80,
+      rows: 24,
+      exitFile,
+      env: { ...envFor(server, adminCreds), HOME: home, TERM: 'xterm-256color', AGORA_QUEUE_REFRESH_MS: '300' },
+    });
+    try {
+      const asked = await askFromAnotherProcess(`eve${Date.now() % 100000}`);
+      const nick = (await call(server, 'GET', `/users/${asked.userId}`)).body.nickname as string;
+      await term.waitFor(new RegExp(`${nick} +now`), 5000);
+      await call(server, 'PUT', `/page_access_requests/${asked.id}/accept`, { as: owner.creds });
+      const after = await term.waitFor(new RegExp(`^(?![\\s\\S]*${nick} +now)`), 5000);
+      expect(after).toMatch(/agora queue · \d+ waiting/);
+      await term.keys('q');
+    } finally {
+      await term.close();
+    }
+  });
+});
