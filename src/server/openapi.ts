@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ErrorCode } from '../shared/errors.js';
+import { knownFields } from './input.js';
 import type { RouteSpec } from './route.js';
 
 type AnySpec = RouteSpec<z.ZodType, z.ZodType, z.ZodType>;
@@ -47,6 +48,8 @@ export function buildOpenApi(specs: AnySpec[], prefix: string, version: string):
     if (spec.open) operation.security = [];
     if (spec.body) {
       const schema = jsonSchema(spec.body);
+      // The server refuses fields a body schema does not name (src/server/input.ts): the document says so.
+      if (knownFields(spec.body) && schema.type === 'object') schema.additionalProperties = false;
       operation.requestBody = {
         required: true,
         content: {
