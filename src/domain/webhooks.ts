@@ -107,6 +107,8 @@ export async function createWebhook(
     user_id: caller.user.id,
     created_at: now,
     updated_at: now,
+    consecutive_failures: 0,
+    circuit_open_until: null,
   };
   await deps.store.webhooks.insert(row);
   return toWebhookRecord(row, secret);

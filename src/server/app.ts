@@ -1,7 +1,7 @@
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
-import { Authenticator } from '../domain/api-keys.js';
+import { Authenticator, type AuthLimits } from '../domain/authenticator.js';
 import type { Clock, Deps } from '../domain/context.js';
 import { can } from '../domain/permissions.js';
 import { AppError, ErrorCode } from '../shared/errors.js';
@@ -9,6 +9,7 @@ import type { Store } from '../store/store.js';
 import { ResponseCache } from './response-cache.js';
 import { RouteRegistry } from './route.js';
 import { registerAccessRequestRoutes } from './routes/access-requests.js';
+import { registerApiKeyRoutes } from './routes/api-keys.js';
 import { registerFollowRoutes } from './routes/follows.js';
 import { registerInviteRoutes } from './routes/invites.js';
 import { registerMetaRoutes } from './routes/meta.js';
@@ -27,6 +28,8 @@ export interface AppOptions {
   clock?: Clock;
   bodyLimit?: number;
   logger?: boolean;
+  /** Failed-authentication limits and the scrypt queue (defaults in DEFAULT_AUTH_LIMITS). */
+  auth?: AuthLimits;
   /** Delivery settings; `allowPrivate` lets webhooks target loopback and private addresses (demos, tests). */
   webhooks?: Omit<WebhookSenderOptions, 'store' | 'clock'>;
 }
@@ -94,14 +97,14 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     }
   });
 
-  const authenticator = new Authenticator(deps);
+  const authenticator = new Authenticator(deps, options.auth);
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config?.open || !request.routeOptions.url) return;
     const header = (name: string) => {
       const value = request.headers[name];
       return typeof value === 'string' ? value : undefined;
     };
-    const caller = await authenticator.authenticate(header('api-key'), header('api-secret'));
+    const caller = await authenticator.authenticate(header('api-key'), header('api-secret'), request.ip);
     if (!can(caller, 'users', 'can_use_api'))
       throw new AppError(403, ErrorCode.apiAccessDenied, 'Your role does not grant the permission users.can_use_api');
     request.caller = caller;
@@ -110,6 +113,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const appError = toAppError(error, bodyLimit);
     if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (appError.headers) void reply.headers(appError.headers);
     return reply.code(appError.status).send(appError.toBody());
   });
   // A known path asked with a method it does not take is a 405 naming those it does, for every route registered.
@@ -139,6 +143,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   registerInviteRoutes(ctx);
   registerRoleRoutes(ctx);
   registerWebhookRoutes(ctx, { allowPrivate: webhookSettings.allowPrivate ?? false });
+  registerApiKeyRoutes(ctx);
   registerMetaRoutes(ctx);
 
   // Deliveries start once the server is ready and stop (after attempts under way) when it closes.

@@ -8,6 +8,8 @@ export interface ServeOptions {
   host: string;
   port: number;
   db: string;
+  /** AGORA_SECRET_KEY; without it, the key file beside the database. */
+  secretKey?: string;
   demo?: boolean;
   bootstrapKey?: string;
   bootstrapSecret?: string;
@@ -21,7 +23,7 @@ export interface ServeOptions {
  * store and resolves.
  */
 export async function serve(options: ServeOptions): Promise<void> {
-  const store = await openSqliteStore(options.db);
+  const store = await openSqliteStore(options.db, { secretKey: options.secretKey });
   const deps: Deps = { store, clock: () => new Date() };
   if (options.bootstrapKey || options.bootstrapSecret) {
     if (!options.bootstrapKey || !options.bootstrapSecret)

@@ -3,16 +3,19 @@ import { apiKeysRepo, idempotencyRepo, permissionSetsRepo } from './access.js';
 import { followsRepo } from './follows.js';
 import { membership } from './migrations/0002-membership.js';
 import { foundation } from './migrations/0001-foundation.js';
+import { hardening } from './migrations/0004-hardening.js';
 import { accessRequestsRepo, invitesRepo } from './membership.js';
 import { deliveriesRepo, webhooksRepo } from './webhooks.js';
 import { pageConfigurationsRepo, pagesRepo } from './pages.js';
 import type { Database } from './schema.js';
+import { SecretBox } from './secret-box.js';
 import { usersRepo } from './users.js';
 
 /** Numbered migrations, applied in order at start. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': foundation,
   '0002-membership': membership,
+  '0004-hardening': hardening,
 };
 
 class StaticMigrations implements MigrationProvider {
@@ -51,8 +54,9 @@ export interface Store {
 export function createKyselyStore(
   db: Kysely<Database>,
   dialect: Store['dialect'],
-  options: { inTransaction?: boolean; onClose?: () => Promise<void>; dataVersion?: () => string } = {},
+  options: { inTransaction?: boolean; onClose?: () => Promise<void>; dataVersion?: () => string; secrets?: SecretBox } = {},
 ): Store {
+  const secrets = options.secrets ?? SecretBox.ephemeral();
   const store: Store = {
     dialect,
     users: usersRepo(db),
@@ -64,19 +68,19 @@ export function createKyselyStore(
     idempotency: idempotencyRepo(db),
     accessRequests: accessRequestsRepo(db),
     invites: invitesRepo(db),
-    webhooks: webhooksRepo(db),
+    webhooks: webhooksRepo(db, secrets),
     deliveries: deliveriesRepo(db),
     dataVersion: () => (options.inTransaction ? undefined : options.dataVersion?.()),
     transaction(fn) {
       if (options.inTransaction) return fn(store);
       if (dialect === 'postgres')
-        return db.transaction().execute((trx) => fn(createKyselyStore(trx, dialect, { inTransaction: true })));
+        return db.transaction().execute((trx) => fn(createKyselyStore(trx, dialect, { inTransaction: true, secrets })));
       // SQLite: take the write lock up front. A deferred BEGIN that reads and then writes fails with
       // SQLITE_BUSY when another process (a second `agora serve` on the same file) wrote in between.
       return db.connection().execute(async (conn) => {
         await sql`begin immediate`.execute(conn);
         try {
-          const result = await fn(createKyselyStore(conn, dialect, { inTransaction: true }));
+          const result = await fn(createKyselyStore(conn, dialect, { inTransaction: true, secrets }));
           await sql`commit`.execute(conn);
           return result;
         } catch (error) {

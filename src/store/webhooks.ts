@@ -2,20 +2,35 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database, WebhookDeliveryTable, WebhookTable } from './schema.js';
 import { countOf, offsetOf } from './paging.js';
+import { SecretBox } from './secret-box.js';
 
 export type WebhookRow = Selectable<WebhookTable>;
 export type DeliveryRow = Selectable<WebhookDeliveryTable>;
 
-export function webhooksRepo(db: Kysely<Database>) {
+/** Webhooks; their signing secrets are stored sealed by `box` and read back in clear. */
+export function webhooksRepo(db: Kysely<Database>, box: SecretBox) {
+  const opened = (row: WebhookRow): WebhookRow => ({ ...row, secret: box.open(row.secret) });
   return {
     async insert(row: WebhookRow): Promise<void> {
-      await db.insertInto('webhooks').values(row).execute();
+      await db
+        .insertInto('webhooks')
+        .values({ ...row, secret: box.seal(row.secret) })
+        .execute();
     },
-    getById(id: string): Promise<WebhookRow | undefined> {
-      return db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
+    async getById(id: string): Promise<WebhookRow | undefined> {
+      const row = await db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && opened(row);
     },
-    all(): Promise<WebhookRow[]> {
-      return db.selectFrom('webhooks').selectAll().orderBy('id').execute();
+    async all(): Promise<WebhookRow[]> {
+      return (await db.selectFrom('webhooks').selectAll().orderBy('id').execute()).map(opened);
+    },
+    /** Seals the secrets stored in clear before encryption existed; answers how many. */
+    async sealClearSecrets(): Promise<number> {
+      const rows = await db.selectFrom('webhooks').select(['id', 'secret']).execute();
+      const clear = rows.filter((r) => !SecretBox.isSealed(r.secret));
+      for (const row of clear)
+        await db.updateTable('webhooks').set({ secret: box.seal(row.secret) }).where('id', '=', row.id).execute();
+      return clear.length;
     },
     async list(page: Pagination) {
       const [rows, total] = await Promise.all([
@@ -28,7 +43,7 @@ export function webhooksRepo(db: Kysely<Database>) {
           .execute(),
         countOf(db.selectFrom('webhooks')),
       ]);
-      return { rows, total };
+      return { rows: rows.map(opened), total };
     },
     async delete(id: string): Promise<void> {
       await db.deleteFrom('webhooks').where('id', '=', id).execute();

@@ -27,7 +27,7 @@ export const WebhookSchema = z.object({
   id: Id,
   url: z.string(),
   events: z.array(z.enum(WEBHOOK_EVENTS)),
-  secret: z.string().optional().describe('Shown once, at creation: the Standard Webhooks signing secret (whsec_…)'),
+  secret: z.string().optional().describe('Shown once, in the answer that created the webhook (not in an Idempotency-Key replay of it): the Standard Webhooks signing secret (whsec_…)'),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
