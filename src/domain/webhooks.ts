@@ -58,11 +58,16 @@ export function signWebhook(secret: string, messageId: string, timestamp: number
   return `v1,${createHmac('sha256', key).update(`${messageId}.${timestamp}.${body}`).digest('base64')}`;
 }
 
-const toWebhookRecord = (row: WebhookRow, secret?: string): Webhook => ({
+const toWebhookRecord = (row: WebhookRow, now: string, secret?: string): Webhook => ({
   id: row.id,
   url: row.url,
   events: JSON.parse(row.events) as Webhook['events'],
   ...(secret ? { secret } : {}),
+  circuit: {
+    state: !row.circuit_open_until ? 'closed' : row.circuit_open_until > now ? 'open' : 'half_open',
+    consecutive_failures: row.consecutive_failures,
+    open_until: row.circuit_open_until,
+  },
   created_at: row.created_at,
   updated_at: row.updated_at,
 });
@@ -111,13 +116,13 @@ export async function createWebhook(
     circuit_open_until: null,
   };
   await deps.store.webhooks.insert(row);
-  return toWebhookRecord(row, secret);
+  return toWebhookRecord(row, now, secret);
 }
 
 export async function listWebhooks(deps: Deps, caller: Caller, page: Pagination): Promise<ListResult<Webhook>> {
   requireAdmin(caller, 'manage webhooks');
   const { rows, total } = await deps.store.webhooks.list(page);
-  return { items: rows.map((r) => toWebhookRecord(r)), total_items: total };
+  return { items: rows.map((r) => toWebhookRecord(r, nowIso(deps))), total_items: total };
 }
 
 async function findWebhook(deps: Deps, caller: Caller, id: string): Promise<WebhookRow> {
@@ -128,7 +133,7 @@ async function findWebhook(deps: Deps, caller: Caller, id: string): Promise<Webh
 }
 
 export async function getWebhook(deps: Deps, caller: Caller, id: string): Promise<Webhook> {
-  return toWebhookRecord(await findWebhook(deps, caller, id));
+  return toWebhookRecord(await findWebhook(deps, caller, id), nowIso(deps));
 }
 
 export async function deleteWebhook(deps: Deps, caller: Caller, id: string): Promise<void> {

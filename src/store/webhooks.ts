@@ -48,6 +48,40 @@ export function webhooksRepo(db: Kysely<Database>, box: SecretBox) {
     async delete(id: string): Promise<void> {
       await db.deleteFrom('webhooks').where('id', '=', id).execute();
     },
+    /**
+     * The circuit breaker, in one statement (several senders may share the store): a success closes it; a
+     * failure counts, and from `threshold` failures in a row opens it for `openMs`, doubled at each further
+     * failure up to `maxOpenMs`.
+     */
+    async recordOutcome(
+      id: string,
+      succeeded: boolean,
+      now: string,
+      breaker: { threshold: number; openMs: number; maxOpenMs: number },
+    ): Promise<void> {
+      if (succeeded) {
+        await db
+          .updateTable('webhooks')
+          .set({ consecutive_failures: 0, circuit_open_until: null })
+          .where('id', '=', id)
+          .where('consecutive_failures', '>', 0)
+          .execute();
+        return;
+      }
+      const row = await db.selectFrom('webhooks').select('consecutive_failures').where('id', '=', id).executeTakeFirst();
+      if (!row) return;
+      const failures = row.consecutive_failures + 1;
+      const over = failures - breaker.threshold;
+      const openUntil =
+        over >= 0
+          ? new Date(Date.parse(now) + Math.min(breaker.maxOpenMs, breaker.openMs * 2 ** Math.min(over, 20))).toISOString()
+          : null;
+      await db
+        .updateTable('webhooks')
+        .set((eb) => ({ consecutive_failures: eb('consecutive_failures', '+', 1), circuit_open_until: openUntil }))
+        .where('id', '=', id)
+        .execute();
+    },
   };
 }
 export type WebhooksRepo = ReturnType<typeof webhooksRepo>;
@@ -61,15 +95,28 @@ export function deliveriesRepo(db: Kysely<Database>) {
     getById(id: string): Promise<DeliveryRow | undefined> {
       return db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst();
     },
-    /** Pending deliveries whose next attempt is due, oldest first, leaving out those of `skipWebhooks`. */
-    due(now: string, limit: number, skipWebhooks: readonly string[] = []): Promise<DeliveryRow[]> {
+    /**
+     * Pending deliveries whose next attempt is due, oldest first, with their webhook's failures in a row;
+     * leaving out those of `skipWebhooks`, of webhooks whose circuit is open, and (`onlyHealthy`) of webhooks
+     * whose last attempt failed.
+     */
+    due(
+      now: string,
+      limit: number,
+      skipWebhooks: readonly string[] = [],
+      options: { onlyHealthy?: boolean } = {},
+    ): Promise<(DeliveryRow & { consecutive_failures: number })[]> {
       let query = db
         .selectFrom('webhook_deliveries')
-        .selectAll()
-        .where('status', '=', 'pending')
-        .where('next_attempt_at', '<=', now);
-      if (skipWebhooks.length) query = query.where('webhook_id', 'not in', skipWebhooks);
-      return query.orderBy('next_attempt_at').orderBy('id').limit(limit).execute();
+        .innerJoin('webhooks', 'webhooks.id', 'webhook_deliveries.webhook_id')
+        .selectAll('webhook_deliveries')
+        .select('webhooks.consecutive_failures')
+        .where('webhook_deliveries.status', '=', 'pending')
+        .where('webhook_deliveries.next_attempt_at', '<=', now)
+        .where((eb) => eb.or([eb('webhooks.circuit_open_until', 'is', null), eb('webhooks.circuit_open_until', '<=', now)]));
+      if (skipWebhooks.length) query = query.where('webhook_deliveries.webhook_id', 'not in', skipWebhooks);
+      if (options.onlyHealthy) query = query.where('webhooks.consecutive_failures', '=', 0);
+      return query.orderBy('webhook_deliveries.next_attempt_at').orderBy('webhook_deliveries.id').limit(limit).execute();
     },
     /**
      * Takes a delivery for one attempt by moving its next attempt to the end of a lease: another sender
