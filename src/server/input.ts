@@ -8,41 +8,73 @@ import { AppError, ErrorCode, invalidFields, type FieldError } from '../shared/e
  * must be valid Unicode. Routes opt out of strictness only by declaring a `.loose()` object.
  */
 
-const fieldsOf = (error: z.ZodError): FieldError[] =>
-  error.issues.map((issue) => ({
+const fieldsOf = (error: z.ZodError, keep: (issue: z.core.$ZodIssue) => boolean = () => true): FieldError[] =>
+  error.issues.filter(keep).map((issue) => ({
     field: issue.path.length ? issue.path.map(String).join('.') : 'body',
     message: issue.message,
   }));
 
 interface SchemaDef {
   type: string;
-  shape?: Record<string, unknown>;
-  catchall?: { _zod: { def: SchemaDef } };
-  in?: { _zod: { def: SchemaDef } };
-  out?: { _zod: { def: SchemaDef } };
-  innerType?: { _zod: { def: SchemaDef } };
+  shape?: Record<string, ZodLike>;
+  catchall?: ZodLike;
+  in?: ZodLike;
+  out?: ZodLike;
+  innerType?: ZodLike;
+  element?: ZodLike;
+  options?: ZodLike[];
 }
+type ZodLike = { _zod: { def: SchemaDef } };
 
-/** The field names an object schema accepts, looking through pipes, preprocessing and defaults; undefined = any. */
-export function knownFields(schema: z.ZodType): Set<string> | undefined {
-  return fieldsOfDef((schema as unknown as { _zod: { def: SchemaDef } })._zod.def);
-}
-
-function fieldsOfDef(def: SchemaDef): Set<string> | undefined {
+/** The object schema inside wrappers (pipes, preprocessing, optional, defaults), or undefined when it is none. */
+function objectDef(def: SchemaDef): SchemaDef | undefined {
   switch (def.type) {
     case 'object':
-      if (def.catchall && def.catchall._zod.def.type !== 'never') return undefined;
-      return new Set(Object.keys(def.shape ?? {}));
+      return def;
     case 'pipe':
-      return (def.in && fieldsOfDef(def.in._zod.def)) ?? (def.out && fieldsOfDef(def.out._zod.def));
+      return (def.in && objectDef(def.in._zod.def)) ?? (def.out && objectDef(def.out._zod.def));
     case 'optional':
     case 'nullable':
     case 'default':
     case 'prefault':
     case 'readonly':
-      return def.innerType && fieldsOfDef(def.innerType._zod.def);
+      return def.innerType && objectDef(def.innerType._zod.def);
     default:
       return undefined;
+  }
+}
+
+/** The array schema inside wrappers, or undefined. */
+function arrayElement(def: SchemaDef): SchemaDef | undefined {
+  if (def.type === 'array') return def.element?._zod.def;
+  if (def.type === 'pipe') return (def.in && arrayElement(def.in._zod.def)) ?? (def.out && arrayElement(def.out._zod.def));
+  if (def.innerType) return arrayElement(def.innerType._zod.def);
+  return undefined;
+}
+
+const isStrict = (def: SchemaDef) => !def.catchall || def.catchall._zod.def.type === 'never';
+
+/** The field names an object schema accepts (looking through wrappers); undefined when any name goes. */
+export function knownFields(schema: z.ZodType): Set<string> | undefined {
+  const def = objectDef((schema as unknown as ZodLike)._zod.def);
+  return def && isStrict(def) ? new Set(Object.keys(def.shape ?? {})) : undefined;
+}
+
+/** Paths of the fields of `value`, at any depth, that the schema does not name. */
+function unknownFields(def: SchemaDef, value: unknown, path: string, found: string[], depth = 0): void {
+  if (depth > 16 || !value || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    const element = arrayElement(def);
+    if (element) value.forEach((item, i) => unknownFields(element, item, `${path}.${i}`, found, depth + 1));
+    return;
+  }
+  const object = objectDef(def);
+  if (!object || Buffer.isBuffer(value)) return;
+  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+    const at = path ? `${path}.${key}` : key;
+    const field = object.shape?.[key];
+    if (field) unknownFields(field._zod.def, item, at, found, depth + 1);
+    else if (isStrict(object)) found.push(at);
   }
 }
 
@@ -73,14 +105,15 @@ export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   const bad: string[] = [];
   invalidText(fields, '', bad);
   for (const field of bad) problems.push({ field, message: NOT_UNICODE });
-  const known = knownFields(schema);
-  if (known)
-    for (const field of Object.keys(fields))
-      if (!known.has(field) && !bad.includes(field)) problems.push({ field, message: UNKNOWN_FIELD });
+  const unknown: string[] = [];
+  unknownFields((schema as unknown as ZodLike)._zod.def, fields, '', unknown);
+  for (const field of unknown) if (!bad.includes(field)) problems.push({ field, message: UNKNOWN_FIELD });
   const result = schema.safeParse(fields);
   if (!result.success)
-    for (const problem of fieldsOf(result.error))
+    // Unknown keys of strict objects are named above, one by one.
+    for (const problem of fieldsOf(result.error, (issue) => issue.code !== 'unrecognized_keys'))
       if (!problems.some((p) => p.field === problem.field)) problems.push(problem);
+  if (!result.success && problems.length === 0) problems.push(...fieldsOf(result.error));
   if (problems.length || !result.success) throw invalidFields(problems);
   return result.data;
 }

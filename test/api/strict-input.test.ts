@@ -47,6 +47,14 @@ describe('unknown body fields', () => {
     expect(JSON.parse(res.body).error.fields).toEqual([{ field: 'secret', message: 'is not a field of this request' }]);
   });
 
+  it('are refused at any depth, named by their path', async () => {
+    const res = await api.call('POST', '/permission_sets', {
+      body: { name: `Role ${Math.random()}`, permissions: { users: { index: true, indx: true }, postz: {} } },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.error.fields.map((f: { field: string }) => f.field).sort()).toEqual(['permissions.postz', 'permissions.users.indx']);
+  });
+
   it('are declared refused by the OpenAPI document for every request body', async () => {
     const doc = (await api.call('GET', '/openapi.json', { as: null })).body;
     let bodies = 0;
