@@ -64,7 +64,9 @@ export class Authenticator {
     private readonly deps: Deps,
     limits: AuthLimits = {},
   ) {
-    this.limits = { ...DEFAULT_AUTH_LIMITS, ...limits };
+    // Settings left undefined keep their defaults.
+    const given = Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined));
+    this.limits = { ...DEFAULT_AUTH_LIMITS, ...given };
     this.byAddress = new FailureLimiter(this.limits.failuresPerAddress, this.limits.windowMs);
     this.byKey = new FailureLimiter(this.limits.failuresPerKey, this.limits.windowMs);
     this.queue = new VerificationQueue(this.limits.verifyConcurrency, this.limits.verifyQueue);

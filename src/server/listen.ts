@@ -36,7 +36,12 @@ export async function serve(options: ServeOptions): Promise<void> {
     options.print(seeded ? 'demo community seeded' : 'demo community already present');
     options.print(`demo administrator key: api_key=${key.api_key} api_secret=${key.api_secret}`);
   }
-  const app = await createApp({ store, logger: options.log ?? false, webhooks: webhookSettingsFromEnv(process.env) });
+  const app = await createApp({
+    store,
+    logger: options.log ?? false,
+    webhooks: webhookSettingsFromEnv(process.env),
+    auth: authLimitsFromEnv(process.env),
+  });
   const address = await app.listen({ host: options.host, port: options.port });
   // Handlers go in before the `listening on` line: a signal sent as soon as it is read still stops cleanly.
   const stopped = new Promise<void>((resolve) => {
@@ -55,19 +60,29 @@ export async function serve(options: ServeOptions): Promise<void> {
   await store.close();
 }
 
+const positiveNumber = (env: NodeJS.ProcessEnv, name: string): number | undefined => {
+  const value = env[name];
+  if (value === undefined || value === '') return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number`);
+  return n;
+};
+
+/** AGORA_AUTH_FAILURES_PER_ADDRESS (20) and AGORA_AUTH_FAILURES_PER_KEY (10) failed authentications a minute. */
+export function authLimitsFromEnv(env: NodeJS.ProcessEnv) {
+  return {
+    failuresPerAddress: positiveNumber(env, 'AGORA_AUTH_FAILURES_PER_ADDRESS'),
+    failuresPerKey: positiveNumber(env, 'AGORA_AUTH_FAILURES_PER_KEY'),
+  };
+}
+
 /**
  * Webhook delivery settings from the environment: AGORA_WEBHOOKS_ALLOW_PRIVATE=1 (loopback and private
  * targets, for local demos and tests), AGORA_WEBHOOK_TIMEOUT_MS, AGORA_WEBHOOK_CONCURRENCY and
  * AGORA_WEBHOOK_RETRY_SCHEDULE (seconds before each retry, comma-separated).
  */
 export function webhookSettingsFromEnv(env: NodeJS.ProcessEnv) {
-  const positive = (name: string) => {
-    const value = env[name];
-    if (value === undefined || value === '') return undefined;
-    const n = Number(value);
-    if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number`);
-    return n;
-  };
+  const positive = (name: string) => positiveNumber(env, name);
   const schedule = env.AGORA_WEBHOOK_RETRY_SCHEDULE?.trim();
   const retrySchedule = schedule ? schedule.split(',').map(Number) : undefined;
   if (retrySchedule?.some((n) => !Number.isFinite(n) || n < 0))

@@ -7,22 +7,26 @@ import { SecretBox } from './secret-box.js';
 export type WebhookRow = Selectable<WebhookTable>;
 export type DeliveryRow = Selectable<WebhookDeliveryTable>;
 
-/** Webhooks; their signing secrets are stored sealed by `box` and read back in clear. */
+/**
+ * Webhooks; their signing secrets are stored sealed by `box`. Rows are read with the secret still sealed
+ * (listing webhooks never needs it); `openSecret` gives it in clear to the sender.
+ */
 export function webhooksRepo(db: Kysely<Database>, box: SecretBox) {
-  const opened = (row: WebhookRow): WebhookRow => ({ ...row, secret: box.open(row.secret) });
   return {
+    openSecret(sealed: string): string {
+      return box.open(sealed);
+    },
     async insert(row: WebhookRow): Promise<void> {
       await db
         .insertInto('webhooks')
         .values({ ...row, secret: box.seal(row.secret) })
         .execute();
     },
-    async getById(id: string): Promise<WebhookRow | undefined> {
-      const row = await db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
-      return row && opened(row);
+    getById(id: string): Promise<WebhookRow | undefined> {
+      return db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
     },
-    async all(): Promise<WebhookRow[]> {
-      return (await db.selectFrom('webhooks').selectAll().orderBy('id').execute()).map(opened);
+    all(): Promise<WebhookRow[]> {
+      return db.selectFrom('webhooks').selectAll().orderBy('id').execute();
     },
     /** Seals the secrets stored in clear before encryption existed; answers how many. */
     async sealClearSecrets(): Promise<number> {
@@ -43,7 +47,7 @@ export function webhooksRepo(db: Kysely<Database>, box: SecretBox) {
           .execute(),
         countOf(db.selectFrom('webhooks')),
       ]);
-      return { rows: rows.map(opened), total };
+      return { rows, total };
     },
     async delete(id: string): Promise<void> {
       await db.deleteFrom('webhooks').where('id', '=', id).execute();
