@@ -33,7 +33,7 @@ export async function recordWebhookEvent(tx: Store, now: string, event: WebhookE
 }
 
 /** A delivery of a message, due now, not yet attempted. */
-function newDelivery(
+export function newDelivery(
   message: Pick<DeliveryRow, 'webhook_id' | 'message_id' | 'event' | 'payload'>,
   now: string,
   id = newId(),

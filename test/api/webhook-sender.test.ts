@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isPrivateAddress, refuseWebhookUrl } from '../../src/domain/webhook-targets.js';
+import { newDelivery } from '../../src/domain/webhooks.js';
 import { newId } from '../../src/shared/ids.js';
 import { startApp, type InProcessApp } from '../helpers/in-process.js';
 import { startReceiver, type Behaviour, type Receiver } from '../helpers/receiver.js';
@@ -43,24 +44,11 @@ async function addWebhook(api: InProcessApp, url: string): Promise<string> {
   return id;
 }
 
-/** A delivery due now, for the webhook. */
+/** A delivery due now, for the webhook (made as the outbox makes them). */
 async function addDelivery(api: InProcessApp, webhookId: string, now: string): Promise<string> {
   const id = newId();
-  await api.store.deliveries.insert({
-    id,
-    webhook_id: webhookId,
-    message_id: id,
-    event: 'invite.created',
-    payload: JSON.stringify({ id, webhook_type: 'create', resource: 'invite', data: { id } }),
-    status: 'pending',
-    attempts: 0,
-    next_attempt_at: now,
-    last_attempt_at: null,
-    last_status_code: null,
-    last_error: null,
-    delivered_at: null,
-    created_at: now,
-  });
+  const payload = JSON.stringify({ id, webhook_type: 'create', resource: 'invite', data: { id } });
+  await api.store.deliveries.insert(newDelivery({ webhook_id: webhookId, message_id: id, event: 'invite.created', payload }, now, id));
   return id;
 }
 
