@@ -17,7 +17,7 @@ export interface AuthLimits {
   /** scrypt checks at once (default 2) and waiting (default 64). */
   verifyConcurrency?: number;
   verifyQueue?: number;
-  /** How long a verified pair is remembered (default 5 minutes), and how many (default 10,000). */
+  /** How long a verified pair is remembered after its last use (default 5 minutes), and how many (default 10,000). */
   ttlMs?: number;
   maxEntries?: number;
 }
@@ -38,6 +38,8 @@ interface VerifiedPair {
   userId: string;
   secretHash: string;
   expiresAt: number;
+  /** When `last_used_at` was last written. */
+  markedAt: number;
   /** The store's data version when the key's row was last seen unchanged. */
   confirmedAt: string | undefined;
 }
@@ -74,7 +76,8 @@ export class Authenticator {
 
   async authenticate(apiKey: string | undefined, apiSecret: string | undefined, address = 'unknown'): Promise<Caller> {
     if (!apiKey || !apiSecret) throw unauthorized('Missing credentials: send the Api-Key and Api-Secret headers');
-    const userId = (await this.fromCache(apiKey, apiSecret)) ?? (await this.verifyLimited(apiKey, apiSecret, address));
+    const cached = await this.fromCache(apiKey, apiSecret);
+    const userId = cached.userId ?? (await this.verifyLimited(apiKey, apiSecret, address, cached.known));
     // Kept only while the stored data has not changed at all: a role change applies to the very next call.
     const version = this.deps.store.dataVersion();
     const known = this.callers.get(userId);
@@ -106,30 +109,42 @@ export class Authenticator {
     return this.deps.clock().getTime();
   }
 
-  private async fromCache(apiKey: string, apiSecret: string): Promise<string | undefined> {
+  /**
+   * The user of a remembered pair, or undefined. A remembered pair's lifetime slides with use; one that has
+   * expired still vouches for its secret (`known`): it is checked with scrypt again, but never held back by
+   * the failure limits, so a client that was working is not locked out by a flood of wrong secrets for its key.
+   */
+  private async fromCache(apiKey: string, apiSecret: string): Promise<{ userId?: string; known: boolean }> {
     const hit = this.verified.get(apiKey);
-    if (!hit) return undefined;
-    if (hit.expiresAt < this.now() || !timingSafeEqual(hit.digest, fastDigest(apiSecret))) return undefined;
+    if (!hit || !timingSafeEqual(hit.digest, fastDigest(apiSecret))) return { known: false };
+    if (hit.expiresAt < this.now()) return { known: true };
     const version = this.deps.store.dataVersion();
     if (version === undefined || version !== hit.confirmedAt) {
       // Something changed since the pair was last seen: make sure its key still stands as it was verified.
       const row = await this.deps.store.apiKeys.findSecretHash(apiKey);
       if (!row || row.id !== hit.keyId || row.secret_hash !== hit.secretHash) {
         this.verified.delete(apiKey);
-        return undefined;
+        return { known: false };
       }
       hit.confirmedAt = version;
     }
-    return hit.userId;
+    const now = this.now();
+    hit.expiresAt = now + this.limits.ttlMs;
+    // `last_used_at` is kept to within the pair's lifetime: one write per lifetime, not one per request.
+    if (now - hit.markedAt >= this.limits.ttlMs) {
+      hit.markedAt = now;
+      await this.deps.store.apiKeys.markUsed(hit.keyId, this.deps.clock().toISOString());
+    }
+    return { userId: hit.userId, known: true };
   }
 
-  private async verifyLimited(apiKey: string, apiSecret: string, address: string): Promise<string> {
+  private async verifyLimited(apiKey: string, apiSecret: string, address: string, known: boolean): Promise<string> {
     const now = this.now();
-    const wait = Math.max(this.byAddress.retryAfter(address, now), this.byKey.retryAfter(apiKey, now));
+    const wait = known ? 0 : Math.max(this.byAddress.retryAfter(address, now), this.byKey.retryAfter(apiKey, now));
     if (wait > 0)
       throw rateLimited(`Too many failed authentications: retry in ${Math.ceil(wait)} s`, wait);
     if (apiKey.length > 200 || apiSecret.length > 200) return this.failed(apiKey, address);
-    const suspect = this.byAddress.count(address, now) > 0 || this.byKey.count(apiKey, now) > 0;
+    const suspect = !known && (this.byAddress.count(address, now) > 0 || this.byKey.count(apiKey, now) > 0);
     const row = await this.queue.run(suspect, async () => {
       const found = await this.deps.store.apiKeys.findSecretHash(apiKey);
       // Unknown keys cost a scrypt too, so that timing does not tell which keys exist.
@@ -148,6 +163,7 @@ export class Authenticator {
       userId: row.user_id,
       secretHash: row.secret_hash,
       expiresAt: this.now() + this.limits.ttlMs,
+      markedAt: this.now(),
       confirmedAt: undefined,
     });
     await this.deps.store.apiKeys.markUsed(row.id, this.deps.clock().toISOString());

@@ -56,6 +56,19 @@ describe('failed authentication limits', () => {
   });
 });
 
+describe('a client that was working', () => {
+  it('is not locked out by a flood of wrong secrets for its key once its remembered pair has expired', async () => {
+    const { creds } = await newMember();
+    expect((await api.call('GET', '/me', { as: creds })).status).toBe(200);
+    clock.now += 6 * 60_000;
+    const wrong = { key: creds.key, secret: 'as_wrong_wrong_wrong' };
+    for (const address of ['192.0.2.10', '192.0.2.11']) await api.call('GET', '/me', { as: wrong, remoteAddress: address });
+    expect((await api.call('GET', '/me', { as: wrong, remoteAddress: '192.0.2.12' })).status).toBe(429);
+    expect((await api.call('GET', '/me', { as: creds, remoteAddress: '192.0.2.12' })).status).toBe(200);
+    clock.now += 61_000;
+  });
+});
+
 describe('the verification queue', () => {
   const deferred = () => {
     let release!: () => void;
