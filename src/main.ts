@@ -1,11 +1,14 @@
-import { Command, CommanderError } from 'commander';
-import { createRequire } from 'node:module';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { registerAccessRequestCommands } from './cli/commands/access-requests.js';
 import { registerAdminCommands } from './cli/commands/admin.js';
 import { registerAuthCommands } from './cli/commands/auth.js';
 import { registerCompletionCommand } from './cli/commands/completion.js';
+import { registerContentCommands } from './cli/commands/content.js';
+import { registerEventCommands } from './cli/commands/events.js';
 import { registerFollowCommands } from './cli/commands/follows.js';
+import { registerImportExportCommands } from './cli/commands/import-export.js';
 import { registerInviteCommands } from './cli/commands/invites.js';
+import { registerNotificationCommands } from './cli/commands/notifications.js';
 import { registerPageConfigCommands } from './cli/commands/page-configs.js';
 import { registerPageCommands } from './cli/commands/pages.js';
 import { registerOpenApiCommand } from './cli/commands/openapi.js';
@@ -15,8 +18,14 @@ import { registerServeCommand } from './cli/commands/serve.js';
 import { registerUserCommands } from './cli/commands/users.js';
 import { registerWebhookCommands } from './cli/commands/webhooks.js';
 import { ExitCode } from './cli/errors.js';
+import { VERSION } from './shared/version.js';
 
-const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+const positiveSeconds = (value: string): number => {
+  const seconds = Number(value);
+  if (!(seconds > 0) || !Number.isFinite(seconds)) throw new InvalidArgumentError('must be a number of seconds greater than 0');
+  return seconds;
+};
+
 
 export function buildProgram(): Command {
   const program = new Command('agora')
@@ -25,6 +34,7 @@ export function buildProgram(): Command {
     .option('--url <url>', 'API base URL (env AGORA_URL; default from the profile, else http://127.0.0.1:4010)')
     .option('--profile <name>', 'stored profile to use (env AGORA_PROFILE)')
     .option('--json', "print the API's JSON exactly")
+    .option('--timeout <seconds>', 'give up on a call after this many seconds (env AGORA_TIMEOUT; default 30)', positiveSeconds)
     .showSuggestionAfterError()
     .exitOverride();
   registerServeCommand(program);
@@ -39,7 +49,11 @@ export function buildProgram(): Command {
   registerAccessRequestCommands(program);
   registerInviteCommands(program);
   registerWebhookCommands(program);
+  registerNotificationCommands(program);
+  registerContentCommands(program);
+  registerEventCommands(program);
   registerSetRoleCommand(program.commands.find((c) => c.name() === 'users')!);
+  registerImportExportCommands(program);
   registerOpenApiCommand(program);
   registerCompletionCommand(program);
   return program;
@@ -54,6 +68,10 @@ export async function main(argv: string[]): Promise<void> {
   } catch (error) {
     process.exitCode = await report(error, !!program.opts().json);
   }
+  // The work is done (a server has closed its store): leave now. undici's HTTP parser is WebAssembly, and V8
+  // finishes optimising it in the background for ~130 ms after the last answer before a process may end.
+  // stdout and stderr are synchronous on Linux for files, pipes and terminals, so nothing written is lost.
+  process.exit();
 }
 
 /** CLI-side failures, by error name: the exit code and the code shown in a `--json` error body. */
@@ -61,6 +79,8 @@ const LOCAL_ERRORS: Record<string, { exit: number; code: string }> = {
   UsageError: { exit: ExitCode.usage, code: 'invalid_usage' },
   AuthError: { exit: ExitCode.auth, code: 'not_logged_in' },
   ConnectionError: { exit: ExitCode.failure, code: 'connection_failed' },
+  CredentialsError: { exit: ExitCode.failure, code: 'credentials_damaged' },
+  ImportFileError: { exit: ExitCode.failure, code: 'unreadable_file' },
 };
 
 async function report(error: unknown, json: boolean): Promise<number> {

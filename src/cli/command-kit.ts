@@ -11,7 +11,11 @@ export function withContext<O>(run: (ctx: Context, options: O, args: string[]) =
     const options = command.opts() as O;
     const { createContext } = await import('./context.js');
     const ctx = await createContext(command.optsWithGlobals() as GlobalOptions);
-    await run(ctx, options, command.args);
+    try {
+      await run(ctx, options, command.args);
+    } finally {
+      await ctx.client.close();
+    }
   };
 }
 

@@ -1,7 +1,8 @@
-import { ApiClient } from '../client/api-client.js';
+import { ApiClient, DEFAULT_TIMEOUT_SECONDS, type ClientOptions } from '../client/api-client.js';
 import { credentialsPath, readCredentials } from './credentials.js';
 import { AuthError, UsageError } from './errors.js';
 import { Output } from './output.js';
+import { slowCallSpinner } from './spinner.js';
 
 export const DEFAULT_URL = 'http://127.0.0.1:4010';
 
@@ -9,6 +10,7 @@ export interface GlobalOptions {
   url?: string;
   profile?: string;
   json?: boolean;
+  timeout?: number;
 }
 
 export interface Context {
@@ -44,12 +46,38 @@ export async function resolveTarget(options: GlobalOptions, env: NodeJS.ProcessE
   };
 }
 
+/** `--timeout`, else `AGORA_TIMEOUT`, else 30 s (CONTRACT §6). */
+export function timeoutSeconds(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): number {
+  if (options.timeout !== undefined) return options.timeout;
+  if (env.AGORA_TIMEOUT === undefined || env.AGORA_TIMEOUT === '') return DEFAULT_TIMEOUT_SECONDS;
+  const seconds = Number(env.AGORA_TIMEOUT);
+  if (!(seconds > 0) || !Number.isFinite(seconds))
+    throw new UsageError(`AGORA_TIMEOUT must be a number of seconds greater than 0, not "${env.AGORA_TIMEOUT}"`);
+  return seconds;
+}
+
+/** A client for this run: the global timeout, and a spinner on stderr while a call is slow. */
+export function clientFor(
+  options: GlobalOptions,
+  target: Pick<Target, 'url' | 'apiKey' | 'apiSecret'>,
+  extra: Partial<ClientOptions> = {},
+): ApiClient {
+  return new ApiClient({
+    baseUrl: target.url,
+    apiKey: target.apiKey,
+    apiSecret: target.apiSecret,
+    timeoutSeconds: timeoutSeconds(options),
+    observe: slowCallSpinner(),
+    ...extra,
+  });
+}
+
 export async function createContext(options: GlobalOptions): Promise<Context> {
   const target = await resolveTarget(options);
   if (!target.apiKey || !target.apiSecret)
     throw new AuthError('Not logged in: run agora login, or set AGORA_API_KEY and AGORA_API_SECRET');
   return {
-    client: new ApiClient({ baseUrl: target.url, apiKey: target.apiKey, apiSecret: target.apiSecret }),
+    client: clientFor(options, target),
     out: new Output({ json: !!options.json }),
     profile: target.profile,
   };

@@ -1,6 +1,7 @@
-import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import Conf from 'conf';
 
 export interface Profile {
   url: string;
@@ -13,27 +14,68 @@ export interface CredentialsFile {
   profiles: Record<string, Profile>;
 }
 
+/**
+ * The schema of the file: anything else is a damaged file, reported as such rather than half-used. It is checked
+ * here rather than through conf's JSON-schema option, whose validator (ajv) costs every command ~50 ms to compile.
+ */
+export function checkCredentials(value: unknown): CredentialsFile {
+  const fail = (what: string): never => {
+    throw new CredentialsError(what);
+  };
+  if (!isObject(value)) return fail('not a JSON object');
+  if (value.current !== undefined && typeof value.current !== 'string') fail('"current" is not a string');
+  const profiles = value.profiles ?? {};
+  if (!isObject(profiles)) return fail('"profiles" is not an object');
+  for (const [name, profile] of Object.entries(profiles)) {
+    if (!isObject(profile)) fail(`profile "${name}" is not an object`);
+    for (const field of PROFILE_FIELDS)
+      if (typeof (profile as Record<string, unknown>)[field] !== 'string') fail(`profile "${name}" has no ${field}`);
+  }
+  return { current: value.current as string | undefined, profiles: profiles as Record<string, Profile> };
+}
+
+const PROFILE_FIELDS = ['url', 'api_key', 'api_secret'] as const;
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The credentials file could not be read: not JSON, or not the shape agora writes. */
+export class CredentialsError extends Error {
+  override name = 'CredentialsError';
+}
+
 /** `$XDG_CONFIG_HOME/agora/credentials.json`, else `~/.config/agora/credentials.json`. */
 export function credentialsPath(env: NodeJS.ProcessEnv = process.env): string {
   const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config');
   return join(base, 'agora', 'credentials.json');
 }
 
-export async function readCredentials(path = credentialsPath()): Promise<CredentialsFile> {
+/**
+ * The profiles on conf: a schema for the contents, atomic writes (a temporary file renamed over the old one),
+ * the file readable by its owner only (0600, its folder 0700).
+ */
+function open(path: string): Conf<CredentialsFile> {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   try {
-    const parsed = JSON.parse(await readFile(path, 'utf8')) as Partial<CredentialsFile>;
-    return { current: parsed.current, profiles: parsed.profiles ?? {} };
+    return new Conf<CredentialsFile>({
+      cwd: dirname(path),
+      configName: 'credentials',
+      configFileMode: 0o600,
+      accessPropertiesByDotNotation: false,
+      serialize: (value) => `${JSON.stringify(checkCredentials(value), null, 2)}\n`,
+      deserialize: (text) => checkCredentials(JSON.parse(text)),
+    });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
-    throw new Error(`Cannot read the credentials file ${path}: ${(error as Error).message}`);
+    const reason = (error as Error).message;
+    throw new CredentialsError(
+      `The credentials file ${path} is damaged (${reason}): repair it, or delete it and run agora login again`,
+    );
   }
 }
 
-/** Written whole to a temporary file and renamed, readable by the owner only (0600, folder 0700). */
+export async function readCredentials(path = credentialsPath()): Promise<CredentialsFile> {
+  const { store } = open(path);
+  return { current: store.current, profiles: store.profiles ?? {} };
+}
+
 export async function writeCredentials(data: CredentialsFile, path = credentialsPath()): Promise<void> {
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  const temp = `${path}.${process.pid}.tmp`;
-  await writeFile(temp, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
-  await chmod(temp, 0o600);
-  await rename(temp, path);
+  open(path).store = data.current === undefined ? { profiles: data.profiles } : data;
 }

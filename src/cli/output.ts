@@ -56,6 +56,13 @@ export class Output {
     );
   }
 
+  /** One row as it arrives (a live feed): a TSV row when piped, the cells spaced out on a terminal. */
+  row<T>(item: T, columns: Column<T>[]): void {
+    if (this.json) return this.line(JSON.stringify(item));
+    const cells = columns.map((c) => tsvCell(c.value(item)));
+    this.line(this.tty ? cells.map((cell, i) => (i === 0 ? this.dim(cell) : cell)).join('  ') : cells.join('\t'));
+  }
+
   async record<T>(record: T, fields?: Column<T>[]): Promise<void> {
     if (this.json) return this.printJson(record);
     const rows: [string, unknown][] = fields

@@ -1,6 +1,9 @@
+import type { Readable } from 'node:stream';
+import type { Dispatcher } from 'undici';
 import type { ErrorBody } from '../shared/errors.js';
 
 export const API_PREFIX = '/public-api/v1';
+export const DEFAULT_TIMEOUT_SECONDS = 30;
 
 /** An error answered by the API, in the contract's shape. */
 export class ApiError extends Error {
@@ -15,67 +18,141 @@ export class ApiError extends Error {
   }
 }
 
-/** The server could not be reached at all. */
+/** The server could not be reached at all, did not answer in time, or answered something that is not the API. */
 export class ConnectionError extends Error {
   override name = 'ConnectionError';
 }
+
+/** Something the client watches: each call, so that a slow one can show a spinner. */
+export type CallObserver = (label: string) => () => void;
 
 export interface ClientOptions {
   baseUrl: string;
   apiKey?: string;
   apiSecret?: string;
+  /** Per attempt, from sending to the last byte of the answer. */
+  timeoutSeconds?: number;
+  /** Attempts of a retryable call, the first included. */
+  attempts?: number;
+  /** Connections kept open to the server (the pool a bulk import sends over). */
+  connections?: number;
+  observe?: CallObserver;
+  /** Pauses between attempts; tests and benchmarks pass a faster one. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export type Query = Record<string, string | number | boolean | undefined>;
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+interface Parser<T> {
+  parse(value: unknown): T;
+}
+
+export interface CallInit<T> {
+  query?: Query;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** The shared zod schema of the answer: a response that does not match is a ConnectionError, not a crash later. */
+  schema?: Parser<T>;
+}
+
+/** What a call answered, with the headers a caller may need (`idempotent-replayed`). */
+export interface Answer<T> {
+  status: number;
+  data: T;
+  replayed: boolean;
+  /** `X-Total-Count`, on lists that are bare arrays (notifications). */
+  total?: number;
+}
+
+/** PUT and DELETE are idempotent by definition; a POST only when it carries an Idempotency-Key. */
+const RETRYABLE_STATUS = new Set([429, 503]);
+const RETRYABLE_CONNECTION = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+const MAX_RETRY_AFTER_MS = 60_000;
 
 /**
- * A small typed HTTP client of the API: JSON in, JSON out, error bodies turned into ApiError. It speaks
- * through node:http rather than fetch: every CLI command pays its client's cost at start, and fetch (undici)
- * takes ~70 ms to load and holds the process ~150 ms after the last answer, where node:http costs almost nothing.
+ * The typed HTTP client of the API, on undici: one keep-alive agent per client (so per run), which honours
+ * HTTP_PROXY, HTTPS_PROXY and NO_PROXY as other CLIs do; a timeout per attempt; retries of idempotent calls
+ * (and of POSTs carrying an Idempotency-Key) after a connection error, a 503 or a 429 (waiting `Retry-After`).
+ * undici loads on the first call, so that building a client costs nothing.
  */
 export class ApiClient {
   readonly baseUrl: string;
+  readonly timeoutSeconds: number;
+  private agent?: Promise<Dispatcher>;
 
   constructor(private readonly options: ClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.timeoutSeconds = options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
   }
 
-  async call<T>(
-    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
-    path: string,
-    init: { query?: Query; body?: unknown; headers?: Record<string, string> } = {},
-  ): Promise<T> {
-    let url: URL;
+  async call<T>(method: Method, path: string, init: CallInit<T> = {}): Promise<T> {
+    return (await this.answer(method, path, init)).data;
+  }
+
+  /** The call with its status and whether the server replayed an earlier answer to the same Idempotency-Key. */
+  async answer<T>(method: Method, path: string, init: CallInit<T> = {}): Promise<Answer<T>> {
+    const { status, text, replayed, total } = await this.send(method, path, init, async (body) => body.text());
+    if (status >= 400) throw toApiError(status, text);
+    const json: unknown = text ? JSON.parse(text) : undefined;
+    if (!init.schema) return { status, data: json as T, replayed, total };
     try {
-      url = new URL(this.baseUrl + API_PREFIX + path);
+      return { status, data: init.schema.parse(json), replayed, total };
     } catch {
-      throw new ConnectionError(`Not a valid server URL: ${this.baseUrl}`);
+      throw new ConnectionError(`The server at ${this.baseUrl} answered ${method} ${path} with something that is not the API's`);
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:')
-      throw new ConnectionError(`Not an http(s) server URL: ${this.baseUrl}`);
-    for (const [k, v] of Object.entries(init.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
-    const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
+  }
+
+  /** A streamed answer (an export), handed over as it arrives; errors are read whole and thrown as ApiError. */
+  async download(path: string, query?: Query): Promise<Readable> {
+    const { status, text, stream } = await this.send('GET', path, { query }, async (body, status) =>
+      status >= 400 ? body.text() : undefined,
+    );
+    if (status >= 400) throw toApiError(status, text ?? '');
+    return stream!;
+  }
+
+  /**
+   * A long-lived answer (Server-Sent Events): no overall timeout, but the body may stay silent for
+   * `idleSeconds` at most (the server sends a comment line every 15 s). No retries: the caller reconnects.
+   */
+  async openStream(path: string, init: { headers?: Record<string, string>; signal?: AbortSignal; idleSeconds?: number } = {}): Promise<Readable> {
+    const url = this.url(path);
+    const headers: Record<string, string> = { accept: 'text/event-stream', ...init.headers };
     if (this.options.apiKey) headers['api-key'] = this.options.apiKey;
     if (this.options.apiSecret) headers['api-secret'] = this.options.apiSecret;
-    const payload = init.body === undefined ? undefined : Buffer.from(JSON.stringify(init.body));
-    if (payload) {
-      headers['content-type'] = 'application/json';
-      headers['content-length'] = String(payload.length);
-    }
-    let status: number;
-    let text: string;
+    const dispatcher = await this.dispatcher();
+    let res: Dispatcher.ResponseData;
     try {
-      ({ status, text } = await send(url, method, headers, payload));
+      res = await dispatcher.request({
+        origin: url.origin,
+        path: url.pathname + url.search,
+        method: 'GET',
+        headers,
+        signal: init.signal,
+        headersTimeout: this.timeoutSeconds * 1000,
+        bodyTimeout: (init.idleSeconds ?? 60) * 1000,
+      });
     } catch (error) {
-      const e = error as NodeJS.ErrnoException;
-      throw new ConnectionError(`Cannot reach the agora server at ${this.baseUrl} (${e.code ?? e.message})`);
+      if (init.signal?.aborted) throw error;
+      const code = (error as NodeJS.ErrnoException).code ?? '';
+      throw new ConnectionError(`Cannot reach the agora server at ${this.baseUrl} (${code || (error as Error).message})`);
     }
-    if (status >= 400) throw toApiError(status, text);
-    return (text ? JSON.parse(text) : undefined) as T;
+    if (res.statusCode >= 400) throw toApiError(res.statusCode, await res.body.text());
+    return res.body;
   }
 
-  get<T>(path: string, query?: Query): Promise<T> {
-    return this.call<T>('GET', path, { query });
+  get<T>(path: string, query?: Query, schema?: Parser<T>): Promise<T> {
+    return this.call<T>('GET', path, { query, schema });
   }
   post<T>(path: string, body: unknown, headers?: Record<string, string>): Promise<T> {
     return this.call<T>('POST', path, { body, headers });
@@ -86,6 +163,119 @@ export class ApiClient {
   delete<T>(path: string): Promise<T> {
     return this.call<T>('DELETE', path);
   }
+
+  /** Closes the kept-alive connections, so that the process exits as soon as its work is done. */
+  async close(): Promise<void> {
+    const agent = this.agent;
+    this.agent = undefined;
+    if (agent) await (await agent).destroy();
+  }
+
+  private dispatcher(): Promise<Dispatcher> {
+    this.agent ??= import('./agent.js').then(({ createAgent }) =>
+      createAgent({ connections: this.options.connections ?? 16, connectTimeoutMs: this.timeoutSeconds * 1000 }),
+    );
+    return this.agent;
+  }
+
+  private url(path: string, query: Query = {}): URL {
+    let url: URL;
+    try {
+      url = new URL(this.baseUrl + API_PREFIX + path);
+    } catch {
+      throw new ConnectionError(`Not a valid server URL: ${this.baseUrl}`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new ConnectionError(`Not an http(s) server URL: ${this.baseUrl}`);
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, String(v));
+    return url;
+  }
+
+  /**
+   * One call with its retries. `read` consumes the body inside the attempt's timeout; when it returns
+   * undefined the body is left unread and handed back as a stream (its timeout then covers the whole download).
+   */
+  private async send<R>(
+    method: Method,
+    path: string,
+    init: CallInit<unknown>,
+    read: (body: Dispatcher.ResponseData['body'], status: number) => Promise<R>,
+  ): Promise<{ status: number; text: R; replayed: boolean; total?: number; stream?: Readable }> {
+    const url = this.url(path, init.query);
+    const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
+    if (this.options.apiKey) headers['api-key'] = this.options.apiKey;
+    if (this.options.apiSecret) headers['api-secret'] = this.options.apiSecret;
+    const payload = init.body === undefined ? undefined : JSON.stringify(init.body);
+    if (payload !== undefined) headers['content-type'] = 'application/json';
+    const retryable = method !== 'POST' || !!headers['idempotency-key'];
+    const attempts = retryable ? Math.max(1, this.options.attempts ?? 5) : 1;
+    const sleep = this.options.sleep ?? ((ms: number) => new Promise<void>((ok) => setTimeout(ok, ms)));
+    const dispatcher = await this.dispatcher();
+    const done = this.options.observe?.(`${method} ${url.pathname.slice(API_PREFIX.length)}`);
+    try {
+      for (let attempt = 1; ; attempt++) {
+        const timeoutMs = this.timeoutSeconds * 1000;
+        const abort = new AbortController();
+        const timer = setTimeout(() => abort.abort(), timeoutMs);
+        try {
+          const res = await dispatcher.request({
+            origin: url.origin,
+            path: url.pathname + url.search,
+            method,
+            headers,
+            body: payload,
+            signal: abort.signal,
+            headersTimeout: timeoutMs,
+            bodyTimeout: timeoutMs,
+          });
+          const last = attempt >= attempts;
+          if (RETRYABLE_STATUS.has(res.statusCode) && !last) {
+            await res.body.dump();
+            clearTimeout(timer);
+            await sleep(pauseBefore(attempt, res.headers['retry-after']));
+            continue;
+          }
+          const text = await read(res.body, res.statusCode);
+          const replayed = res.headers['idempotent-replayed'] === 'true';
+          if (text === undefined) {
+            // A stream outlives this function: its timer is the whole download's, cleared when it ends.
+            res.body.once('close', () => clearTimeout(timer));
+            return { status: res.statusCode, text, replayed, stream: res.body };
+          }
+          clearTimeout(timer);
+          const total = Number(res.headers['x-total-count']);
+          return { status: res.statusCode, text, replayed, ...(Number.isInteger(total) ? { total } : {}) };
+        } catch (error) {
+          clearTimeout(timer);
+          if (abort.signal.aborted)
+            throw new ConnectionError(
+              `No answer from ${url.origin}${url.pathname} after ${this.timeoutSeconds} s (raise it with --timeout or AGORA_TIMEOUT)`,
+            );
+          const code = (error as NodeJS.ErrnoException).code ?? '';
+          if (RETRYABLE_CONNECTION.has(code) && attempt < attempts) {
+            await sleep(pauseBefore(attempt, undefined));
+            continue;
+          }
+          if (error instanceof ApiError || error instanceof ConnectionError) throw error;
+          throw new ConnectionError(`Cannot reach the agora server at ${this.baseUrl} (${code || (error as Error).message})`);
+        }
+      }
+    } finally {
+      done?.();
+    }
+  }
+}
+
+/** `Retry-After` (seconds or an HTTP date) when the server gave one, else exponential backoff with jitter. */
+export function pauseBefore(attempt: number, retryAfter: string | string[] | undefined, now = Date.now()): number {
+  const header = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
+  if (header !== undefined) {
+    const seconds = Number(header);
+    const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(header) - now;
+    if (Number.isFinite(ms)) return Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS);
+  }
+  const base = Math.min(100 * 2 ** (attempt - 1), 5000);
+  return base / 2 + Math.random() * (base / 2);
 }
 
 function toApiError(status: number, text: string): ApiError {
@@ -97,25 +287,6 @@ function toApiError(status: number, text: string): ApiError {
   }
   const body = { error: { code: `http_${status}`, message: text.slice(0, 200) || `HTTP ${status}` } };
   return new ApiError(status, body.error.code, body.error.message, body);
-}
-
-async function send(
-  url: URL,
-  method: string,
-  headers: Record<string, string>,
-  payload: Buffer | undefined,
-): Promise<{ status: number; text: string }> {
-  const { request } = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('error', reject);
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-    });
-    req.on('error', reject);
-    req.end(payload);
-  });
 }
 
 /** Path segments are always encoded: ids are opaque. */

@@ -14,6 +14,7 @@ import { addMember } from './membership.js';
 import { administersPage, findVisiblePage, isMember } from './pages.js';
 import { requireActingFor } from './permissions.js';
 import { loadEmbeds } from './records.js';
+import { notifyUsers, pageRef, projectAdminIds, userRef } from './notifications.js';
 import { recordWebhookEvent } from './webhooks.js';
 
 async function toRecords(store: Store, caller: Caller, rows: AccessRequestRow[]): Promise<AccessRequest[]> {
@@ -75,6 +76,22 @@ export async function createAccessRequest(
     }
     const created = await toRecord(tx, caller, row);
     await recordWebhookEvent(tx, now, 'page_access_request.created', created);
+    // The page's administrators: its creator and every project administrator.
+    const requester = (await tx.users.getById(row.user_id))!;
+    await notifyUsers(
+      tx,
+      now,
+      {
+        type: 'page_access_request',
+        action: 'requested',
+        subject: userRef(requester),
+        target: { type: 'PageAccessRequest', id: row.id },
+        finalTarget: pageRef(page),
+        link: { type: 'PageAccessRequest', id: row.id },
+      },
+      [page.user_id, ...(await projectAdminIds(tx))],
+      [row.user_id, caller.user.id],
+    );
     return created;
   });
   deps.webhooks?.wake();
@@ -120,6 +137,20 @@ export async function acceptAccessRequest(deps: Deps, caller: Caller, id: string
     await addMember(tx, row.user_id, row.page_id, now);
     const accepted = await toRecord(tx, caller, { ...row, state: 'accepted', is_validate: 1, updated_at: now });
     await recordWebhookEvent(tx, now, 'page_access_request.updated', accepted);
+    await notifyUsers(
+      tx,
+      now,
+      {
+        type: 'page_access_request_accepted',
+        action: 'accepted',
+        subject: userRef(caller.user),
+        target: { type: 'PageAccessRequest', id: row.id },
+        finalTarget: pageRef(accepted.page),
+        link: { type: 'Page', id: accepted.page.id, slug: accepted.page.slug },
+      },
+      [row.user_id],
+      [caller.user.id],
+    );
     return accepted;
   });
   deps.webhooks?.wake();

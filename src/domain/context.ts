@@ -9,6 +9,8 @@ export interface Deps {
   store: Store;
   clock: Clock;
   webhooks?: { wake(): void };
+  /** The notification fan-out worker, woken after a change that recorded a fan-out. */
+  notifications?: { wake(): void };
 }
 
 /** The user whose API key signed the request, with what their role grants. */

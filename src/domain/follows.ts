@@ -7,6 +7,7 @@ import type { FollowRow } from '../store/follows.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { administersPage, canSeePage, findVisiblePage, toPageRecord } from './pages.js';
 import { requireActingFor } from './permissions.js';
+import { notifyUsers, pageRef, userRef, type Ref } from './notifications.js';
 import { toUserRecord } from './users.js';
 
 const toFollowRecord = (row: FollowRow, followable?: Follow['followable']): Follow => ({
@@ -25,12 +26,18 @@ const toFollowRecord = (row: FollowRow, followable?: Follow['followable']): Foll
 export async function createFollow(deps: Deps, caller: Caller, input: CreateFollowInput): Promise<Follow> {
   requireActingFor(caller, input.user_id);
   const row = await deps.store.transaction(async (tx) => {
-    if (!(await tx.users.getById(input.user_id))) throw notFound('User');
+    const follower = await tx.users.getById(input.user_id);
+    if (!follower) throw notFound('User');
+    // Who is told of the new follower: the user followed, or the page's creator.
+    let followed: { recipient: string; ref: Ref & { name: string } };
     if (input.followable_type === 'User') {
       if (input.followable_id === input.user_id) throw invalidField('followable_id', 'a user cannot follow themself');
-      if (!(await tx.users.getById(input.followable_id))) throw notFound('User');
+      const user = await tx.users.getById(input.followable_id);
+      if (!user) throw notFound('User');
+      followed = { recipient: user.id, ref: userRef(user) };
     } else {
       const page = await findVisiblePage(tx, caller, input.followable_id);
+      followed = { recipient: page.user_id, ref: pageRef(page) };
       const admitted = page.privacy === 'public' || page.user_id === input.user_id || administersPage(caller, page);
       if (!admitted)
         throw forbidden(
@@ -52,6 +59,20 @@ export async function createFollow(deps: Deps, caller: Caller, input: CreateFoll
         throw new AppError(409, ErrorCode.alreadyFollowing, `This user already follows this ${input.followable_type.toLowerCase()}`);
       throw error;
     }
+    await notifyUsers(
+      tx,
+      follow.created_at,
+      {
+        type: 'follow',
+        action: 'followed',
+        subject: userRef(follower),
+        target: followed.ref,
+        finalTarget: followed.ref,
+        link: { type: 'User', id: follower.id, slug: follower.slug },
+      },
+      [followed.recipient],
+      [follower.id, caller.user.id],
+    );
     return follow;
   });
   return toFollowRecord(row);

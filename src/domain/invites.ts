@@ -11,6 +11,7 @@ import { addMember } from './membership.js';
 import { administersPage, findVisiblePage, isMember } from './pages.js';
 import { requireActingFor } from './permissions.js';
 import { loadEmbeds } from './records.js';
+import { notifyUsers, pageRef, userRef } from './notifications.js';
 import { recordWebhookEvent } from './webhooks.js';
 
 /** Messages of the invite creation's errors array (the first is the spec's, to the letter). */
@@ -84,6 +85,20 @@ export async function createInvites(deps: Deps, caller: Caller, input: CreateInv
       await tx.invites.insert(row);
       const [record] = await toRecords(tx, caller, [row]);
       await recordWebhookEvent(tx, now, 'invite.created', record);
+      await notifyUsers(
+        tx,
+        now,
+        {
+          type: 'invite',
+          action: 'invited',
+          subject: userRef(record!.user),
+          target: { type: 'Invite', id: row.id },
+          finalTarget: pageRef(page),
+          link: { type: 'Invite', id: row.id },
+        },
+        [targetId],
+        [input.user_id, caller.user.id],
+      );
       return row;
     }).catch((error: unknown) => {
       if (isUniqueViolation(error, 'invites')) return INVITE_ERRORS.alreadyInvited;
@@ -149,6 +164,22 @@ async function settleInvite(deps: Deps, caller: Caller, id: string, accept: bool
     };
     const [result] = await toRecords(tx, caller, [settled]);
     await recordWebhookEvent(tx, now, 'invite.updated', result);
+    // The invited user has joined: they and whoever invited them are told (not whoever accepted).
+    if (accept)
+      await notifyUsers(
+        tx,
+        now,
+        {
+          type: 'invite_accepted',
+          action: 'accepted',
+          subject: userRef(caller.user),
+          target: { type: 'Invite', id: row.id },
+          finalTarget: pageRef(page),
+          link: { type: 'Page', id: page.id, slug: page.slug },
+        },
+        [row.user_target_id, row.user_id],
+        [caller.user.id],
+      );
     return result!;
   });
   deps.webhooks?.wake();

@@ -88,3 +88,58 @@ export async function listUsers(deps: Deps, caller: Caller, query: ListUsersQuer
 export async function isNicknameAvailable(deps: Deps, nickname: string): Promise<boolean> {
   return !(await deps.store.users.isNicknameTaken(nickname));
 }
+
+/** The columns of an export, each one `agora users import` reads back (with a password added). */
+export const EXPORT_COLUMNS = [
+  'id',
+  'first_name',
+  'last_name',
+  'nickname',
+  'email',
+  'role',
+  'accept_conditions',
+  'accept_confidentiality',
+  'created_at',
+] as const;
+export type ExportFormat = 'ndjson' | 'csv';
+
+const EXPORT_BATCH = 500;
+
+/**
+ * Every user the caller may see, as NDJSON lines or CSV rows (with a header), read from the store in batches
+ * so that memory stays flat however many there are. Never a password or its hash.
+ */
+export async function* exportUsers(deps: Deps, caller: Caller, format: ExportFormat): AsyncGenerator<string> {
+  requirePermission(caller, 'users', 'export');
+  if (format === 'csv') yield `${EXPORT_COLUMNS.join(',')}\r\n`;
+  let after: string | undefined;
+  for (;;) {
+    const rows = await deps.store.users.listAfter(after, EXPORT_BATCH);
+    if (rows.length === 0) return;
+    let chunk = '';
+    for (const row of rows) {
+      const user = toUserRecord(row, caller);
+      const record = {
+        id: user.id,
+        first_name: user.first_name,
+        last_name: user.last_name,
+        nickname: user.nickname,
+        email: user.email ?? null,
+        role: row.role_name,
+        // Stored as the moment each was accepted: every user has accepted both.
+        accept_conditions: Boolean(row.conditions_accepted_at),
+        accept_confidentiality: Boolean(row.confidentiality_accepted_at),
+        created_at: user.created_at,
+      };
+      chunk += format === 'csv' ? `${EXPORT_COLUMNS.map((c) => csvCell(record[c])).join(',')}\r\n` : `${JSON.stringify(record)}\n`;
+    }
+    yield chunk;
+    after = rows[rows.length - 1]!.id;
+  }
+}
+
+/** RFC 4180: a field with a comma, a quote or a line break is quoted, its quotes doubled. */
+function csvCell(value: string | boolean | null): string {
+  const text = value === null ? '' : String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}

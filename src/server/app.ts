@@ -6,10 +6,16 @@ import type { Clock, Deps } from '../domain/context.js';
 import { can } from '../domain/permissions.js';
 import { AppError, ErrorCode } from '../shared/errors.js';
 import type { Store } from '../store/store.js';
+import { LiveStreams } from './live-streams.js';
+import { NotificationFanOut, type FanOutOptions } from './notification-fanout.js';
+import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimitSettings } from './rate-limit.js';
 import { ResponseCache } from './response-cache.js';
 import { RouteRegistry } from './route.js';
 import { registerAccessRequestRoutes } from './routes/access-requests.js';
 import { registerApiKeyRoutes } from './routes/api-keys.js';
+import { registerContentRoutes } from './routes/content.js';
+import { registerEventRoutes } from './routes/events.js';
+import { registerNotificationRoutes } from './routes/notifications.js';
 import { registerFollowRoutes } from './routes/follows.js';
 import { registerInviteRoutes } from './routes/invites.js';
 import { registerMetaRoutes } from './routes/meta.js';
@@ -30,14 +36,28 @@ export interface AppOptions {
   logger?: boolean;
   /** Failed-authentication limits and the scrypt queue (defaults in DEFAULT_AUTH_LIMITS). */
   auth?: AuthLimits;
+  /** Requests per API key (a token bucket); false turns the limit off. Default: DEFAULT_RATE_LIMIT. */
+  rateLimit?: RateLimitSettings | false;
   /** Delivery settings; `allowPrivate` lets webhooks target loopback and private addresses (demos, tests). */
   webhooks?: Omit<WebhookSenderOptions, 'store' | 'clock'>;
+  /** The notification fan-out; `autoStart: false` leaves recorded jobs waiting (tests of a restart). */
+  fanOut?: Omit<FanOutOptions, 'deps' | 'onError'> & { autoStart?: boolean };
+  /** Live streams: how often they look for new notifications, and the keep-alive interval. */
+  live?: { pollMs?: number; heartbeatMs?: number };
 }
 
 export interface RouteContext {
   routes: RouteRegistry;
   deps: Deps;
   authenticator: Authenticator;
+  live: LiveStreams;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The notification fan-out worker of this app (`drain()` waits for the jobs due). */
+    fanOut: NotificationFanOut;
+  }
 }
 
 /** Builds the whole API without listening, so that tests can run it in process or on a port. */
@@ -69,6 +89,14 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     clock,
   });
   const deps: Deps = { store: options.store, clock, webhooks: sender };
+  const fanOut = new NotificationFanOut({
+    ...options.fanOut,
+    deps,
+    onError: (error) => app.log.error({ err: error }, 'notification fan-out failed'),
+  });
+  deps.notifications = fanOut;
+  app.decorate('fanOut', fanOut);
+  const live = new LiveStreams(options.live?.pollMs, options.live?.heartbeatMs);
 
   // JSON, urlencoded and multipart bodies; nothing else. An empty JSON body (as `PUT …/accept` sends) is no body.
   const defaultJson = app.getDefaultJsonParser('error', 'error');
@@ -98,13 +126,19 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   const authenticator = new Authenticator(deps, options.auth);
-  app.addHook('onRequest', async (request) => {
+  const limiter = options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT, clock);
+  app.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.config?.open || !request.routeOptions.url) return;
     const header = (name: string) => {
       const value = request.headers[name];
       return typeof value === 'string' ? value : undefined;
     };
     const caller = await authenticator.authenticate(header('api-key'), header('api-secret'), request.ip);
+    const retryAfter = limiter?.take(header('api-key')!);
+    if (retryAfter !== undefined) {
+      reply.header('retry-after', String(retryAfter));
+      throw limiter!.describe(retryAfter);
+    }
     if (!can(caller, 'users', 'can_use_api'))
       throw new AppError(403, ErrorCode.apiAccessDenied, 'Your role does not grant the permission users.can_use_api');
     request.caller = caller;
@@ -134,7 +168,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     API_PREFIX,
     new ResponseCache(deps.store),
   );
-  const ctx: RouteContext = { routes, deps, authenticator };
+  const ctx: RouteContext = { routes, deps, authenticator, live };
   registerUserRoutes(ctx);
   registerPageRoutes(ctx);
   registerFollowRoutes(ctx);
@@ -144,11 +178,21 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   registerRoleRoutes(ctx);
   registerWebhookRoutes(ctx, { allowPrivate: webhookSettings.allowPrivate ?? false });
   registerApiKeyRoutes(ctx);
+  registerContentRoutes(ctx);
+  registerEventRoutes(ctx);
+  registerNotificationRoutes(ctx);
   registerMetaRoutes(ctx);
 
   // Deliveries start once the server is ready and stop (after attempts under way) when it closes.
-  app.addHook('onReady', async () => sender.start());
-  app.addHook('onClose', async () => sender.stop());
+  app.addHook('onReady', async () => {
+    sender.start();
+    if (options.fanOut?.autoStart !== false) fanOut.start();
+  });
+  // Live streams never end by themselves: end them first, so that closing does not wait for listeners.
+  app.addHook('preClose', async () => live.closeAll());
+  app.addHook('onClose', async () => {
+    await Promise.all([sender.stop(), fanOut.stop()]);
+  });
   return app;
 }
 

@@ -3,6 +3,7 @@ import type { Deps } from '../domain/context.js';
 import { seedDemo } from '../domain/demo.js';
 import { openSqliteStore } from '../store/sqlite.js';
 import { createApp } from './app.js';
+import { rateLimitFromEnv } from './rate-limit.js';
 
 export interface ServeOptions {
   host: string;
@@ -41,6 +42,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     logger: options.log ?? false,
     webhooks: webhookSettingsFromEnv(process.env),
     auth: authLimitsFromEnv(process.env),
+    rateLimit: rateLimitFromEnv(process.env),
   });
   const address = await app.listen({ host: options.host, port: options.port });
   // Handlers go in before the `listening on` line: a signal sent as soon as it is read still stops cleanly.

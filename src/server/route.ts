@@ -26,6 +26,8 @@ export interface RouteSpec<B extends z.ZodType, Q extends z.ZodType, P extends z
    * answered from the exact response cache.
    */
   cacheable?: boolean;
+  /** The handler takes the reply over (a live stream) and answers by itself. */
+  stream?: boolean;
 }
 
 export interface RouteInput<B, Q, P> {
@@ -97,6 +99,10 @@ export class RouteRegistry {
           request,
           reply,
         };
+        if (spec.stream) {
+          await handler(input);
+          return reply;
+        }
         const run = async (): Promise<Outcome> => ({ status, body: await handler(input) });
         const result =
           spec.method === 'POST' && request.caller ? await withIdempotency(this.idempotency, request, run) : await run();

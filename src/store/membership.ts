@@ -39,6 +39,10 @@ export function accessRequestsRepo(db: Kysely<Database>) {
     getById(id: string): Promise<AccessRequestRow | undefined> {
       return db.selectFrom('page_access_requests').selectAll().where('id', '=', id).executeTakeFirst();
     },
+    getByIds(ids: string[]): Promise<AccessRequestRow[]> {
+      if (ids.length === 0) return Promise.resolve([]);
+      return db.selectFrom('page_access_requests').selectAll().where('id', 'in', [...new Set(ids)]).execute();
+    },
     /** Moves a waiting request on; false when it was no longer waiting (someone else got there first). */
     async accept(id: string, now: string): Promise<boolean> {
       const result = await db
@@ -89,6 +93,10 @@ export function invitesRepo(db: Kysely<Database>) {
     },
     getById(id: string): Promise<InviteRow | undefined> {
       return db.selectFrom('invites').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+    getByIds(ids: string[]): Promise<InviteRow[]> {
+      if (ids.length === 0) return Promise.resolve([]);
+      return db.selectFrom('invites').selectAll().where('id', 'in', [...new Set(ids)]).execute();
     },
     findWaiting(targetId: string, userTargetId: string): Promise<InviteRow | undefined> {
       return db

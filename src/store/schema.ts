@@ -86,6 +86,15 @@ export interface Database {
   invites: InviteTable;
   webhooks: WebhookTable;
   webhook_deliveries: WebhookDeliveryTable;
+  events: EventTable;
+  event_attendances: EventAttendanceTable;
+  statuses: StatusTable;
+  comments: CommentTable;
+  likes: LikeTable;
+  notification_contents: NotificationContentTable;
+  notifications: NotificationTable;
+  notification_counters: NotificationCounterTable;
+  notification_jobs: NotificationJobTable;
 }
 
 export interface PageAccessRequestTable {
@@ -138,5 +147,117 @@ export interface WebhookDeliveryTable {
   last_status_code: number | null;
   last_error: string | null;
   delivered_at: string | null;
+  created_at: string;
+}
+
+export interface EventTable {
+  id: string;
+  name: string;
+  slug: string;
+  description: string | null;
+  user_id: string;
+  page_id: string | null;
+  start_date: string;
+  end_date: string;
+  places_limit: number | null;
+  attendees_count: number;
+  /** JSON array of {name, price, currency}; prices are decimal strings. */
+  tickets: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EventAttendanceTable {
+  id: string;
+  event_id: string;
+  user_id: string;
+  answer: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface StatusTable {
+  id: string;
+  user_id: string;
+  content: string;
+  page_id: string | null;
+  event_id: string | null;
+  comments_count: number;
+  likes_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CommentTable {
+  id: string;
+  status_id: string;
+  user_id: string;
+  content: string;
+  likes_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface LikeTable {
+  id: string;
+  user_id: string;
+  target_type: string;
+  target_id: string;
+  created_at: string;
+}
+
+export interface NotificationContentTable {
+  id: string;
+  notification_type: string;
+  action_name: string;
+  subject_type: string | null;
+  subject_id: string | null;
+  subject_slug: string | null;
+  subject_name: string;
+  target_type: string | null;
+  target_id: string | null;
+  target_slug: string | null;
+  target_name: string | null;
+  final_target_type: string | null;
+  final_target_id: string | null;
+  final_target_slug: string | null;
+  final_target_name: string;
+  link_type: string;
+  link_id: string | null;
+  link_slug: string | null;
+  picture_url: string | null;
+  /** JSON object: {} or {id, excerpt}. */
+  comment_info: string;
+  created_at: string;
+}
+
+export interface NotificationTable {
+  id: string;
+  user_id: string;
+  content_id: string;
+  seen: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface NotificationCounterTable {
+  user_id: string;
+  total: number;
+  unseen: number;
+}
+
+export interface NotificationJobTable {
+  id: string;
+  /** What every recipient is told. */
+  content_id: string;
+  /** JSON array of audiences, walked in order. */
+  audiences: string;
+  /** JSON array of user ids never notified (the actor). */
+  excluded: string;
+  audience_index: number;
+  /** The last user id notified in the current audience ('' before the first). */
+  cursor: string;
+  /** Free to claim when in the past; a claim moves it forward. */
+  lease_until: string;
   created_at: string;
 }

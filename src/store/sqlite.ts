@@ -74,11 +74,14 @@ function withStatementCache(sqlite: Database.Database, writes: { count: number }
   };
 }
 
-/** A statement that writes bumps the write count each time it runs. */
+/**
+ * A statement that writes bumps the write count each time it runs. `readonly`, not `reader`: an
+ * `INSERT … RETURNING` returns rows (a "reader") and writes all the same.
+ */
 function countingWrites(statement: Database.Statement, writes: { count: number }): SqliteStatement {
-  if (statement.reader) return statement as unknown as SqliteStatement;
+  if (statement.readonly) return statement as unknown as SqliteStatement;
   return {
-    reader: false,
+    reader: statement.reader,
     all: (parameters) => {
       writes.count += 1;
       return statement.all(...parameters);

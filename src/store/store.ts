@@ -5,6 +5,10 @@ import { membership } from './migrations/0002-membership.js';
 import { foundation } from './migrations/0001-foundation.js';
 import { hardening } from './migrations/0004-hardening.js';
 import { accessRequestsRepo, invitesRepo } from './membership.js';
+import { content } from './migrations/0003-content.js';
+import { commentsRepo, likesRepo, statusesRepo } from './content.js';
+import { attendancesRepo, eventsRepo } from './events.js';
+import { notificationJobsRepo, notificationsRepo } from './notifications.js';
 import { deliveriesRepo, webhooksRepo } from './webhooks.js';
 import { pageConfigurationsRepo, pagesRepo } from './pages.js';
 import type { Database } from './schema.js';
@@ -15,6 +19,7 @@ import { usersRepo } from './users.js';
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': foundation,
   '0002-membership': membership,
+  '0003-content': content,
   '0004-hardening': hardening,
 };
 
@@ -42,6 +47,13 @@ export interface Store {
   readonly invites: ReturnType<typeof invitesRepo>;
   readonly webhooks: ReturnType<typeof webhooksRepo>;
   readonly deliveries: ReturnType<typeof deliveriesRepo>;
+  readonly statuses: ReturnType<typeof statusesRepo>;
+  readonly comments: ReturnType<typeof commentsRepo>;
+  readonly likes: ReturnType<typeof likesRepo>;
+  readonly events: ReturnType<typeof eventsRepo>;
+  readonly attendances: ReturnType<typeof attendancesRepo>;
+  readonly notifications: ReturnType<typeof notificationsRepo>;
+  readonly notificationJobs: ReturnType<typeof notificationJobsRepo>;
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
   /**
    * A value that changes whenever the stored data may have changed (by this process or another), for
@@ -70,6 +82,13 @@ export function createKyselyStore(
     invites: invitesRepo(db),
     webhooks: webhooksRepo(db, secrets),
     deliveries: deliveriesRepo(db),
+    statuses: statusesRepo(db),
+    comments: commentsRepo(db),
+    likes: likesRepo(db),
+    events: eventsRepo(db),
+    attendances: attendancesRepo(db),
+    notifications: notificationsRepo(db),
+    notificationJobs: notificationJobsRepo(db),
     dataVersion: () => (options.inTransaction ? undefined : options.dataVersion?.()),
     transaction(fn) {
       if (options.inTransaction) return fn(store);

@@ -82,6 +82,12 @@ export function usersRepo(db: Kysely<Database>) {
       ]);
       return { rows, total };
     },
+    /** The next users after `afterId` in id order: an export walks the whole table in constant memory. */
+    listAfter(afterId: string | undefined, limit: number): Promise<UserWithRole[]> {
+      let q = withRole();
+      if (afterId !== undefined) q = q.where('users.id', '>', afterId);
+      return q.orderBy('users.id').limit(limit).execute();
+    },
     async slugsStartingWith(base: string): Promise<string[]> {
       const rows = await db
         .selectFrom('users')
@@ -96,6 +102,10 @@ export function usersRepo(db: Kysely<Database>) {
         .set({ permission_set_id: permissionSetId, updated_at: now })
         .where('id', '=', userId)
         .execute();
+    },
+    async idsWithRole(permissionSetId: string): Promise<string[]> {
+      const rows = await db.selectFrom('users').select('id').where('permission_set_id', '=', permissionSetId).execute();
+      return rows.map((r) => r.id);
     },
     async countWithRole(permissionSetId: string): Promise<number> {
       return countOf(db.selectFrom('users').where('permission_set_id', '=', permissionSetId));

@@ -14,8 +14,7 @@ export function registerAuthCommands(program: Command): void {
     .option('--api-secret <secret>', 'API secret (asked on a TTY when missing)')
     .action(async (options: LoginOptions, command: Command) => {
       const globals = command.optsWithGlobals() as GlobalOptions;
-      const [{ ApiClient }, creds, { UsageError }, { DEFAULT_URL }, { Output }] = await Promise.all([
-        import('../../client/api-client.js'),
+      const [creds, { UsageError }, { DEFAULT_URL, clientFor }, { Output }] = await Promise.all([
         import('../credentials.js'),
         import('../errors.js'),
         import('../context.js'),
@@ -32,8 +31,8 @@ export function registerAuthCommands(program: Command): void {
       }
       url ??= DEFAULT_URL;
       if (!apiKey || !apiSecret) throw new UsageError('login needs --api-key and --api-secret when not run on a terminal');
-      const client = new ApiClient({ baseUrl: url, apiKey, apiSecret });
-      const me = await client.get<{ id: string; nickname: string }>('/me');
+      const client = clientFor(globals, { url, apiKey, apiSecret });
+      const me = await client.get<{ id: string; nickname: string }>('/me').finally(() => client.close());
       const profile = globals.profile ?? process.env.AGORA_PROFILE ?? 'default';
       const file = await creds.readCredentials();
       file.profiles[profile] = { url: client.baseUrl, api_key: apiKey, api_secret: apiSecret };

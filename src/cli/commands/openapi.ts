@@ -6,14 +6,12 @@ export function registerOpenApiCommand(program: Command): void {
     .command('openapi')
     .description("print the server's OpenAPI 3.1 document (needs no credentials)")
     .action(async (_options: unknown, command: Command) => {
-      const [{ resolveTarget }, { ApiClient }, { Output }] = await Promise.all([
-        import('../context.js'),
-        import('../../client/api-client.js'),
-        import('../output.js'),
-      ]);
-      const target = await resolveTarget(command.optsWithGlobals() as GlobalOptions);
+      const [{ resolveTarget, clientFor }, { Output }] = await Promise.all([import('../context.js'), import('../output.js')]);
+      const globals = command.optsWithGlobals() as GlobalOptions;
+      const target = await resolveTarget(globals);
       // The document is open: no key is sent, so a stale profile cannot make it fail.
-      const document = await new ApiClient({ baseUrl: target.url }).get<unknown>('/openapi.json');
+      const client = clientFor(globals, { url: target.url });
+      const document = await client.get<unknown>('/openapi.json').finally(() => client.close());
       new Output({ json: true }).printJson(document);
     });
 }

@@ -1,8 +1,7 @@
-import { createRequire } from 'node:module';
 import { API_PREFIX, type RouteContext } from '../app.js';
 import { buildOpenApi } from '../openapi.js';
 
-export const VERSION = (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
+import { VERSION } from '../../shared/version.js';
 
 export function registerMetaRoutes({ routes }: RouteContext): void {
   // Built and serialized once: the routes do not change while the server runs.

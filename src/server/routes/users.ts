@@ -1,7 +1,9 @@
+import { Readable } from 'node:stream';
 import { z } from 'zod';
-import { createUser, getUser, isNicknameAvailable, listUsers } from '../../domain/users.js';
+import { createUser, exportUsers, getUser, isNicknameAvailable, listUsers } from '../../domain/users.js';
 import {
   CreateUserInput,
+  ExportUsersQuery,
   ListUsersQuery,
   NicknameAvailabilityQuery,
   NicknameAvailabilitySchema,
@@ -21,6 +23,27 @@ export function registerUserRoutes({ routes, deps }: RouteContext): void {
   routes.add(
     { method: 'GET', url: '/users', tag, summary: 'List users', query: ListUsersQuery, response: UserListSchema, cacheable: true },
     ({ query, caller }) => listUsers(deps, caller, query),
+  );
+  routes.add(
+    {
+      method: 'GET',
+      url: '/users/export',
+      tag,
+      summary: 'Every user you may see, streamed as NDJSON or CSV (permission users.export); never a password',
+      query: ExportUsersQuery,
+    },
+    async ({ query, caller, reply }) => {
+      const lines = exportUsers(deps, caller, query.format);
+      // The permission is checked before the first byte, so that a refusal is an error body, not a cut stream.
+      const first = await lines.next();
+      reply.type(query.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8');
+      return Readable.from(
+        (async function* () {
+          if (!first.done) yield first.value;
+          yield* lines;
+        })(),
+      );
+    },
   );
   routes.add(
     {

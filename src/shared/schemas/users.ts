@@ -31,6 +31,10 @@ export type CreateUserInput = z.infer<typeof CreateUserInput>;
 export const ListUsersQuery = PaginationQuery.extend({ role: queryText, nickname: queryText });
 export type ListUsersQuery = z.infer<typeof ListUsersQuery>;
 
+export const ExportUsersQuery = z.object({
+  format: z.enum(['ndjson', 'csv'], { error: 'format must be ndjson or csv' }).default('ndjson'),
+});
+
 export const NicknameAvailabilityQuery = z.object({
   nickname: z
     .string({ error: 'nickname is required' })

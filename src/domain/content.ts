@@ -1,0 +1,260 @@
+import { AppError, ErrorCode, forbidden, notFound } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import type { ListResult, Pagination } from '../shared/schemas/common.js';
+import type {
+  Comment,
+  CreateCommentInput,
+  CreateLikeInput,
+  CreateStatusInput,
+  Like,
+  Status,
+} from '../shared/schemas/content.js';
+import type { CommentRow, LikeRow, StatusRow } from '../store/content.js';
+import { isUniqueViolation } from '../store/errors.js';
+import type { Audience } from '../store/notifications.js';
+import type { Store } from '../store/store.js';
+import {
+  actingViewer,
+  eventKnownTo,
+  pageKnownTo,
+  readableStatus,
+  requireConversation,
+  requirePostInPage,
+  viewerOf,
+} from './content-access.js';
+import { nowIso, type Caller, type Deps } from './context.js';
+import { enqueueFanOut, eventRef, excerpt, notifyUsers, pageRef, userRef, type Ref } from './notifications.js';
+import { requireActingFor } from './permissions.js';
+import { toUserRecord } from './users.js';
+
+async function toStatusRecords(store: Store, caller: Caller, rows: StatusRow[]): Promise<Status[]> {
+  const users = new Map((await store.users.getByIds([...new Set(rows.map((r) => r.user_id))])).map((u) => [u.id, u]));
+  return rows.map((r) => {
+    const user = users.get(r.user_id);
+    if (!user) throw new Error(`author ${r.user_id} of status ${r.id} is missing`);
+    return {
+      id: r.id,
+      user_id: r.user_id,
+      user: toUserRecord(user, caller),
+      content: r.content,
+      page_id: r.page_id,
+      event_id: r.event_id,
+      comments_count: r.comments_count,
+      likes_count: r.likes_count,
+      created_at: r.created_at,
+      updated_at: r.updated_at,
+    };
+  });
+}
+
+async function toCommentRecords(store: Store, caller: Caller, rows: CommentRow[]): Promise<Comment[]> {
+  const users = new Map((await store.users.getByIds([...new Set(rows.map((r) => r.user_id))])).map((u) => [u.id, u]));
+  return rows.map((r) => ({
+    id: r.id,
+    status_id: r.status_id,
+    user_id: r.user_id,
+    user: toUserRecord(users.get(r.user_id)!, caller),
+    content: r.content,
+    likes_count: r.likes_count,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  }));
+}
+
+/** Where a status was posted: its page, its event, or its author's profile. */
+async function placeOf(store: Store, status: StatusRow): Promise<Ref & { name: string }> {
+  if (status.page_id) {
+    const page = await store.pages.getById(status.page_id);
+    if (page) return pageRef(page);
+  }
+  if (status.event_id) {
+    const event = await store.events.getById(status.event_id);
+    if (event) return eventRef(event);
+  }
+  const author = await store.users.getById(status.user_id);
+  if (!author) throw new Error(`author ${status.user_id} is missing`);
+  return userRef(author);
+}
+
+/**
+ * Posts a status: on the author's profile, in a page they are in, or in an event's conversation. Its
+ * notifications go to the page's members (and, in a public page, the author's followers), to the event's
+ * attendees and creator, or to the author's followers: a fan-out recorded with the status and carried out
+ * after the commit.
+ */
+export async function createStatus(deps: Deps, caller: Caller, input: CreateStatusInput): Promise<Status> {
+  requireActingFor(caller, input.user_id);
+  const row = await deps.store.transaction(async (tx) => {
+    const author = await tx.users.getById(input.user_id);
+    if (!author) throw notFound('User');
+    const viewer = await actingViewer(tx, caller, input.user_id);
+    const now = nowIso(deps);
+    const status: StatusRow = {
+      id: newId(),
+      user_id: author.id,
+      content: input.content,
+      page_id: null,
+      event_id: null,
+      comments_count: 0,
+      likes_count: 0,
+      created_at: now,
+      updated_at: now,
+    };
+    let place: Ref & { name: string } = userRef(author);
+    let audiences: Audience[] = [{ kind: 'followers', followable_type: 'User', followable_id: author.id }];
+    if (input.page_id) {
+      const page = await pageKnownTo(tx, viewer, input.page_id);
+      await requirePostInPage(tx, viewer, page);
+      status.page_id = page.id;
+      place = pageRef(page);
+      audiences = [{ kind: 'followers', followable_type: 'Page', followable_id: page.id }];
+      if (page.privacy === 'public')
+        audiences.push({ kind: 'followers', followable_type: 'User', followable_id: author.id, except_followers_of_page: page.id });
+    } else if (input.event_id) {
+      const event = await eventKnownTo(tx, viewer, input.event_id);
+      await requireConversation(tx, viewer, event);
+      status.event_id = event.id;
+      place = eventRef(event);
+      audiences = [
+        { kind: 'attendees', event_id: event.id, answers: ['yes'] },
+        { kind: 'users', user_ids: [event.user_id] },
+      ];
+    }
+    await tx.statuses.insert(status);
+    await enqueueFanOut(
+      tx,
+      now,
+      {
+        type: 'status',
+        action: 'posted',
+        subject: userRef(author),
+        target: { type: 'Status', id: status.id, name: excerpt(status.content) },
+        finalTarget: place,
+        link: { type: 'Status', id: status.id },
+      },
+      audiences,
+      [author.id, caller.user.id],
+    );
+    return status;
+  });
+  deps.notifications?.wake();
+  return (await toStatusRecords(deps.store, caller, [row]))[0]!;
+}
+
+export async function getStatus(deps: Deps, caller: Caller, id: string): Promise<Status> {
+  const row = await readableStatus(deps.store, viewerOf(caller), id);
+  return (await toStatusRecords(deps.store, caller, [row]))[0]!;
+}
+
+/** Comments on a status, oldest first, for those who may read the status. */
+export async function listComments(deps: Deps, caller: Caller, statusId: string, page: Pagination): Promise<ListResult<Comment>> {
+  await readableStatus(deps.store, viewerOf(caller), statusId);
+  const { rows, total } = await deps.store.comments.listForStatus(statusId, page);
+  return { items: await toCommentRecords(deps.store, caller, rows), total_items: total };
+}
+
+/** Comments on a status the author may read; its author is notified. */
+export async function createComment(deps: Deps, caller: Caller, input: CreateCommentInput): Promise<Comment> {
+  requireActingFor(caller, input.user_id);
+  const row = await deps.store.transaction(async (tx) => {
+    const author = await tx.users.getById(input.user_id);
+    if (!author) throw notFound('User');
+    const status = await readableStatus(tx, await actingViewer(tx, caller, input.user_id), input.status_id);
+    const now = nowIso(deps);
+    const comment: CommentRow = {
+      id: newId(),
+      status_id: status.id,
+      user_id: author.id,
+      content: input.content,
+      likes_count: 0,
+      created_at: now,
+      updated_at: now,
+    };
+    await tx.comments.insert(comment);
+    await tx.statuses.addToCounts(status.id, { comments: 1 });
+    await notifyUsers(
+      tx,
+      now,
+      {
+        type: 'comment',
+        action: 'commented',
+        subject: userRef(author),
+        target: { type: 'Comment', id: comment.id, name: excerpt(comment.content) },
+        finalTarget: await placeOf(tx, status),
+        link: { type: 'Status', id: status.id },
+        comment: { id: comment.id, content: comment.content },
+      },
+      [status.user_id],
+      [author.id, caller.user.id],
+    );
+    return comment;
+  });
+  return (await toCommentRecords(deps.store, caller, [row]))[0]!;
+}
+
+/** Likes a status or a comment, once per user (409 `already_liked` after that); its author is notified. */
+export async function createLike(deps: Deps, caller: Caller, input: CreateLikeInput): Promise<Like> {
+  requireActingFor(caller, input.user_id);
+  return deps.store.transaction(async (tx) => {
+    const liker = await tx.users.getById(input.user_id);
+    if (!liker) throw notFound('User');
+    const viewer = await actingViewer(tx, caller, input.user_id);
+    let comment: CommentRow | undefined;
+    let status: StatusRow;
+    if (input.comment_id) {
+      comment = await tx.comments.getById(input.comment_id);
+      if (!comment) throw notFound('Comment');
+      try {
+        status = await readableStatus(tx, viewer, comment.status_id);
+      } catch (error) {
+        if ((error as AppError).status === 404) throw notFound('Comment');
+        throw error;
+      }
+    } else {
+      status = await readableStatus(tx, viewer, input.status_id!);
+    }
+    const now = nowIso(deps);
+    const like: LikeRow = {
+      id: newId(),
+      user_id: liker.id,
+      target_type: comment ? 'Comment' : 'Status',
+      target_id: comment ? comment.id : status.id,
+      created_at: now,
+    };
+    try {
+      await tx.likes.insert(like);
+    } catch (error) {
+      if (isUniqueViolation(error, 'likes'))
+        throw new AppError(409, ErrorCode.alreadyLiked, `This user already likes this ${comment ? 'comment' : 'status'}`);
+      throw error;
+    }
+    if (comment) await tx.comments.addToLikes(comment.id, 1);
+    else await tx.statuses.addToCounts(status.id, { likes: 1 });
+    await notifyUsers(
+      tx,
+      now,
+      {
+        type: 'like',
+        action: 'liked',
+        subject: userRef(liker),
+        target: comment
+          ? { type: 'Comment', id: comment.id, name: excerpt(comment.content) }
+          : { type: 'Status', id: status.id, name: excerpt(status.content) },
+        finalTarget: await placeOf(tx, status),
+        link: { type: 'Status', id: status.id },
+        ...(comment ? { comment: { id: comment.id, content: comment.content } } : {}),
+      },
+      [comment ? comment.user_id : status.user_id],
+      [liker.id, caller.user.id],
+    );
+    return { id: like.id, user_id: like.user_id, status_id: comment ? null : status.id, comment_id: comment?.id ?? null, created_at: now };
+  });
+}
+
+/** The statuses of what the user follows, newest first: for the user themself and project administrators. */
+export async function getStream(deps: Deps, caller: Caller, userId: string, page: Pagination): Promise<ListResult<Status>> {
+  if (caller.user.id !== userId && !caller.isAdmin) throw forbidden('You may read only your own stream');
+  if (!(await deps.store.users.getById(userId))) throw notFound('User');
+  const { rows, total } = await deps.store.statuses.stream(userId, page);
+  return { items: await toStatusRecords(deps.store, caller, rows), total_items: total };
+}

@@ -1,0 +1,168 @@
+import { AppError, ErrorCode, notFound } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import type { ListResult } from '../shared/schemas/common.js';
+import type {
+  Attendance,
+  AttendanceInput,
+  AttendanceResult,
+  CreateEventInput,
+  Event,
+  ListAttendeesQuery,
+  ListEventsQuery,
+  Ticket,
+} from '../shared/schemas/events.js';
+import type { AttendanceRow, EventRow } from '../store/events.js';
+import type { Store } from '../store/store.js';
+import { actingViewer, eventKnownTo, pageKnownTo, requirePostInPage, viewerOf } from './content-access.js';
+import { nowIso, type Caller, type Deps } from './context.js';
+import { eventRef, notifyUsers, userRef } from './notifications.js';
+import { requireActingFor } from './permissions.js';
+import { nextFreeSlug, slugify } from './slugs.js';
+import { toUserRecord } from './users.js';
+
+export const toEventRecord = (row: EventRow): Event => ({
+  id: row.id,
+  name: row.name,
+  slug: row.slug,
+  description: row.description,
+  user_id: row.user_id,
+  page_id: row.page_id,
+  start_date: row.start_date,
+  end_date: row.end_date,
+  places_limit: row.places_limit,
+  places_left: row.places_limit === null ? null : Math.max(0, row.places_limit - row.attendees_count),
+  attendees_count: row.attendees_count,
+  tickets: JSON.parse(row.tickets) as Ticket[],
+  created_at: row.created_at,
+  updated_at: row.updated_at,
+});
+
+/** Creates a gathering event (in a page the creator is in, when `page_id` is given). Past events are allowed: history is imported too. */
+export async function createEvent(deps: Deps, caller: Caller, input: CreateEventInput): Promise<Event> {
+  requireActingFor(caller, input.user_id);
+  const base = slugify(input.name, 'event');
+  const row = await deps.store.transaction(async (tx) => {
+    if (!(await tx.users.getById(input.user_id))) throw notFound('User');
+    if (input.page_id) {
+      const viewer = await actingViewer(tx, caller, input.user_id);
+      await requirePostInPage(tx, viewer, await pageKnownTo(tx, viewer, input.page_id));
+    }
+    const now = nowIso(deps);
+    const event: EventRow = {
+      id: newId(),
+      name: input.name,
+      slug: nextFreeSlug(base, await tx.events.slugsStartingWith(base)),
+      description: input.description ?? null,
+      user_id: input.user_id,
+      page_id: input.page_id ?? null,
+      start_date: input.start_date,
+      end_date: input.end_date,
+      places_limit: input.places_limit ?? null,
+      attendees_count: 0,
+      tickets: JSON.stringify(input.tickets ?? []),
+      created_at: now,
+      updated_at: now,
+    };
+    await tx.events.insert(event);
+    return event;
+  });
+  return toEventRecord(row);
+}
+
+export async function getEvent(deps: Deps, caller: Caller, id: string): Promise<Event> {
+  return toEventRecord(await eventKnownTo(deps.store, viewerOf(caller), id));
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Events, soonest first. `date` keeps the events running at some moment of that (UTC) day;
+ * `event_date=current_and_coming` those not yet ended, by the clock.
+ */
+export async function listEvents(deps: Deps, caller: Caller, query: ListEventsQuery): Promise<ListResult<Event>> {
+  const now = nowIso(deps);
+  let runningFrom = query.event_date === 'current_and_coming' ? now : undefined;
+  let runningBefore: string | undefined;
+  if (query.date) {
+    const dayStart = new Date(`${query.date}T00:00:00.000Z`);
+    const dayFrom = dayStart.toISOString();
+    runningFrom = runningFrom === undefined || dayFrom > runningFrom ? dayFrom : runningFrom;
+    runningBefore = new Date(dayStart.getTime() + DAY_MS).toISOString();
+  }
+  const { rows, total } = await deps.store.events.list(
+    { owner: query.owner, page_id: query.page_id, runningFrom, runningBefore },
+    viewerOf(caller),
+    query,
+  );
+  return { items: rows.map(toEventRecord), total_items: total };
+}
+
+async function toAttendanceRecords(store: Store, caller: Caller, rows: AttendanceRow[]): Promise<Attendance[]> {
+  const users = new Map((await store.users.getByIds([...new Set(rows.map((r) => r.user_id))])).map((u) => [u.id, u]));
+  return rows.map((r) => ({
+    event_id: r.event_id,
+    user_id: r.user_id,
+    user: toUserRecord(users.get(r.user_id)!, caller),
+    answer: r.answer as Attendance['answer'],
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  }));
+}
+
+/**
+ * Answers an event. A yes takes a place (409 `event_full` when none is left, decided by one conditional
+ * update so concurrent answers never overfill it) and follows the event; no or maybe after yes frees the
+ * place. An ended event takes no answers (409 `event_ended`). A new yes notifies the creator.
+ */
+export async function answerEvent(deps: Deps, caller: Caller, eventId: string, input: AttendanceInput): Promise<AttendanceResult> {
+  requireActingFor(caller, input.user_id);
+  return deps.store.transaction(async (tx) => {
+    const user = await tx.users.getById(input.user_id);
+    if (!user) throw notFound('User');
+    const event = await eventKnownTo(tx, await actingViewer(tx, caller, input.user_id), eventId);
+    const now = nowIso(deps);
+    if (event.end_date < now) throw new AppError(409, ErrorCode.eventEnded, 'This event has ended: it takes no more answers');
+    const previous = await tx.attendances.find(event.id, user.id);
+    const wasYes = previous?.answer === 'yes';
+    const isYes = input.answer === 'yes';
+    if (isYes && !wasYes && !(await tx.events.takePlace(event.id, now)))
+      throw new AppError(409, ErrorCode.eventFull, 'This event is full: no place is left');
+    if (wasYes && !isYes) await tx.events.freePlace(event.id, now);
+    let row: AttendanceRow;
+    if (previous) {
+      row = { ...previous, answer: input.answer, updated_at: previous.answer === input.answer ? previous.updated_at : now };
+      if (previous.answer !== input.answer) await tx.attendances.setAnswer(previous.id, input.answer, now);
+    } else {
+      row = { id: newId(), event_id: event.id, user_id: user.id, answer: input.answer, created_at: now, updated_at: now };
+      await tx.attendances.insert(row);
+    }
+    if (isYes && !wasYes)
+      await notifyUsers(
+        tx,
+        now,
+        {
+          type: 'event_attendance',
+          action: 'answered',
+          subject: userRef(user),
+          target: eventRef(event),
+          finalTarget: eventRef(event),
+          link: { type: 'Event', id: event.id, slug: event.slug },
+        },
+        [event.user_id],
+        [user.id, caller.user.id],
+      );
+    const [record] = await toAttendanceRecords(tx, caller, [row]);
+    return { ...record!, event: toEventRecord((await tx.events.getById(event.id))!) };
+  });
+}
+
+export async function listAttendees(
+  deps: Deps,
+  caller: Caller,
+  eventId: string,
+  query: ListAttendeesQuery,
+): Promise<ListResult<Attendance>> {
+  const event = await eventKnownTo(deps.store, viewerOf(caller), eventId);
+  const { rows, total } = await deps.store.attendances.list(event.id, query.answer, query);
+  return { items: await toAttendanceRecords(deps.store, caller, rows), total_items: total };
+}

@@ -1,0 +1,291 @@
+import { forbidden, notFound } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import type {
+  ActionName,
+  ListNotificationsQuery,
+  MarkNotificationsSeenInput,
+  Notification,
+  NotificationType,
+} from '../shared/schemas/notifications.js';
+import { SYSTEM_ROLES } from '../store/default-roles.js';
+import type { Audience, NotificationContentRow, NotificationJobRow, NotificationRow } from '../store/notifications.js';
+import type { Store } from '../store/store.js';
+import { nowIso, type Caller, type Deps } from './context.js';
+
+/** A thing a notification names: who acted, what was acted on, where, and where to go. */
+export interface Ref {
+  type: string;
+  id: string;
+  slug?: string | null;
+  name?: string | null;
+}
+
+export interface NotificationDraft {
+  type: NotificationType;
+  action: ActionName;
+  subject: Ref & { name: string };
+  target: Ref | null;
+  finalTarget: Ref & { name: string };
+  link: Ref;
+  comment?: { id: string; content: string };
+}
+
+const EXCERPT = 140;
+export const excerpt = (text: string): string => {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= EXCERPT ? flat : `${flat.slice(0, EXCERPT - 1)}…`;
+};
+
+function toContent(draft: NotificationDraft, now: string): NotificationContentRow {
+  return {
+    id: newId(),
+    notification_type: draft.type,
+    action_name: draft.action,
+    subject_type: draft.subject.type,
+    subject_id: draft.subject.id,
+    subject_slug: draft.subject.slug ?? null,
+    subject_name: draft.subject.name,
+    target_type: draft.target?.type ?? null,
+    target_id: draft.target?.id ?? null,
+    target_slug: draft.target?.slug ?? null,
+    target_name: draft.target?.name ?? null,
+    final_target_type: draft.finalTarget.type,
+    final_target_id: draft.finalTarget.id,
+    final_target_slug: draft.finalTarget.slug ?? null,
+    final_target_name: draft.finalTarget.name,
+    link_type: draft.link.type,
+    link_id: draft.link.id,
+    link_slug: draft.link.slug ?? null,
+    picture_url: null,
+    comment_info: JSON.stringify(draft.comment ? { id: draft.comment.id, excerpt: excerpt(draft.comment.content) } : {}),
+    created_at: now,
+  };
+}
+
+/**
+ * Notifies a few named users at once, inside the caller's transaction; nobody is notified of their own
+ * action (`actors`: the acting user and the caller).
+ */
+export async function notifyUsers(
+  tx: Store,
+  now: string,
+  draft: NotificationDraft,
+  userIds: string[],
+  actors: string[],
+): Promise<void> {
+  const skip = new Set(actors);
+  const recipients = [...new Set(userIds)].filter((id) => !skip.has(id));
+  if (recipients.length === 0) return;
+  const content = toContent(draft, now);
+  await tx.notifications.insertContent(content);
+  await tx.notifications.insertFor(
+    content.id,
+    recipients.map((userId) => ({ userId, id: newId() })),
+    now,
+  );
+}
+
+/**
+ * Records a fan-out to whole audiences (a page's members, a user's followers) in the caller's
+ * transaction; the fan-out worker carries it out in bounded batches after the commit, so the writer never
+ * holds the write lock for the whole audience, and a restart in between loses nothing.
+ */
+export async function enqueueFanOut(
+  tx: Store,
+  now: string,
+  draft: NotificationDraft,
+  audiences: Audience[],
+  actors: string[],
+): Promise<void> {
+  const content = toContent(draft, now);
+  await tx.notifications.insertContent(content);
+  await tx.notificationJobs.insert({
+    id: newId(),
+    content_id: content.id,
+    audiences: JSON.stringify(audiences),
+    excluded: JSON.stringify([...new Set(actors)]),
+    audience_index: 0,
+    cursor: '',
+    lease_until: now,
+    created_at: now,
+  });
+}
+
+export type BatchOutcome = 'more' | 'done' | 'lost';
+
+/**
+ * One batch of a fan-out, in one transaction: the next recipients of the current audience are notified and
+ * the job's cursor moves past them, together, so a crash repeats nothing and loses nothing. `lease` is the
+ * claim this process holds; a job claimed by another since is left alone ('lost').
+ */
+export async function runFanOutBatch(
+  deps: Deps,
+  jobId: string,
+  lease: string,
+  nextLease: string,
+  batchSize: number,
+): Promise<BatchOutcome> {
+  return deps.store.transaction(async (tx) => {
+    const job = await tx.notificationJobs.getById(jobId);
+    if (!job || job.lease_until !== lease) return 'lost';
+    const audiences = JSON.parse(job.audiences) as Audience[];
+    const audience = audiences[job.audience_index];
+    if (!audience) {
+      await tx.notificationJobs.delete(job.id);
+      return 'done';
+    }
+    const next = await tx.notificationJobs.nextRecipients(audience, job.cursor, job.created_at, batchSize);
+    const excluded = new Set(JSON.parse(job.excluded) as string[]);
+    const recipients = next.filter((id) => !excluded.has(id)).map((userId) => ({ userId, id: newId() }));
+    await tx.notifications.insertFor(job.content_id, recipients, nowIso(deps));
+    const finished = next.length < batchSize;
+    const audienceIndex = finished ? job.audience_index + 1 : job.audience_index;
+    if (audienceIndex >= audiences.length) {
+      await tx.notificationJobs.delete(job.id);
+      return 'done';
+    }
+    await tx.notificationJobs.advance(job.id, {
+      audience_index: audienceIndex,
+      cursor: finished ? '' : next[next.length - 1]!,
+      lease_until: nextLease,
+    });
+    return 'more';
+  });
+}
+
+export type { NotificationJobRow };
+
+/** Only the user and project administrators read or mark a user's notifications. */
+export function requireSelfOrAdmin(caller: Caller, userId: string, what: string): void {
+  if (caller.user.id !== userId && !caller.isAdmin) throw forbidden(`You may ${what} only your own notifications`);
+}
+
+async function requireUser(store: Store, userId: string) {
+  const user = await store.users.getById(userId);
+  if (!user) throw notFound('User');
+  return user;
+}
+
+/**
+ * Notification records. `permissions` is worked out when read, for the reader (the notified user): a
+ * request or invite they may still accept or refuse says so; once it is settled, it no longer does.
+ */
+export async function toNotificationRecords(store: Store, rows: NotificationRow[]): Promise<Notification[]> {
+  const actionable = rows.filter(
+    (r) => (r.notification_type === 'page_access_request' || r.notification_type === 'invite') && r.target_id,
+  );
+  const open = new Set<string>();
+  if (actionable.length > 0) {
+    const readers = new Map((await store.users.getByIds([...new Set(actionable.map((r) => r.user_id))])).map((u) => [u.id, u]));
+    const [requests, invites] = await Promise.all([
+      store.accessRequests.getByIds(actionable.filter((r) => r.notification_type === 'page_access_request').map((r) => r.target_id!)),
+      store.invites.getByIds(actionable.filter((r) => r.notification_type === 'invite').map((r) => r.target_id!)),
+    ]);
+    const waiting = new Map<string, string>([
+      ...requests.filter((r) => r.state === 'waiting').map((r) => [r.id, r.page_id] as [string, string]),
+      ...invites.filter((i) => i.state === 'waiting').map((i) => [i.id, i.target_id] as [string, string]),
+    ]);
+    const pages = new Map((await store.pages.getByIds([...new Set(waiting.values())])).map((p) => [p.id, p]));
+    for (const row of actionable) {
+      const page = pages.get(waiting.get(row.target_id!) ?? '');
+      const reader = readers.get(row.user_id);
+      if (page && reader && (reader.role_system_key === SYSTEM_ROLES.admins || page.user_id === reader.id)) open.add(row.id);
+    }
+  }
+  return rows.map((r) => ({
+    id: r.id,
+    user_id: r.user_id,
+    seen: r.seen === 1,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    action_name: r.action_name as Notification['action_name'],
+    link_type: r.link_type,
+    notification_type: r.notification_type as Notification['notification_type'],
+    subject_name: r.subject_name,
+    final_target_name: r.final_target_name,
+    comment_info: JSON.parse(r.comment_info) as Notification['comment_info'],
+    permissions: open.has(r.id) ? ['accept', 'refuse'] : [],
+    target_name: r.target_name,
+    picture_url: r.picture_url,
+    link_id: r.link_id,
+    subject_id: r.subject_id,
+    subject_type: r.subject_type,
+    subject_slug: r.subject_slug,
+    link_slug: r.link_slug,
+    target_type: r.target_type,
+    target_id: r.target_id,
+    target_slug: r.target_slug,
+    final_target_type: r.final_target_type,
+    final_target_id: r.final_target_id,
+    final_target_slug: r.final_target_slug,
+  }));
+}
+
+/** A page of the user's notifications, newest first, and the total for `X-Total-Count`. */
+export async function listNotifications(
+  deps: Deps,
+  caller: Caller,
+  userId: string,
+  query: ListNotificationsQuery,
+): Promise<{ items: Notification[]; total: number }> {
+  requireSelfOrAdmin(caller, userId, 'read');
+  await requireUser(deps.store, userId);
+  const unseen = query.status === 'unseen';
+  const [rows, counts] = await Promise.all([
+    deps.store.notifications.list(userId, unseen, query),
+    deps.store.notifications.counts(userId),
+  ]);
+  return { items: await toNotificationRecords(deps.store, rows), total: unseen ? counts.unseen : counts.total };
+}
+
+/** Marks all unseen notifications seen, or only those named; ids of other users' notifications change nothing. */
+export async function markNotificationsSeen(
+  deps: Deps,
+  caller: Caller,
+  userId: string,
+  input: MarkNotificationsSeenInput,
+): Promise<{ updated: number }> {
+  requireSelfOrAdmin(caller, userId, 'mark');
+  await requireUser(deps.store, userId);
+  const ids = input.notification_ids === undefined ? undefined : [...new Set(input.notification_ids)];
+  const updated = await deps.store.transaction((tx) => tx.notifications.markSeen(userId, ids, nowIso(deps)));
+  return { updated };
+}
+
+/** For the live stream: checks who may listen, and where a stream without `Last-Event-ID` starts. */
+export async function openNotificationStream(deps: Deps, caller: Caller, userId: string): Promise<string> {
+  requireSelfOrAdmin(caller, userId, 'read');
+  await requireUser(deps.store, userId);
+  return deps.store.notifications.lastId(userId);
+}
+
+export async function notificationsAfter(deps: Deps, userId: string, afterId: string, limit = 100): Promise<Notification[]> {
+  return toNotificationRecords(deps.store, await deps.store.notifications.listAfter(userId, afterId, limit));
+}
+
+/** The ids of every project administrator (role Admins): they administer every page. */
+export async function projectAdminIds(store: Store): Promise<string[]> {
+  const admins = await store.permissionSets.getBySystemKey(SYSTEM_ROLES.admins);
+  if (!admins) return [];
+  return store.users.idsWithRole(admins.id);
+}
+
+/** How users, pages and events are named in notifications. */
+export const userRef = (u: { id: string; slug: string; first_name: string; last_name: string }): Ref & { name: string } => ({
+  type: 'User',
+  id: u.id,
+  slug: u.slug,
+  name: `${u.first_name} ${u.last_name}`,
+});
+export const pageRef = (p: { id: string; slug: string; name: string }): Ref & { name: string } => ({
+  type: 'Page',
+  id: p.id,
+  slug: p.slug,
+  name: p.name,
+});
+export const eventRef = (e: { id: string; slug: string; name: string }): Ref & { name: string } => ({
+  type: 'Event',
+  id: e.id,
+  slug: e.slug,
+  name: e.name,
+});

@@ -1,0 +1,117 @@
+import { setImmediate as yieldToRequests } from 'node:timers/promises';
+import type { Deps } from '../domain/context.js';
+import { runFanOutBatch } from '../domain/notifications.js';
+
+export interface FanOutOptions {
+  deps: Deps;
+  /** Recipients written per transaction. */
+  batchSize?: number;
+  /** How long a claim holds before another process may take the job over (a process that died). */
+  leaseMs?: number;
+  pollMs?: number;
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * Carries out the notification fan-outs recorded in the outbox: each job in batches of a few hundred
+ * recipients, one short transaction each, yielding to requests between batches, so a status in a page of
+ * 100,000 members never holds the write lock for long. A job is claimed with a lease; a process that dies
+ * mid-job leaves the lease to run out and another (or this one, restarted) carries on from the job's cursor.
+ * Graceful stop gives the claim back at once.
+ */
+export class NotificationFanOut {
+  private running = false;
+  private timer: NodeJS.Timeout | undefined;
+  private working: Promise<void> | undefined;
+  private again = false;
+  private readonly batchSize: number;
+  private readonly leaseMs: number;
+  private readonly pollMs: number;
+  /** Jobs this process holds, with the lease it holds them by. */
+  private readonly held = new Map<string, string>();
+
+  constructor(private readonly options: FanOutOptions) {
+    this.batchSize = options.batchSize ?? 200;
+    this.leaseMs = options.leaseMs ?? 30_000;
+    this.pollMs = options.pollMs ?? 1_000;
+  }
+
+  start(): void {
+    this.running = true;
+    this.wake();
+  }
+
+  wake(): void {
+    if (!this.running) return;
+    if (this.working) {
+      this.again = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.working = this.work()
+      .catch((error) => this.options.onError?.(error))
+      .finally(() => {
+        this.working = undefined;
+        if (!this.running) return;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        } else {
+          this.timer = setTimeout(() => this.wake(), this.pollMs);
+          this.timer.unref();
+        }
+      });
+  }
+
+  /** Resolves once every job due now is done (for tests and the benchmark). */
+  async drain(): Promise<void> {
+    for (;;) {
+      await this.working;
+      const now = this.options.deps.clock().toISOString();
+      if ((await this.options.deps.store.notificationJobs.due(now, 1)).length === 0 && !this.working) return;
+      this.wake();
+      await this.working;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.timer);
+    await this.working;
+    // Give back what this process held, so that the next one starts at once instead of after the lease.
+    const now = this.options.deps.clock().toISOString();
+    for (const [id, lease] of this.held) await this.options.deps.store.notificationJobs.claim(id, lease, now).catch(() => false);
+    this.held.clear();
+  }
+
+  private leaseFrom(now: number): string {
+    return new Date(now + this.leaseMs).toISOString();
+  }
+
+  private async work(): Promise<void> {
+    const { store, clock } = this.options.deps;
+    while (this.running) {
+      const now = clock();
+      const [job] = await store.notificationJobs.due(now.toISOString(), 1);
+      if (!job) return;
+      let lease = this.leaseFrom(now.getTime());
+      // A lease must move on each time, or a claim would not tell two holders apart.
+      if (lease <= job.lease_until) lease = this.leaseFrom(Date.parse(job.lease_until) + 1);
+      if (!(await store.notificationJobs.claim(job.id, job.lease_until, lease))) continue;
+      this.held.set(job.id, lease);
+      try {
+        for (;;) {
+          const next = this.leaseFrom(Math.max(clock().getTime(), Date.parse(lease) - this.leaseMs + 1));
+          const outcome = await runFanOutBatch(this.options.deps, job.id, lease, next, this.batchSize);
+          if (outcome !== 'more') break;
+          this.held.set(job.id, next);
+          lease = next;
+          await yieldToRequests();
+          if (!this.running) return;
+        }
+      } finally {
+        if (this.running || this.held.get(job.id) !== lease) this.held.delete(job.id);
+      }
+    }
+  }
+}

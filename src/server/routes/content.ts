@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import { createComment, createLike, createStatus, getStatus, getStream, listComments } from '../../domain/content.js';
+import {
+  CommentListSchema,
+  CommentSchema,
+  CreateCommentInput,
+  CreateLikeInput,
+  CreateStatusInput,
+  LikeSchema,
+  ListCommentsQuery,
+  StatusListSchema,
+  StatusSchema,
+  StreamQuery,
+} from '../../shared/schemas/content.js';
+import { UserIdParams } from '../../shared/schemas/users.js';
+import type { RouteContext } from '../app.js';
+
+const StatusParams = z.object({ status_id: z.string() });
+
+export function registerContentRoutes({ routes, deps }: RouteContext): void {
+  const tag = 'Content';
+  routes.add(
+    {
+      method: 'POST',
+      url: '/statuses',
+      tag,
+      summary: "Post a status on your profile, in a page you are in, or in an event's conversation",
+      body: CreateStatusInput,
+      response: StatusSchema,
+    },
+    ({ body, caller }) => createStatus(deps, caller, body),
+  );
+  routes.add(
+    { method: 'GET', url: '/statuses/:status_id', tag, summary: 'Get a status', params: StatusParams, response: StatusSchema },
+    ({ params, caller }) => getStatus(deps, caller, params.status_id),
+  );
+  routes.add(
+    {
+      method: 'GET',
+      url: '/statuses/:status_id/comments',
+      tag,
+      summary: 'The comments on a status, oldest first',
+      params: StatusParams,
+      query: ListCommentsQuery,
+      response: CommentListSchema,
+    },
+    ({ params, query, caller }) => listComments(deps, caller, params.status_id, query),
+  );
+  routes.add(
+    { method: 'POST', url: '/comments', tag, summary: 'Comment on a status', body: CreateCommentInput, response: CommentSchema },
+    ({ body, caller }) => createComment(deps, caller, body),
+  );
+  routes.add(
+    {
+      method: 'POST',
+      url: '/likes',
+      tag,
+      summary: 'Like a status or a comment (once per user; 409 already_liked after that)',
+      body: CreateLikeInput,
+      response: LikeSchema,
+    },
+    ({ body, caller }) => createLike(deps, caller, body),
+  );
+  routes.add(
+    {
+      method: 'GET',
+      url: '/users/:user_id/stream',
+      tag,
+      summary: 'The statuses of the users, pages and events a user follows, newest first',
+      params: UserIdParams,
+      query: StreamQuery,
+      response: StatusListSchema,
+    },
+    ({ params, query, caller }) => getStream(deps, caller, params.user_id, query),
+  );
+}

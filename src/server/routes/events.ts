@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { answerEvent, createEvent, getEvent, listAttendees, listEvents } from '../../domain/events.js';
+import {
+  AttendanceInput,
+  AttendanceListSchema,
+  AttendanceResultSchema,
+  CreateEventInput,
+  EventListSchema,
+  EventSchema,
+  ListAttendeesQuery,
+  ListEventsQuery,
+} from '../../shared/schemas/events.js';
+import type { RouteContext } from '../app.js';
+
+const EventParams = z.object({ event_id: z.string() });
+
+export function registerEventRoutes({ routes, deps }: RouteContext): void {
+  const tag = 'Gathering events';
+  routes.add(
+    { method: 'POST', url: '/events', tag, summary: 'Create a gathering event', body: CreateEventInput, response: EventSchema },
+    ({ body, caller }) => createEvent(deps, caller, body),
+  );
+  routes.add(
+    {
+      method: 'GET',
+      url: '/events',
+      tag,
+      summary: 'List events, soonest first (owner, date=YYYY-MM-DD, event_date=current_and_coming)',
+      query: ListEventsQuery,
+      response: EventListSchema,
+    },
+    ({ query, caller }) => listEvents(deps, caller, query),
+  );
+  routes.add(
+    { method: 'GET', url: '/events/:event_id', tag, summary: 'Get an event', params: EventParams, response: EventSchema },
+    ({ params, caller }) => getEvent(deps, caller, params.event_id),
+  );
+  routes.add(
+    {
+      method: 'PUT',
+      url: '/events/:event_id/attendance',
+      tag,
+      summary: 'Answer an event: yes (takes a place; 409 event_full), no or maybe',
+      params: EventParams,
+      body: AttendanceInput,
+      response: AttendanceResultSchema,
+    },
+    ({ params, body, caller }) => answerEvent(deps, caller, params.event_id, body),
+  );
+  routes.add(
+    {
+      method: 'GET',
+      url: '/events/:event_id/attendees',
+      tag,
+      summary: 'Who answered the event, and what',
+      params: EventParams,
+      query: ListAttendeesQuery,
+      response: AttendanceListSchema,
+    },
+    ({ params, query, caller }) => listAttendees(deps, caller, params.event_id, query),
+  );
+}

@@ -1,0 +1,124 @@
+import { z } from 'zod';
+import {
+  listNotifications,
+  markNotificationsSeen,
+  notificationsAfter,
+  openNotificationStream,
+} from '../../domain/notifications.js';
+import { AppError, ErrorCode } from '../../shared/errors.js';
+import { ID_PATTERN } from '../../shared/ids.js';
+import { UserIdParams } from '../../shared/schemas/users.js';
+import {
+  ListNotificationsQuery,
+  MarkedSeenSchema,
+  MarkNotificationsSeenInput,
+  NotificationListSchema,
+} from '../../shared/schemas/notifications.js';
+import type { RouteContext } from '../app.js';
+
+const StreamQuery = z.object({
+  last_event_id: z.string().optional().describe('For clients that cannot send the Last-Event-ID header'),
+});
+
+export function registerNotificationRoutes({ routes, deps, live }: RouteContext): void {
+  const tag = 'Notifications';
+  routes.add(
+    {
+      method: 'GET',
+      url: '/users/:user_id/notifications',
+      tag,
+      summary: "A user's notifications, newest first (a bare array; the total in X-Total-Count)",
+      params: UserIdParams,
+      query: ListNotificationsQuery,
+      response: NotificationListSchema,
+    },
+    async ({ params, query, caller, reply }) => {
+      const { items, total } = await listNotifications(deps, caller, params.user_id, query);
+      reply.header('x-total-count', String(total));
+      return items;
+    },
+  );
+  routes.add(
+    {
+      method: 'PUT',
+      url: '/users/:user_id/set_notifications_seen',
+      tag,
+      summary: 'Mark all unseen notifications seen, or only those of notification_ids',
+      params: UserIdParams,
+      body: MarkNotificationsSeenInput,
+      response: MarkedSeenSchema,
+    },
+    ({ params, body, caller }) => markNotificationsSeen(deps, caller, params.user_id, body),
+  );
+  routes.add(
+    {
+      method: 'GET',
+      url: '/users/:user_id/notifications/stream',
+      tag,
+      summary: 'New notifications as they come (Server-Sent Events); Last-Event-ID resumes after that notification',
+      params: UserIdParams,
+      query: StreamQuery,
+      stream: true,
+    },
+    async ({ params, query, caller, request, reply }) => {
+      const header = request.headers['last-event-id'];
+      const resume = (typeof header === 'string' ? header : query.last_event_id)?.trim();
+      if (resume && !ID_PATTERN.test(resume))
+        throw new AppError(400, ErrorCode.invalidQuery, 'Last-Event-ID must be the id of a notification');
+      const newest = await openNotificationStream(deps, caller, params.user_id);
+      let last = resume || newest;
+
+      reply.hijack();
+      const raw = reply.raw;
+      raw.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+      });
+      raw.write('retry: 2000\n\n');
+      let closed = false;
+      let wakeUp: (() => void) | undefined;
+      const close = () => {
+        if (closed) return;
+        closed = true;
+        wakeUp?.();
+        raw.end();
+      };
+      const forget = live.add(close);
+      raw.on('close', close);
+      let seenVersion: string | undefined;
+      let lastWrite = Date.now();
+      try {
+        while (!closed) {
+          const version = deps.store.dataVersion();
+          // Nothing written anywhere since the last look: nothing new to send. (No version: always look.)
+          if (version === undefined || version !== seenVersion) {
+            seenVersion = version;
+            const batch = await notificationsAfter(deps, params.user_id, last);
+            for (const notification of batch) {
+              if (closed) break;
+              raw.write(`event: notification\nid: ${notification.id}\ndata: ${JSON.stringify(notification)}\n\n`);
+              last = notification.id;
+              lastWrite = Date.now();
+            }
+            if (batch.length === 100) continue;
+          }
+          if (Date.now() - lastWrite >= live.heartbeatMs) {
+            raw.write(': keep-alive\n\n');
+            lastWrite = Date.now();
+          }
+          await new Promise<void>((resolve) => {
+            wakeUp = resolve;
+            setTimeout(resolve, live.pollMs).unref();
+          });
+        }
+      } catch (error) {
+        request.log.error({ err: error }, 'notification stream failed');
+        close();
+      } finally {
+        forget();
+      }
+    },
+  );
+}

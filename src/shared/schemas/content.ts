@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { Id, idInput, listOf, PaginationQuery, text, Timestamp } from './common.js';
+import { UserSchema } from './users.js';
+
+export const MAX_CONTENT = 5000;
+
+/** An optional id: an empty form field counts as absent. */
+const optionalId = z.preprocess((v) => (v === null || v === '' ? undefined : v), idInput.optional());
+
+export const CreateStatusInput = z
+  .object({
+    user_id: idInput,
+    content: text(MAX_CONTENT),
+    page_id: optionalId,
+    event_id: optionalId,
+  })
+  .refine((s) => !(s.page_id && s.event_id), { message: 'give page_id or event_id, not both', path: ['event_id'] });
+export type CreateStatusInput = z.infer<typeof CreateStatusInput>;
+
+export const StatusSchema = z.object({
+  id: Id,
+  user_id: Id.describe('The author'),
+  user: UserSchema,
+  content: z.string(),
+  page_id: Id.nullable().describe('The page it was posted in, if any'),
+  event_id: Id.nullable().describe('The event whose conversation it belongs to, if any'),
+  comments_count: z.number().int(),
+  likes_count: z.number().int(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export type Status = z.infer<typeof StatusSchema>;
+export const StatusListSchema = listOf(StatusSchema);
+
+export const CreateCommentInput = z.object({
+  user_id: idInput,
+  status_id: idInput,
+  content: text(MAX_CONTENT),
+});
+export type CreateCommentInput = z.infer<typeof CreateCommentInput>;
+
+export const CommentSchema = z.object({
+  id: Id,
+  status_id: Id,
+  user_id: Id.describe('The author'),
+  user: UserSchema,
+  content: z.string(),
+  likes_count: z.number().int(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export type Comment = z.infer<typeof CommentSchema>;
+export const CommentListSchema = listOf(CommentSchema);
+
+export const CreateLikeInput = z
+  .object({ user_id: idInput, status_id: optionalId, comment_id: optionalId })
+  .refine((l) => !!l.status_id !== !!l.comment_id, {
+    message: 'give exactly one of status_id and comment_id',
+    path: ['status_id'],
+  });
+export type CreateLikeInput = z.infer<typeof CreateLikeInput>;
+
+export const LikeSchema = z.object({
+  id: Id,
+  user_id: Id,
+  status_id: Id.nullable(),
+  comment_id: Id.nullable(),
+  created_at: Timestamp,
+});
+export type Like = z.infer<typeof LikeSchema>;
+
+export const StreamQuery = PaginationQuery;
+export const ListCommentsQuery = PaginationQuery;

@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { PREFIX, removeDir, type Credentials } from '../helpers/server.js';
+
+/** The live stream of CONTRACT §7 over a real socket: Server-Sent Events, resumed with Last-Event-ID. */
+
+let t: TestApp;
+let base: string;
+beforeAll(async () => {
+  t = await startApp({ live: { pollMs: 100, heartbeatMs: 300 } });
+  base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+});
+afterAll(async () => {
+  await t.close();
+  removeDir(t.dir);
+});
+
+interface SseEvent {
+  event?: string;
+  id?: string;
+  data?: string;
+  comment?: string;
+}
+
+/** A connected stream, read event by event. */
+async function connect(userId: string, creds: Credentials, lastEventId?: string) {
+  const controller = new AbortController();
+  const res = await fetch(`${base}${PREFIX}/users/${userId}/notifications/stream`, {
+    headers: { 'api-key': creds.key, 'api-secret': creds.secret, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+    signal: controller.signal,
+  });
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  const next = async (timeoutMs = 3000): Promise<SseEvent> => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const end = buffer.indexOf('\n\n');
+      if (end !== -1) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const event: SseEvent = {};
+        for (const line of block.split('\n')) {
+          if (line.startsWith(':')) event.comment = line.slice(1).trim();
+          else {
+            const at = line.indexOf(':');
+            (event as Record<string, string>)[line.slice(0, at)] = line.slice(at + 1).trimStart();
+          }
+        }
+        return event;
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error('no event in time');
+      const chunk = await Promise.race([
+        reader.read(),
+        new Promise<never>((_, fail) => setTimeout(() => fail(new Error('no event in time')), left)),
+      ]);
+      if (chunk.done) throw new Error('stream ended');
+      buffer += chunk.value;
+    }
+  };
+  /** The next notification, skipping keep-alive comments and the retry line. */
+  const nextNotification = async (timeoutMs = 3000) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const event = await next(Math.max(1, deadline - Date.now()));
+      if (event.event === 'notification') return { id: event.id!, data: JSON.parse(event.data!) };
+    }
+  };
+  return { res, next, nextNotification, close: () => controller.abort() };
+}
+
+const followedBy = async (target: string) => {
+  const fan = await t.member();
+  const res = await t.call('POST', '/follows', { as: fan.creds, body: { followable_type: 'User', followable_id: target, user_id: fan.user.id } });
+  expect(res.status).toBe(201);
+  return fan.user.id;
+};
+
+describe('GET /users/{id}/notifications/stream', () => {
+  it('sends a notification created while connected within a second', async () => {
+    const me = await t.member();
+    const stream = await connect(me.user.id, me.creds);
+    try {
+      expect(stream.res.status).toBe(200);
+      expect(stream.res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      await stream.next(); // retry line
+      const started = Date.now();
+      const fan = await followedBy(me.user.id);
+      const got = await stream.nextNotification(1000);
+      expect(Date.now() - started).toBeLessThan(1000);
+      expect(got.data).toMatchObject({ user_id: me.user.id, notification_type: 'follow', subject_id: fan });
+      expect(got.id).toBe(got.data.id);
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('resumes with Last-Event-ID: exactly what was missed, then live ones, nothing twice', async () => {
+    const me = await t.member();
+    const first = await connect(me.user.id, me.creds);
+    await followedBy(me.user.id);
+    const seen = await first.nextNotification();
+    first.close();
+    const missed = [await followedBy(me.user.id), await followedBy(me.user.id)];
+    const again = await connect(me.user.id, me.creds, seen.id);
+    try {
+      const a = await again.nextNotification();
+      const b = await again.nextNotification();
+      expect([a.data.subject_id, b.data.subject_id]).toEqual(missed);
+      const live = await followedBy(me.user.id);
+      const c = await again.nextNotification();
+      expect(c.data.subject_id).toBe(live);
+      expect(new Set([seen.id, a.id, b.id, c.id]).size).toBe(4);
+    } finally {
+      again.close();
+    }
+  });
+
+  it('keeps an idle stream open with comment lines', async () => {
+    const me = await t.member();
+    const stream = await connect(me.user.id, me.creds);
+    try {
+      await stream.next();
+      const beat = await stream.next(2000);
+      expect(beat.comment).toBe('keep-alive');
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('is refused like the list: 403 for another user, 401 without credentials, 400 for a malformed Last-Event-ID', async () => {
+    const [me, other] = [await t.member(), await t.member()];
+    const url = `${base}${PREFIX}/users/${me.user.id}/notifications/stream`;
+    const as = (c: Credentials) => ({ 'api-key': c.key, 'api-secret': c.secret });
+    const forbidden = await fetch(url, { headers: as(other.creds) });
+    expect(forbidden.status).toBe(403);
+    expect(((await forbidden.json()) as { error: { code: string } }).error.code).toBe('forbidden');
+    expect((await fetch(url)).status).toBe(401);
+    const bad = await fetch(url, { headers: { ...as(me.creds), 'last-event-id': 'not-an-id' } });
+    expect(bad.status).toBe(400);
+  });
+});

@@ -1,0 +1,165 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { call, createPage, createPageConfiguration, createUserWithKey } from '../helpers/api.js';
+import { runCli, runCliTty } from '../helpers/cli.js';
+import { BIN, useServer } from '../helpers/server.js';
+import { envFor, tsvRows } from './support.js';
+
+/**
+ * The issue-6 command groups through the real binary against a real server: notifications (list, seen),
+ * statuses, comments, likes, stream and events, piped (TSV), with --json, and at a terminal.
+ */
+const server = useServer();
+const run = (args: string[], creds = server.admin, input?: string) => runCli(args, { home: server.dir, env: envFor(server, creds), input });
+
+describe('agora statuses, comments, likes, stream and notifications', () => {
+  it('posts, comments and likes; the author lists the notifications and marks them seen', async () => {
+    const author = await createUserWithKey(server);
+    const fan = await createUserWithKey(server);
+    await call(server, 'POST', '/follows', { as: fan.creds, body: { followable_type: 'User', followable_id: author.user.id, user_id: fan.user.id } });
+
+    const posted = await run(['statuses', 'create', '--content', 'Hello from the CLI', '--json'], author.creds);
+    expect(posted.code, posted.stderr).toBe(0);
+    const status = JSON.parse(posted.stdout);
+    expect(status).toMatchObject({ content: 'Hello from the CLI', user_id: author.user.id });
+
+    const commented = await run(['comments', 'create', '--status', status.id, '--content', 'Nice one'], fan.creds);
+    expect(commented.code, commented.stderr).toBe(0);
+    expect(commented.stdout).toContain('Nice one');
+    const liked = await run(['likes', 'create', '--status', status.id], fan.creds);
+    expect(liked.code, liked.stderr).toBe(0);
+    const twice = await run(['likes', 'create', '--status', status.id], fan.creds);
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toMatch(/already_liked, HTTP 409/);
+    const neither = await run(['likes', 'create'], fan.creds);
+    expect(neither.code).toBe(2);
+
+    const got = await run(['statuses', 'get', status.id], fan.creds);
+    expect(Object.fromEntries(tsvRows(got.stdout).map(([k, v]) => [k, v]))).toMatchObject({ comments: '1', likes: '1', author: author.user.nickname });
+
+    // The fan's stream holds the status (the fan-out and the stream are the server's; poll briefly for the former).
+    const stream = await run(['stream', '--json'], fan.creds);
+    expect(JSON.parse(stream.stdout).items.map((s: { id: string }) => s.id)).toContain(status.id);
+
+    const listed = await run(['notifications', 'list'], author.creds);
+    expect(listed.code, listed.stderr).toBe(0);
+    const rows = tsvRows(listed.stdout);
+    expect(rows.map((r) => r[2])).toEqual(['like', 'comment', 'follow']);
+    expect(rows[1]![3]).toMatch(/commented on your status: Nice one$/);
+    const json = JSON.parse((await run(['notifications', 'list', '--unseen', '--json'], author.creds)).stdout);
+    expect(json).toHaveLength(3);
+
+    const one = await run(['notifications', 'seen', '--ids', json[0].id], author.creds);
+    expect(one.stdout.trim()).toBe('1 notification marked seen');
+    const rest = await run(['notifications', 'seen', '--json'], author.creds);
+    expect(JSON.parse(rest.stdout)).toEqual({ updated: 2 });
+    expect((await run(['notifications', 'list', '--unseen'], author.creds)).stdout).toBe('');
+    const others = await run(['notifications', 'list', '--user', author.user.id], fan.creds);
+    expect(others.code).toBe(1);
+    expect(others.stderr).toMatch(/forbidden, HTTP 403/);
+  });
+
+  it('asks before marking every notification seen at a terminal, naming how many; "no" changes nothing', async () => {
+    const target = await createUserWithKey(server);
+    for (let i = 0; i < 2; i++) {
+      const fan = await createUserWithKey(server);
+      await call(server, 'POST', '/follows', { as: fan.creds, body: { followable_type: 'User', followable_id: target.user.id, user_id: fan.user.id } });
+    }
+    const declined = await runCliTty(['notifications', 'seen'], {
+      home: server.dir,
+      env: envFor(server, target.creds),
+      answers: [{ when: /Mark 2 unseen notifications as seen\?/, send: 'n\r' }],
+    });
+    expect(declined.stdout).toMatch(/Mark 2 unseen notifications as seen\?/);
+    expect((await call(server, 'GET', `/users/${target.user.id}/notifications?status=unseen`)).body).toHaveLength(2);
+    const accepted = await runCliTty(['notifications', 'seen'], {
+      home: server.dir,
+      env: envFor(server, target.creds),
+      answers: [{ when: /Mark 2 unseen/, send: 'y\r' }],
+    });
+    expect(accepted.code).toBe(0);
+    expect(accepted.stdout).toMatch(/2 notifications marked seen/);
+  });
+});
+
+describe('agora notifications watch', () => {
+  it('prints each new notification as it comes (NDJSON with --json, TSV piped) and stops on SIGINT', async () => {
+    const target = await createUserWithKey(server);
+    const env = { ...process.env, HOME: server.dir, XDG_CONFIG_HOME: join(server.dir, '.config'), ...envFor(server, target.creds) };
+    const watch = (args: string[]) => {
+      const child = spawn(process.execPath, [BIN, 'notifications', 'watch', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      child.stdout.setEncoding('utf8').on('data', (c) => (stdout += c));
+      const lines = async (n: number) => {
+        for (let i = 0; i < 200 && stdout.split('\n').filter(Boolean).length < n; i++) await new Promise((r) => setTimeout(r, 50));
+        return stdout.split('\n').filter(Boolean);
+      };
+      const stop = () => new Promise<number | null>((ok) => (child.once('exit', (code, signal) => ok(code ?? (signal ? 130 : null))), child.kill('SIGINT')));
+      return { lines, stop };
+    };
+    const json = watch(['--json']);
+    const tsv = watch([]);
+    // Give both a moment to connect, then make a notification.
+    await new Promise((r) => setTimeout(r, 800));
+    const fan = await createUserWithKey(server);
+    await call(server, 'POST', '/follows', { as: fan.creds, body: { followable_type: 'User', followable_id: target.user.id, user_id: fan.user.id } });
+    const [line] = await json.lines(1);
+    expect(JSON.parse(line!)).toMatchObject({ user_id: target.user.id, notification_type: 'follow', subject_id: fan.user.id });
+    const [row] = await tsv.lines(1);
+    expect(row!.split('\t').slice(2, 4)).toEqual(['follow', `${fan.user.first_name} ${fan.user.last_name} followed you`]);
+    expect(await json.stop()).toBe(0);
+    expect(await tsv.stop()).toBe(0);
+  });
+});
+
+describe('agora events', () => {
+  it('creates an event with tickets and a local date, answers it, and lists attendees', async () => {
+    const creator = await createUserWithKey(server);
+    const guest = await createUserWithKey(server);
+    const created = await run(
+      ['events', 'create', '--name', 'Harvest supper', '--start', '2030-09-20 18:00', '--end', '2030-09-20T23:00:00Z', '--places', '2', '--ticket', 'Standard:12.50:EUR', '--ticket', 'Child:0:EUR', '--json'],
+      creator.creds,
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const event = JSON.parse(created.stdout);
+    expect(event).toMatchObject({
+      name: 'Harvest supper',
+      start_date: new Date(2030, 8, 20, 18, 0).toISOString(),
+      end_date: '2030-09-20T23:00:00.000Z',
+      places_limit: 2,
+      tickets: [
+        { name: 'Standard', price: '12.50', currency: 'EUR' },
+        { name: 'Child', price: '0', currency: 'EUR' },
+      ],
+    });
+    const rsvp = await run(['events', 'rsvp', event.id, '--answer', 'yes'], guest.creds);
+    expect(rsvp.code, rsvp.stderr).toBe(0);
+    expect(Object.fromEntries(tsvRows(rsvp.stdout).map(([k, v]) => [k, v]))).toMatchObject({ answer: 'yes', attendees: '1', 'places left': '1' });
+    const attendees = await run(['events', 'attendees', event.id]);
+    expect(tsvRows(attendees.stdout)).toEqual([[guest.user.id, guest.user.nickname, 'yes', expect.any(String)]]);
+    const listed = await run(['events', 'list', '--owner', creator.user.id, '--current']);
+    expect(tsvRows(listed.stdout).map((r) => r[0])).toEqual([event.id]);
+    expect((await run(['events', 'rsvp', event.id, '--answer', 'perhaps'], guest.creds)).code).toBe(2);
+    const badDate = await run(['events', 'create', '--name', 'x', '--start', 'tomorrow', '--end', '2030-09-20 19:00'], creator.creds);
+    expect(badDate.code).toBe(2);
+    expect(badDate.stderr).toMatch(/--start/);
+    const badTicket = await run(['events', 'create', '--name', 'x', '--start', '2030-09-20 18:00', '--end', '2030-09-20 19:00', '--ticket', 'Free'], creator.creds);
+    expect(badTicket.code).toBe(2);
+    const backwards = await run(['events', 'create', '--name', 'x', '--start', '2030-09-20 18:00', '--end', '2030-09-20 17:00'], creator.creds);
+    expect(backwards.code).toBe(2);
+    expect(backwards.stderr).toMatch(/--end must not be before start_date/);
+  });
+
+  it('posts in a page with --page-id; an outsider is refused', async () => {
+    const owner = await createUserWithKey(server);
+    const config = await createPageConfiguration(server);
+    const page = await createPage(server, { user_id: owner.user.id, page_configuration_id: config.id, privacy: 'private' }, owner.creds);
+    const inPage = await run(['statuses', 'create', '--content', 'In the page', '--page-id', page.id, '--json'], owner.creds);
+    expect(JSON.parse(inPage.stdout).page_id).toBe(page.id);
+    const outsider = await createUserWithKey(server);
+    const refused = await run(['statuses', 'create', '--content', 'x', '--page-id', page.id], outsider.creds);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/HTTP 403/);
+  });
+});

@@ -1,0 +1,263 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, connect, type Server } from 'node:net';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { call, createPageConfiguration, createUserWithKey, userBody } from '../helpers/api.js';
+import { runCli } from '../helpers/cli.js';
+import { BIN, removeDir, startServer, useServer } from '../helpers/server.js';
+import { envFor, freshHome } from './support.js';
+
+const server = useServer();
+
+const reportOf = (path: string) =>
+  readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { row: number; status: string; id?: string; error?: { code: string } })
+    .sort((a, b) => a.row - b.row);
+
+
+describe('agora users import', () => {
+  it('reads CSV with a BOM, quoted commas and line breaks; creates the good rows, reports the bad, exits 1', async () => {
+    const dir = freshHome(server);
+    const tag = Date.now().toString(36);
+    const csv =
+      '\uFEFFfirst_name,last_name,nickname,email,password,accept_conditions,accept_confidentiality\r\n' +
+      `"Ada, Countess",Lovelace,ada_${tag},ada_${tag}@example.org,secret123,true,true\r\n` +
+      `Bad,Row,bad row,not-an-email,secret123,true,true\r\n` +
+      `Grace,"Hopper\nthe Admiral",grace_${tag},grace_${tag}@example.org,secret123,true,true\r\n`;
+    writeFileSync(join(dir, 'users.csv'), csv);
+    const result = await runCli(['users', 'import', join(dir, 'users.csv'), '--report', join(dir, 'report.ndjson')], {
+      home: dir,
+      env: envFor(server),
+    });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('created 2, already there 0, failed 1\n');
+    expect(result.stderr).toContain('1 of 3 rows failed');
+    const report = reportOf(join(dir, 'report.ndjson'));
+    expect(report.map((r) => [r.row, r.status, r.error?.code])).toEqual([
+      [1, 'created', undefined],
+      [2, 'failed', 'validation_failed'],
+      [3, 'created', undefined],
+    ]);
+    const ada = (await call(server, 'GET', `/users/${report[0]!.id}`)).body;
+    expect(ada.first_name).toBe('Ada, Countess');
+    const grace = (await call(server, 'GET', `/users/${report[2]!.id}`)).body;
+    expect(grace.last_name).toBe('Hopper\nthe Admiral');
+  });
+
+  it('reads a JSON array and NDJSON from a file or standard input; a rerun creates nothing twice', async () => {
+    const dir = freshHome(server);
+    const good = [userBody(), userBody()];
+    const json = JSON.stringify([good[0], { ...userBody(), password: 'short' }, good[1]]);
+    writeFileSync(join(dir, 'users.json'), json);
+    const first = await runCli(['users', 'import', join(dir, 'users.json')], { home: dir, env: envFor(server) });
+    expect(first.code).toBe(1);
+    expect(first.stdout).toBe('created 2, already there 0, failed 1\n');
+    // The same rows again, as NDJSON on standard input: already there, by their Idempotency-Keys.
+    const ndjson = `${JSON.stringify(good[0])}\n\nnot json\n${JSON.stringify(good[1])}\n`;
+    const again = await runCli(['users', 'import', '-', '--format', 'ndjson', '--json'], { home: dir, env: envFor(server), input: ndjson });
+    expect(again.code).toBe(1);
+    expect(JSON.parse(again.stdout)).toEqual({ created: 0, already: 2, failed: 1, valid: 0, skipped: 0 });
+    for (const user of good) expect((await call(server, 'GET', `/users?nickname=${user.nickname}`)).body.total_items).toBe(1);
+  });
+
+  it('--dry-run validates and sends nothing', async () => {
+    const dir = freshHome(server);
+    const user = userBody();
+    writeFileSync(join(dir, 'u.ndjson'), `${JSON.stringify(user)}\n${JSON.stringify({ ...user, email: 'x' })}\n`);
+    const result = await runCli(['users', 'import', join(dir, 'u.ndjson'), '--dry-run'], { home: dir, env: envFor(server) });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('dry run: 1 of 2 rows valid, 1 invalid; nothing sent\n');
+    expect((await call(server, 'GET', `/users?nickname=${user.nickname}`)).body.total_items).toBe(0);
+  });
+
+  it('needs --format for standard input, and names a file it cannot read', async () => {
+    const dir = freshHome(server);
+    const noFormat = await runCli(['users', 'import', '-'], { home: dir, env: envFor(server) });
+    expect(noFormat.code).toBe(2);
+    expect(noFormat.stderr).toContain('--format');
+    writeFileSync(join(dir, 'broken.csv'), 'first_name,last_name\n"never closed,x\n');
+    const broken = await runCli(['users', 'import', join(dir, 'broken.csv')], { home: dir, env: envFor(server) });
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toMatch(/broken\.csv cannot be read as CSV/);
+  });
+});
+
+describe('a run killed half-way, then --resume', () => {
+  it('leaves each of 10,000 rows created exactly once', async () => {
+    const dir = freshHome(server);
+    const config = await createPageConfiguration(server);
+    const me = (await call(server, 'GET', '/me')).body.id as string;
+    const tag = Date.now().toString(36);
+    const lines = ['name,page_configuration_id,privacy,user_id'];
+    for (let i = 1; i <= 10_000; i++) lines.push(`Imported ${tag} ${i},${config.id},public,${me}`);
+    writeFileSync(join(dir, 'pages.csv'), `${lines.join('\n')}\n`);
+    const report = join(dir, 'report.ndjson');
+    const args = [BIN, 'pages', 'import', join(dir, 'pages.csv'), '--report', report, '--concurrency', '16'];
+    const env = { ...process.env, HOME: dir, XDG_CONFIG_HOME: join(dir, '.config'), ...envFor(server) };
+    const child = spawn(process.execPath, args, { env, stdio: 'ignore' });
+    // Killed without warning once a good share of the rows are in.
+    await new Promise<void>((ok) => {
+      const poll = setInterval(() => {
+        const done = existsSync(report) ? readFileSync(report, 'utf8').split('\n').length : 0;
+        if (done > 3000 || child.exitCode !== null) {
+          clearInterval(poll);
+          child.kill('SIGKILL');
+          ok();
+        }
+      }, 20);
+    });
+    await new Promise((ok) => child.once('close', ok));
+    const before = readFileSync(report, 'utf8').split('\n').length;
+    expect(before).toBeLessThan(10_000);
+    const resumed = await runCli(['pages', 'import', join(dir, 'pages.csv'), '--report', report, '--resume', '--json'], {
+      home: dir,
+      env: envFor(server),
+    });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const summary = JSON.parse(resumed.stdout);
+    expect(summary.failed).toBe(0);
+    expect(summary.created + summary.already + summary.skipped).toBe(10_000);
+    expect(summary.skipped).toBeGreaterThan(2000);
+    // Every name once: walk the owner's pages of that configuration.
+    const names = new Map<string, number>();
+    for (let page = 1; ; page++) {
+      const res = await call(server, 'GET', `/pages?page_configuration_id=${config.id}&per_page=100&page=${page}`);
+      for (const p of res.body.items as { name: string }[]) names.set(p.name, (names.get(p.name) ?? 0) + 1);
+      if (res.body.items.length < 100) break;
+    }
+    expect(names.size).toBe(10_000);
+    expect([...names.values()].every((n) => n === 1)).toBe(true);
+  }, 120_000);
+});
+
+describe('agora users export', () => {
+  it('streams NDJSON and CSV without passwords; a Member without users.export is refused', async () => {
+    const dir = freshHome(server);
+    const ndjson = await runCli(['users', 'export'], { home: dir, env: envFor(server) });
+    expect(ndjson.code).toBe(0);
+    const rows = ndjson.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(rows.length).toBeGreaterThan(0);
+    expect(Object.keys(rows[0])).toEqual(['id', 'first_name', 'last_name', 'nickname', 'email', 'role', 'accept_conditions', 'accept_confidentiality', 'created_at']);
+    expect(ndjson.stdout).not.toMatch(/password|scrypt/);
+    const csv = await runCli(['users', 'export', '--format', 'csv', '--output', join(dir, 'users.csv')], { home: dir, env: envFor(server) });
+    expect(csv.code).toBe(0);
+    expect(readFileSync(join(dir, 'users.csv'), 'utf8').split('\r\n')[0]).toBe(
+      'id,first_name,last_name,nickname,email,role,accept_conditions,accept_confidentiality,created_at',
+    );
+    const { creds } = await createUserWithKey(server);
+    const member = await runCli(['users', 'export'], { home: dir, env: envFor(server, creds) });
+    expect(member.code).toBe(1);
+    expect(member.stderr).toContain('users.export');
+  });
+
+  it('export, then import into a fresh server with --password-file, recreates the users', async () => {
+    const dir = freshHome(server);
+    const exported = join(dir, 'users.csv');
+    expect((await runCli(['users', 'export', '--format', 'csv', '--output', exported], { home: dir, env: envFor(server) })).code).toBe(0);
+    const source = readFileSync(exported, 'utf8').trim().split('\r\n').length - 1;
+    const fresh = await startServer();
+    try {
+      writeFileSync(join(dir, 'password'), 'imported123\n');
+      const result = await runCli(['users', 'import', exported, '--password-file', join(dir, 'password'), '--json'], {
+        home: dir,
+        env: envFor(fresh),
+      });
+      // The administrator exists on both sides: that row fails (email taken), every other is created.
+      expect(JSON.parse(result.stdout)).toMatchObject({ created: source - 1, failed: 1 });
+      const again = await runCli(['users', 'export'], { home: dir, env: envFor(fresh) });
+      const nicknames = (out: string) => out.trim().split('\n').map((l) => JSON.parse(l).nickname).sort();
+      expect(nicknames(again.stdout)).toEqual(nicknames((await runCli(['users', 'export'], { home: dir, env: envFor(server) })).stdout));
+    } finally {
+      await fresh.stop();
+      removeDir(fresh.dir);
+    }
+  });
+});
+
+describe('the HTTP client', () => {
+  it('goes through HTTP_PROXY, and straight to the server for hosts in NO_PROXY', async () => {
+    const tunnels: string[] = [];
+    // A small CONNECT proxy on loopback, as undici speaks to HTTP proxies.
+    const proxy: Server = createServer((socket) => {
+      socket.once('data', (head) => {
+        const [, target] = /^CONNECT (\S+) HTTP/.exec(head.toString()) ?? [];
+        if (!target) return socket.destroy();
+        tunnels.push(target);
+        const [host, port] = target.split(':');
+        const upstream = connect(Number(port), host!, () => {
+          socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+          upstream.pipe(socket).pipe(upstream);
+        });
+        upstream.on('error', () => socket.destroy());
+      });
+    });
+    await new Promise<void>((ok) => proxy.listen(0, '127.0.0.1', ok));
+    const proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
+    try {
+      const dir = freshHome(server);
+      const via = await runCli(['pages', 'list'], { home: dir, env: { ...envFor(server), HTTP_PROXY: proxyUrl, NO_PROXY: undefined, no_proxy: undefined } });
+      expect(via.code, via.stderr).toBe(0);
+      expect(tunnels).toEqual([new URL(server.url).host]);
+      const bypass = await runCli(['pages', 'list'], { home: dir, env: { ...envFor(server), HTTP_PROXY: proxyUrl, NO_PROXY: '127.0.0.1' } });
+      expect(bypass.code, bypass.stderr).toBe(0);
+      expect(tunnels).toHaveLength(1);
+    } finally {
+      proxy.close();
+    }
+  });
+
+  it('gives up after --timeout seconds on a server that never answers, naming the URL', async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((ok) => silent.listen(0, '127.0.0.1', ok));
+    const url = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
+    try {
+      const dir = freshHome(server);
+      const env = { AGORA_URL: url, AGORA_API_KEY: 'ak_x', AGORA_API_SECRET: 'as_x' };
+      const flag = await runCli(['pages', 'list', '--timeout', '0.5'], { home: dir, env });
+      expect(flag.code).toBe(1);
+      expect(flag.stderr).toBe(`error: No answer from ${url}/public-api/v1/pages after 0.5 s (raise it with --timeout or AGORA_TIMEOUT)\n`);
+      const fromEnv = await runCli(['pages', 'list'], { home: dir, env: { ...env, AGORA_TIMEOUT: '0.5' } });
+      expect(fromEnv.stderr).toContain('after 0.5 s');
+      const bad = await runCli(['pages', 'list'], { home: dir, env: { ...env, AGORA_TIMEOUT: 'soon' } });
+      expect(bad.code).toBe(2);
+    } finally {
+      silent.close();
+    }
+  });
+
+  it('reports a damaged credentials file clearly', async () => {
+    const dir = freshHome(server);
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(join(dir, '.config', 'agora'), { recursive: true });
+    writeFileSync(join(dir, '.config', 'agora', 'credentials.json'), '{"profiles": {"default": {"url": 1}}');
+    const result = await runCli(['pages', 'list'], { home: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^error: The credentials file .*credentials\.json is damaged \(.*\): repair it, or delete it and run agora login again\n$/);
+  });
+});
+
+describe('rate limits', () => {
+  it('an import that meets 429 waits Retry-After and finishes with every row once', async () => {
+    const limited = await startServer({ env: { AGORA_RATE_LIMIT: '20', AGORA_RATE_LIMIT_BURST: '20' } });
+    try {
+      const dir = freshHome(limited);
+      const config = await createPageConfiguration(limited);
+      const me = (await call(limited, 'GET', '/me')).body.id as string;
+      const rows = Array.from({ length: 40 }, (_, i) => JSON.stringify({ name: `Limited ${i}`, page_configuration_id: config.id, privacy: 'public', user_id: me }));
+      writeFileSync(join(dir, 'pages.ndjson'), `${rows.join('\n')}\n`);
+      const result = await runCli(['pages', 'import', join(dir, 'pages.ndjson'), '--json'], { home: dir, env: envFor(limited) });
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ created: 40, failed: 0 });
+      const listed = await call(limited, 'GET', `/pages?page_configuration_id=${config.id}&per_page=100`);
+      expect(listed.status).toBe(200);
+      expect(new Set(listed.body.items.map((p: { name: string }) => p.name)).size).toBe(40);
+      expect(listed.body.total_items).toBe(40);
+    } finally {
+      await limited.stop();
+      removeDir(limited.dir);
+    }
+  }, 60_000);
+});

@@ -1,0 +1,173 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll } from 'vitest';
+import { ensureBootstrapAdmin, issueApiKey } from '../../src/domain/api-keys.js';
+import type { Deps } from '../../src/domain/context.js';
+import { hashSecret } from '../../src/domain/secrets.js';
+import { createApp, type AppOptions } from '../../src/server/app.js';
+import { newId } from '../../src/shared/ids.js';
+import { SYSTEM_ROLES } from '../../src/store/default-roles.js';
+import { openSqliteStore } from '../../src/store/sqlite.js';
+import type { Store } from '../../src/store/store.js';
+import { removeDir, PREFIX, type Credentials } from './server.js';
+
+/** A clock the test sets and moves: the app's "now", so that no test sleeps. */
+export interface TestClock {
+  (): Date;
+  set(iso: string): void;
+  advance(ms: number): void;
+}
+
+export function testClock(start = '2026-11-20T10:00:00.000Z'): TestClock {
+  let now = Date.parse(start);
+  const clock = (() => new Date(now)) as TestClock;
+  clock.set = (iso) => (now = Date.parse(iso));
+  clock.advance = (ms) => (now += ms);
+  return clock;
+}
+
+export interface Answer<T = any> {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: T;
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  store: Store;
+  deps: Deps;
+  clock: TestClock;
+  dir: string;
+  file: string;
+  admin: Credentials & { id: string };
+  /** One request through `inject`, as the Admin unless `as` says otherwise (`null`: no credentials). */
+  call<T = any>(
+    method: string,
+    path: string,
+    options?: { as?: Credentials | null; body?: unknown; headers?: Record<string, string> },
+  ): Promise<Answer<T>>;
+  /** A Member with a key of their own, made through the API. */
+  member(overrides?: Record<string, unknown>): Promise<{ user: { id: string; nickname: string; slug: string }; creds: Credentials }>;
+  close(): Promise<void>;
+}
+
+/** The real app on a real SQLite store in a temp file, answering through `inject`. */
+export async function startApp(options: Partial<Omit<AppOptions, 'store'>> & { dir?: string } = {}): Promise<TestApp> {
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'agora-app-'));
+  const file = join(dir, 'agora.db');
+  const store = await openSqliteStore(file);
+  const clock = (options.clock as TestClock | undefined) ?? testClock();
+  const deps: Deps = { store, clock };
+  const adminId = await ensureBootstrapAdmin(deps);
+  const key = await issueApiKey(deps, adminId);
+  const app = await createApp({ ...options, store, clock });
+  await app.ready();
+  const admin = { id: adminId, key: key.api_key, secret: key.api_secret };
+
+  const call: TestApp['call'] = async (method, path, callOptions = {}) => {
+    const creds = callOptions.as === undefined ? admin : callOptions.as;
+    const headers: Record<string, string> = { ...callOptions.headers };
+    if (creds) {
+      headers['api-key'] = creds.key;
+      headers['api-secret'] = creds.secret;
+    }
+    let payload: string | undefined;
+    if (callOptions.body !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      payload = typeof callOptions.body === 'string' ? callOptions.body : JSON.stringify(callOptions.body);
+    }
+    const res = await app.inject({ method: method as 'GET', url: PREFIX + path, headers, payload });
+    return { status: res.statusCode, headers: res.headers, body: res.body ? JSON.parse(res.body) : undefined };
+  };
+
+  const member: TestApp['member'] = async (overrides = {}) => {
+    const tag = randomBytes(4).toString('hex');
+    const res = await call('POST', '/users', {
+      body: {
+        first_name: 'Test',
+        last_name: `Member ${tag}`,
+        nickname: `member_${tag}`,
+        email: `member-${tag}@example.org`,
+        password: 'secret123',
+        accept_conditions: true,
+        accept_confidentiality: true,
+        ...overrides,
+      },
+    });
+    if (res.status !== 201) throw new Error(`member: ${res.status} ${JSON.stringify(res.body)}`);
+    const issued = await issueApiKey(deps, res.body.id);
+    return { user: res.body, creds: { key: issued.api_key, secret: issued.api_secret } };
+  };
+
+  return {
+    app,
+    store,
+    deps,
+    clock,
+    dir,
+    file,
+    admin,
+    call,
+    member,
+    async close() {
+      await app.close();
+      await store.close();
+    },
+  };
+}
+
+/** One app for the whole test file, closed and removed after it. */
+export function useApp(options: Parameters<typeof startApp>[0] = {}): TestApp {
+  const holder = {} as TestApp;
+  beforeAll(async () => {
+    Object.assign(holder, await startApp(options));
+  });
+  afterAll(async () => {
+    await holder.close();
+    removeDir(holder.dir);
+  });
+  return holder;
+}
+
+/**
+ * Many Members at once, written straight into the store (one transaction, one password hash for all):
+ * for audiences of thousands, where creating each through the API would cost a scrypt apiece.
+ */
+export async function seedMembers(store: Store, count: number, now = new Date().toISOString()): Promise<string[]> {
+  const hash = await hashSecret('seeded-password-1');
+  const members = await store.permissionSets.getBySystemKey(SYSTEM_ROLES.members);
+  const ids: string[] = [];
+  await store.transaction(async (tx) => {
+    for (let i = 0; i < count; i++) {
+      const id = newId();
+      const nickname = `seeded_${id}`;
+      ids.push(id);
+      await tx.users.insert({
+        id,
+        first_name: 'Seeded',
+        last_name: `Member ${i}`,
+        nickname,
+        email: `${nickname}@example.org`,
+        password_hash: hash,
+        permission_set_id: members!.id,
+        slug: nickname,
+        conditions_accepted_at: now,
+        confidentiality_accepted_at: now,
+        created_at: now,
+        updated_at: now,
+      });
+    }
+  });
+  return ids;
+}
+
+/** Makes users follow a page (or a user), straight into the store. */
+export async function seedFollows(store: Store, userIds: string[], type: 'Page' | 'User', targetId: string, now: string) {
+  await store.transaction(async (tx) => {
+    for (const userId of userIds)
+      await tx.follows.insert({ id: newId(), user_id: userId, followable_type: type, followable_id: targetId, created_at: now });
+  });
+}
