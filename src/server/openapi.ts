@@ -40,7 +40,11 @@ export function buildOpenApi(specs: AnySpec[], prefix: string, version: string):
             ? { description: 'Done' }
             : {
                 description: 'Success',
-                content: spec.response ? { 'application/json': { schema: jsonSchema(spec.response) } } : undefined,
+                content: spec.stream
+                  ? { 'text/event-stream': { schema: { type: 'string' } } }
+                  : spec.response
+                    ? { 'application/json': { schema: jsonSchema(spec.response) } }
+                    : undefined,
               },
         default: { description: 'Error', ...errorResponse },
       },

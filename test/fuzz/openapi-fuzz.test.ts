@@ -45,12 +45,15 @@ const roles: Record<string, Credentials | null> = {};
 const knownIds: string[] = [];
 
 beforeAll(async () => {
-  api = await startApp({ webhooks: { allowPrivate: false } });
+  // The per-key request rate is not what is fuzzed here: with it on, most requests would be 429s.
+  api = await startApp({ webhooks: { allowPrivate: false }, rateLimit: false });
   raw = new Database(api.db, { readonly: true });
   const doc = (await api.call('GET', '/openapi.json', { as: null })).body;
   operations = [];
   for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>))
     for (const [method, op] of Object.entries(ops)) {
+      // A live stream answers until the client leaves, and `inject` waits for the end: streams are left out.
+      if (Object.values(op.responses ?? {}).some((r: any) => r.content?.['text/event-stream'])) continue;
       const query: Record<string, JsonSchema> = {};
       for (const p of op.parameters ?? []) if (p.in === 'query') query[p.name] = p.schema;
       operations.push({ method: method.toUpperCase(), path: path.replace('/public-api/v1', ''), query, body: op.requestBody?.content['application/json'].schema });
@@ -209,6 +212,7 @@ const TABLES = () =>
   );
 const counts = () => Object.fromEntries(TABLES().map((t) => [t, raw.prepare(`select count(*) from "${t}"`).pluck().get() as number]));
 
+const statuses = new Map<number, number>();
 const ERROR_SHAPE = /^[a-z][a-z0-9_]*$/;
 
 describe('fuzzing every operation of the OpenAPI document', () => {
@@ -234,6 +238,7 @@ describe('fuzzing every operation of the OpenAPI document', () => {
           },
           payload,
         });
+        statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
         const what = `${r.operation.method} ${path} as ${r.role} (${r.encoding}) → ${res.statusCode} ${res.body.slice(0, 300)}`;
         expect(res.statusCode, what).toBeLessThan(500);
         if (res.statusCode >= 400) {
@@ -251,5 +256,8 @@ describe('fuzzing every operation of the OpenAPI document', () => {
       { seed: SEED, numRuns: RUNS, endOnFailure: true },
     );
     expect(raw.prepare('PRAGMA integrity_check').pluck().get()).toBe('ok');
+    if (process.env.FUZZ_STATS) console.log(`answers by status: ${JSON.stringify(Object.fromEntries(statuses))}`);
+    // The fuzzing reaches past the edge: some requests succeed.
+    expect([...statuses.keys()].some((status) => status < 300)).toBe(true);
   }, 120_000);
 });
