@@ -97,43 +97,51 @@ export class WebhookSender {
     await Promise.allSettled([...this.inFlight]);
   }
 
+  /** Where the next tick starts in the list of webhooks, so that each gets its turn first. */
+  private turn = 0;
+
+  /**
+   * One look for due deliveries, webhook by webhook (there are few webhooks, and each look is one index
+   * range): a webhook's backlog, however long, costs nothing to the others, and a webhook whose circuit is
+   * open is not looked at at all.
+   */
   private async tick(): Promise<void> {
-    const free = this.concurrency - this.inFlight.size;
+    let free = this.concurrency - this.inFlight.size;
     if (free <= 0) return;
     const now = this.clock();
-    // Webhooks that hold all the attempts they may are left out, so that their backlog does not hide
-    // the deliveries of others.
-    const full = [...this.inFlightByWebhook].filter(([, n]) => n >= this.perWebhook).map(([id]) => id);
-    const due = await this.options.store.deliveries.due(now.toISOString(), free, full, {
-      onlyHealthy: this.failingInFlight >= this.failingSlots,
-    });
+    const hooks = await this.options.store.webhooks.deliverable(now.toISOString());
     const lease = new Date(now.getTime() + this.timeoutMs + 30_000).toISOString();
-    for (const row of due) {
-      if (!this.running) return;
-      const busy = this.inFlightByWebhook.get(row.webhook_id) ?? 0;
-      const failing = row.consecutive_failures > 0;
-      if (busy >= this.perWebhook || (failing && this.failingInFlight >= this.failingSlots)) {
-        // This webhook became full during this tick (a full one is left out of the query), so something
-        // was started; the batch may have hidden others' deliveries behind this one's: look again.
-        this.again = true;
-        continue;
+    this.turn = hooks.length ? (this.turn + 1) % hooks.length : 0;
+    for (const hook of [...hooks.slice(this.turn), ...hooks.slice(0, this.turn)]) {
+      if (!this.running || free <= 0) return;
+      const busy = this.inFlightByWebhook.get(hook.id) ?? 0;
+      const failing = hook.consecutive_failures > 0;
+      if (busy >= this.perWebhook || (failing && this.failingInFlight >= this.failingSlots)) continue;
+      const due = await this.options.store.deliveries.dueFor(hook.id, now.toISOString(), Math.min(free, this.perWebhook - busy));
+      for (const row of due) {
+        if (!this.running) return;
+        if (!(await this.options.store.deliveries.claim(row, lease))) continue;
+        free -= 1;
+        this.launch(row, failing);
       }
-      if (!(await this.options.store.deliveries.claim(row, lease))) continue;
-      this.inFlightByWebhook.set(row.webhook_id, busy + 1);
-      if (failing) this.failingInFlight += 1;
-      const attempt = this.attempt(row)
-        .catch((error) => this.options.onError?.(error))
-        .finally(() => {
-          this.inFlight.delete(attempt);
-          if (failing) this.failingInFlight -= 1;
-          const left = (this.inFlightByWebhook.get(row.webhook_id) ?? 1) - 1;
-          if (left > 0) this.inFlightByWebhook.set(row.webhook_id, left);
-          else this.inFlightByWebhook.delete(row.webhook_id);
-          // A slot is free: there may be more waiting.
-          this.wake();
-        });
-      this.inFlight.add(attempt);
     }
+  }
+
+  private launch(row: DeliveryRow, failing: boolean): void {
+    this.inFlightByWebhook.set(row.webhook_id, (this.inFlightByWebhook.get(row.webhook_id) ?? 0) + 1);
+    if (failing) this.failingInFlight += 1;
+    const attempt = this.attempt(row)
+      .catch((error) => this.options.onError?.(error))
+      .finally(() => {
+        this.inFlight.delete(attempt);
+        if (failing) this.failingInFlight -= 1;
+        const left = (this.inFlightByWebhook.get(row.webhook_id) ?? 1) - 1;
+        if (left > 0) this.inFlightByWebhook.set(row.webhook_id, left);
+        else this.inFlightByWebhook.delete(row.webhook_id);
+        // A slot is free: there may be more waiting.
+        this.wake();
+      });
+    this.inFlight.add(attempt);
   }
 
   private async attempt(row: DeliveryRow): Promise<void> {

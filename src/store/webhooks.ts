@@ -28,6 +28,15 @@ export function webhooksRepo(db: Kysely<Database>, box: SecretBox) {
     all(): Promise<WebhookRow[]> {
       return db.selectFrom('webhooks').selectAll().orderBy('id').execute();
     },
+    /** Webhooks whose circuit is not open at `now`, with their failures in a row. */
+    deliverable(now: string): Promise<Pick<WebhookRow, 'id' | 'consecutive_failures'>[]> {
+      return db
+        .selectFrom('webhooks')
+        .select(['id', 'consecutive_failures'])
+        .where((eb) => eb.or([eb('circuit_open_until', 'is', null), eb('circuit_open_until', '<=', now)]))
+        .orderBy('id')
+        .execute();
+    },
     /** Seals the secrets stored in clear before encryption existed; answers how many. */
     async sealClearSecrets(): Promise<number> {
       const rows = await db.selectFrom('webhooks').select(['id', 'secret']).execute();
@@ -99,28 +108,18 @@ export function deliveriesRepo(db: Kysely<Database>) {
     getById(id: string): Promise<DeliveryRow | undefined> {
       return db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst();
     },
-    /**
-     * Pending deliveries whose next attempt is due, oldest first, with their webhook's failures in a row;
-     * leaving out those of `skipWebhooks`, of webhooks whose circuit is open, and (`onlyHealthy`) of webhooks
-     * whose last attempt failed.
-     */
-    due(
-      now: string,
-      limit: number,
-      skipWebhooks: readonly string[] = [],
-      options: { onlyHealthy?: boolean } = {},
-    ): Promise<(DeliveryRow & { consecutive_failures: number })[]> {
-      let query = db
+    /** A webhook's pending deliveries whose next attempt is due, oldest first (one index range). */
+    dueFor(webhookId: string, now: string, limit: number): Promise<DeliveryRow[]> {
+      return db
         .selectFrom('webhook_deliveries')
-        .innerJoin('webhooks', 'webhooks.id', 'webhook_deliveries.webhook_id')
-        .selectAll('webhook_deliveries')
-        .select('webhooks.consecutive_failures')
-        .where('webhook_deliveries.status', '=', 'pending')
-        .where('webhook_deliveries.next_attempt_at', '<=', now)
-        .where((eb) => eb.or([eb('webhooks.circuit_open_until', 'is', null), eb('webhooks.circuit_open_until', '<=', now)]));
-      if (skipWebhooks.length) query = query.where('webhook_deliveries.webhook_id', 'not in', skipWebhooks);
-      if (options.onlyHealthy) query = query.where('webhooks.consecutive_failures', '=', 0);
-      return query.orderBy('webhook_deliveries.next_attempt_at').orderBy('webhook_deliveries.id').limit(limit).execute();
+        .selectAll()
+        .where('webhook_id', '=', webhookId)
+        .where('status', '=', 'pending')
+        .where('next_attempt_at', '<=', now)
+        .orderBy('next_attempt_at')
+        .orderBy('id')
+        .limit(limit)
+        .execute();
     },
     /**
      * Takes a delivery for one attempt by moving its next attempt to the end of a lease: another sender

@@ -3,7 +3,8 @@ import { nicknameKey } from '../users.js';
 
 /**
  * Nicknames unique whatever their case (a `nickname_key` column), when each API key was last used, and
- * each webhook's circuit breaker (consecutive failed attempts, and until when it is left alone).
+ * each webhook's circuit breaker (consecutive failed attempts, and until when it is left alone), and an index
+ * for due deliveries per webhook.
  */
 export const hardening: Migration = {
   async up(db: Kysely<any>) {
@@ -35,5 +36,11 @@ export const hardening: Migration = {
       .addColumn('consecutive_failures', 'integer', (c) => c.notNull().defaultTo(0))
       .execute();
     await db.schema.alterTable('webhooks').addColumn('circuit_open_until', 'varchar(32)').execute();
+    // The sender looks for due deliveries webhook by webhook.
+    await db.schema
+      .createIndex('webhook_deliveries_webhook_due')
+      .on('webhook_deliveries')
+      .columns(['webhook_id', 'status', 'next_attempt_at'])
+      .execute();
   },
 };
