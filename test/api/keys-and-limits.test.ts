@@ -1,26 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { VerificationQueue } from '../../src/domain/auth-limits.js';
-import { useApp } from '../helpers/in-process.js';
+import { testClock, useApp } from '../helpers/app.js';
 
-/** A clock the tests move by hand. */
-const clock = { now: Date.parse('2026-11-20T10:00:00.000Z') };
-const api = useApp({ clock: () => new Date(clock.now), auth: { failuresPerAddress: 3, failuresPerKey: 2, windowMs: 60_000 } });
+const clock = testClock();
+const api = useApp({ clock, auth: { failuresPerAddress: 3, failuresPerKey: 2, windowMs: 60_000 } });
 
 async function newMember() {
-  const tag = Math.random().toString(16).slice(2, 10);
-  const res = await api.call('POST', '/users', {
-    body: {
-      first_name: 'M',
-      last_name: 'M',
-      nickname: `m_${tag}`,
-      email: `m-${tag}@example.org`,
-      password: 'secret123',
-      accept_conditions: true,
-      accept_confidentiality: true,
-    },
-  });
-  expect(res.status).toBe(201);
-  return { id: res.body.id as string, creds: await api.keyFor(res.body.id) };
+  const { user, creds } = await api.member();
+  return { id: user.id, creds };
 }
 
 describe('failed authentication limits', () => {
@@ -38,7 +25,7 @@ describe('failed authentication limits', () => {
     expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(60);
     // Another address is not held back; a remembered valid pair is not either.
     expect((await api.call('GET', '/me', { as: api.admin, remoteAddress: '198.51.100.9' })).status).toBe(200);
-    clock.now += 61_000;
+    clock.advance(61_000);
     expect((await api.call('GET', '/me', { as: wrong, ...from })).status).toBe(401);
   });
 
@@ -52,7 +39,7 @@ describe('failed authentication limits', () => {
     expect(limited.status).toBe(429);
     expect(limited.headers['retry-after']).toBeDefined();
     expect((await api.call('GET', '/me', { as: creds, remoteAddress: '192.0.2.4' })).status).toBe(200);
-    clock.now += 61_000;
+    clock.advance(61_000);
   });
 });
 
@@ -60,12 +47,12 @@ describe('a client that was working', () => {
   it('is not locked out by a flood of wrong secrets for its key once its remembered pair has expired', async () => {
     const { creds } = await newMember();
     expect((await api.call('GET', '/me', { as: creds })).status).toBe(200);
-    clock.now += 6 * 60_000;
+    clock.advance(6 * 60_000);
     const wrong = { key: creds.key, secret: 'as_wrong_wrong_wrong' };
     for (const address of ['192.0.2.10', '192.0.2.11']) await api.call('GET', '/me', { as: wrong, remoteAddress: address });
     expect((await api.call('GET', '/me', { as: wrong, remoteAddress: '192.0.2.12' })).status).toBe(429);
     expect((await api.call('GET', '/me', { as: creds, remoteAddress: '192.0.2.12' })).status).toBe(200);
-    clock.now += 61_000;
+    clock.advance(61_000);
   });
 });
 
@@ -110,7 +97,7 @@ describe('API keys', () => {
           user_id: member.id,
           api_key: member.creds.key,
           created_at: expect.any(String),
-          last_used_at: new Date(clock.now).toISOString(),
+          last_used_at: clock().toISOString(),
         },
       ],
       total_items: 1,
@@ -137,7 +124,7 @@ describe('API keys', () => {
     // A second process's view: another store (connection) and app on the same file.
     const { openSqliteStore } = await import('../../src/store/sqlite.js');
     const { createApp } = await import('../../src/server/app.js');
-    const store = await openSqliteStore(api.db);
+    const store = await openSqliteStore(api.file);
     const second = await createApp({ store });
     try {
       const member = await newMember();

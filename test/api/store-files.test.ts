@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/sqlite.js';
-import { startApp } from '../helpers/in-process.js';
+import { startApp } from '../helpers/app.js';
 import { removeDir } from '../helpers/server.js';
 
 const root = mkdtempSync(join(tmpdir(), 'agora-files-'));
@@ -30,19 +30,18 @@ describe('webhook signing secrets', () => {
     try {
       const created = await api.call('POST', '/webhooks', { body: webhook });
       expect(created.status).toBe(201);
-      const raw = new Database(api.db, { readonly: true });
+      const raw = new Database(api.file, { readonly: true });
       const stored = raw.prepare('select secret from webhooks where id = ?').pluck().get(created.body.id) as string;
       raw.close();
       expect(stored.startsWith('enc:v1:')).toBe(true);
       expect(stored).not.toContain(created.body.secret.replace('whsec_', ''));
       expect(api.store.webhooks.openSecret(stored)).toBe(created.body.secret);
       // Another opening of the same file (another process) reads it with the same key file.
-      const again = await openSqliteStore(api.db);
+      const again = await openSqliteStore(api.file);
       expect(again.webhooks.openSecret(stored)).toBe(created.body.secret);
       await again.close();
     } finally {
-      await api.app.close();
-      await api.store.close();
+      await api.close();
       removeDir(api.dir);
     }
   });
@@ -87,13 +86,12 @@ describe('webhook signing secrets', () => {
       expect(replay.headers['idempotent-replayed']).toBe('true');
       expect(replay.body).toEqual({ ...first.body, secret: undefined });
       expect('secret' in replay.body).toBe(false);
-      const raw = new Database(api.db, { readonly: true });
+      const raw = new Database(api.file, { readonly: true });
       const stored = raw.prepare('select response_body from idempotency_keys').pluck().all() as string[];
       raw.close();
       expect(stored.join()).not.toContain(first.body.secret);
     } finally {
-      await api.app.close();
-      await api.store.close();
+      await api.close();
       removeDir(api.dir);
     }
   });

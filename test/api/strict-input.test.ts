@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { useApp } from '../helpers/in-process.js';
+import { useApp } from '../helpers/app.js';
 
 const api = useApp();
 

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isPrivateAddress, refuseWebhookUrl } from '../../src/domain/webhook-targets.js';
 import { newDelivery } from '../../src/domain/webhooks.js';
 import { newId } from '../../src/shared/ids.js';
-import { startApp, type InProcessApp } from '../helpers/in-process.js';
+import { startApp, testClock, type TestApp } from '../helpers/app.js';
+import { removeDir } from '../helpers/server.js';
 import { startReceiver, type Behaviour, type Receiver } from '../helpers/receiver.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -10,11 +11,11 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-async function app(options: Parameters<typeof startApp>[0]): Promise<InProcessApp> {
+async function app(options: Parameters<typeof startApp>[0]): Promise<TestApp> {
   const started = await startApp(options);
   cleanups.push(async () => {
-    await started.app.close();
-    await started.store.close();
+    await started.close();
+    removeDir(started.dir);
   });
   return started;
 }
@@ -26,8 +27,7 @@ async function receiver(behaviour: Behaviour): Promise<Receiver> {
 }
 
 /** A webhook to `url` straight in the store (as if its name had resolved elsewhere when registered). */
-async function addWebhook(api: InProcessApp, url: string): Promise<string> {
-  const me = await api.call('GET', '/me');
+async function addWebhook(api: TestApp, url: string): Promise<string> {
   const id = newId();
   const now = new Date().toISOString();
   await api.store.webhooks.insert({
@@ -35,7 +35,7 @@ async function addWebhook(api: InProcessApp, url: string): Promise<string> {
     url,
     events: '["invite.created"]',
     secret: 'whsec_c2VjcmV0',
-    user_id: me.body.id,
+    user_id: api.admin.id,
     created_at: now,
     updated_at: now,
     consecutive_failures: 0,
@@ -45,7 +45,7 @@ async function addWebhook(api: InProcessApp, url: string): Promise<string> {
 }
 
 /** A delivery due now, for the webhook (made as the outbox makes them). */
-async function addDelivery(api: InProcessApp, webhookId: string, now: string): Promise<string> {
+async function addDelivery(api: TestApp, webhookId: string, now: string): Promise<string> {
   const id = newId();
   const payload = JSON.stringify({ id, webhook_type: 'create', resource: 'invite', data: { id } });
   await api.store.deliveries.insert(newDelivery({ webhook_id: webhookId, message_id: id, event: 'invite.created', payload }, now, id));
@@ -64,14 +64,14 @@ async function until<T>(read: () => Promise<T>, holds: (value: T) => boolean, ti
 
 describe('the circuit breaker', () => {
   it('opens after 5 failures in a row, is shown by GET /webhooks/{id}, and closes after a success', async () => {
-    const clock = { now: Date.parse('2026-11-20T10:00:00.000Z') };
+    const clock = testClock();
     const api = await app({
-      clock: () => new Date(clock.now),
+      clock,
       webhooks: { allowPrivate: true, retrySchedule: Array(10).fill(0), pollMs: 20 },
     });
     const r = await receiver('fail');
     const hook = await addWebhook(api, r.url);
-    const delivery = await addDelivery(api, hook, new Date(clock.now).toISOString());
+    const delivery = await addDelivery(api, hook, clock().toISOString());
     await r.waitFor((reqs) => reqs.length >= 5, { what: 'five failed attempts' });
     const opened = await until(
       () => api.call('GET', `/webhooks/${hook}`),
@@ -80,16 +80,16 @@ describe('the circuit breaker', () => {
     expect(opened.body.circuit).toEqual({
       state: 'open',
       consecutive_failures: 5,
-      open_until: new Date(clock.now + 60_000).toISOString(),
+      open_until: new Date(clock().getTime() + 60_000).toISOString(),
     });
     // While open, the webhook is not looked at, though its delivery's own retry is due.
-    const now = new Date(clock.now).toISOString();
+    const now = clock().toISOString();
     expect((await api.store.deliveries.getById(delivery))?.next_attempt_at! <= now).toBe(true);
     expect((await api.store.webhooks.deliverable(now)).map((h) => h.id)).not.toContain(hook);
     expect(r.requests).toHaveLength(5);
 
     r.setDefault('ok');
-    clock.now += 61_000;
+    clock.advance(61_000);
     const delivered = await until(
       () => api.call('GET', `/webhooks/${hook}/deliveries`),
       (res) => res.body.items[0].status === 'delivered',
@@ -105,7 +105,8 @@ describe('the circuit breaker', () => {
 
 describe('fairness', () => {
   it('keeps one attempt in flight per webhook: three hanging receivers never delay a healthy first attempt', async () => {
-    const api = await app({ webhooks: { allowPrivate: true, timeoutMs: 3_000, pollMs: 50 } });
+    // The real clock: this test measures how soon an attempt leaves.
+    const api = await app({ clock: () => new Date(), webhooks: { allowPrivate: true, timeoutMs: 3_000, pollMs: 50 } });
     const hanging = await Promise.all([1, 2, 3].map(() => receiver('hang')));
     const healthy = await receiver('ok');
     const now = new Date().toISOString();
@@ -134,7 +135,7 @@ describe('private targets', () => {
   });
 
   it('fail a delivery at once, without retries, when the receiver resolves to a private address', async () => {
-    const api = await app({ webhooks: { allowPrivate: false, pollMs: 20 } });
+    const api = await app({ clock: () => new Date(), webhooks: { allowPrivate: false, pollMs: 20 } });
     const r = await receiver('ok');
     const hook = await addWebhook(api, r.url.replace('127.0.0.1', 'localhost'));
     const id = await addDelivery(api, hook, new Date().toISOString());

@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type InProcessApp } from '../helpers/in-process.js';
+import { issueApiKey } from '../../src/domain/api-keys.js';
+import { startApp, type TestApp } from '../helpers/app.js';
 import { removeDir, type Credentials } from '../helpers/server.js';
 
 /**
@@ -37,7 +38,7 @@ interface Operation {
   body?: JsonSchema;
 }
 
-let api: InProcessApp;
+let api: TestApp;
 let raw: Database.Database;
 let operations: Operation[];
 const roles: Record<string, Credentials | null> = {};
@@ -47,7 +48,7 @@ const knownIds: string[] = [];
 beforeAll(async () => {
   // The per-key request rate is not what is fuzzed here: with it on, most requests would be 429s.
   api = await startApp({ webhooks: { allowPrivate: false }, rateLimit: false });
-  raw = new Database(api.db, { readonly: true });
+  raw = new Database(api.file, { readonly: true });
   const doc = (await api.call('GET', '/openapi.json', { as: null })).body;
   operations = [];
   for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>))
@@ -72,8 +73,12 @@ beforeAll(async () => {
   const visitors = sets.find((s) => s.name === 'Visitors')!;
   expect((await api.call('PUT', `/users/${visitorId}/role`, { body: { permission_set_id: visitors.id } })).status).toBe(200);
   roles.admin = api.admin;
-  roles.member = await api.keyFor(memberId);
-  roles.visitor = await api.keyFor(visitorId);
+  const keyOf = async (userId: string) => {
+    const issued = await issueApiKey(api.deps, userId);
+    return { key: issued.api_key, secret: issued.api_secret };
+  };
+  roles.member = await keyOf(memberId);
+  roles.visitor = await keyOf(visitorId);
   roles.nobody = null;
   roles.wrong = { key: api.admin.key, secret: 'as_not_the_secret_at_all' };
   for (const creds of [roles.member, roles.visitor]) await api.call('GET', '/me', { as: creds });
@@ -88,8 +93,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   raw?.close();
-  await api?.app.close();
-  await api?.store.close();
+  await api?.close();
   if (api) removeDir(api.dir);
 });
 
