@@ -31,7 +31,7 @@ export class NotificationFanOut {
   private readonly held = new Map<string, string>();
 
   constructor(private readonly options: FanOutOptions) {
-    this.batchSize = options.batchSize ?? 200;
+    this.batchSize = options.batchSize ?? 100;
     this.leaseMs = options.leaseMs ?? 30_000;
     this.pollMs = options.pollMs ?? 1_000;
   }

@@ -58,7 +58,8 @@ describe('agora statuses, comments, likes, stream and notifications', () => {
     const others = await run(['notifications', 'list', '--user', author.user.id], fan.creds);
     expect(others.code).toBe(1);
     expect(others.stderr).toMatch(/forbidden, HTTP 403/);
-  });
+    // A dozen runs of the binary in one test: room for a loaded machine.
+  }, 90_000);
 
   it('asks before marking every notification seen at a terminal, naming how many; "no" changes nothing', async () => {
     const target = await createUserWithKey(server);
