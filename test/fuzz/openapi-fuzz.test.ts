@@ -29,7 +29,19 @@ type JsonSchema = {
   minimum?: number;
   maximum?: number;
   format?: string;
+  pattern?: string;
 };
+
+/** Strings of a schema's pattern (bounded), or undefined when fast-check cannot read the pattern. */
+function matching(schema: JsonSchema): fc.Arbitrary<string> | undefined {
+  if (!schema.pattern) return undefined;
+  try {
+    const max = schema.maxLength ?? 30;
+    return fc.stringMatching(new RegExp(schema.pattern, 'u')).filter((v) => v.length >= (schema.minLength ?? 0) && v.length <= max);
+  } catch {
+    return undefined;
+  }
+}
 
 interface Operation {
   method: string;
@@ -126,10 +138,10 @@ function fromSchema(schema: JsonSchema | undefined, depth = 0): fc.Arbitrary<unk
           ? fc.oneof(fc.webUrl(), fc.constantFrom('http://127.0.0.1/x', 'http://[64:ff9b::a00:1]/', 'https://192.0.2.1/', 'ftp://example.org'))
           : schema.format === 'email'
             ? fc.emailAddress()
-            : fc.oneof(
+            : (matching(schema) ?? fc.oneof(
                 fc.constantFrom(...knownIds),
                 fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 30, 30) }),
-              );
+              ));
       break;
     case 'integer':
     case 'number':
@@ -144,7 +156,10 @@ function fromSchema(schema: JsonSchema | undefined, depth = 0): fc.Arbitrary<unk
     case 'object': {
       const props = Object.entries(schema.properties ?? {});
       fitting = fc
-        .record(Object.fromEntries(props.map(([k, v]) => [k, fromSchema(v, depth + 1)])), { requiredKeys: [] })
+        .record(Object.fromEntries(props.map(([k, v]) => [k, fromSchema(v, depth + 1)])), {
+          // Required fields are mostly there (so that requests get past validation); junk covers their absence.
+          requiredKeys: (schema.required ?? []).filter((k) => k in (schema.properties ?? {})),
+        })
         .chain((obj) =>
           fc.oneof({ weight: 5, arbitrary: fc.constant(obj) }, { weight: 1, arbitrary: fc.constant({ ...obj, unexpected_field: 1 }) }),
         );
