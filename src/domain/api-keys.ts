@@ -1,15 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { timingSafeEqual } from 'node:crypto';
-import { AppError, ErrorCode } from '../shared/errors.js';
+import { AppError, ErrorCode, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { SYSTEM_ROLES } from '../store/default-roles.js';
 import { isUniqueViolation } from '../store/errors.js';
+import type { ApiKey, ListApiKeysQuery } from '../shared/schemas/api-keys.js';
+import type { ListResult } from '../shared/schemas/common.js';
 import type { Store } from '../store/store.js';
-import type { Permissions } from '../shared/schemas/permissions.js';
 import { recordAudit } from './audit.js';
 import { nowIso, type Caller, type Deps } from './context.js';
-import { parsePermissions } from './permissions.js';
-import { fastDigest, hashSecret, newApiKey, newApiSecret, verifySecret } from './secrets.js';
+import { hashSecret, newApiKey, newApiSecret, verifySecret } from './secrets.js';
 
 export const BOOTSTRAP_NICKNAME = 'admin';
 
@@ -88,8 +87,6 @@ const recordApiKeyCreated = (tx: Store, now: string, caller: Caller | null, keyI
     target_id: keyId,
     summary: `created an API key for ${owner}`,
   });
-// Revoking a key (issue 12) is audited the same way, in its transaction: action 'api_key.revoke',
-// target_type 'api_key', summary `revoked an API key of <nickname>`, caller null when done offline.
 
 /** Makes sure a given pair exists for the bootstrap administrator (idempotent). */
 export async function ensureApiKey(deps: Deps, apiKey: string, apiSecret: string): Promise<void> {
@@ -116,86 +113,28 @@ export async function ensureApiKey(deps: Deps, apiKey: string, apiSecret: string
   }
 }
 
-interface VerifiedPair {
-  digest: Buffer;
-  userId: string;
-  expiresAt: number;
+/** Key pairs, never a secret, optionally of one user. */
+export async function listApiKeys(deps: Deps, query: ListApiKeysQuery): Promise<ListResult<ApiKey>> {
+  const { rows, total } = await deps.store.apiKeys.list({ user_id: query.user_id }, query);
+  return { items: rows, total_items: total };
 }
-
-const unauthorized = (message: string) => new AppError(401, ErrorCode.unauthorized, message);
 
 /**
- * Checks `Api-Key`/`Api-Secret`. A scrypt check costs tens of milliseconds, so a pair that passed is
- * remembered (by a SHA-256 digest of the secret, never the secret) for a few minutes.
+ * Revokes a key pair, named by its id or its `api_key` value: the row goes, and every server on the store
+ * refuses the pair from its next request (the verified-pair cache re-reads the key once the data changed).
  */
-export class Authenticator {
-  private readonly verified = new Map<string, VerifiedPair>();
-
-  constructor(
-    private readonly deps: Deps,
-    private readonly options: { ttlMs?: number; maxEntries?: number } = {},
-  ) {}
-
-  async authenticate(apiKey: string | undefined, apiSecret: string | undefined): Promise<Caller> {
-    if (!apiKey || !apiSecret) throw unauthorized('Missing credentials: send the Api-Key and Api-Secret headers');
-    if (apiKey.length > 200 || apiSecret.length > 200) throw unauthorized('Invalid API key or secret');
-    const userId = (await this.fromCache(apiKey, apiSecret)) ?? (await this.verify(apiKey, apiSecret));
-    // Kept only while the stored data has not changed at all: a role change applies to the very next call.
-    const version = this.deps.store.dataVersion();
-    const known = this.callers.get(userId);
-    if (known && version !== undefined && known.version === version) return known.caller;
-    const row = await this.deps.store.users.getWithPermissions(userId);
-    if (!row) throw unauthorized('Invalid API key or secret');
-    const { role_permissions, ...user } = row;
-    const caller = { user, permissions: this.parsed(role_permissions), isAdmin: user.role_system_key === SYSTEM_ROLES.admins };
-    if (version !== undefined) {
-      if (this.callers.size >= (this.options.maxEntries ?? 10_000)) this.callers.clear();
-      this.callers.set(userId, { version, caller });
-    }
-    return caller;
-  }
-
-  private readonly callers = new Map<string, { version: string; caller: Caller }>();
-
-  /** Parsing a role's permissions once per distinct value (a role's JSON changes only when the role is edited). */
-  private readonly permissionsByJson = new Map<string, Permissions>();
-  private parsed(json: string): Permissions {
-    let permissions = this.permissionsByJson.get(json);
-    if (!permissions) {
-      if (this.permissionsByJson.size >= 1000) this.permissionsByJson.clear();
-      permissions = parsePermissions(json);
-      this.permissionsByJson.set(json, permissions);
-    }
-    return permissions;
-  }
-
-  private async fromCache(apiKey: string, apiSecret: string): Promise<string | undefined> {
-    const hit = this.verified.get(apiKey);
-    if (!hit) return undefined;
-    if (hit.expiresAt < Date.now()) {
-      this.verified.delete(apiKey);
-      return undefined;
-    }
-    return timingSafeEqual(hit.digest, fastDigest(apiSecret)) ? hit.userId : undefined;
-  }
-
-  private async verify(apiKey: string, apiSecret: string): Promise<string> {
-    const row = await this.deps.store.apiKeys.findSecretHash(apiKey);
-    // Unknown keys cost a scrypt too, so that timing does not tell which keys exist.
-    const ok = await verifySecret(apiSecret, row?.secret_hash ?? DUMMY_HASH);
-    if (!row || !ok) throw unauthorized('Invalid API key or secret');
-    const max = this.options.maxEntries ?? 10_000;
-    if (this.verified.size >= max) {
-      const oldest = this.verified.keys().next().value;
-      if (oldest !== undefined) this.verified.delete(oldest);
-    }
-    this.verified.set(apiKey, {
-      digest: fastDigest(apiSecret),
-      userId: row.user_id,
-      expiresAt: Date.now() + (this.options.ttlMs ?? 5 * 60_000),
+export async function revokeApiKey(deps: Deps, ref: string, caller: Caller | null = null): Promise<ApiKey> {
+  return deps.store.transaction(async (tx) => {
+    const key = await tx.apiKeys.findByRef(ref);
+    if (!key || !(await tx.apiKeys.delete(key.id))) throw notFound('API key');
+    const owner = await tx.users.getById(key.user_id);
+    // Audited in the revocation's transaction; the caller is null when done offline (agora admin revoke-key).
+    await recordAudit(tx, nowIso(deps), caller, {
+      action: 'api_key.revoke',
+      target_type: 'api_key',
+      target_id: key.id,
+      summary: `revoked an API key of ${owner?.nickname ?? key.user_id}`,
     });
-    return row.user_id;
-  }
+    return key;
+  });
 }
-
-const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';

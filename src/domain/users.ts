@@ -63,7 +63,7 @@ export async function createUser(deps: Deps, caller: Caller, input: CreateUserIn
       });
     } catch (error) {
       if (isUniqueViolation(error, 'users', 'email')) throw new AppError(409, ErrorCode.emailTaken, EMAIL_TAKEN);
-      if (isUniqueViolation(error, 'users', 'nickname'))
+      if (isUniqueViolation(error, 'users', 'nickname') || isUniqueViolation(error, 'users', 'nickname_key'))
         throw new AppError(409, ErrorCode.nicknameTaken, 'A user already exist with that nickname');
       throw error;
     }

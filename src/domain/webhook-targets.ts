@@ -9,6 +9,10 @@ for (const [net, prefix] of [
   ['169.254.0.0', 16],
   ['172.16.0.0', 12],
   ['192.0.0.0', 24],
+  // Documentation ranges: never a real receiver, and stand-ins for private targets.
+  ['192.0.2.0', 24],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
   ['192.168.0.0', 16],
   ['198.18.0.0', 15],
   ['224.0.0.0', 4],
@@ -18,13 +22,20 @@ for (const [net, prefix] of [
 for (const [net, prefix] of [
   ['::', 96], // unspecified, loopback and the deprecated IPv4-compatible ::a.b.c.d
   ['::1', 128],
+  // NAT64 and 6to4 embed an IPv4 address (which may be private); Teredo, discard and documentation ranges.
+  ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['2002::', 16],
+  ['2001::', 32],
+  ['2001:db8::', 32],
+  ['100::', 64],
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
 ] as const)
   PRIVATE.addSubnet(net, prefix, 'ipv6');
 
-/** Loopback, private, link-local, carrier-grade NAT, multicast and reserved addresses. */
+/** Loopback, private, link-local, carrier-grade NAT, multicast, documentation, reserved, and IPv6 forms embedding IPv4. */
 export function isPrivateAddress(address: string): boolean {
   const bare = address.replace(/^\[|\]$/g, '');
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);

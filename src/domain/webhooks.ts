@@ -34,7 +34,7 @@ export async function recordWebhookEvent(tx: Store, now: string, event: WebhookE
 }
 
 /** A delivery of a message, due now, not yet attempted. */
-function newDelivery(
+export function newDelivery(
   message: Pick<DeliveryRow, 'webhook_id' | 'message_id' | 'event' | 'payload'>,
   now: string,
   id = newId(),
@@ -59,11 +59,16 @@ export function signWebhook(secret: string, messageId: string, timestamp: number
   return `v1,${createHmac('sha256', key).update(`${messageId}.${timestamp}.${body}`).digest('base64')}`;
 }
 
-const toWebhookRecord = (row: WebhookRow, secret?: string): Webhook => ({
+const toWebhookRecord = (row: WebhookRow, now: string, secret?: string): Webhook => ({
   id: row.id,
   url: row.url,
   events: JSON.parse(row.events) as Webhook['events'],
   ...(secret ? { secret } : {}),
+  circuit: {
+    state: !row.circuit_open_until ? 'closed' : row.circuit_open_until > now ? 'open' : 'half_open',
+    consecutive_failures: row.consecutive_failures,
+    open_until: row.circuit_open_until,
+  },
   created_at: row.created_at,
   updated_at: row.updated_at,
 });
@@ -108,6 +113,8 @@ export async function createWebhook(
     user_id: caller.user.id,
     created_at: now,
     updated_at: now,
+    consecutive_failures: 0,
+    circuit_open_until: null,
   };
   await deps.store.transaction(async (tx) => {
     await tx.webhooks.insert(row);
@@ -118,13 +125,13 @@ export async function createWebhook(
       summary: `added a webhook to ${row.url}`,
     });
   });
-  return toWebhookRecord(row, secret);
+  return toWebhookRecord(row, now, secret);
 }
 
 export async function listWebhooks(deps: Deps, caller: Caller, page: Pagination): Promise<ListResult<Webhook>> {
   requireAdmin(caller, 'manage webhooks');
   const { rows, total } = await deps.store.webhooks.list(page);
-  return { items: rows.map((r) => toWebhookRecord(r)), total_items: total };
+  return { items: rows.map((r) => toWebhookRecord(r, nowIso(deps))), total_items: total };
 }
 
 async function findWebhook(deps: Deps, caller: Caller, id: string): Promise<WebhookRow> {
@@ -135,7 +142,7 @@ async function findWebhook(deps: Deps, caller: Caller, id: string): Promise<Webh
 }
 
 export async function getWebhook(deps: Deps, caller: Caller, id: string): Promise<Webhook> {
-  return toWebhookRecord(await findWebhook(deps, caller, id));
+  return toWebhookRecord(await findWebhook(deps, caller, id), nowIso(deps));
 }
 
 export async function deleteWebhook(deps: Deps, caller: Caller, id: string): Promise<void> {

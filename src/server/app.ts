@@ -1,7 +1,7 @@
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
-import { Authenticator } from '../domain/api-keys.js';
+import { Authenticator, type AuthLimits } from '../domain/authenticator.js';
 import type { Clock, Deps } from '../domain/context.js';
 import { can } from '../domain/permissions.js';
 import { AppError, ErrorCode } from '../shared/errors.js';
@@ -13,6 +13,7 @@ import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimitSettings } from './rate-
 import { ResponseCache } from './response-cache.js';
 import { RouteRegistry } from './route.js';
 import { registerAccessRequestRoutes } from './routes/access-requests.js';
+import { registerApiKeyRoutes } from './routes/api-keys.js';
 import { registerContentRoutes } from './routes/content.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerNotificationRoutes } from './routes/notifications.js';
@@ -35,6 +36,8 @@ export interface AppOptions {
   clock?: Clock;
   bodyLimit?: number;
   logger?: boolean;
+  /** Failed-authentication limits and the scrypt queue (defaults in DEFAULT_AUTH_LIMITS). */
+  auth?: AuthLimits;
   /** Requests per API key (a token bucket); false turns the limit off. Default: DEFAULT_RATE_LIMIT. */
   rateLimit?: RateLimitSettings | false;
   /** Delivery settings; `allowPrivate` lets webhooks target loopback and private addresses (demos, tests). */
@@ -64,9 +67,10 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   const clock = options.clock ?? (() => new Date());
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const app = Fastify({
-    logger: options.logger ? { level: 'info', redact: ['req.headers["api-secret"]'] } : false,
+    // Logs go to stderr: stdout carries only the server's own lines (`listening on …`).
+    logger: options.logger ? { level: 'info', redact: ['req.headers["api-secret"]'], stream: process.stderr } : false,
     bodyLimit,
-    // An over-long id reads as an unknown one (404) rather than a router error.
+    // A path segment over 1,024 characters is a 414 (uri_too_long).
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
     // Errors the router raises before any route runs (a malformed path escape) get the contract's shape too.
     frameworkErrors: (error, request, reply) => {
@@ -76,6 +80,9 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
         .header('x-request-id', request.id)
         .send(appError.toBody(request.id));
     },
+    // Errors Node's HTTP parser raises before Fastify sees a request (a malformed request line, Content-Length
+    // with Transfer-Encoding, headers or URL over the limit) get the contract's shape too.
+    clientErrorHandler: answerClientError,
     return503OnClosing: true,
     // X-Request-Id: the client's when sane, else ours; in every log line (reqId), error body and audit entry.
     genReqId: requestIdOf,
@@ -112,7 +119,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(formbody, { bodyLimit });
   await app.register(multipart, {
     attachFieldsToBody: 'keyValues',
-    limits: { fieldSize: bodyLimit, fields: 500, files: 5, fileSize: bodyLimit, parts: 505 },
+    limits: { ...MULTIPART_LIMITS, fieldSize: bodyLimit, fileSize: bodyLimit },
   });
   // Forms send arrays as repeated `field` or `field[]`.
   app.addHook('preValidation', async (request) => {
@@ -129,7 +136,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     }
   });
 
-  const authenticator = new Authenticator(deps);
+  const authenticator = new Authenticator(deps, options.auth);
   const limiter = options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT, clock);
   app.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.config?.open || !request.routeOptions.url) return;
@@ -137,7 +144,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
       const value = request.headers[name];
       return typeof value === 'string' ? value : undefined;
     };
-    const caller = await authenticator.authenticate(header('api-key'), header('api-secret'));
+    const caller = await authenticator.authenticate(header('api-key'), header('api-secret'), request.ip);
     const retryAfter = limiter?.take(header('api-key')!);
     if (retryAfter !== undefined) {
       reply.header('retry-after', String(retryAfter));
@@ -151,13 +158,24 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const appError = toAppError(error, bodyLimit);
     if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (appError.headers) void reply.headers(appError.headers);
     return reply.code(appError.status).send(appError.toBody(request.id));
   });
-  app.setNotFoundHandler((request, reply) =>
-    reply
-      .code(404)
-      .send(new AppError(404, ErrorCode.routeNotFound, `No route ${request.method} ${request.url.split('?')[0]}`).toBody(request.id)),
-  );
+  // A known path asked with a method it does not take is a 405 naming those it does, for every route registered.
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const allowed = routes.allowedMethods(path);
+    if (allowed.length)
+      return reply
+        .code(405)
+        .header('allow', allowed.join(', '))
+        .send(
+          new AppError(405, ErrorCode.methodNotAllowed, `${request.method} is not allowed on ${path}: use ${allowed.join(', ')}`).toBody(
+            request.id,
+          ),
+        );
+    return reply.code(404).send(new AppError(404, ErrorCode.routeNotFound, `No route ${request.method} ${path}`).toBody(request.id));
+  });
 
   const routes = new RouteRegistry(
     app,
@@ -174,6 +192,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   registerInviteRoutes(ctx);
   registerRoleRoutes(ctx);
   registerWebhookRoutes(ctx, { allowPrivate: webhookSettings.allowPrivate ?? false });
+  registerApiKeyRoutes(ctx);
   registerContentRoutes(ctx);
   registerEventRoutes(ctx);
   registerNotificationRoutes(ctx);
@@ -193,6 +212,27 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   return app;
 }
 
+const MULTIPART_LIMITS = { fields: 500, files: 5, parts: 505 };
+
+/** Answers, in the contract's shape, a request Node's HTTP parser refused; then closes the connection. */
+function answerClientError(error: Error & { code?: string }, socket: import('node:net').Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, code, message]: [number, string, string] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, ErrorCode.headersTooLarge, 'The request line and headers are larger than the server accepts']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, ErrorCode.requestTimeout, 'The request was not received in time']
+        : [400, ErrorCode.malformedRequest, 'The request is not valid HTTP/1.1'];
+  const body = JSON.stringify(new AppError(status, code, message).toBody());
+  socket.end(
+    `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\n` +
+      `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
+
 const CODE_BY_STATUS: Record<number, string> = {
   400: ErrorCode.invalidBody,
   401: ErrorCode.unauthorized,
@@ -203,6 +243,7 @@ const CODE_BY_STATUS: Record<number, string> = {
   409: ErrorCode.conflict,
   411: ErrorCode.lengthRequired,
   413: ErrorCode.payloadTooLarge,
+  414: ErrorCode.uriTooLong,
   415: ErrorCode.unsupportedMediaType,
   422: ErrorCode.validationFailed,
   429: ErrorCode.rateLimited,
@@ -214,10 +255,17 @@ function toAppError(error: FastifyError, bodyLimit: number): AppError {
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
     case 'FST_REQ_FILE_TOO_LARGE':
+      return new AppError(413, ErrorCode.payloadTooLarge, `The request body is larger than the limit of ${bodyLimit} bytes`);
     case 'FST_PARTS_LIMIT':
     case 'FST_FILES_LIMIT':
     case 'FST_FIELDS_LIMIT':
-      return new AppError(413, ErrorCode.payloadTooLarge, `The request body is larger than the limit of ${bodyLimit} bytes`);
+      return new AppError(
+        413,
+        ErrorCode.tooManyParts,
+        `A multipart/form-data body may carry at most ${MULTIPART_LIMITS.fields} fields and ${MULTIPART_LIMITS.files} files`,
+      );
+    case 'FST_ERR_BAD_URL':
+      return new AppError(400, ErrorCode.malformedRequest, 'The URL is malformed');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
       return new AppError(
@@ -231,6 +279,7 @@ function toAppError(error: FastifyError, bodyLimit: number): AppError {
     return new AppError(400, ErrorCode.invalidBody, 'The multipart/form-data body is malformed');
   const status = error.statusCode ?? 500;
   if (status === 413) return new AppError(413, ErrorCode.payloadTooLarge, error.message);
+  if (status === 414) return new AppError(414, ErrorCode.uriTooLong, 'A part of the URL path is longer than 1024 characters');
   if (status >= 400 && status < 500) {
     const message = error instanceof SyntaxError ? `The request body is not valid JSON: ${error.message}` : error.message;
     return new AppError(status, CODE_BY_STATUS[status] ?? ErrorCode.invalidBody, message);

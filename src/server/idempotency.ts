@@ -5,6 +5,14 @@ import type { Store } from '../store/store.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/** Fields shown once, at creation: never stored for a replay, so a replay answers the record without them. */
+const SHOWN_ONCE = ['secret', 'api_secret'];
+
+function withoutSecrets(body: unknown): unknown {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
+  return Object.fromEntries(Object.entries(body).filter(([key]) => !SHOWN_ONCE.includes(key)));
+}
+
 export interface IdempotencyGuard {
   store: Store;
   clock: () => Date;
@@ -74,7 +82,7 @@ async function replayOrRun(
       idempotency_key: key,
       request_hash: hash,
       status_code: outcome.status,
-      response_body: JSON.stringify(outcome.body ?? null),
+      response_body: JSON.stringify(withoutSecrets(outcome.body ?? null)),
       created_at: now.toISOString(),
     });
   }

@@ -9,6 +9,8 @@ export interface ServeOptions {
   host: string;
   port: number;
   db: string;
+  /** AGORA_SECRET_KEY; without it, the key file beside the database. */
+  secretKey?: string;
   demo?: boolean;
   bootstrapKey?: string;
   bootstrapSecret?: string;
@@ -22,7 +24,7 @@ export interface ServeOptions {
  * store and resolves.
  */
 export async function serve(options: ServeOptions): Promise<void> {
-  const store = await openSqliteStore(options.db);
+  const store = await openSqliteStore(options.db, { secretKey: options.secretKey });
   const deps: Deps = { store, clock: () => new Date() };
   if (options.bootstrapKey || options.bootstrapSecret) {
     if (!options.bootstrapKey || !options.bootstrapSecret)
@@ -39,6 +41,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     store,
     logger: options.log ?? false,
     webhooks: webhookSettingsFromEnv(process.env),
+    auth: authLimitsFromEnv(process.env),
     rateLimit: rateLimitFromEnv(process.env),
   });
   const address = await app.listen({ host: options.host, port: options.port });
@@ -59,19 +62,29 @@ export async function serve(options: ServeOptions): Promise<void> {
   await store.close();
 }
 
+const positiveNumber = (env: NodeJS.ProcessEnv, name: string): number | undefined => {
+  const value = env[name];
+  if (value === undefined || value === '') return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number`);
+  return n;
+};
+
+/** AGORA_AUTH_FAILURES_PER_ADDRESS (20) and AGORA_AUTH_FAILURES_PER_KEY (10) failed authentications a minute. */
+export function authLimitsFromEnv(env: NodeJS.ProcessEnv) {
+  return {
+    failuresPerAddress: positiveNumber(env, 'AGORA_AUTH_FAILURES_PER_ADDRESS'),
+    failuresPerKey: positiveNumber(env, 'AGORA_AUTH_FAILURES_PER_KEY'),
+  };
+}
+
 /**
  * Webhook delivery settings from the environment: AGORA_WEBHOOKS_ALLOW_PRIVATE=1 (loopback and private
  * targets, for local demos and tests), AGORA_WEBHOOK_TIMEOUT_MS, AGORA_WEBHOOK_CONCURRENCY and
  * AGORA_WEBHOOK_RETRY_SCHEDULE (seconds before each retry, comma-separated).
  */
 export function webhookSettingsFromEnv(env: NodeJS.ProcessEnv) {
-  const positive = (name: string) => {
-    const value = env[name];
-    if (value === undefined || value === '') return undefined;
-    const n = Number(value);
-    if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number`);
-    return n;
-  };
+  const positive = (name: string) => positiveNumber(env, name);
   const schedule = env.AGORA_WEBHOOK_RETRY_SCHEDULE?.trim();
   const retrySchedule = schedule ? schedule.split(',').map(Number) : undefined;
   if (retrySchedule?.some((n) => !Number.isFinite(n) || n < 0))

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ErrorCode } from '../shared/errors.js';
+import { knownFields } from './input.js';
 import type { RouteSpec } from './route.js';
 
 type AnySpec = RouteSpec<z.ZodType, z.ZodType, z.ZodType>;
@@ -40,7 +41,11 @@ export function buildOpenApi(specs: AnySpec[], prefix: string, version: string):
             ? { description: 'Done' }
             : {
                 description: 'Success',
-                content: spec.response ? { 'application/json': { schema: jsonSchema(spec.response) } } : undefined,
+                content: spec.stream
+                  ? { 'text/event-stream': { schema: { type: 'string' } } }
+                  : spec.response
+                    ? { 'application/json': { schema: jsonSchema(spec.response) } }
+                    : undefined,
               },
         default: { description: 'Error', ...errorResponse },
       },
@@ -48,6 +53,8 @@ export function buildOpenApi(specs: AnySpec[], prefix: string, version: string):
     if (spec.open) operation.security = [];
     if (spec.body) {
       const schema = jsonSchema(spec.body);
+      // The server refuses fields a body schema does not name (src/server/input.ts): the document says so.
+      if (knownFields(spec.body) && schema.type === 'object') schema.additionalProperties = false;
       operation.requestBody = {
         required: true,
         content: {

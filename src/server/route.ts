@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { Caller } from '../domain/context.js';
-import { AppError, ErrorCode, invalidFields } from '../shared/errors.js';
 import type { ResponseCache } from './response-cache.js';
 import { withIdempotency, type IdempotencyGuard, type Outcome } from './idempotency.js';
+import { parseBody, parseQuery, refuseUnreadableBody } from './input.js';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -48,54 +48,11 @@ declare module 'fastify' {
   }
 }
 
-const fieldsOf = (error: z.ZodError) =>
-  error.issues.map((issue) => ({
-    field: issue.path.length ? issue.path.map(String).join('.') : 'body',
-    message: issue.message,
-  }));
-
-function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
-  if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body)))
-    throw new AppError(400, ErrorCode.invalidBody, 'The request body must be an object of fields');
-  const result = schema.safeParse(body ?? {});
-  if (!result.success) throw invalidFields(fieldsOf(result.error));
-  return result.data;
-}
-
-function parseQuery<T>(schema: z.ZodType<T>, query: unknown): T {
-  const result = schema.safeParse(query ?? {});
-  if (!result.success)
-    throw new AppError(
-      400,
-      ErrorCode.invalidQuery,
-      // Messages of shared pieces (pagination) name their parameter already; the others get it in front.
-      fieldsOf(result.error)
-        .map((f) => (f.message.startsWith(f.field) ? f.message : `${f.field}: ${f.message}`))
-        .join('; '),
-    );
-  return result.data;
-}
-
-/**
- * Fastify applies its body limit to the bodies it reads itself, but multipart streams past it: an announced
- * length over the limit is refused before anything is read. So is a multipart body without the boundary that
- * delimits its parts, which the multipart parser reports as a bare Error (a 500).
- */
-function refuseUnreadableBody(request: FastifyRequest, bodyLimit: number): void {
-  if (Number(request.headers['content-length']) > bodyLimit)
-    throw new AppError(413, ErrorCode.payloadTooLarge, `The request body is larger than the limit of ${bodyLimit} bytes`);
-  const type = request.headers['content-type'] ?? '';
-  if (!/^\s*multipart\/form-data\b/i.test(type)) return;
-  if (!/;\s*boundary=("[^"]+"|[^\s;"]+)/i.test(type))
-    throw new AppError(400, ErrorCode.invalidBody, 'A multipart/form-data body needs a boundary in its Content-Type');
-  // The multipart parser reads the raw stream, past Fastify's body limit: only a declared length keeps it bounded.
-  if (request.headers['content-length'] === undefined)
-    throw new AppError(411, ErrorCode.lengthRequired, 'A multipart/form-data body needs a Content-Length header');
-}
-
 /** Collects route specs as they are registered, for the OpenAPI document. */
 export class RouteRegistry {
   readonly specs: RouteSpec<z.ZodType, z.ZodType, z.ZodType>[] = [];
+  /** Each registered path as a pattern, with its methods: a known path asked with another method is a 405. */
+  private readonly methodsByPath = new Map<string, { pattern: RegExp; methods: Set<string> }>();
 
   constructor(
     private readonly app: FastifyInstance,
@@ -104,12 +61,26 @@ export class RouteRegistry {
     private readonly cache?: ResponseCache,
   ) {}
 
+  /** The methods a path answers to (empty when no route has that path), for `Allow`. */
+  allowedMethods(path: string): string[] {
+    const methods = new Set<string>();
+    for (const { pattern, methods: m } of this.methodsByPath.values()) if (pattern.test(path)) m.forEach((x) => methods.add(x));
+    return [...methods].sort();
+  }
+
   /** A thin handler: parse with the shared schemas, call the domain, send what it returns. */
   add<B extends z.ZodType = z.ZodUndefined, Q extends z.ZodType = z.ZodUndefined, P extends z.ZodType = z.ZodUndefined>(
     spec: RouteSpec<B, Q, P>,
     handler: (input: RouteInput<z.output<B>, z.output<Q>, z.output<P>>) => Promise<unknown>,
   ): void {
     this.specs.push(spec as unknown as RouteSpec<z.ZodType, z.ZodType, z.ZodType>);
+    const path = this.methodsByPath.get(spec.url) ?? {
+      pattern: new RegExp(`^${(this.prefix + spec.url).replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:\w+/g, '[^/]+')}/?$`),
+      methods: new Set<string>(),
+    };
+    path.methods.add(spec.method);
+    if (spec.method === 'GET') path.methods.add('HEAD');
+    this.methodsByPath.set(spec.url, path);
     const status = spec.status ?? (spec.method === 'POST' ? 201 : 200);
     const bodyLimit = this.app.initialConfig.bodyLimit ?? Infinity;
     this.app.route({

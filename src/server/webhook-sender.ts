@@ -1,8 +1,7 @@
-import { lookup } from 'node:dns/promises';
 import { signWebhook } from '../domain/webhooks.js';
-import { isPrivateAddress } from '../domain/webhook-targets.js';
 import type { Store } from '../store/store.js';
 import type { DeliveryRow } from '../store/webhooks.js';
+import { BlockedTargetError, postWebhook } from './webhook-post.js';
 
 /** Seconds before each retry: 8 retries over about a day (with ±20 % jitter), then the delivery has failed. */
 export const DEFAULT_RETRY_SCHEDULE = [10, 60, 300, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600];
@@ -14,22 +13,30 @@ export interface WebhookSenderOptions {
   retrySchedule?: number[];
   timeoutMs?: number;
   concurrency?: number;
-  /** Attempts in flight to one webhook at most (default: half of `concurrency`). */
+  /** Attempts in flight to one webhook at most (default 1). */
   perWebhookConcurrency?: number;
+  /** Failed attempts in a row that open a webhook's circuit (default 5). */
+  breakerThreshold?: number;
+  /** How long an opened circuit stays open, doubling at each failure after that (default 60 s, at most 1 h). */
+  breakerOpenMs?: number;
   pollMs?: number;
   onError?: (error: unknown) => void;
 }
 
 /**
  * Posts the outbox's deliveries in the background. Each attempt is bounded by a timeout and the number
- * of attempts in flight is bounded, so a receiver that hangs costs a few sockets, never the API; and
- * one webhook holds at most part of them, so a receiver that hangs does not delay the others. A
- * delivery is claimed with a lease before it is sent, so a crash mid-send only delays it.
+ * of attempts in flight is bounded, so a receiver that hangs costs a few sockets, never the API. One
+ * webhook has one attempt in flight at most; webhooks whose last attempts failed share at most half of
+ * the slots; and a webhook that failed `breakerThreshold` times in a row is left alone for a while
+ * (its circuit is open, then one attempt tries it again): so a healthy webhook always finds a free slot.
+ * A delivery is claimed with a lease before it is sent, so a crash mid-send only delays it.
  */
 export class WebhookSender {
   private readonly inFlight = new Set<Promise<void>>();
   /** Attempts in flight per webhook id. */
   private readonly inFlightByWebhook = new Map<string, number>();
+  /** Attempts in flight to webhooks whose last attempt failed. */
+  private failingInFlight = 0;
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private ticking: Promise<void> | undefined;
@@ -39,6 +46,7 @@ export class WebhookSender {
   private readonly timeoutMs: number;
   private readonly concurrency: number;
   private readonly perWebhook: number;
+  private readonly failingSlots: number;
   private readonly pollMs: number;
 
   constructor(private readonly options: WebhookSenderOptions) {
@@ -46,7 +54,8 @@ export class WebhookSender {
     this.schedule = options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE;
     this.timeoutMs = options.timeoutMs ?? 5_000;
     this.concurrency = options.concurrency ?? 8;
-    this.perWebhook = options.perWebhookConcurrency ?? Math.max(1, Math.floor(this.concurrency / 2));
+    this.perWebhook = options.perWebhookConcurrency ?? 1;
+    this.failingSlots = Math.max(1, Math.floor(this.concurrency / 2));
     this.pollMs = options.pollMs ?? 1_000;
   }
 
@@ -88,38 +97,51 @@ export class WebhookSender {
     await Promise.allSettled([...this.inFlight]);
   }
 
+  /** Where the next tick starts in the list of webhooks, so that each gets its turn first. */
+  private turn = 0;
+
+  /**
+   * One look for due deliveries, webhook by webhook (there are few webhooks, and each look is one index
+   * range): a webhook's backlog, however long, costs nothing to the others, and a webhook whose circuit is
+   * open is not looked at at all.
+   */
   private async tick(): Promise<void> {
-    const free = this.concurrency - this.inFlight.size;
+    let free = this.concurrency - this.inFlight.size;
     if (free <= 0) return;
     const now = this.clock();
-    // Webhooks that hold all the attempts they may are left out, so that their backlog does not hide
-    // the deliveries of others.
-    const full = [...this.inFlightByWebhook].filter(([, n]) => n >= this.perWebhook).map(([id]) => id);
-    const due = await this.options.store.deliveries.due(now.toISOString(), free, full);
+    const hooks = await this.options.store.webhooks.deliverable(now.toISOString());
     const lease = new Date(now.getTime() + this.timeoutMs + 30_000).toISOString();
-    for (const row of due) {
-      if (!this.running) return;
-      const busy = this.inFlightByWebhook.get(row.webhook_id) ?? 0;
-      if (busy >= this.perWebhook) {
-        // This webhook became full during this tick (a full one is left out of the query), so something
-        // was started; the batch may have hidden others' deliveries behind this one's: look again.
-        this.again = true;
-        continue;
+    this.turn = hooks.length ? (this.turn + 1) % hooks.length : 0;
+    for (const hook of [...hooks.slice(this.turn), ...hooks.slice(0, this.turn)]) {
+      if (!this.running || free <= 0) return;
+      const busy = this.inFlightByWebhook.get(hook.id) ?? 0;
+      const failing = hook.consecutive_failures > 0;
+      if (busy >= this.perWebhook || (failing && this.failingInFlight >= this.failingSlots)) continue;
+      const due = await this.options.store.deliveries.dueFor(hook.id, now.toISOString(), Math.min(free, this.perWebhook - busy));
+      for (const row of due) {
+        if (!this.running) return;
+        if (!(await this.options.store.deliveries.claim(row, lease))) continue;
+        free -= 1;
+        this.launch(row, failing);
       }
-      if (!(await this.options.store.deliveries.claim(row, lease))) continue;
-      this.inFlightByWebhook.set(row.webhook_id, busy + 1);
-      const attempt = this.attempt(row)
-        .catch((error) => this.options.onError?.(error))
-        .finally(() => {
-          this.inFlight.delete(attempt);
-          const left = (this.inFlightByWebhook.get(row.webhook_id) ?? 1) - 1;
-          if (left > 0) this.inFlightByWebhook.set(row.webhook_id, left);
-          else this.inFlightByWebhook.delete(row.webhook_id);
-          // A slot is free: there may be more waiting.
-          this.wake();
-        });
-      this.inFlight.add(attempt);
     }
+  }
+
+  private launch(row: DeliveryRow, failing: boolean): void {
+    this.inFlightByWebhook.set(row.webhook_id, (this.inFlightByWebhook.get(row.webhook_id) ?? 0) + 1);
+    if (failing) this.failingInFlight += 1;
+    const attempt = this.attempt(row)
+      .catch((error) => this.options.onError?.(error))
+      .finally(() => {
+        this.inFlight.delete(attempt);
+        if (failing) this.failingInFlight -= 1;
+        const left = (this.inFlightByWebhook.get(row.webhook_id) ?? 1) - 1;
+        if (left > 0) this.inFlightByWebhook.set(row.webhook_id, left);
+        else this.inFlightByWebhook.delete(row.webhook_id);
+        // A slot is free: there may be more waiting.
+        this.wake();
+      });
+    this.inFlight.add(attempt);
   }
 
   private async attempt(row: DeliveryRow): Promise<void> {
@@ -127,20 +149,23 @@ export class WebhookSender {
     if (!hook) return;
     let status: number | null = null;
     let error: string | null = null;
+    let blocked = false;
     try {
-      status = await this.post(hook.url, hook.secret, row);
+      status = await this.post(hook.url, this.options.store.webhooks.openSecret(hook.secret), row);
       if (status < 200 || status >= 300) error = `receiver answered HTTP ${status}`;
     } catch (e) {
-      const err = e as Error & { cause?: { code?: string; message?: string } };
+      const err = e as Error & { code?: string; cause?: { code?: string; message?: string } };
+      blocked = err instanceof BlockedTargetError;
       error =
         err.name === 'TimeoutError' || err.name === 'AbortError'
           ? `no answer within ${this.timeoutMs} ms`
-          : (err.cause?.code ?? err.cause?.message ?? err.message);
+          : (err.code ?? err.cause?.code ?? err.cause?.message ?? err.message);
     }
     const now = this.clock();
     const attempts = row.attempts + 1;
     const delivered = error === null;
-    const retryIn = this.schedule[attempts - 1];
+    // A receiver refused as private will not become public by waiting: no retries.
+    const retryIn = blocked ? undefined : this.schedule[attempts - 1];
     const jitter = 0.8 + Math.random() * 0.4;
     await this.options.store.deliveries.recordAttempt(row.id, {
       status: delivered ? 'delivered' : retryIn === undefined ? 'failed' : 'pending',
@@ -154,31 +179,22 @@ export class WebhookSender {
       last_error: error?.slice(0, 500) ?? null,
       delivered_at: delivered ? now.toISOString() : null,
     });
+    await this.options.store.webhooks.recordOutcome(hook.id, delivered, now.toISOString(), {
+      threshold: this.options.breakerThreshold ?? 5,
+      openMs: this.options.breakerOpenMs ?? 60_000,
+      maxOpenMs: 3_600_000,
+    });
   }
 
   private async post(url: string, secret: string, row: DeliveryRow): Promise<number> {
-    const target = new URL(url);
-    if (!this.options.allowPrivate) {
-      // Checked at each attempt: a name may resolve elsewhere than when the webhook was registered.
-      const addresses = await lookup(target.hostname.replace(/^\[|\]$/g, ''), { all: true });
-      if (addresses.some((a) => isPrivateAddress(a.address)))
-        throw new Error('the receiver resolves to a loopback or private address');
-    }
     const timestamp = Math.floor(this.clock().getTime() / 1000);
-    const response = await fetch(target, {
-      method: 'POST',
-      redirect: 'manual',
-      signal: AbortSignal.timeout(this.timeoutMs),
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': 'agora-webhooks/1',
-        'webhook-id': row.message_id,
-        'webhook-timestamp': String(timestamp),
-        'webhook-signature': signWebhook(secret, row.message_id, timestamp, row.payload),
-      },
-      body: row.payload,
-    });
-    await response.body?.cancel().catch(() => undefined);
-    return response.status;
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'agora-webhooks/1',
+      'webhook-id': row.message_id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signWebhook(secret, row.message_id, timestamp, row.payload),
+    };
+    return postWebhook(url, headers, row.payload, { timeoutMs: this.timeoutMs, allowPrivate: !!this.options.allowPrivate });
   }
 }

@@ -27,7 +27,13 @@ export const ErrorCode = {
   defaultPermissionSet: 'default_permission_set',
   payloadTooLarge: 'payload_too_large',
   lengthRequired: 'length_required',
+  tooManyParts: 'too_many_parts',
+  uriTooLong: 'uri_too_long',
+  headersTooLarge: 'headers_too_large',
+  malformedRequest: 'malformed_request',
+  requestTimeout: 'request_timeout',
   unsupportedMediaType: 'unsupported_media_type',
+  unsupportedEncoding: 'unsupported_encoding',
   validationFailed: 'validation_failed',
   idempotencyKeyReused: 'idempotency_key_reused',
   rateLimited: 'rate_limited',
@@ -51,6 +57,8 @@ export class AppError extends Error {
     readonly code: string,
     message: string,
     readonly fields?: FieldError[],
+    /** Response headers that go with the error (`Retry-After` on a 429, `Allow` on a 405). */
+    readonly headers?: Record<string, string>,
   ) {
     super(message);
     this.name = 'AppError';
@@ -83,5 +91,11 @@ export const invalidFields = (fields: FieldError[], message?: string): AppError 
     message ?? fields.map((f) => `${f.field}: ${f.message}`).join('; '),
     fields,
   );
+
+/** 429 with `Retry-After` (whole seconds, at least 1). */
+export const rateLimited = (message: string, retryAfterSeconds: number): AppError =>
+  new AppError(429, ErrorCode.rateLimited, message, undefined, {
+    'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))),
+  });
 
 export const invalidField = (field: string, message: string): AppError => invalidFields([{ field, message }]);

@@ -1,5 +1,7 @@
-import { type Kysely, type Selectable, sql } from 'kysely';
-import type { Database, IdempotencyKeyTable, PermissionSetTable } from './schema.js';
+import { type Kysely, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
+import type { Pagination } from '../shared/schemas/common.js';
+import { countOf, offsetOf } from './paging.js';
+import type { ApiKeyTable, Database, IdempotencyKeyTable, PermissionSetTable } from './schema.js';
 import type { UserWithRole } from './users.js';
 
 export type PermissionSetRow = Selectable<PermissionSetTable>;
@@ -46,19 +48,44 @@ export interface ApiKeyOwner {
 
 /** API key pairs; the secret is only ever stored as a scrypt hash. */
 export function apiKeysRepo(db: Kysely<Database>) {
+  const listed = () =>
+    db.selectFrom('api_keys').select(['id', 'user_id', 'api_key', 'created_at', 'last_used_at']);
   return {
     async insert(row: { id: string; user_id: string; api_key: string; secret_hash: string; created_at: string }) {
       await db.insertInto('api_keys').values(row).execute();
     },
-    async findSecretHash(apiKey: string): Promise<{ user_id: string; secret_hash: string } | undefined> {
+    async findSecretHash(apiKey: string): Promise<{ id: string; user_id: string; secret_hash: string } | undefined> {
       return db
         .selectFrom('api_keys')
-        .select(['user_id', 'secret_hash'])
+        .select(['id', 'user_id', 'secret_hash'])
         .where('api_key', '=', apiKey)
         .executeTakeFirst();
     },
+    /** A key by its id or by its `api_key` value. */
+    findByRef(ref: string): Promise<ApiKeyListed | undefined> {
+      return listed()
+        .where((eb) => eb.or([eb('id', '=', ref), eb('api_key', '=', ref)]))
+        .executeTakeFirst();
+    },
+    async list(filter: { user_id?: string }, page: Pagination): Promise<{ rows: ApiKeyListed[]; total: number }> {
+      const filtered = <Q extends SelectQueryBuilder<Database, 'api_keys', object>>(q: Q): Q =>
+        filter.user_id === undefined ? q : (q.where('user_id', '=', filter.user_id) as Q);
+      const [rows, total] = await Promise.all([
+        filtered(listed()).orderBy('id').limit(page.per_page).offset(offsetOf(page)).execute(),
+        countOf(filtered(db.selectFrom('api_keys'))),
+      ]);
+      return { rows, total };
+    },
+    async markUsed(id: string, now: string): Promise<void> {
+      await db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', id).execute();
+    },
+    async delete(id: string): Promise<boolean> {
+      const result = await db.deleteFrom('api_keys').where('id', '=', id).executeTakeFirst();
+      return Number(result.numDeletedRows) === 1;
+    },
   };
 }
+export type ApiKeyListed = Pick<Selectable<ApiKeyTable>, 'id' | 'user_id' | 'api_key' | 'created_at' | 'last_used_at'>;
 export type ApiKeysRepo = ReturnType<typeof apiKeysRepo>;
 
 /** Responses remembered for `Idempotency-Key`. */

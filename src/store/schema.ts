@@ -15,6 +15,8 @@ export interface UserTable {
   first_name: string;
   last_name: string;
   nickname: string;
+  /** The nickname folded (NFKC, lower case): unique, so that `Zed` and `zed` are one nickname. */
+  nickname_key: string | null;
   email: string;
   password_hash: string;
   permission_set_id: string;
@@ -31,6 +33,8 @@ export interface ApiKeyTable {
   api_key: string;
   secret_hash: string;
   created_at: string;
+  /** Set when the pair is verified with scrypt (not at each request: within the verified-pair cache's lifetime). */
+  last_used_at: string | null;
 }
 
 export interface PageConfigurationTable {
@@ -126,6 +130,10 @@ export interface WebhookTable {
   user_id: string;
   created_at: string;
   updated_at: string;
+  /** Failed attempts in a row (any delivery); reset by a success. */
+  consecutive_failures: number;
+  /** While in the future, the webhook's deliveries wait (circuit breaker open). */
+  circuit_open_until: string | null;
 }
 
 export interface WebhookDeliveryTable {

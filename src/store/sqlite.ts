@@ -1,13 +1,29 @@
 import Database from 'better-sqlite3';
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import type { Database as Schema } from './schema.js';
+import { SecretBox } from './secret-box.js';
 import { createKyselyStore, migrateToLatest, type Store } from './store.js';
+
+export interface SqliteStoreOptions {
+  /** AGORA_SECRET_KEY: seals stored secrets; without it, a key file beside the database (`<db>.key`, 0600). */
+  secretKey?: string;
+}
 
 /**
  * Opens (creating if needed) the SQLite store in one file, in WAL mode with foreign keys on, and applies
- * the migrations. `:memory:` works for throwaway stores.
+ * the migrations. `:memory:` works for throwaway stores. A database agora creates is private: the file
+ * (and so its `-wal` and `-shm`, which SQLite creates with the file's mode) 0600, its folder 0700.
  */
-export async function openSqliteStore(file: string): Promise<Store> {
+export async function openSqliteStore(file: string, options: SqliteStoreOptions = {}): Promise<Store> {
+  const inMemory = file === ':memory:' || file === '';
+  if (!inMemory) createPrivately(file);
+  const secrets = options.secretKey
+    ? SecretBox.fromString(options.secretKey)
+    : inMemory
+      ? SecretBox.ephemeral()
+      : SecretBox.fromKeyFile(`${file}.key`);
   const sqlite = new Database(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
@@ -25,7 +41,16 @@ export async function openSqliteStore(file: string): Promise<Store> {
   // counted as they run. Together they change whenever the data may have.
   const otherWriters = sqlite.prepare('PRAGMA data_version').pluck();
   const dataVersion = () => `${otherWriters.get() as number}.${writes.count}`;
-  return createKyselyStore(db, 'sqlite', { dataVersion });
+  const store = createKyselyStore(db, 'sqlite', { dataVersion, secrets });
+  await store.webhooks.sealClearSecrets();
+  return store;
+}
+
+/** Creates the database file 0600 (and its folder 0700) when it does not exist yet; an existing one is left as it is. */
+function createPrivately(file: string): void {
+  const dir = dirname(resolve(file));
+  if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
 }
 
 /**

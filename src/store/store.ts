@@ -3,6 +3,7 @@ import { apiKeysRepo, idempotencyRepo, permissionSetsRepo } from './access.js';
 import { followsRepo } from './follows.js';
 import { membership } from './migrations/0002-membership.js';
 import { foundation } from './migrations/0001-foundation.js';
+import { hardening } from './migrations/0004-hardening.js';
 import { accessRequestsRepo, invitesRepo } from './membership.js';
 import { content } from './migrations/0003-content.js';
 import { audit } from './migrations/0006-audit.js';
@@ -14,6 +15,7 @@ import { notificationJobsRepo, notificationsRepo } from './notifications.js';
 import { deliveriesRepo, webhooksRepo } from './webhooks.js';
 import { pageConfigurationsRepo, pagesRepo } from './pages.js';
 import type { Database } from './schema.js';
+import { SecretBox } from './secret-box.js';
 import { usersRepo } from './users.js';
 
 /** Numbered migrations, applied in order at start. */
@@ -21,6 +23,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': foundation,
   '0002-membership': membership,
   '0003-content': content,
+  '0004-hardening': hardening,
   '0006-audit': audit,
 };
 
@@ -69,8 +72,9 @@ export interface Store {
 export function createKyselyStore(
   db: Kysely<Database>,
   dialect: Store['dialect'],
-  options: { inTransaction?: boolean; onClose?: () => Promise<void>; dataVersion?: () => string } = {},
+  options: { inTransaction?: boolean; onClose?: () => Promise<void>; dataVersion?: () => string; secrets?: SecretBox } = {},
 ): Store {
+  const secrets = options.secrets ?? SecretBox.ephemeral();
   const store: Store = {
     dialect,
     users: usersRepo(db),
@@ -82,7 +86,7 @@ export function createKyselyStore(
     idempotency: idempotencyRepo(db),
     accessRequests: accessRequestsRepo(db),
     invites: invitesRepo(db),
-    webhooks: webhooksRepo(db),
+    webhooks: webhooksRepo(db, secrets),
     deliveries: deliveriesRepo(db),
     statuses: statusesRepo(db),
     comments: commentsRepo(db),
@@ -97,13 +101,13 @@ export function createKyselyStore(
     transaction(fn) {
       if (options.inTransaction) return fn(store);
       if (dialect === 'postgres')
-        return db.transaction().execute((trx) => fn(createKyselyStore(trx, dialect, { inTransaction: true })));
+        return db.transaction().execute((trx) => fn(createKyselyStore(trx, dialect, { inTransaction: true, secrets })));
       // SQLite: take the write lock up front. A deferred BEGIN that reads and then writes fails with
       // SQLITE_BUSY when another process (a second `agora serve` on the same file) wrote in between.
       return db.connection().execute(async (conn) => {
         await sql`begin immediate`.execute(conn);
         try {
-          const result = await fn(createKyselyStore(conn, dialect, { inTransaction: true }));
+          const result = await fn(createKyselyStore(conn, dialect, { inTransaction: true, secrets }));
           await sql`commit`.execute(conn);
           return result;
         } catch (error) {

@@ -12,6 +12,9 @@ export interface UserWithRole extends UserRow {
   role_image_url: string | null;
 }
 
+/** What makes two nicknames the same one: compatibility-normalised, lower case. */
+export const nicknameKey = (nickname: string): string => nickname.normalize('NFKC').toLowerCase();
+
 export interface UserFilter {
   nickname?: string;
   /** A permission set id or name. */
@@ -44,8 +47,11 @@ export function usersRepo(db: Kysely<Database>) {
   };
 
   return {
-    async insert(row: UserRow): Promise<void> {
-      await db.insertInto('users').values(row).execute();
+    async insert(row: Omit<UserRow, 'nickname_key'>): Promise<void> {
+      await db
+        .insertInto('users')
+        .values({ ...row, nickname_key: nicknameKey(row.nickname) })
+        .execute();
     },
     getById(id: string): Promise<UserWithRole | undefined> {
       return withRole().where('users.id', '=', id).executeTakeFirst();
@@ -62,7 +68,7 @@ export function usersRepo(db: Kysely<Database>) {
       return withRole().where('users.id', 'in', ids).execute();
     },
     async isNicknameTaken(nickname: string): Promise<boolean> {
-      const row = await db.selectFrom('users').select('id').where('nickname', '=', nickname).executeTakeFirst();
+      const row = await db.selectFrom('users').select('id').where('nickname_key', '=', nicknameKey(nickname)).executeTakeFirst();
       return !!row;
     },
     async list(filter: UserFilter, page: Pagination): Promise<{ rows: UserWithRole[]; total: number }> {

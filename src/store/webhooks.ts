@@ -2,20 +2,48 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database, WebhookDeliveryTable, WebhookTable } from './schema.js';
 import { countOf, offsetOf } from './paging.js';
+import { SecretBox } from './secret-box.js';
 
 export type WebhookRow = Selectable<WebhookTable>;
 export type DeliveryRow = Selectable<WebhookDeliveryTable>;
 
-export function webhooksRepo(db: Kysely<Database>) {
+/**
+ * Webhooks; their signing secrets are stored sealed by `box`. Rows are read with the secret still sealed
+ * (listing webhooks never needs it); `openSecret` gives it in clear to the sender.
+ */
+export function webhooksRepo(db: Kysely<Database>, box: SecretBox) {
   return {
+    openSecret(sealed: string): string {
+      return box.open(sealed);
+    },
     async insert(row: WebhookRow): Promise<void> {
-      await db.insertInto('webhooks').values(row).execute();
+      await db
+        .insertInto('webhooks')
+        .values({ ...row, secret: box.seal(row.secret) })
+        .execute();
     },
     getById(id: string): Promise<WebhookRow | undefined> {
       return db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
     },
     all(): Promise<WebhookRow[]> {
       return db.selectFrom('webhooks').selectAll().orderBy('id').execute();
+    },
+    /** Webhooks whose circuit is not open at `now`, with their failures in a row. */
+    deliverable(now: string): Promise<Pick<WebhookRow, 'id' | 'consecutive_failures'>[]> {
+      return db
+        .selectFrom('webhooks')
+        .select(['id', 'consecutive_failures'])
+        .where((eb) => eb.or([eb('circuit_open_until', 'is', null), eb('circuit_open_until', '<=', now)]))
+        .orderBy('id')
+        .execute();
+    },
+    /** Seals the secrets stored in clear before encryption existed; answers how many. */
+    async sealClearSecrets(): Promise<number> {
+      const rows = await db.selectFrom('webhooks').select(['id', 'secret']).execute();
+      const clear = rows.filter((r) => !SecretBox.isSealed(r.secret));
+      for (const row of clear)
+        await db.updateTable('webhooks').set({ secret: box.seal(row.secret) }).where('id', '=', row.id).execute();
+      return clear.length;
     },
     async list(page: Pagination) {
       const [rows, total] = await Promise.all([
@@ -33,6 +61,40 @@ export function webhooksRepo(db: Kysely<Database>) {
     async delete(id: string): Promise<void> {
       await db.deleteFrom('webhooks').where('id', '=', id).execute();
     },
+    /**
+     * The circuit breaker, in one statement (several senders may share the store): a success closes it; a
+     * failure counts, and from `threshold` failures in a row opens it for `openMs`, doubled at each further
+     * failure up to `maxOpenMs`.
+     */
+    async recordOutcome(
+      id: string,
+      succeeded: boolean,
+      now: string,
+      breaker: { threshold: number; openMs: number; maxOpenMs: number },
+    ): Promise<void> {
+      if (succeeded) {
+        await db
+          .updateTable('webhooks')
+          .set({ consecutive_failures: 0, circuit_open_until: null })
+          .where('id', '=', id)
+          .where('consecutive_failures', '>', 0)
+          .execute();
+        return;
+      }
+      const row = await db.selectFrom('webhooks').select('consecutive_failures').where('id', '=', id).executeTakeFirst();
+      if (!row) return;
+      const failures = row.consecutive_failures + 1;
+      const over = failures - breaker.threshold;
+      const openUntil =
+        over >= 0
+          ? new Date(Date.parse(now) + Math.min(breaker.maxOpenMs, breaker.openMs * 2 ** Math.min(over, 20))).toISOString()
+          : null;
+      await db
+        .updateTable('webhooks')
+        .set((eb) => ({ consecutive_failures: eb('consecutive_failures', '+', 1), circuit_open_until: openUntil }))
+        .where('id', '=', id)
+        .execute();
+    },
   };
 }
 export type WebhooksRepo = ReturnType<typeof webhooksRepo>;
@@ -46,15 +108,18 @@ export function deliveriesRepo(db: Kysely<Database>) {
     getById(id: string): Promise<DeliveryRow | undefined> {
       return db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst();
     },
-    /** Pending deliveries whose next attempt is due, oldest first, leaving out those of `skipWebhooks`. */
-    due(now: string, limit: number, skipWebhooks: readonly string[] = []): Promise<DeliveryRow[]> {
-      let query = db
+    /** A webhook's pending deliveries whose next attempt is due, oldest first (one index range). */
+    dueFor(webhookId: string, now: string, limit: number): Promise<DeliveryRow[]> {
+      return db
         .selectFrom('webhook_deliveries')
         .selectAll()
+        .where('webhook_id', '=', webhookId)
         .where('status', '=', 'pending')
-        .where('next_attempt_at', '<=', now);
-      if (skipWebhooks.length) query = query.where('webhook_id', 'not in', skipWebhooks);
-      return query.orderBy('next_attempt_at').orderBy('id').limit(limit).execute();
+        .where('next_attempt_at', '<=', now)
+        .orderBy('next_attempt_at')
+        .orderBy('id')
+        .limit(limit)
+        .execute();
     },
     /**
      * Takes a delivery for one attempt by moving its next attempt to the end of a lease: another sender

@@ -208,3 +208,16 @@ describe('GET /audit_log', () => {
     expect(walked).toEqual(all);
   });
 });
+
+describe('API keys revoked', () => {
+  it('writes one api_key.revoke entry in the revocation, naming the owner', async () => {
+    const issued = await issueApiKey(t.deps, linus.user.id);
+    const keys = await t.call('GET', `/api_keys?user_id=${linus.user.id}`);
+    const key = keys.body.items.find((k: { api_key: string }) => k.api_key === issued.api_key);
+    const res = await t.call('DELETE', `/api_keys/${key.id}`);
+    await expectOneEntry(res, 204, key.id, { action: 'api_key.revoke', target_type: 'api_key', summary: 'revoked an API key of linus' });
+    // A key that is gone is 404, and writes nothing.
+    expect((await t.call('DELETE', `/api_keys/${key.id}`)).status).toBe(404);
+    expect((await entriesFor(key.id)).filter((e) => e.action === 'api_key.revoke')).toHaveLength(1);
+  });
+});

@@ -47,7 +47,7 @@ export interface TestApp {
   call<T = any>(
     method: string,
     path: string,
-    options?: { as?: Credentials | null; body?: unknown; headers?: Record<string, string> },
+    options?: { as?: Credentials | null; body?: unknown; headers?: Record<string, string>; remoteAddress?: string },
   ): Promise<Answer<T>>;
   /** A Member with a key of their own, made through the API. */
   member(overrides?: Record<string, unknown>): Promise<{ user: { id: string; nickname: string; slug: string }; creds: Credentials }>;
@@ -79,7 +79,7 @@ export async function startApp(options: Partial<Omit<AppOptions, 'store'>> & { d
       headers['content-type'] ??= 'application/json';
       payload = typeof callOptions.body === 'string' ? callOptions.body : JSON.stringify(callOptions.body);
     }
-    const res = await app.inject({ method: method as 'GET', url: PREFIX + path, headers, payload });
+    const res = await app.inject({ method: method as 'GET', url: PREFIX + path, headers, payload, remoteAddress: callOptions.remoteAddress });
     return { status: res.statusCode, headers: res.headers, body: res.body ? JSON.parse(res.body) : undefined };
   };
 

@@ -72,7 +72,8 @@ export async function startServer(
     errors: () => stderr,
     stop: (signal = 'SIGTERM') =>
       new Promise((ok) => {
-        if (child.exitCode !== null) return ok(child.exitCode);
+        // Ended already (by an exit, or by a signal such as a kill -9): nothing to wait for.
+        if (child.exitCode !== null || child.signalCode !== null) return ok(child.exitCode);
         child.once('exit', (code) => ok(code));
         child.kill(signal);
       }),

@@ -19,6 +19,7 @@ export function registerServeCommand(program: Command): void {
         ...options,
         bootstrapKey: process.env.AGORA_BOOTSTRAP_API_KEY,
         bootstrapSecret: process.env.AGORA_BOOTSTRAP_API_SECRET,
+        secretKey: process.env.AGORA_SECRET_KEY,
         print: (line) => process.stdout.write(`${line}\n`),
       });
     });

@@ -10,6 +10,18 @@ const COLUMNS: Column<Webhook>[] = [
   { header: 'events', value: (w) => w.events.join(' ') },
 ];
 
+/** `webhooks get` also shows the circuit breaker. */
+const GET_COLUMNS: Column<Webhook>[] = [
+  ...COLUMNS,
+  {
+    header: 'circuit',
+    value: (w) =>
+      w.circuit.state === 'closed' && w.circuit.consecutive_failures === 0
+        ? 'closed'
+        : `${w.circuit.state} (${w.circuit.consecutive_failures} failures in a row${w.circuit.open_until ? `, until ${w.circuit.open_until}` : ''})`,
+  },
+];
+
 const DELIVERY_COLUMNS: Column<Delivery>[] = [
   { header: 'id', value: (d) => d.id },
   { header: 'event', value: (d) => d.event },
@@ -64,7 +76,7 @@ export function registerWebhookCommands(program: Command): void {
     .action(
       withContext(async ({ client, out }, _o, [id]) => {
         const { seg } = await import('../../client/api-client.js');
-        await out.record(await client.get<Webhook>(`/webhooks/${seg(id!)}`), COLUMNS);
+        await out.record(await client.get<Webhook>(`/webhooks/${seg(id!)}`), GET_COLUMNS);
       }),
     );
 

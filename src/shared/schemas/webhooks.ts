@@ -27,7 +27,16 @@ export const WebhookSchema = z.object({
   id: Id,
   url: z.string(),
   events: z.array(z.enum(WEBHOOK_EVENTS)),
-  secret: z.string().optional().describe('Shown once, at creation: the Standard Webhooks signing secret (whsec_…)'),
+  secret: z.string().optional().describe('Shown once, in the answer that created the webhook (not in an Idempotency-Key replay of it): the Standard Webhooks signing secret (whsec_…)'),
+  circuit: z
+    .object({
+      state: z.enum(['closed', 'open', 'half_open']),
+      consecutive_failures: z.number().int(),
+      open_until: Timestamp.nullable(),
+    })
+    .describe(
+      'Circuit breaker: after 5 failed attempts in a row the webhook is left alone until open_until (60 s, doubling, at most 1 h); then one attempt (half_open) closes it on success',
+    ),
   created_at: Timestamp,
   updated_at: Timestamp,
 });

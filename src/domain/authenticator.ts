@@ -1,0 +1,181 @@
+import { timingSafeEqual } from 'node:crypto';
+import { AppError, ErrorCode, rateLimited } from '../shared/errors.js';
+import type { Permissions } from '../shared/schemas/permissions.js';
+import { SYSTEM_ROLES } from '../store/default-roles.js';
+import { FailureLimiter, VerificationQueue } from './auth-limits.js';
+import type { Caller, Deps } from './context.js';
+import { parsePermissions } from './permissions.js';
+import { fastDigest, verifySecret } from './secrets.js';
+
+export interface AuthLimits {
+  /** Failed authentications allowed per client address in a window (default 20). */
+  failuresPerAddress?: number;
+  /** Failed authentications allowed per API key in a window (default 10). */
+  failuresPerKey?: number;
+  /** The window, in milliseconds (default 60 s). */
+  windowMs?: number;
+  /** scrypt checks at once (default 2) and waiting (default 64). */
+  verifyConcurrency?: number;
+  verifyQueue?: number;
+  /** How long a verified pair is remembered after its last use (default 5 minutes), and how many (default 10,000). */
+  ttlMs?: number;
+  maxEntries?: number;
+}
+
+export const DEFAULT_AUTH_LIMITS = {
+  failuresPerAddress: 20,
+  failuresPerKey: 10,
+  windowMs: 60_000,
+  verifyConcurrency: 2,
+  verifyQueue: 64,
+  ttlMs: 5 * 60_000,
+  maxEntries: 10_000,
+} satisfies Required<AuthLimits>;
+
+interface VerifiedPair {
+  digest: Buffer;
+  keyId: string;
+  userId: string;
+  secretHash: string;
+  expiresAt: number;
+  /** When `last_used_at` was last written. */
+  markedAt: number;
+  /** The store's data version when the key's row was last seen unchanged. */
+  confirmedAt: string | undefined;
+}
+
+const unauthorized = (message: string) => new AppError(401, ErrorCode.unauthorized, message);
+const INVALID = 'Invalid API key or secret';
+
+/**
+ * Checks `Api-Key`/`Api-Secret`. A scrypt check costs tens of milliseconds, so a pair that passed is
+ * remembered (by a SHA-256 digest of the secret, never the secret) for a few minutes; it is trusted only while
+ * its key's row is unchanged, re-read whenever the store's data changed (by this process or another), so a
+ * revoked key is refused from the next request. Failures are limited per address and per key, and scrypt
+ * checks go through a bounded queue where those who failed wait last.
+ */
+export class Authenticator {
+  private readonly verified = new Map<string, VerifiedPair>();
+  private readonly callers = new Map<string, { version: string; caller: Caller }>();
+  private readonly limits: Required<AuthLimits>;
+  private readonly byAddress: FailureLimiter;
+  private readonly byKey: FailureLimiter;
+  private readonly queue: VerificationQueue;
+
+  constructor(
+    private readonly deps: Deps,
+    limits: AuthLimits = {},
+  ) {
+    // Settings left undefined keep their defaults.
+    const given = Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined));
+    this.limits = { ...DEFAULT_AUTH_LIMITS, ...given };
+    this.byAddress = new FailureLimiter(this.limits.failuresPerAddress, this.limits.windowMs);
+    this.byKey = new FailureLimiter(this.limits.failuresPerKey, this.limits.windowMs);
+    this.queue = new VerificationQueue(this.limits.verifyConcurrency, this.limits.verifyQueue);
+  }
+
+  async authenticate(apiKey: string | undefined, apiSecret: string | undefined, address = 'unknown'): Promise<Caller> {
+    if (!apiKey || !apiSecret) throw unauthorized('Missing credentials: send the Api-Key and Api-Secret headers');
+    const cached = await this.fromCache(apiKey, apiSecret);
+    const userId = cached.userId ?? (await this.verifyLimited(apiKey, apiSecret, address, cached.known));
+    // Kept only while the stored data has not changed at all: a role change applies to the very next call.
+    const version = this.deps.store.dataVersion();
+    const known = this.callers.get(userId);
+    if (known && version !== undefined && known.version === version) return known.caller;
+    const row = await this.deps.store.users.getWithPermissions(userId);
+    if (!row) throw unauthorized(INVALID);
+    const { role_permissions, ...user } = row;
+    const caller = { user, permissions: this.parsed(role_permissions), isAdmin: user.role_system_key === SYSTEM_ROLES.admins };
+    if (version !== undefined) {
+      if (this.callers.size >= this.limits.maxEntries) this.callers.clear();
+      this.callers.set(userId, { version, caller });
+    }
+    return caller;
+  }
+
+  /** Parsing a role's permissions once per distinct value (a role's JSON changes only when the role is edited). */
+  private readonly permissionsByJson = new Map<string, Permissions>();
+  private parsed(json: string): Permissions {
+    let permissions = this.permissionsByJson.get(json);
+    if (!permissions) {
+      if (this.permissionsByJson.size >= 1000) this.permissionsByJson.clear();
+      permissions = parsePermissions(json);
+      this.permissionsByJson.set(json, permissions);
+    }
+    return permissions;
+  }
+
+  private now(): number {
+    return this.deps.clock().getTime();
+  }
+
+  /**
+   * The user of a remembered pair, or undefined. A remembered pair's lifetime slides with use; one that has
+   * expired still vouches for its secret (`known`): it is checked with scrypt again, but never held back by
+   * the failure limits, so a client that was working is not locked out by a flood of wrong secrets for its key.
+   */
+  private async fromCache(apiKey: string, apiSecret: string): Promise<{ userId?: string; known: boolean }> {
+    const hit = this.verified.get(apiKey);
+    if (!hit || !timingSafeEqual(hit.digest, fastDigest(apiSecret))) return { known: false };
+    if (hit.expiresAt < this.now()) return { known: true };
+    const version = this.deps.store.dataVersion();
+    if (version === undefined || version !== hit.confirmedAt) {
+      // Something changed since the pair was last seen: make sure its key still stands as it was verified.
+      const row = await this.deps.store.apiKeys.findSecretHash(apiKey);
+      if (!row || row.id !== hit.keyId || row.secret_hash !== hit.secretHash) {
+        this.verified.delete(apiKey);
+        return { known: false };
+      }
+      hit.confirmedAt = version;
+    }
+    const now = this.now();
+    hit.expiresAt = now + this.limits.ttlMs;
+    // `last_used_at` is kept to within the pair's lifetime: one write per lifetime, not one per request.
+    if (now - hit.markedAt >= this.limits.ttlMs) {
+      hit.markedAt = now;
+      await this.deps.store.apiKeys.markUsed(hit.keyId, this.deps.clock().toISOString());
+    }
+    return { userId: hit.userId, known: true };
+  }
+
+  private async verifyLimited(apiKey: string, apiSecret: string, address: string, known: boolean): Promise<string> {
+    const now = this.now();
+    const wait = known ? 0 : Math.max(this.byAddress.retryAfter(address, now), this.byKey.retryAfter(apiKey, now));
+    if (wait > 0)
+      throw rateLimited(`Too many failed authentications: retry in ${Math.ceil(wait)} s`, wait);
+    if (apiKey.length > 200 || apiSecret.length > 200) return this.failed(apiKey, address);
+    const suspect = !known && (this.byAddress.count(address, now) > 0 || this.byKey.count(apiKey, now) > 0);
+    const row = await this.queue.run(suspect, async () => {
+      const found = await this.deps.store.apiKeys.findSecretHash(apiKey);
+      // Unknown keys cost a scrypt too, so that timing does not tell which keys exist.
+      const ok = await verifySecret(apiSecret, found?.secret_hash ?? DUMMY_HASH);
+      return found && ok ? found : undefined;
+    });
+    if (!row) return this.failed(apiKey, address);
+    this.byKey.forget(apiKey);
+    if (this.verified.size >= this.limits.maxEntries) {
+      const oldest = this.verified.keys().next().value;
+      if (oldest !== undefined) this.verified.delete(oldest);
+    }
+    this.verified.set(apiKey, {
+      digest: fastDigest(apiSecret),
+      keyId: row.id,
+      userId: row.user_id,
+      secretHash: row.secret_hash,
+      expiresAt: this.now() + this.limits.ttlMs,
+      markedAt: this.now(),
+      confirmedAt: undefined,
+    });
+    await this.deps.store.apiKeys.markUsed(row.id, this.deps.clock().toISOString());
+    return row.user_id;
+  }
+
+  private failed(apiKey: string, address: string): never {
+    const now = this.now();
+    this.byAddress.fail(address, now);
+    this.byKey.fail(apiKey, now);
+    throw unauthorized(INVALID);
+  }
+}
+
+const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';

@@ -1,0 +1,161 @@
+import type { FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import { AppError, ErrorCode, invalidFields, type FieldError } from '../shared/errors.js';
+
+/**
+ * Every request's input goes through here, whatever route it reaches: bodies are strict (a field the
+ * schema does not name is refused, each one named, so that a typo in a script fails loudly) and text
+ * must be valid Unicode. Routes opt out of strictness only by declaring a `.loose()` object.
+ */
+
+const fieldsOf = (error: z.ZodError, keep: (issue: z.core.$ZodIssue) => boolean = () => true): FieldError[] =>
+  error.issues.filter(keep).map((issue) => ({
+    field: issue.path.length ? issue.path.map(String).join('.') : 'body',
+    message: issue.message,
+  }));
+
+interface SchemaDef {
+  type: string;
+  shape?: Record<string, ZodLike>;
+  catchall?: ZodLike;
+  in?: ZodLike;
+  out?: ZodLike;
+  innerType?: ZodLike;
+  element?: ZodLike;
+  options?: ZodLike[];
+}
+type ZodLike = { _zod: { def: SchemaDef } };
+
+/** The object schema inside wrappers (pipes, preprocessing, optional, defaults), or undefined when it is none. */
+function objectDef(def: SchemaDef): SchemaDef | undefined {
+  switch (def.type) {
+    case 'object':
+      return def;
+    case 'pipe':
+      return (def.in && objectDef(def.in._zod.def)) ?? (def.out && objectDef(def.out._zod.def));
+    case 'optional':
+    case 'nullable':
+    case 'default':
+    case 'prefault':
+    case 'readonly':
+      return def.innerType && objectDef(def.innerType._zod.def);
+    default:
+      return undefined;
+  }
+}
+
+/** The array schema inside wrappers, or undefined. */
+function arrayElement(def: SchemaDef): SchemaDef | undefined {
+  if (def.type === 'array') return def.element?._zod.def;
+  if (def.type === 'pipe') return (def.in && arrayElement(def.in._zod.def)) ?? (def.out && arrayElement(def.out._zod.def));
+  if (def.innerType) return arrayElement(def.innerType._zod.def);
+  return undefined;
+}
+
+const isStrict = (def: SchemaDef) => !def.catchall || def.catchall._zod.def.type === 'never';
+
+/** The field names an object schema accepts (looking through wrappers); undefined when any name goes. */
+export function knownFields(schema: z.ZodType): Set<string> | undefined {
+  const def = objectDef((schema as unknown as ZodLike)._zod.def);
+  return def && isStrict(def) ? new Set(Object.keys(def.shape ?? {})) : undefined;
+}
+
+/** Paths of the fields of `value`, at any depth, that the schema does not name. */
+function unknownFields(def: SchemaDef, value: unknown, path: string, found: string[], depth = 0): void {
+  if (depth > 16 || !value || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    const element = arrayElement(def);
+    if (element) value.forEach((item, i) => unknownFields(element, item, `${path}.${i}`, found, depth + 1));
+    return;
+  }
+  const object = objectDef(def);
+  if (!object || Buffer.isBuffer(value)) return;
+  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+    const at = path ? `${path}.${key}` : key;
+    const field = object.shape?.[key];
+    if (field) unknownFields(field._zod.def, item, at, found, depth + 1);
+    else if (isStrict(object)) found.push(at);
+  }
+}
+
+// In a `u` regular expression a well-formed surrogate pair is one code point: only lone halves match.
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** Paths of the strings (and keys) in a value that are not valid Unicode. */
+function invalidText(value: unknown, path: string, found: string[], depth = 0): void {
+  if (typeof value === 'string') {
+    if (LONE_SURROGATE.test(value)) found.push(path);
+  } else if (value && typeof value === 'object' && depth < 32 && !Buffer.isBuffer(value)) {
+    for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+      const at = path ? `${path}.${key}` : key;
+      if (LONE_SURROGATE.test(key)) found.push(at);
+      else invalidText(item, at, found, depth + 1);
+    }
+  }
+}
+
+const NOT_UNICODE = 'must be valid Unicode text (it holds a lone UTF-16 surrogate)';
+export const UNKNOWN_FIELD = 'is not a field of this request';
+
+export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body)))
+    throw new AppError(400, ErrorCode.invalidBody, 'The request body must be an object of fields');
+  const fields = (body ?? {}) as Record<string, unknown>;
+  const problems: FieldError[] = [];
+  const bad: string[] = [];
+  invalidText(fields, '', bad);
+  for (const field of bad) problems.push({ field, message: NOT_UNICODE });
+  const unknown: string[] = [];
+  unknownFields((schema as unknown as ZodLike)._zod.def, fields, '', unknown);
+  for (const field of unknown) if (!bad.includes(field)) problems.push({ field, message: UNKNOWN_FIELD });
+  const result = schema.safeParse(fields);
+  if (!result.success)
+    // Unknown keys of strict objects are named above, one by one.
+    for (const problem of fieldsOf(result.error, (issue) => issue.code !== 'unrecognized_keys'))
+      if (!problems.some((p) => p.field === problem.field)) problems.push(problem);
+  if (!result.success && problems.length === 0) problems.push(...fieldsOf(result.error));
+  if (problems.length || !result.success) throw invalidFields(problems);
+  return result.data;
+}
+
+export function parseQuery<T>(schema: z.ZodType<T>, query: unknown): T {
+  const bad: string[] = [];
+  invalidText(query ?? {}, '', bad);
+  if (bad.length) throw new AppError(400, ErrorCode.invalidQuery, `${bad.join(', ')}: ${NOT_UNICODE}`);
+  const result = schema.safeParse(query ?? {});
+  if (!result.success)
+    throw new AppError(
+      400,
+      ErrorCode.invalidQuery,
+      // Messages of shared pieces (pagination) name their parameter already; the others get it in front.
+      fieldsOf(result.error)
+        .map((f) => (f.message.startsWith(f.field) ? f.message : `${f.field}: ${f.message}`))
+        .join('; '),
+    );
+  return result.data;
+}
+
+/**
+ * Fastify applies its body limit to the bodies it reads itself, but multipart streams past it: an announced
+ * length over the limit is refused before anything is read. So is a multipart body without the boundary that
+ * delimits its parts, which the multipart parser reports as a bare Error (a 500), and a compressed body,
+ * which no parser here reads.
+ */
+export function refuseUnreadableBody(request: FastifyRequest, bodyLimit: number): void {
+  const encoding = request.headers['content-encoding']?.trim().toLowerCase();
+  if (encoding && encoding !== 'identity')
+    throw new AppError(
+      415,
+      ErrorCode.unsupportedEncoding,
+      `Unsupported Content-Encoding ${JSON.stringify(encoding.slice(0, 40))}: send the body uncompressed`,
+    );
+  if (Number(request.headers['content-length']) > bodyLimit)
+    throw new AppError(413, ErrorCode.payloadTooLarge, `The request body is larger than the limit of ${bodyLimit} bytes`);
+  const type = request.headers['content-type'] ?? '';
+  if (!/^\s*multipart\/form-data\b/i.test(type)) return;
+  if (!/;\s*boundary=("[^"]+"|[^\s;"]+)/i.test(type))
+    throw new AppError(400, ErrorCode.invalidBody, 'A multipart/form-data body needs a boundary in its Content-Type');
+  // The multipart parser reads the raw stream, past Fastify's body limit: only a declared length keeps it bounded.
+  if (request.headers['content-length'] === undefined)
+    throw new AppError(411, ErrorCode.lengthRequired, 'A multipart/form-data body needs a Content-Length header');
+}

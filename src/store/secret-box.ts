@@ -1,0 +1,67 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+
+const PREFIX = 'enc:v1:';
+
+/**
+ * Encrypts secrets the server must read back in clear (webhook signing secrets) with AES-256-GCM, under a
+ * key kept outside the database: a copy of the database alone does not give them away.
+ */
+export class SecretBox {
+  private constructor(private readonly key: Buffer) {}
+
+  /** From a passphrase or key of any length (AGORA_SECRET_KEY), hashed to 256 bits. */
+  static fromString(secret: string): SecretBox {
+    if (secret.length < 16) throw new Error('AGORA_SECRET_KEY must be at least 16 characters');
+    return new SecretBox(createHash('sha256').update(secret).digest());
+  }
+
+  /** A key for a throwaway store (`:memory:`). */
+  static ephemeral(): SecretBox {
+    return new SecretBox(randomBytes(32));
+  }
+
+  /**
+   * The key file beside the database (`<db>.key`), created on first use with mode 0600; another process
+   * creating it at the same moment is fine: the first one written wins and both read it.
+   */
+  static fromKeyFile(path: string): SecretBox {
+    try {
+      const fd = openSync(path, 'wx', 0o600);
+      try {
+        writeSync(fd, `${randomBytes(32).toString('base64')}\n`);
+      } finally {
+        closeSync(fd);
+      }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const key = Buffer.from(readFileSync(path, 'utf8').trim(), 'base64');
+    if (key.length !== 32) throw new Error(`${path} does not hold a 256-bit key (base64)`);
+    return new SecretBox(key);
+  }
+
+  static isSealed(value: string): boolean {
+    return value.startsWith(PREFIX);
+  }
+
+  seal(plain: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    return PREFIX + [iv, cipher.getAuthTag(), body].map((b) => b.toString('base64url')).join('.');
+  }
+
+  open(sealed: string): string {
+    // Rows written before encryption existed are encrypted at start; one read in between is still clear.
+    if (!SecretBox.isSealed(sealed)) return sealed;
+    const [iv, tag, body] = sealed.slice(PREFIX.length).split('.').map((p) => Buffer.from(p, 'base64url'));
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.key, iv!);
+      decipher.setAuthTag(tag!);
+      return Buffer.concat([decipher.update(body!), decipher.final()]).toString('utf8');
+    } catch {
+      throw new Error('a stored secret cannot be decrypted: the secret key (AGORA_SECRET_KEY or <db>.key) is not the one it was sealed with');
+    }
+  }
+}

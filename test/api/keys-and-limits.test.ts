@@ -1,0 +1,162 @@
+import { describe, expect, it } from 'vitest';
+import { VerificationQueue } from '../../src/domain/auth-limits.js';
+import { testClock, useApp } from '../helpers/app.js';
+
+const clock = testClock();
+const api = useApp({ clock, auth: { failuresPerAddress: 3, failuresPerKey: 2, windowMs: 60_000 } });
+
+async function newMember() {
+  const { user, creds } = await api.member();
+  return { id: user.id, creds };
+}
+
+describe('failed authentication limits', () => {
+  it('answers 429 rate_limited with Retry-After once an address has failed too often, until the window ends', async () => {
+    const from = { remoteAddress: '203.0.113.7' };
+    const wrong = { key: api.admin.key, secret: 'as_wrong_wrong_wrong' };
+    const other = await newMember();
+    // Failures on two keys: only the address is over its limit.
+    for (const creds of [wrong, { key: other.creds.key, secret: 'nope-nope-nope' }, { key: 'ak_unknown', secret: 'x'.repeat(20) }])
+      expect((await api.call('GET', '/me', { as: creds, ...from })).status).toBe(401);
+    const limited = await api.call('GET', '/me', { as: { key: 'ak_other', secret: 'y'.repeat(20) }, ...from });
+    expect(limited.status).toBe(429);
+    expect(limited.body).toEqual({ error: { code: 'rate_limited', message: expect.stringContaining('retry in') } });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(60);
+    // Another address is not held back; a remembered valid pair is not either.
+    expect((await api.call('GET', '/me', { as: api.admin, remoteAddress: '198.51.100.9' })).status).toBe(200);
+    clock.advance(61_000);
+    expect((await api.call('GET', '/me', { as: wrong, ...from })).status).toBe(401);
+  });
+
+  it('limits failures per key whatever the address, without locking out a pair already verified', async () => {
+    const { creds } = await newMember();
+    expect((await api.call('GET', '/me', { as: creds })).status).toBe(200);
+    const wrong = { key: creds.key, secret: 'as_wrong_wrong_wrong' };
+    for (const address of ['192.0.2.1', '192.0.2.2'])
+      expect((await api.call('GET', '/me', { as: wrong, remoteAddress: address })).status).toBe(401);
+    const limited = await api.call('GET', '/me', { as: wrong, remoteAddress: '192.0.2.3' });
+    expect(limited.status).toBe(429);
+    expect(limited.headers['retry-after']).toBeDefined();
+    expect((await api.call('GET', '/me', { as: creds, remoteAddress: '192.0.2.4' })).status).toBe(200);
+    clock.advance(61_000);
+  });
+});
+
+describe('a client that was working', () => {
+  it('is not locked out by a flood of wrong secrets for its key once its remembered pair has expired', async () => {
+    const { creds } = await newMember();
+    expect((await api.call('GET', '/me', { as: creds })).status).toBe(200);
+    clock.advance(6 * 60_000);
+    const wrong = { key: creds.key, secret: 'as_wrong_wrong_wrong' };
+    for (const address of ['192.0.2.10', '192.0.2.11']) await api.call('GET', '/me', { as: wrong, remoteAddress: address });
+    expect((await api.call('GET', '/me', { as: wrong, remoteAddress: '192.0.2.12' })).status).toBe(429);
+    expect((await api.call('GET', '/me', { as: creds, remoteAddress: '192.0.2.12' })).status).toBe(200);
+    clock.advance(61_000);
+  });
+});
+
+describe('the verification queue', () => {
+  const deferred = () => {
+    let release!: () => void;
+    const promise = new Promise<void>((resolve) => (release = resolve));
+    return { promise, release };
+  };
+
+  it('runs clean checks before suspect ones, and refuses suspects first when full', async () => {
+    const queue = new VerificationQueue(1, 2);
+    const order: string[] = [];
+    const gate = deferred();
+    const running = queue.run(false, async () => {
+      await gate.promise;
+      order.push('first');
+    });
+    const suspect1 = queue.run(true, async () => void order.push('suspect1'));
+    const suspect2 = queue.run(true, async () => void order.push('suspect2'));
+    // Full (two waiting): a third suspect is refused at once; a clean check takes the newest suspect's place.
+    await expect(queue.run(true, async () => void order.push('suspect3'))).rejects.toMatchObject({ status: 429, code: 'rate_limited' });
+    const clean = queue.run(false, async () => void order.push('clean'));
+    await expect(suspect2).rejects.toMatchObject({ status: 429, headers: { 'retry-after': '1' } });
+    gate.release();
+    await Promise.all([running, suspect1, clean]);
+    expect(order).toEqual(['first', 'clean', 'suspect1']);
+    expect(queue.waiting).toBe(0);
+  });
+});
+
+describe('API keys', () => {
+  it('GET /api_keys lists pairs for Admins, never a secret; a Member gets 403', async () => {
+    const member = await newMember();
+    expect((await api.call('GET', '/me', { as: member.creds })).status).toBe(200);
+    const res = await api.call('GET', `/api_keys?user_id=${member.id}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      items: [
+        {
+          id: expect.stringMatching(/^[0-9a-f]{32}$/),
+          user_id: member.id,
+          api_key: member.creds.key,
+          created_at: expect.any(String),
+          last_used_at: clock().toISOString(),
+        },
+      ],
+      total_items: 1,
+    });
+    expect(JSON.stringify(res.body)).not.toContain(member.creds.secret);
+    expect(JSON.stringify(res.body)).not.toContain('scrypt');
+    const forbidden = await api.call('GET', '/api_keys', { as: member.creds });
+    expect(forbidden.status).toBe(403);
+    expect((await api.call('DELETE', `/api_keys/${res.body.items[0].id}`, { as: member.creds })).status).toBe(403);
+  });
+
+  it('DELETE /api_keys/{id} revokes a pair: refused from the next request, though it was remembered', async () => {
+    const member = await newMember();
+    expect((await api.call('GET', '/me', { as: member.creds })).status).toBe(200);
+    const [key] = (await api.call('GET', `/api_keys?user_id=${member.id}`)).body.items;
+    expect((await api.call('DELETE', `/api_keys/${key.id}`)).status).toBe(204);
+    const refused = await api.call('GET', '/me', { as: member.creds });
+    expect(refused.status).toBe(401);
+    expect(refused.body.error.code).toBe('unauthorized');
+    expect((await api.call('DELETE', `/api_keys/${key.id}`)).status).toBe(404);
+  });
+
+  it('a pair revoked through one server is refused by another on the same store from its next request', async () => {
+    // A second process's view: another store (connection) and app on the same file.
+    const { openSqliteStore } = await import('../../src/store/sqlite.js');
+    const { createApp } = await import('../../src/server/app.js');
+    const store = await openSqliteStore(api.file);
+    const second = await createApp({ store });
+    try {
+      const member = await newMember();
+      const me = () =>
+        second.inject({ method: 'GET', url: '/public-api/v1/me', headers: { 'api-key': member.creds.key, 'api-secret': member.creds.secret } });
+      expect((await me()).statusCode).toBe(200);
+      expect((await me()).statusCode).toBe(200);
+      const [key] = (await api.call('GET', `/api_keys?user_id=${member.id}`)).body.items;
+      expect((await api.call('DELETE', `/api_keys/${key.id}`)).status).toBe(204);
+      expect((await me()).statusCode).toBe(401);
+    } finally {
+      await second.close();
+      await store.close();
+    }
+  });
+});
+
+describe('nicknames', () => {
+  it('are unique whatever their case', async () => {
+    const body = (nickname: string) => ({
+      first_name: 'Z',
+      last_name: 'Z',
+      nickname,
+      email: `${nickname.toLowerCase()}-${Math.random().toString(16).slice(2)}@example.org`,
+      password: 'secret123',
+      accept_conditions: true,
+      accept_confidentiality: true,
+    });
+    expect((await api.call('POST', '/users', { body: body('Zed') })).status).toBe(201);
+    const clash = await api.call('POST', '/users', { body: body('zED') });
+    expect(clash.status).toBe(409);
+    expect(clash.body.error.code).toBe('nickname_taken');
+    expect((await api.call('GET', '/users/nickname_availability?nickname=ZED')).body.available).toBe(false);
+  });
+});

@@ -1,0 +1,123 @@
+import Database from 'better-sqlite3';
+import { existsSync, mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openSqliteStore } from '../../src/store/sqlite.js';
+import { startApp } from '../helpers/app.js';
+import { removeDir } from '../helpers/server.js';
+
+const root = mkdtempSync(join(tmpdir(), 'agora-files-'));
+afterAll(() => removeDir(root));
+const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
+
+describe('the database files', () => {
+  it('are created private: the folder 0700, the database, its -wal and -shm 0600, the key file 0600', async () => {
+    const db = join(root, 'new', 'agora.db');
+    const store = await openSqliteStore(db);
+    await store.users.list({}, { page: 1, per_page: 1 });
+    expect(mode(join(root, 'new'))).toBe('700');
+    for (const file of [db, `${db}-wal`, `${db}-shm`, `${db}.key`]) expect(mode(file), file).toBe('600');
+    await store.close();
+  });
+});
+
+describe('webhook signing secrets', () => {
+  const webhook = { url: 'https://example.org/hook', events: ['invite.created'] };
+
+  it('are stored sealed, under the key file beside the database, and read back in clear', async () => {
+    const api = await startApp();
+    try {
+      const created = await api.call('POST', '/webhooks', { body: webhook });
+      expect(created.status).toBe(201);
+      const raw = new Database(api.file, { readonly: true });
+      const stored = raw.prepare('select secret from webhooks where id = ?').pluck().get(created.body.id) as string;
+      raw.close();
+      expect(stored.startsWith('enc:v1:')).toBe(true);
+      expect(stored).not.toContain(created.body.secret.replace('whsec_', ''));
+      expect(api.store.webhooks.openSecret(stored)).toBe(created.body.secret);
+      // Another opening of the same file (another process) reads it with the same key file.
+      const again = await openSqliteStore(api.file);
+      expect(again.webhooks.openSecret(stored)).toBe(created.body.secret);
+      await again.close();
+    } finally {
+      await api.close();
+      removeDir(api.dir);
+    }
+  });
+
+  it('use AGORA_SECRET_KEY instead of a key file when given, and cannot be read with another key', async () => {
+    const db = join(root, 'with-env.db');
+    const store = await openSqliteStore(db, { secretKey: 'a passphrase long enough' });
+    expect(existsSync(`${db}.key`)).toBe(false);
+    const { issueApiKey } = await import('../../src/domain/api-keys.js');
+    const admin = await issueApiKey({ store, clock: () => new Date() });
+    await store.webhooks.insert({
+      id: 'w1',
+      url: 'https://example.org/h',
+      events: '[]',
+      secret: 'whsec_clear',
+      user_id: admin.user_id,
+      created_at: '2026-01-01T00:00:00.000Z',
+      updated_at: '2026-01-01T00:00:00.000Z',
+      consecutive_failures: 0,
+      circuit_open_until: null,
+    });
+    await store.close();
+    const wrong = await openSqliteStore(db, { secretKey: 'another passphrase, long' });
+    const sealed = (await wrong.webhooks.getById('w1'))!.secret;
+    expect(sealed.startsWith('enc:v1:')).toBe(true);
+    expect(() => wrong.webhooks.openSecret(sealed)).toThrow(/cannot be decrypted/);
+    await wrong.close();
+    const right = await openSqliteStore(db, { secretKey: 'a passphrase long enough' });
+    expect(right.webhooks.openSecret(sealed)).toBe('whsec_clear');
+    await right.close();
+  });
+
+  it('are not shown again, nor stored, by an Idempotency-Key replay of the create', async () => {
+    const api = await startApp();
+    try {
+      const headers = { 'idempotency-key': 'hook-1' };
+      const first = await api.call('POST', '/webhooks', { body: webhook, headers });
+      const replay = await api.call('POST', '/webhooks', { body: webhook, headers });
+      expect(first.status).toBe(201);
+      expect(first.body.secret).toMatch(/^whsec_/);
+      expect(replay.status).toBe(201);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(replay.body).toEqual({ ...first.body, secret: undefined });
+      expect('secret' in replay.body).toBe(false);
+      const raw = new Database(api.file, { readonly: true });
+      const stored = raw.prepare('select response_body from idempotency_keys').pluck().all() as string[];
+      raw.close();
+      expect(stored.join()).not.toContain(first.body.secret);
+    } finally {
+      await api.close();
+      removeDir(api.dir);
+    }
+  });
+});
+
+describe('the nickname migration', () => {
+  it('reports nicknames that differ only by case, naming them, instead of failing on a bare constraint', async () => {
+    const db = join(root, 'clash.db');
+    await (await openSqliteStore(db)).close();
+    // Back to the schema before 0004, with two nicknames that now clash.
+    const raw = new Database(db);
+    raw.exec(`
+      drop index users_nickname_key_unique;
+      alter table users drop column nickname_key;
+      alter table api_keys drop column last_used_at;
+      alter table webhooks drop column consecutive_failures;
+      alter table webhooks drop column circuit_open_until;
+      delete from kysely_migration where name = '0004-hardening';`);
+    const role = raw.prepare("select id from permission_sets where system_key = 'members'").pluck().get();
+    const insert = raw.prepare(
+      `insert into users (id, first_name, last_name, nickname, email, password_hash, permission_set_id, slug,
+        conditions_accepted_at, confidentiality_accepted_at, created_at, updated_at) values (?, 'Z', 'Z', ?, ?, 'x', ?, ?, 'now', 'now', 'now', 'now')`,
+    );
+    insert.run('u1', 'Zed', 'z1@example.org', role, 'zed');
+    insert.run('u2', 'zed', 'z2@example.org', role, 'zed-2');
+    raw.close();
+    await expect(openSqliteStore(db)).rejects.toThrow(/"Zed" \(u1\) and "zed" \(u2\)/);
+  });
+});

@@ -1,0 +1,176 @@
+import { connect } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { useApp } from '../helpers/app.js';
+
+const api = useApp();
+
+const userBody = (extra: Record<string, unknown> = {}) => ({
+  first_name: 'Ada',
+  last_name: 'Lovelace',
+  nickname: `ada_${Math.random().toString(16).slice(2, 10)}`,
+  email: `ada-${Math.random().toString(16).slice(2, 10)}@example.org`,
+  password: 'secret123',
+  accept_conditions: true,
+  accept_confidentiality: true,
+  ...extra,
+});
+
+const countUsers = async () => (await api.call('GET', '/users?per_page=1')).body.total_items as number;
+
+describe('unknown body fields', () => {
+  it('are refused with 422 naming each one, and nothing is written', async () => {
+    const before = await countUsers();
+    const res = await api.call('POST', '/users', { body: userBody({ nick_name: 'typo', emial: 'x@y.z' }) });
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('validation_failed');
+    expect(res.body.error.fields).toEqual([
+      { field: 'nick_name', message: 'is not a field of this request' },
+      { field: 'emial', message: 'is not a field of this request' },
+    ]);
+    expect(await countUsers()).toBe(before);
+  });
+
+  it('are named alongside the other invalid fields', async () => {
+    const res = await api.call('POST', '/page_configurations', { body: { name: '', colour: 'red' } });
+    expect(res.status).toBe(422);
+    expect(res.body.error.fields.map((f: { field: string }) => f.field).sort()).toEqual(['colour', 'name']);
+  });
+
+  it('are refused in forms too, whatever the route (urlencoded, with a transformed schema)', async () => {
+    const res = await api.app.inject({
+      method: 'POST',
+      url: '/public-api/v1/webhooks',
+      headers: { 'api-key': api.admin.key, 'api-secret': api.admin.secret, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'url=https%3A%2F%2Fexample.org%2Fhook&events[]=invite.created&secret=mine',
+    });
+    expect(res.statusCode).toBe(422);
+    expect(JSON.parse(res.body).error.fields).toEqual([{ field: 'secret', message: 'is not a field of this request' }]);
+  });
+
+  it('are refused at any depth, named by their path', async () => {
+    const res = await api.call('POST', '/permission_sets', {
+      body: { name: `Role ${Math.random()}`, permissions: { users: { index: true, indx: true }, postz: {} } },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.error.fields.map((f: { field: string }) => f.field).sort()).toEqual(['permissions.postz', 'permissions.users.indx']);
+  });
+
+  it('are declared refused by the OpenAPI document for every request body', async () => {
+    const doc = (await api.call('GET', '/openapi.json', { as: null })).body;
+    let bodies = 0;
+    for (const operations of Object.values(doc.paths) as Record<string, any>[])
+      for (const operation of Object.values(operations)) {
+        const schema = operation.requestBody?.content['application/json'].schema;
+        if (!schema) continue;
+        bodies += 1;
+        expect(schema.additionalProperties).toBe(false);
+      }
+    expect(bodies).toBeGreaterThan(5);
+  });
+});
+
+describe('text', () => {
+  it('refuses a lone UTF-16 surrogate in a body with 422 naming the field', async () => {
+    const res = await api.call('POST', '/page_configurations', { body: '{"name":"bad \\ud800 text"}' });
+    expect(res.status).toBe(422);
+    expect(res.body.error.fields).toEqual([{ field: 'name', message: expect.stringContaining('valid Unicode') }]);
+  });
+
+  it('accepts a well-formed pair written as escapes', async () => {
+    const res = await api.call('POST', '/page_configurations', { body: '{"name":"ok \\ud83d\\ude00"}' });
+    expect(res.status).toBe(201);
+    expect(res.body.name).toBe('ok 😀');
+  });
+});
+
+describe('methods', () => {
+  it('answers 405 with Allow for a known path asked with another method, for every route', async () => {
+    const res = await api.call('PUT', '/users');
+    expect(res.status).toBe(405);
+    expect(res.headers.allow).toBe('GET, HEAD, POST');
+    expect(res.body).toEqual({ error: { code: 'method_not_allowed', message: expect.stringContaining('GET, HEAD, POST') } });
+    const withId = await api.call('POST', '/pages/0123456789abcdef0123456789abcdef');
+    expect(withId.status).toBe(405);
+    expect(withId.headers.allow).toBe('GET, HEAD');
+    expect((await api.call('PATCH', '/webhooks/abc')).headers.allow).toBe('DELETE, GET, HEAD');
+  });
+
+  it('still answers 404 route_not_found for a path no route has', async () => {
+    const res = await api.call('GET', '/no_such_thing');
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('route_not_found');
+  });
+});
+
+describe('errors before routing', () => {
+  it('answers a path segment over 1,024 characters with 414 uri_too_long', async () => {
+    const res = await api.call('GET', `/users/${'x'.repeat(1100)}`);
+    expect(res.status).toBe(414);
+    expect(res.body).toEqual({ error: { code: 'uri_too_long', message: expect.any(String) } });
+    expect(res.body.error.message.length).toBeLessThan(100);
+  });
+
+  it('answers a compressed body with 415 unsupported_encoding', async () => {
+    const res = await api.call('POST', '/page_configurations', {
+      body: '{"name":"x"}',
+      headers: { 'content-encoding': 'gzip' },
+    });
+    expect(res.status).toBe(415);
+    expect(res.body.error.code).toBe('unsupported_encoding');
+  });
+
+  it('names the limit that six files or 600 fields break, not the byte limit', async () => {
+    const boundary = 'xyz';
+    const part = (name: string, file = false) =>
+      `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${file ? `; filename="${name}.txt"` : ''}\r\n\r\nv\r\n`;
+    for (const parts of [Array.from({ length: 6 }, (_, i) => part(`f${i}`, true)), Array.from({ length: 600 }, (_, i) => part(`k${i}`))]) {
+      const payload = `${parts.join('')}--${boundary}--\r\n`;
+      const res = await api.app.inject({
+        method: 'POST',
+        url: '/public-api/v1/page_configurations',
+        headers: {
+          'api-key': api.admin.key,
+          'api-secret': api.admin.secret,
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+          'content-length': String(Buffer.byteLength(payload)),
+        },
+        payload,
+      });
+      expect(res.statusCode).toBe(413);
+      const error = JSON.parse(res.body).error;
+      expect(error.code).toBe('too_many_parts');
+      expect(error.message).not.toContain('1048576');
+    }
+  });
+
+  describe('on the wire', () => {
+    /** Sends raw bytes to the listening app and returns everything it answers until it closes. */
+    async function raw(text: string): Promise<{ status: number; body: any }> {
+      const port = (api.app.server.address() as { port: number }).port;
+      const answer = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        const socket = connect(port, '127.0.0.1', () => socket.end(text));
+        socket.on('data', (chunk) => (out += chunk));
+        socket.on('close', () => resolve(out));
+        socket.on('error', reject);
+      });
+      const [head, ...rest] = answer.split('\r\n\r\n');
+      return { status: Number(head!.split(' ')[1]), body: JSON.parse(rest.join('\r\n\r\n')) };
+    }
+
+    it('answers a malformed request line, Content-Length with Transfer-Encoding and huge headers in the contract shape', async () => {
+      if (!api.app.server.listening) await api.app.listen({ port: 0, host: '127.0.0.1' });
+      const cases: [string, number, string][] = [
+        ['GARBAGE\r\n\r\n', 400, 'malformed_request'],
+        ['POST /public-api/v1/users HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400, 'malformed_request'],
+        [`GET /public-api/v1/users?${'a'.repeat(100_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 431, 'headers_too_large'],
+        [`GET /public-api/v1/users HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(100_000)}\r\n\r\n`, 431, 'headers_too_large'],
+      ];
+      for (const [text, status, code] of cases) {
+        const res = await raw(text);
+        expect(res.status, text.slice(0, 40)).toBe(status);
+        expect(res.body).toEqual({ error: { code, message: expect.any(String) } });
+      }
+    });
+  });
+});
