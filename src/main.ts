@@ -74,7 +74,8 @@ export async function main(argv: string[]): Promise<void> {
   }
   // The work is done (a server has closed its store): leave now. undici's HTTP parser is WebAssembly, and V8
   // finishes optimising it in the background for ~130 ms after the last answer before a process may end.
-  // stdout and stderr are synchronous on Linux for files, pipes and terminals, so nothing written is lost.
+  // But first let stdout and stderr flush: a pipe takes 64 KiB at a time, and an exit would cut the rest.
+  await Promise.all([process.stdout, process.stderr].map((stream) => new Promise<void>((done) => stream.write('', () => done()))));
   process.exit();
 }
 

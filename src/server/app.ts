@@ -5,6 +5,7 @@ import { Authenticator, type AuthLimits } from '../domain/authenticator.js';
 import type { Clock, Deps } from '../domain/context.js';
 import { can } from '../domain/permissions.js';
 import { AppError, ErrorCode } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
 import type { Store } from '../store/store.js';
 import { LiveStreams } from './live-streams.js';
 import { requestIdOf } from './request-id.js';
@@ -226,10 +227,13 @@ function answerClientError(error: Error & { code?: string }, socket: import('nod
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, ErrorCode.requestTimeout, 'The request was not received in time']
         : [400, ErrorCode.malformedRequest, 'The request is not valid HTTP/1.1'];
-  const body = JSON.stringify(new AppError(status, code, message).toBody());
+  // No request could be read, so none has an id yet: this answer gets a new one, like every other.
+  const requestId = newId();
+  const body = JSON.stringify(new AppError(status, code, message).toBody(requestId));
   socket.end(
     `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\n` +
-      `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+      `x-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`,
   );
 }
 

@@ -1,6 +1,7 @@
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import type { Deps } from '../domain/context.js';
 import { runFanOutBatch } from '../domain/notifications.js';
+import { WakeLoop } from './wake-loop.js';
 
 export interface FanOutOptions {
   deps: Deps;
@@ -20,64 +21,43 @@ export interface FanOutOptions {
  * Graceful stop gives the claim back at once.
  */
 export class NotificationFanOut {
-  private running = false;
-  private timer: NodeJS.Timeout | undefined;
-  private working: Promise<void> | undefined;
-  private again = false;
+  private readonly loop: WakeLoop;
   private readonly batchSize: number;
   private readonly leaseMs: number;
-  private readonly pollMs: number;
   /** Jobs this process holds, with the lease it holds them by. */
   private readonly held = new Map<string, string>();
 
   constructor(private readonly options: FanOutOptions) {
     this.batchSize = options.batchSize ?? 100;
     this.leaseMs = options.leaseMs ?? 30_000;
-    this.pollMs = options.pollMs ?? 1_000;
+    this.loop = new WakeLoop(() => this.work(), options.pollMs ?? 1_000, options.onError);
   }
 
   start(): void {
-    this.running = true;
-    this.wake();
+    this.loop.start();
   }
 
   wake(): void {
-    if (!this.running) return;
-    if (this.working) {
-      this.again = true;
-      return;
-    }
-    clearTimeout(this.timer);
-    this.working = this.work()
-      .catch((error) => this.options.onError?.(error))
-      .finally(() => {
-        this.working = undefined;
-        if (!this.running) return;
-        if (this.again) {
-          this.again = false;
-          this.wake();
-        } else {
-          this.timer = setTimeout(() => this.wake(), this.pollMs);
-          this.timer.unref();
-        }
-      });
+    this.loop.wake();
+  }
+
+  private get running(): boolean {
+    return this.loop.running;
   }
 
   /** Resolves once every job due now is done (for tests and the benchmark). */
   async drain(): Promise<void> {
     for (;;) {
-      await this.working;
+      await this.loop.current;
       const now = this.options.deps.clock().toISOString();
-      if ((await this.options.deps.store.notificationJobs.due(now, 1)).length === 0 && !this.working) return;
+      if ((await this.options.deps.store.notificationJobs.due(now, 1)).length === 0 && !this.loop.current) return;
       this.wake();
-      await this.working;
+      await this.loop.current;
     }
   }
 
   async stop(): Promise<void> {
-    this.running = false;
-    clearTimeout(this.timer);
-    await this.working;
+    await this.loop.stop();
     // Give back what this process held, so that the next one starts at once instead of after the lease.
     const now = this.options.deps.clock().toISOString();
     for (const [id, lease] of this.held) await this.options.deps.store.notificationJobs.claim(id, lease, now).catch(() => false);

@@ -2,6 +2,7 @@ import { signWebhook } from '../domain/webhooks.js';
 import type { Store } from '../store/store.js';
 import type { DeliveryRow } from '../store/webhooks.js';
 import { BlockedTargetError, postWebhook } from './webhook-post.js';
+import { WakeLoop } from './wake-loop.js';
 
 /** Seconds before each retry: 8 retries over about a day (with ±20 % jitter), then the delivery has failed. */
 export const DEFAULT_RETRY_SCHEDULE = [10, 60, 300, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600];
@@ -37,17 +38,13 @@ export class WebhookSender {
   private readonly inFlightByWebhook = new Map<string, number>();
   /** Attempts in flight to webhooks whose last attempt failed. */
   private failingInFlight = 0;
-  private timer: NodeJS.Timeout | undefined;
-  private running = false;
-  private ticking: Promise<void> | undefined;
-  private again = false;
+  private readonly loop: WakeLoop;
   private readonly clock: () => Date;
   private readonly schedule: number[];
   private readonly timeoutMs: number;
   private readonly concurrency: number;
   private readonly perWebhook: number;
   private readonly failingSlots: number;
-  private readonly pollMs: number;
 
   constructor(private readonly options: WebhookSenderOptions) {
     this.clock = options.clock ?? (() => new Date());
@@ -56,44 +53,27 @@ export class WebhookSender {
     this.concurrency = options.concurrency ?? 8;
     this.perWebhook = options.perWebhookConcurrency ?? 1;
     this.failingSlots = Math.max(1, Math.floor(this.concurrency / 2));
-    this.pollMs = options.pollMs ?? 1_000;
+    this.loop = new WakeLoop(() => this.tick(), options.pollMs ?? 1_000, options.onError);
   }
 
   start(): void {
-    this.running = true;
-    this.wake();
+    this.loop.start();
   }
 
   /** Looks for due deliveries now (after a change was committed). */
   wake(): void {
-    if (!this.running) return;
-    if (this.ticking) {
-      this.again = true;
-      return;
-    }
-    clearTimeout(this.timer);
-    this.ticking = this.tick()
-      .catch((error) => this.options.onError?.(error))
-      .finally(() => {
-        this.ticking = undefined;
-        if (!this.running) return;
-        if (this.again) {
-          this.again = false;
-          this.wake();
-        } else {
-          this.timer = setTimeout(() => this.wake(), this.pollMs);
-          this.timer.unref();
-        }
-      });
+    this.loop.wake();
+  }
+
+  private get running(): boolean {
+    return this.loop.running;
   }
 
   /** Stops taking deliveries and waits for the attempts under way (each bounded by the timeout). */
   async stop(): Promise<void> {
-    this.running = false;
-    clearTimeout(this.timer);
     // A tick under way may still start the attempt it has just claimed: wait for it, then for them all
     // (otherwise the store closes under an attempt, which then stays leased and unrecorded).
-    await this.ticking;
+    await this.loop.stop();
     await Promise.allSettled([...this.inFlight]);
   }
 

@@ -125,7 +125,9 @@ export function createKyselyStore(
 }
 
 export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
-  const migrator = new Migrator({ db, provider: new StaticMigrations() });
+  // Numbered migrations were written side by side (0004, 0005, 0006 landed together): a store that has a
+  // later one may still lack an earlier one, which is then applied; none depends on another's order.
+  const migrator = new Migrator({ db, provider: new StaticMigrations(), allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;

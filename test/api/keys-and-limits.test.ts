@@ -20,7 +20,9 @@ describe('failed authentication limits', () => {
       expect((await api.call('GET', '/me', { as: creds, ...from })).status).toBe(401);
     const limited = await api.call('GET', '/me', { as: { key: 'ak_other', secret: 'y'.repeat(20) }, ...from });
     expect(limited.status).toBe(429);
-    expect(limited.body).toEqual({ error: { code: 'rate_limited', message: expect.stringContaining('retry in') } });
+    expect(limited.body).toEqual({
+      error: { code: 'rate_limited', message: expect.stringContaining('retry in'), request_id: limited.headers['x-request-id'] },
+    });
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(60);
     // Another address is not held back; a remembered valid pair is not either.

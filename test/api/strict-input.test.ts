@@ -88,7 +88,9 @@ describe('methods', () => {
     const res = await api.call('PUT', '/users');
     expect(res.status).toBe(405);
     expect(res.headers.allow).toBe('GET, HEAD, POST');
-    expect(res.body).toEqual({ error: { code: 'method_not_allowed', message: expect.stringContaining('GET, HEAD, POST') } });
+    expect(res.body).toEqual({
+      error: { code: 'method_not_allowed', message: expect.stringContaining('GET, HEAD, POST'), request_id: res.headers['x-request-id'] },
+    });
     const withId = await api.call('POST', '/pages/0123456789abcdef0123456789abcdef');
     expect(withId.status).toBe(405);
     expect(withId.headers.allow).toBe('GET, HEAD');
@@ -106,7 +108,7 @@ describe('errors before routing', () => {
   it('answers a path segment over 1,024 characters with 414 uri_too_long', async () => {
     const res = await api.call('GET', `/users/${'x'.repeat(1100)}`);
     expect(res.status).toBe(414);
-    expect(res.body).toEqual({ error: { code: 'uri_too_long', message: expect.any(String) } });
+    expect(res.body).toEqual({ error: { code: 'uri_too_long', message: expect.any(String), request_id: res.headers['x-request-id'] } });
     expect(res.body.error.message.length).toBeLessThan(100);
   });
 
@@ -169,7 +171,7 @@ describe('errors before routing', () => {
       for (const [text, status, code] of cases) {
         const res = await raw(text);
         expect(res.status, text.slice(0, 40)).toBe(status);
-        expect(res.body).toEqual({ error: { code, message: expect.any(String) } });
+        expect(res.body).toEqual({ error: { code, message: expect.any(String), request_id: expect.stringMatching(/^[0-9a-f]{32}$/) } });
       }
     });
   });
