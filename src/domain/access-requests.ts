@@ -1,6 +1,6 @@
 import { AppError, ErrorCode, forbidden, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import type { ListResult } from '../shared/schemas/common.js';
+import { listResult, type ListResult } from '../shared/schemas/common.js';
 import type {
   AccessRequest,
   CreateAccessRequestInput,
@@ -104,12 +104,12 @@ export async function listAccessRequests(
   query: ListAccessRequestsQuery,
 ): Promise<ListResult<AccessRequest>> {
   if (query.page_id !== undefined) await findVisiblePage(deps.store, caller, query.page_id);
-  const { rows, total } = await deps.store.accessRequests.list(
+  const listed = await deps.store.accessRequests.list(
     { page_id: query.page_id, user_id: query.user_id, state: query.state },
     { id: caller.user.id, isAdmin: caller.isAdmin },
     query,
   );
-  return { items: await toRecords(deps.store, caller, rows), total_items: total };
+  return listResult(await toRecords(deps.store, caller, listed.rows), listed);
 }
 
 /** The request, once the caller is known to administer its page (rule 4). */

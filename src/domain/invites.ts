@@ -1,6 +1,6 @@
 import { AppError, ErrorCode, forbidden, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import type { ListResult } from '../shared/schemas/common.js';
+import { listResult, type ListResult } from '../shared/schemas/common.js';
 import type { CreateInvitesInput, Invite, InviteCreation, ListInvitesQuery } from '../shared/schemas/membership.js';
 import { isUniqueViolation } from '../store/errors.js';
 import type { InviteRow } from '../store/membership.js';
@@ -113,7 +113,7 @@ export async function createInvites(deps: Deps, caller: Caller, input: CreateInv
 
 export async function listInvites(deps: Deps, caller: Caller, query: ListInvitesQuery): Promise<ListResult<Invite>> {
   if (query.target_id !== undefined) await findVisiblePage(deps.store, caller, query.target_id);
-  const { rows, total } = await deps.store.invites.list(
+  const listed = await deps.store.invites.list(
     {
       target_type: query.target_type,
       target_id: query.target_id,
@@ -124,7 +124,7 @@ export async function listInvites(deps: Deps, caller: Caller, query: ListInvites
     { id: caller.user.id, isAdmin: caller.isAdmin },
     query,
   );
-  return { items: await toRecords(deps.store, caller, rows), total_items: total };
+  return listResult(await toRecords(deps.store, caller, listed.rows), listed);
 }
 
 async function findInvite(tx: Store, caller: Caller, id: string): Promise<{ row: InviteRow; page: PageRow }> {

@@ -1,6 +1,6 @@
 import { notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import type { ListResult, Pagination } from '../shared/schemas/common.js';
+import { listResult, type ListResult, type Pagination } from '../shared/schemas/common.js';
 import type {
   CreatePageConfigurationInput,
   CreatePageInput,
@@ -74,8 +74,8 @@ export async function getPageConfiguration(deps: Deps, id: string): Promise<Page
 }
 
 export async function listPageConfigurations(deps: Deps, page: Pagination): Promise<ListResult<PageConfiguration>> {
-  const { rows, total } = await deps.store.pageConfigurations.list(page);
-  return { items: rows.map(toPageConfigurationRecord), total_items: total };
+  const listed = await deps.store.pageConfigurations.list(page);
+  return listResult(listed.rows.map(toPageConfigurationRecord), listed);
 }
 
 /** Creates the page and, in the same transaction, the creator's follow: the creator is in the page from the start. */
@@ -115,10 +115,10 @@ export async function getPage(deps: Deps, caller: Caller, id: string): Promise<P
 }
 
 export async function listPages(deps: Deps, caller: Caller, query: ListPagesQuery): Promise<ListResult<Page>> {
-  const { rows, total } = await deps.store.pages.list(
+  const listed = await deps.store.pages.list(
     { page_configuration_id: query.page_configuration_id, owner: query.owner, privacy: query.privacy },
     { id: caller.user.id, isAdmin: caller.isAdmin },
     query,
   );
-  return { items: rows.map(toPageRecord), total_items: total };
+  return listResult(listed.rows.map(toPageRecord), listed);
 }

@@ -1,5 +1,7 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
+import type { Pagination } from '../shared/schemas/common.js';
 import type { Database, IdempotencyKeyTable, PermissionSetTable } from './schema.js';
+import { counterKey, counterOf, walkPage, type Listed } from './paging.js';
 import type { UserWithRole } from './users.js';
 
 export type PermissionSetRow = Selectable<PermissionSetTable>;
@@ -24,6 +26,17 @@ export function permissionSetsRepo(db: Kysely<Database>) {
     },
     list(): Promise<PermissionSetRow[]> {
       return db.selectFrom('permission_sets').selectAll().orderBy('id').execute();
+    },
+    async page(page: Pagination): Promise<Listed<PermissionSetRow>> {
+      const [walked, total] = await Promise.all([
+        walkPage<PermissionSetRow>(
+          [{ query: db.selectFrom('permission_sets'), keys: ['permission_sets.id'] }],
+          (q) => q.selectAll('permission_sets'),
+          page,
+        ),
+        counterOf(db, counterKey('permission_sets', [])),
+      ]);
+      return { ...walked, total };
     },
     async insert(row: PermissionSetRow): Promise<void> {
       await db.insertInto('permission_sets').values(row).execute();

@@ -1,7 +1,7 @@
 import { type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database, PageConfigurationTable, PageTable } from './schema.js';
-import { countOf, offsetOf } from './paging.js';
+import { counterKey, counterOf, countersOf, walkPage, type Listed, type Walk } from './paging.js';
 
 export type PageRow = Selectable<PageTable>;
 export type PageConfigurationRow = Selectable<PageConfigurationTable>;
@@ -43,31 +43,60 @@ export function pagesRepo(db: Kysely<Database>) {
     if (filter.privacy !== undefined) q = q.where('pages.privacy', '=', filter.privacy);
     return q;
   };
-  const filtered = (filter: PageFilter, viewer: Viewer) =>
-    viewer.isAdmin ? matching(filter) : matching(filter).where((eb) => pageVisibleTo(eb, viewer));
+  const count = (filter: PageFilter) => counterKey('pages', [filter.page_configuration_id, filter.owner, filter.privacy]);
+
+  /** The secret pages the viewer sees (those they are in or created): a few per user, walked by index. */
+  const secretSeenBy = async (viewer: Viewer): Promise<Pick<PageRow, 'id' | 'user_id' | 'page_configuration_id'>[]> => {
+    const columns = ['pages.id', 'pages.user_id', 'pages.page_configuration_id'] as const;
+    const [followed, owned] = await Promise.all([
+      db
+        .selectFrom('follows')
+        .innerJoin('pages', 'pages.id', 'follows.followable_id')
+        .select(columns)
+        .where('follows.user_id', '=', viewer.id)
+        .where('follows.followable_type', '=', 'Page')
+        .where('pages.privacy', '=', 'secret')
+        .execute(),
+      db.selectFrom('pages').select(columns).where('pages.user_id', '=', viewer.id).where('pages.privacy', '=', 'secret').execute(),
+    ]);
+    return [...new Map([...followed, ...owned].map((r) => [r.id, r])).values()].sort((a, b) => (a.id < b.id ? -1 : 1));
+  };
 
   /**
-   * How many matching pages the viewer sees. Counting with the visibility condition checks every page
-   * one by one; by parts, each part is a whole-table count (which SQLite answers from the b-tree) or an
-   * index range: all pages, less the secret ones, plus the secret ones the viewer follows, plus those the
-   * viewer created without following them.
+   * The index walks of a list: one for an Admin; for a Member, one per privacy they may see whole, and the
+   * secret pages they are in (as a walk of their follows, in page order).
    */
-  const countVisible = async (filter: PageFilter, viewer: Viewer): Promise<number> => {
-    if (viewer.isAdmin || (filter.privacy !== undefined && filter.privacy !== 'secret')) return countOf(matching(filter));
-    const followed = db
-      .selectFrom('follows')
-      .select('follows.followable_id')
-      .where('follows.user_id', '=', viewer.id)
-      .where('follows.followable_type', '=', 'Page');
-    const secret = () => matching(filter).where('pages.privacy', '=', 'secret');
-    const onlySecret = filter.privacy === 'secret';
-    const [all, allSecret, secretFollowed, secretOwned] = await Promise.all([
-      onlySecret ? 0 : countOf(matching(filter)),
-      onlySecret ? 0 : countOf(secret()),
-      countOf(secret().where('pages.id', 'in', followed)),
-      countOf(secret().where('pages.user_id', '=', viewer.id).where('pages.id', 'not in', followed)),
-    ]);
-    return all - allSecret + secretFollowed + secretOwned;
+  const walks = (filter: PageFilter, viewer: Viewer): Walk[] => {
+    if (viewer.isAdmin) return [{ query: matching(filter), keys: ['pages.id'] }];
+    const open = (['public', 'private'] as const)
+      .filter((p) => filter.privacy === undefined || filter.privacy === p)
+      .map((privacy) => ({ query: matching({ ...filter, privacy }), keys: ['pages.id'] }));
+    if (filter.privacy !== undefined && filter.privacy !== 'secret') return open;
+    const secret = { ...filter, privacy: 'secret' };
+    return [
+      ...open,
+      { query: matching(secret).where('pages.user_id', '=', viewer.id), keys: ['pages.id'] },
+      {
+        query: matching(secret)
+          .innerJoin('follows', 'follows.followable_id', 'pages.id')
+          .where('follows.user_id', '=', viewer.id)
+          .where('follows.followable_type', '=', 'Page'),
+        keys: ['follows.followable_id'],
+      },
+    ];
+  };
+
+  /** Exact, from the kept counts: all matching pages, less the secret ones, plus the secret ones the viewer sees. */
+  const total = async (filter: PageFilter, viewer: Viewer): Promise<number> => {
+    if (viewer.isAdmin || (filter.privacy !== undefined && filter.privacy !== 'secret')) return counterOf(db, count(filter));
+    const secret = { ...filter, privacy: 'secret' };
+    const [[all, allSecret], seen] = await Promise.all([countersOf(db, [count(filter), count(secret)]), secretSeenBy(viewer)]);
+    const seenMatching = seen.filter(
+      (p) =>
+        (filter.owner === undefined || p.user_id === filter.owner) &&
+        (filter.page_configuration_id === undefined || p.page_configuration_id === filter.page_configuration_id),
+    ).length;
+    return (filter.privacy === 'secret' ? 0 : all! - allSecret!) + seenMatching;
   };
 
   return {
@@ -77,21 +106,23 @@ export function pagesRepo(db: Kysely<Database>) {
     getById(id: string): Promise<PageRow | undefined> {
       return db.selectFrom('pages').selectAll().where('id', '=', id).executeTakeFirst();
     },
+    /** The page if the viewer may know of it: the one rule of page visibility, for single reads and lists. */
+    getVisible(id: string, viewer: Viewer): Promise<PageRow | undefined> {
+      let q = db.selectFrom('pages').selectAll().where('pages.id', '=', id);
+      if (!viewer.isAdmin) q = q.where((eb) => pageVisibleTo(eb, viewer));
+      return q.executeTakeFirst();
+    },
     getByIds(ids: string[]): Promise<PageRow[]> {
       if (ids.length === 0) return Promise.resolve([]);
       return db.selectFrom('pages').selectAll().where('id', 'in', ids).execute();
     },
-    async list(filter: PageFilter, viewer: Viewer, page: Pagination): Promise<{ rows: PageRow[]; total: number }> {
-      const [rows, total] = await Promise.all([
-        filtered(filter, viewer)
-          .selectAll('pages')
-          .orderBy('pages.id')
-          .limit(page.per_page)
-          .offset(offsetOf(page))
-          .execute(),
-        countVisible(filter, viewer),
+    secretSeenBy,
+    async list(filter: PageFilter, viewer: Viewer, page: Pagination): Promise<Listed<PageRow>> {
+      const [walked, n] = await Promise.all([
+        walkPage<PageRow>(walks(filter, viewer), (q) => q.selectAll('pages'), page),
+        total(filter, viewer),
       ]);
-      return { rows, total };
+      return { ...walked, total: n };
     },
     async slugsStartingWith(base: string): Promise<string[]> {
       const rows = await db
@@ -113,18 +144,16 @@ export function pageConfigurationsRepo(db: Kysely<Database>) {
     getById(id: string): Promise<PageConfigurationRow | undefined> {
       return db.selectFrom('page_configurations').selectAll().where('id', '=', id).executeTakeFirst();
     },
-    async list(page: Pagination): Promise<{ rows: PageConfigurationRow[]; total: number }> {
-      const [rows, total] = await Promise.all([
-        db
-          .selectFrom('page_configurations')
-          .selectAll()
-          .orderBy('id')
-          .limit(page.per_page)
-          .offset(offsetOf(page))
-          .execute(),
-        countOf(db.selectFrom('page_configurations')),
+    async list(page: Pagination): Promise<Listed<PageConfigurationRow>> {
+      const [walked, total] = await Promise.all([
+        walkPage<PageConfigurationRow>(
+          [{ query: db.selectFrom('page_configurations'), keys: ['page_configurations.id'] }],
+          (q) => q.selectAll('page_configurations'),
+          page,
+        ),
+        counterOf(db, counterKey('page_configurations', [])),
       ]);
-      return { rows, total };
+      return { ...walked, total };
     },
   };
 }

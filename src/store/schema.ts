@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /** Column types of every table, as the store reads and writes them (booleans are 0/1 integers everywhere). */
 export interface PermissionSetTable {
   id: string;
@@ -91,6 +93,13 @@ export interface Database {
   notifications: NotificationTable;
   notification_counters: NotificationCounterTable;
   notification_jobs: NotificationJobTable;
+  list_counts: ListCountTable;
+}
+
+/** Exact totals of the lists, kept by triggers (see counters.ts). */
+export interface ListCountTable {
+  key: string;
+  n: number;
 }
 
 export interface PageAccessRequestTable {
@@ -101,6 +110,8 @@ export interface PageAccessRequestTable {
   is_validate: number;
   created_at: string;
   updated_at: string;
+  /** The page's creator, written by a trigger: a Member's list walks the requests to their pages. */
+  page_owner_id: Generated<string>;
 }
 
 export interface InviteTable {
@@ -114,6 +125,8 @@ export interface InviteTable {
   is_accepted: number;
   created_at: string;
   updated_at: string;
+  /** The page's creator, written by a trigger. */
+  page_owner_id: Generated<string>;
 }
 
 export interface WebhookTable {

@@ -5,6 +5,7 @@ import { membership } from './migrations/0002-membership.js';
 import { foundation } from './migrations/0001-foundation.js';
 import { accessRequestsRepo, invitesRepo } from './membership.js';
 import { content } from './migrations/0003-content.js';
+import { flatCost } from './migrations/0005-flat-cost.js';
 import { commentsRepo, likesRepo, statusesRepo } from './content.js';
 import { attendancesRepo, eventsRepo } from './events.js';
 import { notificationJobsRepo, notificationsRepo } from './notifications.js';
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': foundation,
   '0002-membership': membership,
   '0003-content': content,
+  '0005-flat-cost': flatCost,
 };
 
 class StaticMigrations implements MigrationProvider {

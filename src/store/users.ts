@@ -1,7 +1,7 @@
-import { type Kysely, type Selectable, sql } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database, UserTable } from './schema.js';
-import { countOf, offsetOf } from './paging.js';
+import { counterKey, counterOf, countOf, walkPage, type Listed } from './paging.js';
 
 export type UserRow = Selectable<UserTable>;
 /** A user with the role fields that user records show (tagline). */
@@ -14,7 +14,7 @@ export interface UserWithRole extends UserRow {
 
 export interface UserFilter {
   nickname?: string;
-  /** A permission set id or name. */
+  /** A permission set id. */
   role?: string;
 }
 
@@ -30,18 +30,6 @@ export function usersRepo(db: Kysely<Database>) {
         'permission_sets.show_as_tagline as role_show_as_tagline',
         'permission_sets.image_url as role_image_url',
       ]);
-
-  const filtered = (filter: UserFilter) => {
-    let q = withRole();
-    if (filter.nickname !== undefined) q = q.where('users.nickname', '=', filter.nickname);
-    if (filter.role !== undefined) {
-      const role = filter.role;
-      q = q.where((eb) =>
-        eb.or([eb('permission_sets.id', '=', role), eb(sql`lower(permission_sets.name)`, '=', role.toLowerCase())]),
-      );
-    }
-    return q;
-  };
 
   return {
     async insert(row: UserRow): Promise<void> {
@@ -65,16 +53,30 @@ export function usersRepo(db: Kysely<Database>) {
       const row = await db.selectFrom('users').select('id').where('nickname', '=', nickname).executeTakeFirst();
       return !!row;
     },
-    async list(filter: UserFilter, page: Pagination): Promise<{ rows: UserWithRole[]; total: number }> {
-      const [rows, total] = await Promise.all([
-        filtered(filter)
-          .orderBy('users.id')
-          .limit(page.per_page)
-          .offset(offsetOf(page))
-          .execute(),
-        countOf(filtered(filter).clearSelect()),
+    /** `role` is a permission set id here: the domain resolves a name first. */
+    async list(filter: UserFilter, page: Pagination): Promise<Listed<UserWithRole>> {
+      let q = db.selectFrom('users');
+      if (filter.nickname !== undefined) q = q.where('users.nickname', '=', filter.nickname);
+      if (filter.role !== undefined) q = q.where('users.permission_set_id', '=', filter.role);
+      const [walked, total] = await Promise.all([
+        walkPage<UserWithRole>(
+          [{ query: q, keys: ['users.id'] }],
+          (query) =>
+            query
+              .innerJoin('permission_sets', 'permission_sets.id', 'users.permission_set_id')
+              .selectAll('users')
+              .select([
+                'permission_sets.name as role_name',
+                'permission_sets.system_key as role_system_key',
+                'permission_sets.show_as_tagline as role_show_as_tagline',
+                'permission_sets.image_url as role_image_url',
+              ]),
+          page,
+        ),
+        // A nickname names one user at most: its unique index answers.
+        filter.nickname !== undefined ? countOf(q) : counterOf(db, counterKey('users', [filter.role])),
       ]);
-      return { rows, total };
+      return { ...walked, total };
     },
     async slugsStartingWith(base: string): Promise<string[]> {
       const rows = await db
@@ -96,7 +98,7 @@ export function usersRepo(db: Kysely<Database>) {
       return rows.map((r) => r.id);
     },
     async countWithRole(permissionSetId: string): Promise<number> {
-      return countOf(db.selectFrom('users').where('permission_set_id', '=', permissionSetId));
+      return counterOf(db, counterKey('users', [permissionSetId]));
     },
   };
 }
