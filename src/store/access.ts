@@ -17,12 +17,12 @@ export function permissionSetsRepo(db: Kysely<Database>) {
       return db.selectFrom('permission_sets').selectAll().where('system_key', '=', key).executeTakeFirst();
     },
     /** By id, or by name whatever its case. */
-    findByRef(ref: string): Promise<PermissionSetRow | undefined> {
-      return db
-        .selectFrom('permission_sets')
-        .selectAll()
-        .where((eb) => eb.or([eb('id', '=', ref), eb(sql`lower(name)`, '=', ref.toLowerCase())]))
-        .executeTakeFirst();
+    async findByRef(ref: string): Promise<PermissionSetRow | undefined> {
+      const byId = await db.selectFrom('permission_sets').selectAll().where('id', '=', ref).executeTakeFirst();
+      return (
+        byId ??
+        db.selectFrom('permission_sets').selectAll().where(sql`lower(name)`, '=', ref.toLowerCase()).executeTakeFirst()
+      );
     },
     list(): Promise<PermissionSetRow[]> {
       return db.selectFrom('permission_sets').selectAll().orderBy('id').execute();

@@ -62,7 +62,7 @@ function keyExpression(spec: CounterSpec, mask: number, alias: string): string {
   const parts = spec.dims.map((dim, i) =>
     mask & (1 << i) ? `coalesce(cast(${dim.replace(/\br\./g, `${alias}.`)} as text), '')` : `'*'`,
   );
-  return [`'${spec.list}'`, ...parts].join(` || '|' || `);
+  return [`'${spec.list}|'`, ...(parts.length ? [parts.join(` || '|' || `)] : [])].join(' || ');
 }
 
 const masks = (spec: CounterSpec) => Array.from({ length: 1 << spec.dims.length }, (_, m) => m);

@@ -62,41 +62,32 @@ export function pagesRepo(db: Kysely<Database>) {
     return [...new Map([...followed, ...owned].map((r) => [r.id, r])).values()].sort((a, b) => (a.id < b.id ? -1 : 1));
   };
 
+  type Seen = Awaited<ReturnType<typeof secretSeenBy>>;
+  const seenMatching = (filter: PageFilter, seen: Seen) =>
+    seen.filter(
+      (p) =>
+        (filter.owner === undefined || p.user_id === filter.owner) &&
+        (filter.page_configuration_id === undefined || p.page_configuration_id === filter.page_configuration_id),
+    );
+
   /**
-   * The index walks of a list: one for an Admin; for a Member, one per privacy they may see whole, and the
-   * secret pages they are in (as a walk of their follows, in page order).
+   * The index walks of a list: one for an Admin; for a Member, one per privacy they may see whole, and one
+   * per secret page they see (a user is in few).
    */
-  const walks = (filter: PageFilter, viewer: Viewer): Walk[] => {
+  const walks = (filter: PageFilter, viewer: Viewer, seen: Seen): Walk[] => {
     if (viewer.isAdmin) return [{ query: matching(filter), keys: ['pages.id'] }];
     const open = (['public', 'private'] as const)
       .filter((p) => filter.privacy === undefined || filter.privacy === p)
       .map((privacy) => ({ query: matching({ ...filter, privacy }), keys: ['pages.id'] }));
     if (filter.privacy !== undefined && filter.privacy !== 'secret') return open;
-    const secret = { ...filter, privacy: 'secret' };
-    return [
-      ...open,
-      { query: matching(secret).where('pages.user_id', '=', viewer.id), keys: ['pages.id'] },
-      {
-        query: matching(secret)
-          .innerJoin('follows', 'follows.followable_id', 'pages.id')
-          .where('follows.user_id', '=', viewer.id)
-          .where('follows.followable_type', '=', 'Page'),
-        keys: ['follows.followable_id'],
-      },
-    ];
+    return [...open, ...seenMatching(filter, seen).map((p) => ({ query: db.selectFrom('pages').where('pages.id', '=', p.id), keys: ['pages.id'] }))];
   };
 
   /** Exact, from the kept counts: all matching pages, less the secret ones, plus the secret ones the viewer sees. */
-  const total = async (filter: PageFilter, viewer: Viewer): Promise<number> => {
+  const total = async (filter: PageFilter, viewer: Viewer, seen: Seen): Promise<number> => {
     if (viewer.isAdmin || (filter.privacy !== undefined && filter.privacy !== 'secret')) return counterOf(db, count(filter));
-    const secret = { ...filter, privacy: 'secret' };
-    const [[all, allSecret], seen] = await Promise.all([countersOf(db, [count(filter), count(secret)]), secretSeenBy(viewer)]);
-    const seenMatching = seen.filter(
-      (p) =>
-        (filter.owner === undefined || p.user_id === filter.owner) &&
-        (filter.page_configuration_id === undefined || p.page_configuration_id === filter.page_configuration_id),
-    ).length;
-    return (filter.privacy === 'secret' ? 0 : all! - allSecret!) + seenMatching;
+    const [all, allSecret] = await countersOf(db, [count(filter), count({ ...filter, privacy: 'secret' })]);
+    return (filter.privacy === 'secret' ? 0 : all! - allSecret!) + seenMatching(filter, seen).length;
   };
 
   return {
@@ -118,9 +109,10 @@ export function pagesRepo(db: Kysely<Database>) {
     },
     secretSeenBy,
     async list(filter: PageFilter, viewer: Viewer, page: Pagination): Promise<Listed<PageRow>> {
+      const seen = viewer.isAdmin ? [] : await secretSeenBy(viewer);
       const [walked, n] = await Promise.all([
-        walkPage<PageRow>(walks(filter, viewer), (q) => q.selectAll('pages'), page),
-        total(filter, viewer),
+        walkPage<PageRow>(walks(filter, viewer, seen), (q) => q.selectAll('pages'), page),
+        total(filter, viewer, seen),
       ]);
       return { ...walked, total: n };
     },

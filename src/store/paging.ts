@@ -48,6 +48,7 @@ export async function walkPage<Row>(
   position: Pagination,
   desc = false,
 ): Promise<Walked<Row>> {
+  if (walks.length === 0) return { rows: [] };
   const n = position.per_page;
   const direction = desc ? 'desc' : 'asc';
   const ordered = (walk: Walk, query: AnyQuery) =>
@@ -108,7 +109,7 @@ export async function walkPage<Row>(
  * dimensions its filters use. A key is the list's name and, for each dimension in order, its value or `*`.
  */
 export const counterKey = (list: string, dims: readonly (string | null | undefined)[]): string =>
-  [list, ...dims.map((d) => (d === undefined ? '*' : (d ?? '')))].join('|');
+  `${list}|${dims.map((d) => (d === undefined ? '*' : (d ?? ''))).join('|')}`;
 
 /** The counts of several keys at once (0 for a key never counted). */
 export async function countersOf(db: Kysely<Database>, keys: string[]): Promise<number[]> {

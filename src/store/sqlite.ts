@@ -7,14 +7,23 @@ import { createKyselyStore, migrateToLatest, type Store } from './store.js';
  * Opens (creating if needed) the SQLite store in one file, in WAL mode with foreign keys on, and applies
  * the migrations. `:memory:` works for throwaway stores.
  */
-export async function openSqliteStore(file: string): Promise<Store> {
+export interface SqliteStoreOptions {
+  /** Sees every query the store runs, with its parameters (the query-plan test). */
+  onQuery?: (sql: string, parameters: readonly unknown[]) => void;
+}
+
+export async function openSqliteStore(file: string, options: SqliteStoreOptions = {}): Promise<Store> {
   const sqlite = new Database(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const writes = { count: 0 };
-  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite, writes) }) });
+  const onQuery = options.onQuery;
+  const db = new Kysely<Schema>({
+    dialect: new SqliteDialect({ database: withStatementCache(sqlite, writes) }),
+    log: onQuery ? (event) => onQuery(event.query.sql, event.query.parameters) : undefined,
+  });
   try {
     await migrateToLatest(db);
   } catch (error) {

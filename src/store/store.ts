@@ -1,5 +1,6 @@
 import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import { apiKeysRepo, idempotencyRepo, permissionSetsRepo } from './access.js';
+import { checkCounts, type Drift } from './counters.js';
 import { followsRepo } from './follows.js';
 import { membership } from './migrations/0002-membership.js';
 import { foundation } from './migrations/0001-foundation.js';
@@ -54,6 +55,8 @@ export interface Store {
   readonly notifications: ReturnType<typeof notificationsRepo>;
   readonly notificationJobs: ReturnType<typeof notificationJobsRepo>;
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
+  /** Recounts every list and answers where the kept counts drifted (`repair`: writes the recount). */
+  checkCounts(repair?: boolean): Promise<Drift[]>;
   /**
    * A value that changes whenever the stored data may have changed (by this process or another), for
    * exact read caches; undefined when the store cannot tell, and then nothing may be cached.
@@ -87,6 +90,7 @@ export function createKyselyStore(
     attendances: attendancesRepo(db),
     notifications: notificationsRepo(db),
     notificationJobs: notificationJobsRepo(db),
+    checkCounts: (repair) => checkCounts(db, repair),
     dataVersion: () => (options.inTransaction ? undefined : options.dataVersion?.()),
     transaction(fn) {
       if (options.inTransaction) return fn(store);

@@ -23,6 +23,7 @@ export const flatCost: Migration = {
     await index('pages_config_user_id', 'pages', ['page_configuration_id', 'user_id', 'id']);
     await index('pages_config_user_privacy_id', 'pages', ['page_configuration_id', 'user_id', 'privacy', 'id']);
 
+    await db.schema.createIndex('permission_sets_lower_name').on('permission_sets').expression(sql`lower(name)`).execute();
     await drop('users_permission_set_id');
     await index('users_role_id', 'users', ['permission_set_id', 'id']);
 
