@@ -174,3 +174,21 @@ describe('kept counts', () => {
     }
   });
 });
+
+describe('agora admin check', () => {
+  it('reports a kept count that drifted, exits 1, and --repair writes the recount', async () => {
+    const raw = new Database(t.file);
+    try {
+      raw.prepare(`update list_counts set n = n + 5 where key = 'pages|*|*|*'`).run();
+    } finally {
+      raw.close();
+    }
+    const { runCli } = await import('../helpers/cli.js');
+    const drifted = await runCli(['admin', 'check', '--db', t.file], { home: t.dir });
+    expect(drifted.code).toBe(1);
+    expect(drifted.stdout).toMatch(/^pages\|\*\|\*\|\*\tkept \d+\tactual \d+\n$/);
+    const repaired = await runCli(['admin', 'check', '--db', t.file, '--repair'], { home: t.dir });
+    expect(repaired.code).toBe(0);
+    expect(await t.store.checkCounts()).toEqual([]);
+  });
+});
