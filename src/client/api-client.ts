@@ -26,7 +26,10 @@ export interface ClientOptions {
   apiSecret?: string;
 }
 
-export type Query = Record<string, string | number | boolean | undefined>;
+export type Query = Record<string, string | number | boolean | undefined> & { [FOLLOW_ALL]?: boolean };
+
+/** In a query: follow the list's `Link: rel="next"` to the end and answer every item (the CLI's `--all`). */
+export const FOLLOW_ALL = Symbol('follow all');
 
 /**
  * A small typed HTTP client of the API: JSON in, JSON out, error bodies turned into ApiError. It speaks
@@ -62,16 +65,32 @@ export class ApiClient {
       headers['content-type'] = 'application/json';
       headers['content-length'] = String(payload.length);
     }
+    const first = await this.exchange(url, method, headers, payload);
+    if (!init.query?.[FOLLOW_ALL]) return first.body as T;
+    // Every page after the first: the envelope's items (or a bare array) added up, the total kept.
+    const all = first.body as { items?: unknown[] } | unknown[];
+    const items = Array.isArray(all) ? all : (all.items ?? []);
+    for (let next = first.next; next; ) {
+      const page = await this.exchange(new URL(next, url), 'GET', headers, undefined);
+      items.push(...(Array.isArray(page.body) ? page.body : ((page.body as { items?: unknown[] }).items ?? [])));
+      next = page.next;
+    }
+    return all as T;
+  }
+
+  /** One request: the parsed body, and the `rel="next"` URL when the list goes on. */
+  private async exchange(url: URL, method: string, headers: Record<string, string>, payload: Buffer | undefined) {
     let status: number;
     let text: string;
+    let link: string | undefined;
     try {
-      ({ status, text } = await send(url, method, headers, payload));
+      ({ status, text, link } = await send(url, method, headers, payload));
     } catch (error) {
       const e = error as NodeJS.ErrnoException;
       throw new ConnectionError(`Cannot reach the agora server at ${this.baseUrl} (${e.code ?? e.message})`);
     }
     if (status >= 400) throw toApiError(status, text);
-    return (text ? JSON.parse(text) : undefined) as T;
+    return { body: (text ? JSON.parse(text) : undefined) as unknown, next: link ? /<([^>]+)>\s*;\s*rel="next"/.exec(link)?.[1] : undefined };
   }
 
   get<T>(path: string, query?: Query): Promise<T> {
@@ -104,14 +123,16 @@ async function send(
   method: string,
   headers: Record<string, string>,
   payload: Buffer | undefined,
-): Promise<{ status: number; text: string }> {
+): Promise<{ status: number; text: string; link?: string }> {
   const { request } = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
   return new Promise((resolve, reject) => {
     const req = request(url, { method, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('error', reject);
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), link: [res.headers.link].flat()[0] }),
+      );
     });
     req.on('error', reject);
     req.end(payload);
