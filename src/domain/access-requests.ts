@@ -11,7 +11,7 @@ import type { AccessRequestRow } from '../store/membership.js';
 import type { Store } from '../store/store.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { addMember } from './membership.js';
-import { administersPage, findVisiblePage, isMember } from './pages.js';
+import { administersPage, canSeePage, findVisiblePage, isMember } from './pages.js';
 import { requireActingFor } from './permissions.js';
 import { loadEmbeds } from './records.js';
 import { notifyUsers, pageRef, projectAdminIds, userRef } from './notifications.js';
@@ -119,7 +119,7 @@ async function requestToSettle(tx: Store, caller: Caller, id: string): Promise<A
   const page = await tx.pages.getById(row.page_id);
   if (!page) throw notFound('Access request');
   if (!administersPage(caller, page)) {
-    if (row.user_id !== caller.user.id && page.privacy === 'secret' && !(await isMember(tx, caller.user.id, page.id)))
+    if (row.user_id !== caller.user.id && !(await canSeePage(tx, { id: caller.user.id, isAdmin: caller.isAdmin }, page.id)))
       throw notFound('Access request');
     throw forbidden('Only an administrator of the page can accept or refuse its access requests');
   }

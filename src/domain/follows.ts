@@ -109,7 +109,7 @@ export async function deleteFollow(deps: Deps, caller: Caller, id: string): Prom
     // A follow of a secret page is as hidden as the page: 404, not 403, to those outside it.
     if (follow.followable_type === 'Page' && follow.user_id !== caller.user.id) {
       const page = await tx.pages.getById(follow.followable_id);
-      if (page && !(await canSeePage(tx, caller, page))) throw notFound('Follow');
+      if (page && !(await canSeePage(tx, { id: caller.user.id, isAdmin: caller.isAdmin }, page.id))) throw notFound('Follow');
     }
     if (follow.user_id !== caller.user.id && !caller.isAdmin) throw forbidden('You may delete only your own follows');
     await tx.follows.delete(id);

@@ -8,7 +8,7 @@ import type { PageRow } from '../store/pages.js';
 import type { Store } from '../store/store.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { addMember } from './membership.js';
-import { administersPage, findVisiblePage, isMember } from './pages.js';
+import { administersPage, canSeePage, findVisiblePage, isMember } from './pages.js';
 import { requireActingFor } from './permissions.js';
 import { loadEmbeds } from './records.js';
 import { notifyUsers, pageRef, userRef } from './notifications.js';
@@ -132,7 +132,7 @@ async function findInvite(tx: Store, caller: Caller, id: string): Promise<{ row:
   const page = row && (await tx.pages.getById(row.target_id));
   if (!row || !page) throw notFound('Invite');
   const involved = row.user_id === caller.user.id || row.user_target_id === caller.user.id;
-  if (!involved && !administersPage(caller, page) && page.privacy === 'secret' && !(await isMember(tx, caller.user.id, page.id)))
+  if (!involved && !(await canSeePage(tx, { id: caller.user.id, isAdmin: caller.isAdmin }, page.id)))
     throw notFound('Invite');
   return { row, page };
 }

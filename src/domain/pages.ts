@@ -9,7 +9,7 @@ import type {
   PageConfiguration,
   Privacy,
 } from '../shared/schemas/pages.js';
-import type { PageConfigurationRow, PageRow } from '../store/pages.js';
+import type { PageConfigurationRow, PageRow, Viewer } from '../store/pages.js';
 import type { Store } from '../store/store.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { requireActingFor, requireAdmin } from './permissions.js';
@@ -38,14 +38,19 @@ export async function isMember(store: Store, userId: string, pageId: string): Pr
 export const administersPage = (caller: Caller, page: PageRow): boolean =>
   caller.isAdmin || page.user_id === caller.user.id;
 
-export async function canSeePage(store: Store, caller: Caller, page: PageRow): Promise<boolean> {
-  return page.privacy !== 'secret' || administersPage(caller, page) || (await isMember(store, caller.user.id, page.id));
+/**
+ * Who may know of a page is written once, in the store (`pageVisibleTo`: not secret, or created by the
+ * viewer, or followed by them, or the viewer is an Admin); single reads and lists both use it.
+ */
+export async function canSeePage(store: Store, viewer: Viewer, pageId: string): Promise<boolean> {
+  return !!(await store.pages.getVisible(pageId, viewer));
 }
 
-/** The page, or 404 when it does not exist or is a secret page the caller is not in. */
-export async function findVisiblePage(store: Store, caller: Caller, pageId: string): Promise<PageRow> {
-  const page = await store.pages.getById(pageId);
-  if (!page || !(await canSeePage(store, caller, page))) throw notFound('Page');
+/** The page, or 404 when it does not exist or is a secret page the viewer is not in. */
+export async function findVisiblePage(store: Store, who: Caller | Viewer, pageId: string): Promise<PageRow> {
+  const viewer = 'user' in who ? { id: who.user.id, isAdmin: who.isAdmin } : who;
+  const page = await store.pages.getVisible(pageId, viewer);
+  if (!page) throw notFound('Page');
   return page;
 }
 

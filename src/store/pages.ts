@@ -71,8 +71,8 @@ export function pagesRepo(db: Kysely<Database>) {
     );
 
   /**
-   * The index walks of a list: one for an Admin; for a Member, one per privacy they may see whole, and one
-   * per secret page they see (a user is in few).
+   * The index walks of a list: one for an Admin; for a Member, one per privacy they may see whole, and the
+   * secret pages they see (a user is in few).
    */
   const walks = (filter: PageFilter, viewer: Viewer, seen: Seen): Walk[] => {
     if (viewer.isAdmin) return [{ query: matching(filter), keys: ['pages.id'] }];
@@ -80,7 +80,9 @@ export function pagesRepo(db: Kysely<Database>) {
       .filter((p) => filter.privacy === undefined || filter.privacy === p)
       .map((privacy) => ({ query: matching({ ...filter, privacy }), keys: ['pages.id'] }));
     if (filter.privacy !== undefined && filter.privacy !== 'secret') return open;
-    return [...open, ...seenMatching(filter, seen).map((p) => ({ query: db.selectFrom('pages').where('pages.id', '=', p.id), keys: ['pages.id'] }))];
+    // The secret pages they see, as one walk of the primary key (SQLite walks an IN list in key order).
+    const ids = seenMatching(filter, seen).map((p) => p.id);
+    return ids.length ? [...open, { query: db.selectFrom('pages').where('pages.id', 'in', ids), keys: ['pages.id'] }] : open;
   };
 
   /** Exact, from the kept counts: all matching pages, less the secret ones, plus the secret ones the viewer sees. */

@@ -80,13 +80,13 @@ export async function walkPage<Row>(
   let inclusive = false;
   const skip = offsetOf(position);
   if (!after && skip > 0) {
-    const lists = await Promise.all(
-      walks.map((walk) => {
-        const keys = ordered(walk, withKeys(walk, walk.query));
-        return (walks.length === 1 ? keys.offset(skip).limit(1) : keys.limit(skip + 1)).execute();
-      }),
-    );
-    const first = walks.length === 1 ? lists[0]![0] : merged(lists)[skip]?.row;
+    // The skip runs in SQLite over the walks' indexes, keys only: one walk with OFFSET, several as one
+    // compound UNION in key order (SQLite merges the ordered walks and drops duplicates), never rows in JS.
+    const keyed = walks.map((walk) => withKeys(walk, walk.query));
+    let skipper = keyed[0]!;
+    for (const other of keyed.slice(1)) skipper = skipper.union(other);
+    for (let i = 0; i < width; i++) skipper = skipper.orderBy(sql.ref(KEY(i)), direction);
+    const first = (await skipper.limit(1).offset(skip).execute())[0];
     if (!first) return { rows: [] };
     after = keysOf(first, width);
     inclusive = true;
