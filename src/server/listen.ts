@@ -112,7 +112,12 @@ async function prepare(deps: Deps, options: ServeOptions): Promise<void> {
 async function serveOne(options: ServeOptions, asWorker: boolean): Promise<void> {
   const store = await openSqliteStore(options.db);
   await prepare({ store, clock: () => new Date() }, options);
-  const app = await createApp({ store, logger: options.log ?? false, webhooks: webhookSettingsFromEnv(process.env) });
+  const app = await createApp({
+    store,
+    logger: options.log ?? false,
+    webhooks: webhookSettingsFromEnv(process.env),
+    responseCache: process.env.AGORA_RESPONSE_CACHE !== '0',
+  });
   const address = await app.listen({ host: options.host, port: options.port });
   // Handlers go in before the `listening on` line: a signal sent as soon as it is read still stops cleanly.
   const stopped = new Promise<void>((resolve) => {

@@ -48,15 +48,22 @@ export function pagesRepo(db: Kysely<Database>) {
   /** The secret pages the viewer sees (those they are in or created): a few per user, walked by index. */
   const secretSeenBy = async (viewer: Viewer): Promise<Pick<PageRow, 'id' | 'user_id' | 'page_configuration_id'>[]> => {
     const columns = ['pages.id', 'pages.user_id', 'pages.page_configuration_id'] as const;
+    // From the viewer's follows, then those pages: joined, SQLite would walk every secret page instead.
+    const follows = await db
+      .selectFrom('follows')
+      .select('follows.followable_id')
+      .where('follows.user_id', '=', viewer.id)
+      .where('follows.followable_type', '=', 'Page')
+      .execute();
     const [followed, owned] = await Promise.all([
-      db
-        .selectFrom('follows')
-        .innerJoin('pages', 'pages.id', 'follows.followable_id')
-        .select(columns)
-        .where('follows.user_id', '=', viewer.id)
-        .where('follows.followable_type', '=', 'Page')
-        .where('pages.privacy', '=', 'secret')
-        .execute(),
+      follows.length
+        ? db
+            .selectFrom('pages')
+            .select(columns)
+            .where('pages.id', 'in', follows.map((f) => f.followable_id))
+            .where('pages.privacy', '=', 'secret')
+            .execute()
+        : [],
       db.selectFrom('pages').select(columns).where('pages.user_id', '=', viewer.id).where('pages.privacy', '=', 'secret').execute(),
     ]);
     return [...new Map([...followed, ...owned].map((r) => [r.id, r])).values()].sort((a, b) => (a.id < b.id ? -1 : 1));
