@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Viewer } from './pages.js';
+import { slugsStartingWith } from './slugs.js';
 import type { Database, EventAttendanceTable, EventTable } from './schema.js';
 import { counterKey, counterOf, countersOf, countOf, narrowed, walkPage, type Listed, type Walk } from './paging.js';
 
@@ -74,14 +75,7 @@ export function eventsRepo(db: Kysely<Database>) {
       ]);
       return { ...walked, total: n };
     },
-    async slugsStartingWith(base: string): Promise<string[]> {
-      const rows = await db
-        .selectFrom('events')
-        .select('slug')
-        .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)]))
-        .execute();
-      return rows.map((r) => r.slug);
-    },
+    slugsStartingWith: (base: string): Promise<string[]> => slugsStartingWith(db, 'events', base),
     /**
      * Takes a place: one more attendee unless the event is full, in one conditional update, so that
      * concurrent answers never take more places than there are. False when it was full.

@@ -1,5 +1,6 @@
 import { type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
+import { slugsStartingWith } from './slugs.js';
 import type { Database, PageConfigurationTable, PageTable } from './schema.js';
 import { counterKey, counterOf, countersOf, walkPage, type Listed, type Walk } from './paging.js';
 
@@ -125,14 +126,7 @@ export function pagesRepo(db: Kysely<Database>) {
       ]);
       return { ...walked, total: n };
     },
-    async slugsStartingWith(base: string): Promise<string[]> {
-      const rows = await db
-        .selectFrom('pages')
-        .select('slug')
-        .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)]))
-        .execute();
-      return rows.map((r) => r.slug);
-    },
+    slugsStartingWith: (base: string): Promise<string[]> => slugsStartingWith(db, 'pages', base),
   };
 }
 export type PagesRepo = ReturnType<typeof pagesRepo>;

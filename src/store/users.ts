@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
+import { slugsStartingWith } from './slugs.js';
 import type { Database, UserTable } from './schema.js';
 import { counterKey, counterOf, countOf, walkPage, type Listed } from './paging.js';
 
@@ -78,14 +79,7 @@ export function usersRepo(db: Kysely<Database>) {
       ]);
       return { ...walked, total };
     },
-    async slugsStartingWith(base: string): Promise<string[]> {
-      const rows = await db
-        .selectFrom('users')
-        .select('slug')
-        .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)]))
-        .execute();
-      return rows.map((r) => r.slug);
-    },
+    slugsStartingWith: (base: string): Promise<string[]> => slugsStartingWith(db, 'users', base),
     async setRole(userId: string, permissionSetId: string, now: string): Promise<void> {
       await db
         .updateTable('users')
