@@ -1,3 +1,4 @@
+import { FOLLOW_ALL } from '../client/api-client.js';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Context, GlobalOptions } from './context.js';
 
@@ -32,15 +33,19 @@ export const intOption =
 export function paginationOptions(command: Command): Command {
   return command
     .option('--page <n>', 'page of results, from 1', intOption(1, 1_000_000), 1)
-    .option('--per-page <n>', 'results per page (at most 100)', intOption(1, 100), 25);
+    .option('--per-page <n>', 'results per page (at most 100)', intOption(1, 100), 25)
+    .option('--all', 'every result: follows the Link cursor to the end, 100 at a time');
 }
 
 export interface PageOptions {
   page: number;
   perPage: number;
+  all?: boolean;
 }
 
-export const pageQuery = (o: PageOptions) => ({ page: o.page, per_page: o.perPage });
+/** The paging of a list request; with `--all`, the client follows the cursor from the first page. */
+export const pageQuery = (o: PageOptions) =>
+  o.all ? { page: 1, per_page: 100, [FOLLOW_ALL]: true as const } : { page: o.page, per_page: o.perPage };
 
 interface SafeParser<T> {
   safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } };

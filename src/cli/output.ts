@@ -51,7 +51,7 @@ export class Output {
     this.line(
       this.dim(
         `${first}–${first + result.items.length - 1} of ${result.total_items}` +
-          (page && pages > 1 ? ` (page ${page.page} of ${pages}; --page for more)` : ''),
+          (page && pages > 1 && result.items.length < result.total_items ? ` (page ${page.page} of ${pages}; --page for more)` : ''),
       ),
     );
   }

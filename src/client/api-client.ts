@@ -41,7 +41,10 @@ export interface ClientOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-export type Query = Record<string, string | number | boolean | undefined>;
+export type Query = Record<string, string | number | boolean | undefined> & { [FOLLOW_ALL]?: boolean };
+
+/** In a query: follow the list's `Link: rel="next"` to the end and answer every item (the CLI's `--all`). */
+export const FOLLOW_ALL = Symbol('follow all');
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 interface Parser<T> {
@@ -63,6 +66,8 @@ export interface Answer<T> {
   replayed: boolean;
   /** `X-Total-Count`, on lists that are bare arrays (notifications). */
   total?: number;
+  /** The `Link: <…>; rel="next"` URL, when the list goes on. */
+  next?: string;
 }
 
 /** PUT and DELETE are idempotent by definition; a POST only when it carries an Idempotency-Key. */
@@ -96,17 +101,29 @@ export class ApiClient {
   }
 
   async call<T>(method: Method, path: string, init: CallInit<T> = {}): Promise<T> {
-    return (await this.answer(method, path, init)).data;
+    const first = await this.answer(method, path, init);
+    if (!init.query?.[FOLLOW_ALL]) return first.data;
+    // Every page after the first: the envelope's items (or a bare array) added up, the total kept.
+    const all = first.data as { items?: unknown[] } | unknown[];
+    const items = Array.isArray(all) ? all : (all.items ?? []);
+    for (let next = first.next; next; ) {
+      const url = new URL(next, this.baseUrl);
+      const page = await this.answer<unknown>('GET', url.pathname.slice(API_PREFIX.length), { query: Object.fromEntries(url.searchParams) });
+      items.push(...(Array.isArray(page.data) ? page.data : ((page.data as { items?: unknown[] }).items ?? [])));
+      next = page.next;
+    }
+    return all as T;
   }
 
   /** The call with its status and whether the server replayed an earlier answer to the same Idempotency-Key. */
   async answer<T>(method: Method, path: string, init: CallInit<T> = {}): Promise<Answer<T>> {
-    const { status, text, replayed, total } = await this.send(method, path, init, async (body) => body.text());
+    const { status, text, replayed, total, link } = await this.send(method, path, init, async (body) => body.text());
     if (status >= 400) throw toApiError(status, text);
     const json: unknown = text ? JSON.parse(text) : undefined;
-    if (!init.schema) return { status, data: json as T, replayed, total };
+    const next = link ? /<([^>]+)>\s*;\s*rel="next"/.exec(link)?.[1] : undefined;
+    if (!init.schema) return { status, data: json as T, replayed, total, next };
     try {
-      return { status, data: init.schema.parse(json), replayed, total };
+      return { status, data: init.schema.parse(json), replayed, total, next };
     } catch {
       throw new ConnectionError(`The server at ${this.baseUrl} answered ${method} ${path} with something that is not the API's`);
     }
@@ -200,7 +217,7 @@ export class ApiClient {
     path: string,
     init: CallInit<unknown>,
     read: (body: Dispatcher.ResponseData['body'], status: number) => Promise<R>,
-  ): Promise<{ status: number; text: R; replayed: boolean; total?: number; stream?: Readable }> {
+  ): Promise<{ status: number; text: R; replayed: boolean; total?: number; link?: string; stream?: Readable }> {
     const url = this.url(path, init.query);
     const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
     if (this.options.apiKey) headers['api-key'] = this.options.apiKey;
@@ -244,7 +261,8 @@ export class ApiClient {
           }
           clearTimeout(timer);
           const total = Number(res.headers['x-total-count']);
-          return { status: res.statusCode, text, replayed, ...(Number.isInteger(total) ? { total } : {}) };
+          const link = [res.headers.link].flat()[0];
+          return { status: res.statusCode, text, replayed, ...(Number.isInteger(total) ? { total } : {}), ...(link ? { link } : {}) };
         } catch (error) {
           clearTimeout(timer);
           if (abort.signal.aborted)

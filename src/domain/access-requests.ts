@@ -1,6 +1,6 @@
 import { AppError, ErrorCode, forbidden, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import type { ListResult } from '../shared/schemas/common.js';
+import { listResult, type ListResult } from '../shared/schemas/common.js';
 import type {
   AccessRequest,
   CreateAccessRequestInput,
@@ -12,7 +12,7 @@ import type { Store } from '../store/store.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { recordAudit } from './audit.js';
 import { addMember } from './membership.js';
-import { administersPage, findVisiblePage, isMember } from './pages.js';
+import { administersPage, canSeePage, findVisiblePage, isMember } from './pages.js';
 import { requireActingFor } from './permissions.js';
 import { loadEmbeds } from './records.js';
 import { notifyUsers, pageRef, projectAdminIds, userRef } from './notifications.js';
@@ -105,12 +105,12 @@ export async function listAccessRequests(
   query: ListAccessRequestsQuery,
 ): Promise<ListResult<AccessRequest>> {
   if (query.page_id !== undefined) await findVisiblePage(deps.store, caller, query.page_id);
-  const { rows, total } = await deps.store.accessRequests.list(
+  const listed = await deps.store.accessRequests.list(
     { page_id: query.page_id, user_id: query.user_id, state: query.state },
     { id: caller.user.id, isAdmin: caller.isAdmin },
     query,
   );
-  return { items: await toRecords(deps.store, caller, rows), total_items: total };
+  return listResult(await toRecords(deps.store, caller, listed.rows), listed);
 }
 
 /** The request, once the caller is known to administer its page (rule 4). */
@@ -120,7 +120,7 @@ async function requestToSettle(tx: Store, caller: Caller, id: string): Promise<A
   const page = await tx.pages.getById(row.page_id);
   if (!page) throw notFound('Access request');
   if (!administersPage(caller, page)) {
-    if (row.user_id !== caller.user.id && page.privacy === 'secret' && !(await isMember(tx, caller.user.id, page.id)))
+    if (row.user_id !== caller.user.id && !(await canSeePage(tx, { id: caller.user.id, isAdmin: caller.isAdmin }, page.id)))
       throw notFound('Access request');
     throw forbidden('Only an administrator of the page can accept or refuse its access requests');
   }

@@ -5,7 +5,7 @@ import type { PageRow, Viewer } from '../store/pages.js';
 import type { StatusRow } from '../store/content.js';
 import type { Store } from '../store/store.js';
 import type { Caller } from './context.js';
-import { isMember } from './pages.js';
+import { findVisiblePage, isMember } from './pages.js';
 
 /**
  * Who may read and post content: a page's statuses are for its members (a public page's for everyone), a
@@ -26,12 +26,9 @@ export async function actingViewer(store: Store, caller: Caller, userId: string)
 const inPage = async (store: Store, viewer: Viewer, page: PageRow) =>
   viewer.isAdmin || page.user_id === viewer.id || (await isMember(store, viewer.id, page.id));
 
-/** A page the viewer may know of: 404 for a secret page they are not in. */
-export async function pageKnownTo(store: Store, viewer: Viewer, pageId: string): Promise<PageRow> {
-  const page = await store.pages.getById(pageId);
-  if (!page || (page.privacy === 'secret' && !(await inPage(store, viewer, page)))) throw notFound('Page');
-  return page;
-}
+/** A page the viewer may know of: 404 for a secret page they are not in (the one rule, `findVisiblePage`). */
+export const pageKnownTo = (store: Store, viewer: Viewer, pageId: string): Promise<PageRow> =>
+  findVisiblePage(store, viewer, pageId);
 
 /** Reading a page's content: its members; anyone for a public page. */
 export async function requireReadPage(store: Store, viewer: Viewer, page: PageRow): Promise<void> {

@@ -1,6 +1,6 @@
 import { AppError, ErrorCode, forbidden, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import type { ListResult, Pagination } from '../shared/schemas/common.js';
+import { listResult, type ListResult, type Pagination } from '../shared/schemas/common.js';
 import type {
   Comment,
   CreateCommentInput,
@@ -149,8 +149,8 @@ export async function getStatus(deps: Deps, caller: Caller, id: string): Promise
 /** Comments on a status, oldest first, for those who may read the status. */
 export async function listComments(deps: Deps, caller: Caller, statusId: string, page: Pagination): Promise<ListResult<Comment>> {
   await readableStatus(deps.store, viewerOf(caller), statusId);
-  const { rows, total } = await deps.store.comments.listForStatus(statusId, page);
-  return { items: await toCommentRecords(deps.store, caller, rows), total_items: total };
+  const listed = await deps.store.comments.listForStatus(statusId, page);
+  return listResult(await toCommentRecords(deps.store, caller, listed.rows), listed);
 }
 
 /** Comments on a status the author may read; its author is notified. */
@@ -255,6 +255,6 @@ export async function createLike(deps: Deps, caller: Caller, input: CreateLikeIn
 export async function getStream(deps: Deps, caller: Caller, userId: string, page: Pagination): Promise<ListResult<Status>> {
   if (caller.user.id !== userId && !caller.isAdmin) throw forbidden('You may read only your own stream');
   if (!(await deps.store.users.getById(userId))) throw notFound('User');
-  const { rows, total } = await deps.store.statuses.stream(userId, page);
-  return { items: await toStatusRecords(deps.store, caller, rows), total_items: total };
+  const listed = await deps.store.statuses.stream(userId, page);
+  return listResult(await toStatusRecords(deps.store, caller, listed.rows), listed);
 }

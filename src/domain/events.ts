@@ -1,6 +1,6 @@
 import { AppError, ErrorCode, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import type { ListResult } from '../shared/schemas/common.js';
+import { listResult, type ListResult } from '../shared/schemas/common.js';
 import type {
   Attendance,
   AttendanceInput,
@@ -89,12 +89,13 @@ export async function listEvents(deps: Deps, caller: Caller, query: ListEventsQu
     runningFrom = runningFrom === undefined || dayFrom > runningFrom ? dayFrom : runningFrom;
     runningBefore = new Date(dayStart.getTime() + DAY_MS).toISOString();
   }
-  const { rows, total } = await deps.store.events.list(
+  const listed = await deps.store.events.list(
     { owner: query.owner, page_id: query.page_id, runningFrom, runningBefore },
     viewerOf(caller),
+    caller.isAdmin ? [] : (await deps.store.pages.secretSeenBy(viewerOf(caller))).map((p) => p.id),
     query,
   );
-  return { items: rows.map(toEventRecord), total_items: total };
+  return listResult(listed.rows.map(toEventRecord), listed);
 }
 
 async function toAttendanceRecords(store: Store, caller: Caller, rows: AttendanceRow[]): Promise<Attendance[]> {
@@ -163,6 +164,6 @@ export async function listAttendees(
   query: ListAttendeesQuery,
 ): Promise<ListResult<Attendance>> {
   const event = await eventKnownTo(deps.store, viewerOf(caller), eventId);
-  const { rows, total } = await deps.store.attendances.list(event.id, query.answer, query);
-  return { items: await toAttendanceRecords(deps.store, caller, rows), total_items: total };
+  const listed = await deps.store.attendances.list(event.id, query.answer, query);
+  return listResult(await toAttendanceRecords(deps.store, caller, listed.rows), listed);
 }

@@ -1,6 +1,6 @@
 import { AppError, ErrorCode, forbidden, invalidField, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import type { ListResult } from '../shared/schemas/common.js';
+import { listResult, type ListResult } from '../shared/schemas/common.js';
 import type { CreateFollowInput, Follow, FollowableType, ListFollowsQuery } from '../shared/schemas/follows.js';
 import { isUniqueViolation } from '../store/errors.js';
 import type { FollowRow } from '../store/follows.js';
@@ -79,11 +79,15 @@ export async function createFollow(deps: Deps, caller: Caller, input: CreateFoll
 }
 
 export async function listFollows(deps: Deps, caller: Caller, query: ListFollowsQuery): Promise<ListResult<Follow>> {
-  const { rows, total } = await deps.store.follows.list(
+  const viewer = { id: caller.user.id, isAdmin: caller.isAdmin };
+  const secretSeen = viewer.isAdmin ? [] : (await deps.store.pages.secretSeenBy(viewer)).map((p) => p.id);
+  const listed = await deps.store.follows.list(
     { followable_type: query.followable_type, followable_id: query.followable_id, user_id: query.user_id },
-    { id: caller.user.id, isAdmin: caller.isAdmin },
+    viewer,
+    secretSeen,
     query,
   );
+  const rows = listed.rows;
   const pageIds = rows.filter((r) => r.followable_type === 'Page').map((r) => r.followable_id);
   const userIds = rows.filter((r) => r.followable_type === 'User').map((r) => r.followable_id);
   const [pages, users] = await Promise.all([deps.store.pages.getByIds(pageIds), deps.store.users.getByIds(userIds)]);
@@ -91,7 +95,10 @@ export async function listFollows(deps: Deps, caller: Caller, query: ListFollows
   const userById = new Map(users.map((u) => [u.id, toUserRecord(u, caller)]));
   const embed = (r: FollowRow) =>
     (r.followable_type === 'Page' ? pageById.get(r.followable_id) : userById.get(r.followable_id)) ?? null;
-  return { items: rows.map((r) => toFollowRecord(r, embed(r))), total_items: total };
+  return listResult(
+    rows.map((r) => toFollowRecord(r, embed(r))),
+    listed,
+  );
 }
 
 /** Unfollows: the follower themself or a project administrator. */
@@ -102,7 +109,7 @@ export async function deleteFollow(deps: Deps, caller: Caller, id: string): Prom
     // A follow of a secret page is as hidden as the page: 404, not 403, to those outside it.
     if (follow.followable_type === 'Page' && follow.user_id !== caller.user.id) {
       const page = await tx.pages.getById(follow.followable_id);
-      if (page && !(await canSeePage(tx, caller, page))) throw notFound('Follow');
+      if (page && !(await canSeePage(tx, { id: caller.user.id, isAdmin: caller.isAdmin }, page.id))) throw notFound('Follow');
     }
     if (follow.user_id !== caller.user.id && !caller.isAdmin) throw forbidden('You may delete only your own follows');
     await tx.follows.delete(id);

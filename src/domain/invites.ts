@@ -1,6 +1,6 @@
 import { AppError, ErrorCode, forbidden, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import type { ListResult } from '../shared/schemas/common.js';
+import { listResult, type ListResult } from '../shared/schemas/common.js';
 import type { CreateInvitesInput, Invite, InviteCreation, ListInvitesQuery } from '../shared/schemas/membership.js';
 import { isUniqueViolation } from '../store/errors.js';
 import type { InviteRow } from '../store/membership.js';
@@ -9,7 +9,7 @@ import type { Store } from '../store/store.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { recordAudit } from './audit.js';
 import { addMember } from './membership.js';
-import { administersPage, findVisiblePage, isMember } from './pages.js';
+import { administersPage, canSeePage, findVisiblePage, isMember } from './pages.js';
 import { requireActingFor } from './permissions.js';
 import { loadEmbeds } from './records.js';
 import { notifyUsers, pageRef, userRef } from './notifications.js';
@@ -114,7 +114,7 @@ export async function createInvites(deps: Deps, caller: Caller, input: CreateInv
 
 export async function listInvites(deps: Deps, caller: Caller, query: ListInvitesQuery): Promise<ListResult<Invite>> {
   if (query.target_id !== undefined) await findVisiblePage(deps.store, caller, query.target_id);
-  const { rows, total } = await deps.store.invites.list(
+  const listed = await deps.store.invites.list(
     {
       target_type: query.target_type,
       target_id: query.target_id,
@@ -125,7 +125,7 @@ export async function listInvites(deps: Deps, caller: Caller, query: ListInvites
     { id: caller.user.id, isAdmin: caller.isAdmin },
     query,
   );
-  return { items: await toRecords(deps.store, caller, rows), total_items: total };
+  return listResult(await toRecords(deps.store, caller, listed.rows), listed);
 }
 
 async function findInvite(tx: Store, caller: Caller, id: string): Promise<{ row: InviteRow; page: PageRow }> {
@@ -133,7 +133,7 @@ async function findInvite(tx: Store, caller: Caller, id: string): Promise<{ row:
   const page = row && (await tx.pages.getById(row.target_id));
   if (!row || !page) throw notFound('Invite');
   const involved = row.user_id === caller.user.id || row.user_target_id === caller.user.id;
-  if (!involved && !administersPage(caller, page) && page.privacy === 'secret' && !(await isMember(tx, caller.user.id, page.id)))
+  if (!involved && !(await canSeePage(tx, { id: caller.user.id, isAdmin: caller.isAdmin }, page.id)))
     throw notFound('Invite');
   return { row, page };
 }

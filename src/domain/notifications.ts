@@ -227,15 +227,19 @@ export async function listNotifications(
   caller: Caller,
   userId: string,
   query: ListNotificationsQuery,
-): Promise<{ items: Notification[]; total: number }> {
+): Promise<{ items: Notification[]; total: number; next?: string[] }> {
   requireSelfOrAdmin(caller, userId, 'read');
   await requireUser(deps.store, userId);
   const unseen = query.status === 'unseen';
-  const [rows, counts] = await Promise.all([
+  const [walked, counts] = await Promise.all([
     deps.store.notifications.list(userId, unseen, query),
     deps.store.notifications.counts(userId),
   ]);
-  return { items: await toNotificationRecords(deps.store, rows), total: unseen ? counts.unseen : counts.total };
+  return {
+    items: await toNotificationRecords(deps.store, walked.rows),
+    total: unseen ? counts.unseen : counts.total,
+    next: walked.next,
+  };
 }
 
 /** Marks all unseen notifications seen, or only those named; ids of other users' notifications change nothing. */

@@ -1,6 +1,6 @@
 import { notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import type { ListResult, Pagination } from '../shared/schemas/common.js';
+import { listResult, type ListResult, type Pagination } from '../shared/schemas/common.js';
 import type {
   CreatePageConfigurationInput,
   CreatePageInput,
@@ -9,7 +9,7 @@ import type {
   PageConfiguration,
   Privacy,
 } from '../shared/schemas/pages.js';
-import type { PageConfigurationRow, PageRow } from '../store/pages.js';
+import type { PageConfigurationRow, PageRow, Viewer } from '../store/pages.js';
 import type { Store } from '../store/store.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { requireActingFor, requireAdmin } from './permissions.js';
@@ -38,14 +38,19 @@ export async function isMember(store: Store, userId: string, pageId: string): Pr
 export const administersPage = (caller: Caller, page: PageRow): boolean =>
   caller.isAdmin || page.user_id === caller.user.id;
 
-export async function canSeePage(store: Store, caller: Caller, page: PageRow): Promise<boolean> {
-  return page.privacy !== 'secret' || administersPage(caller, page) || (await isMember(store, caller.user.id, page.id));
+/**
+ * Who may know of a page is written once, in the store (`pageVisibleTo`: not secret, or created by the
+ * viewer, or followed by them, or the viewer is an Admin); single reads and lists both use it.
+ */
+export async function canSeePage(store: Store, viewer: Viewer, pageId: string): Promise<boolean> {
+  return !!(await store.pages.getVisible(pageId, viewer));
 }
 
-/** The page, or 404 when it does not exist or is a secret page the caller is not in. */
-export async function findVisiblePage(store: Store, caller: Caller, pageId: string): Promise<PageRow> {
-  const page = await store.pages.getById(pageId);
-  if (!page || !(await canSeePage(store, caller, page))) throw notFound('Page');
+/** The page, or 404 when it does not exist or is a secret page the viewer is not in. */
+export async function findVisiblePage(store: Store, who: Caller | Viewer, pageId: string): Promise<PageRow> {
+  const viewer = 'user' in who ? { id: who.user.id, isAdmin: who.isAdmin } : who;
+  const page = await store.pages.getVisible(pageId, viewer);
+  if (!page) throw notFound('Page');
   return page;
 }
 
@@ -74,8 +79,8 @@ export async function getPageConfiguration(deps: Deps, id: string): Promise<Page
 }
 
 export async function listPageConfigurations(deps: Deps, page: Pagination): Promise<ListResult<PageConfiguration>> {
-  const { rows, total } = await deps.store.pageConfigurations.list(page);
-  return { items: rows.map(toPageConfigurationRecord), total_items: total };
+  const listed = await deps.store.pageConfigurations.list(page);
+  return listResult(listed.rows.map(toPageConfigurationRecord), listed);
 }
 
 /** Creates the page and, in the same transaction, the creator's follow: the creator is in the page from the start. */
@@ -115,10 +120,10 @@ export async function getPage(deps: Deps, caller: Caller, id: string): Promise<P
 }
 
 export async function listPages(deps: Deps, caller: Caller, query: ListPagesQuery): Promise<ListResult<Page>> {
-  const { rows, total } = await deps.store.pages.list(
+  const listed = await deps.store.pages.list(
     { page_configuration_id: query.page_configuration_id, owner: query.owner, privacy: query.privacy },
     { id: caller.user.id, isAdmin: caller.isAdmin },
     query,
   );
-  return { items: rows.map(toPageRecord), total_items: total };
+  return listResult(listed.rows.map(toPageRecord), listed);
 }

@@ -1,6 +1,6 @@
 import { AppError, ErrorCode, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import type { ListResult, Pagination } from '../shared/schemas/common.js';
+import { listResult, type ListResult, type Pagination } from '../shared/schemas/common.js';
 import { buildPermissions, type PartialPermissions } from '../shared/schemas/permissions.js';
 import type {
   CreatePermissionSetInput,
@@ -46,9 +46,8 @@ async function findSet(deps: Deps, id: string): Promise<PermissionSetRow> {
 }
 
 export async function listPermissionSets(deps: Deps, page: Pagination): Promise<ListResult<PermissionSet>> {
-  const rows = await deps.store.permissionSets.list();
-  const start = (page.page - 1) * page.per_page;
-  return { items: rows.slice(start, start + page.per_page).map(toPermissionSetRecord), total_items: rows.length };
+  const listed = await deps.store.permissionSets.page(page);
+  return listResult(listed.rows.map(toPermissionSetRecord), listed);
 }
 
 export async function getPermissionSet(deps: Deps, id: string): Promise<PermissionSet> {

@@ -1,6 +1,6 @@
 import { AppError, ErrorCode, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import type { ListResult } from '../shared/schemas/common.js';
+import { listResult, type ListResult } from '../shared/schemas/common.js';
 import type { CreateUserInput, ListUsersQuery, User } from '../shared/schemas/users.js';
 import { SYSTEM_ROLES } from '../store/default-roles.js';
 import { isUniqueViolation } from '../store/errors.js';
@@ -88,8 +88,13 @@ export async function getUser(deps: Deps, caller: Caller, id: string): Promise<U
 
 export async function listUsers(deps: Deps, caller: Caller, query: ListUsersQuery): Promise<ListResult<User>> {
   requirePermission(caller, 'users', 'index');
-  const { rows, total } = await deps.store.users.list({ nickname: query.nickname, role: query.role }, query);
-  return { items: rows.map((r) => toUserRecord(r, caller)), total_items: total };
+  // A role is named by id or by name; an unknown one matches nobody.
+  const role = query.role === undefined ? undefined : ((await deps.store.permissionSets.findByRef(query.role))?.id ?? query.role);
+  const listed = await deps.store.users.list({ nickname: query.nickname, role }, query);
+  return listResult(
+    listed.rows.map((r) => toUserRecord(r, caller)),
+    listed,
+  );
 }
 
 export async function isNicknameAvailable(deps: Deps, nickname: string): Promise<boolean> {

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { AppError, ErrorCode, invalidField, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import type { ListResult, Pagination } from '../shared/schemas/common.js';
+import { listResult, type ListResult, type Pagination } from '../shared/schemas/common.js';
 import type {
   CreateWebhookInput,
   Delivery,
@@ -130,8 +130,9 @@ export async function createWebhook(
 
 export async function listWebhooks(deps: Deps, caller: Caller, page: Pagination): Promise<ListResult<Webhook>> {
   requireAdmin(caller, 'manage webhooks');
-  const { rows, total } = await deps.store.webhooks.list(page);
-  return { items: rows.map((r) => toWebhookRecord(r, nowIso(deps))), total_items: total };
+  const listed = await deps.store.webhooks.list(page);
+  const now = nowIso(deps);
+  return listResult(listed.rows.map((r) => toWebhookRecord(r, now)), listed);
 }
 
 async function findWebhook(deps: Deps, caller: Caller, id: string): Promise<WebhookRow> {
@@ -165,8 +166,8 @@ export async function listDeliveries(
   page: Pagination,
 ): Promise<ListResult<Delivery>> {
   await findWebhook(deps, caller, webhookId);
-  const { rows, total } = await deps.store.deliveries.listForWebhook(webhookId, page);
-  return { items: rows.map(toDeliveryRecord), total_items: total };
+  const listed = await deps.store.deliveries.listForWebhook(webhookId, page);
+  return listResult(listed.rows.map(toDeliveryRecord), listed);
 }
 
 /**

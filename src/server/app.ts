@@ -47,6 +47,8 @@ export interface AppOptions {
   fanOut?: Omit<FanOutOptions, 'deps' | 'onError'> & { autoStart?: boolean };
   /** Live streams: how often they look for new notifications, and the keep-alive interval. */
   live?: { pollMs?: number; heartbeatMs?: number };
+  /** The exact response cache of repeated reads (on unless false; `AGORA_RESPONSE_CACHE=0` for `serve`). */
+  responseCache?: boolean;
 }
 
 export interface RouteContext {
@@ -182,7 +184,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     app,
     { store: deps.store, clock: deps.clock, inFlight: new Map() },
     API_PREFIX,
-    new ResponseCache(deps.store),
+    options.responseCache === false ? undefined : new ResponseCache(deps.store),
   );
   const ctx: RouteContext = { routes, deps, authenticator, live };
   registerUserRoutes(ctx);

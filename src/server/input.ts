@@ -122,6 +122,9 @@ export function parseQuery<T>(schema: z.ZodType<T>, query: unknown): T {
   const bad: string[] = [];
   invalidText(query ?? {}, '', bad);
   if (bad.length) throw new AppError(400, ErrorCode.invalidQuery, `${bad.join(', ')}: ${NOT_UNICODE}`);
+  const given = (query ?? {}) as Record<string, unknown>;
+  if (given.cursor !== undefined && given.page !== undefined)
+    throw new AppError(400, ErrorCode.invalidQuery, 'cursor and page cannot be used together: a cursor already says where the page starts');
   const result = schema.safeParse(query ?? {});
   if (!result.success)
     throw new AppError(

@@ -1,3 +1,5 @@
+import cluster from 'node:cluster';
+import { availableParallelism } from 'node:os';
 import { ensureApiKey, issueApiKey } from '../domain/api-keys.js';
 import type { Deps } from '../domain/context.js';
 import { seedDemo } from '../domain/demo.js';
@@ -15,6 +17,8 @@ export interface ServeOptions {
   bootstrapKey?: string;
   bootstrapSecret?: string;
   log?: boolean;
+  /** Processes serving the one store (node:cluster); 1 serves in this process. */
+  workers?: number | 'auto';
   /** Where the server's own lines go (stdout). */
   print: (line: string) => void;
 }
@@ -24,8 +28,76 @@ export interface ServeOptions {
  * store and resolves.
  */
 export async function serve(options: ServeOptions): Promise<void> {
+  const workers = options.workers === 'auto' ? availableParallelism() : (options.workers ?? 1);
+  if (cluster.isWorker) {
+    await serveOne({ ...options, demo: false, bootstrapKey: undefined, bootstrapSecret: undefined }, true);
+    // The channel to the primary would keep the process alive.
+    process.disconnect?.();
+    return;
+  }
+  if (workers <= 1) return serveOne(options, false);
+  return servePrimary(options, workers);
+}
+
+/**
+ * The primary of `--workers N`: prepares the store once (migrations, bootstrap key, demo), then runs N
+ * workers that share the listening socket and the store file. A write is committed before its answer, so a
+ * read that follows it sees it whichever worker serves it. It prints the listening line once, when every
+ * worker listens; SIGINT or SIGTERM stops them all gracefully; a worker that dies otherwise is replaced.
+ */
+async function servePrimary(options: ServeOptions, workers: number): Promise<void> {
+  await prepareStore(options);
+  let stopping = false;
+  const listening = new Set<number>();
+  let announce: (port: number) => void = () => {};
+  const allListening = new Promise<number>((resolve) => (announce = resolve));
+  const start = () => {
+    const worker = cluster.fork();
+    worker.on('message', (message: { listening?: number }) => {
+      if (message.listening === undefined) return;
+      listening.add(worker.id);
+      if (listening.size === workers) announce(message.listening);
+    });
+    worker.on('exit', () => {
+      listening.delete(worker.id);
+      if (!stopping) start();
+    });
+  };
+  const stopped = new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      stopping = true;
+      const alive = Object.values(cluster.workers ?? {}).filter((w) => w && !w.isDead());
+      if (alive.length === 0) return resolve();
+      let left = alive.length;
+      for (const worker of alive) {
+        worker!.once('exit', () => --left === 0 && resolve());
+        worker!.process.kill('SIGTERM');
+      }
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  for (let i = 0; i < workers; i++) start();
+  const port = await Promise.race([allListening, stopped.then(() => undefined)]);
+  if (port !== undefined) options.print(`listening on http://${hostInUrl(options.host)}:${port}`);
+  await stopped;
+}
+
+const hostInUrl = (host: string) => (host.includes(':') ? `[${host}]` : host);
+
+/** Migrations, the bootstrap key and the demo, once, before any request. */
+async function prepareStore(options: ServeOptions): Promise<void> {
   const store = await openSqliteStore(options.db, { secretKey: options.secretKey });
-  const deps: Deps = { store, clock: () => new Date() };
+  try {
+    await prepare({ store, clock: () => new Date() }, options);
+  } finally {
+    await store.close();
+  }
+}
+
+async function prepare(deps: Deps, options: ServeOptions): Promise<void> {
   if (options.bootstrapKey || options.bootstrapSecret) {
     if (!options.bootstrapKey || !options.bootstrapSecret)
       throw new Error('AGORA_BOOTSTRAP_API_KEY and AGORA_BOOTSTRAP_API_SECRET go together');
@@ -37,12 +109,19 @@ export async function serve(options: ServeOptions): Promise<void> {
     options.print(seeded ? 'demo community seeded' : 'demo community already present');
     options.print(`demo administrator key: api_key=${key.api_key} api_secret=${key.api_secret}`);
   }
+}
+
+/** One serving process: alone, or a worker that tells the primary its port instead of printing it. */
+async function serveOne(options: ServeOptions, asWorker: boolean): Promise<void> {
+  const store = await openSqliteStore(options.db, { secretKey: options.secretKey });
+  await prepare({ store, clock: () => new Date() }, options);
   const app = await createApp({
     store,
     logger: options.log ?? false,
     webhooks: webhookSettingsFromEnv(process.env),
     auth: authLimitsFromEnv(process.env),
     rateLimit: rateLimitFromEnv(process.env),
+    responseCache: process.env.AGORA_RESPONSE_CACHE !== '0',
   });
   const address = await app.listen({ host: options.host, port: options.port });
   // Handlers go in before the `listening on` line: a signal sent as soon as it is read still stops cleanly.
@@ -56,7 +135,8 @@ export async function serve(options: ServeOptions): Promise<void> {
     process.on('SIGTERM', stop);
   });
   const url = new URL(address);
-  options.print(`listening on http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${url.port}`);
+  if (asWorker) process.send?.({ listening: Number(url.port) });
+  else options.print(`listening on http://${hostInUrl(options.host)}:${url.port}`);
   await stopped;
   await app.close();
   await store.close();

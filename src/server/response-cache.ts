@@ -3,6 +3,7 @@ import type { Store } from '../store/store.js';
 interface Entry {
   version: string;
   json: string;
+  link?: string;
 }
 
 /**
@@ -20,16 +21,16 @@ export class ResponseCache {
   ) {}
 
   /** The cached JSON, or a function that stores the JSON computed now. */
-  lookup(callerId: string, url: string): { json: string } | { remember(json: string): void } | undefined {
+  lookup(callerId: string, url: string): { json: string; link?: string } | { remember(json: string, link?: string): void } | undefined {
     const version = this.store.dataVersion();
     if (version === undefined) return undefined;
     const key = `${callerId}\n${url}`;
     const hit = this.entries.get(key);
-    if (hit && hit.version === version) return { json: hit.json };
+    if (hit && hit.version === version) return { json: hit.json, link: hit.link };
     return {
-      remember: (json) => {
+      remember: (json, link) => {
         if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-        this.entries.set(key, { version, json });
+        this.entries.set(key, { version, json, link });
       },
     };
   }

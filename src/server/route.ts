@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { Caller } from '../domain/context.js';
+import { encodeCursor, NEXT_PAGE } from '../shared/schemas/common.js';
 import type { ResponseCache } from './response-cache.js';
 import { withIdempotency, type IdempotencyGuard, type Outcome } from './idempotency.js';
 import { parseBody, parseQuery, refuseUnreadableBody } from './input.js';
@@ -48,6 +49,17 @@ declare module 'fastify' {
   }
 }
 
+/** The `Link: <…>; rel="next"` value of a list answer with more rows, or undefined. */
+function nextLink(url: string, body: unknown): string | undefined {
+  const next = body && typeof body === 'object' ? (body as { [NEXT_PAGE]?: string[] })[NEXT_PAGE] : undefined;
+  if (!next) return undefined;
+  const [path, search = ''] = url.split('?', 2) as [string, string?];
+  const params = new URLSearchParams(search);
+  params.delete('page');
+  params.set('cursor', encodeCursor(next));
+  return `<${path}?${params.toString()}>; rel="next"`;
+}
+
 /** Collects route specs as they are registered, for the OpenAPI document. */
 export class RouteRegistry {
   readonly specs: RouteSpec<z.ZodType, z.ZodType, z.ZodType>[] = [];
@@ -90,7 +102,10 @@ export class RouteRegistry {
       preParsing: async (request) => refuseUnreadableBody(request, bodyLimit),
       handler: async (request, reply) => {
         const cached = spec.cacheable && request.caller ? this.cache?.lookup(request.caller.user.id, request.url) : undefined;
-        if (cached && 'json' in cached) return reply.code(status).type('application/json; charset=utf-8').send(cached.json);
+        if (cached && 'json' in cached) {
+          if (cached.link) reply.header('link', cached.link);
+          return reply.code(status).type('application/json; charset=utf-8').send(cached.json);
+        }
         const input = {
           body: (spec.body ? parseBody(spec.body, request.body) : undefined) as z.output<B>,
           query: (spec.query ? parseQuery(spec.query, request.query) : undefined) as z.output<Q>,
@@ -108,9 +123,11 @@ export class RouteRegistry {
           spec.method === 'POST' && request.caller ? await withIdempotency(this.idempotency, request, run) : await run();
         if (result.replayed) reply.header('idempotent-replayed', 'true');
         if (result.status === 204 || result.body === undefined) return reply.code(204).send();
+        const link = nextLink(request.url, result.body);
+        if (link) reply.header('link', link);
         if (cached) {
           const json = JSON.stringify(result.body);
-          cached.remember(json);
+          cached.remember(json, link);
           return reply.code(result.status).type('application/json; charset=utf-8').send(json);
         }
         return reply.code(result.status).send(result.body);

@@ -1,7 +1,7 @@
 import { type Kysely, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
-import { countOf, offsetOf } from './paging.js';
 import type { ApiKeyTable, Database, IdempotencyKeyTable, PermissionSetTable } from './schema.js';
+import { counterKey, counterOf, countOf, offsetOf, walkPage, type Listed } from './paging.js';
 import type { UserWithRole } from './users.js';
 
 export type PermissionSetRow = Selectable<PermissionSetTable>;
@@ -17,15 +17,26 @@ export function permissionSetsRepo(db: Kysely<Database>) {
       return db.selectFrom('permission_sets').selectAll().where('system_key', '=', key).executeTakeFirst();
     },
     /** By id, or by name whatever its case. */
-    findByRef(ref: string): Promise<PermissionSetRow | undefined> {
-      return db
-        .selectFrom('permission_sets')
-        .selectAll()
-        .where((eb) => eb.or([eb('id', '=', ref), eb(sql`lower(name)`, '=', ref.toLowerCase())]))
-        .executeTakeFirst();
+    async findByRef(ref: string): Promise<PermissionSetRow | undefined> {
+      const byId = await db.selectFrom('permission_sets').selectAll().where('id', '=', ref).executeTakeFirst();
+      return (
+        byId ??
+        db.selectFrom('permission_sets').selectAll().where(sql`lower(name)`, '=', ref.toLowerCase()).executeTakeFirst()
+      );
     },
     list(): Promise<PermissionSetRow[]> {
       return db.selectFrom('permission_sets').selectAll().orderBy('id').execute();
+    },
+    async page(page: Pagination): Promise<Listed<PermissionSetRow>> {
+      const [walked, total] = await Promise.all([
+        walkPage<PermissionSetRow>(
+          [{ query: db.selectFrom('permission_sets'), keys: ['permission_sets.id'] }],
+          (q) => q.selectAll('permission_sets'),
+          page,
+        ),
+        counterOf(db, counterKey('permission_sets', [])),
+      ]);
+      return { ...walked, total };
     },
     async insert(row: PermissionSetRow): Promise<void> {
       await db.insertInto('permission_sets').values(row).execute();

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { CommentTable, Database, LikeTable, StatusTable } from './schema.js';
-import { countOf, offsetOf } from './paging.js';
+import { counterKey, countersOf, countOf, walkPage, type Listed, type Walk } from './paging.js';
 
 export type StatusRow = Selectable<StatusTable>;
 export type CommentRow = Selectable<CommentTable>;
@@ -11,54 +11,35 @@ export function statusesRepo(db: Kysely<Database>) {
   /**
    * The statuses in a user's stream: those posted in the pages they are in, in the events they answered yes
    * to or created, and by the users they follow where the reader may see them (not in a page or an event, or
-   * in a public page; a private page's or an event's reach its members through the first two parts).
+   * in a public page; a private page's or an event's reach its members through the first two parts). Each
+   * source is one index walk, newest first, merged; the total adds the kept counts of each source, less the
+   * statuses counted twice (a followed user's in a followed public page).
    */
-  const stream = (userId: string) =>
-    db.selectFrom('statuses as s').where((eb) =>
+  const sources = async (userId: string) => {
+    const [follows, attended, created] = await Promise.all([
+      db.selectFrom('follows').select(['followable_type', 'followable_id']).where('user_id', '=', userId).execute(),
+      db
+        .selectFrom('event_attendances')
+        .select('event_id')
+        .where('user_id', '=', userId)
+        .where('answer', '=', 'yes')
+        .execute(),
+      db.selectFrom('events').select('id').where('user_id', '=', userId).execute(),
+    ]);
+    return {
+      pages: follows.filter((f) => f.followable_type === 'Page').map((f) => f.followable_id),
+      users: follows.filter((f) => f.followable_type === 'User').map((f) => f.followable_id),
+      events: [...new Set([...attended.map((a) => a.event_id), ...created.map((e) => e.id)])],
+    };
+  };
+  const reachesFollowers = (q: ReturnType<typeof fromStatuses>) =>
+    q.where('s.event_id', 'is', null).where((eb) =>
       eb.or([
-        eb(
-          's.page_id',
-          'in',
-          eb
-            .selectFrom('follows')
-            .select('follows.followable_id')
-            .where('follows.user_id', '=', userId)
-            .where('follows.followable_type', '=', 'Page'),
-        ),
-        eb(
-          's.event_id',
-          'in',
-          eb
-            .selectFrom('event_attendances')
-            .select('event_attendances.event_id')
-            .where('event_attendances.user_id', '=', userId)
-            .where('event_attendances.answer', '=', 'yes'),
-        ),
-        eb('s.event_id', 'in', eb.selectFrom('events').select('events.id').where('events.user_id', '=', userId)),
-        eb.and([
-          eb(
-            's.user_id',
-            'in',
-            eb
-              .selectFrom('follows')
-              .select('follows.followable_id')
-              .where('follows.user_id', '=', userId)
-              .where('follows.followable_type', '=', 'User'),
-          ),
-          eb('s.event_id', 'is', null),
-          eb.or([
-            eb('s.page_id', 'is', null),
-            eb.exists(
-              eb
-                .selectFrom('pages')
-                .select('pages.id')
-                .whereRef('pages.id', '=', 's.page_id')
-                .where('pages.privacy', '=', 'public'),
-            ),
-          ]),
-        ]),
+        eb('s.page_id', 'is', null),
+        eb.exists(eb.selectFrom('pages').select('pages.id').whereRef('pages.id', '=', 's.page_id').where('pages.privacy', '=', 'public')),
       ]),
     );
+  const fromStatuses = () => db.selectFrom('statuses as s');
   return {
     async insert(row: StatusRow): Promise<void> {
       await db.insertInto('statuses').values(row).execute();
@@ -76,12 +57,30 @@ export function statusesRepo(db: Kysely<Database>) {
         .where('id', '=', id)
         .execute();
     },
-    async stream(userId: string, page: Pagination): Promise<{ rows: StatusRow[]; total: number }> {
-      const [rows, total] = await Promise.all([
-        stream(userId).selectAll('s').orderBy('s.id', 'desc').limit(page.per_page).offset(offsetOf(page)).execute(),
-        countOf(stream(userId)),
+    async stream(userId: string, page: Pagination): Promise<Listed<StatusRow>> {
+      const { pages, users, events } = await sources(userId);
+      const keys = ['s.id'];
+      const walks: Walk[] = [
+        ...pages.map((id) => ({ query: fromStatuses().where('s.page_id', '=', id), keys })),
+        ...events.map((id) => ({ query: fromStatuses().where('s.event_id', '=', id), keys })),
+        ...users.map((id) => ({ query: reachesFollowers(fromStatuses().where('s.user_id', '=', id)), keys })),
+      ];
+      if (walks.length === 0) return { rows: [], total: 0 };
+      const counted = [
+        ...pages.map((id) => counterKey('statuses', [id, undefined, undefined, undefined])),
+        ...events.map((id) => counterKey('statuses', [undefined, id, undefined, undefined])),
+        ...users.map((id) => counterKey('statuses', [undefined, undefined, id, '1'])),
+      ];
+      const twice =
+        pages.length && users.length
+          ? countOf(reachesFollowers(fromStatuses().where('s.user_id', 'in', users).where('s.page_id', 'in', pages)))
+          : 0;
+      const [walked, counts, overlap] = await Promise.all([
+        walkPage<StatusRow>(walks, (q) => q.selectAll('s'), page, true),
+        countersOf(db, counted),
+        twice,
       ]);
-      return { rows, total };
+      return { ...walked, total: counts.reduce((a, b) => a + b, 0) - overlap };
     },
   };
 }
@@ -102,19 +101,16 @@ export function commentsRepo(db: Kysely<Database>) {
         .where('id', '=', id)
         .execute();
     },
-    async listForStatus(statusId: string, page: Pagination): Promise<{ rows: CommentRow[]; total: number }> {
-      const [rows, total] = await Promise.all([
-        db
-          .selectFrom('comments')
-          .selectAll()
-          .where('status_id', '=', statusId)
-          .orderBy('id')
-          .limit(page.per_page)
-          .offset(offsetOf(page))
-          .execute(),
+    async listForStatus(statusId: string, page: Pagination): Promise<Listed<CommentRow>> {
+      const [walked, total] = await Promise.all([
+        walkPage<CommentRow>(
+          [{ query: db.selectFrom('comments').where('comments.status_id', '=', statusId), keys: ['comments.id'] }],
+          (q) => q.selectAll('comments'),
+          page,
+        ),
         db.selectFrom('statuses').select('comments_count').where('id', '=', statusId).executeTakeFirst(),
       ]);
-      return { rows, total: total?.comments_count ?? 0 };
+      return { ...walked, total: total?.comments_count ?? 0 };
     },
   };
 }

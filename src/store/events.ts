@@ -1,8 +1,9 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
-import { pageVisibleTo, type Viewer } from './pages.js';
+import type { Viewer } from './pages.js';
+import { slugsStartingWith } from './slugs.js';
 import type { Database, EventAttendanceTable, EventTable } from './schema.js';
-import { countOf, offsetOf } from './paging.js';
+import { counterKey, counterOf, countersOf, countOf, narrowed, walkPage, type Listed, type Walk } from './paging.js';
 
 export type EventRow = Selectable<EventTable>;
 export type AttendanceRow = Selectable<EventAttendanceTable>;
@@ -16,27 +17,47 @@ export interface EventFilter {
 }
 
 export function eventsRepo(db: Kysely<Database>) {
-  const filtered = (filter: EventFilter, viewer: Viewer) => {
+  const matching = (filter: EventFilter, longestMs: number) => {
     let q = db.selectFrom('events');
     if (filter.owner !== undefined) q = q.where('events.user_id', '=', filter.owner);
     if (filter.page_id !== undefined) q = q.where('events.page_id', '=', filter.page_id);
-    if (filter.runningFrom !== undefined) q = q.where('events.end_date', '>=', filter.runningFrom);
+    if (filter.runningFrom !== undefined) {
+      // An event still running at `runningFrom` started at most the longest event's length before it: the
+      // walk starts there instead of at the first event ever.
+      const earliest = new Date(Date.parse(filter.runningFrom) - longestMs).toISOString();
+      q = q.where('events.start_date', '>=', earliest).where('events.end_date', '>=', filter.runningFrom);
+    }
     if (filter.runningBefore !== undefined) q = q.where('events.start_date', '<', filter.runningBefore);
-    // An event in a secret page is as hidden as the page.
-    if (!viewer.isAdmin)
-      q = q.where((eb) =>
-        eb.or([
-          eb('events.page_id', 'is', null),
-          eb.exists(
-            eb
-              .selectFrom('pages')
-              .select('pages.id')
-              .whereRef('pages.id', '=', 'events.page_id')
-              .where((inner) => pageVisibleTo(inner, viewer)),
-          ),
-        ]),
-      );
     return q;
+  };
+  const keys = ['events.start_date', 'events.id'];
+  const secretOf = (q: ReturnType<typeof matching>, secret: boolean) =>
+    q.where((eb) => {
+      const inSecret = eb.exists(
+        eb.selectFrom('pages').select('pages.id').whereRef('pages.id', '=', 'events.page_id').where('pages.privacy', '=', 'secret'),
+      );
+      return secret ? inSecret : eb.not(inSecret);
+    });
+  /** An event in a secret page is as hidden as the page: a Member walks the others, and those of the secret pages they see. */
+  const walks = (filter: EventFilter, viewer: Viewer, secretSeen: string[], longestMs: number): Walk[] => {
+    if (viewer.isAdmin) return [{ query: matching(filter, longestMs), keys }];
+    const seen = secretSeen.flatMap((page) => narrowed(filter, { page_id: page }) ?? []);
+    return [{ query: secretOf(matching(filter, longestMs), false), keys }, ...seen.map((f) => ({ query: matching(f, longestMs), keys }))];
+  };
+  const key = (f: EventFilter, secret?: string) => counterKey('events', [f.owner, f.page_id, secret]);
+  const total = async (filter: EventFilter, viewer: Viewer, secretSeen: string[], longestMs: number): Promise<number> => {
+    // Dated lists count their window (events running in a span of time, by index range); the others, kept counts.
+    if (filter.runningFrom !== undefined || filter.runningBefore !== undefined) {
+      const counts = await Promise.all(walks(filter, viewer, secretSeen, longestMs).map((w) => countOf(w.query)));
+      return counts.reduce((a, b) => a + b, 0);
+    }
+    if (viewer.isAdmin) return counterOf(db, key(filter));
+    const seen = secretSeen.flatMap((page) => {
+      const f = narrowed(filter, { page_id: page });
+      return f ? [key(f)] : [];
+    });
+    const [all, secret, ...visible] = await countersOf(db, [key(filter), key(filter, '1'), ...seen]);
+    return all! - secret! + visible.reduce((a, b) => a + b, 0);
   };
   return {
     async insert(row: EventRow): Promise<void> {
@@ -45,27 +66,16 @@ export function eventsRepo(db: Kysely<Database>) {
     getById(id: string): Promise<EventRow | undefined> {
       return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
     },
-    async list(filter: EventFilter, viewer: Viewer, page: Pagination): Promise<{ rows: EventRow[]; total: number }> {
-      const [rows, total] = await Promise.all([
-        filtered(filter, viewer)
-          .selectAll('events')
-          .orderBy('events.start_date')
-          .orderBy('events.id')
-          .limit(page.per_page)
-          .offset(offsetOf(page))
-          .execute(),
-        countOf(filtered(filter, viewer)),
+    /** Soonest first. `secretSeen`: the secret pages a Member sees (pages.secretSeenBy). */
+    async list(filter: EventFilter, viewer: Viewer, secretSeen: string[], page: Pagination): Promise<Listed<EventRow>> {
+      const longestMs = filter.runningFrom === undefined ? 0 : await counterOf(db, 'events.longest_ms');
+      const [walked, n] = await Promise.all([
+        walkPage<EventRow>(walks(filter, viewer, secretSeen, longestMs), (q) => q.selectAll('events'), page),
+        total(filter, viewer, secretSeen, longestMs),
       ]);
-      return { rows, total };
+      return { ...walked, total: n };
     },
-    async slugsStartingWith(base: string): Promise<string[]> {
-      const rows = await db
-        .selectFrom('events')
-        .select('slug')
-        .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)]))
-        .execute();
-      return rows.map((r) => r.slug);
-    },
+    slugsStartingWith: (base: string): Promise<string[]> => slugsStartingWith(db, 'events', base),
     /**
      * Takes a place: one more attendee unless the event is full, in one conditional update, so that
      * concurrent answers never take more places than there are. False when it was full.
@@ -92,8 +102,8 @@ export type EventsRepo = ReturnType<typeof eventsRepo>;
 
 export function attendancesRepo(db: Kysely<Database>) {
   const filtered = (eventId: string, answer?: string) => {
-    let q = db.selectFrom('event_attendances').where('event_id', '=', eventId);
-    if (answer !== undefined) q = q.where('answer', '=', answer);
+    let q = db.selectFrom('event_attendances').where('event_attendances.event_id', '=', eventId);
+    if (answer !== undefined) q = q.where('event_attendances.answer', '=', answer);
     return q;
   };
   return {
@@ -111,12 +121,17 @@ export function attendancesRepo(db: Kysely<Database>) {
     async setAnswer(id: string, answer: string, now: string): Promise<void> {
       await db.updateTable('event_attendances').set({ answer, updated_at: now }).where('id', '=', id).execute();
     },
-    async list(eventId: string, answer: string | undefined, page: Pagination) {
-      const [rows, total] = await Promise.all([
-        filtered(eventId, answer).selectAll().orderBy('user_id').limit(page.per_page).offset(offsetOf(page)).execute(),
-        countOf(filtered(eventId, answer)),
+    /** In user order. */
+    async list(eventId: string, answer: string | undefined, page: Pagination): Promise<Listed<AttendanceRow>> {
+      const [walked, total] = await Promise.all([
+        walkPage<AttendanceRow>(
+          [{ query: filtered(eventId, answer), keys: ['event_attendances.user_id'] }],
+          (q) => q.selectAll('event_attendances'),
+          page,
+        ),
+        counterOf(db, counterKey('event_attendances', [eventId, answer])),
       ]);
-      return { rows, total };
+      return { ...walked, total };
     },
   };
 }

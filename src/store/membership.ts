@@ -2,10 +2,11 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Viewer } from './pages.js';
 import type { Database, InviteTable, PageAccessRequestTable } from './schema.js';
-import { countOf, offsetOf } from './paging.js';
+import { counterKey, countersOf, narrowed, walkPage, type Listed, type Walk } from './paging.js';
 
-export type AccessRequestRow = Selectable<PageAccessRequestTable>;
-export type InviteRow = Selectable<InviteTable>;
+/** The page's owner is the store's own (a trigger writes it): the domain neither writes nor reads it. */
+export type AccessRequestRow = Omit<Selectable<PageAccessRequestTable>, 'page_owner_id'>;
+export type InviteRow = Omit<Selectable<InviteTable>, 'page_owner_id'>;
 
 /**
  * A waiting record joins the moderation queue with its page's creator, read from the page in the same
@@ -49,15 +50,19 @@ export interface InviteFilter {
 
 /** Page access requests. Non-administrators see their own requests and those to the pages they created. */
 export function accessRequestsRepo(db: Kysely<Database>) {
-  const filtered = (filter: AccessRequestFilter, viewer: Viewer) => {
-    let q = db.selectFrom('page_access_requests as r').innerJoin('pages', 'pages.id', 'r.page_id');
+  const matching = (filter: AccessRequestFilter & { owner?: string }) => {
+    let q = db.selectFrom('page_access_requests as r');
     if (filter.page_id !== undefined) q = q.where('r.page_id', '=', filter.page_id);
     if (filter.user_id !== undefined) q = q.where('r.user_id', '=', filter.user_id);
     if (filter.state !== undefined) q = q.where('r.state', '=', filter.state);
-    if (!viewer.isAdmin)
-      q = q.where((eb) => eb.or([eb('r.user_id', '=', viewer.id), eb('pages.user_id', '=', viewer.id)]));
+    if (filter.owner !== undefined) q = q.where('r.page_owner_id', '=', filter.owner);
     return q;
   };
+  const key = (f: AccessRequestFilter & { owner?: string }) =>
+    counterKey('page_access_requests', [f.page_id, f.user_id, f.state, f.owner]);
+  /** A Member's: their own requests, and those to the pages they created (inclusion–exclusion of both). */
+  const parts = (filter: AccessRequestFilter, viewer: Viewer) =>
+    viewer.isAdmin ? { walks: [filter], plus: [filter], minus: [] } : unionOf<AccessRequestFilter & { owner?: string }>(filter, [{ user_id: viewer.id }, { owner: viewer.id }]);
   return {
     async insert(row: AccessRequestRow): Promise<void> {
       await db.insertInto('page_access_requests').values(row).execute();
@@ -92,12 +97,11 @@ export function accessRequestsRepo(db: Kysely<Database>) {
       await dequeue(db, id);
       return true;
     },
-    async list(filter: AccessRequestFilter, viewer: Viewer, page: Pagination) {
-      const [rows, total] = await Promise.all([
-        filtered(filter, viewer).selectAll('r').orderBy('r.id').limit(page.per_page).offset(offsetOf(page)).execute(),
-        countOf(filtered(filter, viewer)),
-      ]);
-      return { rows, total };
+    async list(filter: AccessRequestFilter, viewer: Viewer, page: Pagination): Promise<Listed<AccessRequestRow>> {
+      const { walks, plus, minus } = parts(filter, viewer);
+      return listed(db, walks.map((f) => ({ query: matching(f), keys: ['r.id'] })), plus.map(key), minus.map(key), page, (q) =>
+        q.select(['r.id', 'r.page_id', 'r.user_id', 'r.state', 'r.is_validate', 'r.created_at', 'r.updated_at']),
+      );
     },
   };
 }
@@ -105,19 +109,26 @@ export type AccessRequestsRepo = ReturnType<typeof accessRequestsRepo>;
 
 /** Invites. Non-administrators see the invites they sent or received and those to pages they created. */
 export function invitesRepo(db: Kysely<Database>) {
-  const filtered = (filter: InviteFilter, viewer: Viewer) => {
-    let q = db.selectFrom('invites as i').innerJoin('pages', 'pages.id', 'i.target_id');
-    if (filter.target_type !== undefined) q = q.where('i.target_type', '=', filter.target_type);
+  const matching = (filter: InviteFilter & { owner?: string }) => {
+    let q = db.selectFrom('invites as i');
+    // Pages are the only targets.
+    if (filter.target_type !== undefined && filter.target_type !== 'Page') q = q.where('i.target_type', '=', filter.target_type);
     if (filter.target_id !== undefined) q = q.where('i.target_id', '=', filter.target_id);
     if (filter.user_id !== undefined) q = q.where('i.user_id', '=', filter.user_id);
     if (filter.user_target_id !== undefined) q = q.where('i.user_target_id', '=', filter.user_target_id);
     if (filter.state !== undefined) q = q.where('i.state', '=', filter.state);
-    if (!viewer.isAdmin)
-      q = q.where((eb) =>
-        eb.or([eb('i.user_id', '=', viewer.id), eb('i.user_target_id', '=', viewer.id), eb('pages.user_id', '=', viewer.id)]),
-      );
+    if (filter.owner !== undefined) q = q.where('i.page_owner_id', '=', filter.owner);
     return q;
   };
+  const key = (f: InviteFilter & { owner?: string }) =>
+    f.target_type !== undefined && f.target_type !== 'Page'
+      ? counterKey('invites', ['none'])
+      : counterKey('invites', [f.target_id, f.user_id, f.user_target_id, f.state, f.owner]);
+  /** A Member's: the invites they sent or received, and those to the pages they created. */
+  const parts = (filter: InviteFilter, viewer: Viewer) =>
+    viewer.isAdmin
+      ? { walks: [filter], plus: [filter], minus: [] }
+      : unionOf<InviteFilter & { owner?: string }>(filter, [{ user_id: viewer.id }, { user_target_id: viewer.id }, { owner: viewer.id }]);
   return {
     async insert(row: InviteRow): Promise<void> {
       await db.insertInto('invites').values(row).execute();
@@ -160,13 +171,47 @@ export function invitesRepo(db: Kysely<Database>) {
       await db.deleteFrom('invites').where('id', '=', id).execute();
       await dequeue(db, id);
     },
-    async list(filter: InviteFilter, viewer: Viewer, page: Pagination) {
-      const [rows, total] = await Promise.all([
-        filtered(filter, viewer).selectAll('i').orderBy('i.id').limit(page.per_page).offset(offsetOf(page)).execute(),
-        countOf(filtered(filter, viewer)),
-      ]);
-      return { rows, total };
+    async list(filter: InviteFilter, viewer: Viewer, page: Pagination): Promise<Listed<InviteRow>> {
+      const { walks, plus, minus } = parts(filter, viewer);
+      return listed(db, walks.map((f) => ({ query: matching(f), keys: ['i.id'] })), plus.map(key), minus.map(key), page, (q) =>
+        q.select([
+          'i.id', 'i.target_type', 'i.target_id', 'i.user_id', 'i.user_target_id', 'i.state', 'i.is_validate', 'i.is_accepted',
+          'i.created_at', 'i.updated_at',
+        ]),
+      );
     },
   };
 }
 export type InvitesRepo = ReturnType<typeof invitesRepo>;
+
+/**
+ * A filter joined with "any of these conditions" (a Member's own rows): one walk per condition, and the
+ * count by inclusion–exclusion over the kept counts of every intersection.
+ */
+function unionOf<F extends object>(filter: F, anyOf: Partial<F>[]) {
+  const walks = anyOf.map((c) => narrowed(filter, c)).filter((f): f is F => f !== null);
+  const plus: F[] = [];
+  const minus: F[] = [];
+  for (let mask = 1; mask < 1 << anyOf.length; mask++) {
+    let f: F | null = filter;
+    for (let i = 0; i < anyOf.length && f; i++) if (mask & (1 << i)) f = narrowed(f, anyOf[i]!);
+    if (!f) continue;
+    const bits = mask.toString(2).replaceAll('0', '').length;
+    (bits % 2 ? plus : minus).push(f);
+  }
+  return { walks, plus, minus };
+}
+
+async function listed<Row>(
+  db: Kysely<Database>,
+  walks: Walk[],
+  plus: string[],
+  minus: string[],
+  page: Pagination,
+  select: Parameters<typeof walkPage>[1],
+): Promise<Listed<Row>> {
+  if (walks.length === 0) return { rows: [], total: 0 };
+  const [walked, counts] = await Promise.all([walkPage<Row>(walks, select, page), countersOf(db, [...plus, ...minus])]);
+  const total = counts.slice(0, plus.length).reduce((a, b) => a + b, 0) - counts.slice(plus.length).reduce((a, b) => a + b, 0);
+  return { ...walked, total };
+}

@@ -1,7 +1,7 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database, NotificationContentTable, NotificationJobTable, NotificationTable } from './schema.js';
-import { offsetOf } from './paging.js';
+import { walkPage, type Walked } from './paging.js';
 
 /** What every recipient of one notification is told. */
 export type NotificationContentRow = Selectable<NotificationContentTable>;
@@ -13,10 +13,10 @@ export type NotificationJobRow = Selectable<NotificationJobTable>;
 const ROWS_PER_INSERT = 500;
 
 export function notificationsRepo(db: Kysely<Database>) {
-  const withContent = () =>
-    db
-      .selectFrom('notifications as n')
-      .innerJoin('notification_contents as c', 'c.id', 'n.content_id')
+  const withContent = (
+    query = db.selectFrom('notifications as n').innerJoin('notification_contents as c', 'c.id', 'n.content_id'),
+  ) =>
+    query
       .selectAll('n')
       .select([
         'c.notification_type',
@@ -84,10 +84,15 @@ export function notificationsRepo(db: Kysely<Database>) {
       return notified;
     },
     /** Newest first. */
-    list(userId: string, unseenOnly: boolean, page: Pagination): Promise<NotificationRow[]> {
-      let q = withContent().where('n.user_id', '=', userId);
+    list(userId: string, unseenOnly: boolean, page: Pagination): Promise<Walked<NotificationRow>> {
+      let q = db.selectFrom('notifications as n').where('n.user_id', '=', userId);
       if (unseenOnly) q = q.where('n.seen', '=', 0);
-      return q.orderBy('n.id', 'desc').limit(page.per_page).offset(offsetOf(page)).execute();
+      return walkPage<NotificationRow>(
+        [{ query: q, keys: ['n.id'] }],
+        (query) => withContent(query.innerJoin('notification_contents as c', 'c.id', 'n.content_id')),
+        page,
+        true,
+      );
     },
     /** Oldest first, after a given notification: what a live stream has not sent yet. */
     listAfter(userId: string, afterId: string, limit: number): Promise<NotificationRow[]> {

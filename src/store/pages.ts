@@ -1,7 +1,8 @@
 import { type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
+import { slugsStartingWith } from './slugs.js';
 import type { Database, PageConfigurationTable, PageTable } from './schema.js';
-import { countOf, offsetOf } from './paging.js';
+import { counterKey, counterOf, countersOf, walkPage, type Listed, type Walk } from './paging.js';
 
 export type PageRow = Selectable<PageTable>;
 export type PageConfigurationRow = Selectable<PageConfigurationTable>;
@@ -43,31 +44,60 @@ export function pagesRepo(db: Kysely<Database>) {
     if (filter.privacy !== undefined) q = q.where('pages.privacy', '=', filter.privacy);
     return q;
   };
-  const filtered = (filter: PageFilter, viewer: Viewer) =>
-    viewer.isAdmin ? matching(filter) : matching(filter).where((eb) => pageVisibleTo(eb, viewer));
+  const count = (filter: PageFilter) => counterKey('pages', [filter.page_configuration_id, filter.owner, filter.privacy]);
 
-  /**
-   * How many matching pages the viewer sees. Counting with the visibility condition checks every page
-   * one by one; by parts, each part is a whole-table count (which SQLite answers from the b-tree) or an
-   * index range: all pages, less the secret ones, plus the secret ones the viewer follows, plus those the
-   * viewer created without following them.
-   */
-  const countVisible = async (filter: PageFilter, viewer: Viewer): Promise<number> => {
-    if (viewer.isAdmin || (filter.privacy !== undefined && filter.privacy !== 'secret')) return countOf(matching(filter));
-    const followed = db
+  /** The secret pages the viewer sees (those they are in or created): a few per user, walked by index. */
+  const secretSeenBy = async (viewer: Viewer): Promise<Pick<PageRow, 'id' | 'user_id' | 'page_configuration_id'>[]> => {
+    const columns = ['pages.id', 'pages.user_id', 'pages.page_configuration_id'] as const;
+    // From the viewer's follows, then those pages: joined, SQLite would walk every secret page instead.
+    const follows = await db
       .selectFrom('follows')
       .select('follows.followable_id')
       .where('follows.user_id', '=', viewer.id)
-      .where('follows.followable_type', '=', 'Page');
-    const secret = () => matching(filter).where('pages.privacy', '=', 'secret');
-    const onlySecret = filter.privacy === 'secret';
-    const [all, allSecret, secretFollowed, secretOwned] = await Promise.all([
-      onlySecret ? 0 : countOf(matching(filter)),
-      onlySecret ? 0 : countOf(secret()),
-      countOf(secret().where('pages.id', 'in', followed)),
-      countOf(secret().where('pages.user_id', '=', viewer.id).where('pages.id', 'not in', followed)),
+      .where('follows.followable_type', '=', 'Page')
+      .execute();
+    const [followed, owned] = await Promise.all([
+      follows.length
+        ? db
+            .selectFrom('pages')
+            .select(columns)
+            .where('pages.id', 'in', follows.map((f) => f.followable_id))
+            .where('pages.privacy', '=', 'secret')
+            .execute()
+        : [],
+      db.selectFrom('pages').select(columns).where('pages.user_id', '=', viewer.id).where('pages.privacy', '=', 'secret').execute(),
     ]);
-    return all - allSecret + secretFollowed + secretOwned;
+    return [...new Map([...followed, ...owned].map((r) => [r.id, r])).values()].sort((a, b) => (a.id < b.id ? -1 : 1));
+  };
+
+  type Seen = Awaited<ReturnType<typeof secretSeenBy>>;
+  const seenMatching = (filter: PageFilter, seen: Seen) =>
+    seen.filter(
+      (p) =>
+        (filter.owner === undefined || p.user_id === filter.owner) &&
+        (filter.page_configuration_id === undefined || p.page_configuration_id === filter.page_configuration_id),
+    );
+
+  /**
+   * The index walks of a list: one for an Admin; for a Member, one per privacy they may see whole, and the
+   * secret pages they see (a user is in few).
+   */
+  const walks = (filter: PageFilter, viewer: Viewer, seen: Seen): Walk[] => {
+    if (viewer.isAdmin) return [{ query: matching(filter), keys: ['pages.id'] }];
+    const open = (['public', 'private'] as const)
+      .filter((p) => filter.privacy === undefined || filter.privacy === p)
+      .map((privacy) => ({ query: matching({ ...filter, privacy }), keys: ['pages.id'] }));
+    if (filter.privacy !== undefined && filter.privacy !== 'secret') return open;
+    // The secret pages they see, as one walk of the primary key (SQLite walks an IN list in key order).
+    const ids = seenMatching(filter, seen).map((p) => p.id);
+    return ids.length ? [...open, { query: db.selectFrom('pages').where('pages.id', 'in', ids), keys: ['pages.id'] }] : open;
+  };
+
+  /** Exact, from the kept counts: all matching pages, less the secret ones, plus the secret ones the viewer sees. */
+  const total = async (filter: PageFilter, viewer: Viewer, seen: Seen): Promise<number> => {
+    if (viewer.isAdmin || (filter.privacy !== undefined && filter.privacy !== 'secret')) return counterOf(db, count(filter));
+    const [all, allSecret] = await countersOf(db, [count(filter), count({ ...filter, privacy: 'secret' })]);
+    return (filter.privacy === 'secret' ? 0 : all! - allSecret!) + seenMatching(filter, seen).length;
   };
 
   return {
@@ -77,30 +107,26 @@ export function pagesRepo(db: Kysely<Database>) {
     getById(id: string): Promise<PageRow | undefined> {
       return db.selectFrom('pages').selectAll().where('id', '=', id).executeTakeFirst();
     },
+    /** The page if the viewer may know of it: the one rule of page visibility, for single reads and lists. */
+    getVisible(id: string, viewer: Viewer): Promise<PageRow | undefined> {
+      let q = db.selectFrom('pages').selectAll().where('pages.id', '=', id);
+      if (!viewer.isAdmin) q = q.where((eb) => pageVisibleTo(eb, viewer));
+      return q.executeTakeFirst();
+    },
     getByIds(ids: string[]): Promise<PageRow[]> {
       if (ids.length === 0) return Promise.resolve([]);
       return db.selectFrom('pages').selectAll().where('id', 'in', ids).execute();
     },
-    async list(filter: PageFilter, viewer: Viewer, page: Pagination): Promise<{ rows: PageRow[]; total: number }> {
-      const [rows, total] = await Promise.all([
-        filtered(filter, viewer)
-          .selectAll('pages')
-          .orderBy('pages.id')
-          .limit(page.per_page)
-          .offset(offsetOf(page))
-          .execute(),
-        countVisible(filter, viewer),
+    secretSeenBy,
+    async list(filter: PageFilter, viewer: Viewer, page: Pagination): Promise<Listed<PageRow>> {
+      const seen = viewer.isAdmin ? [] : await secretSeenBy(viewer);
+      const [walked, n] = await Promise.all([
+        walkPage<PageRow>(walks(filter, viewer, seen), (q) => q.selectAll('pages'), page),
+        total(filter, viewer, seen),
       ]);
-      return { rows, total };
+      return { ...walked, total: n };
     },
-    async slugsStartingWith(base: string): Promise<string[]> {
-      const rows = await db
-        .selectFrom('pages')
-        .select('slug')
-        .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)]))
-        .execute();
-      return rows.map((r) => r.slug);
-    },
+    slugsStartingWith: (base: string): Promise<string[]> => slugsStartingWith(db, 'pages', base),
   };
 }
 export type PagesRepo = ReturnType<typeof pagesRepo>;
@@ -113,18 +139,16 @@ export function pageConfigurationsRepo(db: Kysely<Database>) {
     getById(id: string): Promise<PageConfigurationRow | undefined> {
       return db.selectFrom('page_configurations').selectAll().where('id', '=', id).executeTakeFirst();
     },
-    async list(page: Pagination): Promise<{ rows: PageConfigurationRow[]; total: number }> {
-      const [rows, total] = await Promise.all([
-        db
-          .selectFrom('page_configurations')
-          .selectAll()
-          .orderBy('id')
-          .limit(page.per_page)
-          .offset(offsetOf(page))
-          .execute(),
-        countOf(db.selectFrom('page_configurations')),
+    async list(page: Pagination): Promise<Listed<PageConfigurationRow>> {
+      const [walked, total] = await Promise.all([
+        walkPage<PageConfigurationRow>(
+          [{ query: db.selectFrom('page_configurations'), keys: ['page_configurations.id'] }],
+          (q) => q.selectAll('page_configurations'),
+          page,
+        ),
+        counterOf(db, counterKey('page_configurations', [])),
       ]);
-      return { rows, total };
+      return { ...walked, total };
     },
   };
 }

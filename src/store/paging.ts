@@ -1,11 +1,136 @@
-import type { SelectQueryBuilder } from 'kysely';
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
+import type { Database } from './schema.js';
 
 /** Rows to skip before the requested page. */
 export const offsetOf = (page: Pagination): number => (page.page - 1) * page.per_page;
 
-/** How many rows a (filtered) query matches. */
+/** How many rows a (filtered) query matches: only for small, bounded sets (a user's own memberships). */
 export async function countOf<DB, TB extends keyof DB>(query: SelectQueryBuilder<DB, TB, object>): Promise<number> {
   const row = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number((row as { n: number | string | bigint }).n);
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyQuery = SelectQueryBuilder<any, any, any>;
+
+/**
+ * One index walk of a list: a filtered query (nothing selected yet) and the columns it is ordered by, the
+ * last of them unique. A list is one walk, or the union of several walks in the same order (a Member's
+ * pages: the public ones, the private ones, the secret ones they are in), merged here.
+ */
+export interface Walk {
+  query: AnyQuery;
+  keys: readonly string[];
+}
+
+/** A page of a list with its exact total. */
+export interface Listed<Row> extends Walked<Row> {
+  total: number;
+}
+
+export interface Walked<Row> {
+  rows: Row[];
+  /** The sort key of the last row when more rows follow: what a `cursor` carries. */
+  next?: string[];
+}
+
+const KEY = (i: number) => `__k${i}`;
+
+/**
+ * A page of a list at the same cost wherever it is: after a cursor, a range of the walks' indexes; at a
+ * page number, a skip over index entries only (sort keys, a covering index) to the first row of the page,
+ * then that range. Duplicates between walks (a secret page one created and follows) are answered once.
+ */
+export async function walkPage<Row>(
+  walks: Walk[],
+  select: (query: AnyQuery) => AnyQuery,
+  position: Pagination,
+  desc = false,
+): Promise<Walked<Row>> {
+  if (walks.length === 0) return { rows: [] };
+  const n = position.per_page;
+  const direction = desc ? 'desc' : 'asc';
+  const ordered = (walk: Walk, query: AnyQuery) =>
+    walk.keys.reduce((q, key) => q.orderBy(key, direction), query);
+  const from = (walk: Walk, after: readonly string[] | undefined, inclusive: boolean) => {
+    if (!after) return walk.query;
+    const op = sql.raw(desc ? (inclusive ? '<=' : '<') : inclusive ? '>=' : '>');
+    return walk.query.where(
+      sql<boolean>`(${sql.join(walk.keys.map((k) => sql.ref(k)))}) ${op} (${sql.join(after.map((v) => sql.val(v)))})`,
+    );
+  };
+  const keysOf = (row: Record<string, unknown>, width: number) =>
+    Array.from({ length: width }, (_, i) => String(row[KEY(i)]));
+  const compare = (a: string[], b: string[]) => {
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return (a[i]! < b[i]! ? -1 : 1) * (desc ? -1 : 1);
+    return 0;
+  };
+  const width = walks[0]!.keys.length;
+  const withKeys = (walk: Walk, query: AnyQuery) =>
+    walk.keys.reduce((q, key, i) => q.select(sql.ref(key).as(KEY(i))), query);
+  /** The rows of every walk, in order, each key once. */
+  const merged = (lists: Record<string, unknown>[][]) => {
+    const all = lists.flat().map((row) => ({ row, keys: keysOf(row, width) }));
+    all.sort((a, b) => compare(a.keys, b.keys));
+    return all.filter((item, i) => i === 0 || compare(all[i - 1]!.keys, item.keys) !== 0);
+  };
+
+  let after = position.cursor;
+  let inclusive = false;
+  const skip = offsetOf(position);
+  if (!after && skip > 0) {
+    // The skip runs in SQLite over the walks' indexes, keys only: one walk with OFFSET, several as one
+    // compound UNION in key order (SQLite merges the ordered walks and drops duplicates), never rows in JS.
+    const keyed = walks.map((walk) => withKeys(walk, walk.query));
+    let skipper = keyed[0]!;
+    for (const other of keyed.slice(1)) skipper = skipper.union(other);
+    for (let i = 0; i < width; i++) skipper = skipper.orderBy(sql.ref(KEY(i)), direction);
+    const first = (await skipper.limit(1).offset(skip).execute())[0];
+    if (!first) return { rows: [] };
+    after = keysOf(first, width);
+    inclusive = true;
+  }
+  const lists = await Promise.all(
+    walks.map((walk) => ordered(walk, withKeys(walk, select(from(walk, after, inclusive)))).limit(n + 1).execute()),
+  );
+  const items = merged(lists);
+  const rows = items.slice(0, n).map(({ row }) => {
+    const clean = { ...row };
+    for (let i = 0; i < width; i++) delete clean[KEY(i)];
+    return clean as Row;
+  });
+  return { rows, next: items.length > n ? items[n - 1]!.keys : undefined };
+}
+
+/**
+ * Exact totals kept by the store itself: every counted table has triggers (migration 0005) that add to
+ * `list_counts` in the transaction of each insert, delete or update, one row per combination of the
+ * dimensions its filters use. A key is the list's name and, for each dimension in order, its value or `*`.
+ */
+export const counterKey = (list: string, dims: readonly (string | null | undefined)[]): string =>
+  `${list}|${dims.map((d) => (d === undefined ? '*' : (d ?? ''))).join('|')}`;
+
+/** The counts of several keys at once (0 for a key never counted). */
+export async function countersOf(db: Kysely<Database>, keys: string[]): Promise<number[]> {
+  if (keys.length === 0) return [];
+  const unique = [...new Set(keys)];
+  const rows = await db.selectFrom('list_counts').select(['key', 'n']).where('key', 'in', unique).execute();
+  const byKey = new Map(rows.map((r) => [r.key, Number(r.n)]));
+  return keys.map((k) => byKey.get(k) ?? 0);
+}
+
+export async function counterOf(db: Kysely<Database>, key: string): Promise<number> {
+  return (await countersOf(db, [key]))[0]!;
+}
+
+/**
+ * A filter with one more dimension fixed, or null when the filter already fixes it to another value (that
+ * combination matches nothing).
+ */
+export function narrowed<F extends object>(filter: F, extra: Partial<F>): F | null {
+  const fixed = filter as Record<string, unknown>;
+  for (const [name, value] of Object.entries(extra))
+    if (fixed[name] !== undefined && fixed[name] !== value) return null;
+  return { ...filter, ...extra };
 }

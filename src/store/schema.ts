@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /** Column types of every table, as the store reads and writes them (booleans are 0/1 integers everywhere). */
 export interface PermissionSetTable {
   id: string;
@@ -97,6 +99,13 @@ export interface Database {
   notification_jobs: NotificationJobTable;
   audit_log: AuditLogTable;
   moderation_queue: ModerationQueueTable;
+  list_counts: ListCountTable;
+}
+
+/** Exact totals of the lists, kept by triggers (see counters.ts). */
+export interface ListCountTable {
+  key: string;
+  n: number;
 }
 
 export interface PageAccessRequestTable {
@@ -107,6 +116,8 @@ export interface PageAccessRequestTable {
   is_validate: number;
   created_at: string;
   updated_at: string;
+  /** The page's creator, written by a trigger: a Member's list walks the requests to their pages. */
+  page_owner_id: Generated<string>;
 }
 
 export interface InviteTable {
@@ -120,6 +131,8 @@ export interface InviteTable {
   is_accepted: number;
   created_at: string;
   updated_at: string;
+  /** The page's creator, written by a trigger. */
+  page_owner_id: Generated<string>;
 }
 
 export interface WebhookTable {

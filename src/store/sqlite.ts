@@ -9,6 +9,8 @@ import { createKyselyStore, migrateToLatest, type Store } from './store.js';
 export interface SqliteStoreOptions {
   /** AGORA_SECRET_KEY: seals stored secrets; without it, a key file beside the database (`<db>.key`, 0600). */
   secretKey?: string;
+  /** Sees every query the store runs, with its parameters (the query-plan test). */
+  onQuery?: (sql: string, parameters: readonly unknown[]) => void;
 }
 
 /**
@@ -30,7 +32,11 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const writes = { count: 0 };
-  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite, writes) }) });
+  const onQuery = options.onQuery;
+  const db = new Kysely<Schema>({
+    dialect: new SqliteDialect({ database: withStatementCache(sqlite, writes) }),
+    log: onQuery ? (event) => onQuery(event.query.sql, event.query.parameters) : undefined,
+  });
   try {
     await migrateToLatest(db);
   } catch (error) {

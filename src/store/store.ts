@@ -1,5 +1,6 @@
 import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import { apiKeysRepo, idempotencyRepo, permissionSetsRepo } from './access.js';
+import { checkCounts, type Drift } from './counters.js';
 import { followsRepo } from './follows.js';
 import { membership } from './migrations/0002-membership.js';
 import { foundation } from './migrations/0001-foundation.js';
@@ -9,6 +10,7 @@ import { content } from './migrations/0003-content.js';
 import { audit } from './migrations/0006-audit.js';
 import { auditLogRepo } from './audit.js';
 import { moderationQueueRepo } from './moderation.js';
+import { flatCost } from './migrations/0005-flat-cost.js';
 import { commentsRepo, likesRepo, statusesRepo } from './content.js';
 import { attendancesRepo, eventsRepo } from './events.js';
 import { notificationJobsRepo, notificationsRepo } from './notifications.js';
@@ -25,6 +27,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003-content': content,
   '0004-hardening': hardening,
   '0006-audit': audit,
+  '0005-flat-cost': flatCost,
 };
 
 class StaticMigrations implements MigrationProvider {
@@ -61,6 +64,8 @@ export interface Store {
   readonly auditLog: ReturnType<typeof auditLogRepo>;
   readonly moderationQueue: ReturnType<typeof moderationQueueRepo>;
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
+  /** Recounts every list and answers where the kept counts drifted (`repair`: writes the recount). */
+  checkCounts(repair?: boolean): Promise<Drift[]>;
   /**
    * A value that changes whenever the stored data may have changed (by this process or another), for
    * exact read caches; undefined when the store cannot tell, and then nothing may be cached.
@@ -97,6 +102,7 @@ export function createKyselyStore(
     notificationJobs: notificationJobsRepo(db),
     auditLog: auditLogRepo(db),
     moderationQueue: moderationQueueRepo(db),
+    checkCounts: (repair) => checkCounts(db, repair),
     dataVersion: () => (options.inTransaction ? undefined : options.dataVersion?.()),
     transaction(fn) {
       if (options.inTransaction) return fn(store);

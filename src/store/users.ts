@@ -1,7 +1,8 @@
-import { type Kysely, type Selectable, sql } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
+import { slugsStartingWith } from './slugs.js';
 import type { Database, UserTable } from './schema.js';
-import { countOf, offsetOf } from './paging.js';
+import { counterKey, counterOf, countOf, walkPage, type Listed } from './paging.js';
 
 export type UserRow = Selectable<UserTable>;
 /** A user with the role fields that user records show (tagline). */
@@ -17,7 +18,7 @@ export const nicknameKey = (nickname: string): string => nickname.normalize('NFK
 
 export interface UserFilter {
   nickname?: string;
-  /** A permission set id or name. */
+  /** A permission set id. */
   role?: string;
 }
 
@@ -33,18 +34,6 @@ export function usersRepo(db: Kysely<Database>) {
         'permission_sets.show_as_tagline as role_show_as_tagline',
         'permission_sets.image_url as role_image_url',
       ]);
-
-  const filtered = (filter: UserFilter) => {
-    let q = withRole();
-    if (filter.nickname !== undefined) q = q.where('users.nickname', '=', filter.nickname);
-    if (filter.role !== undefined) {
-      const role = filter.role;
-      q = q.where((eb) =>
-        eb.or([eb('permission_sets.id', '=', role), eb(sql`lower(permission_sets.name)`, '=', role.toLowerCase())]),
-      );
-    }
-    return q;
-  };
 
   return {
     async insert(row: Omit<UserRow, 'nickname_key'>): Promise<void> {
@@ -71,16 +60,30 @@ export function usersRepo(db: Kysely<Database>) {
       const row = await db.selectFrom('users').select('id').where('nickname_key', '=', nicknameKey(nickname)).executeTakeFirst();
       return !!row;
     },
-    async list(filter: UserFilter, page: Pagination): Promise<{ rows: UserWithRole[]; total: number }> {
-      const [rows, total] = await Promise.all([
-        filtered(filter)
-          .orderBy('users.id')
-          .limit(page.per_page)
-          .offset(offsetOf(page))
-          .execute(),
-        countOf(filtered(filter).clearSelect()),
+    /** `role` is a permission set id here: the domain resolves a name first. */
+    async list(filter: UserFilter, page: Pagination): Promise<Listed<UserWithRole>> {
+      let q = db.selectFrom('users');
+      if (filter.nickname !== undefined) q = q.where('users.nickname', '=', filter.nickname);
+      if (filter.role !== undefined) q = q.where('users.permission_set_id', '=', filter.role);
+      const [walked, total] = await Promise.all([
+        walkPage<UserWithRole>(
+          [{ query: q, keys: ['users.id'] }],
+          (query) =>
+            query
+              .innerJoin('permission_sets', 'permission_sets.id', 'users.permission_set_id')
+              .selectAll('users')
+              .select([
+                'permission_sets.name as role_name',
+                'permission_sets.system_key as role_system_key',
+                'permission_sets.show_as_tagline as role_show_as_tagline',
+                'permission_sets.image_url as role_image_url',
+              ]),
+          page,
+        ),
+        // A nickname names one user at most: its unique index answers.
+        filter.nickname !== undefined ? countOf(q) : counterOf(db, counterKey('users', [filter.role])),
       ]);
-      return { rows, total };
+      return { ...walked, total };
     },
     /** The next users after `afterId` in id order: an export walks the whole table in constant memory. */
     listAfter(afterId: string | undefined, limit: number): Promise<UserWithRole[]> {
@@ -88,14 +91,7 @@ export function usersRepo(db: Kysely<Database>) {
       if (afterId !== undefined) q = q.where('users.id', '>', afterId);
       return q.orderBy('users.id').limit(limit).execute();
     },
-    async slugsStartingWith(base: string): Promise<string[]> {
-      const rows = await db
-        .selectFrom('users')
-        .select('slug')
-        .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)]))
-        .execute();
-      return rows.map((r) => r.slug);
-    },
+    slugsStartingWith: (base: string): Promise<string[]> => slugsStartingWith(db, 'users', base),
     async setRole(userId: string, permissionSetId: string, now: string): Promise<void> {
       await db
         .updateTable('users')
@@ -108,7 +104,7 @@ export function usersRepo(db: Kysely<Database>) {
       return rows.map((r) => r.id);
     },
     async countWithRole(permissionSetId: string): Promise<number> {
-      return countOf(db.selectFrom('users').where('permission_set_id', '=', permissionSetId));
+      return counterOf(db, counterKey('users', [permissionSetId]));
     },
   };
 }

@@ -1,8 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database, WebhookDeliveryTable, WebhookTable } from './schema.js';
-import { countOf, offsetOf } from './paging.js';
 import { SecretBox } from './secret-box.js';
+import { counterKey, counterOf, walkPage, type Listed } from './paging.js';
 
 export type WebhookRow = Selectable<WebhookTable>;
 export type DeliveryRow = Selectable<WebhookDeliveryTable>;
@@ -45,18 +45,12 @@ export function webhooksRepo(db: Kysely<Database>, box: SecretBox) {
         await db.updateTable('webhooks').set({ secret: box.seal(row.secret) }).where('id', '=', row.id).execute();
       return clear.length;
     },
-    async list(page: Pagination) {
-      const [rows, total] = await Promise.all([
-        db
-          .selectFrom('webhooks')
-          .selectAll()
-          .orderBy('id')
-          .limit(page.per_page)
-          .offset(offsetOf(page))
-          .execute(),
-        countOf(db.selectFrom('webhooks')),
+    async list(page: Pagination): Promise<Listed<WebhookRow>> {
+      const [walked, total] = await Promise.all([
+        walkPage<WebhookRow>([{ query: db.selectFrom('webhooks'), keys: ['webhooks.id'] }], (q) => q.selectAll('webhooks'), page),
+        counterOf(db, counterKey('webhooks', [])),
       ]);
-      return { rows, total };
+      return { ...walked, total };
     },
     async delete(id: string): Promise<void> {
       await db.deleteFrom('webhooks').where('id', '=', id).execute();
@@ -141,19 +135,18 @@ export function deliveriesRepo(db: Kysely<Database>) {
     ): Promise<void> {
       await db.updateTable('webhook_deliveries').set(changes).where('id', '=', id).execute();
     },
-    async listForWebhook(webhookId: string, page: Pagination) {
-      const [rows, total] = await Promise.all([
-        db
-          .selectFrom('webhook_deliveries')
-          .selectAll()
-          .where('webhook_id', '=', webhookId)
-          .orderBy('id', 'desc')
-          .limit(page.per_page)
-          .offset(offsetOf(page))
-          .execute(),
-        countOf(db.selectFrom('webhook_deliveries').where('webhook_id', '=', webhookId)),
+    /** Newest first. */
+    async listForWebhook(webhookId: string, page: Pagination): Promise<Listed<DeliveryRow>> {
+      const [walked, total] = await Promise.all([
+        walkPage<DeliveryRow>(
+          [{ query: db.selectFrom('webhook_deliveries').where('webhook_deliveries.webhook_id', '=', webhookId), keys: ['webhook_deliveries.id'] }],
+          (q) => q.selectAll('webhook_deliveries'),
+          page,
+          true,
+        ),
+        counterOf(db, counterKey('webhook_deliveries', [webhookId])),
       ]);
-      return { rows, total };
+      return { ...walked, total };
     },
   };
 }

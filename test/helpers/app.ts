@@ -10,7 +10,7 @@ import { hashSecret } from '../../src/domain/secrets.js';
 import { createApp, type AppOptions } from '../../src/server/app.js';
 import { newId } from '../../src/shared/ids.js';
 import { SYSTEM_ROLES } from '../../src/store/default-roles.js';
-import { openSqliteStore } from '../../src/store/sqlite.js';
+import { openSqliteStore, type SqliteStoreOptions } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/store.js';
 import { removeDir, PREFIX, type Credentials } from './server.js';
 
@@ -55,15 +55,18 @@ export interface TestApp {
 }
 
 /** The real app on a real SQLite store in a temp file, answering through `inject`. */
-export async function startApp(options: Partial<Omit<AppOptions, 'store'>> & { dir?: string } = {}): Promise<TestApp> {
+export async function startApp(
+  options: Partial<Omit<AppOptions, 'store'>> & { dir?: string; storeOptions?: SqliteStoreOptions } = {},
+): Promise<TestApp> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'agora-app-'));
   const file = join(dir, 'agora.db');
-  const store = await openSqliteStore(file);
+  const store = await openSqliteStore(file, options.storeOptions);
   const clock = (options.clock as TestClock | undefined) ?? testClock();
   const deps: Deps = { store, clock };
   const adminId = await ensureBootstrapAdmin(deps);
   const key = await issueApiKey(deps, adminId);
-  const app = await createApp({ ...options, store, clock });
+  const { storeOptions: _storeOptions, ...appOptions } = options;
+  const app = await createApp({ ...appOptions, store, clock });
   await app.ready();
   const admin = { id: adminId, key: key.api_key, secret: key.api_secret };
 

@@ -68,4 +68,22 @@ export function registerAdminCommands(program: Command): void {
       if (command.optsWithGlobals().json) printLine(JSON.stringify(key));
       else printLine(`revoked ${key.api_key} (${key.id}) of user ${key.user_id}`);
     });
+  admin
+    .command('check')
+    .description('recount every list and report where the kept totals drifted (exit 1 on drift)')
+    .requiredOption('--db <file>', 'SQLite database file (env AGORA_DB)', process.env.AGORA_DB)
+    .option('--repair', 'write the recounted totals where they drifted')
+    .action(async (options: { db: string; repair?: boolean }, command: Command) => {
+      const { openSqliteStore } = await import('../../store/sqlite.js');
+      const store = await openSqliteStore(options.db);
+      try {
+        const drift = await store.checkCounts(options.repair);
+        if (command.optsWithGlobals().json) process.stdout.write(`${JSON.stringify({ drift, repaired: !!options.repair })}\n`);
+        else if (drift.length === 0) process.stdout.write('counts agree with a recount: no drift\n');
+        else for (const d of drift) process.stdout.write(`${d.key}\tkept ${d.kept}\tactual ${d.actual}\n`);
+        if (drift.length && !options.repair) throw new Error(`${drift.length} kept counts drifted from a recount (--repair rewrites them)`);
+      } finally {
+        await store.close();
+      }
+    });
 }

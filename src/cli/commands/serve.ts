@@ -13,7 +13,13 @@ export function registerServeCommand(program: Command): void {
     .option('--db <file>', 'SQLite database file (env AGORA_DB)', process.env.AGORA_DB ?? './agora.db')
     .option('--demo', 'seed a small community on an empty store and print an administrator key')
     .option('--log', 'log every request to stderr (never credentials)')
-    .action(async (options: { host: string; port: number; db: string; demo?: boolean; log?: boolean }) => {
+    .addOption(
+      new Option('--workers <n>', 'processes serving the store (node:cluster); auto = one per core')
+        .env('AGORA_WORKERS')
+        .argParser((value) => (value === 'auto' ? 'auto' : intOption(1, 64)(value)))
+        .default(1),
+    )
+    .action(async (options: { host: string; port: number; db: string; demo?: boolean; log?: boolean; workers: number | 'auto' }) => {
       const { serve } = await import('../../server/listen.js');
       await serve({
         ...options,

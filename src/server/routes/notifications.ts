@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NEXT_PAGE } from '../../shared/schemas/common.js';
 import {
   listNotifications,
   markNotificationsSeen,
@@ -33,9 +34,10 @@ export function registerNotificationRoutes({ routes, deps, live }: RouteContext)
       response: NotificationListSchema,
     },
     async ({ params, query, caller, reply }) => {
-      const { items, total } = await listNotifications(deps, caller, params.user_id, query);
+      const { items, total, next } = await listNotifications(deps, caller, params.user_id, query);
       reply.header('x-total-count', String(total));
-      return items;
+      // A bare array still answers the Link header of every list.
+      return Object.assign(items, { [NEXT_PAGE]: next });
     },
   );
   routes.add(

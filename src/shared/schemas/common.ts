@@ -73,9 +73,29 @@ const queryInt = (name: string, min: number, max: number) =>
 export const MAX_PER_PAGE = 100;
 export const DEFAULT_PER_PAGE = 25;
 
+/** An opaque position in a list (the sort key of the last row answered), as the `Link: rel="next"` URL carries it. */
+export const encodeCursor = (keys: readonly string[]): string => Buffer.from(JSON.stringify(keys)).toString('base64url');
+
+const cursorQuery = z
+  .string()
+  .max(1000)
+  .transform((value, ctx) => {
+    try {
+      const keys: unknown = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
+      if (Array.isArray(keys) && keys.length > 0 && keys.length <= 4 && keys.every((k) => typeof k === 'string' && k.length <= 200))
+        return keys as string[];
+    } catch {
+      // reported below
+    }
+    ctx.addIssue({ code: 'custom', message: 'cursor is not one this server gave: follow the Link header as it is' });
+    return z.NEVER;
+  })
+  .optional();
+
 export const PaginationQuery = z.object({
   page: queryInt('page', 1, 1_000_000).default(1),
   per_page: queryInt('per_page', 1, MAX_PER_PAGE).default(DEFAULT_PER_PAGE),
+  cursor: cursorQuery.describe('Where the previous page ended, from the Link rel="next" URL (not with page)'),
 });
 export type Pagination = z.infer<typeof PaginationQuery>;
 
@@ -91,7 +111,18 @@ export const Id = z.string().describe('Opaque identifier (32 lowercase hex chara
 export const listOf = <T extends z.ZodType>(item: T) =>
   z.object({ items: z.array(item), total_items: z.number().int() });
 
+/** Where the next page of a list starts; not serialised (a symbol key), sent as the `Link` header. */
+export const NEXT_PAGE = Symbol('next page');
+
 export interface ListResult<T> {
   items: T[];
   total_items: number;
+  [NEXT_PAGE]?: string[];
 }
+
+/** A list answer from a page of rows: its records, its total, and where the next page starts. */
+export const listResult = <T>(items: T[], listed: { total: number; next?: string[] }): ListResult<T> => ({
+  items,
+  total_items: listed.total,
+  [NEXT_PAGE]: listed.next,
+});

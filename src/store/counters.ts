@@ -1,0 +1,147 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from './schema.js';
+
+/**
+ * What each counted list counts: its table and the dimensions its filters (and the Member's visibility
+ * rules) use. A dimension is an SQL expression over the row, written with the alias `r`. The store reads
+ * the counts with `counterKey(list, [value or undefined for each dimension])`.
+ */
+export interface CounterSpec {
+  list: string;
+  table: string;
+  dims: readonly string[];
+}
+
+const pageOwner = (column: string) => `(select p.user_id from pages p where p.id = r.${column})`;
+const secretPage = (column: string) => `coalesce((select p.privacy = 'secret' from pages p where p.id = r.${column}), 0)`;
+
+export const COUNTERS: readonly CounterSpec[] = [
+  { list: 'page_configurations', table: 'page_configurations', dims: [] },
+  { list: 'pages', table: 'pages', dims: ['r.page_configuration_id', 'r.user_id', 'r.privacy'] },
+  { list: 'users', table: 'users', dims: ['r.permission_set_id'] },
+  {
+    list: 'follows',
+    table: 'follows',
+    dims: [
+      'r.followable_type',
+      'r.followable_id',
+      'r.user_id',
+      `(r.followable_type = 'Page' and ${secretPage('followable_id')})`,
+    ],
+  },
+  {
+    list: 'page_access_requests',
+    table: 'page_access_requests',
+    dims: ['r.page_id', 'r.user_id', 'r.state', pageOwner('page_id')],
+  },
+  {
+    list: 'invites',
+    table: 'invites',
+    dims: ['r.target_id', 'r.user_id', 'r.user_target_id', 'r.state', pageOwner('target_id')],
+  },
+  { list: 'events', table: 'events', dims: ['r.user_id', 'r.page_id', secretPage('page_id')] },
+  { list: 'event_attendances', table: 'event_attendances', dims: ['r.event_id', 'r.answer'] },
+  { list: 'webhooks', table: 'webhooks', dims: [] },
+  { list: 'webhook_deliveries', table: 'webhook_deliveries', dims: ['r.webhook_id'] },
+  { list: 'permission_sets', table: 'permission_sets', dims: [] },
+  // The stream's parts: a page's statuses, an event's, and a user's own that reach their followers.
+  {
+    list: 'statuses',
+    table: 'statuses',
+    dims: [
+      'r.page_id',
+      'r.event_id',
+      'r.user_id',
+      `(r.event_id is null and (r.page_id is null or coalesce((select p.privacy = 'public' from pages p where p.id = r.page_id), 0)))`,
+    ],
+  },
+];
+
+/** The SQL of a row's key for one combination (bit i of `mask` set: dimension i is fixed). */
+function keyExpression(spec: CounterSpec, mask: number, alias: string): string {
+  const parts = spec.dims.map((dim, i) =>
+    mask & (1 << i) ? `coalesce(cast(${dim.replace(/\br\./g, `${alias}.`)} as text), '')` : `'*'`,
+  );
+  return [`'${spec.list}|'`, ...(parts.length ? [parts.join(` || '|' || `)] : [])].join(' || ');
+}
+
+const masks = (spec: CounterSpec) => Array.from({ length: 1 << spec.dims.length }, (_, m) => m);
+
+/** The columns of the row that the dimensions read: an update of one of them moves the row between counts. */
+const columnsOf = (spec: CounterSpec) => [
+  ...new Set(spec.dims.flatMap((d) => [...d.matchAll(/\br\.(\w+)/g)].map((m) => m[1]!))),
+];
+
+function upsert(spec: CounterSpec, alias: string, delta: number): string {
+  const values = masks(spec)
+    .map((m) => `(${keyExpression(spec, m, alias)}, ${delta})`)
+    .join(', ');
+  return `insert into list_counts (key, n) values ${values} on conflict (key) do update set n = n + excluded.n;`;
+}
+
+/** Triggers that keep the counts in the transaction of every write. */
+export function counterTriggers(spec: CounterSpec): string[] {
+  const name = `${spec.list}_counts`;
+  const triggers = [
+    `create trigger ${name}_insert after insert on ${spec.table} begin ${upsert(spec, 'new', 1)} end`,
+    `create trigger ${name}_delete after delete on ${spec.table} begin ${upsert(spec, 'old', -1)} end`,
+  ];
+  const columns = columnsOf(spec);
+  if (columns.length)
+    triggers.push(
+      `create trigger ${name}_update after update of ${columns.join(', ')} on ${spec.table} begin ` +
+        `${upsert(spec, 'old', -1)} ${upsert(spec, 'new', 1)} end`,
+    );
+  return triggers;
+}
+
+/** What the counts should be, recounted from the rows: every key of the list with its number of rows. */
+export async function recount(db: Kysely<Database>, spec: CounterSpec): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const m of masks(spec)) {
+    const rows = await sql<{ key: string; n: number }>`
+      select ${sql.raw(keyExpression(spec, m, 'r'))} as key, count(*) as n from ${sql.table(spec.table)} r group by 1`.execute(db);
+    for (const row of rows.rows) counts.set(row.key, Number(row.n));
+  }
+  return counts;
+}
+
+/** The counts as kept. */
+export async function keptCounts(db: Kysely<Database>, spec: CounterSpec): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('list_counts')
+    .select(['key', 'n'])
+    .where('key', '>=', `${spec.list}|`)
+    .where('key', '<', `${spec.list}}`)
+    .execute();
+  return new Map(rows.filter((r) => Number(r.n) !== 0).map((r) => [r.key, Number(r.n)]));
+}
+
+export interface Drift {
+  key: string;
+  kept: number;
+  actual: number;
+}
+
+/** Every key whose kept count differs from a recount; `repair` writes the recount. */
+export async function checkCounts(db: Kysely<Database>, repair = false): Promise<Drift[]> {
+  const drift: Drift[] = [];
+  for (const spec of COUNTERS) {
+    const [actual, kept] = await Promise.all([recount(db, spec), keptCounts(db, spec)]);
+    for (const key of new Set([...actual.keys(), ...kept.keys()])) {
+      const a = actual.get(key) ?? 0;
+      const k = kept.get(key) ?? 0;
+      if (a !== k) drift.push({ key, kept: k, actual: a });
+    }
+  }
+  if (repair && drift.length)
+    await db.transaction().execute(async (trx) => {
+      for (const d of drift)
+        await trx
+          .insertInto('list_counts')
+          .values({ key: d.key, n: d.actual })
+          .onConflict((oc) => oc.column('key').doUpdateSet({ n: d.actual }))
+          .execute();
+    });
+  return drift;
+}

@@ -1,0 +1,93 @@
+import { sql, type Kysely, type Migration } from 'kysely';
+import { COUNTERS, counterTriggers, recount } from '../counters.js';
+
+/**
+ * Flat cost per request: composite indexes that follow each list's filters and order (so that every list
+ * is an index walk), the page's administrator on access requests and invites (a Member's lists walk it),
+ * and exact counts kept by triggers in the transaction of every write.
+ */
+export const flatCost: Migration = {
+  async up(db: Kysely<any>) {
+    const index = async (name: string, table: string, columns: string[]) =>
+      db.schema.createIndex(name).on(table).columns(columns).execute();
+    const drop = async (name: string) => db.schema.dropIndex(name).ifExists().execute();
+
+    await drop('pages_privacy');
+    await drop('pages_user_id');
+    await drop('pages_page_configuration_id');
+    await index('pages_privacy_id', 'pages', ['privacy', 'id']);
+    await index('pages_user_id_id', 'pages', ['user_id', 'id']);
+    await index('pages_user_privacy_id', 'pages', ['user_id', 'privacy', 'id']);
+    await index('pages_config_id', 'pages', ['page_configuration_id', 'id']);
+    await index('pages_config_privacy_id', 'pages', ['page_configuration_id', 'privacy', 'id']);
+    await index('pages_config_user_id', 'pages', ['page_configuration_id', 'user_id', 'id']);
+    await index('pages_config_user_privacy_id', 'pages', ['page_configuration_id', 'user_id', 'privacy', 'id']);
+
+    await db.schema.createIndex('permission_sets_lower_name').on('permission_sets').expression(sql`lower(name)`).execute();
+    await drop('users_permission_set_id');
+    await index('users_role_id', 'users', ['permission_set_id', 'id']);
+
+    await index('follows_user_id', 'follows', ['user_id', 'id']);
+    await index('follows_user_type_id', 'follows', ['user_id', 'followable_type', 'id']);
+    await index('follows_type_id', 'follows', ['followable_type', 'id']);
+    await index('follows_followable_id', 'follows', ['followable_type', 'followable_id', 'id']);
+
+    for (const table of ['page_access_requests', 'invites']) {
+      await db.schema.alterTable(table).addColumn('page_owner_id', 'varchar(64)', (c) => c.notNull().defaultTo('')).execute();
+      const page = table === 'invites' ? 'target_id' : 'page_id';
+      await sql`update ${sql.table(table)} set page_owner_id = (select user_id from pages where pages.id = ${sql.ref(`${table}.${page}`)})`.execute(db);
+      // Pages never change hands: the owner is written once, whoever inserts the row.
+      await sql
+        .raw(
+          `create trigger ${table}_page_owner after insert on ${table} begin ` +
+            `update ${table} set page_owner_id = (select user_id from pages where pages.id = new.${page}) where id = new.id; end`,
+        )
+        .execute(db);
+    }
+    await drop('page_access_requests_user');
+    await index('par_page_id', 'page_access_requests', ['page_id', 'id']);
+    await index('par_page_state_id', 'page_access_requests', ['page_id', 'state', 'id']);
+    await index('par_page_user_id', 'page_access_requests', ['page_id', 'user_id', 'id']);
+    await index('par_user_id', 'page_access_requests', ['user_id', 'id']);
+    await index('par_user_state_id', 'page_access_requests', ['user_id', 'state', 'id']);
+    await index('par_state_id', 'page_access_requests', ['state', 'id']);
+    await index('par_owner_id', 'page_access_requests', ['page_owner_id', 'id']);
+    await index('par_owner_state_id', 'page_access_requests', ['page_owner_id', 'state', 'id']);
+
+    await drop('invites_user_target');
+    await drop('invites_sender');
+    await index('invites_target_id', 'invites', ['target_id', 'id']);
+    await index('invites_target_state_id', 'invites', ['target_id', 'state', 'id']);
+    await index('invites_sender_id', 'invites', ['user_id', 'id']);
+    await index('invites_sender_state_id', 'invites', ['user_id', 'state', 'id']);
+    await index('invites_invited_id', 'invites', ['user_target_id', 'id']);
+    await index('invites_invited_state_id', 'invites', ['user_target_id', 'state', 'id']);
+    await index('invites_state_id', 'invites', ['state', 'id']);
+    await index('invites_owner_id', 'invites', ['page_owner_id', 'id']);
+    await index('invites_owner_state_id', 'invites', ['page_owner_id', 'state', 'id']);
+
+    await drop('events_page');
+    await index('events_page_start', 'events', ['page_id', 'start_date', 'id']);
+
+    await db.schema
+      .createTable('list_counts')
+      .addColumn('key', 'varchar(400)', (c) => c.primaryKey())
+      .addColumn('n', 'integer', (c) => c.notNull())
+      .execute();
+    for (const spec of COUNTERS) {
+      for (const trigger of counterTriggers(spec)) await sql.raw(trigger).execute(db);
+      const counts = await recount(db, spec);
+      for (const [key, n] of counts) await db.insertInto('list_counts').values({ key, n }).execute();
+    }
+    // The longest event so far bounds how far back an event still running may have started.
+    await sql
+      .raw(
+        `create trigger events_longest after insert on events begin ` +
+          `insert into list_counts (key, n) values ('events.longest_ms', ` +
+          `cast((julianday(new.end_date) - julianday(new.start_date)) * 86400000 as integer) + 1) ` +
+          `on conflict (key) do update set n = max(n, excluded.n); end`,
+      )
+      .execute(db);
+    await sql`insert into list_counts (key, n) select 'events.longest_ms', coalesce(max(cast((julianday(end_date) - julianday(start_date)) * 86400000 as integer) + 1), 0) from events`.execute(db);
+  },
+};

@@ -1,0 +1,194 @@
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { removeDir, type Credentials } from '../helpers/server.js';
+
+/**
+ * Flat cost per request: every list query the store can produce is an index walk (no table scan, no
+ * sort in a temporary B-tree), totals come from kept counts that a recount agrees with, and every list
+ * answers a `Link: rel="next"` cursor.
+ */
+const queries: { sql: string; parameters: readonly unknown[] }[] = [];
+let t: TestApp;
+type Who = { user: { id: string }; creds: Credentials };
+let member: Who;
+let other: Who;
+const ids: Record<string, string> = {};
+
+beforeAll(async () => {
+  t = await startApp({ storeOptions: { onQuery: (sql, parameters) => queries.push({ sql, parameters }) } });
+  member = await t.member();
+  other = await t.member();
+  const config = await t.call('POST', '/page_configurations', { body: { name: 'Club' } });
+  ids.config = config.body.id;
+  for (const privacy of ['public', 'private', 'secret']) {
+    const page = await t.call('POST', '/pages', {
+      as: other.creds,
+      body: { name: `${privacy} page`, page_configuration_id: ids.config, privacy, user_id: other.user.id },
+    });
+    ids[privacy] = page.body.id;
+  }
+  await t.call('POST', '/follows', { as: member.creds, body: { user_id: member.user.id, followable_type: 'Page', followable_id: ids.public } });
+  await t.call('POST', '/follows', { as: member.creds, body: { user_id: member.user.id, followable_type: 'User', followable_id: other.user.id } });
+  await t.call('POST', '/invites', { as: other.creds, body: { target_type: 'Page', target_id: ids.private, user_id: other.user.id, user_target_ids: [member.user.id] } });
+  const request = await t.call('POST', '/page_access_requests', { as: member.creds, body: { page_id: ids.private, user_id: member.user.id } });
+  ids.request = request.body.id;
+  const event = await t.call('POST', '/events', {
+    as: other.creds,
+    body: { name: 'Fair', user_id: other.user.id, start_date: '2026-12-01T10:00:00Z', end_date: '2026-12-01T12:00:00Z' },
+  });
+  ids.event = event.body.id;
+  await t.call('PUT', `/events/${ids.event}/attendance`, { as: member.creds, body: { user_id: member.user.id, answer: 'yes' } });
+  const status = await t.call('POST', '/statuses', { as: other.creds, body: { user_id: other.user.id, content: 'hello', page_id: ids.public } });
+  ids.status = status.body.id;
+  await t.call('POST', '/comments', { as: member.creds, body: { user_id: member.user.id, status_id: ids.status, content: 'hi' } });
+  await t.app.fanOut.drain();
+});
+
+afterAll(async () => {
+  await t.close();
+  removeDir(t.dir);
+});
+
+/** Every combination of the given filters, as query strings. */
+function combinations(filters: Record<string, string>): string[] {
+  const names = Object.keys(filters);
+  return Array.from({ length: 1 << names.length }, (_, mask) =>
+    names
+      .filter((_, i) => mask & (1 << i))
+      .map((n) => `${n}=${encodeURIComponent(filters[n]!)}`)
+      .join('&'),
+  );
+}
+
+const lists = () => [
+  ...combinations({ page_configuration_id: ids.config!, owner: other.user.id, privacy: 'secret' }).map((q) => `/pages?${q}`),
+  ...combinations({ privacy: 'public' }).map((q) => `/pages?${q}`),
+  '/page_configurations?',
+  ...combinations({ role: 'Members', nickname: 'nobody' }).map((q) => `/users?${q}`),
+  ...combinations({ followable_type: 'Page', followable_id: ids.public!, user_id: member.user.id }).map((q) => `/follows?${q}`),
+  ...combinations({ followable_type: 'User' }).map((q) => `/follows?${q}`),
+  ...combinations({ page_id: ids.private!, user_id: member.user.id, state: 'waiting' }).map((q) => `/page_access_requests?${q}`),
+  `/pages/${ids.private}/page_access_requests?`,
+  ...combinations({ target_id: ids.private!, user_id: other.user.id, user_target_id: member.user.id, state: 'waiting' }).map(
+    (q) => `/invites?${q}`,
+  ),
+  `/pages/${ids.private}/invites?`,
+  ...combinations({ owner: other.user.id, event_date: 'current_and_coming' }).map((q) => `/events?${q}`),
+  '/events?date=2026-12-01',
+  ...combinations({ answer: 'yes' }).map((q) => `/events/${ids.event}/attendees?${q}`),
+  `/statuses/${ids.status}/comments?`,
+  `/users/${member.user.id}/stream?`,
+  ...combinations({ status: 'unseen' }).map((q) => `/users/${member.user.id}/notifications?${q}`),
+  ...combinations({ status: 'unseen' }).map((q) => `/users/${other.user.id}/notifications?${q}`),
+  '/webhooks?',
+  '/permission_sets?',
+];
+
+describe('every list query', () => {
+  it('walks an index, as an Admin and as a Member, on the first page, a deep page and after a cursor', async () => {
+    queries.length = 0;
+    const callers: (Credentials | undefined)[] = [undefined, member.creds];
+    for (const url of lists())
+      for (const as of callers) {
+        // Another user's notifications and the webhooks are the Admin's alone.
+        const adminOnly = url.startsWith('/webhooks') || (url.includes('/users/') && !url.includes(`/users/${member.user.id}/`));
+        const who = adminOnly ? undefined : as;
+        for (const paging of ['per_page=1', 'per_page=1&page=2']) {
+          const res = await t.call('GET', `${url}&${paging}`, { as: who });
+          expect(res.status, `${url} ${JSON.stringify(res.body)}`).toBe(200);
+          const link = String(res.headers.link ?? '');
+          if (link) {
+            const next = /^<\/public-api\/v1([^>]+)>; rel="next"$/.exec(link);
+            expect(next, link).not.toBeNull();
+            expect((await t.call('GET', next![1]!, { as: who })).status).toBe(200);
+          }
+        }
+      }
+    const raw = new Database(t.file, { readonly: true });
+    try {
+      const bad: string[] = [];
+      const selects = new Map(queries.filter((q) => /^\s*select/i.test(q.sql)).map((q) => [q.sql, q]));
+      expect(selects.size).toBeGreaterThan(50);
+      for (const { sql, parameters } of selects.values()) {
+        const plan = raw.prepare(`explain query plan ${sql}`).all(...(parameters as unknown[])) as { detail: string }[];
+        for (const { detail } of plan)
+          if (/^SCAN \w+( AS \w+)?$/.test(detail) || /USE TEMP B-TREE/.test(detail)) bad.push(`${detail}\n  in ${sql}`);
+      }
+      expect(bad).toEqual([]);
+    } finally {
+      raw.close();
+    }
+  });
+});
+
+describe('walking a list with the Link cursor', () => {
+  it('answers every record once, in order, even when records are created meanwhile', async () => {
+    const before = await t.call('GET', '/pages?per_page=100');
+    const walked: string[] = [];
+    let url: string | undefined = '/pages?per_page=2';
+    let created = false;
+    while (url) {
+      const res = await t.call('GET', url);
+      expect(res.status).toBe(200);
+      expect(res.body.total_items).toBeGreaterThanOrEqual(before.body.total_items);
+      walked.push(...res.body.items.map((p: { id: string }) => p.id));
+      if (!created) {
+        created = true;
+        await t.call('POST', '/pages', {
+          body: { name: 'Late page', page_configuration_id: ids.config, privacy: 'public', user_id: t.admin.id },
+        });
+      }
+      const link = res.headers.link as string | undefined;
+      url = link ? /^<\/public-api\/v1([^>]+)>/.exec(link)![1] : undefined;
+    }
+    const after = await t.call('GET', '/pages?per_page=100');
+    expect(walked).toEqual(after.body.items.map((p: { id: string }) => p.id));
+    expect(new Set(walked).size).toBe(walked.length);
+    expect(walked.length).toBe(before.body.total_items + 1);
+  });
+
+  it('refuses cursor with page (400) and a cursor it did not give (400)', async () => {
+    const first = await t.call('GET', '/pages?per_page=1');
+    const cursor = /cursor=([^&>]+)/.exec(first.headers.link as string)![1];
+    const both = await t.call('GET', `/pages?per_page=1&page=2&cursor=${cursor}`);
+    expect(both.status).toBe(400);
+    expect(both.body.error.code).toBe('invalid_query');
+    expect((await t.call('GET', '/pages?cursor=not-ours')).status).toBe(400);
+  });
+
+  it('answers no Link on the last page', async () => {
+    const res = await t.call('GET', '/pages?per_page=100');
+    expect(res.headers.link).toBeUndefined();
+  });
+});
+
+describe('kept counts', () => {
+  it('agree with a recount after every kind of write, and a Member’s totals match their lists', async () => {
+    expect(await t.store.checkCounts()).toEqual([]);
+    for (const url of lists()) {
+      if (url.includes('notifications')) continue;
+      const all = await t.call('GET', `${url}&per_page=100`, { as: member.creds });
+      if (all.status === 403) continue;
+      expect(all.body.total_items, url).toBe(all.body.items.length);
+    }
+  });
+});
+
+describe('agora admin check', () => {
+  it('reports a kept count that drifted, exits 1, and --repair writes the recount', async () => {
+    const raw = new Database(t.file);
+    try {
+      raw.prepare(`update list_counts set n = n + 5 where key = 'pages|*|*|*'`).run();
+    } finally {
+      raw.close();
+    }
+    const { runCli } = await import('../helpers/cli.js');
+    const drifted = await runCli(['admin', 'check', '--db', t.file], { home: t.dir });
+    expect(drifted.code).toBe(1);
+    expect(drifted.stdout).toMatch(/^pages\|\*\|\*\|\*\tkept \d+\tactual \d+\n$/);
+    const repaired = await runCli(['admin', 'check', '--db', t.file, '--repair'], { home: t.dir });
+    expect(repaired.code).toBe(0);
+    expect(await t.store.checkCounts()).toEqual([]);
+  });
+});
