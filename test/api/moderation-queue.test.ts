@@ -150,7 +150,7 @@ describe('paging', () => {
   it('refuses a cursor with page, and a cursor it did not give', async () => {
     const both = await t.call('GET', '/moderation_queue?page=1&cursor=abc');
     expect(both.status).toBe(400);
-    expect(both.body.error.message).toBe('cursor: give either cursor or page, not both');
+    expect(both.body.error.message).toBe('cursor and page cannot be used together: a cursor already says where the page starts');
     const forged = await t.call('GET', '/moderation_queue?cursor=bm9wZQ');
     expect(forged.status).toBe(400);
     expect(forged.body.error.code).toBe('invalid_query');
