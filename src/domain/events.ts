@@ -90,7 +90,7 @@ export async function listEvents(deps: Deps, caller: Caller, query: ListEventsQu
     runningBefore = new Date(dayStart.getTime() + DAY_MS).toISOString();
   }
   const { rows, total } = await deps.store.events.list(
-    { owner: query.owner, page_id: query.page_id, runningFrom, runningBefore },
+    { owner: query.owner, page_id: query.page_id, slug: query.slug, runningFrom, runningBefore },
     viewerOf(caller),
     query,
   );

@@ -73,8 +73,11 @@ export async function getPageConfiguration(deps: Deps, id: string): Promise<Page
   return toPageConfigurationRecord(row);
 }
 
-export async function listPageConfigurations(deps: Deps, page: Pagination): Promise<ListResult<PageConfiguration>> {
-  const { rows, total } = await deps.store.pageConfigurations.list(page);
+export async function listPageConfigurations(
+  deps: Deps,
+  query: Pagination & { name?: string },
+): Promise<ListResult<PageConfiguration>> {
+  const { rows, total } = await deps.store.pageConfigurations.list(query, { name: query.name });
   return { items: rows.map(toPageConfigurationRecord), total_items: total };
 }
 
@@ -116,7 +119,7 @@ export async function getPage(deps: Deps, caller: Caller, id: string): Promise<P
 
 export async function listPages(deps: Deps, caller: Caller, query: ListPagesQuery): Promise<ListResult<Page>> {
   const { rows, total } = await deps.store.pages.list(
-    { page_configuration_id: query.page_configuration_id, owner: query.owner, privacy: query.privacy },
+    { page_configuration_id: query.page_configuration_id, owner: query.owner, privacy: query.privacy, slug: query.slug },
     { id: caller.user.id, isAdmin: caller.isAdmin },
     query,
   );

@@ -44,8 +44,12 @@ async function findSet(deps: Deps, id: string): Promise<PermissionSetRow> {
   return row;
 }
 
-export async function listPermissionSets(deps: Deps, page: Pagination): Promise<ListResult<PermissionSet>> {
-  const rows = await deps.store.permissionSets.list();
+export async function listPermissionSets(
+  deps: Deps,
+  page: Pagination & { name?: string },
+): Promise<ListResult<PermissionSet>> {
+  // Roles are few: all of them are read, and the exact name filter applies here.
+  const rows = (await deps.store.permissionSets.list()).filter((s) => page.name === undefined || s.name === page.name);
   const start = (page.page - 1) * page.per_page;
   return { items: rows.slice(start, start + page.per_page).map(toPermissionSetRecord), total_items: rows.length };
 }

@@ -10,6 +10,7 @@ export type AttendanceRow = Selectable<EventAttendanceTable>;
 export interface EventFilter {
   owner?: string;
   page_id?: string;
+  slug?: string;
   /** Events running at some moment of [from, before): they start before `before` and end at or after `from`. */
   runningFrom?: string;
   runningBefore?: string;
@@ -20,6 +21,7 @@ export function eventsRepo(db: Kysely<Database>) {
     let q = db.selectFrom('events');
     if (filter.owner !== undefined) q = q.where('events.user_id', '=', filter.owner);
     if (filter.page_id !== undefined) q = q.where('events.page_id', '=', filter.page_id);
+    if (filter.slug !== undefined) q = q.where('events.slug', '=', filter.slug);
     if (filter.runningFrom !== undefined) q = q.where('events.end_date', '>=', filter.runningFrom);
     if (filter.runningBefore !== undefined) q = q.where('events.start_date', '<', filter.runningBefore);
     // An event in a secret page is as hidden as the page.

@@ -16,6 +16,7 @@ export interface PageFilter {
   page_configuration_id?: string;
   owner?: string;
   privacy?: string;
+  slug?: string;
 }
 
 /** A SQL condition: the page (`pages.id`) is visible to the viewer. */
@@ -41,6 +42,7 @@ export function pagesRepo(db: Kysely<Database>) {
       q = q.where('pages.page_configuration_id', '=', filter.page_configuration_id);
     if (filter.owner !== undefined) q = q.where('pages.user_id', '=', filter.owner);
     if (filter.privacy !== undefined) q = q.where('pages.privacy', '=', filter.privacy);
+    if (filter.slug !== undefined) q = q.where('pages.slug', '=', filter.slug);
     return q;
   };
   const filtered = (filter: PageFilter, viewer: Viewer) =>
@@ -113,16 +115,19 @@ export function pageConfigurationsRepo(db: Kysely<Database>) {
     getById(id: string): Promise<PageConfigurationRow | undefined> {
       return db.selectFrom('page_configurations').selectAll().where('id', '=', id).executeTakeFirst();
     },
-    async list(page: Pagination): Promise<{ rows: PageConfigurationRow[]; total: number }> {
+    async list(page: Pagination, filter: { name?: string } = {}): Promise<{ rows: PageConfigurationRow[]; total: number }> {
+      const matching = () => {
+        const q = db.selectFrom('page_configurations');
+        return filter.name === undefined ? q : q.where('name', '=', filter.name);
+      };
       const [rows, total] = await Promise.all([
-        db
-          .selectFrom('page_configurations')
+        matching()
           .selectAll()
           .orderBy('id')
           .limit(page.per_page)
           .offset(offsetOf(page))
           .execute(),
-        countOf(db.selectFrom('page_configurations')),
+        countOf(matching()),
       ]);
       return { rows, total };
     },
