@@ -63,6 +63,8 @@ export interface Answer<T> {
   replayed: boolean;
   /** `X-Total-Count`, on lists that are bare arrays (notifications). */
   total?: number;
+  /** The query of the `Link: <…>; rel="next"` URL (CONTRACT §4), when more records follow. */
+  next?: Query;
 }
 
 /** PUT and DELETE are idempotent by definition; a POST only when it carries an Idempotency-Key. */
@@ -101,12 +103,12 @@ export class ApiClient {
 
   /** The call with its status and whether the server replayed an earlier answer to the same Idempotency-Key. */
   async answer<T>(method: Method, path: string, init: CallInit<T> = {}): Promise<Answer<T>> {
-    const { status, text, replayed, total } = await this.send(method, path, init, async (body) => body.text());
+    const { status, text, replayed, total, next } = await this.send(method, path, init, async (body) => body.text());
     if (status >= 400) throw toApiError(status, text);
     const json: unknown = text ? JSON.parse(text) : undefined;
-    if (!init.schema) return { status, data: json as T, replayed, total };
+    if (!init.schema) return { status, data: json as T, replayed, total, next };
     try {
-      return { status, data: init.schema.parse(json), replayed, total };
+      return { status, data: init.schema.parse(json), replayed, total, next };
     } catch {
       throw new ConnectionError(`The server at ${this.baseUrl} answered ${method} ${path} with something that is not the API's`);
     }
@@ -200,7 +202,7 @@ export class ApiClient {
     path: string,
     init: CallInit<unknown>,
     read: (body: Dispatcher.ResponseData['body'], status: number) => Promise<R>,
-  ): Promise<{ status: number; text: R; replayed: boolean; total?: number; stream?: Readable }> {
+  ): Promise<{ status: number; text: R; replayed: boolean; total?: number; next?: Query; stream?: Readable }> {
     const url = this.url(path, init.query);
     const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
     if (this.options.apiKey) headers['api-key'] = this.options.apiKey;
@@ -244,7 +246,8 @@ export class ApiClient {
           }
           clearTimeout(timer);
           const total = Number(res.headers['x-total-count']);
-          return { status: res.statusCode, text, replayed, ...(Number.isInteger(total) ? { total } : {}) };
+          const next = nextLink(res.headers.link);
+          return { status: res.statusCode, text, replayed, ...(Number.isInteger(total) ? { total } : {}), ...(next ? { next } : {}) };
         } catch (error) {
           clearTimeout(timer);
           if (abort.signal.aborted)
@@ -276,6 +279,19 @@ export function pauseBefore(attempt: number, retryAfter: string | string[] | und
   }
   const base = Math.min(100 * 2 ** (attempt - 1), 5000);
   return base / 2 + Math.random() * (base / 2);
+}
+
+/** The query of the `rel="next"` target of a `Link` header (RFC 8288), if there is one. */
+export function nextLink(header: string | string[] | undefined): Query | undefined {
+  const value = Array.isArray(header) ? header.join(',') : header;
+  if (!value) return undefined;
+  for (const part of value.split(/,(?=\s*<)/)) {
+    const match = /^\s*<([^>]*)>(.*)$/.exec(part);
+    if (!match || !/;\s*rel="?([^";]*\s)?next(\s[^";]*)?"?\s*(;|$)/i.test(match[2]!)) continue;
+    const url = new URL(match[1]!, 'http://link.invalid');
+    return Object.fromEntries(url.searchParams);
+  }
+  return undefined;
 }
 
 function toApiError(status: number, text: string): ApiError {

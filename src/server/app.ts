@@ -33,6 +33,8 @@ export interface AppOptions {
   clock?: Clock;
   bodyLimit?: number;
   logger?: boolean;
+  /** Where log lines go (JSON lines); stdout when not given. */
+  logStream?: { write(line: string): void };
   /** Requests per API key (a token bucket); false turns the limit off. Default: DEFAULT_RATE_LIMIT. */
   rateLimit?: RateLimitSettings | false;
   /** Delivery settings; `allowPrivate` lets webhooks target loopback and private addresses (demos, tests). */
@@ -62,7 +64,9 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   const clock = options.clock ?? (() => new Date());
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const app = Fastify({
-    logger: options.logger ? { level: 'info', redact: ['req.headers["api-secret"]'] } : false,
+    logger: options.logger
+      ? { level: 'info', redact: ['req.headers["api-secret"]'], ...(options.logStream ? { stream: options.logStream } : {}) }
+      : false,
     bodyLimit,
     // An over-long id reads as an unknown one (404) rather than a router error.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },

@@ -15,6 +15,8 @@ export interface ServeOptions {
   log?: boolean;
   /** Where the server's own lines go (stdout). */
   print: (line: string) => void;
+  /** Where `--log` lines go: JSON lines, or lines a person reads on a terminal. */
+  logStream?: { write(line: string): void };
 }
 
 /**
@@ -29,15 +31,19 @@ export async function serve(options: ServeOptions): Promise<void> {
       throw new Error('AGORA_BOOTSTRAP_API_KEY and AGORA_BOOTSTRAP_API_SECRET go together');
     await ensureApiKey(deps, options.bootstrapKey, options.bootstrapSecret);
   }
+  let lastKey: { api_key: string; api_secret: string } | undefined;
   if (options.demo) {
     const seeded = await seedDemo(deps);
     const key = await issueApiKey(deps);
+    lastKey = key;
     options.print(seeded ? 'demo community seeded' : 'demo community already present');
     options.print(`demo administrator key: api_key=${key.api_key} api_secret=${key.api_secret}`);
   }
+  const demoKey = options.demo ? lastKey : undefined;
   const app = await createApp({
     store,
     logger: options.log ?? false,
+    logStream: options.logStream,
     webhooks: webhookSettingsFromEnv(process.env),
     rateLimit: rateLimitFromEnv(process.env),
   });
@@ -53,7 +59,9 @@ export async function serve(options: ServeOptions): Promise<void> {
     process.on('SIGTERM', stop);
   });
   const url = new URL(address);
-  options.print(`listening on http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${url.port}`);
+  const base = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${url.port}`;
+  options.print(`listening on ${base}`);
+  if (demoKey) options.print(`log in with: agora login --url ${base} --api-key ${demoKey.api_key} --api-secret ${demoKey.api_secret}`);
   await stopped;
   await app.close();
   await store.close();
