@@ -128,7 +128,7 @@ describe('version and help', () => {
     expect(groupHelp.code).toBe(0);
     expect(groupHelp.stdout).toMatch(/^  create \[options\]/m);
     expect(groupHelp.stdout).toMatch(/^  list \[options\]/m);
-    expect(groupHelp.stdout).toMatch(/^  get <id>/m);
+    expect(groupHelp.stdout).toMatch(/^  get <page>/m);
   });
 
   it('an unknown command is a usage error (exit 2) with a suggestion', async () => {
