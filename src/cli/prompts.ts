@@ -1,4 +1,5 @@
 import { UsageError } from './errors.js';
+import { visible } from './safe-text.js';
 
 /** A value a create needs: the flag that gives it, and how to ask for it on a terminal. */
 export interface Question {
@@ -55,7 +56,11 @@ export async function askMissing<V extends Record<string, unknown>>(values: V, q
       answer = await prompts.confirm({ message: q.message, default: false });
       if (!answer) throw new UsageError(`${q.flag} is required`);
     } else if (q.choices) {
-      const choices = Array.isArray(q.choices) ? q.choices.map((c) => ({ name: c, value: c })) : await q.choices();
+      // Names come from the server: shown with their control characters made visible, like every other output.
+      const choices = (Array.isArray(q.choices) ? q.choices.map((c) => ({ name: c, value: c })) : await q.choices()).map((c) => ({
+        ...c,
+        name: visible(c.name),
+      }));
       if (choices.length === 0) throw new UsageError(`missing ${q.flag}, and there is nothing to choose from`);
       answer = await prompts.select({ message: q.message, choices });
     } else {
