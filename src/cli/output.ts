@@ -184,18 +184,17 @@ export class Output {
     const head = columns.map((c) => c.header);
     const shape = { head, width: this.width, paint: { head: this.cyan, border: this.grey } };
     let rows = cells.map((r) => r.map((c) => (c === '' ? '-' : c)));
-    let table = renderTableLazy({ ...shape, rows });
-    if (widest(table) > this.width) {
-      // Ids give way first: a unique prefix names a record as well on the screen.
+    if (tableModule!.naturalWidth(head, rows) <= this.width) return renderTableLazy({ ...shape, rows });
+    {
+      // Ids give way first: a unique prefix names a record as well on the screen, and is kept whole after that.
       const { uniquePrefixes } = tableModule!;
       columns.forEach((c, i) => {
         if (!c.id) return;
         const short = uniquePrefixes(rows.map((r) => r[i]!));
         rows = rows.map((r, k) => r.map((cell, j) => (j === i ? short[k]! : cell)));
       });
-      table = renderTableLazy({ ...shape, rows });
     }
-    return table;
+    return renderTableLazy({ ...shape, rows, firm: columns.map((c) => !!c.id) });
   }
 
   private paint = (code: number, text: string) => (this.color ? `\u001b[${code}m${text}\u001b[0m` : text);
@@ -217,9 +216,6 @@ export async function loadTables(): Promise<void> {
 function renderTableLazy(input: Parameters<TableModule['renderTable']>[0]): string {
   return tableModule!.renderTable(input);
 }
-
-const widest = (table: string) =>
-  Math.max(...table.split('\n').map((l) => [...l.replace(/\u001b\[[0-9;]*m/g, '')].length));
 
 /** `--fields a,b`: columns by header (any case; `_`, `-` or a space alike), else top-level fields of the records. */
 async function chooseColumns<T>(columns: Column<T>[], fields: string[] | undefined, items: T[]): Promise<Column<T>[]> {

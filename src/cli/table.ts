@@ -7,6 +7,8 @@ export interface TableInput {
   width: number;
   /** Per column: wrap long cells over several lines instead of cutting them with `…`. */
   wrap?: boolean[];
+  /** Per column: keep the whole width while other columns can still give way (ids shortened to a unique prefix). */
+  firm?: boolean[];
   paint?: { head: (s: string) => string; border: (s: string) => string; first?: (s: string) => string };
 }
 
@@ -55,7 +57,7 @@ function wrapText(text: string, width: number): string[] {
 export function fitWidths(natural: number[], minimum: number[], available: number): number[] {
   const widths = [...natural];
   const total = () => widths.reduce((a, b) => a + b, 0);
-  for (const floor of [minimum, widths.map(() => 1)]) {
+  for (const floor of [minimum, minimum.map((m, i) => (m === natural[i] ? m : 1)), widths.map(() => 1)]) {
     while (total() > available) {
       let widest = -1;
       for (let i = 0; i < widths.length; i++)
@@ -67,14 +69,20 @@ export function fitWidths(natural: number[], minimum: number[], available: numbe
   return widths;
 }
 
+/** How wide the table would be with no cell cut. */
+export function naturalWidth(head: string[], rows: string[][]): number {
+  const widths = head.map((h, i) => Math.max(1, stringWidth(h), ...rows.map((r) => stringWidth(r[i] ?? ''))));
+  return widths.reduce((a, b) => a + b, 0) + 3 * head.length + 1;
+}
+
 /** A boxed table with one rule under the header and none between rows, no wider than `width`. */
-export function renderTable({ head, rows, width, wrap = [], paint }: TableInput): string {
+export function renderTable({ head, rows, width, wrap = [], firm = [], paint }: TableInput): string {
   const columns = head?.length ?? rows[0]?.length ?? 0;
   const border = paint?.border ?? ((s: string) => s);
   const natural = Array.from({ length: columns }, (_, i) =>
     Math.max(1, stringWidth(head?.[i] ?? ''), ...rows.map((r) => stringWidth(r[i] ?? ''))),
   );
-  const minimum = natural.map((n, i) => Math.min(n, Math.max(4, stringWidth(head?.[i] ?? ''))));
+  const minimum = natural.map((n, i) => (firm[i] ? n : Math.min(n, Math.max(4, stringWidth(head?.[i] ?? '')))));
   const widths = fitWidths(natural, minimum, Math.max(columns, width - (3 * columns + 1)));
   const rule = (l: string, m: string, r: string) => border(l + widths.map((w) => '─'.repeat(w + 2)).join(m) + r);
   const pad = (text: string, w: number) => text + ' '.repeat(Math.max(0, w - stringWidth(text)));

@@ -55,7 +55,7 @@ describe('safe output', () => {
     const page = await createPage(server, { user_id: adminId, page_configuration_id: config.id, name: `${EVIL} ${tag()}`, privacy: 'public' });
     const [tsv, json] = await Promise.all([agora(['pages', 'get', page.slug]), agora(['pages', 'get', page.slug, '--json'])]);
     expect(tsv.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
-    expect(Object.fromEntries(tsvRows(tsv.stdout)).name).toBe(`Evil␛]0;pwned␇␛[2J␛[31mred\\x9b1m ${page.name.split(' ').pop()}`);
+    expect(Object.fromEntries(tsvRows(tsv.stdout)).name).toBe(`Evil␛]0;pwned␇␛[2J␛[31mred\\x9b1m ${String(page.name).split(" ").pop()}`);
     expect(JSON.parse(json.stdout).name).toBe(page.name);
   });
 });
