@@ -85,7 +85,7 @@ describe('users create', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toBe('error: missing --email (asked for on a terminal; required otherwise)\n');
     expect(consent.code).toBe(2);
-    expect(consent.stderr).toBe('error: --accept-conditions must be true: the conditions consent is required\n');
+    expect(consent.stderr).toBe('error: missing --accept-conditions (asked for on a terminal; required otherwise)\n');
     expect(password.code).toBe(2);
     expect(password.stderr).toBe(
       'error: --password must be at least 8 characters and contain at least one letter and one digit\n',
