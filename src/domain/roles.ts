@@ -48,8 +48,9 @@ export async function listPermissionSets(
   deps: Deps,
   page: Pagination & { name?: string },
 ): Promise<ListResult<PermissionSet>> {
-  // Roles are few: all of them are read, and the exact name filter applies here.
-  const rows = (await deps.store.permissionSets.list()).filter((s) => page.name === undefined || s.name === page.name);
+  // Roles are few: all of them are read, and the name filter (any case, as `users?role=`) applies here.
+  const name = page.name?.toLowerCase();
+  const rows = (await deps.store.permissionSets.list()).filter((s) => name === undefined || s.name.toLowerCase() === name);
   const start = (page.page - 1) * page.per_page;
   return { items: rows.slice(start, start + page.per_page).map(toPermissionSetRecord), total_items: rows.length };
 }
