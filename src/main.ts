@@ -86,6 +86,7 @@ const LOCAL_ERRORS: Record<string, { exit: number; code: string }> = {
   ConnectionError: { exit: ExitCode.failure, code: 'connection_failed' },
   CredentialsError: { exit: ExitCode.failure, code: 'credentials_damaged' },
   ImportFileError: { exit: ExitCode.failure, code: 'unreadable_file' },
+  NameNotFoundError: { exit: ExitCode.failure, code: 'not_found' },
 };
 
 async function report(error: unknown, json: boolean): Promise<number> {
@@ -94,8 +95,11 @@ async function report(error: unknown, json: boolean): Promise<number> {
     return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
   }
   const name = (error as Error)?.name;
-  const say = (line: string) => process.stderr.write(`${line}\n`);
+  const { visible } = await import('./cli/safe-text.js');
+  // Messages carry what the server said and names it stores: never a control character to the terminal.
+  const say = (line: string) => process.stderr.write(`${json ? line : visible(line)}\n`);
   if (name === 'ExitPromptError') return 130;
+  if (name === 'DeclinedError') return ExitCode.ok;
   if (name === 'ApiError') {
     const e = error as Error & { status: number; code: string; body: unknown };
     if (json) say(JSON.stringify(e.body));

@@ -1,6 +1,7 @@
 import { ApiClient, DEFAULT_TIMEOUT_SECONDS, type ClientOptions } from '../client/api-client.js';
 import { credentialsPath, readCredentials } from './credentials.js';
 import { AuthError, UsageError } from './errors.js';
+import { Names } from './names.js';
 import { Output } from './output.js';
 import { slowCallSpinner } from './spinner.js';
 
@@ -16,6 +17,7 @@ export interface GlobalOptions {
 export interface Context {
   client: ApiClient;
   out: Output;
+  names: Names;
   profile: string;
 }
 
@@ -46,6 +48,16 @@ export async function resolveTarget(options: GlobalOptions, env: NodeJS.ProcessE
   };
 }
 
+/**
+ * A server URL as people type it: `localhost:4010` is `http://localhost:4010`, and a URL copied with the API's
+ * prefix (`…/public-api/v1`) is the server's URL.
+ */
+export function normalizeUrl(url: string): string {
+  let value = url.trim();
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) value = `http://${value}`;
+  return value.replace(/\/+$/, '').replace(/\/public-api\/v1$/, '');
+}
+
 /** `--timeout`, else `AGORA_TIMEOUT`, else 30 s (CONTRACT §6). */
 export function timeoutSeconds(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): number {
   if (options.timeout !== undefined) return options.timeout;
@@ -63,7 +75,7 @@ export function clientFor(
   extra: Partial<ClientOptions> = {},
 ): ApiClient {
   return new ApiClient({
-    baseUrl: target.url,
+    baseUrl: normalizeUrl(target.url),
     apiKey: target.apiKey,
     apiSecret: target.apiSecret,
     timeoutSeconds: timeoutSeconds(options),
@@ -76,9 +88,7 @@ export async function createContext(options: GlobalOptions): Promise<Context> {
   const target = await resolveTarget(options);
   if (!target.apiKey || !target.apiSecret)
     throw new AuthError('Not logged in: run agora login, or set AGORA_API_KEY and AGORA_API_SECRET');
-  return {
-    client: clientFor(options, target),
-    out: new Output({ json: !!options.json }),
-    profile: target.profile,
-  };
+  const client = clientFor(options, target);
+  const names = new Names(client);
+  return { client, names, out: new Output({ json: !!options.json, names }), profile: target.profile };
 }

@@ -1,8 +1,32 @@
-import type { ListResult } from '../shared/schemas/common.js';
+import type { Names, NameKind } from './names.js';
+import { visible, visibleLine } from './safe-text.js';
 
 export interface Column<T> {
   header: string;
-  value: (row: T) => unknown;
+  value?: (row: T) => unknown;
+  /** The cell is the name of the record this id points to (a user's nickname, a page's name), else the id. */
+  name?: [NameKind, (row: T) => string | null | undefined];
+  /** An id: shortened to a unique prefix in a table that would not fit otherwise. */
+  id?: boolean;
+}
+
+/** A page of a list, or the whole of it (`--all`, `--limit`). */
+export interface Listing<T> {
+  items: T[];
+  total_items: number;
+  /** Position of the first item in the whole list, from 1. */
+  first?: number;
+  /** Fetched by walking (`--all`, `--limit`): the paging hint is about those flags, not `--page`. */
+  walked?: boolean;
+  /** The walk stopped at `--limit`. */
+  limited?: boolean;
+}
+
+export interface ListView {
+  page?: number;
+  perPage?: number;
+  fields?: string[];
+  header?: boolean;
 }
 
 export interface OutputOptions {
@@ -10,11 +34,23 @@ export interface OutputOptions {
   stdout?: NodeJS.WriteStream;
   stderr?: NodeJS.WriteStream;
   env?: NodeJS.ProcessEnv;
+  names?: Names;
+}
+
+/** How a record's fields are shown: the names shown beside ids, and formats for fields that are not text. */
+export interface RecordView<T> {
+  /** `user_id: ['owner', 'user']` adds a row `owner  <nickname>` after `user_id`. */
+  names?: Partial<Record<keyof T & string, [string, NameKind]>>;
+  format?: Partial<Record<keyof T & string, (value: never) => unknown>>;
+  /** Fields left out of the view (they are in `--json`). */
+  omit?: (keyof T & string)[];
 }
 
 /**
  * The three faces of CONTRACT §6: a table on a TTY; the API's JSON exactly with --json; plain
- * tab-separated rows (no header, no colour) when stdout is not a TTY.
+ * tab-separated rows (no colour) when stdout is not a TTY. Every string from the server passes through
+ * `visible` on its way to a table, a TSV row, a record, a note or a confirmation: no control character
+ * reaches the terminal. This is the only place output is written.
  */
 export class Output {
   readonly json: boolean;
@@ -22,59 +58,93 @@ export class Output {
   readonly color: boolean;
   private readonly stdout: NodeJS.WriteStream;
   private readonly stderr: NodeJS.WriteStream;
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly names?: Names;
 
   constructor(options: OutputOptions) {
-    const env = options.env ?? process.env;
+    this.env = options.env ?? process.env;
     this.stdout = options.stdout ?? process.stdout;
     this.stderr = options.stderr ?? process.stderr;
     this.json = options.json;
+    this.names = options.names;
     this.tty = !!this.stdout.isTTY;
     ignoreClosedPipe(this.stdout);
-    this.color = this.tty && !env.NO_COLOR && env.TERM !== 'dumb';
+    this.color = this.tty && !this.env.NO_COLOR && this.env.TERM !== 'dumb';
   }
 
-  async list<T>(result: ListResult<T>, columns: Column<T>[], page?: { page: number; per_page: number }): Promise<void> {
-    if (this.json) return this.printJson(result);
+  /** The terminal's width (COLUMNS when the terminal does not say). */
+  get width(): number {
+    return this.stdout.columns || Number(this.env.COLUMNS) || 80;
+  }
+
+  async list<T>(result: Listing<T>, columns: Column<T>[], view: ListView = {}): Promise<void> {
+    if (this.json) return this.printJson({ items: result.items, total_items: result.total_items });
+    const chosen = await chooseColumns(columns, view.fields, result.items);
+    const cells = await this.cells(result.items, chosen);
+    const shown = result.items.length;
+    const first = result.first ?? (view.page && view.perPage ? (view.page - 1) * view.perPage + 1 : 1);
     if (!this.tty) {
-      for (const row of result.items) this.line(columns.map((c) => tsvCell(c.value(row))).join('\t'));
+      if (view.header) this.line(chosen.map((c) => visibleLine(c.header)).join('\t'));
+      for (const row of cells) this.line(row.join('\t'));
+      if (shown < result.total_items && !result.limited)
+        this.note(
+          `${first === 1 ? shown : `${first}–${first + shown - 1}`} of ${result.total_items} shown; --all for every one`,
+        );
       return;
     }
-    if (result.items.length === 0) {
+    if (shown === 0) {
       this.line(`No items (${result.total_items} in all).`);
       return;
     }
-    const table = await this.table(columns.map((c) => c.header));
-    for (const row of result.items) table.push(columns.map((c) => tableCell(c.value(row))));
-    this.line(table.toString());
-    const first = page ? (page.page - 1) * page.per_page + 1 : 1;
-    const pages = page ? Math.max(1, Math.ceil(result.total_items / page.per_page)) : 1;
-    this.line(
-      this.dim(
-        `${first}–${first + result.items.length - 1} of ${result.total_items}` +
-          (page && pages > 1 && result.items.length < result.total_items ? ` (page ${page.page} of ${pages}; --page for more)` : ''),
-      ),
-    );
+    await loadTables();
+    this.line(this.renderTable(chosen, cells));
+    const pages = view.perPage ? Math.max(1, Math.ceil(result.total_items / view.perPage)) : 1;
+    const more = result.walked
+      ? shown < result.total_items
+        ? ' (--all for every one)'
+        : ''
+      : pages > 1
+        ? ` (page ${view.page} of ${pages}; --page for more, --all for every one)`
+        : '';
+    this.line(this.dim(`${first}–${first + shown - 1} of ${result.total_items}${more}`));
   }
 
   /** One row as it arrives (a live feed): a TSV row when piped, the cells spaced out on a terminal. */
   row<T>(item: T, columns: Column<T>[]): void {
     if (this.json) return this.line(JSON.stringify(item));
-    const cells = columns.map((c) => tsvCell(c.value(item)));
+    const cells = columns.map((c) => visibleLine(text(c.value?.(item))));
     this.line(this.tty ? cells.map((cell, i) => (i === 0 ? this.dim(cell) : cell)).join('  ') : cells.join('\t'));
   }
 
-  async record<T>(record: T, fields?: Column<T>[]): Promise<void> {
+  /**
+   * One record, the same view wherever it comes from (create, get, a transition): its fields in the API's
+   * order, names beside the ids they stand for, nested records by their name.
+   */
+  async record<T extends object>(record: T, view: RecordView<T> = {}): Promise<void> {
     if (this.json) return this.printJson(record);
-    const rows: [string, unknown][] = fields
-      ? fields.map((f) => [f.header, f.value(record)])
-      : Object.entries(record as Record<string, unknown>);
+    const rows: [string, string][] = [];
+    const entries = Object.entries(record).filter(([k]) => !view.omit?.includes(k as keyof T & string));
+    const named = Object.entries(view.names ?? {}) as [string, [string, NameKind]][];
+    await Promise.all(named.map(([field, [, kind]]) => this.names?.load(kind, [(record as Record<string, unknown>)[field] as string])));
+    for (const [key, value] of entries) {
+      const format = (view.format as Record<string, (v: unknown) => unknown> | undefined)?.[key];
+      rows.push([key, visibleLine(format ? text(format(value)) : cellText(value))]);
+      const name = (view.names as Record<string, [string, NameKind]> | undefined)?.[key];
+      if (name && typeof value === 'string') rows.push([name[0], visibleLine(this.names?.get(name[1], value) ?? '')]);
+    }
     if (!this.tty) {
-      for (const [k, v] of rows) this.line(`${k}\t${tsvCell(v)}`);
+      for (const [k, v] of rows) this.line(`${k}\t${v}`);
       return;
     }
-    const table = await this.table();
-    for (const [k, v] of rows) table.push([this.bold(k), tableCell(v)]);
-    this.line(table.toString());
+    await loadTables();
+    this.line(
+      renderTableLazy({
+        rows: rows.map(([k, v]) => [k, v === '' ? '-' : v]),
+        width: this.width,
+        wrap: [false, true],
+        paint: { head: (s) => s, border: this.grey, first: this.bold },
+      }),
+    );
   }
 
   printJson(data: unknown): void {
@@ -83,25 +153,48 @@ export class Output {
 
   /** A confirmation for people; scripts get the JSON or nothing. */
   done(message: string): void {
-    if (!this.json) this.line(this.tty ? this.green(message) : message);
+    if (!this.json) this.line(this.tty ? this.green(visible(message)) : visible(message));
   }
 
   /** Diagnostics, always on stderr. */
   note(message: string): void {
-    this.stderr.write(`${message}\n`);
+    this.stderr.write(`${visible(message)}\n`);
   }
 
   line(text: string): void {
     this.stdout.write(`${text}\n`);
   }
 
-  private async table(head?: string[]) {
-    const { default: Table } = await import('cli-table3');
-    return new Table({
-      ...(head ? { head } : {}),
-      style: { head: this.color ? ['cyan'] : [], border: this.color ? ['grey'] : [] },
-      wordWrap: true,
-    });
+  private async cells<T>(items: T[], columns: Column<T>[]): Promise<string[][]> {
+    await Promise.all(
+      columns.filter((c) => c.name).map((c) => this.names?.load(c.name![0], items.map((row) => c.name![1](row)))),
+    );
+    return items.map((row) =>
+      columns.map((c) => {
+        if (c.name) {
+          const id = c.name[1](row);
+          return visibleLine(id ? (this.names?.get(c.name[0], id) ?? id) : '');
+        }
+        return visibleLine(text(c.value?.(row)));
+      }),
+    );
+  }
+
+  private renderTable<T>(columns: Column<T>[], cells: string[][]): string {
+    const head = columns.map((c) => c.header);
+    const shape = { head, width: this.width, paint: { head: this.cyan, border: this.grey } };
+    let rows = cells.map((r) => r.map((c) => (c === '' ? '-' : c)));
+    if (tableModule!.naturalWidth(head, rows) <= this.width) return renderTableLazy({ ...shape, rows });
+    {
+      // Ids give way first: a unique prefix names a record as well on the screen, and is kept whole after that.
+      const { uniquePrefixes } = tableModule!;
+      columns.forEach((c, i) => {
+        if (!c.id) return;
+        const short = uniquePrefixes(rows.map((r) => r[i]!));
+        rows = rows.map((r, k) => r.map((cell, j) => (j === i ? short[k]! : cell)));
+      });
+    }
+    return renderTableLazy({ ...shape, rows, firm: columns.map((c) => !!c.id) });
   }
 
   private paint = (code: number, text: string) => (this.color ? `\u001b[${code}m${text}\u001b[0m` : text);
@@ -109,6 +202,42 @@ export class Output {
   dim = (text: string) => this.paint(2, text);
   green = (text: string) => this.paint(32, text);
   red = (text: string) => this.paint(31, text);
+  cyan = (text: string) => this.paint(36, text);
+  grey = (text: string) => this.paint(90, text);
+}
+
+type TableModule = typeof import('./table.js');
+let tableModule: TableModule | undefined;
+
+/** Output is built for every command; the table code (and string-width) loads with the first table. */
+export async function loadTables(): Promise<void> {
+  tableModule ??= await import('./table.js');
+}
+function renderTableLazy(input: Parameters<TableModule['renderTable']>[0]): string {
+  return tableModule!.renderTable(input);
+}
+
+/** `--fields a,b`: columns by header (any case; `_`, `-` or a space alike), else top-level fields of the records. */
+async function chooseColumns<T>(columns: Column<T>[], fields: string[] | undefined, items: T[]): Promise<Column<T>[]> {
+  if (!fields || fields.length === 0) return columns;
+  const key = (s: string) => s.toLowerCase().replace(/[\s_-]+/g, '_');
+  const sample = items[0] as Record<string, unknown> | undefined;
+  const unknown: string[] = [];
+  const chosen = fields.map((field) => {
+    const column = columns.find((c) => key(c.header) === key(field));
+    if (column) return column;
+    if (sample && field in sample) return { header: field, value: (row: T) => (row as Record<string, unknown>)[field] } as Column<T>;
+    unknown.push(field);
+    return undefined;
+  });
+  if (unknown.length > 0) {
+    const { UsageError } = await import('./errors.js');
+    throw new UsageError(
+      `--fields: no column ${unknown.map((f) => `"${f}"`).join(', ')}; columns are ${columns.map((c) => key(c.header)).join(', ')}` +
+        (sample ? `, and the record's fields ${Object.keys(sample).join(', ')}` : ''),
+    );
+  }
+  return chosen as Column<T>[];
 }
 
 const guarded = new WeakSet<NodeJS.WriteStream>();
@@ -125,12 +254,19 @@ function ignoreClosedPipe(stream: NodeJS.WriteStream): void {
   });
 }
 
-const toText = (value: unknown): string => {
+const text = (value: unknown): string => {
   if (value === null || value === undefined) return '';
   if (typeof value === 'object') return JSON.stringify(value);
   return String(value);
 };
 
-/** A TSV cell never contains a tab or a line break. */
-const tsvCell = (value: unknown): string => toText(value).replace(/[\t\r\n]+/g, ' ');
-const tableCell = (value: unknown): string => (value === null || value === undefined ? '-' : toText(value));
+/** A nested value in a record view: a record by its name, a list of words joined. */
+function cellText(value: unknown): string {
+  if (Array.isArray(value) && value.every((v) => typeof v !== 'object' || v === null)) return value.join(', ');
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    const v = value as Record<string, unknown>;
+    if (typeof v.nickname === 'string') return v.nickname;
+    if (typeof v.name === 'string') return v.name;
+  }
+  return text(value);
+}

@@ -41,10 +41,7 @@ export interface ClientOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-export type Query = Record<string, string | number | boolean | undefined> & { [FOLLOW_ALL]?: boolean };
-
-/** In a query: follow the list's `Link: rel="next"` to the end and answer every item (the CLI's `--all`). */
-export const FOLLOW_ALL = Symbol('follow all');
+export type Query = Record<string, string | number | boolean | undefined>;
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 interface Parser<T> {
@@ -66,8 +63,8 @@ export interface Answer<T> {
   replayed: boolean;
   /** `X-Total-Count`, on lists that are bare arrays (notifications). */
   total?: number;
-  /** The `Link: <…>; rel="next"` URL, when the list goes on. */
-  next?: string;
+  /** The query of the `Link: <…>; rel="next"` URL (CONTRACT §4), when more records follow. */
+  next?: Query;
 }
 
 /** PUT and DELETE are idempotent by definition; a POST only when it carries an Idempotency-Key. */
@@ -101,26 +98,14 @@ export class ApiClient {
   }
 
   async call<T>(method: Method, path: string, init: CallInit<T> = {}): Promise<T> {
-    const first = await this.answer(method, path, init);
-    if (!init.query?.[FOLLOW_ALL]) return first.data;
-    // Every page after the first: the envelope's items (or a bare array) added up, the total kept.
-    const all = first.data as { items?: unknown[] } | unknown[];
-    const items = Array.isArray(all) ? all : (all.items ?? []);
-    for (let next = first.next; next; ) {
-      const url = new URL(next, this.baseUrl);
-      const page = await this.answer<unknown>('GET', url.pathname.slice(API_PREFIX.length), { query: Object.fromEntries(url.searchParams) });
-      items.push(...(Array.isArray(page.data) ? page.data : ((page.data as { items?: unknown[] }).items ?? [])));
-      next = page.next;
-    }
-    return all as T;
+    return (await this.answer(method, path, init)).data;
   }
 
   /** The call with its status and whether the server replayed an earlier answer to the same Idempotency-Key. */
   async answer<T>(method: Method, path: string, init: CallInit<T> = {}): Promise<Answer<T>> {
-    const { status, text, replayed, total, link } = await this.send(method, path, init, async (body) => body.text());
+    const { status, text, replayed, total, next } = await this.send(method, path, init, async (body) => body.text());
     if (status >= 400) throw toApiError(status, text);
     const json: unknown = text ? JSON.parse(text) : undefined;
-    const next = link ? /<([^>]+)>\s*;\s*rel="next"/.exec(link)?.[1] : undefined;
     if (!init.schema) return { status, data: json as T, replayed, total, next };
     try {
       return { status, data: init.schema.parse(json), replayed, total, next };
@@ -217,7 +202,7 @@ export class ApiClient {
     path: string,
     init: CallInit<unknown>,
     read: (body: Dispatcher.ResponseData['body'], status: number) => Promise<R>,
-  ): Promise<{ status: number; text: R; replayed: boolean; total?: number; link?: string; stream?: Readable }> {
+  ): Promise<{ status: number; text: R; replayed: boolean; total?: number; next?: Query; stream?: Readable }> {
     const url = this.url(path, init.query);
     const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
     if (this.options.apiKey) headers['api-key'] = this.options.apiKey;
@@ -261,8 +246,8 @@ export class ApiClient {
           }
           clearTimeout(timer);
           const total = Number(res.headers['x-total-count']);
-          const link = [res.headers.link].flat()[0];
-          return { status: res.statusCode, text, replayed, ...(Number.isInteger(total) ? { total } : {}), ...(link ? { link } : {}) };
+          const next = nextLink(res.headers.link);
+          return { status: res.statusCode, text, replayed, ...(Number.isInteger(total) ? { total } : {}), ...(next ? { next } : {}) };
         } catch (error) {
           clearTimeout(timer);
           if (abort.signal.aborted)
@@ -294,6 +279,19 @@ export function pauseBefore(attempt: number, retryAfter: string | string[] | und
   }
   const base = Math.min(100 * 2 ** (attempt - 1), 5000);
   return base / 2 + Math.random() * (base / 2);
+}
+
+/** The query of the `rel="next"` target of a `Link` header (RFC 8288), if there is one. */
+export function nextLink(header: string | string[] | undefined): Query | undefined {
+  const value = Array.isArray(header) ? header.join(',') : header;
+  if (!value) return undefined;
+  for (const part of value.split(/,(?=\s*<)/)) {
+    const match = /^\s*<([^>]*)>(.*)$/.exec(part);
+    if (!match || !/;\s*rel="?([^";]*\s)?next(\s[^";]*)?"?\s*(;|$)/i.test(match[2]!)) continue;
+    const url = new URL(match[1]!, 'http://link.invalid');
+    return Object.fromEntries(url.searchParams);
+  }
+  return undefined;
 }
 
 function toApiError(status: number, text: string): ApiError {

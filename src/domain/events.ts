@@ -90,7 +90,7 @@ export async function listEvents(deps: Deps, caller: Caller, query: ListEventsQu
     runningBefore = new Date(dayStart.getTime() + DAY_MS).toISOString();
   }
   const listed = await deps.store.events.list(
-    { owner: query.owner, page_id: query.page_id, runningFrom, runningBefore },
+    { owner: query.owner, page_id: query.page_id, slug: query.slug, runningFrom, runningBefore },
     viewerOf(caller),
     caller.isAdmin ? [] : (await deps.store.pages.secretSeenBy(viewerOf(caller))).map((p) => p.id),
     query,

@@ -78,8 +78,11 @@ export async function getPageConfiguration(deps: Deps, id: string): Promise<Page
   return toPageConfigurationRecord(row);
 }
 
-export async function listPageConfigurations(deps: Deps, page: Pagination): Promise<ListResult<PageConfiguration>> {
-  const listed = await deps.store.pageConfigurations.list(page);
+export async function listPageConfigurations(
+  deps: Deps,
+  query: Pagination & { name?: string },
+): Promise<ListResult<PageConfiguration>> {
+  const listed = await deps.store.pageConfigurations.list(query, { name: query.name });
   return listResult(listed.rows.map(toPageConfigurationRecord), listed);
 }
 
@@ -121,7 +124,7 @@ export async function getPage(deps: Deps, caller: Caller, id: string): Promise<P
 
 export async function listPages(deps: Deps, caller: Caller, query: ListPagesQuery): Promise<ListResult<Page>> {
   const listed = await deps.store.pages.list(
-    { page_configuration_id: query.page_configuration_id, owner: query.owner, privacy: query.privacy },
+    { page_configuration_id: query.page_configuration_id, owner: query.owner, privacy: query.privacy, slug: query.slug },
     { id: caller.user.id, isAdmin: caller.isAdmin },
     query,
   );

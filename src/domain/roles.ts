@@ -45,9 +45,19 @@ async function findSet(deps: Deps, id: string): Promise<PermissionSetRow> {
   return row;
 }
 
-export async function listPermissionSets(deps: Deps, page: Pagination): Promise<ListResult<PermissionSet>> {
-  const listed = await deps.store.permissionSets.page(page);
-  return listResult(listed.rows.map(toPermissionSetRecord), listed);
+export async function listPermissionSets(
+  deps: Deps,
+  page: Pagination & { name?: string },
+): Promise<ListResult<PermissionSet>> {
+  if (page.name === undefined) {
+    const listed = await deps.store.permissionSets.page(page);
+    return listResult(listed.rows.map(toPermissionSetRecord), listed);
+  }
+  // A name (any case, as `users?role=`) names one role at most: roles are few, and read whole for it.
+  const name = page.name.toLowerCase();
+  const rows = (await deps.store.permissionSets.list()).filter((s) => s.name.toLowerCase() === name);
+  const start = (page.page - 1) * page.per_page;
+  return { items: rows.slice(start, start + page.per_page).map(toPermissionSetRecord), total_items: rows.length };
 }
 
 export async function getPermissionSet(deps: Deps, id: string): Promise<PermissionSet> {

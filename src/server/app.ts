@@ -39,6 +39,8 @@ export interface AppOptions {
   logger?: boolean;
   /** Failed-authentication limits and the scrypt queue (defaults in DEFAULT_AUTH_LIMITS). */
   auth?: AuthLimits;
+  /** Where log lines go (JSON lines); stdout when not given. */
+  logStream?: { write(line: string): void };
   /** Requests per API key (a token bucket); false turns the limit off. Default: DEFAULT_RATE_LIMIT. */
   rateLimit?: RateLimitSettings | false;
   /** Delivery settings; `allowPrivate` lets webhooks target loopback and private addresses (demos, tests). */
@@ -70,8 +72,10 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   const clock = options.clock ?? (() => new Date());
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const app = Fastify({
-    // Logs go to stderr: stdout carries only the server's own lines (`listening on …`).
-    logger: options.logger ? { level: 'info', redact: ['req.headers["api-secret"]'], stream: process.stderr } : false,
+    // Logs go to stderr (or the stream given): stdout carries only the server's own lines (`listening on …`).
+    logger: options.logger
+      ? { level: 'info', redact: ['req.headers["api-secret"]'], stream: options.logStream ?? process.stderr }
+      : false,
     bodyLimit,
     // A path segment over 1,024 characters is a 414 (uri_too_long).
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },

@@ -21,6 +21,8 @@ export interface ServeOptions {
   workers?: number | 'auto';
   /** Where the server's own lines go (stdout). */
   print: (line: string) => void;
+  /** Where `--log` lines go: JSON lines, or lines a person reads on a terminal. */
+  logStream?: { write(line: string): void };
 }
 
 /**
@@ -46,7 +48,7 @@ export async function serve(options: ServeOptions): Promise<void> {
  * worker listens; SIGINT or SIGTERM stops them all gracefully; a worker that dies otherwise is replaced.
  */
 async function servePrimary(options: ServeOptions, workers: number): Promise<void> {
-  await prepareStore(options);
+  const demoKey = await prepareStore(options);
   let stopping = false;
   const listening = new Set<number>();
   let announce: (port: number) => void = () => {};
@@ -81,43 +83,57 @@ async function servePrimary(options: ServeOptions, workers: number): Promise<voi
   });
   for (let i = 0; i < workers; i++) start();
   const port = await Promise.race([allListening, stopped.then(() => undefined)]);
-  if (port !== undefined) options.print(`listening on http://${hostInUrl(options.host)}:${port}`);
+  if (port !== undefined) announceListening(options, port, demoKey);
   await stopped;
 }
 
 const hostInUrl = (host: string) => (host.includes(':') ? `[${host}]` : host);
 
+type DemoKey = { api_key: string; api_secret: string };
+
+/** The `listening on` line (once), and with `--demo` the ready `agora login` line to paste. */
+function announceListening(options: ServeOptions, port: number, demoKey: DemoKey | undefined): void {
+  const base = `http://${hostInUrl(options.host)}:${port}`;
+  options.print(`listening on ${base}`);
+  if (demoKey) options.print(`log in with: agora login --url ${base} --api-key ${demoKey.api_key} --api-secret ${demoKey.api_secret}`);
+}
+
 /** Migrations, the bootstrap key and the demo, once, before any request. */
-async function prepareStore(options: ServeOptions): Promise<void> {
+async function prepareStore(options: ServeOptions): Promise<DemoKey | undefined> {
   const store = await openSqliteStore(options.db, { secretKey: options.secretKey });
   try {
-    await prepare({ store, clock: () => new Date() }, options);
+    return await prepare({ store, clock: () => new Date() }, options);
   } finally {
     await store.close();
   }
 }
 
-async function prepare(deps: Deps, options: ServeOptions): Promise<void> {
+/** Answers the demo administrator's new key pair, when `--demo` made one. */
+async function prepare(deps: Deps, options: ServeOptions): Promise<DemoKey | undefined> {
   if (options.bootstrapKey || options.bootstrapSecret) {
     if (!options.bootstrapKey || !options.bootstrapSecret)
       throw new Error('AGORA_BOOTSTRAP_API_KEY and AGORA_BOOTSTRAP_API_SECRET go together');
     await ensureApiKey(deps, options.bootstrapKey, options.bootstrapSecret);
   }
+  let lastKey: DemoKey | undefined;
   if (options.demo) {
     const seeded = await seedDemo(deps);
     const key = await issueApiKey(deps);
+    lastKey = key;
     options.print(seeded ? 'demo community seeded' : 'demo community already present');
     options.print(`demo administrator key: api_key=${key.api_key} api_secret=${key.api_secret}`);
   }
+  return lastKey;
 }
 
 /** One serving process: alone, or a worker that tells the primary its port instead of printing it. */
 async function serveOne(options: ServeOptions, asWorker: boolean): Promise<void> {
   const store = await openSqliteStore(options.db, { secretKey: options.secretKey });
-  await prepare({ store, clock: () => new Date() }, options);
+  const demoKey = await prepare({ store, clock: () => new Date() }, options);
   const app = await createApp({
     store,
     logger: options.log ?? false,
+    logStream: options.logStream,
     webhooks: webhookSettingsFromEnv(process.env),
     auth: authLimitsFromEnv(process.env),
     rateLimit: rateLimitFromEnv(process.env),
@@ -136,7 +152,7 @@ async function serveOne(options: ServeOptions, asWorker: boolean): Promise<void>
   });
   const url = new URL(address);
   if (asWorker) process.send?.({ listening: Number(url.port) });
-  else options.print(`listening on http://${hostInUrl(options.host)}:${url.port}`);
+  else announceListening(options, Number(url.port), demoKey);
   await stopped;
   await app.close();
   await store.close();

@@ -11,6 +11,7 @@ export type AttendanceRow = Selectable<EventAttendanceTable>;
 export interface EventFilter {
   owner?: string;
   page_id?: string;
+  slug?: string;
   /** Events running at some moment of [from, before): they start before `before` and end at or after `from`. */
   runningFrom?: string;
   runningBefore?: string;
@@ -21,6 +22,7 @@ export function eventsRepo(db: Kysely<Database>) {
     let q = db.selectFrom('events');
     if (filter.owner !== undefined) q = q.where('events.user_id', '=', filter.owner);
     if (filter.page_id !== undefined) q = q.where('events.page_id', '=', filter.page_id);
+    if (filter.slug !== undefined) q = q.where('events.slug', '=', filter.slug);
     if (filter.runningFrom !== undefined) {
       // An event still running at `runningFrom` started at most the longest event's length before it: the
       // walk starts there instead of at the first event ever.
@@ -46,8 +48,9 @@ export function eventsRepo(db: Kysely<Database>) {
   };
   const key = (f: EventFilter, secret?: string) => counterKey('events', [f.owner, f.page_id, secret]);
   const total = async (filter: EventFilter, viewer: Viewer, secretSeen: string[], longestMs: number): Promise<number> => {
-    // Dated lists count their window (events running in a span of time, by index range); the others, kept counts.
-    if (filter.runningFrom !== undefined || filter.runningBefore !== undefined) {
+    // Dated lists count their window (events running in a span of time, by index range), a slug its one
+    // event; the others, kept counts.
+    if (filter.runningFrom !== undefined || filter.runningBefore !== undefined || filter.slug !== undefined) {
       const counts = await Promise.all(walks(filter, viewer, secretSeen, longestMs).map((w) => countOf(w.query)));
       return counts.reduce((a, b) => a + b, 0);
     }

@@ -2,7 +2,7 @@ import { type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, PageConfigurationTable, PageTable } from './schema.js';
-import { counterKey, counterOf, countersOf, walkPage, type Listed, type Walk } from './paging.js';
+import { counterKey, counterOf, countOf, countersOf, walkPage, type Listed, type Walk } from './paging.js';
 
 export type PageRow = Selectable<PageTable>;
 export type PageConfigurationRow = Selectable<PageConfigurationTable>;
@@ -17,6 +17,7 @@ export interface PageFilter {
   page_configuration_id?: string;
   owner?: string;
   privacy?: string;
+  slug?: string;
 }
 
 /** A SQL condition: the page (`pages.id`) is visible to the viewer. */
@@ -42,6 +43,7 @@ export function pagesRepo(db: Kysely<Database>) {
       q = q.where('pages.page_configuration_id', '=', filter.page_configuration_id);
     if (filter.owner !== undefined) q = q.where('pages.user_id', '=', filter.owner);
     if (filter.privacy !== undefined) q = q.where('pages.privacy', '=', filter.privacy);
+    if (filter.slug !== undefined) q = q.where('pages.slug', '=', filter.slug);
     return q;
   };
   const count = (filter: PageFilter) => counterKey('pages', [filter.page_configuration_id, filter.owner, filter.privacy]);
@@ -90,11 +92,16 @@ export function pagesRepo(db: Kysely<Database>) {
     if (filter.privacy !== undefined && filter.privacy !== 'secret') return open;
     // The secret pages they see, as one walk of the primary key (SQLite walks an IN list in key order).
     const ids = seenMatching(filter, seen).map((p) => p.id);
-    return ids.length ? [...open, { query: db.selectFrom('pages').where('pages.id', 'in', ids), keys: ['pages.id'] }] : open;
+    let secret = db.selectFrom('pages').where('pages.id', 'in', ids);
+    if (filter.slug !== undefined) secret = secret.where('pages.slug', '=', filter.slug);
+    return ids.length ? [...open, { query: secret, keys: ['pages.id'] }] : open;
   };
 
   /** Exact, from the kept counts: all matching pages, less the secret ones, plus the secret ones the viewer sees. */
   const total = async (filter: PageFilter, viewer: Viewer, seen: Seen): Promise<number> => {
+    // A slug names one page at most (its unique index): counting its walks reads that one entry.
+    if (filter.slug !== undefined)
+      return (await Promise.all(walks(filter, viewer, seen).map((w) => countOf(w.query)))).reduce((a, b) => a + b, 0);
     if (viewer.isAdmin || (filter.privacy !== undefined && filter.privacy !== 'secret')) return counterOf(db, count(filter));
     const [all, allSecret] = await countersOf(db, [count(filter), count({ ...filter, privacy: 'secret' })]);
     return (filter.privacy === 'secret' ? 0 : all! - allSecret!) + seenMatching(filter, seen).length;
@@ -139,14 +146,17 @@ export function pageConfigurationsRepo(db: Kysely<Database>) {
     getById(id: string): Promise<PageConfigurationRow | undefined> {
       return db.selectFrom('page_configurations').selectAll().where('id', '=', id).executeTakeFirst();
     },
-    async list(page: Pagination): Promise<Listed<PageConfigurationRow>> {
+    async list(page: Pagination, filter: { name?: string } = {}): Promise<Listed<PageConfigurationRow>> {
+      // By name: configurations sharing a name are few (an exact match on the name index).
+      const q = db.selectFrom('page_configurations');
+      const matching = filter.name === undefined ? q : q.where('page_configurations.name', '=', filter.name);
       const [walked, total] = await Promise.all([
         walkPage<PageConfigurationRow>(
-          [{ query: db.selectFrom('page_configurations'), keys: ['page_configurations.id'] }],
+          [{ query: matching, keys: ['page_configurations.id'] }],
           (q) => q.selectAll('page_configurations'),
           page,
         ),
-        counterOf(db, counterKey('page_configurations', [])),
+        filter.name === undefined ? counterOf(db, counterKey('page_configurations', [])) : countOf(matching),
       ]);
       return { ...walked, total };
     },

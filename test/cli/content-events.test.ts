@@ -36,7 +36,7 @@ describe('agora statuses, comments, likes, stream and notifications', () => {
     expect(neither.code).toBe(2);
 
     const got = await run(['statuses', 'get', status.id], fan.creds);
-    expect(Object.fromEntries(tsvRows(got.stdout).map(([k, v]) => [k, v]))).toMatchObject({ comments: '1', likes: '1', author: author.user.nickname });
+    expect(Object.fromEntries(tsvRows(got.stdout).map(([k, v]) => [k, v]))).toMatchObject({ comments_count: '1', likes_count: '1', user: author.user.nickname });
 
     // The fan's stream holds the status (the fan-out and the stream are the server's; poll briefly for the former).
     const stream = await run(['stream', '--json'], fan.creds);
@@ -136,7 +136,7 @@ describe('agora events', () => {
     });
     const rsvp = await run(['events', 'rsvp', event.id, '--answer', 'yes'], guest.creds);
     expect(rsvp.code, rsvp.stderr).toBe(0);
-    expect(Object.fromEntries(tsvRows(rsvp.stdout).map(([k, v]) => [k, v]))).toMatchObject({ answer: 'yes', attendees: '1', 'places left': '1' });
+    expect(Object.fromEntries(tsvRows(rsvp.stdout).map(([k, v]) => [k, v]))).toMatchObject({ answer: 'yes', event: expect.stringMatching(/\(1 going, 1 place left\)$/) });
     const attendees = await run(['events', 'attendees', event.id]);
     expect(tsvRows(attendees.stdout)).toEqual([[guest.user.id, guest.user.nickname, 'yes', expect.any(String)]]);
     const listed = await run(['events', 'list', '--owner', creator.user.id, '--current']);

@@ -200,10 +200,13 @@ describe('the HTTP client', () => {
       const dir = freshHome(server);
       const via = await runCli(['pages', 'list'], { home: dir, env: { ...envFor(server), HTTP_PROXY: proxyUrl, NO_PROXY: undefined, no_proxy: undefined } });
       expect(via.code, via.stderr).toBe(0);
-      expect(tunnels).toEqual([new URL(server.url).host]);
+      // Every call went through the proxy to the server (a list and its name lookups may open more than one tunnel).
+      expect(tunnels.length).toBeGreaterThan(0);
+      expect(new Set(tunnels)).toEqual(new Set([new URL(server.url).host]));
+      const through = tunnels.length;
       const bypass = await runCli(['pages', 'list'], { home: dir, env: { ...envFor(server), HTTP_PROXY: proxyUrl, NO_PROXY: '127.0.0.1' } });
       expect(bypass.code, bypass.stderr).toBe(0);
-      expect(tunnels).toHaveLength(1);
+      expect(tunnels).toHaveLength(through);
     } finally {
       proxy.close();
     }

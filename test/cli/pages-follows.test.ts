@@ -71,7 +71,7 @@ describe('pages create', () => {
       "error: option '--privacy <privacy>' argument 'hidden' is invalid. Allowed choices are public, private, secret.\n",
     );
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toBe("error: required option '--privacy <privacy>' not specified\n");
+    expect(missing.stderr).toBe('error: missing --privacy (asked for on a terminal; required otherwise)\n');
     expect(emptyName.code).toBe(2);
     expect(emptyName.stderr).toBe('error: --name must not be empty\n');
     expect(((await call(server, 'GET', '/pages')).body as { total_items: number }).total_items).toBe(before);
@@ -98,8 +98,9 @@ describe('pages list and get', () => {
     expect(JSON.parse(modes.json.stdout)).toEqual(api);
     const rows = tsvRows(modes.tsv.stdout);
     expect(rows.map((r) => r[0])).toEqual(api.items.map((p) => p.id));
-    expect(rows).toContainEqual([pub.id, pub.name, expect.any(String), 'public', adminId]);
-    expectTables(modes, ['id', 'name', 'slug', 'privacy', 'owner']);
+    // Names where ids were: the configuration's name and the owner's nickname.
+    expect(rows).toContainEqual([pub.id, pub.name, expect.any(String), 'public', config.name, 'admin']);
+    expectTables(modes, ['id', 'name', 'slug', 'privacy', 'config', 'owner']);
     expect(modes.noColor.stdout).toContain(secret.name);
   });
 
@@ -130,7 +131,7 @@ describe('pages list and get', () => {
     expect(JSON.parse(json.stdout)).toEqual((await call(server, 'GET', '/pages?per_page=1&page=2')).body);
     expect(tsvRows(tsv.stdout)).toHaveLength(1);
     const table = await inAllModes(server, ['pages', 'list', '--per-page', '1', '--page', '2']);
-    expect(table.noColor.stdout).toContain(`2–2 of ${total} (page 2 of ${total}; --page for more)`);
+    expect(table.noColor.stdout).toContain(`2–2 of ${total} (page 2 of ${total}; --page for more, --all for every one)`);
   });
 
   it('rejects a bad --privacy filter and --per-page 101 client-side (exit 2)', async () => {
@@ -150,8 +151,18 @@ describe('pages list and get', () => {
     const modes = await inAllModes(server, ['pages', 'get', pub.id]);
     const api = (await call(server, 'GET', `/pages/${pub.id}`)).body as Record<string, unknown>;
     expect(JSON.parse(modes.json.stdout)).toEqual(api);
-    expect(tsvRows(modes.tsv.stdout).map((r) => r[0])).toEqual(Object.keys(api));
-    expect(Object.fromEntries(tsvRows(modes.tsv.stdout))).toMatchObject({ id: pub.id, name: pub.name, description: '' });
+    // Every field of the record, with the configuration's name and the owner's nickname beside their ids.
+    const fields = Object.keys(api);
+    fields.splice(fields.indexOf('page_configuration_id') + 1, 0, 'configuration');
+    fields.splice(fields.indexOf('user_id') + 1, 0, 'owner');
+    expect(tsvRows(modes.tsv.stdout).map((r) => r[0])).toEqual(fields);
+    expect(Object.fromEntries(tsvRows(modes.tsv.stdout))).toMatchObject({
+      id: pub.id,
+      name: pub.name,
+      description: '',
+      configuration: config.name,
+      owner: 'admin',
+    });
     expect(modes.noColor.stdout).toMatch(new RegExp(`│ name\\s+│ ${pub.name}\\s+│`));
     expect(modes.noColor.stdout).toMatch(/│ description\s+│ -\s+│/);
   });
@@ -188,7 +199,7 @@ describe('follows', () => {
 
     const modes = await inAllModes(server, ['follows', 'list', '--user', member.user.id]);
     expect(JSON.parse(modes.json.stdout)).toEqual((await call(server, 'GET', `/follows?user_id=${member.user.id}`)).body);
-    expect(tsvRows(modes.tsv.stdout)).toContainEqual([follow.id, member.user.id, 'Page', page.id, page.name]);
+    expect(tsvRows(modes.tsv.stdout)).toContainEqual([follow.id, member.user.nickname, 'Page', page.id, page.name]);
     expectTables(modes, ['id', 'user', 'type', 'followed', 'followed name']);
 
     const [again, againJson] = await Promise.all([
@@ -200,7 +211,8 @@ describe('follows', () => {
     expect(againJson.code).toBe(1);
     expect(JSON.parse(againJson.stderr)).toMatchObject({ error: { code: 'already_following' } });
 
-    const deleted = await agora(['follows', 'delete', follow.id]);
+    // Without a terminal nothing asks; --yes says the same on one.
+    const deleted = await agora(['follows', 'delete', follow.id, '--yes']);
     expect(deleted.code, deleted.stderr).toBe(0);
     expect(deleted.stdout).toBe(`Follow ${follow.id} deleted\n`);
     const left = (await call(server, 'GET', `/follows?user_id=${member.user.id}&followable_id=${page.id}`)).body;
@@ -238,6 +250,6 @@ describe('follows', () => {
     expect(list.code).toBe(2);
     expect(list.stderr).toBe("error: option '--type <type>' argument 'Group' is invalid. must be one of: Page, User\n");
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toBe("error: required option '--id <id>' not specified\n");
+    expect(missing.stderr).toBe('error: missing --id (asked for on a terminal; required otherwise)\n');
   });
 });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createKeyFor, createPage, createPageConfiguration, createUserWithKey } from '../helpers/api.js';
 import { runCli } from '../helpers/cli.js';
 import { useServer, type Credentials } from '../helpers/server.js';
-import { startTmux } from '../helpers/tmux.js';
+import { startTmux } from '../helpers/tmux-screen.js';
 import { envFor, freshHome, tsvRows } from './support.js';
 
 /** `agora queue`: the list when piped, and the live full-screen queue at a real terminal (tmux). */

@@ -128,7 +128,7 @@ describe('version and help', () => {
     expect(groupHelp.code).toBe(0);
     expect(groupHelp.stdout).toMatch(/^  create \[options\]/m);
     expect(groupHelp.stdout).toMatch(/^  list \[options\]/m);
-    expect(groupHelp.stdout).toMatch(/^  get <id>/m);
+    expect(groupHelp.stdout).toMatch(/^  get <page>/m);
   });
 
   it('an unknown command is a usage error (exit 2) with a suggestion', async () => {
@@ -138,7 +138,7 @@ describe('version and help', () => {
   });
 
   it('starts light: --version, a piped list and completion load no heavy module', async () => {
-    // zod, the server, the store, cli-table3 and the prompts wait for the commands that need them.
+    // zod, the server, the store, the table code and the prompts wait for the commands that need them.
     const env = { NODE_DEBUG: 'esm', AGORA_URL: 'http://127.0.0.1:9', AGORA_API_KEY: 'k', AGORA_API_SECRET: 's' };
     const runs = await Promise.all([
       runCli(['--version'], { home: tmpdir(), env }),

@@ -1,40 +1,84 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { BIN } from './server.js';
 
-const run = promisify(execFile);
-
 /**
- * A real terminal of a given size (tmux, on a socket of its own) running the `agora` binary, read as a
- * person sees it (`capture-pane`), and typed into key by key.
+ * A real terminal for a test: a tmux server of its own (its own socket, so nothing else's sessions are
+ * touched) with one pane running a plain shell. Commands are typed with send-keys, the screen is read with
+ * capture-pane, the pane's title with `#{pane_title}`.
  */
-export async function startTmux(
-  args: string[],
-  options: { columns: number; rows: number; env: Record<string, string>; exitFile: string },
-) {
-  const socket = `agora-test-${process.pid}-${Math.random().toString(16).slice(2, 8)}`;
-  const tmux = (...a: string[]) => run('tmux', ['-L', socket, ...a]);
-  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-  const exports = Object.entries(options.env).map(([k, v]) => `${k}=${quote(v)}`).join(' ');
-  const command = `env -u CI ${exports} ${[process.execPath, BIN, ...args].map(quote).join(' ')}; echo $? > ${quote(options.exitFile)}; sleep 60`;
-  await tmux('-f', '/dev/null', 'new-session', '-d', '-s', 'agora', '-x', String(options.columns), '-y', String(options.rows), command);
-  const screen = async (escapes = false) =>
-    (await tmux('capture-pane', '-p', '-J', ...(escapes ? ['-e'] : []), '-t', 'agora')).stdout;
-  return {
-    screen,
-    /** Keys as tmux names them (`Down`, `Enter`) or plain text. */
-    keys: (...keys: string[]) => tmux('send-keys', '-t', 'agora', ...keys),
-    /** Waits (polling, no fixed sleep) until the screen matches; fails after `timeoutMs`. */
-    async waitFor(pattern: RegExp, timeoutMs = 5000): Promise<string> {
-      const deadline = Date.now() + timeoutMs;
-      let last = '';
-      while (Date.now() < deadline) {
-        last = await screen();
-        if (pattern.test(last)) return last;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      throw new Error(`screen never showed ${pattern} within ${timeoutMs} ms; it shows:\n${last}`);
-    },
-    close: () => tmux('kill-server').catch(() => undefined),
-  };
+export class Terminal {
+  private readonly socket = `agora-test-${randomBytes(4).toString('hex')}`;
+
+  constructor(home: string, env: Record<string, string>, size = { width: 200, height: 50 }) {
+    const vars = { ...env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), TERM: 'xterm-256color', PS1: '$ ', NO_COLOR: '1' };
+    this.tmux(
+      '-f', '/dev/null', 'new-session', '-d', '-s', 'main', '-x', String(size.width), '-y', String(size.height),
+      ...Object.entries(vars).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
+      'sh',
+    );
+    // The title a program could change; set to a known value first.
+    this.tmux('select-pane', '-t', 'main', '-T', 'agora-test');
+  }
+
+  tmux(...args: string[]): string {
+    return execFileSync('tmux', ['-L', this.socket, ...args], { encoding: 'utf8' });
+  }
+
+  /** Types a line (literally) and Enter. */
+  type(line: string): void {
+    this.tmux('send-keys', '-t', 'main', '-l', line);
+    this.tmux('send-keys', '-t', 'main', 'Enter');
+  }
+
+  keys(...keys: string[]): void {
+    this.tmux('send-keys', '-t', 'main', ...keys);
+  }
+
+  /** The screen; with `joined`, lines tmux wrapped are joined back (so a too-wide line shows as one). */
+  screen(joined = false): string {
+    return this.tmux('capture-pane', '-p', ...(joined ? ['-J'] : []), '-t', 'main');
+  }
+
+  title(): string {
+    return this.tmux('display-message', '-p', '-t', 'main', '#{pane_title}').trim();
+  }
+
+  resize(width: number, height = 50): void {
+    this.tmux('resize-window', '-t', 'main', '-x', String(width), '-y', String(height));
+  }
+
+  /** A blank screen and no scrollback (the pane's terminal reset, as `clear` would, without a race with typing). */
+  clear(): void {
+    this.tmux('send-keys', '-R', '-t', 'main');
+    this.tmux('clear-history', '-t', 'main');
+  }
+
+  /** Waits (bounded) until the screen matches; the screen on success, an error with the screen otherwise. */
+  async waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const screen = this.screen(true);
+      if (pattern.test(screen)) return screen;
+      if (Date.now() > deadline) throw new Error(`the terminal never showed ${pattern}:\n${screen}`);
+      await new Promise((ok) => setTimeout(ok, 50));
+    }
+  }
+
+  /** Runs `agora ARGS` (a shell line after `agora`) and waits for its exit code, printed after it. */
+  async agora(args: string): Promise<{ code: number; screen: string }> {
+    const marker = `exit-${randomBytes(3).toString('hex')}`;
+    this.type(`${process.execPath} ${BIN} ${args}; echo ${marker}=$?`);
+    const screen = await this.waitFor(new RegExp(`${marker}=(\\d+)`));
+    return { code: Number(new RegExp(`${marker}=(\\d+)`).exec(screen)![1]), screen };
+  }
+
+  close(): void {
+    try {
+      this.tmux('kill-server');
+    } catch {
+      // already gone
+    }
+  }
 }

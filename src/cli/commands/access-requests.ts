@@ -1,74 +1,109 @@
-import type { Command } from 'commander';
-import type { ListResult } from '../../shared/schemas/common.js';
+import { Option, type Command } from 'commander';
 import type { AccessRequest } from '../../shared/schemas/membership.js';
-import { pageQuery, paginationOptions, validateBody, withContext, type PageOptions } from '../command-kit.js';
-import type { Column } from '../output.js';
+import { examples, fetchList, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import type { Column, RecordView } from '../output.js';
+
+export const ACCESS_REQUEST_STATES = ['waiting', 'accepted'];
 
 export const ACCESS_REQUEST_COLUMNS: Column<AccessRequest>[] = [
-  { header: 'id', value: (r) => r.id },
+  { header: 'id', value: (r) => r.id, id: true },
   { header: 'page', value: (r) => r.page.name },
   { header: 'user', value: (r) => r.user.nickname },
   { header: 'state', value: (r) => r.state },
   { header: 'created', value: (r) => r.created_at },
 ];
 
+export const ACCESS_REQUEST_VIEW: RecordView<AccessRequest> = {};
+
 export function registerAccessRequestCommands(program: Command): void {
   const requests = program.command('access-requests').description('requests to join private pages');
 
-  requests
-    .command('create')
-    .description('ask to join a page')
-    .requiredOption('--page <id>', 'page to join')
-    .option('--user <id>', 'the user asking (default: you)')
-    .action(
-      withContext<{ page: string; user?: string }>(async ({ client, out }, o) => {
-        const { CreateAccessRequestInput } = await import('../../shared/schemas/membership.js');
-        const user_id = o.user ?? (await client.get<{ id: string }>('/me')).id;
-        const body = await validateBody(CreateAccessRequestInput, { page_id: o.page, user_id }, { page_id: '--page', user_id: '--user' });
-        await out.record(await client.post<AccessRequest>('/page_access_requests', body), ACCESS_REQUEST_COLUMNS);
-      }),
-    );
-
-  paginationOptions(
+  examples(
     requests
-      .command('list')
-      .description('list access requests (yours, and those to pages you administer)')
-      .option('--page-id <id>', 'only requests to this page')
-      .option('--user <id>', 'only requests by this user')
-      .option('--state <state>', 'waiting or accepted'),
+      .command('create')
+      .description('ask to join a page (the page is asked for on a terminal when missing)')
+      .option('--page-id <page>', 'page to join: id or slug (required)')
+      .option('--user <user>', 'the user asking: id or nickname (default: you)'),
+    'agora access-requests create --page-id book-circle',
+    'agora access-requests create --page-id book-circle --user linus',
   ).action(
-    withContext<PageOptions & { pageId?: string; user?: string; state?: string }>(async ({ client, out }, o) => {
-      const { seg } = await import('../../client/api-client.js');
-      const query = { ...pageQuery(o), user_id: o.user, state: o.state };
-      const result = o.pageId
-        ? await client.get<ListResult<AccessRequest>>(`/pages/${seg(o.pageId)}/page_access_requests`, query)
-        : await client.get<ListResult<AccessRequest>>('/page_access_requests', query);
-      await out.list(result, ACCESS_REQUEST_COLUMNS, pageQuery(o));
+    withContext<{ pageId?: string; user?: string }>(async ({ client, out, names }, o) => {
+      const [{ CreateAccessRequestInput }, { askMissing }] = await Promise.all([
+        import('../../shared/schemas/membership.js'),
+        import('../prompts.js'),
+      ]);
+      const { page } = await askMissing({ page: o.pageId }, { page: { flag: '--page-id', message: 'Page (id or slug)' } });
+      const user_id = o.user ? await names.resolve('user', o.user) : (await client.get<{ id: string }>('/me')).id;
+      const page_id = await names.resolve('page', page!);
+      const body = await validateBody(CreateAccessRequestInput, { page_id, user_id }, { page_id: '--page-id', user_id: '--user' });
+      await out.record(await client.post<AccessRequest>('/page_access_requests', body), ACCESS_REQUEST_VIEW);
     }),
   );
 
-  requests
-    .command('accept')
-    .description('accept a waiting request (page administrators): the user joins the page')
-    .argument('<id>', 'access request id')
-    .action(
-      withContext(async ({ client, out }, _o, [id]) => {
-        const { seg } = await import('../../client/api-client.js');
-        await out.record(await client.put<AccessRequest>(`/page_access_requests/${seg(id!)}/accept`), ACCESS_REQUEST_COLUMNS);
-      }),
-    );
+  examples(
+    paginationOptions(
+      requests
+        .command('list')
+        .description('list access requests (yours, and those to pages you administer)')
+        .option('--page-id <page>', 'only requests to this page (id or slug)')
+        .option('--user <user>', 'only requests by this user (id or nickname)')
+        .addOption(new Option('--state <state>', 'only requests in this state').choices(ACCESS_REQUEST_STATES)),
+    ),
+    'agora access-requests list --state waiting',
+    'agora access-requests list --page-id book-circle --all',
+  ).action(
+    withContext<PageOptions & { pageId?: string; user?: string; state?: string }>(async (ctx, o) => {
+      const { seg } = await import('../../client/api-client.js');
+      const query = { user_id: o.user && (await ctx.names.resolve('user', o.user)), state: o.state };
+      const path = o.pageId ? `/pages/${seg(await ctx.names.resolve('page', o.pageId))}/page_access_requests` : '/page_access_requests';
+      await showList(ctx, path, query, ACCESS_REQUEST_COLUMNS, o);
+    }),
+  );
 
-  requests
-    .command('refuse')
-    .description('refuse a waiting request (page administrators): the request is deleted')
-    .argument('<id>', 'access request id')
-    .option('-y, --yes', 'do not ask for confirmation')
-    .action(
-      withContext<{ yes?: boolean }>(async ({ client, out }, o, [id]) => {
-        const [{ seg }, { confirmOrStop }] = await Promise.all([import('../../client/api-client.js'), import('../confirm.js')]);
-        await confirmOrStop(`Refuse and delete access request ${id}?`, o.yes);
-        await client.put(`/page_access_requests/${seg(id!)}/refuse`);
-        out.done(`Access request ${id} refused and deleted`);
-      }),
-    );
+  examples(
+    requests
+      .command('accept')
+      .description('accept waiting requests (page administrators): each user joins the page')
+      .argument('<id...>', 'access request ids, or - to read them from standard input'),
+    'agora access-requests accept 3f2a…',
+    "agora access-requests list --state waiting --fields id | agora access-requests accept -",
+  ).action(
+    withContext(async ({ client, out }, _o, args) => {
+      const { seg } = await import('../../client/api-client.js');
+      for (const id of await idsFrom(args))
+        await out.record(await client.put<AccessRequest>(`/page_access_requests/${seg(id)}/accept`), ACCESS_REQUEST_VIEW);
+    }),
+  );
+
+  examples(
+    requests
+      .command('refuse')
+      .description('refuse waiting requests (page administrators): each request is deleted')
+      .argument('<id...>', 'access request ids, or - to read them from standard input')
+      .option('-y, --yes', 'do not ask for confirmation'),
+    'agora access-requests refuse 3f2a… --yes',
+  ).action(
+    withContext<{ yes?: boolean }>(async (ctx, o, args) => {
+      const [{ seg }, { confirmOrStop }, { interactive }] = await Promise.all([
+        import('../../client/api-client.js'),
+        import('../confirm.js'),
+        import('../prompts.js'),
+      ]);
+      const ids = await idsFrom(args);
+      // There is no GET of one request: the waiting ones are read once to name them in the question.
+      const waiting =
+        !o.yes && interactive()
+          ? (await fetchList<AccessRequest>(ctx.client, '/page_access_requests', { state: 'waiting' }, { perPage: 100, all: true })).items
+          : [];
+      for (const id of ids) {
+        const request = waiting.find((r) => r.id === id);
+        await confirmOrStop(
+          request ? `Refuse ${request.user.nickname}'s request to join ${request.page.name}?` : `Refuse access request ${id}?`,
+          o.yes,
+        );
+        await ctx.client.put(`/page_access_requests/${seg(id)}/refuse`);
+        ctx.out.done(request ? `Refused ${request.user.nickname}'s request to join ${request.page.name}` : `Access request ${id} refused and deleted`);
+      }
+    }),
+  );
 }

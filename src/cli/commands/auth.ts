@@ -1,18 +1,24 @@
 import type { Command } from 'commander';
+import { examples, withContext } from '../command-kit.js';
 import type { GlobalOptions } from '../context.js';
 
 interface LoginOptions {
   apiKey?: string;
   apiSecret?: string;
+  withToken?: boolean;
 }
 
 export function registerAuthCommands(program: Command): void {
-  program
-    .command('login')
-    .description('store a profile (URL, key, secret) after checking it against the server')
-    .option('--api-key <key>', 'API key (asked on a TTY when missing)')
-    .option('--api-secret <secret>', 'API secret (asked on a TTY when missing)')
-    .action(async (options: LoginOptions, command: Command) => {
+  examples(
+    program
+      .command('login')
+      .description('store a profile (URL, key, secret) after checking it against the server')
+      .option('--api-key <key>', 'API key (asked on a TTY when missing)')
+      .option('--api-secret <secret>', 'API secret (asked on a TTY when missing; visible in ps: prefer --with-token)')
+      .option('--with-token', 'read the API secret from the first line of standard input'),
+    'agora login --url http://127.0.0.1:4010 --api-key ak_… --api-secret as_…',
+    'agora login --url agora.example.org --api-key ak_… --with-token < secret.txt',
+  ).action(async (options: LoginOptions, command: Command) => {
       const globals = command.optsWithGlobals() as GlobalOptions;
       const [creds, { UsageError }, { DEFAULT_URL, clientFor }, { Output }] = await Promise.all([
         import('../credentials.js'),
@@ -23,6 +29,7 @@ export function registerAuthCommands(program: Command): void {
       const interactive = !!process.stdin.isTTY && !!process.stdout.isTTY;
       let url = globals.url ?? process.env.AGORA_URL;
       let { apiKey, apiSecret } = options;
+      if (options.withToken) apiSecret = await (await import('../prompts.js')).secretFromStdin('--with-token');
       if (interactive && (!url || !apiKey || !apiSecret)) {
         const { input, password } = await import('@inquirer/prompts');
         url ??= await input({ message: 'Server URL', default: DEFAULT_URL });
@@ -31,7 +38,8 @@ export function registerAuthCommands(program: Command): void {
       }
       url ??= DEFAULT_URL;
       if (!apiKey || !apiSecret) throw new UsageError('login needs --api-key and --api-secret when not run on a terminal');
-      const client = clientFor(globals, { url, apiKey, apiSecret });
+      const { normalizeUrl } = await import('../context.js');
+      const client = clientFor(globals, { url: normalizeUrl(url), apiKey, apiSecret });
       const me = await client.get<{ id: string; nickname: string }>('/me').finally(() => client.close());
       const profile = globals.profile ?? process.env.AGORA_PROFILE ?? 'default';
       const file = await creds.readCredentials();
@@ -42,6 +50,15 @@ export function registerAuthCommands(program: Command): void {
       if (out.json) out.printJson({ profile, url: client.baseUrl, user: me });
       else out.done(`Logged in to ${client.baseUrl} as ${me.nickname} (${me.id}); profile "${profile}" saved`);
     });
+
+  examples(program.command('whoami').description('the profile, server and user the next command would use'), 'agora whoami').action(
+    withContext(async ({ client, out, names, profile }) => {
+      const me = await client.get<{ id: string; nickname: string; fullname: string; permission_set_id: string }>('/me');
+      await names.load('role', [me.permission_set_id]);
+      const who = { profile, url: client.baseUrl, user_id: me.id, nickname: me.nickname, name: me.fullname, role: names.get('role', me.permission_set_id) ?? me.permission_set_id };
+      await out.record(who);
+    }),
+  );
 
   program
     .command('logout')
@@ -62,10 +79,22 @@ export function registerAuthCommands(program: Command): void {
       new Output({ json: !!globals.json }).done(`Logged out: profile "${profile}" removed`);
     });
 
-  program
-    .command('profiles')
-    .description('list the stored profiles (secrets are never shown)')
-    .action(async (_options: unknown, command: Command) => {
+  const profiles = program.command('profiles').description('the stored profiles: list them, pick the current one');
+  examples(
+    profiles.command('use').description('make a stored profile the current one').argument('<name>', 'profile name'),
+    'agora profiles use staging',
+  ).action(async (name: string, _options: unknown, command: Command) => {
+    const globals = command.optsWithGlobals() as GlobalOptions;
+    const [creds, { UsageError }, { Output }] = await Promise.all([import('../credentials.js'), import('../errors.js'), import('../output.js')]);
+    const file = await creds.readCredentials();
+    if (!file.profiles[name])
+      throw new UsageError(`No profile named "${name}"; stored: ${Object.keys(file.profiles).join(', ') || 'none (agora login)'}`);
+    file.current = name;
+    await creds.writeCredentials(file);
+    new Output({ json: !!globals.json }).done(`Profile "${name}" (${file.profiles[name].url}) is now the current one`);
+  });
+  examples(profiles.command('list', { isDefault: true }).description('list the stored profiles (secrets are never shown)'), 'agora profiles').action(
+    async (_options: unknown, command: Command) => {
       const globals = command.optsWithGlobals() as GlobalOptions;
       const [creds, { Output }] = await Promise.all([import('../credentials.js'), import('../output.js')]);
       const file = await creds.readCredentials();
@@ -81,5 +110,6 @@ export function registerAuthCommands(program: Command): void {
         { header: 'url', value: (p) => p.url },
         { header: 'api_key', value: (p) => p.api_key },
       ]);
-    });
+    },
+  );
 }

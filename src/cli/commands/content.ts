@@ -1,118 +1,143 @@
 import type { Command } from 'commander';
-import type { ListResult } from '../../shared/schemas/common.js';
 import type { Comment, Like, Status } from '../../shared/schemas/content.js';
-import { pageQuery, paginationOptions, validateBody, withContext, type PageOptions } from '../command-kit.js';
-import type { Column } from '../output.js';
+import { examples, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import type { Names } from '../names.js';
+import type { Column, RecordView } from '../output.js';
 
 export const STATUS_COLUMNS: Column<Status>[] = [
-  { header: 'id', value: (s) => s.id },
+  { header: 'id', value: (s) => s.id, id: true },
   { header: 'author', value: (s) => s.user.nickname },
   { header: 'content', value: (s) => s.content },
-  { header: 'page', value: (s) => s.page_id },
-  { header: 'event', value: (s) => s.event_id },
+  { header: 'page', name: ['page', (s) => s.page_id] },
+  { header: 'event', name: ['event', (s) => s.event_id] },
   { header: 'comments', value: (s) => s.comments_count },
   { header: 'likes', value: (s) => s.likes_count },
   { header: 'created', value: (s) => s.created_at },
 ];
 
+const STATUS_VIEW: RecordView<Status> = { names: { page_id: ['page', 'page'], event_id: ['event', 'event'] } };
+
 const COMMENT_COLUMNS: Column<Comment>[] = [
-  { header: 'id', value: (c) => c.id },
-  { header: 'status', value: (c) => c.status_id },
+  { header: 'id', value: (c) => c.id, id: true },
+  { header: 'status', value: (c) => c.status_id, id: true },
   { header: 'author', value: (c) => c.user.nickname },
   { header: 'content', value: (c) => c.content },
   { header: 'created', value: (c) => c.created_at },
 ];
 
-const LIKE_COLUMNS: Column<Like>[] = [
-  { header: 'id', value: (l) => l.id },
-  { header: 'user', value: (l) => l.user_id },
-  { header: 'status', value: (l) => l.status_id },
-  { header: 'comment', value: (l) => l.comment_id },
-  { header: 'created', value: (l) => l.created_at },
-];
+const LIKE_VIEW: RecordView<Like> = { names: { user_id: ['user', 'user'] } };
 
-const me = async (client: { get<T>(path: string): Promise<T> }, user?: string) =>
-  user ?? (await client.get<{ id: string }>('/me')).id;
+/** The user named (by id or nickname), or the caller. */
+const userOrMe = async (client: { get<T>(path: string): Promise<T> }, names: Names, user?: string) =>
+  user ? names.resolve('user', user) : (await client.get<{ id: string }>('/me')).id;
 
 export function registerContentCommands(program: Command): void {
   const statuses = program.command('statuses').description('statuses: on a profile, in a page, or in an event');
-  statuses
-    .command('create')
-    .description("post a status on your profile, in a page you are in, or in an event's conversation")
-    .requiredOption('--content <text>', 'what to say')
-    .option('--page-id <id>', 'post in this page')
-    .option('--event-id <id>', "post in this event's conversation")
-    .option('--user <id>', 'the author (default: you)')
-    .action(
-      withContext<{ content: string; pageId?: string; eventId?: string; user?: string }>(async ({ client, out }, o) => {
-        const { CreateStatusInput } = await import('../../shared/schemas/content.js');
-        const body = { user_id: o.user ?? 'me', content: o.content, page_id: o.pageId, event_id: o.eventId };
-        await validateBody(CreateStatusInput, body, { user_id: '--user', page_id: '--page-id', event_id: '--event-id' });
-        body.user_id = await me(client, o.user);
-        await out.record(await client.post<Status>('/statuses', body), STATUS_COLUMNS);
-      }),
-    );
-  statuses
-    .command('get')
-    .description('show one status')
-    .argument('<id>', 'status id')
-    .action(
-      withContext(async ({ client, out }, _o, [id]) => {
-        const { seg } = await import('../../client/api-client.js');
-        await out.record(await client.get<Status>(`/statuses/${seg(id!)}`), STATUS_COLUMNS);
-      }),
-    );
-  paginationOptions(statuses.command('comments').description('the comments on a status, oldest first').argument('<id>', 'status id')).action(
-    withContext<PageOptions>(async ({ client, out }, o, [id]) => {
+  examples(
+    statuses
+      .command('create')
+      .description("post a status on your profile, in a page you are in, or in an event's conversation")
+      .option('--content <text>', 'what to say (required; asked for on a terminal)')
+      .option('--page-id <page>', 'post in this page (id or slug)')
+      .option('--event-id <event>', "post in this event's conversation (id or slug)")
+      .option('--user <user>', 'the author: id or nickname (default: you)'),
+    'agora statuses create --content "Seeds swap on Saturday" --page-id garden-club',
+  ).action(
+    withContext<{ content?: string; pageId?: string; eventId?: string; user?: string }>(async ({ client, out, names }, o) => {
+      const [{ CreateStatusInput }, { askMissing, fieldCheck }] = await Promise.all([
+        import('../../shared/schemas/content.js'),
+        import('../prompts.js'),
+      ]);
+      const { content } = await askMissing(
+        { content: o.content },
+        { content: { flag: '--content', message: 'Status', check: fieldCheck(CreateStatusInput.shape.content) } },
+      );
+      const body = { user_id: o.user ?? 'me', content, page_id: o.pageId, event_id: o.eventId };
+      await validateBody(CreateStatusInput, body, { user_id: '--user', page_id: '--page-id', event_id: '--event-id' });
+      body.user_id = await userOrMe(client, names, o.user);
+      if (o.pageId) body.page_id = await names.resolve('page', o.pageId);
+      if (o.eventId) body.event_id = await names.resolve('event', o.eventId);
+      await out.record(await client.post<Status>('/statuses', body), STATUS_VIEW);
+    }),
+  );
+  examples(statuses.command('get').description('show one status').argument('<id>', 'status id'), 'agora statuses get 3f2a…').action(
+    withContext(async ({ client, out }, _o, [id]) => {
       const { seg } = await import('../../client/api-client.js');
-      await out.list(await client.get<ListResult<Comment>>(`/statuses/${seg(id!)}/comments`, pageQuery(o)), COMMENT_COLUMNS, pageQuery(o));
+      await out.record(await client.get<Status>(`/statuses/${seg(id!)}`), STATUS_VIEW);
+    }),
+  );
+  examples(
+    paginationOptions(statuses.command('comments').description('the comments on a status, oldest first').argument('<id>', 'status id')),
+    'agora statuses comments 3f2a… --all',
+  ).action(
+    withContext<PageOptions>(async (ctx, o, [id]) => {
+      const { seg } = await import('../../client/api-client.js');
+      await showList(ctx, `/statuses/${seg(id!)}/comments`, {}, COMMENT_COLUMNS, o);
     }),
   );
 
   const comments = program.command('comments').description('comments on statuses');
-  comments
-    .command('create')
-    .description('comment on a status')
-    .requiredOption('--status <id>', 'the status to comment on')
-    .requiredOption('--content <text>', 'what to say')
-    .option('--user <id>', 'the author (default: you)')
-    .action(
-      withContext<{ status: string; content: string; user?: string }>(async ({ client, out }, o) => {
-        const { CreateCommentInput } = await import('../../shared/schemas/content.js');
-        const body = { user_id: o.user ?? 'me', status_id: o.status, content: o.content };
-        await validateBody(CreateCommentInput, body, { user_id: '--user', status_id: '--status' });
-        body.user_id = await me(client, o.user);
-        await out.record(await client.post<Comment>('/comments', body), COMMENT_COLUMNS);
-      }),
-    );
+  examples(
+    comments
+      .command('create')
+      .description('comment on a status (missing values are asked for on a terminal)')
+      .option('--status <id>', 'the status to comment on (required)')
+      .option('--content <text>', 'what to say (required)')
+      .option('--user <user>', 'the author: id or nickname (default: you)'),
+    'agora comments create --status 3f2a… --content "Count me in"',
+  ).action(
+    withContext<{ status?: string; content?: string; user?: string }>(async ({ client, out, names }, o) => {
+      const [{ CreateCommentInput }, { askMissing, fieldCheck }] = await Promise.all([
+        import('../../shared/schemas/content.js'),
+        import('../prompts.js'),
+      ]);
+      const values = await askMissing(
+        { status: o.status, content: o.content },
+        {
+          status: { flag: '--status', message: 'Status id' },
+          content: { flag: '--content', message: 'Comment', check: fieldCheck(CreateCommentInput.shape.content) },
+        },
+      );
+      const body = { user_id: o.user ?? 'me', status_id: values.status, content: values.content };
+      await validateBody(CreateCommentInput, body, { user_id: '--user', status_id: '--status' });
+      body.user_id = await userOrMe(client, names, o.user);
+      await out.record(await client.post<Comment>('/comments', body));
+    }),
+  );
 
   const likes = program.command('likes').description('likes of statuses and comments');
-  likes
-    .command('create')
-    .description('like a status or a comment (once)')
-    .option('--status <id>', 'the status to like')
-    .option('--comment <id>', 'the comment to like')
-    .option('--user <id>', 'who likes (default: you)')
-    .action(
-      withContext<{ status?: string; comment?: string; user?: string }>(async ({ client, out }, o) => {
-        const { CreateLikeInput } = await import('../../shared/schemas/content.js');
-        const body = { user_id: o.user ?? 'me', status_id: o.status, comment_id: o.comment };
-        await validateBody(CreateLikeInput, body, { user_id: '--user', status_id: '--status or --comment' });
-        body.user_id = await me(client, o.user);
-        await out.record(await client.post<Like>('/likes', body), LIKE_COLUMNS);
-      }),
-    );
-
-  paginationOptions(
-    program
-      .command('stream')
-      .description('the statuses of the users, pages and events a user follows, newest first')
-      .option('--user <id>', 'whose stream (default: you; others need the Admins role)'),
+  examples(
+    likes
+      .command('create')
+      .description('like a status or a comment (once)')
+      .option('--status <id>', 'the status to like')
+      .option('--comment <id>', 'the comment to like')
+      .option('--user <user>', 'who likes: id or nickname (default: you)'),
+    'agora likes create --status 3f2a…',
   ).action(
-    withContext<PageOptions & { user?: string }>(async ({ client, out }, o) => {
+    withContext<{ status?: string; comment?: string; user?: string }>(async ({ client, out, names }, o) => {
+      const { CreateLikeInput } = await import('../../shared/schemas/content.js');
+      const body = { user_id: o.user ?? 'me', status_id: o.status, comment_id: o.comment };
+      await validateBody(CreateLikeInput, body, { user_id: '--user', status_id: '--status or --comment' });
+      body.user_id = await userOrMe(client, names, o.user);
+      await out.record(await client.post<Like>('/likes', body), LIKE_VIEW);
+    }),
+  );
+
+  examples(
+    paginationOptions(
+      program
+        .command('stream')
+        .description('the statuses of the users, pages and events a user follows, newest first')
+        .option('--user <user>', 'whose stream: id or nickname (default: you; others need the Admins role)'),
+    ),
+    'agora stream',
+    'agora stream --user linus --limit 50',
+  ).action(
+    withContext<PageOptions & { user?: string }>(async (ctx, o) => {
       const { seg } = await import('../../client/api-client.js');
-      const userId = await me(client, o.user);
-      await out.list(await client.get<ListResult<Status>>(`/users/${seg(userId)}/stream`, pageQuery(o)), STATUS_COLUMNS, pageQuery(o));
+      const userId = await userOrMe(ctx.client, ctx.names, o.user);
+      await showList(ctx, `/users/${seg(userId)}/stream`, {}, STATUS_COLUMNS, o);
     }),
   );
 }

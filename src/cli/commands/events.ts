@@ -1,13 +1,12 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import type { ListResult } from '../../shared/schemas/common.js';
 import type { Attendance, AttendanceResult, Event } from '../../shared/schemas/events.js';
-import { pageQuery, paginationOptions, validateBody, withContext, type PageOptions } from '../command-kit.js';
-import type { Column } from '../output.js';
+import { examples, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import type { Column, RecordView } from '../output.js';
 
 const ANSWERS = ['yes', 'no', 'maybe'];
 
 export const EVENT_COLUMNS: Column<Event>[] = [
-  { header: 'id', value: (e) => e.id },
+  { header: 'id', value: (e) => e.id, id: true },
   { header: 'name', value: (e) => e.name },
   { header: 'slug', value: (e) => e.slug },
   { header: 'start', value: (e) => e.start_date },
@@ -17,8 +16,16 @@ export const EVENT_COLUMNS: Column<Event>[] = [
   { header: 'tickets', value: (e) => e.tickets.map((t) => `${t.name} ${t.price} ${t.currency}`).join(', ') },
 ];
 
+const tickets = (list: Event['tickets']) => list.map((t) => `${t.name} ${t.price} ${t.currency}`).join(', ');
+
+/** One view of an event, from create, get and rsvp alike. */
+export const EVENT_VIEW: RecordView<Event> = {
+  names: { user_id: ['owner', 'user'], page_id: ['page', 'page'] },
+  format: { tickets: tickets as (value: never) => unknown, places_left: ((n: number | null) => (n === null ? 'unlimited' : n)) as (value: never) => unknown },
+};
+
 const ATTENDEE_COLUMNS: Column<Attendance>[] = [
-  { header: 'user', value: (a) => a.user_id },
+  { header: 'user', value: (a) => a.user_id, id: true },
   { header: 'nickname', value: (a) => a.user.nickname },
   { header: 'answer', value: (a) => a.answer },
   { header: 'since', value: (a) => a.updated_at },
@@ -55,9 +62,9 @@ const placesOption = (value: string): number => {
 };
 
 interface CreateOptions {
-  name: string;
-  start: string;
-  end: string;
+  name?: string;
+  start?: string;
+  end?: string;
   description?: string;
   pageId?: string;
   places?: number;
@@ -68,25 +75,39 @@ interface CreateOptions {
 export function registerEventCommands(program: Command): void {
   const events = program.command('events').description('gathering events: create, list, answer');
 
-  events
-    .command('create')
-    .description('create a gathering event')
-    .requiredOption('--name <name>', 'event name')
-    .requiredOption('--start <when>', 'start: ISO 8601, or "YYYY-MM-DD HH:MM" local time', parseWhen)
-    .requiredOption('--end <when>', 'end: ISO 8601, or "YYYY-MM-DD HH:MM" local time', parseWhen)
-    .option('--description <text>', 'description')
-    .option('--page-id <id>', 'the page the event belongs to')
-    .option('--places <n>', 'places available (default: unlimited)', placesOption)
-    .option('--ticket <name:price:currency>', 'a ticket, e.g. "Standard:12.50:EUR" (repeatable)', parseTicket)
-    .option('--user <id>', 'the creator (default: you)')
-    .action(
-      withContext<CreateOptions>(async ({ client, out }, o) => {
-        const { CreateEventInput } = await import('../../shared/schemas/events.js');
+  examples(
+    events
+      .command('create')
+      .description('create a gathering event (missing name and dates are asked for on a terminal)')
+      .option('--name <name>', 'event name (required)')
+      .option('--start <when>', 'start: ISO 8601, or "YYYY-MM-DD HH:MM" local time (required)', parseWhen)
+      .option('--end <when>', 'end: ISO 8601, or "YYYY-MM-DD HH:MM" local time (required)', parseWhen)
+      .option('--description <text>', 'description')
+      .option('--page-id <page>', 'the page the event belongs to (id or slug)')
+      .option('--places <n>', 'places available (default: unlimited)', placesOption)
+      .option('--ticket <name:price:currency>', 'a ticket, e.g. "Standard:12.50:EUR" (repeatable)', parseTicket)
+      .option('--user <user>', 'the creator: id or nickname (default: you)'),
+    'agora events create --name "Seed swap" --start "2026-12-05 10:00" --end "2026-12-05 13:00" --page-id garden-club --places 30',
+  ).action(
+      withContext<CreateOptions>(async ({ client, out, names }, o) => {
+        const [{ CreateEventInput }, { askMissing, fieldCheck }] = await Promise.all([
+          import('../../shared/schemas/events.js'),
+          import('../prompts.js'),
+        ]);
+        const when = { parse: parseWhen, check: undefined };
+        const values = await askMissing(
+          { name: o.name, start: o.start, end: o.end },
+          {
+            name: { flag: '--name', message: 'Event name', check: fieldCheck(CreateEventInput.shape.name) },
+            start: { flag: '--start', message: 'Starts (YYYY-MM-DD HH:MM)', ...when },
+            end: { flag: '--end', message: 'Ends (YYYY-MM-DD HH:MM)', ...when },
+          },
+        );
         const body = {
-          name: o.name,
+          name: values.name,
           user_id: o.user ?? 'me',
-          start_date: o.start,
-          end_date: o.end,
+          start_date: values.start as string | undefined,
+          end_date: values.end as string | undefined,
           description: o.description,
           page_id: o.pageId,
           places_limit: o.places,
@@ -100,75 +121,86 @@ export function registerEventCommands(program: Command): void {
           places_limit: '--places',
           tickets: '--ticket',
         });
-        body.user_id = o.user ?? (await client.get<{ id: string }>('/me')).id;
-        await out.record(await client.post<Event>('/events', body), EVENT_COLUMNS);
+        body.user_id = o.user ? await names.resolve('user', o.user) : (await client.get<{ id: string }>('/me')).id;
+        if (o.pageId) body.page_id = await names.resolve('page', o.pageId);
+        await out.record(await client.post<Event>('/events', body), EVENT_VIEW);
       }),
     );
 
-  paginationOptions(
-    events
-      .command('list')
-      .description('list events, soonest first')
-      .option('--owner <id>', 'only events created by this user')
-      .option('--date <YYYY-MM-DD>', 'only events running on this day (UTC)')
-      .option('--current', 'only events not yet ended')
-      .option('--page-id <id>', 'only events of this page'),
+  examples(
+    paginationOptions(
+      events
+        .command('list')
+        .description('list events, soonest first')
+        .option('--owner <user>', 'only events created by this user (id or nickname)')
+        .option('--date <YYYY-MM-DD>', 'only events running on this day (UTC)')
+        .option('--current', 'only events not yet ended')
+        .option('--page-id <page>', 'only events of this page (id or slug)')
+        .option('--slug <slug>', 'only the event with exactly this slug'),
+    ),
+    'agora events list --current',
+    'agora events list --page-id garden-club --date 2026-12-05',
   ).action(
-    withContext<PageOptions & { owner?: string; date?: string; current?: boolean; pageId?: string }>(async ({ client, out }, o) => {
-      const result = await client.get<ListResult<Event>>('/events', {
-        ...pageQuery(o),
-        owner: o.owner,
+    withContext<PageOptions & { owner?: string; date?: string; current?: boolean; pageId?: string; slug?: string }>(async (ctx, o) => {
+      const query = {
+        owner: o.owner && (await ctx.names.resolve('user', o.owner)),
         date: o.date,
         event_date: o.current ? 'current_and_coming' : undefined,
-        page_id: o.pageId,
-      });
-      await out.list(result, EVENT_COLUMNS, pageQuery(o));
+        page_id: o.pageId && (await ctx.names.resolve('page', o.pageId)),
+        slug: o.slug,
+      };
+      await showList(ctx, '/events', query, EVENT_COLUMNS, o);
     }),
   );
 
-  events
-    .command('get')
-    .description('show one event')
-    .argument('<id>', 'event id')
-    .action(
-      withContext(async ({ client, out }, _o, [id]) => {
-        const { seg } = await import('../../client/api-client.js');
-        await out.record(await client.get<Event>(`/events/${seg(id!)}`), EVENT_COLUMNS);
-      }),
-    );
-
-  events
-    .command('rsvp')
-    .description('answer an event: yes takes a place, no or maybe frees it')
-    .argument('<id>', 'event id')
-    .addOption(new Option('--answer <answer>', 'your answer').choices(ANSWERS).makeOptionMandatory())
-    .option('--user <id>', 'who answers (default: you)')
-    .action(
-      withContext<{ answer: string; user?: string }>(async ({ client, out }, o, [id]) => {
-        const { seg } = await import('../../client/api-client.js');
-        const user_id = o.user ?? (await client.get<{ id: string }>('/me')).id;
-        const result = await client.put<AttendanceResult>(`/events/${seg(id!)}/attendance`, { user_id, answer: o.answer });
-        await out.record(result, [
-          { header: 'event', value: (r) => r.event.name },
-          { header: 'user', value: (r) => r.user.nickname },
-          { header: 'answer', value: (r) => r.answer },
-          { header: 'attendees', value: (r) => r.event.attendees_count },
-          { header: 'places left', value: (r) => (r.event.places_left === null ? 'unlimited' : r.event.places_left) },
-        ]);
-      }),
-    );
-
-  paginationOptions(
-    events
-      .command('attendees')
-      .description('who answered an event, and what')
-      .argument('<id>', 'event id')
-      .addOption(new Option('--answer <answer>', 'only this answer').choices(ANSWERS)),
-  ).action(
-    withContext<PageOptions & { answer?: string }>(async ({ client, out }, o, [id]) => {
+  examples(events.command('get').description('show one event').argument('<event>', 'event id or slug'), 'agora events get seed-swap').action(
+    withContext(async ({ client, out, names }, _o, [ref]) => {
       const { seg } = await import('../../client/api-client.js');
-      const result = await client.get<ListResult<Attendance>>(`/events/${seg(id!)}/attendees`, { ...pageQuery(o), answer: o.answer });
-      await out.list(result, ATTENDEE_COLUMNS, pageQuery(o));
+      const id = await names.resolve('event', ref!);
+      await out.record(await client.get<Event>(`/events/${seg(id)}`), EVENT_VIEW);
+    }),
+  );
+
+  examples(
+    events
+      .command('rsvp')
+      .description('answer an event: yes takes a place, no or maybe frees it (a menu on a terminal when --answer is missing)')
+      .argument('<event>', 'event id or slug')
+      .addOption(new Option('--answer <answer>', 'your answer (required)').choices(ANSWERS))
+      .option('--user <user>', 'who answers: id or nickname (default: you)'),
+    'agora events rsvp seed-swap --answer yes',
+  ).action(
+      withContext<{ answer?: string; user?: string }>(async ({ client, out, names }, o, [ref]) => {
+        const [{ seg }, { askMissing }] = await Promise.all([import('../../client/api-client.js'), import('../prompts.js')]);
+        const { answer } = await askMissing({ answer: o.answer }, { answer: { flag: '--answer', message: 'Your answer', choices: ANSWERS } });
+        const user_id = o.user ? await names.resolve('user', o.user) : (await client.get<{ id: string }>('/me')).id;
+        const id = await names.resolve('event', ref!);
+        const result = await client.put<AttendanceResult>(`/events/${seg(id)}/attendance`, { user_id, answer });
+        await out.record(result, {
+          format: {
+            event: ((e: Event) =>
+              `${e.name} (${e.attendees_count} going, ${e.places_left === null ? 'places unlimited' : `${e.places_left} ${e.places_left === 1 ? 'place' : 'places'} left`})`) as (
+              value: never,
+            ) => unknown,
+          },
+        });
+      }),
+    );
+
+  examples(
+    paginationOptions(
+      events
+        .command('attendees')
+        .description('who answered an event, and what')
+        .argument('<event>', 'event id or slug')
+        .addOption(new Option('--answer <answer>', 'only this answer').choices(ANSWERS)),
+    ),
+    'agora events attendees seed-swap --answer yes --all',
+  ).action(
+    withContext<PageOptions & { answer?: string }>(async (ctx, o, [ref]) => {
+      const { seg } = await import('../../client/api-client.js');
+      const id = await ctx.names.resolve('event', ref!);
+      await showList(ctx, `/events/${seg(id)}/attendees`, { answer: o.answer }, ATTENDEE_COLUMNS, o);
     }),
   );
 }

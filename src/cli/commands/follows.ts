@@ -1,19 +1,20 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import type { ListResult } from '../../shared/schemas/common.js';
 import type { Follow } from '../../shared/schemas/follows.js';
-import { pageQuery, paginationOptions, validateBody, withContext, type PageOptions } from '../command-kit.js';
-import type { Column } from '../output.js';
+import { examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import type { Names } from '../names.js';
+import type { Column, RecordView } from '../output.js';
+
+const followedName = (f: Follow) => (f.followable ? ('nickname' in f.followable ? f.followable.nickname : f.followable.name) : null);
 
 const COLUMNS: Column<Follow>[] = [
-  { header: 'id', value: (f) => f.id },
-  { header: 'user', value: (f) => f.user_id },
+  { header: 'id', value: (f) => f.id, id: true },
+  { header: 'user', name: ['user', (f) => f.user_id] },
   { header: 'type', value: (f) => f.followable_type },
-  { header: 'followed', value: (f) => f.followable_id },
-  {
-    header: 'followed name',
-    value: (f) => (f.followable ? ('nickname' in f.followable ? f.followable.nickname : f.followable.name) : null),
-  },
+  { header: 'followed', value: (f) => f.followable_id, id: true },
+  { header: 'followed name', value: followedName },
 ];
+
+const FOLLOW_VIEW: RecordView<Follow> = { names: { user_id: ['follower', 'user'] } };
 
 const FOLLOWABLE_TYPES = ['Page', 'User'];
 
@@ -28,58 +29,77 @@ function followableType(value: string): string {
 const typeOption = (description: string) =>
   new Option('--type <type>', description).choices(FOLLOWABLE_TYPES).argParser(followableType);
 
+/** A followed record by id, or by a page's slug or a user's nickname. */
+const followable = (names: Names, type: string, ref: string) => names.resolve(type === 'User' ? 'user' : 'page', ref);
+
 export function registerFollowCommands(program: Command): void {
   const follows = program.command('follows').description('subscriptions to users and pages');
 
-  follows
-    .command('create')
-    .description('follow a page or a user')
-    .addOption(typeOption('what to follow').makeOptionMandatory())
-    .requiredOption('--id <id>', 'id of the page or user to follow')
-    .option('--user <id>', 'the follower (default: you)')
-    .action(
-      withContext<{ type: string; id: string; user?: string }>(async ({ client, out }, o) => {
-        const { CreateFollowInput } = await import('../../shared/schemas/follows.js');
-        const body = { followable_type: o.type, followable_id: o.id, user_id: o.user ?? 'me' };
-        // Options are checked before any request, so a bad one is a usage error even when the server is away.
-        const valid = await validateBody(CreateFollowInput, body, {
-          followable_type: '--type',
-          followable_id: '--id',
-          user_id: '--user',
-        });
-        valid.user_id = o.user ?? (await client.get<{ id: string }>('/me')).id;
-        await out.record(await client.post<Follow>('/follows', valid));
-      }),
-    );
-
-  paginationOptions(
+  examples(
     follows
-      .command('list')
-      .description('list follows')
-      .addOption(typeOption('only follows of this type'))
-      .option('--id <id>', 'only follows of this page or user')
-      .option('--user <id>', 'only follows by this user'),
+      .command('create')
+      .description('follow a page or a user (missing values are asked for on a terminal)')
+      .addOption(typeOption('what to follow (required)'))
+      .option('--id <ref>', 'the page (id or slug) or user (id or nickname) to follow (required)')
+      .option('--user <user>', 'the follower: id or nickname (default: you)'),
+    'agora follows create --type Page --id garden-club',
+    'agora follows create --type User --id ada --user linus',
   ).action(
-    withContext<PageOptions & { type?: string; id?: string; user?: string }>(async ({ client, out }, o) => {
-      const result = await client.get<ListResult<Follow>>('/follows', {
-        ...pageQuery(o),
-        followable_type: o.type,
-        followable_id: o.id,
-        user_id: o.user,
-      });
-      await out.list(result, COLUMNS, pageQuery(o));
+    withContext<{ type?: string; id?: string; user?: string }>(async ({ client, out, names }, o) => {
+      const [{ CreateFollowInput }, { askMissing }] = await Promise.all([import('../../shared/schemas/follows.js'), import('../prompts.js')]);
+      const values = await askMissing(
+        { type: o.type, id: o.id },
+        {
+          type: { flag: '--type', message: 'Follow a', choices: FOLLOWABLE_TYPES },
+          id: { flag: '--id', message: 'Which one (id, page slug or user nickname)' },
+        },
+      );
+      const body = { followable_type: values.type, followable_id: values.id, user_id: o.user ?? 'me' };
+      // Options are checked before any request, so a bad one is a usage error even when the server is away.
+      const valid = await validateBody(CreateFollowInput, body, { followable_type: '--type', followable_id: '--id', user_id: '--user' });
+      valid.followable_id = await followable(names, valid.followable_type, values.id!);
+      valid.user_id = o.user ? await names.resolve('user', o.user) : (await client.get<{ id: string }>('/me')).id;
+      await out.record(await client.post<Follow>('/follows', valid), FOLLOW_VIEW);
     }),
   );
 
-  follows
-    .command('delete')
-    .description('unfollow (delete a follow by its id)')
-    .argument('<id>', 'follow id')
-    .action(
-      withContext(async ({ client, out }, _o, [id]) => {
-        const { seg } = await import('../../client/api-client.js');
-        await client.delete(`/follows/${seg(id!)}`);
+  examples(
+    paginationOptions(
+      follows
+        .command('list')
+        .description('list follows')
+        .addOption(typeOption('only follows of this type'))
+        .option('--id <ref>', 'only follows of this page or user (an id; a slug or nickname with --type)')
+        .option('--user <user>', 'only follows by this user (id or nickname)'),
+    ),
+    'agora follows list --user linus',
+    'agora follows list --type Page --id garden-club --all',
+  ).action(
+    withContext<PageOptions & { type?: string; id?: string; user?: string }>(async (ctx, o) => {
+      const query = {
+        followable_type: o.type,
+        followable_id: o.id && (o.type ? await followable(ctx.names, o.type, o.id) : o.id),
+        user_id: o.user && (await ctx.names.resolve('user', o.user)),
+      };
+      await showList(ctx, '/follows', query, COLUMNS, o);
+    }),
+  );
+
+  examples(
+    follows
+      .command('delete')
+      .description('unfollow: delete follows by their ids')
+      .argument('<id...>', 'follow ids, or - to read them from standard input')
+      .option('-y, --yes', 'do not ask for confirmation'),
+    'agora follows delete 3f2a… --yes',
+  ).action(
+    withContext<{ yes?: boolean }>(async ({ client, out }, o, args) => {
+      const [{ seg }, { confirmOrStop }] = await Promise.all([import('../../client/api-client.js'), import('../confirm.js')]);
+      for (const id of await idsFrom(args)) {
+        await confirmOrStop(`Delete follow ${id}?`, o.yes);
+        await client.delete(`/follows/${seg(id)}`);
         out.done(`Follow ${id} deleted`);
-      }),
-    );
+      }
+    }),
+  );
 }

@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
 import type { Notification } from '../../shared/schemas/notifications.js';
-import { pageQuery, paginationOptions, withContext, type PageOptions } from '../command-kit.js';
+import { examples, fetchList, paginationOptions, withContext, type PageOptions } from '../command-kit.js';
+import type { Names } from '../names.js';
 import type { Column } from '../output.js';
 
 export const NOTIFICATION_COLUMNS: Column<Notification>[] = [
-  { header: 'id', value: (n) => n.id },
+  { header: 'id', value: (n) => n.id, id: true },
   { header: 'when', value: (n) => n.created_at },
   { header: 'type', value: (n) => n.notification_type },
   { header: 'what', value: (n) => describeNotification(n) },
@@ -47,41 +48,53 @@ export function describeNotification(n: Notification): string {
 
 const collect = (value: string, previous: string[] = []) => [...previous, ...value.split(',').filter(Boolean)];
 
-/** The user named by `--user`, or the caller. */
-async function userOf(client: { get<T>(path: string): Promise<T> }, user: string | undefined): Promise<string> {
-  return user ?? (await client.get<{ id: string }>('/me')).id;
+/** The user named by `--user` (id or nickname), or the caller. */
+async function userOf(client: { get<T>(path: string): Promise<T> }, names: Names, user: string | undefined): Promise<string> {
+  return user ? names.resolve('user', user) : (await client.get<{ id: string }>('/me')).id;
 }
 
 export function registerNotificationCommands(program: Command): void {
   const notifications = program.command('notifications').description("a user's notifications: list, mark seen, watch live");
 
-  paginationOptions(
-    notifications
-      .command('list')
-      .description('list notifications, newest first')
-      .option('--user <id>', 'whose notifications (default: you; others need the Admins role)')
-      .option('--unseen', 'only those not seen yet'),
+  examples(
+    paginationOptions(
+      notifications
+        .command('list')
+        .description('list notifications, newest first')
+        .option('--user <user>', 'whose notifications: id or nickname (default: you; others need the Admins role)')
+        .option('--unseen', 'only those not seen yet'),
+    ),
+    'agora notifications list --unseen',
+    'agora notifications list --user linus --all',
   ).action(
-    withContext<PageOptions & { user?: string; unseen?: boolean }>(async ({ client, out }, o) => {
+    withContext<PageOptions & { user?: string; unseen?: boolean }>(async ({ client, out, names }, o) => {
       const { seg } = await import('../../client/api-client.js');
-      const userId = await userOf(client, o.user);
-      const { data: items, total } = await client.answer<Notification[]>('GET', `/users/${seg(userId)}/notifications`, {
-        query: { ...pageQuery(o), status: o.unseen ? 'unseen' : undefined },
-      });
-      if (out.json) return out.printJson(items);
-      await out.list({ items, total_items: total ?? items.length }, NOTIFICATION_COLUMNS, pageQuery(o));
+      const userId = await userOf(client, names, o.user);
+      // A bare array with the total in X-Total-Count (CONTRACT §4): --json prints the array, as the API does.
+      const listing = await fetchList<Notification>(
+        client,
+        `/users/${seg(userId)}/notifications`,
+        { status: o.unseen ? 'unseen' : undefined },
+        o,
+        true,
+      );
+      if (out.json) return out.printJson(listing.items);
+      await out.list(listing, NOTIFICATION_COLUMNS, { page: o.page ?? 1, perPage: o.perPage, fields: o.fields, header: o.header });
     }),
   );
 
-  notifications
-    .command('watch')
-    .description('print notifications as they come, until interrupted (Ctrl-C)')
-    .option('--user <id>', 'whose notifications (default: you; others need the Admins role)')
-    .option('--since <id>', 'first replay what came after this notification')
-    .action(
-      withContext<{ user?: string; since?: string }>(async ({ client, out }, o) => {
+  examples(
+    notifications
+      .command('watch')
+      .description('print notifications as they come, until interrupted (Ctrl-C)')
+      .option('--user <user>', 'whose notifications: id or nickname (default: you; others need the Admins role)')
+      .option('--since <id>', 'first replay what came after this notification'),
+    'agora notifications watch',
+    'agora notifications watch --user linus | tee notifications.tsv',
+  ).action(
+      withContext<{ user?: string; since?: string }>(async ({ client, out, names }, o) => {
         const { watchNotifications } = await import('../../client/event-stream.js');
-        const userId = await userOf(client, o.user);
+        const userId = await userOf(client, names, o.user);
         const stop = new AbortController();
         const interrupted = () => stop.abort();
         process.once('SIGINT', interrupted);
@@ -102,16 +115,19 @@ export function registerNotificationCommands(program: Command): void {
       }),
     );
 
-  notifications
-    .command('seen')
-    .description('mark notifications seen: all unseen ones, or only those of --ids')
-    .option('--user <id>', 'whose notifications (default: you)')
-    .option('--ids <ids>', 'only these notifications (comma-separated or repeated)', collect)
-    .option('-y, --yes', 'do not ask for confirmation when marking all')
-    .action(
-      withContext<{ user?: string; ids?: string[]; yes?: boolean }>(async ({ client, out }, o) => {
+  examples(
+    notifications
+      .command('seen')
+      .description('mark notifications seen: all unseen ones, or only those of --ids')
+      .option('--user <user>', 'whose notifications: id or nickname (default: you)')
+      .option('--ids <ids>', 'only these notifications (comma-separated or repeated)', collect)
+      .option('-y, --yes', 'do not ask for confirmation when marking all'),
+    'agora notifications seen --yes',
+    'agora notifications seen --ids 3f2a…,9b1c…',
+  ).action(
+      withContext<{ user?: string; ids?: string[]; yes?: boolean }>(async ({ client, out, names }, o) => {
         const [{ seg }, { confirmOrStop }] = await Promise.all([import('../../client/api-client.js'), import('../confirm.js')]);
-        const userId = await userOf(client, o.user);
+        const userId = await userOf(client, names, o.user);
         if (!o.ids) {
           // On a terminal, marking everything is confirmed with the number it concerns.
           if (!o.yes && process.stdin.isTTY && process.stdout.isTTY) {

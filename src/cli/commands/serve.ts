@@ -12,17 +12,19 @@ export function registerServeCommand(program: Command): void {
     )
     .option('--db <file>', 'SQLite database file (env AGORA_DB)', process.env.AGORA_DB ?? './agora.db')
     .option('--demo', 'seed a small community on an empty store and print an administrator key')
-    .option('--log', 'log every request to stderr (never credentials)')
+    .option('--log', 'log every request to stderr (never credentials): readable lines on a terminal, JSON lines when piped')
     .addOption(
       new Option('--workers <n>', 'processes serving the store (node:cluster); auto = one per core')
         .env('AGORA_WORKERS')
         .argParser((value) => (value === 'auto' ? 'auto' : intOption(1, 64)(value)))
         .default(1),
     )
+    .addHelpText('after', '\nExamples:\n  $ agora serve --demo --db ./demo.db\n  $ agora serve --port 8080 --log 2>> agora.log\n  $ agora serve --workers auto\n')
     .action(async (options: { host: string; port: number; db: string; demo?: boolean; log?: boolean; workers: number | 'auto' }) => {
-      const { serve } = await import('../../server/listen.js');
+      const [{ serve }, { readableLog }] = await Promise.all([import('../../server/listen.js'), import('../log-lines.js')]);
       await serve({
         ...options,
+        logStream: options.log ? (process.stderr.isTTY ? readableLog(process.stderr) : process.stderr) : undefined,
         bootstrapKey: process.env.AGORA_BOOTSTRAP_API_KEY,
         bootstrapSecret: process.env.AGORA_BOOTSTRAP_API_SECRET,
         secretKey: process.env.AGORA_SECRET_KEY,

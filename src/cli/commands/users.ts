@@ -1,16 +1,18 @@
 import type { Command } from 'commander';
-import type { ListResult } from '../../shared/schemas/common.js';
 import type { User } from '../../shared/schemas/users.js';
-import { pageQuery, paginationOptions, validateBody, withContext, type PageOptions } from '../command-kit.js';
-import type { Column } from '../output.js';
+import { examples, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import type { Column, RecordView } from '../output.js';
 
 export const USER_COLUMNS: Column<User>[] = [
-  { header: 'id', value: (u) => u.id },
+  { header: 'id', value: (u) => u.id, id: true },
   { header: 'nickname', value: (u) => u.nickname },
   { header: 'name', value: (u) => u.fullname },
   { header: 'email', value: (u) => u.email },
-  { header: 'role', value: (u) => u.tagline?.name ?? u.permission_set_id },
+  { header: 'role', name: ['role', (u) => u.permission_set_id] },
 ];
+
+/** One view of a user, from create, get and set-role alike. */
+export const USER_VIEW: RecordView<User> = { names: { permission_set_id: ['role', 'role'] } };
 
 interface CreateOptions {
   firstName?: string;
@@ -18,6 +20,7 @@ interface CreateOptions {
   nickname?: string;
   email?: string;
   password?: string;
+  passwordStdin?: boolean;
   acceptConditions?: boolean;
   acceptConfidentiality?: boolean;
 }
@@ -25,62 +28,86 @@ interface CreateOptions {
 export function registerUserCommands(program: Command): void {
   const users = program.command('users').description('users of the community');
 
-  users
-    .command('create')
-    .description('create a user (role Members)')
-    .requiredOption('--first-name <name>', 'first name')
-    .requiredOption('--last-name <name>', 'last name')
-    .requiredOption('--nickname <nickname>', 'unique nickname')
-    .requiredOption('--email <email>', 'unique email address')
-    .option('--password <password>', 'at least 8 characters with a letter and a digit (asked on a TTY when missing)')
-    .option('--accept-conditions', 'the user accepts the conditions of use (required)')
-    .option('--accept-confidentiality', 'the user accepts the confidentiality policy (required)')
-    .action(
-      withContext<CreateOptions>(async ({ client, out }, o) => {
-        let password = o.password ?? process.env.AGORA_USER_PASSWORD;
-        if (password === undefined && process.stdin.isTTY) {
-          const { password: ask } = await import('@inquirer/prompts');
-          password = await ask({ message: 'Password', mask: '*' });
-        }
-        const { CreateUserInput } = await import('../../shared/schemas/users.js');
-        const body = {
+  examples(
+    users
+      .command('create')
+      .description('create a user (role Members); missing values are asked for on a terminal')
+      .option('--first-name <name>', 'first name (required)')
+      .option('--last-name <name>', 'last name (required)')
+      .option('--nickname <nickname>', 'unique nickname (required)')
+      .option('--email <email>', 'unique email address (required)')
+      .option('--password <password>', 'at least 8 characters with a letter and a digit (visible in ps: prefer --password-stdin)')
+      .option('--password-stdin', 'read the password from the first line of standard input')
+      .option('--accept-conditions', 'the user accepts the conditions of use (required)')
+      .option('--accept-confidentiality', 'the user accepts the confidentiality policy (required)'),
+    'agora users create --first-name Ada --last-name Lovelace --nickname ada --email ada@example.org --accept-conditions --accept-confidentiality',
+    "printf '%s\\n' \"$PASSWORD\" | agora users create --nickname linus … --password-stdin",
+  ).action(
+    withContext<CreateOptions>(async ({ client, out }, o) => {
+      const [{ CreateUserInput }, { askMissing, fieldCheck, secretFromStdin }] = await Promise.all([
+        import('../../shared/schemas/users.js'),
+        import('../prompts.js'),
+      ]);
+      const password = o.passwordStdin ? await secretFromStdin('--password-stdin') : (o.password ?? process.env.AGORA_USER_PASSWORD);
+      const field = CreateUserInput.shape;
+      const values = await askMissing(
+        {
           first_name: o.firstName,
           last_name: o.lastName,
           nickname: o.nickname,
           email: o.email,
           password,
-          accept_conditions: !!o.acceptConditions,
-          accept_confidentiality: !!o.acceptConfidentiality,
-        };
-        await validateBody(CreateUserInput, body, {
-          accept_conditions: '--accept-conditions',
-          accept_confidentiality: '--accept-confidentiality',
-        });
-        await out.record(await client.post<User>('/users', body), USER_COLUMNS);
-      }),
-    );
-
-  paginationOptions(
-    users
-      .command('list')
-      .description('list users')
-      .option('--role <role>', 'only users with this role (permission set id or name)')
-      .option('--nickname <nickname>', 'only the user with exactly this nickname'),
-  ).action(
-    withContext<PageOptions & { role?: string; nickname?: string }>(async ({ client, out }, o) => {
-      const result = await client.get<ListResult<User>>('/users', { ...pageQuery(o), role: o.role, nickname: o.nickname });
-      await out.list(result, USER_COLUMNS, pageQuery(o));
+          accept_conditions: o.acceptConditions,
+          accept_confidentiality: o.acceptConfidentiality,
+        },
+        {
+          first_name: { flag: '--first-name', message: 'First name', check: fieldCheck(field.first_name) },
+          last_name: { flag: '--last-name', message: 'Last name', check: fieldCheck(field.last_name) },
+          nickname: { flag: '--nickname', message: 'Nickname', check: fieldCheck(field.nickname) },
+          email: { flag: '--email', message: 'Email', check: fieldCheck(field.email) },
+          password: { flag: '--password-stdin', message: 'Password', kind: 'secret', check: fieldCheck(field.password) },
+          accept_conditions: { flag: '--accept-conditions', message: 'Does the user accept the conditions of use?', kind: 'confirm' },
+          accept_confidentiality: {
+            flag: '--accept-confidentiality',
+            message: 'Does the user accept the confidentiality policy?',
+            kind: 'confirm',
+          },
+        },
+      );
+      const body = { ...values, accept_conditions: !!values.accept_conditions, accept_confidentiality: !!values.accept_confidentiality };
+      await validateBody(CreateUserInput, body, {
+        accept_conditions: '--accept-conditions',
+        accept_confidentiality: '--accept-confidentiality',
+      });
+      await out.record(await client.post<User>('/users', body), USER_VIEW);
     }),
   );
 
-  users
-    .command('get')
-    .description('show one user')
-    .argument('<id>', 'user id')
-    .action(
-      withContext(async ({ client, out }, _o, [id]) => {
-        const { seg } = await import('../../client/api-client.js');
-        await out.record(await client.get<User>(`/users/${seg(id!)}`));
-      }),
-    );
+  examples(
+    paginationOptions(
+      users
+        .command('list')
+        .description('list users')
+        .option('--role <role>', 'only users with this role (id or name)')
+        .option('--nickname <nickname>', 'only the user with exactly this nickname'),
+    ),
+    'agora users list --role Admins',
+    'agora users list --all --fields nickname,email --header > users.tsv',
+  ).action(
+    withContext<PageOptions & { role?: string; nickname?: string }>(async (ctx, o) => {
+      await showList(ctx, '/users', { role: o.role, nickname: o.nickname }, USER_COLUMNS, o);
+    }),
+  );
+
+  examples(
+    users.command('get').description('show one user').argument('<user>', 'user id or nickname'),
+    'agora users get linus',
+  ).action(
+    withContext(async ({ client, out, names }, _o, [ref]) => {
+      const { seg } = await import('../../client/api-client.js');
+      const id = await names.resolve('user', ref!);
+      await out.record(await client.get<User>(`/users/${seg(id)}`), USER_VIEW);
+    }),
+  );
+
 }

@@ -1,29 +1,16 @@
 import type { Command } from 'commander';
-import type { ListResult } from '../../shared/schemas/common.js';
 import type { Delivery, Webhook } from '../../shared/schemas/webhooks.js';
-import { pageQuery, paginationOptions, validateBody, withContext, type PageOptions } from '../command-kit.js';
-import type { Column } from '../output.js';
+import { examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import type { Column, RecordView } from '../output.js';
 
 const COLUMNS: Column<Webhook>[] = [
-  { header: 'id', value: (w) => w.id },
+  { header: 'id', value: (w) => w.id, id: true },
   { header: 'url', value: (w) => w.url },
   { header: 'events', value: (w) => w.events.join(' ') },
 ];
 
-/** `webhooks get` also shows the circuit breaker. */
-const GET_COLUMNS: Column<Webhook>[] = [
-  ...COLUMNS,
-  {
-    header: 'circuit',
-    value: (w) =>
-      w.circuit.state === 'closed' && w.circuit.consecutive_failures === 0
-        ? 'closed'
-        : `${w.circuit.state} (${w.circuit.consecutive_failures} failures in a row${w.circuit.open_until ? `, until ${w.circuit.open_until}` : ''})`,
-  },
-];
-
 const DELIVERY_COLUMNS: Column<Delivery>[] = [
-  { header: 'id', value: (d) => d.id },
+  { header: 'id', value: (d) => d.id, id: true },
   { header: 'event', value: (d) => d.event },
   { header: 'status', value: (d) => d.status },
   { header: 'attempts', value: (d) => d.attempts },
@@ -32,19 +19,25 @@ const DELIVERY_COLUMNS: Column<Delivery>[] = [
   { header: 'next attempt', value: (d) => d.next_attempt_at },
 ];
 
+const WEBHOOK_VIEW: RecordView<Webhook> = {};
+/** The payload is in --json; the view says what was sent and how it went. */
+const DELIVERY_VIEW: RecordView<Delivery> = { omit: ['payload'] };
+
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function registerWebhookCommands(program: Command): void {
   const webhooks = program.command('webhooks').description('signed notifications of access requests and invites (Admins)');
 
-  webhooks
-    .command('add')
-    .description('register a URL; its signing secret is printed once')
-    // The URL is an argument, not `--url`: `--url` is the program's option (the agora server's address) and
-    // commander gives it to the program wherever it stands on the line.
-    .argument('[url]', 'http(s) URL receiving the POSTs')
-    .option('--event <event>', 'event to send, e.g. invite.created (repeatable; default: all six)', collect)
-    .action(
+  examples(
+    webhooks
+      .command('add')
+      .description('register a URL; its signing secret is printed once')
+      // The URL is an argument, not `--url`: `--url` is the program's option (the agora server's address) and
+      // commander gives it to the program wherever it stands on the line.
+      .argument('[url]', 'http(s) URL receiving the POSTs')
+      .option('--event <event>', 'event to send, e.g. invite.created (repeatable; default: all six)', collect),
+    'agora webhooks add https://hooks.example.org/agora --event invite.created --event invite.updated',
+  ).action(
       withContext<{ event?: string[] }>(async ({ client, out }, o, [url]) => {
         const [{ CreateWebhookInput, WEBHOOK_EVENTS }, { UsageError }] = await Promise.all([
           import('../../shared/schemas/webhooks.js'),
@@ -58,60 +51,69 @@ export function registerWebhookCommands(program: Command): void {
           );
         const body = await validateBody(CreateWebhookInput, { url, events: o.event ?? [...WEBHOOK_EVENTS] }, { url: '<url>', events: '--event' });
         const created = await client.post<Webhook>('/webhooks', body);
-        await out.record(created);
+        await out.record(created, WEBHOOK_VIEW);
         if (!out.json && out.tty) out.note('The secret is shown only this once: store it now.');
       }),
     );
 
-  paginationOptions(webhooks.command('list').description('list webhooks')).action(
-    withContext<PageOptions>(async ({ client, out }, o) => {
-      await out.list(await client.get<ListResult<Webhook>>('/webhooks', pageQuery(o)), COLUMNS, pageQuery(o));
+  examples(paginationOptions(webhooks.command('list').description('list webhooks')), 'agora webhooks list').action(
+    withContext<PageOptions>(async (ctx, o) => {
+      await showList(ctx, '/webhooks', {}, COLUMNS, o);
     }),
   );
 
-  webhooks
-    .command('get')
-    .description('show one webhook (never its secret)')
-    .argument('<id>', 'webhook id')
-    .action(
-      withContext(async ({ client, out }, _o, [id]) => {
-        const { seg } = await import('../../client/api-client.js');
-        await out.record(await client.get<Webhook>(`/webhooks/${seg(id!)}`), GET_COLUMNS);
-      }),
-    );
-
-  webhooks
-    .command('remove')
-    .description('remove a webhook and its deliveries')
-    .argument('<id>', 'webhook id')
-    .option('-y, --yes', 'do not ask for confirmation')
-    .action(
-      withContext<{ yes?: boolean }>(async ({ client, out }, o, [id]) => {
-        const [{ seg }, { confirmOrStop }] = await Promise.all([import('../../client/api-client.js'), import('../confirm.js')]);
-        await confirmOrStop(`Remove webhook ${id}?`, o.yes);
-        await client.delete(`/webhooks/${seg(id!)}`);
-        out.done(`Webhook ${id} removed`);
-      }),
-    );
-
-  paginationOptions(
-    webhooks.command('deliveries').description("a webhook's deliveries, newest first").argument('<id>', 'webhook id'),
+  examples(
+    webhooks.command('get').description('show one webhook (never its secret)').argument('<id>', 'webhook id'),
+    'agora webhooks get 3f2a…',
   ).action(
-    withContext<PageOptions>(async ({ client, out }, o, [id]) => {
+      withContext(async ({ client, out }, _o, [id]) => {
+        const { seg } = await import('../../client/api-client.js');
+        await out.record(await client.get<Webhook>(`/webhooks/${seg(id!)}`), WEBHOOK_VIEW);
+      }),
+    );
+
+  examples(
+    webhooks
+      .command('remove')
+      .description('remove webhooks and their deliveries')
+      .argument('<id...>', 'webhook ids, or - to read them from standard input')
+      .option('-y, --yes', 'do not ask for confirmation'),
+    'agora webhooks remove 3f2a… --yes',
+  ).action(
+      withContext<{ yes?: boolean }>(async ({ client, out }, o, args) => {
+        const [{ seg }, { confirmOrStop }, { interactive }] = await Promise.all([
+          import('../../client/api-client.js'),
+          import('../confirm.js'),
+          import('../prompts.js'),
+        ]);
+        for (const id of await idsFrom(args)) {
+          const hook = !o.yes && interactive() ? await client.get<Webhook>(`/webhooks/${seg(id)}`) : undefined;
+          await confirmOrStop(`Remove the webhook to ${hook ? hook.url : id}?`, o.yes);
+          await client.delete(`/webhooks/${seg(id)}`);
+          out.done(`Webhook ${id} removed`);
+        }
+      }),
+    );
+
+  examples(
+    paginationOptions(
+      webhooks.command('deliveries').description("a webhook's deliveries, newest first").argument('<id>', 'webhook id'),
+    ),
+    'agora webhooks deliveries 3f2a…',
+  ).action(
+    withContext<PageOptions>(async (ctx, o, [id]) => {
       const { seg } = await import('../../client/api-client.js');
-      const result = await client.get<ListResult<Delivery>>(`/webhooks/${seg(id!)}/deliveries`, pageQuery(o));
-      await out.list(result, DELIVERY_COLUMNS, pageQuery(o));
+      await showList(ctx, `/webhooks/${seg(id!)}/deliveries`, {}, DELIVERY_COLUMNS, o);
     }),
   );
 
-  webhooks
-    .command('redeliver')
-    .description('send a delivery again')
-    .argument('<delivery-id>', 'delivery id')
-    .action(
+  examples(
+    webhooks.command('redeliver').description('send a delivery again').argument('<delivery-id>', 'delivery id'),
+    'agora webhooks redeliver 9b1c…',
+  ).action(
       withContext(async ({ client, out }, _o, [id]) => {
         const { seg } = await import('../../client/api-client.js');
-        await out.record(await client.post<Delivery>(`/webhook_deliveries/${seg(id!)}/redeliver`, {}), DELIVERY_COLUMNS);
+        await out.record(await client.post<Delivery>(`/webhook_deliveries/${seg(id!)}/redeliver`, {}), DELIVERY_VIEW);
       }),
     );
 }

@@ -107,6 +107,7 @@ export const ListEventsQuery = PaginationQuery.extend({
   date: day,
   event_date: queryEnum('event_date', ['current_and_coming'] as const),
   page_id: queryText,
+  slug: queryText,
 });
 export type ListEventsQuery = z.infer<typeof ListEventsQuery>;
 

@@ -30,7 +30,8 @@ export const PageConfigurationSchema = z.object({
 });
 export type PageConfiguration = z.infer<typeof PageConfigurationSchema>;
 export const PageConfigurationListSchema = listOf(PageConfigurationSchema);
-export const ListPageConfigurationsQuery = PaginationQuery;
+export const ListPageConfigurationsQuery = PaginationQuery.extend({ name: queryText });
+export type ListPageConfigurationsQuery = z.infer<typeof ListPageConfigurationsQuery>;
 
 export const CreatePageInput = z.object({
   name: text(150),
@@ -45,6 +46,7 @@ export const ListPagesQuery = PaginationQuery.extend({
   page_configuration_id: queryText,
   owner: queryText,
   privacy: queryEnum('privacy', PRIVACIES),
+  slug: queryText,
 });
 export type ListPagesQuery = z.infer<typeof ListPagesQuery>;
 

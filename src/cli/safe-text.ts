@@ -1,0 +1,19 @@
+/**
+ * Text from the server made safe for a terminal: C0 and C1 control characters, DEL and the bidirectional
+ * overrides are shown as visible stand-ins (ESC → ␛, BEL → ␇, CSI 0x9b → \x9b, U+202E → \u202e), never
+ * interpreted, so that a name cannot clear the screen, set the window title or reorder what is shown.
+ */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+export function visible(text: string): string {
+  return text.replace(CONTROL, (c) => {
+    const code = c.charCodeAt(0);
+    if (code < 0x20) return String.fromCharCode(0x2400 + code);
+    if (code === 0x7f) return '\u2421';
+    if (code <= 0x9f) return `\\x${code.toString(16)}`;
+    return `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
+/** One line of a cell: tabs and line breaks become one space, then every other control is made visible. */
+export const visibleLine = (text: string): string => visible(text.replace(/[\t\r\n]+/g, ' '));

@@ -1,0 +1,121 @@
+import stringWidth from 'string-width';
+
+export interface TableInput {
+  head?: string[];
+  rows: string[][];
+  /** The terminal's width: the table is never wider. */
+  width: number;
+  /** Per column: wrap long cells over several lines instead of cutting them with `…`. */
+  wrap?: boolean[];
+  /** Per column: keep the whole width while other columns can still give way (ids shortened to a unique prefix). */
+  firm?: boolean[];
+  paint?: { head: (s: string) => string; border: (s: string) => string; first?: (s: string) => string };
+}
+
+/** Cuts `text` to at most `width` columns, ending with `…` when it was longer. */
+export function truncate(text: string, width: number): string {
+  if (stringWidth(text) <= width) return text;
+  if (width <= 0) return '';
+  let out = '';
+  let used = 0;
+  for (const ch of text) {
+    const w = stringWidth(ch);
+    if (used + w > width - 1) break;
+    out += ch;
+    used += w;
+  }
+  return `${out}…`;
+}
+
+/** Splits `text` into lines of at most `width` columns (at spaces when it can). */
+function wrapText(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let rest = text;
+  while (stringWidth(rest) > width) {
+    let cut = '';
+    let used = 0;
+    for (const ch of rest) {
+      const w = stringWidth(ch);
+      if (used + w > width) break;
+      cut += ch;
+      used += w;
+    }
+    const space = cut.lastIndexOf(' ');
+    if (space > width / 2) cut = cut.slice(0, space + 1);
+    if (cut.length === 0) cut = [...rest][0]!;
+    lines.push(cut.trimEnd());
+    rest = rest.slice(cut.length);
+  }
+  lines.push(rest);
+  return lines;
+}
+
+/**
+ * Column widths that fit `available`: the widest columns give way first, down to the header's width (or 4),
+ * then below that when even those do not fit.
+ */
+export function fitWidths(natural: number[], minimum: number[], available: number): number[] {
+  const widths = [...natural];
+  const total = () => widths.reduce((a, b) => a + b, 0);
+  for (const floor of [minimum, minimum.map((m, i) => (m === natural[i] ? m : 1)), widths.map(() => 1)]) {
+    while (total() > available) {
+      let widest = -1;
+      for (let i = 0; i < widths.length; i++)
+        if (widths[i]! > floor[i]! && (widest === -1 || widths[i]! > widths[widest]!)) widest = i;
+      if (widest === -1) break;
+      widths[widest]!--;
+    }
+  }
+  return widths;
+}
+
+/** How wide the table would be with no cell cut. */
+export function naturalWidth(head: string[], rows: string[][]): number {
+  const widths = head.map((h, i) => Math.max(1, stringWidth(h), ...rows.map((r) => stringWidth(r[i] ?? ''))));
+  return widths.reduce((a, b) => a + b, 0) + 3 * head.length + 1;
+}
+
+/** A boxed table with one rule under the header and none between rows, no wider than `width`. */
+export function renderTable({ head, rows, width, wrap = [], firm = [], paint }: TableInput): string {
+  const columns = head?.length ?? rows[0]?.length ?? 0;
+  const border = paint?.border ?? ((s: string) => s);
+  const natural = Array.from({ length: columns }, (_, i) =>
+    Math.max(1, stringWidth(head?.[i] ?? ''), ...rows.map((r) => stringWidth(r[i] ?? ''))),
+  );
+  const minimum = natural.map((n, i) => (firm[i] ? n : Math.min(n, Math.max(4, stringWidth(head?.[i] ?? '')))));
+  const widths = fitWidths(natural, minimum, Math.max(columns, width - (3 * columns + 1)));
+  const rule = (l: string, m: string, r: string) => border(l + widths.map((w) => '─'.repeat(w + 2)).join(m) + r);
+  const pad = (text: string, w: number) => text + ' '.repeat(Math.max(0, w - stringWidth(text)));
+  const line = (cells: string[], style?: (s: string, i: number) => string) =>
+    border('│') + cells.map((c, i) => ` ${style ? style(pad(c, widths[i]!), i) : pad(c, widths[i]!)} `).join(border('│')) + border('│');
+  const out = [rule('┌', '┬', '┐')];
+  if (head) {
+    out.push(line(head.map((h, i) => truncate(h, widths[i]!)), paint ? (s) => paint.head(s) : undefined));
+    out.push(rule('├', '┼', '┤'));
+  }
+  for (const row of rows) {
+    const cells = row.map((c, i) => (wrap[i] ? wrapText(c, widths[i]!) : [truncate(c, widths[i]!)]));
+    const height = Math.max(...cells.map((c) => c.length));
+    for (let k = 0; k < height; k++)
+      out.push(line(cells.map((c) => c[k] ?? ''), paint?.first ? (s, i) => (i === 0 ? paint.first!(s) : s) : undefined));
+  }
+  out.push(rule('└', '┴', '┘'));
+  return out.join('\n');
+}
+
+/** Each id cut to the shortest prefix (at least `min` characters) that no other id in the list shares. */
+export function uniquePrefixes(ids: string[], min = 8): string[] {
+  const sorted = [...new Set(ids)].sort();
+  const length = new Map<string, number>();
+  sorted.forEach((id, i) => {
+    let n = Math.min(min, id.length);
+    for (const other of [sorted[i - 1], sorted[i + 1]]) {
+      if (other === undefined) continue;
+      let common = 0;
+      while (common < id.length && id[common] === other[common]) common++;
+      n = Math.max(n, Math.min(id.length, common + 1));
+    }
+    length.set(id, n);
+  });
+  return ids.map((id) => id.slice(0, length.get(id) ?? id.length));
+}

@@ -1,0 +1,231 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, createPage, createPageConfiguration, createUser, userBody } from '../helpers/api.js';
+import { runCli } from '../helpers/cli.js';
+import { useServer } from '../helpers/server.js';
+import { Terminal } from '../helpers/tmux.js';
+import { envFor, freshHome, tsvRows } from './support.js';
+
+/**
+ * The CLI as a person meets it on a real terminal (tmux) and as a script meets it through a pipe: escape
+ * sequences from the server stay inert, whole lists, names for ids, tables that fit, prompts.
+ */
+const server = useServer({ env: { AGORA_WEBHOOKS_ALLOW_PRIVATE: '1' } });
+let term: Terminal;
+let adminId: string;
+const tag = () => randomBytes(4).toString('hex');
+const agora = (args: string[], input?: string) => runCli(args, { home: server.dir, env: envFor(server), input });
+const EVIL = 'Evil\u001b]0;pwned\u0007\u001b[2J\u001b[31mred\u009b1m';
+
+beforeAll(async () => {
+  adminId = ((await call(server, 'GET', '/me')).body as { id: string }).id;
+  term = new Terminal(freshHome(server), envFor(server));
+});
+afterAll(() => term?.close());
+
+describe('safe output', () => {
+  it('a name holding ESC, BEL, CSI and OSC sequences, listed, shown and in an error, leaves the title and the screen alone', async () => {
+    const config = await createPageConfiguration(server, `${EVIL} ${tag()}`);
+    const page = await createPage(server, { user_id: adminId, page_configuration_id: config.id, name: `${EVIL} ${tag()}`, privacy: 'public' });
+    // Two configurations with the same evil name: naming it is ambiguous, and the error lists both by name.
+    const twin = `${EVIL}${tag()}`;
+    await createPageConfiguration(server, twin);
+    await createPageConfiguration(server, twin);
+    term.clear();
+    term.type('echo still-here-before');
+    const before = term.title();
+    const listed = await term.agora(`pages list --slug ${page.slug}`);
+    const shown = await term.agora(`pages get ${page.slug}`);
+    term.type(`export TWIN="$(printf 'Evil\\033]0;pwned\\007\\033[2J\\033[31mred\\302\\2331m')${twin.slice(EVIL.length)}"`);
+    const failed = await term.agora('pages create --name X --privacy public --config "$TWIN"');
+    const screen = term.screen();
+    expect(listed.code, listed.screen).toBe(0);
+    expect(shown.code, shown.screen).toBe(0);
+    expect(failed.code, failed.screen).toBe(2);
+    expect(term.title()).toBe(before);
+    expect(term.title()).not.toContain('pwned');
+    // Nothing cleared the screen: the line typed before is still there, and the sequences show as text.
+    expect(screen).toContain('still-here-before');
+    expect(screen).toMatch(/Evil␛]0;pwned␇␛\[2J␛\[31mred\\x9b1m/);
+    expect(failed.screen).toMatch(/2 page configurations have the name "Evil␛]0;pwned␇␛\[2J/);
+  });
+
+  it('piped, the sequences are made visible too; --json keeps the exact text', async () => {
+    const config = await createPageConfiguration(server);
+    const page = await createPage(server, { user_id: adminId, page_configuration_id: config.id, name: `${EVIL} ${tag()}`, privacy: 'public' });
+    const [tsv, json] = await Promise.all([agora(['pages', 'get', page.slug]), agora(['pages', 'get', page.slug, '--json'])]);
+    expect(tsv.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(Object.fromEntries(tsvRows(tsv.stdout)).name).toBe(`Evil␛]0;pwned␇␛[2J␛[31mred\\x9b1m ${String(page.name).split(" ").pop()}`);
+    expect(JSON.parse(json.stdout).name).toBe(page.name);
+  });
+});
+
+describe('names where people type them', () => {
+  it('pages get <slug>, users get <nickname>, pages create --config <name>; an ambiguous name exits 2', async () => {
+    const config = await createPageConfiguration(server, `Community ${tag()}`);
+    const user = await createUser(server);
+    const page = await createPage(server, { user_id: adminId, page_configuration_id: config.id, name: `Garden ${tag()}`, privacy: 'public' });
+    const [bySlug, byNickname, created, unknown] = await Promise.all([
+      agora(['pages', 'get', page.slug]),
+      agora(['users', 'get', user.nickname]),
+      agora(['pages', 'create', '--name', `Books ${tag()}`, '--config', config.name, '--privacy', 'private', '--user', user.nickname]),
+      agora(['users', 'get', `nobody-${tag()}`]),
+    ]);
+    expect(Object.fromEntries(tsvRows(bySlug.stdout))).toMatchObject({ id: page.id, owner: 'admin', configuration: config.name });
+    expect(Object.fromEntries(tsvRows(byNickname.stdout)).id).toBe(user.id);
+    expect(created.code, created.stderr).toBe(0);
+    expect(Object.fromEntries(tsvRows(created.stdout))).toMatchObject({ page_configuration_id: config.id, user_id: user.id, owner: user.nickname });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^error: No user with the id or nickname "nobody-/);
+
+    const twin = `Twin ${tag()}`;
+    const [a, b] = [await createPageConfiguration(server, twin), await createPageConfiguration(server, twin)];
+    const ambiguous = await agora(['pages', 'create', '--name', 'X', '--config', twin, '--privacy', 'public']);
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toContain(`2 page configurations have the name "${twin}"`);
+    expect(ambiguous.stderr).toContain(a.id);
+    expect(ambiguous.stderr).toContain(b.id);
+  });
+});
+
+describe('whole lists', () => {
+  it('--all on 260 users gives 260 rows, --limit 30 gives 30, and a cut piped list says so on stderr', async () => {
+    const have = ((await call(server, 'GET', '/users')).body as { total_items: number }).total_items;
+    const bodies = Array.from({ length: 260 - have }, () => userBody());
+    for (let i = 0; i < bodies.length; i += 20)
+      await Promise.all(bodies.slice(i, i + 20).map((body) => call(server, 'POST', '/users', { body })));
+    expect(((await call(server, 'GET', '/users')).body as { total_items: number }).total_items).toBe(260);
+    const [all, limited, page, json, header] = await Promise.all([
+      agora(['users', 'list', '--all']),
+      agora(['users', 'list', '--limit', '30']),
+      agora(['users', 'list']),
+      agora(['users', 'list', '--all', '--json']),
+      agora(['users', 'list', '--limit', '2', '--fields', 'nickname,id', '--header']),
+    ]);
+    const rows = tsvRows(all.stdout);
+    expect(rows).toHaveLength(260);
+    expect(new Set(rows.map((r) => r[0])).size).toBe(260);
+    expect(all.stderr).toBe('');
+    expect(tsvRows(limited.stdout)).toHaveLength(30);
+    expect(limited.stderr).toBe('');
+    expect(tsvRows(page.stdout)).toHaveLength(25);
+    expect(page.stderr).toBe('25 of 260 shown; --all for every one\n');
+    expect(JSON.parse(json.stdout)).toMatchObject({ total_items: 260 });
+    expect(JSON.parse(json.stdout).items).toHaveLength(260);
+    const [head, ...rest] = tsvRows(header.stdout);
+    expect(head).toEqual(['nickname', 'id']);
+    expect(rest).toHaveLength(2);
+    expect(rest[0]![1]).toMatch(/^[0-9a-f]{32}$/);
+    const bad = await agora(['users', 'list', '--fields', 'nickname,shoe_size']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^error: --fields: no column "shoe_size"/);
+  });
+});
+
+describe('tables that fit', () => {
+  it('at 60 columns, pages list, invites list and webhooks deliveries draw no line wider than 60', async () => {
+    const config = await createPageConfiguration(server);
+    const page = await createPage(server, {
+      user_id: adminId,
+      page_configuration_id: config.id,
+      name: `A page with a rather long name to show truncation ${tag()}`,
+      privacy: 'secret',
+    });
+    const hook = await call(server, 'POST', '/webhooks', { body: { url: 'http://127.0.0.1:9/hook', events: ['invite.created'] } });
+    const invited = await createUser(server);
+    await call(server, 'POST', '/invites', { body: { target_type: 'Page', target_id: page.id, user_id: adminId, user_target_ids: [invited.id] } });
+    term.resize(60);
+    for (const args of ['pages list --per-page 10', `invites list --page-id ${page.slug}`, `webhooks deliveries ${hook.body.id}`]) {
+      term.clear();
+      const { code, screen } = await term.agora(args);
+      expect(code, screen).toBe(0);
+      const lines = screen.split('\n').filter((l) => /^[│┌└├]/.test(l));
+      expect(lines.length, screen).toBeGreaterThan(3);
+      for (const line of lines) expect([...line].length, `${args}:\n${screen}`).toBeLessThanOrEqual(60);
+      // One rule under the header, none between rows.
+      expect(lines.filter((l) => l.startsWith('├')).length).toBe(1);
+    }
+    term.resize(200);
+  });
+});
+
+describe('prompts', () => {
+  it('asks for every missing value, re-asks an invalid one, masks the password, and creates the user', async () => {
+    const nickname = `pat_${tag()}`;
+    term.clear();
+    const run = term.agora('users create --first-name Pat --last-name Doe');
+    await term.waitFor(/Nickname/);
+    term.type('no spaces allowed');
+    await term.waitFor(/may contain only/);
+    term.keys('C-u');
+    term.type(nickname);
+    await term.waitFor(/Email/);
+    term.type(`${nickname}@example.org`);
+    await term.waitFor(/Password/);
+    term.type('secretive42');
+    await term.waitFor(/Password \(again\)/);
+    term.type('secretive42');
+    await term.waitFor(/accept the conditions/);
+    term.type('y');
+    await term.waitFor(/confidentiality/);
+    term.type('y');
+    const { code, screen } = await run;
+    expect(code, screen).toBe(0);
+    expect(screen).not.toContain('secretive42');
+    expect(screen).toMatch(/Password \*{11}/);
+    const found = (await call(server, 'GET', `/users?nickname=${nickname}`)).body as { items: { email: string }[] };
+    expect(found.items[0]?.email).toBe(`${nickname}@example.org`);
+  });
+
+  it('offers page configurations and privacies to pick from; Ctrl-C exits 130 with nothing written', async () => {
+    const config = await createPageConfiguration(server, `Picked ${tag()}`);
+    const name = `Asked ${tag()}`;
+    term.clear();
+    const run = term.agora('pages create');
+    await term.waitFor(/Page name/);
+    term.type(name);
+    await term.waitFor(/Page configuration/);
+    // The pick-list: move down to the new configuration, then Enter.
+    await term.waitFor(/❯/);
+    for (let i = 0; i < 200 && !term.screen().includes(`❯ ${config.name}`); i++) {
+      term.keys('Down');
+      await new Promise((ok) => setTimeout(ok, 20));
+    }
+    expect(term.screen()).toContain(`❯ ${config.name}`);
+    term.keys('Enter');
+    await term.waitFor(/Privacy/);
+    term.keys('Enter');
+    const { code, screen } = await run;
+    expect(code, screen).toBe(0);
+    const pages = (await call(server, 'GET', `/pages?per_page=100&page_configuration_id=${config.id}`)).body as { items: { name: string }[] };
+    expect(pages.items.map((p) => p.name)).toEqual([name]);
+
+    const before = ((await call(server, 'GET', '/pages')).body as { total_items: number }).total_items;
+    term.clear();
+    const stopped = term.agora('pages create');
+    await term.waitFor(/Page name/);
+    term.keys('C-c');
+    expect((await stopped).code).toBe(130);
+    expect(((await call(server, 'GET', '/pages')).body as { total_items: number }).total_items).toBe(before);
+  });
+
+  it('without a terminal, exits 2 naming every missing flag at once; --password-stdin reads the secret', async () => {
+    const missing = await agora(['users', 'create', '--first-name', 'Pat']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe(
+      'error: missing --last-name, --nickname, --email, --password-stdin, --accept-conditions, --accept-confidentiality (asked for on a terminal; required otherwise)\n',
+    );
+    const nickname = `stdin_${tag()}`;
+    const created = await agora(
+      ['users', 'create', '--first-name', 'Pat', '--last-name', 'Doe', '--nickname', nickname, '--email', `${nickname}@example.org`, '--password-stdin', '--accept-conditions', '--accept-confidentiality'],
+      'fromstdin42\n',
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const login = await runCli(['login', '--api-key', server.admin.key, '--with-token', '--url', server.url.replace(/^http:\/\//, '') + '/public-api/v1'], {
+      home: freshHome(server),
+      input: `${server.admin.secret}\n`,
+    });
+    expect(login.code, login.stderr).toBe(0);
+    expect(login.stdout).toContain(`Logged in to ${server.url} as admin`);
+  });
+});
