@@ -1,3 +1,4 @@
+import Table from 'cli-table3';
 import stringWidth from 'string-width';
 
 export interface TableInput {
@@ -75,32 +76,37 @@ export function naturalWidth(head: string[], rows: string[][]): number {
   return widths.reduce((a, b) => a + b, 0) + 3 * head.length + 1;
 }
 
-/** A boxed table with one rule under the header and none between rows, no wider than `width`. */
+/**
+ * A boxed table with one rule under the header and none between rows, no wider than `width`. Widths are
+ * fitted here (cli-table3 would wrap or overflow); cli-table3 draws it, and the rule under the header is its
+ * top border with the joints turned.
+ */
 export function renderTable({ head, rows, width, wrap = [], firm = [], paint }: TableInput): string {
   const columns = head?.length ?? rows[0]?.length ?? 0;
-  const border = paint?.border ?? ((s: string) => s);
   const natural = Array.from({ length: columns }, (_, i) =>
     Math.max(1, stringWidth(head?.[i] ?? ''), ...rows.map((r) => stringWidth(r[i] ?? ''))),
   );
   const minimum = natural.map((n, i) => (firm[i] ? n : Math.min(n, Math.max(4, stringWidth(head?.[i] ?? '')))));
   const widths = fitWidths(natural, minimum, Math.max(columns, width - (3 * columns + 1)));
-  const rule = (l: string, m: string, r: string) => border(l + widths.map((w) => '─'.repeat(w + 2)).join(m) + r);
-  const pad = (text: string, w: number) => text + ' '.repeat(Math.max(0, w - stringWidth(text)));
-  const line = (cells: string[], style?: (s: string, i: number) => string) =>
-    border('│') + cells.map((c, i) => ` ${style ? style(pad(c, widths[i]!), i) : pad(c, widths[i]!)} `).join(border('│')) + border('│');
-  const out = [rule('┌', '┬', '┐')];
-  if (head) {
-    out.push(line(head.map((h, i) => truncate(h, widths[i]!)), paint ? (s) => paint.head(s) : undefined));
-    out.push(rule('├', '┼', '┤'));
-  }
-  for (const row of rows) {
-    const cells = row.map((c, i) => (wrap[i] ? wrapText(c, widths[i]!) : [truncate(c, widths[i]!)]));
-    const height = Math.max(...cells.map((c) => c.length));
-    for (let k = 0; k < height; k++)
-      out.push(line(cells.map((c) => c[k] ?? ''), paint?.first ? (s, i) => (i === 0 ? paint.first!(s) : s) : undefined));
-  }
-  out.push(rule('└', '┴', '┘'));
-  return out.join('\n');
+  const paintLines = (text: string, style: (s: string) => string) => text.split('\n').map(style).join('\n');
+  const table = new Table({
+    ...(head ? { head: head.map((h, i) => (paint ? paint.head(truncate(h, widths[i]!)) : truncate(h, widths[i]!))) } : {}),
+    colWidths: widths.map((w) => w + 2),
+    wordWrap: false,
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+    style: { head: [], border: [], 'padding-left': 1, 'padding-right': 1 },
+  });
+  for (const row of rows)
+    table.push(
+      row.map((cell, i) => {
+        const fitted = wrap[i] ? wrapText(cell, widths[i]!).join('\n') : truncate(cell, widths[i]!);
+        return i === 0 && paint?.first ? paintLines(fitted, paint.first) : fitted;
+      }),
+    );
+  const lines = table.toString().split('\n');
+  if (head) lines.splice(2, 0, lines[0]!.replace('┌', '├').replace(/┬/g, '┼').replace('┐', '┤'));
+  const border = paint?.border;
+  return lines.map((l) => (border ? l.replace(/[┌┬┐├┼┤└┴┘│─]+/g, (m) => border(m)) : l)).join('\n');
 }
 
 /** Each id cut to the shortest prefix (at least `min` characters) that no other id in the list shares. */

@@ -22,7 +22,7 @@ beforeAll(async () => {
 /** A user asks to join, from another process: the real `agora` binary with their own key. */
 async function askFromAnotherProcess(nickname: string): Promise<{ id: string; userId: string }> {
   const { user, creds } = await createUserWithKey(server, { nickname });
-  const result = await runCli(['access-requests', 'create', '--page', pageId, '--json'], { home: server.dir, env: envFor(server, creds) });
+  const result = await runCli(['access-requests', 'create', '--page-id', pageId, '--json'], { home: server.dir, env: envFor(server, creds) });
   expect(result.code, result.stderr).toBe(0);
   return { id: JSON.parse(result.stdout).id, userId: user.id };
 }

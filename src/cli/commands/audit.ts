@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { AuditEntry } from '../../shared/schemas/audit.js';
 import type { ListResult } from '../../shared/schemas/common.js';
-import { pageQuery, paginationOptions, withContext, type PageOptions } from '../command-kit.js';
+import { paginationOptions, showList, withContext, type PageOptions } from '../command-kit.js';
 import type { Column } from '../output.js';
 
 export const AUDIT_COLUMNS: Column<AuditEntry>[] = [
@@ -34,17 +34,9 @@ export function registerAuditCommands(program: Command): void {
       .option('--since <time>', 'only from this date or time on (ISO 8601, e.g. 2026-11-01)')
       .option('--until <time>', 'only before this date or time (ISO 8601)'),
   ).action(
-    withContext<AuditListOptions>(async ({ client, out }, o) => {
-      const result = await client.get<ListResult<AuditEntry>>('/audit_log', {
-        ...pageQuery(o),
-        actor_id: o.actor,
-        action: o.action,
-        target_type: o.targetType,
-        target_id: o.targetId,
-        since: o.since,
-        until: o.until,
-      });
-      await out.list(result, AUDIT_COLUMNS, pageQuery(o));
+    withContext<AuditListOptions>(async (ctx, o) => {
+      const query = { actor_id: o.actor, action: o.action, target_type: o.targetType, target_id: o.targetId, since: o.since, until: o.until };
+      await showList<AuditEntry>(ctx, '/audit_log', query, AUDIT_COLUMNS, o);
     }),
   );
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { ListResult } from '../../shared/schemas/common.js';
 import type { ModerationItem } from '../../shared/schemas/moderation.js';
-import { pageQuery, paginationOptions, withContext, type PageOptions } from '../command-kit.js';
+import { paginationOptions, showList, withContext, type PageOptions } from '../command-kit.js';
 import type { Column } from '../output.js';
 
 export const QUEUE_COLUMNS: Column<ModerationItem>[] = [
@@ -22,11 +22,10 @@ export function registerQueueCommand(program: Command): void {
       .description('moderate: the waiting access requests and invites of the pages you administer, live on a terminal')
       .option('-y, --yes', 'refuse without asking for confirmation'),
   ).action(
-    withContext<PageOptions & { yes?: boolean }>(async ({ client, out }, o) => {
-      if (out.json || !process.stdout.isTTY || !process.stdin.isTTY) {
-        const result = await client.get<ListResult<ModerationItem>>('/moderation_queue', pageQuery(o));
-        return out.list(result, QUEUE_COLUMNS, pageQuery(o));
-      }
+    withContext<PageOptions & { yes?: boolean }>(async (ctx, o) => {
+      const { client, out } = ctx;
+      if (out.json || !process.stdout.isTTY || !process.stdin.isTTY)
+        return showList<ModerationItem>(ctx, '/moderation_queue', {}, QUEUE_COLUMNS, o);
       const [{ seg }, { openEventStream }, { runQueueScreen }] = await Promise.all([
         import('../../client/api-client.js'),
         import('../../client/event-stream.js'),
