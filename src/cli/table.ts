@@ -109,7 +109,7 @@ export function renderTable({ head, rows, width, wrap = [], firm = [], paint }: 
   return lines.map((l) => (border ? l.replace(/[┌┬┐├┼┤└┴┘│─]+/g, (m) => border(m)) : l)).join('\n');
 }
 
-/** Each id cut to the shortest prefix (at least `min` characters) that no other id in the list shares. */
+/** The ids cut to the shortest common length (at least `min` characters) at which no two of them share a prefix. */
 export function uniquePrefixes(ids: string[], min = 8): string[] {
   const sorted = [...new Set(ids)].sort();
   const length = new Map<string, number>();
@@ -123,5 +123,7 @@ export function uniquePrefixes(ids: string[], min = 8): string[] {
     }
     length.set(id, n);
   });
-  return ids.map((id) => id.slice(0, length.get(id) ?? id.length));
+  // One length for the whole column: ids of different lengths side by side read as different kinds of thing.
+  const longest = Math.max(0, ...length.values());
+  return ids.map((id) => id.slice(0, Math.min(id.length, longest)));
 }
