@@ -166,7 +166,9 @@ async function fanOutRun() {
   const total = perStatus.reduce((a, b) => a + b, 0);
   console.log('\nFan-out');
   for (const [label, posts] of [['alone', alone], ['with 8 readers', withReads]])
-    console.log(`  POST /statuses to a page of ${MEMBERS.toLocaleString('en')}, ${label}: p50 ${ms(pct(posts, 50))}, p99 ${ms(pct(posts, 99))}, max ${ms(Math.max(...posts))} (${posts.length} posts)`);
+    console.log(
+      `  POST /statuses to a page of ${MEMBERS.toLocaleString('en')}, ${label}: p50 ${ms(pct(posts, 50))}, p99 ${ms(pct(posts, 99))}, max ${ms(Math.max(...posts))} (${posts.length} posts: ${posts.map((p) => p.toFixed(1)).join(', ')} ms)`,
+    );
   console.log(`  reads during the fan-out (8 connections, ${reads.length} requests): p50 ${ms(pct(reads, 50))}, p99 ${ms(pct(reads, 99))}`);
   console.log(`  ${total.toLocaleString('en')} notifications written in ${elapsed.toFixed(1)} s (${elapsedNote}, with the pauses) (${Math.round(total / elapsed).toLocaleString('en')}/s)`);
   console.log(`  every member notified once per status: ${perStatus.every((n) => n === MEMBERS) && dup === 0 ? 'yes' : `NO (${perStatus.join(', ')}; ${dup} duplicates)`}`);
