@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, UserTable } from './schema.js';
@@ -23,9 +23,9 @@ export interface UserFilter {
 }
 
 export function usersRepo(db: Kysely<Database>) {
-  const withRole = () =>
-    db
-      .selectFrom('users')
+  /** A user with the role fields that user records show (tagline). */
+  const joinRole = (q: SelectQueryBuilder<Database, 'users', object>) =>
+    q
       .innerJoin('permission_sets', 'permission_sets.id', 'users.permission_set_id')
       .selectAll('users')
       .select([
@@ -34,6 +34,7 @@ export function usersRepo(db: Kysely<Database>) {
         'permission_sets.show_as_tagline as role_show_as_tagline',
         'permission_sets.image_url as role_image_url',
       ]);
+  const withRole = () => joinRole(db.selectFrom('users'));
 
   return {
     async insert(row: Omit<UserRow, 'nickname_key'>): Promise<void> {
@@ -68,16 +69,7 @@ export function usersRepo(db: Kysely<Database>) {
       const [walked, total] = await Promise.all([
         walkPage<UserWithRole>(
           [{ query: q, keys: ['users.id'] }],
-          (query) =>
-            query
-              .innerJoin('permission_sets', 'permission_sets.id', 'users.permission_set_id')
-              .selectAll('users')
-              .select([
-                'permission_sets.name as role_name',
-                'permission_sets.system_key as role_system_key',
-                'permission_sets.show_as_tagline as role_show_as_tagline',
-                'permission_sets.image_url as role_image_url',
-              ]),
+          (query) => joinRole(query as SelectQueryBuilder<Database, 'users', object>),
           page,
         ),
         // A nickname names one user at most: its unique index answers.
