@@ -78,14 +78,13 @@ export async function createAccessRequest(
     const created = await toRecord(tx, caller, row);
     await recordWebhookEvent(tx, now, 'page_access_request.created', created);
     // The page's administrators: its creator and every project administrator.
-    const requester = (await tx.users.getById(row.user_id))!;
     await notifyUsers(
       tx,
       now,
       {
         type: 'page_access_request',
         action: 'requested',
-        subject: userRef(requester),
+        subject: userRef(created.user),
         target: { type: 'PageAccessRequest', id: row.id },
         finalTarget: pageRef(page),
         link: { type: 'PageAccessRequest', id: row.id },

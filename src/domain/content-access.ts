@@ -4,6 +4,7 @@ import type { EventRow } from '../store/events.js';
 import type { PageRow, Viewer } from '../store/pages.js';
 import type { StatusRow } from '../store/content.js';
 import type { Store } from '../store/store.js';
+import type { UserWithRole } from '../store/users.js';
 import type { Caller } from './context.js';
 import { findVisiblePage, isMember } from './pages.js';
 
@@ -15,12 +16,15 @@ import { findVisiblePage, isMember } from './pages.js';
 
 export const viewerOf = (caller: Caller): Viewer => ({ id: caller.user.id, isAdmin: caller.isAdmin });
 
-/** The user a body names as acting, as a viewer (the caller, or someone an Admin acts for). */
-export async function actingViewer(store: Store, caller: Caller, userId: string): Promise<Viewer> {
-  if (userId === caller.user.id) return viewerOf(caller);
+/**
+ * The user a body names as acting (the caller, or someone an Admin acts for), read once: the record, and the
+ * same user as a viewer of content. 404 when there is no such user.
+ */
+export async function actingUser(store: Store, caller: Caller, userId: string): Promise<{ user: UserWithRole; viewer: Viewer }> {
   const user = await store.users.getById(userId);
   if (!user) throw notFound('User');
-  return { id: user.id, isAdmin: user.role_system_key === SYSTEM_ROLES.admins };
+  const viewer = userId === caller.user.id ? viewerOf(caller) : { id: user.id, isAdmin: user.role_system_key === SYSTEM_ROLES.admins };
+  return { user, viewer };
 }
 
 const inPage = async (store: Store, viewer: Viewer, page: PageRow) =>

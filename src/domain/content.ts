@@ -14,7 +14,7 @@ import { isUniqueViolation } from '../store/errors.js';
 import type { Audience } from '../store/notifications.js';
 import type { Store } from '../store/store.js';
 import {
-  actingViewer,
+  actingUser,
   eventKnownTo,
   pageKnownTo,
   readableStatus,
@@ -85,9 +85,7 @@ async function placeOf(store: Store, status: StatusRow): Promise<Ref & { name: s
 export async function createStatus(deps: Deps, caller: Caller, input: CreateStatusInput): Promise<Status> {
   requireActingFor(caller, input.user_id);
   const row = await deps.store.transaction(async (tx) => {
-    const author = await tx.users.getById(input.user_id);
-    if (!author) throw notFound('User');
-    const viewer = await actingViewer(tx, caller, input.user_id);
+    const { user: author, viewer } = await actingUser(tx, caller, input.user_id);
     const now = nowIso(deps);
     const status: StatusRow = {
       id: newId(),
@@ -157,9 +155,8 @@ export async function listComments(deps: Deps, caller: Caller, statusId: string,
 export async function createComment(deps: Deps, caller: Caller, input: CreateCommentInput): Promise<Comment> {
   requireActingFor(caller, input.user_id);
   const row = await deps.store.transaction(async (tx) => {
-    const author = await tx.users.getById(input.user_id);
-    if (!author) throw notFound('User');
-    const status = await readableStatus(tx, await actingViewer(tx, caller, input.user_id), input.status_id);
+    const { user: author, viewer } = await actingUser(tx, caller, input.user_id);
+    const status = await readableStatus(tx, viewer, input.status_id);
     const now = nowIso(deps);
     const comment: CommentRow = {
       id: newId(),
@@ -196,9 +193,7 @@ export async function createComment(deps: Deps, caller: Caller, input: CreateCom
 export async function createLike(deps: Deps, caller: Caller, input: CreateLikeInput): Promise<Like> {
   requireActingFor(caller, input.user_id);
   return deps.store.transaction(async (tx) => {
-    const liker = await tx.users.getById(input.user_id);
-    if (!liker) throw notFound('User');
-    const viewer = await actingViewer(tx, caller, input.user_id);
+    const { user: liker, viewer } = await actingUser(tx, caller, input.user_id);
     let comment: CommentRow | undefined;
     let status: StatusRow;
     if (input.comment_id) {

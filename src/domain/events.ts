@@ -13,7 +13,7 @@ import type {
 } from '../shared/schemas/events.js';
 import type { AttendanceRow, EventRow } from '../store/events.js';
 import type { Store } from '../store/store.js';
-import { actingViewer, eventKnownTo, pageKnownTo, requirePostInPage, viewerOf } from './content-access.js';
+import { actingUser, eventKnownTo, pageKnownTo, requirePostInPage, viewerOf } from './content-access.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { eventRef, notifyUsers, userRef } from './notifications.js';
 import { requireActingFor } from './permissions.js';
@@ -42,11 +42,8 @@ export async function createEvent(deps: Deps, caller: Caller, input: CreateEvent
   requireActingFor(caller, input.user_id);
   const base = slugify(input.name, 'event');
   const row = await deps.store.transaction(async (tx) => {
-    if (!(await tx.users.getById(input.user_id))) throw notFound('User');
-    if (input.page_id) {
-      const viewer = await actingViewer(tx, caller, input.user_id);
-      await requirePostInPage(tx, viewer, await pageKnownTo(tx, viewer, input.page_id));
-    }
+    const { viewer } = await actingUser(tx, caller, input.user_id);
+    if (input.page_id) await requirePostInPage(tx, viewer, await pageKnownTo(tx, viewer, input.page_id));
     const now = nowIso(deps);
     const event: EventRow = {
       id: newId(),
@@ -118,9 +115,8 @@ async function toAttendanceRecords(store: Store, caller: Caller, rows: Attendanc
 export async function answerEvent(deps: Deps, caller: Caller, eventId: string, input: AttendanceInput): Promise<AttendanceResult> {
   requireActingFor(caller, input.user_id);
   return deps.store.transaction(async (tx) => {
-    const user = await tx.users.getById(input.user_id);
-    if (!user) throw notFound('User');
-    const event = await eventKnownTo(tx, await actingViewer(tx, caller, input.user_id), eventId);
+    const { user, viewer } = await actingUser(tx, caller, input.user_id);
+    const event = await eventKnownTo(tx, viewer, eventId);
     const now = nowIso(deps);
     if (event.end_date < now) throw new AppError(409, ErrorCode.eventEnded, 'This event has ended: it takes no more answers');
     const previous = await tx.attendances.find(event.id, user.id);
