@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Id, listOf, queryText, Timestamp } from './common.js';
-import { CursorPaginationQuery, refuseCursorWithPage } from './paging.js';
+import { CursorPaginationQuery } from './paging.js';
 
 /** Every administrative act the log records, as `<resource>.<verb>` (CONTRACT §7). */
 export const AUDIT_ACTIONS = [
@@ -32,16 +32,14 @@ const isoBound = (name: string) =>
     .transform((v) => new Date(v).toISOString())
     .optional();
 
-export const AuditLogQuery = refuseCursorWithPage(
-  CursorPaginationQuery.extend({
-    actor_id: queryText,
-    action: queryText,
-    target_type: queryText,
-    target_id: queryText,
-    since: isoBound('since').describe('Entries at or after this time'),
-    until: isoBound('until').describe('Entries before this time'),
-  }),
-);
+export const AuditLogQuery = CursorPaginationQuery.extend({
+  actor_id: queryText,
+  action: queryText,
+  target_type: queryText,
+  target_id: queryText,
+  since: isoBound('since').describe('Entries at or after this time'),
+  until: isoBound('until').describe('Entries before this time'),
+});
 export type AuditLogQuery = z.output<typeof AuditLogQuery>;
 
 export const AuditEntrySchema = z.object({

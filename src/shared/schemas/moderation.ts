@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { Id, listOf, Timestamp } from './common.js';
 import { PageSchema } from './pages.js';
-import { CursorPaginationQuery, refuseCursorWithPage } from './paging.js';
+import { CursorPaginationQuery } from './paging.js';
 import { UserSchema } from './users.js';
 
 export const MODERATION_KINDS = ['page_access_request', 'invite'] as const;
 
-export const ModerationQueueQuery = refuseCursorWithPage(CursorPaginationQuery);
+export const ModerationQueueQuery = CursorPaginationQuery;
 export type ModerationQueueQuery = z.infer<typeof CursorPaginationQuery>;
 
 /** A waiting access request or invite of a page the caller administers; `user` asks or is invited. */
