@@ -8,7 +8,7 @@ import type {
   NotificationType,
 } from '../shared/schemas/notifications.js';
 import { SYSTEM_ROLES } from '../store/default-roles.js';
-import type { Audience, NotificationContentRow, NotificationJobRow, NotificationRow } from '../store/notifications.js';
+import type { Audience, NotificationContentRow, NotificationRow } from '../store/notifications.js';
 import type { Store } from '../store/store.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 
@@ -152,8 +152,6 @@ export async function runFanOutBatch(
     return 'more';
   });
 }
-
-export type { NotificationJobRow };
 
 /** Only the user and project administrators read or mark a user's notifications. */
 export function requireSelfOrAdmin(caller: Caller, userId: string, what: string): void {

@@ -17,10 +17,6 @@ export class LiveStreams {
     return () => this.open.delete(close);
   }
 
-  get size(): number {
-    return this.open.size;
-  }
-
   closeAll(): void {
     for (const close of [...this.open]) close();
     this.open.clear();
