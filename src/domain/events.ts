@@ -1,3 +1,4 @@
+import { listByIds } from './by-ids.js';
 import { AppError, ErrorCode, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { listResult, type ListResult } from '../shared/schemas/common.js';
@@ -77,6 +78,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * `event_date=current_and_coming` those not yet ended, by the clock.
  */
 export async function listEvents(deps: Deps, caller: Caller, query: ListEventsQuery): Promise<ListResult<Event>> {
+  if (query.ids) return listByIds(query.ids, query, (id) => getEvent(deps, caller, id));
   const now = nowIso(deps);
   let runningFrom = query.event_date === 'current_and_coming' ? now : undefined;
   let runningBefore: string | undefined;

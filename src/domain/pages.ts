@@ -1,3 +1,4 @@
+import { listByIds } from './by-ids.js';
 import { notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { listResult, type ListResult, type Pagination } from '../shared/schemas/common.js';
@@ -80,8 +81,9 @@ export async function getPageConfiguration(deps: Deps, id: string): Promise<Page
 
 export async function listPageConfigurations(
   deps: Deps,
-  query: Pagination & { name?: string },
+  query: Pagination & { name?: string; ids?: string[] },
 ): Promise<ListResult<PageConfiguration>> {
+  if (query.ids) return listByIds(query.ids, query, (id) => getPageConfiguration(deps, id));
   const listed = await deps.store.pageConfigurations.list(query, { name: query.name });
   return listResult(listed.rows.map(toPageConfigurationRecord), listed);
 }
@@ -123,6 +125,7 @@ export async function getPage(deps: Deps, caller: Caller, id: string): Promise<P
 }
 
 export async function listPages(deps: Deps, caller: Caller, query: ListPagesQuery): Promise<ListResult<Page>> {
+  if (query.ids) return listByIds(query.ids, query, (id) => getPage(deps, caller, id));
   const listed = await deps.store.pages.list(
     { page_configuration_id: query.page_configuration_id, owner: query.owner, privacy: query.privacy, slug: query.slug },
     { id: caller.user.id, isAdmin: caller.isAdmin },

@@ -1,3 +1,4 @@
+import { listByIds } from './by-ids.js';
 import { AppError, ErrorCode, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { listResult, type ListResult, type Pagination } from '../shared/schemas/common.js';
@@ -47,8 +48,9 @@ async function findSet(deps: Deps, id: string): Promise<PermissionSetRow> {
 
 export async function listPermissionSets(
   deps: Deps,
-  page: Pagination & { name?: string },
+  page: Pagination & { name?: string; ids?: string[] },
 ): Promise<ListResult<PermissionSet>> {
+  if (page.ids) return listByIds(page.ids, page, (id) => getPermissionSet(deps, id));
   if (page.name === undefined) {
     const listed = await deps.store.permissionSets.page(page);
     return listResult(listed.rows.map(toPermissionSetRecord), listed);

@@ -1,3 +1,4 @@
+import { listByIds } from './by-ids.js';
 import { AppError, ErrorCode, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { listResult, type ListResult } from '../shared/schemas/common.js';
@@ -88,6 +89,14 @@ export async function getUser(deps: Deps, caller: Caller, id: string): Promise<U
 
 export async function listUsers(deps: Deps, caller: Caller, query: ListUsersQuery): Promise<ListResult<User>> {
   requirePermission(caller, 'users', 'index');
+  if (query.ids) {
+    const rows = new Map((await deps.store.users.getByIds(query.ids)).map((row) => [row.id, row]));
+    return listByIds(query.ids, query, async (id) => {
+      const row = rows.get(id);
+      if (!row) throw notFound('User');
+      return toUserRecord(row, caller);
+    });
+  }
   // A role is named by id or by name; an unknown one matches nobody.
   const role = query.role === undefined ? undefined : ((await deps.store.permissionSets.findByRef(query.role))?.id ?? query.role);
   const listed = await deps.store.users.list({ nickname: query.nickname, role }, query);

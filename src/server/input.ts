@@ -118,6 +118,8 @@ export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   return result.data;
 }
 
+const IDS_GO_WITH = new Set(['ids', 'page', 'per_page']);
+
 export function parseQuery<T>(schema: z.ZodType<T>, query: unknown): T {
   const bad: string[] = [];
   invalidText(query ?? {}, '', bad);
@@ -125,6 +127,8 @@ export function parseQuery<T>(schema: z.ZodType<T>, query: unknown): T {
   const given = (query ?? {}) as Record<string, unknown>;
   if (given.cursor !== undefined && given.page !== undefined)
     throw new AppError(400, ErrorCode.invalidQuery, 'cursor and page cannot be used together: a cursor already says where the page starts');
+  if (given.ids !== undefined && Object.keys(given).some((k) => !IDS_GO_WITH.has(k)))
+    throw new AppError(400, ErrorCode.invalidQuery, 'ids cannot be used with other filters or a cursor: the ids name the records already');
   const result = schema.safeParse(query ?? {});
   if (!result.success)
     throw new AppError(

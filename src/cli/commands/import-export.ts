@@ -29,10 +29,12 @@ async function schemaOf(name: ImportName) {
   }
 }
 
-/** `users import`, `pages import`, `follows import`, and `users export`, added to their groups. */
+/** `users import`, `pages import`, `follows import`, and `users export`, added to those of their groups the run built. */
 export function registerImportExportCommands(program: Command): void {
+  const groupNamed = (name: string) => program.commands.find((c) => c.name() === name);
   for (const name of Object.keys(IMPORTS) as ImportName[]) {
-    const group = program.commands.find((c) => c.name() === name)!;
+    const group = groupNamed(name);
+    if (!group) continue;
     const command = group
       .command('import')
       .description(`create ${IMPORTS[name].what} from a CSV, JSON array or NDJSON file`)
@@ -82,9 +84,8 @@ export function registerImportExportCommands(program: Command): void {
     );
   }
 
-  program
-    .commands.find((c) => c.name() === 'users')!
-    .command('export')
+  groupNamed('users')
+    ?.command('export')
     .description('every user you may see, as NDJSON or CSV (permission users.export); never a password')
     .addOption(new Option('--format <format>', 'ndjson or csv').choices(['ndjson', 'csv']).default('ndjson'))
     .option('--output <file>', 'write to this file instead of standard output')

@@ -99,6 +99,24 @@ export const PaginationQuery = z.object({
 });
 export type Pagination = z.infer<typeof PaginationQuery>;
 
+export const MAX_IDS = 100;
+
+/**
+ * `ids=a,b,c`: the records with these ids (at most 100) that the caller may see, in the order given; an id
+ * unknown or hidden is left out. A client naming the owners of a page of records asks once, not once each.
+ */
+export const idsQuery = z
+  .string()
+  .max(MAX_IDS * 65, `ids must be at most ${MAX_IDS} comma-separated ids`)
+  .transform((value, ctx) => {
+    const ids = [...new Set(value.split(',').map((id) => id.trim()).filter(Boolean))];
+    if (ids.length > 0 && ids.length <= MAX_IDS && ids.every((id) => id.length <= 64)) return ids;
+    ctx.addIssue({ code: 'custom', message: `ids must be 1 to ${MAX_IDS} comma-separated ids` });
+    return z.NEVER;
+  })
+  .optional()
+  .describe(`At most ${MAX_IDS} comma-separated ids: those records, in this order (no other filter, no cursor)`);
+
 /** An exact-match filter taken from the query string. */
 export const queryText = z.string().trim().min(1).max(255).optional();
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Id, idInput, listOf, optionalText, PaginationQuery, queryEnum, queryText, text, Timestamp, typeError } from './common.js';
+import { Id, idInput, idsQuery, listOf, optionalText, PaginationQuery, queryEnum, queryText, text, Timestamp, typeError } from './common.js';
 import { UserSchema } from './users.js';
 
 export const ANSWERS = ['yes', 'no', 'maybe'] as const;
@@ -108,6 +108,7 @@ export const ListEventsQuery = PaginationQuery.extend({
   event_date: queryEnum('event_date', ['current_and_coming'] as const),
   page_id: queryText,
   slug: queryText,
+  ids: idsQuery,
 });
 export type ListEventsQuery = z.infer<typeof ListEventsQuery>;
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   Id,
   idInput,
+  idsQuery,
   listOf,
   optionalText,
   PaginationQuery,
@@ -30,7 +31,7 @@ export const PageConfigurationSchema = z.object({
 });
 export type PageConfiguration = z.infer<typeof PageConfigurationSchema>;
 export const PageConfigurationListSchema = listOf(PageConfigurationSchema);
-export const ListPageConfigurationsQuery = PaginationQuery.extend({ name: queryText });
+export const ListPageConfigurationsQuery = PaginationQuery.extend({ name: queryText, ids: idsQuery });
 export type ListPageConfigurationsQuery = z.infer<typeof ListPageConfigurationsQuery>;
 
 export const CreatePageInput = z.object({
@@ -47,6 +48,7 @@ export const ListPagesQuery = PaginationQuery.extend({
   owner: queryText,
   privacy: queryEnum('privacy', PRIVACIES),
   slug: queryText,
+  ids: idsQuery,
 });
 export type ListPagesQuery = z.infer<typeof ListPagesQuery>;
 

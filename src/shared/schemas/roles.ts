@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { formBoolean, Id, idInput, listOf, PaginationQuery, queryText, text, Timestamp, typeError } from './common.js';
+import { formBoolean, Id, idInput, idsQuery, listOf, PaginationQuery, queryText, text, Timestamp, typeError } from './common.js';
 import { PERMISSION_CATALOGUE, PermissionsSchema } from './permissions.js';
 
 /** Names the keys that are not in the catalogue, and the ones that are. */
@@ -61,7 +61,7 @@ export const UpdatePermissionSetInput = z.object({
 });
 export type UpdatePermissionSetInput = z.infer<typeof UpdatePermissionSetInput>;
 
-export const ListPermissionSetsQuery = PaginationQuery.extend({ name: queryText });
+export const ListPermissionSetsQuery = PaginationQuery.extend({ name: queryText, ids: idsQuery });
 export type ListPermissionSetsQuery = z.infer<typeof ListPermissionSetsQuery>;
 
 export const PermissionSetSchema = z.object({

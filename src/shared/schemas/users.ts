@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { formBoolean, Id, idInput, listOf, PaginationQuery, queryText, text, Timestamp, typeError } from './common.js';
+import { formBoolean, Id, idInput, idsQuery, listOf, PaginationQuery, queryText, text, Timestamp, typeError } from './common.js';
 
 export const PASSWORD_RULE = 'must be at least 8 characters and contain at least one letter and one digit';
 
@@ -28,7 +28,7 @@ export const CreateUserInput = z.object({
 });
 export type CreateUserInput = z.infer<typeof CreateUserInput>;
 
-export const ListUsersQuery = PaginationQuery.extend({ role: queryText, nickname: queryText });
+export const ListUsersQuery = PaginationQuery.extend({ role: queryText, nickname: queryText, ids: idsQuery });
 export type ListUsersQuery = z.infer<typeof ListUsersQuery>;
 
 export const ExportUsersQuery = z.object({
