@@ -2,10 +2,12 @@
 // Starts the real server on a temp database, stores a profile with `agora login` (so `pages list` reads the
 // credentials file through conf, as a user's run does), then times each command COLD_RUNS times, alternating
 // them so that a change in the machine's load touches all alike, and prints the medians and their ratio to
-// `node -e 0`. Targets: --version and --help < 2x, `pages list` (a table view, through a pipe) < 3x.
+// `node -e 0`. Targets: --version and --help < 2x, `pages list` (a table view, through a pipe) < 3x. With
+// /usr/bin/time present it also prints each command's CPU time (user + system, children included): steadier
+// than wall time when other work shares the cores.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,14 +48,22 @@ try {
     'users list --json': [BIN, 'users', 'list', '--json'],
   };
   const times = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
+  const cpu = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
+  const timed = existsSync('/usr/bin/time');
   const check = spawnSync(process.execPath, commands['pages list'], { env, encoding: 'utf8' });
   if (check.status !== 0) throw new Error(`pages list failed: ${check.stderr}`);
   const load = loadavg()[0];
   for (let i = 0; i < RUNS; i++)
     for (const [name, args] of Object.entries(commands)) {
       const t = performance.now();
-      spawnSync(process.execPath, args, { env, stdio: 'ignore' });
+      const run = timed
+        ? spawnSync('/usr/bin/time', ['-f', '%U %S', process.execPath, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' })
+        : spawnSync(process.execPath, args, { env, stdio: 'ignore' });
       times[name].push(performance.now() - t);
+      if (timed) {
+        const [user, system] = run.stderr.trim().split('\n').at(-1).split(' ').map(Number);
+        cpu[name].push((user + system) * 1000);
+      }
     }
   const base = median(times['node -e 0']);
   const targets = { '--version': 2, '--help': 2, 'pages list': 3, 'users list --json': 3 };
@@ -61,7 +71,8 @@ try {
   for (const [name, list] of Object.entries(times)) {
     const m = median(list);
     const ratio = name === 'node -e 0' ? '' : `  ${(m / base).toFixed(2)}x (target < ${targets[name]})`;
-    console.log(`  ${name.padEnd(18)} ${m.toFixed(1).padStart(7)} ms${ratio}`);
+    const spent = timed ? `  cpu ${median(cpu[name]).toFixed(0).padStart(4)} ms (${(median(cpu[name]) / median(cpu['node -e 0'])).toFixed(2)}x)` : '';
+    console.log(`  ${name.padEnd(18)} ${m.toFixed(1).padStart(7)} ms${ratio}${spent}`);
   }
 } finally {
   child.kill('SIGTERM');
