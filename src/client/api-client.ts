@@ -44,16 +44,17 @@ export interface ClientOptions {
 export type Query = Record<string, string | number | boolean | undefined>;
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
-interface Parser<T> {
-  parse(value: unknown): T;
+/** A zod schema, as far as the client uses one. */
+interface Checker {
+  safeParse(value: unknown): { success: true } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } };
 }
 
 export interface CallInit<T> {
   query?: Query;
   body?: unknown;
   headers?: Record<string, string>;
-  /** The shared zod schema of the answer: a response that does not match is a ConnectionError, not a crash later. */
-  schema?: Parser<T>;
+  /** The answer's schema, when it is not the route's in `responses.ts` (which every other call is checked against). */
+  schema?: Checker & { readonly _output?: T };
 }
 
 /** What a call answered, with the headers a caller may need (`idempotent-replayed`). */
@@ -105,13 +106,37 @@ export class ApiClient {
   async answer<T>(method: Method, path: string, init: CallInit<T> = {}): Promise<Answer<T>> {
     const { status, text, replayed, total, next } = await this.send(method, path, init, async (body) => body.text());
     if (status >= 400) throw toApiError(status, text);
-    const json: unknown = text ? JSON.parse(text) : undefined;
-    if (!init.schema) return { status, data: json as T, replayed, total, next };
-    try {
-      return { status, data: init.schema.parse(json), replayed, total, next };
-    } catch {
-      throw new ConnectionError(`The server at ${this.baseUrl} answered ${method} ${path} with something that is not the API's`);
+    const data = (await this.checked(method, path, status, text, init.schema)) as T;
+    return { status, data, replayed, total, next };
+  }
+
+  /**
+   * The answer's JSON, checked against the shared zod schema of its route: one that does not match is an
+   * ApiError `invalid_response` naming what differs, not a crash further on. The JSON is handed on as the
+   * server sent it (a schema would drop fields it does not know, and `--json` prints the API's JSON exactly).
+   */
+  private async checked(method: Method, path: string, status: number, text: string, schema?: Checker): Promise<unknown> {
+    const { expectedAnswer, mismatch } = await import('./responses.js');
+    const expected = schema ?? (await expectedAnswer(method, path));
+    if (expected === undefined) throw new Error(`agora has no schema for the answer to ${method} ${path} (src/client/responses.ts)`);
+    const invalid = (what: string) =>
+      new ApiError(status, 'invalid_response', `The server at ${this.baseUrl} answered ${method} ${path} with ${what}`, {
+        error: { code: 'invalid_response', message: `answer to ${method} ${path}: ${what}` },
+      });
+    if (!text) {
+      if (expected === 'none' || expected === 'any') return undefined;
+      throw invalid('an empty body');
     }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw invalid(`something that is not JSON: ${JSON.stringify(text.slice(0, 60))}`);
+    }
+    if (expected === 'none' || expected === 'any') return json;
+    const problem = mismatch(expected, json);
+    if (problem) throw invalid(`a body that is not the API's (${problem})`);
+    return json;
   }
 
   /** A streamed answer (an export), handed over as it arrives; errors are read whole and thrown as ApiError. */
@@ -153,7 +178,7 @@ export class ApiClient {
     return res.body;
   }
 
-  get<T>(path: string, query?: Query, schema?: Parser<T>): Promise<T> {
+  get<T>(path: string, query?: Query, schema?: CallInit<T>['schema']): Promise<T> {
     return this.call<T>('GET', path, { query, schema });
   }
   post<T>(path: string, body: unknown, headers?: Record<string, string>): Promise<T> {

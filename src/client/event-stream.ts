@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { ApiClient } from './api-client.js';
+import { ApiError, type ApiClient } from './api-client.js';
 
 export interface ServerSentEvent {
   event: string;
@@ -82,8 +82,26 @@ export async function* watchNotifications(
   userId: string,
   options: LiveOptions = {},
 ): AsyncGenerator<{ id: string; data: unknown }> {
-  for await (const event of liveEvents(client, `/users/${encodeURIComponent(userId)}/notifications/stream`, options))
-    if (event.event === 'notification') yield { id: event.id ?? '', data: JSON.parse(event.data) as unknown };
+  const { notificationSchema, mismatch } = await import('./responses.js');
+  const schema = await notificationSchema();
+  const path = `/users/${encodeURIComponent(userId)}/notifications/stream`;
+  for await (const event of liveEvents(client, path, options)) {
+    if (event.event !== 'notification') continue;
+    // Each record is checked like any answer: something else is reported, not printed half-understood.
+    let data: unknown;
+    let problem: string | undefined;
+    try {
+      data = JSON.parse(event.data);
+      problem = mismatch(schema, data);
+    } catch {
+      problem = 'not JSON';
+    }
+    if (problem)
+      throw new ApiError(200, 'invalid_response', `The server at ${client.baseUrl} sent a notification on GET ${path} that is not the API's (${problem})`, {
+        error: { code: 'invalid_response', message: `notification on GET ${path}: ${problem}` },
+      });
+    yield { id: event.id ?? '', data };
+  }
 }
 
 export interface EventStreamHandlers {

@@ -8,7 +8,14 @@ import { fetchList } from '../../src/cli/command-kit.js';
  * `--all` walks a list by the `Link: rel="next"` cursor when the server sends one (CONTRACT §4), else by page
  * numbers. A small real HTTP server answers here as a cursor-paging server would; the seen queries are kept.
  */
-const records = Array.from({ length: 250 }, (_, i) => ({ id: `r${i}` }));
+// Page configurations: every answer the client reads is checked against its route's schema.
+const records = Array.from({ length: 250 }, (_, i) => ({
+  id: `r${i}`,
+  name: `Kind ${i}`,
+  description: null,
+  created_at: '2026-11-20T10:00:00.000Z',
+  updated_at: '2026-11-20T10:00:00.000Z',
+}));
 const seen: string[] = [];
 let server: Server;
 let base: string;
@@ -35,15 +42,15 @@ describe('walking a list', () => {
     const client = new ApiClient({ baseUrl: base });
     try {
       seen.length = 0;
-      const all = await fetchList<{ id: string }>(client, '/things', { state: 'x' }, { perPage: 25, all: true });
+      const all = await fetchList<{ id: string }>(client, '/page_configurations', { state: 'x' }, { perPage: 25, all: true });
       expect(all.items.map((r) => r.id)).toEqual(records.map((r) => r.id));
       expect(all).toMatchObject({ total_items: 250, walked: true, limited: false });
       // The first page by number, then the cursors the server handed out, the filter kept on each.
       expect(seen).toEqual(['?state=x&page=1&per_page=100', '?state=x&per_page=100&cursor=100', '?state=x&per_page=100&cursor=200']);
-      const limited = await fetchList<{ id: string }>(client, '/things', {}, { perPage: 25, limit: 3 });
+      const limited = await fetchList<{ id: string }>(client, '/page_configurations', {}, { perPage: 25, limit: 3 });
       expect(limited.items).toHaveLength(3);
       expect(limited.limited).toBe(true);
-      const most = await fetchList<{ id: string }>(client, '/things', {}, { perPage: 25, limit: 180 });
+      const most = await fetchList<{ id: string }>(client, '/page_configurations', {}, { perPage: 25, limit: 180 });
       expect(most.items.map((r) => r.id)).toEqual(records.slice(0, 180).map((r) => r.id));
     } finally {
       await client.close();
