@@ -37,11 +37,14 @@ export function registerUserRoutes({ routes, deps }: RouteContext): void {
       // The permission is checked before the first byte, so that a refusal is an error body, not a cut stream.
       const first = await lines.next();
       reply.type(query.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8');
+      // One batch (500 rows) waits in the stream at most, not Readable.from's default of 16: what the server
+      // holds of an export is that and the socket's buffer, whatever the number of users.
       return Readable.from(
         (async function* () {
           if (!first.done) yield first.value;
           yield* lines;
         })(),
+        { highWaterMark: 1 },
       );
     },
   );
