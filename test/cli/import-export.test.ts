@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, connect, type Server } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -85,6 +85,58 @@ describe('agora users import', () => {
   });
 });
 
+describe('agora users import, as a newcomer meets it', () => {
+  const header = 'first_name,last_name,nickname,email,password,accept_conditions,accept_confidentiality';
+
+  it('shows why rows failed on stderr when there is no --report, the first 10 of them', async () => {
+    const dir = freshHome(server);
+    const rows = Array.from({ length: 12 }, (_, i) => `Bad,Row,bad nick ${i},bad${i}@example.org,secret123,true,true`);
+    writeFileSync(join(dir, 'bad.csv'), `${header}\n${rows.join('\n')}\n`);
+    const result = await runCli(['users', 'import', join(dir, 'bad.csv'), '--concurrency', '1'], { home: dir, env: envFor(server) });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('created 0, already there 0, failed 12\n');
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(11);
+    expect(lines[0]).toBe('row 1: nickname: may contain only letters, digits, ".", "_" and "-" (validation_failed)');
+    expect(lines[10]).toBe('error: 12 of 12 rows failed (the first 10 above; --report FILE lists every row)');
+  });
+
+  it('refuses a CSV whose header lacks a column every row needs, before sending anything (exit 2)', async () => {
+    const dir = freshHome(server);
+    writeFileSync(join(dir, 'contacts.csv'), 'name,email\nPat,pat@example.org\n');
+    const result = await runCli(['users', 'import', join(dir, 'contacts.csv')], { home: dir, env: envFor(server) });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      `error: ${join(dir, 'contacts.csv')} has no column first_name, last_name, nickname, password, accept_conditions, accept_confidentiality ` +
+        '(its header: name, email); users import reads first_name, last_name, nickname, email, password, accept_conditions, accept_confidentiality\n',
+    );
+    // A password column may be left out when --password-file gives it.
+    writeFileSync(join(dir, 'nopassword.csv'), 'first_name,last_name,nickname,email,accept_conditions,accept_confidentiality\n');
+    writeFileSync(join(dir, 'password'), 'imported123\n');
+    const withFile = await runCli(['users', 'import', join(dir, 'nopassword.csv'), '--password-file', join(dir, 'password')], { home: dir, env: envFor(server) });
+    expect(withFile.code).toBe(0);
+    expect(withFile.stderr).toBe(`${join(dir, 'nopassword.csv')} has no rows: nothing to import\n`);
+  });
+
+  it('names a missing file, a report or password file it cannot use, in one line each', async () => {
+    const dir = freshHome(server);
+    writeFileSync(join(dir, 'one.csv'), `${header}\nPat,Doe,pat_${Date.now()},pat${Date.now()}@example.org,secret123,true,true\n`);
+    const cases: [string[], number, string][] = [
+      [['users', 'import', join(dir, 'missing.csv')], 1, `error: ${join(dir, 'missing.csv')}: no such file\n`],
+      [['users', 'import', dir, '--format', 'csv'], 1, `error: ${dir} is a folder, not a file to import\n`],
+      [['users', 'import', join(dir, 'one.csv'), '--report', join(dir, 'no', 'r.ndjson')], 2, `error: --report ${join(dir, 'no', 'r.ndjson')} cannot be written (no such folder)\n`],
+      [['users', 'import', join(dir, 'one.csv'), '--password-file', join(dir, 'nope')], 2, `error: --password-file ${join(dir, 'nope')} cannot be read (no such file)\n`],
+    ];
+    for (const [args, code, stderr] of cases) {
+      const result = await runCli(args, { home: dir, env: envFor(server) });
+      expect({ args, code: result.code, stderr: result.stderr }).toEqual({ args, code, stderr });
+    }
+    // Nothing was sent by any of them.
+    expect(existsSync(join(dir, 'no'))).toBe(false);
+  });
+});
+
 describe('a run killed half-way, then --resume', () => {
   it('leaves each of 10,000 rows created exactly once', async () => {
     const dir = freshHome(server);
@@ -147,10 +199,16 @@ describe('agora users export', () => {
     expect(readFileSync(join(dir, 'users.csv'), 'utf8').split('\r\n')[0]).toBe(
       'id,first_name,last_name,nickname,email,role,accept_conditions,accept_confidentiality,created_at',
     );
+    expect(csv.stdout).toMatch(/^exported \d+ users to .*users\.csv\n$/);
+    expect(Number(/exported (\d+)/.exec(csv.stdout)![1])).toBe(rows.length);
     const { creds } = await createUserWithKey(server);
-    const member = await runCli(['users', 'export'], { home: dir, env: envFor(server, creds) });
+    const member = await runCli(['users', 'export', '--output', join(dir, 'refused.ndjson')], { home: dir, env: envFor(server, creds) });
     expect(member.code).toBe(1);
     expect(member.stderr).toContain('users.export');
+    // Whole or not at all: a refused (or broken) export leaves no file, not even a partial one.
+    expect(readdirSync(dir).filter((f) => f.includes('refused'))).toEqual([]);
+    const nowhere = await runCli(['users', 'export', '--output', join(dir, 'no', 'x.ndjson')], { home: dir, env: envFor(server) });
+    expect(nowhere).toMatchObject({ code: 2, stderr: `error: --output ${join(dir, 'no', 'x.ndjson')} cannot be written (no such folder)\n` });
   });
 
   it('export, then import into a fresh server with --password-file, recreates the users', async () => {

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { intOption, withContext } from '../command-kit.js';
+import { examples, intOption, withContext } from '../command-kit.js';
 
 interface ImportFlags {
   format?: 'csv' | 'json' | 'ndjson';
@@ -11,10 +11,30 @@ interface ImportFlags {
 }
 
 const IMPORTS = {
-  users: { path: '/users', schema: 'CreateUserInput', what: 'users (columns of CreateUserInput; `agora users export` output with a password)' },
-  pages: { path: '/pages', schema: 'CreatePageInput', what: 'pages (name, page_configuration_id, privacy, user_id, description)' },
-  follows: { path: '/follows', schema: 'CreateFollowInput', what: 'follows (followable_type, followable_id, user_id)' },
+  users: {
+    path: '/users',
+    what: 'users: first_name, last_name, nickname, email, password, accept_conditions, accept_confidentiality (an export of `agora users export` with a password column, or --password-file)',
+    examples: [
+      'agora users import people.csv --report report.ndjson',
+      'agora users import people.csv --report report.ndjson --resume     # after a crash or Ctrl-C: the rest only',
+      'agora users export --output users.ndjson && agora users import users.ndjson --password-file initial.txt',
+      'gzip -dc people.ndjson.gz | agora users import - --format ndjson --dry-run',
+    ],
+  },
+  pages: {
+    path: '/pages',
+    what: 'pages: name, page_configuration_id, privacy (public, private or secret), user_id (the creator), description',
+    examples: ['agora pages import pages.csv --report pages-report.ndjson', 'agora pages import pages.json --dry-run'],
+  },
+  follows: {
+    path: '/follows',
+    what: 'follows: user_id, followable_type (Page or User), followable_id',
+    examples: ['agora follows import follows.ndjson --concurrency 16 --report follows-report.ndjson'],
+  },
 } as const;
+
+/** Failed rows shown on stderr when there is no --report to read them in. */
+const FAILURES_SHOWN = 10;
 
 type ImportName = keyof typeof IMPORTS;
 
@@ -37,7 +57,10 @@ export function registerImportExportCommands(program: Command): void {
     if (!group) continue;
     const command = group
       .command('import')
-      .description(`create ${IMPORTS[name].what} from a CSV, JSON array or NDJSON file`)
+      .description(
+        `create ${IMPORTS[name].what.split(':')[0]} from a CSV (with a header row), a JSON array or NDJSON file, each row checked first; ` +
+          `a rerun never creates a row twice. Fields of a row: ${IMPORTS[name].what.slice(IMPORTS[name].what.indexOf(':') + 2)}`,
+      )
       .argument('<file>', 'the file, or - for standard input')
       .addOption(new Option('--format <format>', 'csv, json or ndjson (default: from the extension)').choices(['csv', 'json', 'ndjson']))
       .option('--dry-run', 'validate every row and report; send nothing')
@@ -46,6 +69,7 @@ export function registerImportExportCommands(program: Command): void {
       .option('--resume', 'skip the rows the --report of an earlier run shows as done, and append to it');
     if (name === 'users')
       command.option('--password-file <file>', "a file whose first line is the password of every row that has none");
+    examples(command, ...IMPORTS[name].examples);
     command.action(
       withContext<ImportFlags>(async ({ client, out }, o, [file]) => {
         const [{ formatOf, openSource }, { runImport }] = await Promise.all([
@@ -53,6 +77,7 @@ export function registerImportExportCommands(program: Command): void {
           import('../import/run-import.js'),
         ]);
         const format = formatOf(file!, o.format);
+        let failures = 0;
         const password = o.passwordFile ? await firstLine(o.passwordFile) : undefined;
         const summary = await runImport({
           client,
@@ -69,8 +94,15 @@ export function registerImportExportCommands(program: Command): void {
           report: o.report,
           resume: !!o.resume,
           progress: process.stderr.isTTY ? process.stderr : undefined,
+          onFailure: (failure) => {
+            if (o.report || ++failures > FAILURES_SHOWN) return;
+            // On a terminal the progress bar holds the last line: clear it, the bar redraws below.
+            if (process.stderr.isTTY) process.stderr.write('\r\u001b[2K');
+            out.note(`row ${failure.row}: ${failure.error?.message ?? 'failed'} (${failure.error?.code ?? 'failed'})`);
+          },
         });
         const rows = summary.created + summary.already + summary.failed + summary.valid + summary.skipped;
+        if (rows === 0) out.note(`${file === '-' ? 'standard input' : file} has no rows: nothing to import`);
         if (out.json) out.printJson(summary);
         else if (o.dryRun) out.done(`dry run: ${summary.valid} of ${rows} rows valid, ${summary.failed} invalid; nothing sent`);
         else
@@ -79,31 +111,44 @@ export function registerImportExportCommands(program: Command): void {
               (summary.skipped ? ` (${summary.skipped} skipped by --resume)` : ''),
           );
         if (summary.failed > 0)
-          throw new Error(`${summary.failed} of ${rows} rows failed${o.report ? ` (see ${o.report})` : ''}`);
+          throw new Error(
+            `${summary.failed} of ${rows} rows failed` +
+              (o.report ? ` (see ${o.report})` : summary.failed > FAILURES_SHOWN ? ` (the first ${FAILURES_SHOWN} above; --report FILE lists every row)` : ''),
+          );
       }),
     );
   }
 
-  groupNamed('users')
-    ?.command('export')
-    .description('every user you may see, as NDJSON or CSV (permission users.export); never a password')
-    .addOption(new Option('--format <format>', 'ndjson or csv').choices(['ndjson', 'csv']).default('ndjson'))
-    .option('--output <file>', 'write to this file instead of standard output')
-    .action(
-      withContext<{ format: string; output?: string }>(async ({ client }, o) => {
-        const [{ pipeline }, { createWriteStream }] = await Promise.all([import('node:stream/promises'), import('node:fs')]);
-        const body = await client.download('/users/export', { format: o.format });
-        await pipeline(body, o.output ? createWriteStream(o.output, { mode: 0o600 }) : process.stdout);
-      }),
-    );
+  const users = groupNamed('users');
+  if (!users) return;
+  examples(
+    users
+      .command('export')
+      .description('every user you may see, as NDJSON or CSV, streamed (permission users.export); never a password')
+      .addOption(new Option('--format <format>', 'ndjson or csv').choices(['ndjson', 'csv']).default('ndjson'))
+      .option('--output <file>', 'write to this file (mode 0600; whole or not at all) instead of standard output'),
+    'agora users export > users.ndjson',
+    'agora users export --format csv --output users.csv',
+    'agora users export | agora --profile other users import - --format ndjson --password-file initial.txt',
+  ).action(
+    withContext<{ format: 'ndjson' | 'csv'; output?: string }>(async ({ client, out }, o) => {
+      const { exportUsers } = await import('../export.js');
+      const count = await exportUsers(client, o.format, o.output, process.stderr.isTTY ? process.stderr : undefined);
+      if (o.output) out.done(`exported ${count} users to ${o.output}`);
+    }),
+  );
 }
 
 async function firstLine(path: string): Promise<string> {
-  const { readFile } = await import('node:fs/promises');
-  const line = (await readFile(path, 'utf8')).split(/\r?\n/, 1)[0] ?? '';
-  if (!line) {
-    const { UsageError } = await import('../errors.js');
-    throw new UsageError(`--password-file ${path} is empty`);
+  const [{ readFile }, { UsageError }] = await Promise.all([import('node:fs/promises'), import('../errors.js')]);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`--password-file ${path} cannot be read (${code === 'ENOENT' ? 'no such file' : (code ?? (error as Error).message)})`);
   }
+  const line = text.split(/\r?\n/, 1)[0] ?? '';
+  if (!line) throw new UsageError(`--password-file ${path} is empty`);
   return line;
 }

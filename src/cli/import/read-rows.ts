@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, statSync } from 'node:fs';
 import { extname } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
@@ -37,6 +37,10 @@ export function formatOf(file: string, explicit?: ImportFormat): ImportFormat {
 export interface Source {
   rows: AsyncIterable<SourceRow>;
   bytesRead(): number;
+  /** A CSV's header, once its first row is read (JSON has none: each record names its fields). */
+  columns(): string[] | undefined;
+  /** Where the rows come from, for messages: the file's name, or "standard input". */
+  name: string;
 }
 
 /**
@@ -44,12 +48,22 @@ export interface Source {
  * array or NDJSON, read as a stream: memory stays flat whatever the file's size.
  */
 export function openSource(file: string, format: ImportFormat): Source {
-  if (file === '-') return { rows: rowsOf(process.stdin, format, file), bytesRead: () => 0 };
+  const header: { columns?: string[] } = {};
+  if (file === '-')
+    return { rows: rowsOf(process.stdin, format, file, header), bytesRead: () => 0, columns: () => header.columns, name: 'standard input' };
+  // Checked here, so that a missing file is one line naming it, not a stream failing later.
+  try {
+    if (statSync(file).isDirectory()) throw new ImportFileError(`${file} is a folder, not a file to import`);
+  } catch (error) {
+    if (error instanceof ImportFileError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ImportFileError(code === 'ENOENT' ? `${file}: no such file` : `cannot read ${file} (${code ?? (error as Error).message})`);
+  }
   const input = createReadStream(file);
-  return { rows: rowsOf(input, format, file), bytesRead: () => input.bytesRead };
+  return { rows: rowsOf(input, format, file, header), bytesRead: () => input.bytesRead, columns: () => header.columns, name: file };
 }
 
-async function* rowsOf(input: Readable, format: ImportFormat, file: string): AsyncGenerator<SourceRow> {
+async function* rowsOf(input: Readable, format: ImportFormat, file: string, header: { columns?: string[] }): AsyncGenerator<SourceRow> {
   let row = 0;
   try {
     if (format === 'ndjson') {
@@ -60,7 +74,14 @@ async function* rowsOf(input: Readable, format: ImportFormat, file: string): Asy
       }
     } else if (format === 'csv') {
       const { parse } = await import('csv-parse');
-      const parser = input.pipe(parse({ columns: true, bom: true, skip_empty_lines: true, relax_column_count: true }));
+      const parser = input.pipe(
+        parse({
+          columns: (names: string[]) => (header.columns = names.map((name) => name.trim())),
+          bom: true,
+          skip_empty_lines: true,
+          relax_column_count: true,
+        }),
+      );
       for await (const record of parser as AsyncIterable<Record<string, string>>) {
         row++;
         // An empty cell is a field left out, as it would be in a form.

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, statSync, type WriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { ApiError, type ApiClient } from '../../client/api-client.js';
 import { UsageError } from '../errors.js';
@@ -42,6 +42,8 @@ export interface ImportOptions {
   resume: boolean;
   /** The progress bar's stream: stderr when it is a terminal. */
   progress?: NodeJS.WriteStream;
+  /** Told of each row that failed, as it fails (the command shows the first ones). */
+  onFailure?: (report: RowReport) => void;
 }
 
 export interface ImportSummary {
@@ -62,7 +64,7 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
   const { kind } = options;
   if (options.resume && !options.report) throw new UsageError('--resume needs --report FILE: the report of the earlier run');
   const done = options.resume ? await rowsDone(options.report!) : new Set<number>();
-  const report = options.report ? createWriteStream(options.report, { flags: options.resume ? 'a' : 'w' }) : undefined;
+  const report = options.report ? await openReport(options.report, options.resume) : undefined;
   const summary: ImportSummary = { created: 0, already: 0, failed: 0, valid: 0, skipped: 0 };
   const total = options.sizeOf ? statSync(options.sizeOf).size : undefined;
   const bar = options.progress ? new ProgressBar(options.progress, () => ({ ...summary, bytes: options.source.bytesRead(), total })) : undefined;
@@ -76,6 +78,7 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
     const outcome = await importRow(source);
     summary[outcome.status]++;
     report?.write(`${JSON.stringify(outcome)}\n`);
+    if (outcome.status === 'failed') options.onFailure?.(outcome);
   };
 
   const importRow = async (source: SourceRow): Promise<RowReport> => {
@@ -104,8 +107,22 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
   };
 
   const rows = options.source.rows[Symbol.asyncIterator]();
+  let first: IteratorResult<SourceRow> | undefined;
+  try {
+    // The first row is read before anything is sent: a CSV's header is known then, and checked.
+    first = await rows.next();
+    checkColumns(options.source, kind, fields);
+  } catch (error) {
+    report?.end();
+    throw error;
+  }
+  const next = () => {
+    const row = first ?? rows.next();
+    first = undefined;
+    return row;
+  };
   const worker = async () => {
-    for (let next = await rows.next(); !next.done; next = await rows.next()) await handle(next.value);
+    for (let row = await next(); !row.done; row = await next()) await handle(row.value);
   };
   try {
     await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
@@ -114,6 +131,37 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
     if (report) await new Promise<void>((ok, fail) => report.end((error?: Error | null) => (error ? fail(error) : ok())));
   }
   return summary;
+}
+
+/**
+ * A CSV whose header lacks a column every row needs would fail on every row: it is refused at once, naming the
+ * columns missing and the ones the import reads, and nothing is sent.
+ */
+function checkColumns(source: Source, kind: ImportKind, fields: string[]): void {
+  const columns = source.columns();
+  if (!columns) return;
+  const filled = kind.complete ? Object.keys(kind.complete({})) : [];
+  const required = fields.filter(
+    (f) => !filled.includes(f) && !(kind.schema.shape[f] as { safeParse(v: unknown): { success: boolean } }).safeParse(undefined).success,
+  );
+  const missing = required.filter((f) => !columns.includes(f));
+  if (missing.length === 0) return;
+  throw new UsageError(
+    `${source.name} has no column ${missing.join(', ')} (its header: ${columns.join(', ') || 'empty'}); ` +
+      `${kind.name} import reads ${fields.join(', ')}`,
+  );
+}
+
+/** The report file, open for writing before any row is sent: a report that cannot be written stops the import first. */
+async function openReport(path: string, append: boolean): Promise<WriteStream> {
+  const stream = createWriteStream(path, { flags: append ? 'a' : 'w' });
+  try {
+    await new Promise<void>((opened, failed) => stream.once('open', () => opened()).once('error', failed));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`--report ${path} cannot be written (${code === 'ENOENT' ? 'no such folder' : (code ?? (error as Error).message)})`);
+  }
+  return stream;
 }
 
 /** Rows an earlier run's report shows as done (created or already there): `--resume` does not send them again. */

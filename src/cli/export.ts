@@ -1,0 +1,58 @@
+import { createWriteStream, renameSync, rmSync, type WriteStream } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ApiClient } from '../client/api-client.js';
+import { UsageError } from './errors.js';
+
+/**
+ * `agora users export`: the server's stream copied as it comes, to standard output or to a file. A file is
+ * written under a temporary name beside it and renamed when the export is whole, so that a failure half-way
+ * (the server gone, Ctrl-C) never leaves a file that looks complete. Rows are counted as they pass, for the
+ * line on the terminal and the final count. Answers the number of users exported.
+ */
+export async function exportUsers(
+  client: ApiClient,
+  format: 'ndjson' | 'csv',
+  output: string | undefined,
+  progress: NodeJS.WriteStream | undefined,
+): Promise<number> {
+  const file = output ? await openPartial(output) : undefined;
+  let lines = 0;
+  let shown = 0;
+  const timer = progress && setInterval(() => progress.write(`\r\u001b[2K${(shown = users())} users exported`), 250);
+  const users = () => Math.max(0, format === 'csv' ? lines - 1 : lines);
+  const count = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+      done(null, chunk);
+    },
+  });
+  try {
+    const body = await client.download('/users/export', { format });
+    await pipeline(body, count, file?.stream ?? process.stdout);
+    if (file) renameSync(file.partial, output!);
+  } catch (error) {
+    if (file) rmSync(file.partial, { force: true });
+    throw error;
+  } finally {
+    if (timer) {
+      clearInterval(timer);
+      if (shown > 0 || users() > 0) progress!.write(`\r\u001b[2K`);
+    }
+  }
+  return users();
+}
+
+/** `.name.partial-<pid>` beside the file, open before the request: a folder that cannot be written stops here. */
+async function openPartial(output: string): Promise<{ partial: string; stream: WriteStream }> {
+  const partial = join(dirname(output), `.${basename(output)}.partial-${process.pid}`);
+  const stream = createWriteStream(partial, { mode: 0o600 });
+  try {
+    await new Promise<void>((opened, failed) => stream.once('open', () => opened()).once('error', failed));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`--output ${output} cannot be written (${code === 'ENOENT' ? 'no such folder' : (code ?? (error as Error).message)})`);
+  }
+  return { partial, stream };
+}
