@@ -27,3 +27,41 @@ describe('list filters by the names people type', () => {
     expect(roles.total_items).toBe(1);
   });
 });
+
+describe('ids=a,b,c: the records a table names, in one request', () => {
+  it('answers those of the ids that exist and the caller may see, in the order asked', async () => {
+    const config = (await t.call('POST', '/page_configurations', { body: { name: 'Clubs by id' } })).body;
+    const ada = await t.member();
+    const linus = await t.member();
+    const unknown = '0123456789abcdef0123456789abcdef';
+    const users = (await t.call('GET', `/users?ids=${linus.user.id},${unknown},${ada.user.id},${linus.user.id}`)).body;
+    expect(users.items.map((u: { id: string }) => u.id)).toEqual([linus.user.id, ada.user.id]);
+    expect(users.total_items).toBe(2);
+    expect(users.items[0]).toEqual((await t.call('GET', `/users/${linus.user.id}`)).body);
+
+    const open = (await t.call('POST', '/pages', { as: ada.creds, body: { name: 'Open', page_configuration_id: config.id, privacy: 'public', user_id: ada.user.id } })).body;
+    const hidden = (await t.call('POST', '/pages', { as: ada.creds, body: { name: 'Hidden', page_configuration_id: config.id, privacy: 'secret', user_id: ada.user.id } })).body;
+    // A secret page stays hidden from someone outside it, by id as by any other way.
+    const seenByLinus = (await t.call('GET', `/pages?ids=${hidden.id},${open.id}`, { as: linus.creds })).body;
+    expect(seenByLinus).toEqual({ items: [open], total_items: 1 });
+    expect((await t.call('GET', `/pages?ids=${hidden.id},${open.id}`, { as: ada.creds })).body.total_items).toBe(2);
+    expect((await t.call('GET', `/page_configurations?ids=${config.id}`)).body).toEqual({ items: [config], total_items: 1 });
+    const members = (await t.call('GET', '/permission_sets?name=Members')).body.items[0];
+    expect((await t.call('GET', `/permission_sets?ids=${members.id}`)).body.items.map((r: { name: string }) => r.name)).toEqual(['Members']);
+    // Paged like any list.
+    const second = (await t.call('GET', `/users?ids=${linus.user.id},${ada.user.id}&per_page=1&page=2`)).body;
+    expect(second).toEqual({ items: [expect.objectContaining({ id: ada.user.id })], total_items: 2 });
+  });
+
+  it('takes at most 100 ids, and no other filter or cursor with them (400)', async () => {
+    const many = Array.from({ length: 101 }, (_, i) => i.toString(16).padStart(32, '0')).join(',');
+    const tooMany = await t.call('GET', `/users?ids=${many}`);
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.error).toMatchObject({ code: 'invalid_query', message: 'ids must be 1 to 100 comma-separated ids' });
+    expect((await t.call('GET', '/users?ids=,,')).status).toBe(400);
+    const mixed = await t.call('GET', `/users?ids=${t.admin.id}&nickname=admin`);
+    expect(mixed.status).toBe(400);
+    expect(mixed.body.error.message).toBe('ids cannot be used with other filters or a cursor: the ids name the records already');
+    expect((await t.call('GET', `/pages?ids=${t.admin.id}&privacy=public`)).status).toBe(400);
+  });
+});
