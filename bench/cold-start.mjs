@@ -4,7 +4,8 @@
 // them so that a change in the machine's load touches all alike, and prints the medians and their ratio to
 // `node -e 0`. Targets: --version and --help < 2x, `pages list` (a table view, through a pipe) < 3x. With
 // /usr/bin/time present it also prints each command's CPU time (user + system, children included): steadier
-// than wall time when other work shares the cores.
+// than wall time when other work shares the cores. COLD_BASELINE=/path/to/other/bin/agora.js adds that build's
+// `--version` and `pages list` to the same alternation (a before/after under the same load).
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -47,6 +48,10 @@ try {
     'pages list': [BIN, 'pages', 'list'],
     'users list --json': [BIN, 'users', 'list', '--json'],
   };
+  if (process.env.COLD_BASELINE) {
+    commands['baseline --version'] = [process.env.COLD_BASELINE, '--version'];
+    commands['baseline pages list'] = [process.env.COLD_BASELINE, 'pages', 'list'];
+  }
   const times = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
   const cpu = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
   const timed = existsSync('/usr/bin/time');
@@ -66,13 +71,13 @@ try {
       }
     }
   const base = median(times['node -e 0']);
-  const targets = { '--version': 2, '--help': 2, 'pages list': 3, 'users list --json': 3 };
+  const targets = { '--version': 2, '--help': 2, 'pages list': 3, 'users list --json': 3, 'baseline --version': 2, 'baseline pages list': 3 };
   console.log(`cold start, median of ${RUNS} (load average ${load.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after):`);
   for (const [name, list] of Object.entries(times)) {
     const m = median(list);
     const ratio = name === 'node -e 0' ? '' : `  ${(m / base).toFixed(2)}x (target < ${targets[name]})`;
     const spent = timed ? `  cpu ${median(cpu[name]).toFixed(0).padStart(4)} ms (${(median(cpu[name]) / median(cpu['node -e 0'])).toFixed(2)}x)` : '';
-    console.log(`  ${name.padEnd(18)} ${m.toFixed(1).padStart(7)} ms${ratio}${spent}`);
+    console.log(`  ${name.padEnd(20)} ${m.toFixed(1).padStart(7)} ms${ratio}${spent}`);
   }
 } finally {
   child.kill('SIGTERM');
