@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createPage, createPageConfiguration, createUser, userBody } from '../helpers/api.js';
+import { call, createPage, createPageConfiguration, createUser } from '../helpers/api.js';
 import { runCli } from '../helpers/cli.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import { seedMembers } from '../helpers/app.js';
