@@ -29,7 +29,7 @@ export async function exportUsers(
     },
   });
   try {
-    const body = await client.download('/users/export', { format });
+    const body = await client.download('/users/export', { format }, [format === 'csv' ? 'text/csv' : 'application/x-ndjson']);
     await pipeline(body, count, file?.stream ?? process.stdout);
     if (file) renameSync(file.partial, output!);
   } catch (error) {

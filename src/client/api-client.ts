@@ -139,12 +139,24 @@ export class ApiClient {
     return json;
   }
 
-  /** A streamed answer (an export), handed over as it arrives; errors are read whole and thrown as ApiError. */
-  async download(path: string, query?: Query): Promise<Readable> {
-    const { status, text, stream } = await this.send('GET', path, { query }, async (body, status) =>
+  /**
+   * A streamed answer (an export), handed over as it arrives; errors are read whole and thrown as ApiError. Its
+   * rows are not checked one by one (a file of a million users passes through); its media type is, so that a
+   * page from a proxy or a captive portal is not saved as an export.
+   */
+  async download(path: string, query: Query, mediaTypes: string[]): Promise<Readable> {
+    const { status, text, stream, mediaType } = await this.send('GET', path, { query }, async (body, status) =>
       status >= 400 ? body.text() : undefined,
     );
     if (status >= 400) throw toApiError(status, text ?? '');
+    if (!mediaTypes.includes(mediaType ?? '')) {
+      // Not read: closed (its 'error' on closing is expected, not a failure to report).
+      stream!.on('error', () => undefined).destroy();
+      const what = `${mediaType || 'no media type'} where ${mediaTypes.join(' or ')} was due`;
+      throw new ApiError(status, 'invalid_response', `The server at ${this.baseUrl} answered GET ${path} with ${what}`, {
+        error: { code: 'invalid_response', message: `answer to GET ${path}: ${what}` },
+      });
+    }
     return stream!;
   }
 
@@ -227,7 +239,7 @@ export class ApiClient {
     path: string,
     init: CallInit<unknown>,
     read: (body: Dispatcher.ResponseData['body'], status: number) => Promise<R>,
-  ): Promise<{ status: number; text: R; replayed: boolean; total?: number; next?: Query; stream?: Readable }> {
+  ): Promise<{ status: number; text: R; replayed: boolean; total?: number; next?: Query; stream?: Readable; mediaType?: string }> {
     const url = this.url(path, init.query);
     const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
     if (this.options.apiKey) headers['api-key'] = this.options.apiKey;
@@ -267,7 +279,8 @@ export class ApiClient {
           if (text === undefined) {
             // A stream outlives this function: its timer is the whole download's, cleared when it ends.
             res.body.once('close', () => clearTimeout(timer));
-            return { status: res.statusCode, text, replayed, stream: res.body };
+            const mediaType = String(res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+            return { status: res.statusCode, text, replayed, stream: res.body, mediaType };
           }
           clearTimeout(timer);
           const total = Number(res.headers['x-total-count']);

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -57,7 +57,8 @@ describe('an answer that is not the API', () => {
   let server: Server;
   let base: string;
   let home: string;
-  const answers: Record<string, [number, string]> = {
+  const answers: Record<string, [number, string, string?]> = {
+    '/public-api/v1/users/export': [200, '<html>Sign in to the Wi-Fi</html>', 'text/html'],
     '/public-api/v1/pages': [200, JSON.stringify({ items: [{ id: 7, name: 'Garden' }], total_items: 'one' })],
     '/public-api/v1/me': [200, '<html>a captive portal</html>'],
     '/public-api/v1/users/0123456789abcdef0123456789abcdef': [200, ''],
@@ -65,8 +66,8 @@ describe('an answer that is not the API', () => {
   beforeAll(async () => {
     home = mkdtempSync(join(tmpdir(), 'agora-responses-'));
     server = createServer((req, res) => {
-      const [status, body] = answers[new URL(req.url!, 'http://x').pathname] ?? [404, '{"error":{"code":"not_found","message":"Nothing"}}'];
-      res.writeHead(status, { 'content-type': 'application/json' }).end(body);
+      const [status, body, type] = answers[new URL(req.url!, 'http://x').pathname] ?? [404, '{"error":{"code":"not_found","message":"Nothing"}}'];
+      res.writeHead(status, { 'content-type': type ?? 'application/json' }).end(body);
     });
     await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -99,6 +100,15 @@ describe('an answer that is not the API', () => {
     expect(JSON.parse(empty.stderr)).toEqual({
       error: { code: 'invalid_response', message: 'answer to GET /users/0123456789abcdef0123456789abcdef: an empty body' },
     });
+  });
+
+  it('does not save a page that is not an export as one', async () => {
+    const result = await runCli(['users', 'export', '--output', join(home, 'users.ndjson')], { home, env: env() });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `error: The server at ${base} answered GET /users/export with text/html where application/x-ndjson was due (invalid_response, HTTP 200)\n`,
+    );
+    expect(existsSync(join(home, 'users.ndjson'))).toBe(false);
   });
 
   it('hands on the JSON exactly as sent when it matches (fields the schema does not name included)', async () => {
