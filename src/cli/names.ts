@@ -36,6 +36,7 @@ export class NameNotFoundError extends Error {
 export class Names {
   private readonly known = new Map<string, Promise<string | undefined>>();
   private readonly resolved = new Map<string, string | undefined>();
+  private readonly lookups = new Map<string, Promise<string>>();
 
   constructor(private readonly client: ApiClient) {}
 
@@ -59,6 +60,20 @@ export class Names {
     throw new UsageError(
       `${found.total_items} ${k.label}s have the ${k.filter} "${value}": ${listed}${found.total_items > found.items.length ? ', …' : ''}; give the id`,
     );
+  }
+
+  /**
+   * `resolve`, each distinct name asked once per run: an import naming one page configuration on 10,000 rows
+   * looks it up once. A failed lookup is remembered too.
+   */
+  resolveOnce(kind: NameKind, ref: string): Promise<string> {
+    const key = `${kind}=${ref.trim()}`;
+    let pending = this.lookups.get(key);
+    if (!pending) {
+      pending = this.resolve(kind, ref);
+      this.lookups.set(key, pending);
+    }
+    return pending;
   }
 
   /** Several at once, in order. */

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, connect, type Server } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { call, createPageConfiguration, createUserWithKey, userBody } from '../helpers/api.js';
+import { call, createPageConfiguration, createUser, createUserWithKey, userBody } from '../helpers/api.js';
 import { runCli } from '../helpers/cli.js';
 import { BIN, removeDir, startServer, useServer } from '../helpers/server.js';
 import { envFor, freshHome } from './support.js';
@@ -134,6 +134,39 @@ describe('agora users import, as a newcomer meets it', () => {
     }
     // Nothing was sent by any of them.
     expect(existsSync(join(dir, 'no'))).toBe(false);
+  });
+});
+
+describe('pages import and follows import', () => {
+  it('take the names people know records by (a configuration, a nickname, a slug); an unknown one fails its row', async () => {
+    const dir = freshHome(server);
+    const config = await createPageConfiguration(server);
+    const owner = await createUser(server);
+    const tag = Date.now().toString(36);
+    writeFileSync(
+      join(dir, 'pages.csv'),
+      `name,page_configuration_id,privacy,user_id\nKnitting ${tag},${config.name},public,${owner.nickname}\nChess ${tag},No such kind,public,${owner.nickname}\n`,
+    );
+    const pages = await runCli(['pages', 'import', join(dir, 'pages.csv'), '--report', join(dir, 'pages.ndjson')], { home: dir, env: envFor(server) });
+    expect(pages.code).toBe(1);
+    expect(pages.stdout).toBe('created 1, already there 0, failed 1\n');
+    const [created, failed] = reportOf(join(dir, 'pages.ndjson'));
+    expect(failed).toMatchObject({ row: 2, status: 'failed', error: { code: 'not_found', message: 'No page configuration with the id or name "No such kind"' } });
+    const page = (await call(server, 'GET', `/pages/${created!.id}`)).body;
+    expect(page).toMatchObject({ page_configuration_id: config.id, user_id: owner.id, slug: `knitting-${tag}` });
+
+    const follower = await createUser(server);
+    writeFileSync(
+      join(dir, 'follows.ndjson'),
+      `${JSON.stringify({ user_id: follower.nickname, followable_type: 'page', followable_id: page.slug })}\n` +
+        `${JSON.stringify({ user_id: follower.nickname, followable_type: 'User', followable_id: owner.nickname })}\n`,
+    );
+    const follows = await runCli(['follows', 'import', join(dir, 'follows.ndjson'), '--json'], { home: dir, env: envFor(server) });
+    expect(JSON.parse(follows.stdout)).toEqual({ created: 2, already: 0, failed: 0, valid: 0, skipped: 0 });
+    const again = await runCli(['follows', 'import', join(dir, 'follows.ndjson'), '--json'], { home: dir, env: envFor(server) });
+    expect(JSON.parse(again.stdout)).toEqual({ created: 0, already: 2, failed: 0, valid: 0, skipped: 0 });
+    const followed = (await call(server, 'GET', `/follows?user_id=${follower.id}`)).body.items.map((f: { followable_id: string }) => f.followable_id);
+    expect(followed.sort()).toEqual([page.id, owner.id].sort());
   });
 });
 

@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import { examples, intOption, withContext } from '../command-kit.js';
+import type { Names } from '../names.js';
 
 interface ImportFlags {
   format?: 'csv' | 'json' | 'ndjson';
@@ -23,15 +24,31 @@ const IMPORTS = {
   },
   pages: {
     path: '/pages',
-    what: 'pages: name, page_configuration_id, privacy (public, private or secret), user_id (the creator), description',
+    what: "pages: name, page_configuration_id (an id or the configuration's name), privacy (public, private or secret), user_id (the creator: an id or a nickname), description",
     examples: ['agora pages import pages.csv --report pages-report.ndjson', 'agora pages import pages.json --dry-run'],
   },
   follows: {
     path: '/follows',
-    what: 'follows: user_id, followable_type (Page or User), followable_id',
+    what: "follows: user_id (an id or a nickname), followable_type (Page or User), followable_id (an id, or the page's slug or the user's nickname)",
     examples: ['agora follows import follows.ndjson --concurrency 16 --report follows-report.ndjson'],
   },
 } as const;
+
+type Body = Record<string, unknown>;
+
+/** Rows may name records as people know them; each distinct name is looked up once per run (ids pass as they are). */
+const RESOLVE: Partial<Record<ImportName, (names: Names, body: Body) => Promise<Body>>> = {
+  pages: async (names, body) => ({
+    ...body,
+    page_configuration_id: await names.resolveOnce('config', String(body.page_configuration_id)),
+    user_id: await names.resolveOnce('user', String(body.user_id)),
+  }),
+  follows: async (names, body) => ({
+    ...body,
+    followable_id: await names.resolveOnce(body.followable_type === 'User' ? 'user' : 'page', String(body.followable_id)),
+    user_id: await names.resolveOnce('user', String(body.user_id)),
+  }),
+};
 
 /** Failed rows shown on stderr when there is no --report to read them in. */
 const FAILURES_SHOWN = 10;
@@ -71,7 +88,7 @@ export function registerImportExportCommands(program: Command): void {
       command.option('--password-file <file>', "a file whose first line is the password of every row that has none");
     examples(command, ...IMPORTS[name].examples);
     command.action(
-      withContext<ImportFlags>(async ({ client, out }, o, [file]) => {
+      withContext<ImportFlags>(async ({ client, out, names }, o, [file]) => {
         const [{ formatOf, openSource }, { runImport }] = await Promise.all([
           import('../import/read-rows.js'),
           import('../import/run-import.js'),
@@ -86,6 +103,7 @@ export function registerImportExportCommands(program: Command): void {
             path: IMPORTS[name].path,
             schema: await schemaOf(name),
             complete: password === undefined ? undefined : (fields) => ({ password, ...fields }),
+            resolve: RESOLVE[name] && ((body) => RESOLVE[name]!(names, body)),
           },
           source: openSource(file!, format),
           sizeOf: file === '-' ? undefined : file,

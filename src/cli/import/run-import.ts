@@ -28,6 +28,8 @@ export interface ImportKind {
   schema: SafeSchema;
   /** Fields a row may leave out that the command fills in (a password from --password-file). */
   complete?: (fields: Record<string, unknown>) => Record<string, unknown>;
+  /** The ids of a valid row's body for the names people wrote instead (a nickname, a slug, a configuration's name). */
+  resolve?: (body: Record<string, unknown>) => Promise<Record<string, unknown>>;
 }
 
 export interface ImportOptions {
@@ -92,16 +94,21 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
       const message = parsed.error.issues.map((i) => `${String(i.path[0] ?? 'row')}: ${i.message}`).join('; ');
       return { row, status: 'failed', error: { code: 'validation_failed', message } };
     }
-    if (options.dryRun) return { row, status: 'valid' };
-    const key = `agora-import-${kind.name}-${createHash('sha256').update(JSON.stringify(body)).digest('hex').slice(0, 48)}`;
     try {
+      // Names are looked up (once each) in a dry run too: a name that matches nothing is a failed row either way.
+      const sent = kind.resolve ? await kind.resolve(parsed.data as Record<string, unknown>) : body;
+      if (options.dryRun) return { row, status: 'valid' };
+      const key = `agora-import-${kind.name}-${createHash('sha256').update(JSON.stringify(sent)).digest('hex').slice(0, 48)}`;
       const answer = await options.client.answer<{ id?: string }>('POST', kind.path, {
-        body,
+        body: sent,
         headers: { 'idempotency-key': key },
       });
       return { row, status: answer.replayed ? 'already' : 'created', id: answer.data?.id };
     } catch (error) {
       if (error instanceof ApiError) return { row, status: 'failed', error: { code: error.code, message: error.message } };
+      const name = (error as Error).name;
+      if (name === 'NameNotFoundError') return { row, status: 'failed', error: { code: 'not_found', message: (error as Error).message } };
+      if (name === 'UsageError') return { row, status: 'failed', error: { code: 'ambiguous_name', message: (error as Error).message } };
       throw error;
     }
   };
