@@ -19,12 +19,19 @@ export async function exportUsers(
 ): Promise<number> {
   const file = output ? await openPartial(output) : undefined;
   let lines = 0;
+  let quoted = false;
   let shown = 0;
   const timer = progress && setInterval(() => progress.write(`\r\u001b[2K${(shown = users())} users exported`), 250);
   const users = () => Math.max(0, format === 'csv' ? lines - 1 : lines);
   const count = new Transform({
     transform(chunk: Buffer, _encoding, done) {
-      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+      if (format === 'ndjson') for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+      else
+        // A CSV cell may hold a line break inside its quotes ("" inside quotes toggles twice: no change).
+        for (const byte of chunk) {
+          if (byte === 34) quoted = !quoted;
+          else if (byte === 10 && !quoted) lines++;
+        }
       done(null, chunk);
     },
   });

@@ -215,7 +215,8 @@ describe('a run killed half-way, then --resume', () => {
     }
     expect(names.size).toBe(10_000);
     expect([...names.values()].every((n) => n === 1)).toBe(true);
-  }, 120_000);
+    // 85 s alone at a load average of 13 on two cores (main's build the same), past 120 s inside the whole suite.
+  }, 300_000);
 });
 
 describe('agora users export', () => {
