@@ -171,6 +171,7 @@ describe('pages import and follows import', () => {
 });
 
 describe('a run killed half-way, then --resume', () => {
+  // 85 s alone at a load average of 13 on two cores (main's build the same), past 120 s inside the whole suite.
   it('leaves each of 10,000 rows created exactly once', async () => {
     const dir = freshHome(server);
     const config = await createPageConfiguration(server);
@@ -215,7 +216,6 @@ describe('a run killed half-way, then --resume', () => {
     }
     expect(names.size).toBe(10_000);
     expect([...names.values()].every((n) => n === 1)).toBe(true);
-    // 85 s alone at a load average of 13 on two cores (main's build the same), past 120 s inside the whole suite.
   }, 300_000);
 });
 
