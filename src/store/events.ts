@@ -95,7 +95,7 @@ export function eventsRepo(db: Kysely<Database>) {
     async freePlace(id: string, now: string): Promise<void> {
       await db
         .updateTable('events')
-        .set({ attendees_count: sql`max(attendees_count - 1, 0)`, updated_at: now })
+        .set({ attendees_count: sql`case when attendees_count > 0 then attendees_count - 1 else 0 end`, updated_at: now })
         .where('id', '=', id)
         .execute();
     },

@@ -102,7 +102,7 @@ export function createKyselyStore(
     notificationJobs: notificationJobsRepo(db),
     auditLog: auditLogRepo(db),
     moderationQueue: moderationQueueRepo(db),
-    checkCounts: (repair) => checkCounts(db, repair),
+    checkCounts: (repair) => checkCounts(db, dialect, repair),
     dataVersion: () => (options.inTransaction ? undefined : options.dataVersion?.()),
     transaction(fn) {
       if (options.inTransaction) return fn(store);
@@ -130,13 +130,48 @@ export function createKyselyStore(
   return store;
 }
 
-export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
+/** The schema versions this build knows, oldest first; the last is the newest. */
+export const KNOWN_MIGRATIONS: readonly string[] = Object.keys(MIGRATIONS).sort();
+export const SCHEMA_VERSION = KNOWN_MIGRATIONS[KNOWN_MIGRATIONS.length - 1]!;
+
+/** A store whose schema was written by a newer agora: this one must not run on it. */
+export class SchemaTooNewError extends Error {
+  override name = 'SchemaTooNewError';
+}
+
+/** The migrations a database has applied ([] when it has none: a new, empty database). */
+async function appliedMigrations(db: Kysely<Database>): Promise<string[]> {
+  try {
+    const rows = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+    return rows.rows.map((r) => r.name);
+  } catch (error) {
+    const e = error as { code?: string; message?: string };
+    // SQLite: "no such table"; PostgreSQL: undefined_table.
+    if (e.code === '42P01' || /no such table/.test(e.message ?? '')) return [];
+    throw error;
+  }
+}
+
+/**
+ * Applies the migrations the database lacks (all of them on an empty one) and answers their names. A
+ * database holding a migration this build does not know was moved on by a newer agora: refused, naming both
+ * versions, before anything is changed.
+ */
+export async function migrateToLatest(db: Kysely<Database>, migrationDb: Kysely<any> = db): Promise<string[]> {
+  const applied = await appliedMigrations(db);
+  const unknown = applied.filter((name) => !(name in MIGRATIONS)).sort();
+  if (unknown.length)
+    throw new SchemaTooNewError(
+      `the database's schema is at version ${unknown[unknown.length - 1]}, newer than this agora knows (${SCHEMA_VERSION}): ` +
+        'run the newer agora that upgraded it',
+    );
   // Numbered migrations were written side by side (0004, 0005, 0006 landed together): a store that has a
   // later one may still lack an earlier one, which is then applied; none depends on another's order.
-  const migrator = new Migrator({ db, provider: new StaticMigrations(), allowUnorderedMigrations: true });
+  const migrator = new Migrator({ db: migrationDb, provider: new StaticMigrations(), allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
-    throw new Error(`database migration ${failed ?? ''} failed: ${String(error)}`);
+    throw new Error(`database migration ${failed ?? ''} failed: ${String((error as Error)?.message ?? error)}`);
   }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
