@@ -1,6 +1,7 @@
 import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import { apiKeysRepo, idempotencyRepo, permissionSetsRepo } from './access.js';
 import { checkCounts, type Drift } from './counters.js';
+import { dialectOf } from './dialect.js';
 import { followsRepo } from './follows.js';
 import { membership } from './migrations/0002-membership.js';
 import { foundation } from './migrations/0001-foundation.js';
@@ -107,7 +108,13 @@ export function createKyselyStore(
     transaction(fn) {
       if (options.inTransaction) return fn(store);
       if (dialect === 'postgres')
-        return db.transaction().execute((trx) => fn(createKyselyStore(trx, dialect, { inTransaction: true, secrets })));
+        return db.transaction().execute(async (trx) => {
+          // One writer at a time, as SQLite's BEGIN IMMEDIATE gives: the domain's check-then-write steps (a
+          // free slug, a waiting request, a place left) stay correct across processes. The lock is the
+          // schema's (several stores may share a database) and ends with the transaction.
+          await sql`select pg_advisory_xact_lock(hashtext(current_schema()))`.execute(trx);
+          return fn(createKyselyStore(trx, dialect, { inTransaction: true, secrets }));
+        });
       // SQLite: take the write lock up front. A deferred BEGIN that reads and then writes fails with
       // SQLITE_BUSY when another process (a second `agora serve` on the same file) wrote in between.
       return db.connection().execute(async (conn) => {
@@ -139,6 +146,15 @@ export class SchemaTooNewError extends Error {
   override name = 'SchemaTooNewError';
 }
 
+/** PostgreSQL's current schema (undefined for SQLite). */
+async function schemaOf(db: Kysely<Database>): Promise<string | undefined> {
+  if (dialectOf(db) !== 'postgres') return undefined;
+  const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
+  const schema = rows[0]?.schema;
+  if (!schema) throw new Error('no schema to create the tables in: the search_path names no schema that exists');
+  return schema;
+}
+
 /** The migrations a database has applied ([] when it has none: a new, empty database). */
 async function appliedMigrations(db: Kysely<Database>): Promise<string[]> {
   try {
@@ -167,7 +183,14 @@ export async function migrateToLatest(db: Kysely<Database>, migrationDb: Kysely<
     );
   // Numbered migrations were written side by side (0004, 0005, 0006 landed together): a store that has a
   // later one may still lack an earlier one, which is then applied; none depends on another's order.
-  const migrator = new Migrator({ db: migrationDb, provider: new StaticMigrations(), allowUnorderedMigrations: true });
+  const migrator = new Migrator({
+    db: migrationDb,
+    provider: new StaticMigrations(),
+    allowUnorderedMigrations: true,
+    // PostgreSQL: the migration tables of the schema the store lives in (the first of its search_path). Left
+    // unnamed, Kysely would take another schema's tables in the same database for this one's.
+    migrationTableSchema: await schemaOf(db),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
