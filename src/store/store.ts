@@ -181,6 +181,9 @@ export async function migrateToLatest(db: Kysely<Database>, migrationDb: Kysely<
       `the database's schema is at version ${unknown[unknown.length - 1]}, newer than this agora knows (${SCHEMA_VERSION}): ` +
         'run the newer agora that upgraded it',
     );
+  // Up to date (every start but the first): nothing to ask Kysely's migrator, which reads the catalog of every
+  // schema of the database to find its own tables.
+  if (KNOWN_MIGRATIONS.every((name) => applied.includes(name))) return [];
   // Numbered migrations were written side by side (0004, 0005, 0006 landed together): a store that has a
   // later one may still lack an earlier one, which is then applied; none depends on another's order.
   const migrator = new Migrator({

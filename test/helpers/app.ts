@@ -12,7 +12,7 @@ import { newId } from '../../src/shared/ids.js';
 import { SYSTEM_ROLES } from '../../src/store/default-roles.js';
 import { openStore, type OpenStoreOptions } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
-import { removeDir, removeStore, PREFIX, type Credentials } from './server.js';
+import { removeDir, PREFIX, type Credentials } from './server.js';
 import { onPostgres, storeTargetFor, TEST_SECRET_KEY } from './store-target.js';
 
 /** A clock the test sets and moves: the app's "now", so that no test sleeps. */
@@ -135,7 +135,7 @@ export function useApp(options: Parameters<typeof startApp>[0] = {}): TestApp {
   });
   afterAll(async () => {
     await holder.close();
-    await removeStore(holder.dir);
+    removeDir(holder.dir);
   });
   return holder;
 }

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { dropStoreOf, onPostgres, storeTargetFor, TEST_SECRET_KEY } from './store-target.js';
+import { onPostgres, storeTargetFor, TEST_SECRET_KEY } from './store-target.js';
 
 export const BIN = resolve(__dirname, '../../bin/agora.js');
 export const PREFIX = '/public-api/v1';
@@ -94,21 +94,12 @@ export function useServer(options: Parameters<typeof startServer>[0] = {}): Runn
   });
   afterAll(async () => {
     await server.stop();
-    await removeStore(server.dir);
+    removeDir(server.dir);
   });
   return server;
 }
 
-/**
- * Removes a test folder. A PostgreSQL store of the folder is dropped in the background (the run's database is
- * dropped at its end anyway): `removeStore` waits for it.
- */
+/** Removes a test folder (a PostgreSQL store's schema is dropped at the end of the run: test/helpers/pg-global.ts). */
 export function removeDir(dir: string): void {
-  void removeStore(dir);
-}
-
-/** Removes a test folder and its store, PostgreSQL schema included. */
-export async function removeStore(dir: string): Promise<void> {
-  if (onPostgres) await dropStoreOf(dir);
   rmSync(dir, { recursive: true, force: true });
 }

@@ -20,8 +20,6 @@ export const sqliteOnly = (reason: string) => (onPostgres ? ` [skipped on Postgr
 
 const TARGET_FILE = 'agora-test-db.url';
 
-const schemaOf = (target: string) => /search_path%3D(\w+)/.exec(target)?.[1];
-
 /**
  * The store of a test folder: `<dir>/agora.db`, or on PostgreSQL a new schema (remembered in the folder, so
  * that a second app or server given the same folder opens the same store).
@@ -37,12 +35,18 @@ export async function storeTargetFor(dir: string): Promise<string> {
   return target;
 }
 
-/** Drops the schema of a test folder's store, if it has one (SQLite: the file goes with the folder). */
-export async function dropStoreOf(dir: string): Promise<void> {
-  const remembered = join(dir, TARGET_FILE);
-  if (!PG_TEST_DB || !existsSync(remembered)) return;
-  const schema = schemaOf(readFileSync(remembered, 'utf8'));
-  if (schema) await withClient((client) => client.query(`drop schema if exists ${schema} cascade`)).catch(() => {});
+/**
+ * The schemas of a run are dropped at its end (test/helpers/pg-global.ts), not test by test: a DROP SCHEMA
+ * while another test's store is migrating can fail that migration (Kysely's migrator reads the catalog of every
+ * schema of the database).
+ */
+export async function dropTestSchemas(): Promise<number> {
+  if (!PG_TEST_DB) return 0;
+  return withClient(async (client) => {
+    const { rows } = await client.query<{ name: string }>(`select nspname as name from pg_namespace where nspname like 't\\_%'`);
+    for (const { name } of rows) await client.query(`drop schema if exists ${name} cascade`);
+    return rows.length;
+  });
 }
 
 /** Runs SQL on the test database as it is (for tests that look at or tamper with a store's rows). */
@@ -80,7 +84,12 @@ export async function openRaw(target: string, options: { readonly?: boolean } = 
   const { default: Database } = await import('better-sqlite3');
   const db = new Database(target, { readonly: options.readonly ?? false });
   return {
-    all: async <T>(sql: string, params: unknown[] = []) => db.prepare(sql).all(...params) as T[],
+    all: async <T>(sql: string, params: unknown[] = []) => {
+      const statement = db.prepare(sql);
+      if (statement.reader) return statement.all(...params) as T[];
+      statement.run(...params);
+      return [];
+    },
     exec: async (sql) => void db.exec(sql),
     close: async () => void db.close(),
   };
