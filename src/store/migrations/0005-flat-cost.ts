@@ -90,6 +90,8 @@ export const flatCost: Migration = {
       .execute();
     for (const spec of countersFor(pg ? 'postgres' : 'sqlite')) {
       for (const trigger of pg ? counterTriggersPg(spec) : counterTriggers(spec)) await sql.raw(trigger).execute(db);
+      // PostgreSQL stores start empty (or nearly: the default roles): an empty table has nothing to recount.
+      if (pg && !(await db.selectFrom(spec.table).select(sql`1`.as('one')).limit(1).executeTakeFirst())) continue;
       const counts = await recount(db, spec);
       for (const [key, n] of counts) await db.insertInto('list_counts').values({ key, n }).execute();
     }
