@@ -1,13 +1,26 @@
 // `npm run test:pg`: the store's tests on PostgreSQL. Builds, then runs vitest with AGORA_TEST_DB: every app and
 // server of the tests gets a schema of its own in that database (test/helpers/store-target.ts). Without
 // AGORA_TEST_DB, a fresh database is created on the server of AGORA_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres)
-// and dropped at the end, whatever happened. Arguments are passed to vitest (files, -t …); without files, the
-// suites that touch a store run (PG_SUITES); the terminal-only suites run on SQLite alone.
+// and dropped at the end, whatever happened. Arguments are passed to vitest (files, -t …). Without files, the
+// suites whose subject is the store run (PG_SUITES: every API rule in process and against the real server, the
+// crash and fuzz suites, and the CLI suites that open the store or walk lists); the other CLI suites test the
+// terminal client, whose store is incidental, and run on SQLite only. `npm run test:pg -- test` runs them all.
+
 import { spawnSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 
-export const PG_SUITES = ['test/api', 'test/crash', 'test/fuzz', 'test/cli'];
+export const PG_SUITES = [
+  'test/api',
+  'test/crash',
+  'test/fuzz',
+  'test/cli/admin-keys.test.ts',
+  'test/cli/store-versions.test.ts',
+  'test/cli/serve.test.ts',
+  'test/cli/workers.test.ts',
+  'test/cli/list-all.test.ts',
+  'test/cli/import-export.test.ts',
+];
 
 const server = process.env.AGORA_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const given = process.env.AGORA_TEST_DB;
