@@ -19,7 +19,6 @@ export const PG_SUITES = [
   'test/cli/serve.test.ts',
   'test/cli/workers.test.ts',
   'test/cli/list-all.test.ts',
-  'test/cli/import-export.test.ts',
 ];
 
 const server = process.env.AGORA_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
