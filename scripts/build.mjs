@@ -40,7 +40,7 @@ await build({
   plugins: [zodEnglishOnly],
   // Server-side packages stay in node_modules: a native addon, and packages that find files of their own at run time.
   // ink (agora queue) and React load only in that command, from node_modules (ink's optional devtools too).
-  external: ['better-sqlite3', 'fastify', '@fastify/*', 'pino', 'kysely', 'ink', 'react', 'react-devtools-core'],
+  external: ['better-sqlite3', 'pg', 'fastify', '@fastify/*', 'pino', 'kysely', 'ink', 'react', 'react-devtools-core'],
   // Bundled CommonJS packages call require(); an ES module has none unless it is given one.
   banner: { js: "import { createRequire as __agoraRequire } from 'node:module'; const require = __agoraRequire(import.meta.url);" },
 });

@@ -285,7 +285,10 @@ function toAppError(error: FastifyError, bodyLimit: number): AppError {
       );
   }
   // The multipart parser throws plain errors, without a status, for a body cut short or malformed.
-  if (!error.statusCode && /^(Multipart: |Unexpected end of (form|multipart data)|Malformed part header|Part terminated early)/.test(error.message))
+  // A body cut inside a file part: the parser's error, or, when the request had ended before the parts were read
+  // (a slower store, e.g. PostgreSQL, answers authentication after the bytes have all arrived), a stream closed early.
+  const cut = (error as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE';
+  if (!error.statusCode && (cut || /^(Multipart: |Unexpected end of (form|multipart data)|Malformed part header|Part terminated early)/.test(error.message)))
     return new AppError(400, ErrorCode.invalidBody, 'The multipart/form-data body is malformed');
   const status = error.statusCode ?? 500;
   if (status === 413) return new AppError(413, ErrorCode.payloadTooLarge, error.message);

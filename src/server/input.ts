@@ -80,21 +80,30 @@ function unknownFields(def: SchemaDef, value: unknown, path: string, found: stri
 
 // In a `u` regular expression a well-formed surrogate pair is one code point: only lone halves match.
 const LONE_SURROGATE = /\p{Cs}/u;
+// PostgreSQL cannot hold U+0000 in text; refused at the edge, so that both stores answer the same.
+const NUL = /\u0000/;
 
-/** Paths of the strings (and keys) in a value that are not valid Unicode. */
-function invalidText(value: unknown, path: string, found: string[], depth = 0): void {
+/** What is wrong with a text, if anything. */
+const textProblem = (text: string): string | undefined =>
+  LONE_SURROGATE.test(text) ? NOT_UNICODE : NUL.test(text) ? HAS_NUL : undefined;
+
+/** Paths of the strings (and keys) in a value that are not valid text, with what is wrong. */
+function invalidText(value: unknown, path: string, found: FieldError[], depth = 0): void {
   if (typeof value === 'string') {
-    if (LONE_SURROGATE.test(value)) found.push(path);
+    const problem = textProblem(value);
+    if (problem) found.push({ field: path, message: problem });
   } else if (value && typeof value === 'object' && depth < 32 && !Buffer.isBuffer(value)) {
     for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
       const at = path ? `${path}.${key}` : key;
-      if (LONE_SURROGATE.test(key)) found.push(at);
+      const problem = textProblem(key);
+      if (problem) found.push({ field: at, message: problem });
       else invalidText(item, at, found, depth + 1);
     }
   }
 }
 
 const NOT_UNICODE = 'must be valid Unicode text (it holds a lone UTF-16 surrogate)';
+const HAS_NUL = 'must not contain the NUL character (U+0000)';
 export const UNKNOWN_FIELD = 'is not a field of this request';
 
 export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
@@ -102,12 +111,12 @@ export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
     throw new AppError(400, ErrorCode.invalidBody, 'The request body must be an object of fields');
   const fields = (body ?? {}) as Record<string, unknown>;
   const problems: FieldError[] = [];
-  const bad: string[] = [];
+  const bad: FieldError[] = [];
   invalidText(fields, '', bad);
-  for (const field of bad) problems.push({ field, message: NOT_UNICODE });
+  problems.push(...bad);
   const unknown: string[] = [];
   unknownFields((schema as unknown as ZodLike)._zod.def, fields, '', unknown);
-  for (const field of unknown) if (!bad.includes(field)) problems.push({ field, message: UNKNOWN_FIELD });
+  for (const field of unknown) if (!bad.some((b) => b.field === field)) problems.push({ field, message: UNKNOWN_FIELD });
   const result = schema.safeParse(fields);
   if (!result.success)
     // Unknown keys of strict objects are named above, one by one.
@@ -121,9 +130,9 @@ export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
 const IDS_GO_WITH = new Set(['ids', 'page', 'per_page']);
 
 export function parseQuery<T>(schema: z.ZodType<T>, query: unknown): T {
-  const bad: string[] = [];
+  const bad: FieldError[] = [];
   invalidText(query ?? {}, '', bad);
-  if (bad.length) throw new AppError(400, ErrorCode.invalidQuery, `${bad.join(', ')}: ${NOT_UNICODE}`);
+  if (bad.length) throw new AppError(400, ErrorCode.invalidQuery, bad.map((b) => `${b.field}: ${b.message}`).join('; '));
   const given = (query ?? {}) as Record<string, unknown>;
   if (given.cursor !== undefined && given.page !== undefined)
     throw new AppError(400, ErrorCode.invalidQuery, 'cursor and page cannot be used together: a cursor already says where the page starts');
@@ -165,4 +174,13 @@ export function refuseUnreadableBody(request: FastifyRequest, bodyLimit: number)
   // The multipart parser reads the raw stream, past Fastify's body limit: only a declared length keeps it bounded.
   if (request.headers['content-length'] === undefined)
     throw new AppError(411, ErrorCode.lengthRequired, 'A multipart/form-data body needs a Content-Length header');
+}
+
+/** Path parameters: checked as text like a query (a lone surrogate or NUL is a 400), then by the route's schema if it has one. */
+export function parseParams<T>(schema: z.ZodType<T> | undefined, params: unknown): T {
+  if (schema) return parseQuery(schema, params);
+  const bad: FieldError[] = [];
+  invalidText(params ?? {}, '', bad);
+  if (bad.length) throw new AppError(400, ErrorCode.invalidQuery, bad.map((b) => `${b.field}: ${b.message}`).join('; '));
+  return params as T;
 }

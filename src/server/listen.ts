@@ -3,7 +3,8 @@ import { availableParallelism } from 'node:os';
 import { ensureApiKey, issueApiKey } from '../domain/api-keys.js';
 import type { Deps } from '../domain/context.js';
 import { seedDemo } from '../domain/demo.js';
-import { openSqliteStore } from '../store/sqlite.js';
+import { isPostgresTarget, openStore } from '../store/open.js';
+import type { Store } from '../store/store.js';
 import { createApp } from './app.js';
 import { rateLimitFromEnv } from './rate-limit.js';
 
@@ -98,9 +99,21 @@ function announceListening(options: ServeOptions, port: number, demoKey: DemoKey
   if (demoKey) options.print(`log in with: agora login --url ${base} --api-key ${demoKey.api_key} --api-secret ${demoKey.api_secret}`);
 }
 
+/**
+ * The store `--db` names, migrated. On PostgreSQL, processes on other machines share the database, so the
+ * key that seals webhook secrets cannot be a file beside it: AGORA_SECRET_KEY is required.
+ */
+async function openServedStore(options: ServeOptions): Promise<Store> {
+  if (isPostgresTarget(options.db) && !options.secretKey)
+    throw new Error(
+      'AGORA_SECRET_KEY is required with a PostgreSQL store: every process must seal webhook secrets with the same key, kept outside the database',
+    );
+  return openStore(options.db, { secretKey: options.secretKey });
+}
+
 /** Migrations, the bootstrap key and the demo, once, before any request. */
 async function prepareStore(options: ServeOptions): Promise<DemoKey | undefined> {
-  const store = await openSqliteStore(options.db, { secretKey: options.secretKey });
+  const store = await openServedStore(options);
   try {
     return await prepare({ store, clock: () => new Date() }, options);
   } finally {
@@ -128,7 +141,7 @@ async function prepare(deps: Deps, options: ServeOptions): Promise<DemoKey | und
 
 /** One serving process: alone, or a worker that tells the primary its port instead of printing it. */
 async function serveOne(options: ServeOptions, asWorker: boolean): Promise<void> {
-  const store = await openSqliteStore(options.db, { secretKey: options.secretKey });
+  const store = await openServedStore(options);
   const demoKey = await prepare({ store, clock: () => new Date() }, options);
   const app = await createApp({
     store,

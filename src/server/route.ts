@@ -4,7 +4,7 @@ import type { Caller } from '../domain/context.js';
 import { encodeCursor, NEXT_PAGE } from '../shared/schemas/common.js';
 import type { ResponseCache } from './response-cache.js';
 import { withIdempotency, type IdempotencyGuard, type Outcome } from './idempotency.js';
-import { parseBody, parseQuery, refuseUnreadableBody } from './input.js';
+import { parseBody, parseParams, parseQuery, refuseUnreadableBody } from './input.js';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -109,7 +109,7 @@ export class RouteRegistry {
         const input = {
           body: (spec.body ? parseBody(spec.body, request.body) : undefined) as z.output<B>,
           query: (spec.query ? parseQuery(spec.query, request.query) : undefined) as z.output<Q>,
-          params: (spec.params ? parseQuery(spec.params, request.params) : request.params) as z.output<P>,
+          params: parseParams(spec.params, request.params) as z.output<P>,
           caller: request.caller as Caller,
           request,
           reply,

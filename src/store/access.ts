@@ -29,8 +29,7 @@ export function permissionSetsRepo(db: Kysely<Database>) {
     },
     async page(page: Pagination): Promise<Listed<PermissionSetRow>> {
       const [walked, total] = await Promise.all([
-        walkPage<PermissionSetRow>(
-          [{ query: db.selectFrom('permission_sets'), keys: ['permission_sets.id'] }],
+        walkPage<PermissionSetRow>(db, [{ query: db.selectFrom('permission_sets'), keys: ['permission_sets.id'] }],
           (q) => q.selectAll('permission_sets'),
           page,
         ),

@@ -76,7 +76,7 @@ export function statusesRepo(db: Kysely<Database>) {
           ? countOf(reachesFollowers(fromStatuses().where('s.user_id', 'in', users).where('s.page_id', 'in', pages)))
           : 0;
       const [walked, counts, overlap] = await Promise.all([
-        walkPage<StatusRow>(walks, (q) => q.selectAll('s'), page, true),
+        walkPage<StatusRow>(db, walks, (q) => q.selectAll('s'), page, true),
         countersOf(db, counted),
         twice,
       ]);
@@ -103,8 +103,7 @@ export function commentsRepo(db: Kysely<Database>) {
     },
     async listForStatus(statusId: string, page: Pagination): Promise<Listed<CommentRow>> {
       const [walked, total] = await Promise.all([
-        walkPage<CommentRow>(
-          [{ query: db.selectFrom('comments').where('comments.status_id', '=', statusId), keys: ['comments.id'] }],
+        walkPage<CommentRow>(db, [{ query: db.selectFrom('comments').where('comments.status_id', '=', statusId), keys: ['comments.id'] }],
           (q) => q.selectAll('comments'),
           page,
         ),

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import type { Dialect } from './dialect.js';
 import type { Database } from './schema.js';
 
 /**
@@ -57,6 +58,27 @@ export const COUNTERS: readonly CounterSpec[] = [
   },
 ];
 
+/**
+ * The same counts for PostgreSQL, whose comparisons are booleans (SQLite's are 0 and 1): each flag is a
+ * CASE giving 1 or 0, so that the keys are the same text (`…|1`, `…|0`) in both dialects.
+ */
+const secretPagePg = (column: string) =>
+  `coalesce((select case when p.privacy = 'secret' then 1 else 0 end from pages p where p.id = r.${column}), 0)`;
+const PG_DIMS: Record<string, readonly string[]> = {
+  follows: ['r.followable_type', 'r.followable_id', 'r.user_id', `(case when r.followable_type = 'Page' and ${secretPagePg('followable_id')} = 1 then 1 else 0 end)`],
+  events: ['r.user_id', 'r.page_id', secretPagePg('page_id')],
+  statuses: [
+    'r.page_id',
+    'r.event_id',
+    'r.user_id',
+    `(case when r.event_id is null and (r.page_id is null or coalesce((select p.privacy = 'public' from pages p where p.id = r.page_id), false)) then 1 else 0 end)`,
+  ],
+};
+const PG_COUNTERS: readonly CounterSpec[] = COUNTERS.map((spec) => ({ ...spec, dims: PG_DIMS[spec.list] ?? spec.dims }));
+
+/** The counted lists with their dimensions written in the dialect's SQL. */
+export const countersFor = (dialect: Dialect): readonly CounterSpec[] => (dialect === 'postgres' ? PG_COUNTERS : COUNTERS);
+
 /** The SQL of a row's key for one combination (bit i of `mask` set: dimension i is fixed). */
 function keyExpression(spec: CounterSpec, mask: number, alias: string): string {
   const parts = spec.dims.map((dim, i) =>
@@ -79,7 +101,7 @@ function upsert(spec: CounterSpec, alias: string, delta: number): string {
   return `insert into list_counts (key, n) values ${values} on conflict (key) do update set n = n + excluded.n;`;
 }
 
-/** Triggers that keep the counts in the transaction of every write. */
+/** Triggers that keep the counts in the transaction of every write (SQLite). */
 export function counterTriggers(spec: CounterSpec): string[] {
   const name = `${spec.list}_counts`;
   const triggers = [
@@ -93,6 +115,28 @@ export function counterTriggers(spec: CounterSpec): string[] {
         `${upsert(spec, 'old', -1)} ${upsert(spec, 'new', 1)} end`,
     );
   return triggers;
+}
+
+/**
+ * The same triggers in PL/pgSQL, from the same specification: a function per table and event, row-level
+ * AFTER triggers. The keys of one row are summed before the upsert (PostgreSQL refuses to update a row twice
+ * in one INSERT … ON CONFLICT).
+ */
+export function counterTriggersPg(spec: CounterSpec): string[] {
+  const name = `${spec.list}_counts`;
+  const upsertPg = (alias: string, delta: number) =>
+    `insert into list_counts (key, n) select k, sum(d) from (values ${masks(spec)
+      .map((m) => `(${keyExpression(spec, m, alias)}, ${delta})`)
+      .join(', ')}) as v(k, d) group by k on conflict (key) do update set n = list_counts.n + excluded.n;`;
+  const trigger = (event: string, when: string, body: string) => [
+    `create function ${name}_${event}() returns trigger language plpgsql as $$ begin ${body} return null; end $$`,
+    `create trigger ${name}_${event} after ${when} on ${spec.table} for each row execute function ${name}_${event}()`,
+  ];
+  const statements = [...trigger('insert', 'insert', upsertPg('new', 1)), ...trigger('delete', 'delete', upsertPg('old', -1))];
+  const columns = columnsOf(spec);
+  if (columns.length)
+    statements.push(...trigger('update', `update of ${columns.join(', ')}`, `${upsertPg('old', -1)} ${upsertPg('new', 1)}`));
+  return statements;
 }
 
 /** What the counts should be, recounted from the rows: every key of the list with its number of rows. */
@@ -124,9 +168,9 @@ export interface Drift {
 }
 
 /** Every key whose kept count differs from a recount; `repair` writes the recount. */
-export async function checkCounts(db: Kysely<Database>, repair = false): Promise<Drift[]> {
+export async function checkCounts(db: Kysely<Database>, dialect: Dialect, repair = false): Promise<Drift[]> {
   const drift: Drift[] = [];
-  for (const spec of COUNTERS) {
+  for (const spec of countersFor(dialect)) {
     const [actual, kept] = await Promise.all([recount(db, spec), keptCounts(db, spec)]);
     for (const key of new Set([...actual.keys(), ...kept.keys()])) {
       const a = actual.get(key) ?? 0;

@@ -73,7 +73,7 @@ export function eventsRepo(db: Kysely<Database>) {
     async list(filter: EventFilter, viewer: Viewer, secretSeen: string[], page: Pagination): Promise<Listed<EventRow>> {
       const longestMs = filter.runningFrom === undefined ? 0 : await counterOf(db, 'events.longest_ms');
       const [walked, n] = await Promise.all([
-        walkPage<EventRow>(walks(filter, viewer, secretSeen, longestMs), (q) => q.selectAll('events'), page),
+        walkPage<EventRow>(db, walks(filter, viewer, secretSeen, longestMs), (q) => q.selectAll('events'), page),
         total(filter, viewer, secretSeen, longestMs),
       ]);
       return { ...walked, total: n };
@@ -95,7 +95,7 @@ export function eventsRepo(db: Kysely<Database>) {
     async freePlace(id: string, now: string): Promise<void> {
       await db
         .updateTable('events')
-        .set({ attendees_count: sql`max(attendees_count - 1, 0)`, updated_at: now })
+        .set({ attendees_count: sql`case when attendees_count > 0 then attendees_count - 1 else 0 end`, updated_at: now })
         .where('id', '=', id)
         .execute();
     },
@@ -127,8 +127,7 @@ export function attendancesRepo(db: Kysely<Database>) {
     /** In user order. */
     async list(eventId: string, answer: string | undefined, page: Pagination): Promise<Listed<AttendanceRow>> {
       const [walked, total] = await Promise.all([
-        walkPage<AttendanceRow>(
-          [{ query: filtered(eventId, answer), keys: ['event_attendances.user_id'] }],
+        walkPage<AttendanceRow>(db, [{ query: filtered(eventId, answer), keys: ['event_attendances.user_id'] }],
           (q) => q.selectAll('event_attendances'),
           page,
         ),

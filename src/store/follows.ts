@@ -86,7 +86,7 @@ export function followsRepo(db: Kysely<Database>) {
     /** `secretSeen`: the secret pages the viewer sees (pages.secretSeenBy), for a Member. */
     async list(filter: FollowFilter, viewer: Viewer, secretSeen: string[], page: Pagination): Promise<Listed<FollowRow>> {
       const [walked, n] = await Promise.all([
-        walkPage<FollowRow>(walks(filter, viewer, secretSeen), (q) => q.selectAll('follows'), page),
+        walkPage<FollowRow>(db, walks(filter, viewer, secretSeen), (q) => q.selectAll('follows'), page),
         total(filter, viewer, secretSeen),
       ]);
       return { ...walked, total: n };

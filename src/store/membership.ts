@@ -208,10 +208,10 @@ async function listed<Row>(
   plus: string[],
   minus: string[],
   page: Pagination,
-  select: Parameters<typeof walkPage>[1],
+  select: Parameters<typeof walkPage>[2],
 ): Promise<Listed<Row>> {
   if (walks.length === 0) return { rows: [], total: 0 };
-  const [walked, counts] = await Promise.all([walkPage<Row>(walks, select, page), countersOf(db, [...plus, ...minus])]);
+  const [walked, counts] = await Promise.all([walkPage<Row>(db, walks, select, page), countersOf(db, [...plus, ...minus])]);
   const total = counts.slice(0, plus.length).reduce((a, b) => a + b, 0) - counts.slice(plus.length).reduce((a, b) => a + b, 0);
   return { ...walked, total };
 }

@@ -87,8 +87,7 @@ export function notificationsRepo(db: Kysely<Database>) {
     list(userId: string, unseenOnly: boolean, page: Pagination): Promise<Walked<NotificationRow>> {
       let q = db.selectFrom('notifications as n').where('n.user_id', '=', userId);
       if (unseenOnly) q = q.where('n.seen', '=', 0);
-      return walkPage<NotificationRow>(
-        [{ query: q, keys: ['n.id'] }],
+      return walkPage<NotificationRow>(db, [{ query: q, keys: ['n.id'] }],
         (query) => withContent(query.innerJoin('notification_contents as c', 'c.id', 'n.content_id')),
         page,
         true,

@@ -128,7 +128,7 @@ export function pagesRepo(db: Kysely<Database>) {
     async list(filter: PageFilter, viewer: Viewer, page: Pagination): Promise<Listed<PageRow>> {
       const seen = viewer.isAdmin ? [] : await secretSeenBy(viewer);
       const [walked, n] = await Promise.all([
-        walkPage<PageRow>(walks(filter, viewer, seen), (q) => q.selectAll('pages'), page),
+        walkPage<PageRow>(db, walks(filter, viewer, seen), (q) => q.selectAll('pages'), page),
         total(filter, viewer, seen),
       ]);
       return { ...walked, total: n };
@@ -151,8 +151,7 @@ export function pageConfigurationsRepo(db: Kysely<Database>) {
       const q = db.selectFrom('page_configurations');
       const matching = filter.name === undefined ? q : q.where('page_configurations.name', '=', filter.name);
       const [walked, total] = await Promise.all([
-        walkPage<PageConfigurationRow>(
-          [{ query: matching, keys: ['page_configurations.id'] }],
+        walkPage<PageConfigurationRow>(db, [{ query: matching, keys: ['page_configurations.id'] }],
           (q) => q.selectAll('page_configurations'),
           page,
         ),

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
+import { dialectOf } from './dialect.js';
 import type { Database } from './schema.js';
 
 /** Rows to skip before the requested page. */
@@ -43,6 +44,8 @@ const KEY = (i: number) => `__k${i}`;
  * then that range. Duplicates between walks (a secret page one created and follows) are answered once.
  */
 export async function walkPage<Row>(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  db: Kysely<any>,
   walks: Walk[],
   select: (query: AnyQuery) => AnyQuery,
   position: Pagination,
@@ -84,7 +87,17 @@ export async function walkPage<Row>(
     // compound UNION in key order (SQLite merges the ordered walks and drops duplicates), never rows in JS.
     const keyed = walks.map((walk) => withKeys(walk, walk.query));
     let skipper = keyed[0]!;
-    for (const other of keyed.slice(1)) skipper = skipper.union(other);
+    if (keyed.length > 1 && dialectOf(db) === 'postgres') {
+      // PostgreSQL 15 does not merge ordered walks into a UNION: it would sort every key of every walk. Each walk
+      // gives its first skip + 1 keys instead (an index range, bounded like SQLite's merge), and only those are
+      // sorted: the first skip + 1 distinct keys of the union are among them.
+      const columns = Array.from({ length: width }, (_, i) => KEY(i));
+      const bounded = keyed.map((q, w) =>
+        db.selectFrom(ordered(walks[w]!, q).limit(skip + 1).as(`w${w}`)).select(columns),
+      );
+      skipper = bounded[0]!;
+      for (const other of bounded.slice(1)) skipper = skipper.union(other);
+    } else for (const other of keyed.slice(1)) skipper = skipper.union(other);
     for (let i = 0; i < width; i++) skipper = skipper.orderBy(sql.ref(KEY(i)), direction);
     const first = (await skipper.limit(1).offset(skip).execute())[0];
     if (!first) return { rows: [] };

@@ -8,7 +8,11 @@ const PREFIX = 'enc:v1:';
  * key kept outside the database: a copy of the database alone does not give them away.
  */
 export class SecretBox {
-  private constructor(private readonly key: Buffer) {}
+  private constructor(
+    private readonly key: Buffer | null,
+    /** Why there is no key (a store opened without one): said by any use. */
+    private readonly missing = '',
+  ) {}
 
   /** From a passphrase or key of any length (AGORA_SECRET_KEY), hashed to 256 bits. */
   static fromString(secret: string): SecretBox {
@@ -41,11 +45,17 @@ export class SecretBox {
     return new SecretBox(key);
   }
 
+  /** No key: a store opened only for work that never reads or writes a secret (offline key administration). */
+  static unavailable(reason: string): SecretBox {
+    return new SecretBox(null, reason);
+  }
+
   static isSealed(value: string): boolean {
     return value.startsWith(PREFIX);
   }
 
   seal(plain: string): string {
+    if (!this.key) throw new Error(this.missing);
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
@@ -55,6 +65,7 @@ export class SecretBox {
   open(sealed: string): string {
     // Rows written before encryption existed are encrypted at start; one read in between is still clear.
     if (!SecretBox.isSealed(sealed)) return sealed;
+    if (!this.key) throw new Error(this.missing);
     const [iv, tag, body] = sealed.slice(PREFIX.length).split('.').map((p) => Buffer.from(p, 'base64url'));
     try {
       const decipher = createDecipheriv('aes-256-gcm', this.key, iv!);

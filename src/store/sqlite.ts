@@ -11,6 +11,8 @@ export interface SqliteStoreOptions {
   secretKey?: string;
   /** Sees every query the store runs, with its parameters (the query-plan test). */
   onQuery?: (sql: string, parameters: readonly unknown[]) => void;
+  /** Told the migrations applied on opening (none when the schema was current). */
+  onMigrated?: (applied: string[]) => void;
 }
 
 /**
@@ -38,7 +40,9 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
     log: onQuery ? (event) => onQuery(event.query.sql, event.query.parameters) : undefined,
   });
   try {
-    await migrateToLatest(db);
+    // Not inside `onMigrated?.(…)`: an optional call skips evaluating its arguments.
+    const applied = await migrateToLatest(db);
+    options.onMigrated?.(applied);
   } catch (error) {
     await db.destroy();
     throw error;

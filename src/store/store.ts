@@ -1,6 +1,7 @@
 import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import { apiKeysRepo, idempotencyRepo, permissionSetsRepo } from './access.js';
 import { checkCounts, type Drift } from './counters.js';
+import { dialectOf } from './dialect.js';
 import { followsRepo } from './follows.js';
 import { membership } from './migrations/0002-membership.js';
 import { foundation } from './migrations/0001-foundation.js';
@@ -102,12 +103,18 @@ export function createKyselyStore(
     notificationJobs: notificationJobsRepo(db),
     auditLog: auditLogRepo(db),
     moderationQueue: moderationQueueRepo(db),
-    checkCounts: (repair) => checkCounts(db, repair),
+    checkCounts: (repair) => checkCounts(db, dialect, repair),
     dataVersion: () => (options.inTransaction ? undefined : options.dataVersion?.()),
     transaction(fn) {
       if (options.inTransaction) return fn(store);
       if (dialect === 'postgres')
-        return db.transaction().execute((trx) => fn(createKyselyStore(trx, dialect, { inTransaction: true, secrets })));
+        return db.transaction().execute(async (trx) => {
+          // One writer at a time, as SQLite's BEGIN IMMEDIATE gives: the domain's check-then-write steps (a
+          // free slug, a waiting request, a place left) stay correct across processes. The lock is the
+          // schema's (several stores may share a database) and ends with the transaction.
+          await sql`select pg_advisory_xact_lock(hashtext(current_schema()))`.execute(trx);
+          return fn(createKyselyStore(trx, dialect, { inTransaction: true, secrets }));
+        });
       // SQLite: take the write lock up front. A deferred BEGIN that reads and then writes fails with
       // SQLITE_BUSY when another process (a second `agora serve` on the same file) wrote in between.
       return db.connection().execute(async (conn) => {
@@ -130,13 +137,67 @@ export function createKyselyStore(
   return store;
 }
 
-export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
+/** The schema versions this build knows, oldest first; the last is the newest. */
+export const KNOWN_MIGRATIONS: readonly string[] = Object.keys(MIGRATIONS).sort();
+export const SCHEMA_VERSION = KNOWN_MIGRATIONS[KNOWN_MIGRATIONS.length - 1]!;
+
+/** A store whose schema was written by a newer agora: this one must not run on it. */
+export class SchemaTooNewError extends Error {
+  override name = 'SchemaTooNewError';
+}
+
+/** PostgreSQL's current schema (undefined for SQLite). */
+async function schemaOf(db: Kysely<Database>): Promise<string | undefined> {
+  if (dialectOf(db) !== 'postgres') return undefined;
+  const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
+  const schema = rows[0]?.schema;
+  if (!schema) throw new Error('no schema to create the tables in: the search_path names no schema that exists');
+  return schema;
+}
+
+/** The migrations a database has applied ([] when it has none: a new, empty database). */
+async function appliedMigrations(db: Kysely<Database>): Promise<string[]> {
+  try {
+    const rows = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+    return rows.rows.map((r) => r.name);
+  } catch (error) {
+    const e = error as { code?: string; message?: string };
+    // SQLite: "no such table"; PostgreSQL: undefined_table.
+    if (e.code === '42P01' || /no such table/.test(e.message ?? '')) return [];
+    throw error;
+  }
+}
+
+/**
+ * Applies the migrations the database lacks (all of them on an empty one) and answers their names. A
+ * database holding a migration this build does not know was moved on by a newer agora: refused, naming both
+ * versions, before anything is changed.
+ */
+export async function migrateToLatest(db: Kysely<Database>, migrationDb: Kysely<any> = db): Promise<string[]> {
+  const applied = await appliedMigrations(db);
+  const unknown = applied.filter((name) => !(name in MIGRATIONS)).sort();
+  if (unknown.length)
+    throw new SchemaTooNewError(
+      `the database's schema is at version ${unknown[unknown.length - 1]}, newer than this agora knows (${SCHEMA_VERSION}): ` +
+        'run the newer agora that upgraded it',
+    );
+  // Up to date (every start but the first): nothing to ask Kysely's migrator, which reads the catalog of every
+  // schema of the database to find its own tables.
+  if (KNOWN_MIGRATIONS.every((name) => applied.includes(name))) return [];
   // Numbered migrations were written side by side (0004, 0005, 0006 landed together): a store that has a
   // later one may still lack an earlier one, which is then applied; none depends on another's order.
-  const migrator = new Migrator({ db, provider: new StaticMigrations(), allowUnorderedMigrations: true });
+  const migrator = new Migrator({
+    db: migrationDb,
+    provider: new StaticMigrations(),
+    allowUnorderedMigrations: true,
+    // PostgreSQL: the migration tables of the schema the store lives in (the first of its search_path). Left
+    // unnamed, Kysely would take another schema's tables in the same database for this one's.
+    migrationTableSchema: await schemaOf(db),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
-    throw new Error(`database migration ${failed ?? ''} failed: ${String(error)}`);
+    throw new Error(`database migration ${failed ?? ''} failed: ${String((error as Error)?.message ?? error)}`);
   }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

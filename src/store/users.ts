@@ -67,8 +67,7 @@ export function usersRepo(db: Kysely<Database>) {
       if (filter.nickname !== undefined) q = q.where('users.nickname', '=', filter.nickname);
       if (filter.role !== undefined) q = q.where('users.permission_set_id', '=', filter.role);
       const [walked, total] = await Promise.all([
-        walkPage<UserWithRole>(
-          [{ query: q, keys: ['users.id'] }],
+        walkPage<UserWithRole>(db, [{ query: q, keys: ['users.id'] }],
           (query) => joinRole(query as SelectQueryBuilder<Database, 'users', object>),
           page,
         ),

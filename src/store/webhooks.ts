@@ -47,7 +47,7 @@ export function webhooksRepo(db: Kysely<Database>, box: SecretBox) {
     },
     async list(page: Pagination): Promise<Listed<WebhookRow>> {
       const [walked, total] = await Promise.all([
-        walkPage<WebhookRow>([{ query: db.selectFrom('webhooks'), keys: ['webhooks.id'] }], (q) => q.selectAll('webhooks'), page),
+        walkPage<WebhookRow>(db, [{ query: db.selectFrom('webhooks'), keys: ['webhooks.id'] }], (q) => q.selectAll('webhooks'), page),
         counterOf(db, counterKey('webhooks', [])),
       ]);
       return { ...walked, total };
@@ -138,8 +138,7 @@ export function deliveriesRepo(db: Kysely<Database>) {
     /** Newest first. */
     async listForWebhook(webhookId: string, page: Pagination): Promise<Listed<DeliveryRow>> {
       const [walked, total] = await Promise.all([
-        walkPage<DeliveryRow>(
-          [{ query: db.selectFrom('webhook_deliveries').where('webhook_deliveries.webhook_id', '=', webhookId), keys: ['webhook_deliveries.id'] }],
+        walkPage<DeliveryRow>(db, [{ query: db.selectFrom('webhook_deliveries').where('webhook_deliveries.webhook_id', '=', webhookId), keys: ['webhook_deliveries.id'] }],
           (q) => q.selectAll('webhook_deliveries'),
           page,
           true,

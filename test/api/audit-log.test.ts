@@ -1,8 +1,8 @@
-import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../../src/domain/api-keys.js';
 import { useApp, type Answer } from '../helpers/app.js';
 import { HEX_ID } from '../helpers/api.js';
+import { onPostgres, openRaw } from '../helpers/store-target.js';
 
 /** GET /audit_log and the entry every administrative change writes in its own transaction (CONTRACT §7). */
 
@@ -155,15 +155,21 @@ describe('the same transaction', () => {
   it('an entry that cannot be written undoes the change', async () => {
     const asker = await t.member();
     const id = await ask(asker);
-    // A second connection on the same file makes the log refuse this one act.
-    const sqlite = new Database(t.file);
-    sqlite.exec(`create trigger refuse_accept before insert on audit_log when new.action = 'page_access_request.accept'
-      begin select raise(abort, 'audit log unavailable'); end`);
+    // A second connection on the same store makes the log refuse this one act.
+    const raw = await openRaw(t.file);
+    await raw.exec(
+      onPostgres
+        ? `create function refuse_accept() returns trigger language plpgsql as $$ begin
+             if new.action = 'page_access_request.accept' then raise exception 'audit log unavailable'; end if; return new; end $$;
+           create trigger refuse_accept before insert on audit_log for each row execute function refuse_accept()`
+        : `create trigger refuse_accept before insert on audit_log when new.action = 'page_access_request.accept'
+             begin select raise(abort, 'audit log unavailable'); end`,
+    );
     try {
       expect((await t.call('PUT', `/page_access_requests/${id}/accept`)).status).toBe(500);
     } finally {
-      sqlite.exec('drop trigger refuse_accept');
-      sqlite.close();
+      await raw.exec(onPostgres ? 'drop trigger refuse_accept on audit_log; drop function refuse_accept()' : 'drop trigger refuse_accept');
+      await raw.close();
     }
     expect((await t.call('GET', `/page_access_requests?user_id=${asker.user.id}`)).body.items).toMatchObject([{ id, state: 'waiting' }]);
     expect(await entriesFor(id)).toEqual([]);

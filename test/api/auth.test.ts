@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { call, createPageConfiguration, createUser, createUserWithKey, userBody } from '../helpers/api.js';
 import { runCli } from '../helpers/cli.js';
 import { useServer } from '../helpers/server.js';
+import { onPostgres, openRaw } from '../helpers/store-target.js';
 
 const server = useServer();
 /** A Member with their own key (made once: a key costs a process start). */
@@ -24,11 +25,23 @@ function expect401(res: { status: number; body: any }): void {
   expect(res.body.error.message.length).toBeGreaterThan(0);
 }
 
-/** The SQLite file and its WAL, where recent writes live until a checkpoint. */
-function storeBytes(): Buffer {
-  return Buffer.concat(
-    [server.db, `${server.db}-wal`].filter((f) => existsSync(f)).map((f) => readFileSync(f)),
-  );
+/**
+ * Everything the store holds: the SQLite file and its WAL, where recent writes live until a checkpoint; on
+ * PostgreSQL, every row of every table of the store's schema as text.
+ */
+async function storeBytes(): Promise<Buffer> {
+  if (!onPostgres)
+    return Buffer.concat([server.db, `${server.db}-wal`].filter((f) => existsSync(f)).map((f) => readFileSync(f)));
+  const raw = await openRaw(server.db);
+  try {
+    const tables = await raw.all<{ name: string }>(
+      'select table_name as name from information_schema.tables where table_schema = current_schema()',
+    );
+    const rows = await Promise.all(tables.map((t) => raw.all<{ row: string }>(`select r::text as row from "${t.name}" r`)));
+    return Buffer.from(rows.flat().map((r) => r.row).join('\n'));
+  } finally {
+    await raw.close();
+  }
 }
 
 describe('credentials', () => {
@@ -149,7 +162,7 @@ describe('agora admin create-key', () => {
     expect(result.stderr).toMatch(/not found/i);
   });
 
-  it('stores neither API secrets nor passwords in clear in the SQLite file', async () => {
+  it('stores neither API secrets nor passwords in clear in the store', async () => {
     const password = `pw${tag()}${tag()}7`;
     const user = await createUser(server, { password });
     const result = await runCli(['admin', 'create-key', '--db', server.db, '--user', user.id, '--json'], {
@@ -159,7 +172,7 @@ describe('agora admin create-key', () => {
       api_key: string;
       api_secret: string;
     };
-    const bytes = storeBytes();
+    const bytes = await storeBytes();
     // The search itself works: what is stored in clear is found.
     expect(bytes.includes(apiKey)).toBe(true);
     expect(bytes.includes(user.email)).toBe(true);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { VerificationQueue } from '../../src/domain/auth-limits.js';
 import { testClock, useApp } from '../helpers/app.js';
+import { onPostgres, TEST_SECRET_KEY } from '../helpers/store-target.js';
 
 const clock = testClock();
 const api = useApp({ clock, auth: { failuresPerAddress: 3, failuresPerKey: 2, windowMs: 60_000 } });
@@ -124,9 +125,9 @@ describe('API keys', () => {
 
   it('a pair revoked through one server is refused by another on the same store from its next request', async () => {
     // A second process's view: another store (connection) and app on the same file.
-    const { openSqliteStore } = await import('../../src/store/sqlite.js');
+    const { openStore } = await import('../../src/store/open.js');
     const { createApp } = await import('../../src/server/app.js');
-    const store = await openSqliteStore(api.file);
+    const store = await openStore(api.file, onPostgres ? { secretKey: TEST_SECRET_KEY } : {});
     const second = await createApp({ store });
     try {
       const member = await newMember();

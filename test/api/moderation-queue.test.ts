@@ -1,8 +1,18 @@
-import { Kysely, SqliteDialect } from 'kysely';
-import Database from 'better-sqlite3';
+import {
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+} from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useApp } from '../helpers/app.js';
+import { badPlans, type Query } from '../helpers/plans.js';
 import type { Credentials } from '../helpers/server.js';
+import { onPostgres, openRaw } from '../helpers/store-target.js';
 import { moderationQueueRepo } from '../../src/store/moderation.js';
 import { auditLogRepo } from '../../src/store/audit.js';
 
@@ -157,14 +167,18 @@ describe('paging', () => {
   });
 
   it('walks an index in order: no table scan and no temporary b-tree, for Admins, creators and cursors', async () => {
-    const sqlite = new Database(t.file, { readonly: true });
-    const db = new Kysely<any>({ dialect: new SqliteDialect({ database: sqlite }) });
     const after = { created_at: '2026-11-20T10:00:00.000Z', id: 'f'.repeat(32) };
-    const plans: string[][] = [];
-    const explain = (query: { compile(): { sql: string; parameters: readonly unknown[] } }) => {
-      const { sql, parameters } = query.compile();
-      plans.push((sqlite.prepare(`explain query plan ${sql}`).all(...(parameters as unknown[])) as { detail: string }[]).map((r) => r.detail));
-    };
+    const compiled: Query[] = [];
+    // Compiled only, in the store's dialect, and explained on the store.
+    const db = new Kysely<any>({
+      dialect: {
+        createAdapter: () => (onPostgres ? new PostgresAdapter() : new SqliteAdapter()),
+        createDriver: () => new DummyDriver(),
+        createIntrospector: (k) => (onPostgres ? new PostgresIntrospector(k) : new SqliteIntrospector(k)),
+        createQueryCompiler: () => (onPostgres ? new PostgresQueryCompiler() : new SqliteQueryCompiler()),
+      },
+    });
+    const explain = (query: { compile(): Query }) => compiled.push(query.compile());
     const queueRepo = moderationQueueRepo(db);
     const auditRepo = auditLogRepo(db);
     for (const viewer of [{ id: ada.user.id, isAdmin: false }, { id: t.admin.id, isAdmin: true }])
@@ -172,6 +186,13 @@ describe('paging', () => {
     for (const filter of [{}, { actor_id: ada.user.id }, { action: 'user.create' }, { target_type: 'user', target_id: ada.user.id }, { since: after.created_at }])
       explain(auditRepo.page(filter, { per_page: 26, offset: 0, after }));
     await db.destroy();
+    expect(await badPlans(t.file, compiled)).toEqual([]);
+    if (onPostgres) return;
+    const raw = await openRaw(t.file, { readonly: true });
+    const plans = await Promise.all(
+      compiled.map(async ({ sql, parameters }) => (await raw.all<{ detail: string }>(`explain query plan ${sql}`, [...parameters])).map((r) => r.detail)),
+    );
+    await raw.close();
     for (const plan of plans) {
       expect(plan.join(' | ')).not.toMatch(/TEMP B-TREE/);
       for (const step of plan) expect(step).toMatch(/USING (COVERING )?INDEX|USING INTEGER PRIMARY KEY/);

@@ -1,7 +1,7 @@
-import Database from 'better-sqlite3';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeDir } from '../helpers/server.js';
+import { openRaw } from '../helpers/store-target.js';
 import { seedFollows, seedMembers, startApp, type TestApp } from '../helpers/app.js';
 
 /**
@@ -13,19 +13,18 @@ const MEMBERS = 1500;
 const dirs: string[] = [];
 afterAll(() => dirs.forEach(removeDir));
 
-/** How many notifications of one status each user has, read straight from the file. */
-function notifiedCounts(file: string, statusId: string): Map<string, number> {
-  const db = new Database(file, { readonly: true });
+/** How many notifications of one status each user has, read straight from the store. */
+async function notifiedCounts(file: string, statusId: string): Promise<Map<string, number>> {
+  const db = await openRaw(file, { readonly: true });
   try {
-    const rows = db
-      .prepare(
-        `select n.user_id, count(*) as n from notifications n join notification_contents c on c.id = n.content_id
-         where c.notification_type = 'status' and c.target_id = ? group by n.user_id`,
-      )
-      .all(statusId) as { user_id: string; n: number }[];
-    return new Map(rows.map((r) => [r.user_id, r.n]));
+    const rows = await db.all<{ user_id: string; n: number }>(
+      `select n.user_id, count(*) as n from notifications n join notification_contents c on c.id = n.content_id
+       where c.notification_type = 'status' and c.target_id = ? group by n.user_id`,
+      [statusId],
+    );
+    return new Map(rows.map((r) => [r.user_id, Number(r.n)]));
   } finally {
-    db.close();
+    await db.close();
   }
 }
 
@@ -50,7 +49,7 @@ describe('notification fan-out', () => {
       const res = await t.call('POST', '/statuses', { as: owner.creds, body: { user_id: owner.user.id, content: 'To everyone', page_id: pageId } });
       expect(res.status).toBe(201);
       await t.app.fanOut.drain();
-      const counts = notifiedCounts(t.file, res.body.id);
+      const counts = await notifiedCounts(t.file, res.body.id);
       expect(counts.size).toBe(MEMBERS);
       for (const id of members) expect(counts.get(id)).toBe(1);
       expect(counts.has(owner.user.id)).toBe(false);
@@ -72,16 +71,16 @@ describe('notification fan-out', () => {
     const res = await first.call('POST', '/statuses', { as: owner.creds, body: { user_id: owner.user.id, content: 'Half way', page_id: pageId } });
     expect(res.status).toBe(201);
     // Stop the server once part of the audience is notified (the worker yields between batches).
-    for (let i = 0; i < 500 && notifiedCounts(first.file, res.body.id).size < 100; i++) await sleep(5);
+    for (let i = 0; i < 500 && (await notifiedCounts(first.file, res.body.id)).size < 100; i++) await sleep(5);
     await first.close();
-    const partway = notifiedCounts(first.file, res.body.id).size;
+    const partway = (await notifiedCounts(first.file, res.body.id)).size;
     expect(partway).toBeGreaterThan(0);
     expect(partway).toBeLessThan(MEMBERS);
 
     const second = await startApp({ dir: first.dir, fanOut: { batchSize: 50 } });
     try {
       await second.app.fanOut.drain();
-      const counts = notifiedCounts(second.file, res.body.id);
+      const counts = await notifiedCounts(second.file, res.body.id);
       expect(counts.size).toBe(MEMBERS);
       expect([...counts.values()].every((n) => n === 1)).toBe(true);
       expect(await second.store.notificationJobs.pending()).toBe(0);
@@ -96,11 +95,11 @@ describe('notification fan-out', () => {
     const { owner, pageId } = await pageWithMembers(first, 20);
     const res = await first.call('POST', '/statuses', { as: owner.creds, body: { user_id: owner.user.id, content: 'Queued', page_id: pageId } });
     await first.close();
-    expect(notifiedCounts(first.file, res.body.id).size).toBe(0);
+    expect((await notifiedCounts(first.file, res.body.id)).size).toBe(0);
     const second = await startApp({ dir: first.dir });
     try {
       await second.app.fanOut.drain();
-      expect(notifiedCounts(second.file, res.body.id).size).toBe(20);
+      expect((await notifiedCounts(second.file, res.body.id)).size).toBe(20);
     } finally {
       await second.close();
     }

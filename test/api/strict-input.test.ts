@@ -76,6 +76,20 @@ describe('text', () => {
     expect(res.body.error.fields).toEqual([{ field: 'name', message: expect.stringContaining('valid Unicode') }]);
   });
 
+  it('refuses the NUL character (which PostgreSQL cannot store) in a body, a query or a path, the same on both stores', async () => {
+    const body = await api.call('POST', '/page_configurations', { body: '{"name":"bad \\u0000 text"}' });
+    expect(body.status).toBe(422);
+    expect(body.body.error.fields).toEqual([{ field: 'name', message: 'must not contain the NUL character (U+0000)' }]);
+    const query = await api.call('GET', '/users?nickname=a%00b');
+    expect(query.status).toBe(400);
+    expect(query.body.error).toMatchObject({ code: 'invalid_query', message: 'nickname: must not contain the NUL character (U+0000)' });
+    for (const path of ['/page_configurations/%00', '/pages/a%00', '/users/%00/notifications']) {
+      const res = await api.call('GET', path);
+      expect(res.status, path).toBe(400);
+      expect(res.body.error.code, path).toBe('invalid_query');
+    }
+  });
+
   it('accepts a well-formed pair written as escapes', async () => {
     const res = await api.call('POST', '/page_configurations', { body: '{"name":"ok \\ud83d\\ude00"}' });
     expect(res.status).toBe(201);

@@ -10,9 +10,10 @@ import { hashSecret } from '../../src/domain/secrets.js';
 import { createApp, type AppOptions } from '../../src/server/app.js';
 import { newId } from '../../src/shared/ids.js';
 import { SYSTEM_ROLES } from '../../src/store/default-roles.js';
-import { openSqliteStore, type SqliteStoreOptions } from '../../src/store/sqlite.js';
+import { openStore, type OpenStoreOptions } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { removeDir, PREFIX, type Credentials } from './server.js';
+import { onPostgres, storeTargetFor, TEST_SECRET_KEY } from './store-target.js';
 
 /** A clock the test sets and moves: the app's "now", so that no test sleeps. */
 export interface TestClock {
@@ -41,6 +42,7 @@ export interface TestApp {
   deps: Deps;
   clock: TestClock;
   dir: string;
+  /** The store: a SQLite file in `dir`, or with AGORA_TEST_DB a postgres:// URL (a schema of its own). */
   file: string;
   admin: Credentials & { id: string };
   /** One request through `inject`, as the Admin unless `as` says otherwise (`null`: no credentials). */
@@ -54,13 +56,16 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** The real app on a real SQLite store in a temp file, answering through `inject`. */
+/**
+ * The real app on a real store answering through `inject`: a SQLite file in a temp folder, or with
+ * AGORA_TEST_DB a PostgreSQL schema of its own (test/helpers/store-target.ts).
+ */
 export async function startApp(
-  options: Partial<Omit<AppOptions, 'store'>> & { dir?: string; storeOptions?: SqliteStoreOptions } = {},
+  options: Partial<Omit<AppOptions, 'store'>> & { dir?: string; storeOptions?: OpenStoreOptions } = {},
 ): Promise<TestApp> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'agora-app-'));
-  const file = join(dir, 'agora.db');
-  const store = await openSqliteStore(file, options.storeOptions);
+  const file = await storeTargetFor(dir);
+  const store = await openStore(file, onPostgres ? { secretKey: TEST_SECRET_KEY, ...options.storeOptions } : options.storeOptions);
   const clock = (options.clock as TestClock | undefined) ?? testClock();
   const deps: Deps = { store, clock };
   const adminId = await ensureBootstrapAdmin(deps);

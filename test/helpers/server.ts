@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+import { onPostgres, storeTargetFor, TEST_SECRET_KEY } from './store-target.js';
 
 export const BIN = resolve(__dirname, '../../bin/agora.js');
 export const PREFIX = '/public-api/v1';
@@ -16,6 +17,7 @@ export interface Credentials {
 export interface RunningServer {
   url: string;
   dir: string;
+  /** The store: a SQLite file in `dir`, or with AGORA_TEST_DB a postgres:// URL (a schema of its own). */
   db: string;
   admin: Credentials;
   process: ChildProcess;
@@ -34,7 +36,7 @@ export async function startServer(
   options: { env?: Record<string, string>; args?: string[]; dir?: string } = {},
 ): Promise<RunningServer> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'agora-test-'));
-  const db = join(dir, 'agora.db');
+  const db = await storeTargetFor(dir);
   const admin = { key: `ak_${randomBytes(8).toString('hex')}`, secret: `as_${randomBytes(16).toString('hex')}` };
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', db, ...(options.args ?? [])], {
     env: {
@@ -43,6 +45,7 @@ export async function startServer(
       XDG_CONFIG_HOME: join(dir, '.config'),
       AGORA_BOOTSTRAP_API_KEY: admin.key,
       AGORA_BOOTSTRAP_API_SECRET: admin.secret,
+      ...(onPostgres ? { AGORA_SECRET_KEY: TEST_SECRET_KEY } : {}),
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -96,6 +99,7 @@ export function useServer(options: Parameters<typeof startServer>[0] = {}): Runn
   return server;
 }
 
+/** Removes a test folder (a PostgreSQL store's schema is dropped at the end of the run: test/helpers/pg-global.ts). */
 export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }

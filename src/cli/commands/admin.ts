@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
 import type { Deps } from '../../domain/context.js';
 
-const DB_HELP = 'SQLite database file (env AGORA_DB)';
+const DB_HELP = 'SQLite database file or postgres:// URL (env AGORA_DB)';
 
 /** Opens the store named by --db for one offline command, and closes it whatever happens. */
-async function withStore<T>(file: string, run: (deps: Deps) => Promise<T>): Promise<T> {
-  const { openSqliteStore } = await import('../../store/sqlite.js');
-  const store = await openSqliteStore(file, { secretKey: process.env.AGORA_SECRET_KEY });
+async function withStore<T>(target: string, run: (deps: Deps) => Promise<T>): Promise<T> {
+  const { openStore } = await import('../../store/open.js');
+  const store = await openStore(target, { secretKey: process.env.AGORA_SECRET_KEY });
   try {
     return await run({ store, clock: () => new Date() });
   } finally {
@@ -71,19 +71,30 @@ export function registerAdminCommands(program: Command): void {
   admin
     .command('check')
     .description('recount every list and report where the kept totals drifted (exit 1 on drift)')
-    .requiredOption('--db <file>', 'SQLite database file (env AGORA_DB)', process.env.AGORA_DB)
+    .requiredOption('--db <file>', DB_HELP, process.env.AGORA_DB)
     .option('--repair', 'write the recounted totals where they drifted')
     .action(async (options: { db: string; repair?: boolean }, command: Command) => {
-      const { openSqliteStore } = await import('../../store/sqlite.js');
-      const store = await openSqliteStore(options.db);
-      try {
-        const drift = await store.checkCounts(options.repair);
-        if (command.optsWithGlobals().json) process.stdout.write(`${JSON.stringify({ drift, repaired: !!options.repair })}\n`);
-        else if (drift.length === 0) process.stdout.write('counts agree with a recount: no drift\n');
-        else for (const d of drift) process.stdout.write(`${d.key}\tkept ${d.kept}\tactual ${d.actual}\n`);
-        if (drift.length && !options.repair) throw new Error(`${drift.length} kept counts drifted from a recount (--repair rewrites them)`);
-      } finally {
-        await store.close();
+      const drift = await withStore(options.db, (deps) => deps.store.checkCounts(options.repair));
+      if (command.optsWithGlobals().json) process.stdout.write(`${JSON.stringify({ drift, repaired: !!options.repair })}\n`);
+      else if (drift.length === 0) process.stdout.write('counts agree with a recount: no drift\n');
+      else for (const d of drift) process.stdout.write(`${d.key}\tkept ${d.kept}\tactual ${d.actual}\n`);
+      if (drift.length && !options.repair) throw new Error(`${drift.length} kept counts drifted from a recount (--repair rewrites them)`);
+    });
+  admin
+    .command('migrate')
+    .description('apply the schema migrations the store lacks, and say which (serve applies them too, at start)')
+    .requiredOption('--db <file>', DB_HELP, process.env.AGORA_DB)
+    .addHelpText('after', '\nExamples:\n  $ agora admin migrate --db ./agora.db\n  $ agora admin migrate --db postgres://agora@db.internal/agora\n')
+    .action(async (options: { db: string }, command: Command) => {
+      const [{ openStore }, { SCHEMA_VERSION }] = await Promise.all([import('../../store/open.js'), import('../../store/store.js')]);
+      let applied: string[] = [];
+      const store = await openStore(options.db, { secretKey: process.env.AGORA_SECRET_KEY, onMigrated: (names) => (applied = names) });
+      await store.close();
+      if (command.optsWithGlobals().json) printLine(JSON.stringify({ applied, version: SCHEMA_VERSION }));
+      else if (applied.length === 0) printLine(`schema already at ${SCHEMA_VERSION}: nothing to apply`);
+      else {
+        for (const name of applied) printLine(`applied ${name}`);
+        printLine(`schema now at ${SCHEMA_VERSION}`);
       }
     });
 }

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
-import { COUNTERS, counterTriggers, recount } from '../counters.js';
+import { counterTriggers, counterTriggersPg, countersFor, recount } from '../counters.js';
+import { dialectOf } from '../dialect.js';
 
 /**
  * Flat cost per request: composite indexes that follow each list's filters and order (so that every list
@@ -8,6 +9,7 @@ import { COUNTERS, counterTriggers, recount } from '../counters.js';
  */
 export const flatCost: Migration = {
   async up(db: Kysely<any>) {
+    const pg = dialectOf(db) === 'postgres';
     const index = async (name: string, table: string, columns: string[]) =>
       db.schema.createIndex(name).on(table).columns(columns).execute();
     const drop = async (name: string) => db.schema.dropIndex(name).ifExists().execute();
@@ -37,12 +39,24 @@ export const flatCost: Migration = {
       const page = table === 'invites' ? 'target_id' : 'page_id';
       await sql`update ${sql.table(table)} set page_owner_id = (select user_id from pages where pages.id = ${sql.ref(`${table}.${page}`)})`.execute(db);
       // Pages never change hands: the owner is written once, whoever inserts the row.
-      await sql
-        .raw(
-          `create trigger ${table}_page_owner after insert on ${table} begin ` +
-            `update ${table} set page_owner_id = (select user_id from pages where pages.id = new.${page}) where id = new.id; end`,
-        )
-        .execute(db);
+      if (pg) {
+        // PostgreSQL: set on the row before it is written, rather than updated after (the same result).
+        await sql
+          .raw(
+            `create function ${table}_page_owner() returns trigger language plpgsql as $$ begin ` +
+              `new.page_owner_id := (select user_id from pages where pages.id = new.${page}); return new; end $$`,
+          )
+          .execute(db);
+        await sql
+          .raw(`create trigger ${table}_page_owner before insert on ${table} for each row execute function ${table}_page_owner()`)
+          .execute(db);
+      } else
+        await sql
+          .raw(
+            `create trigger ${table}_page_owner after insert on ${table} begin ` +
+              `update ${table} set page_owner_id = (select user_id from pages where pages.id = new.${page}) where id = new.id; end`,
+          )
+          .execute(db);
     }
     await drop('page_access_requests_user');
     await index('par_page_id', 'page_access_requests', ['page_id', 'id']);
@@ -74,12 +88,29 @@ export const flatCost: Migration = {
       .addColumn('key', 'varchar(400)', (c) => c.primaryKey())
       .addColumn('n', 'integer', (c) => c.notNull())
       .execute();
-    for (const spec of COUNTERS) {
-      for (const trigger of counterTriggers(spec)) await sql.raw(trigger).execute(db);
+    for (const spec of countersFor(pg ? 'postgres' : 'sqlite')) {
+      for (const trigger of pg ? counterTriggersPg(spec) : counterTriggers(spec)) await sql.raw(trigger).execute(db);
+      // PostgreSQL stores start empty (or nearly: the default roles): an empty table has nothing to recount.
+      if (pg && !(await db.selectFrom(spec.table).select(sql`1`.as('one')).limit(1).executeTakeFirst())) continue;
       const counts = await recount(db, spec);
       for (const [key, n] of counts) await db.insertInto('list_counts').values({ key, n }).execute();
     }
     // The longest event so far bounds how far back an event still running may have started.
+    if (pg) {
+      // Exact milliseconds (SQLite's julianday arithmetic may come out a millisecond short: its +1 covers that).
+      const longest = (row: string) =>
+        `(floor(extract(epoch from (${row}end_date::timestamptz - ${row}start_date::timestamptz)) * 1000))::bigint + 1`;
+      await sql
+        .raw(
+          `create function events_longest() returns trigger language plpgsql as $$ begin ` +
+            `insert into list_counts (key, n) values ('events.longest_ms', ${longest('new.')}) ` +
+            `on conflict (key) do update set n = greatest(list_counts.n, excluded.n); return null; end $$`,
+        )
+        .execute(db);
+      await sql.raw(`create trigger events_longest after insert on events for each row execute function events_longest()`).execute(db);
+      await sql.raw(`insert into list_counts (key, n) select 'events.longest_ms', coalesce(max(${longest('')}), 0) from events`).execute(db);
+      return;
+    }
     await sql
       .raw(
         `create trigger events_longest after insert on events begin ` +

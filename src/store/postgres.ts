@@ -1,0 +1,98 @@
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { SqliteTypesOnPostgres } from './dialect.js';
+import type { Database as Schema } from './schema.js';
+import { SecretBox } from './secret-box.js';
+import { createKyselyStore, migrateToLatest, SchemaTooNewError, type Store } from './store.js';
+
+export interface PostgresStoreOptions {
+  /** AGORA_SECRET_KEY: seals stored secrets. Required to serve (every process must share it); see `openStore`. */
+  secretKey?: string;
+  /** Sees every query the store runs, with its parameters. */
+  onQuery?: (sql: string, parameters: readonly unknown[]) => void;
+  /** Told the migrations applied on opening (none when the schema was current). */
+  onMigrated?: (applied: string[]) => void;
+  /** Connections in the pool (10). */
+  poolSize?: number;
+}
+
+/** A PostgreSQL store that could not be opened: one line naming the server and database, never the password. */
+export class StoreOpenError extends Error {
+  override name = 'StoreOpenError';
+}
+
+const INT8 = 20;
+
+/**
+ * Opens the PostgreSQL store at `url` (`postgres://user@host:port/database`, libpq's query parameters, e.g.
+ * `?options=-c%20search_path%3Dagora` for a schema of its own) through a pg pool, and applies the migrations
+ * it lacks. The schema is the SQLite one, column for column: text compared byte by byte (`COLLATE "C"`),
+ * 64-bit integers read as numbers, the same indexes and the kept counts by PL/pgSQL triggers.
+ */
+export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store> {
+  const where = describePostgresUrl(url);
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: 10_000,
+    // count(*) and bigint columns come as strings by default: our integers are far below 2^53.
+    types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8 ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
+  });
+  // An idle connection the server closed (a restart) is an 'error' event: the pool replaces it; without a
+  // listener it would end the process.
+  pool.on('error', () => {});
+  const onQuery = options.onQuery;
+  const db = new Kysely<Schema>({
+    dialect: new PostgresDialect({ pool }),
+    log: onQuery ? (event) => onQuery(event.query.sql, event.query.parameters) : undefined,
+  });
+  try {
+    const applied = await migrateToLatest(db, db.withPlugin(new SqliteTypesOnPostgres()));
+    options.onMigrated?.(applied);
+  } catch (error) {
+    await db.destroy().catch(() => {});
+    if (error instanceof SchemaTooNewError) throw error;
+    throw new StoreOpenError(`cannot use the PostgreSQL database ${where}: ${reasonOf(error)}`);
+  }
+  const secrets = options.secretKey
+    ? SecretBox.fromString(options.secretKey)
+    : SecretBox.unavailable('AGORA_SECRET_KEY is required with a PostgreSQL store: it seals the webhook signing secrets');
+  // No data version: another process may write at any moment and nothing here would tell, so the exact read
+  // caches (verified keys, callers, responses) look at the database every time.
+  const store = createKyselyStore(db, 'postgres', { secrets });
+  if (options.secretKey) await store.webhooks.sealClearSecrets();
+  return store;
+}
+
+/** `database "agora" on 127.0.0.1:5432 as user "root"`: what a person needs to find it, without the password. */
+export function describePostgresUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    const host = parsed.hostname || parsed.searchParams.get('host') || 'localhost';
+    const port = parsed.port || parsed.searchParams.get('port') || '5432';
+    const user = decodeURIComponent(parsed.username) || parsed.searchParams.get('user') || process.env.PGUSER || process.env.USER || '';
+    const database = decodeURIComponent(parsed.pathname.replace(/^\//, '')) || user;
+    return `"${database}" on ${host}:${port}${user ? ` as user "${user}"` : ''}`;
+  } catch {
+    return '(an unreadable postgres:// URL)';
+  }
+}
+
+/** The cause in a few words: the driver's message, or what its network error code means. */
+function reasonOf(error: unknown): string {
+  const e = error as { code?: string; message?: string; errors?: { code?: string; message?: string }[] };
+  // Node reports a host with several addresses (localhost: ::1 and 127.0.0.1) as an AggregateError, with no message.
+  const first = e?.errors?.[0] ?? e;
+  const code = first?.code ?? e?.code;
+  const known: Record<string, string> = {
+    ECONNREFUSED: 'the connection was refused (is PostgreSQL running and listening there?)',
+    ENOTFOUND: 'no such host',
+    EAI_AGAIN: 'the host name could not be resolved',
+    ETIMEDOUT: 'the connection timed out',
+    EHOSTUNREACH: 'the host cannot be reached',
+  };
+  if (code && known[code]) return known[code]!;
+  const message = (first?.message || e?.message || String(error)).split('\n')[0]!;
+  if (/timeout/i.test(message)) return 'the connection timed out';
+  return message;
+}

@@ -1,0 +1,83 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openSqliteStore } from '../../src/store/sqlite.js';
+import { useApp } from '../helpers/app.js';
+import { removeDir } from '../helpers/server.js';
+import { onPostgres, openRaw } from '../helpers/store-target.js';
+
+/**
+ * The numbered migrations give PostgreSQL the schema they give SQLite: the same tables and columns (nullable
+ * alike), the same indexes on the same columns (unique and partial alike) and the same triggers; text columns
+ * compare bytes ("C") and integers are 64-bit. Runs with AGORA_TEST_DB, against a fresh SQLite file.
+ */
+const t = useApp();
+const dir = mkdtempSync(join(tmpdir(), 'agora-parity-'));
+afterAll(() => removeDir(dir));
+
+interface Schema {
+  columns: string[];
+  indexes: string[];
+  triggers: string[];
+}
+
+async function sqliteSchema(): Promise<Schema> {
+  const file = join(dir, 'agora.db');
+  await (await openSqliteStore(file)).close();
+  const raw = await openRaw(file, { readonly: true });
+  const schema: Schema = { columns: [], indexes: [], triggers: [] };
+  const tables = await raw.all<{ name: string }>("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like 'kysely_%'");
+  for (const { name } of tables) {
+    for (const c of await raw.all<{ name: string; notnull: number; pk: number }>(`pragma table_info("${name}")`))
+      // A primary key is never null in PostgreSQL; SQLite's ids are always given.
+      schema.columns.push(`${name}.${c.name}${c.notnull || c.pk ? ' not null' : ''}`);
+    for (const i of await raw.all<{ name: string; unique: number; partial: number; origin: string }>(`pragma index_list("${name}")`)) {
+      if (i.origin === 'pk') continue;
+      const columns = (await raw.all<{ name: string | null; key: number }>(`pragma index_xinfo("${i.name}")`)).filter((c) => c.key);
+      schema.indexes.push(`${name}.${i.name}(${columns.map((c) => c.name ?? 'expression').join(', ')})${i.unique ? ' unique' : ''}${i.partial ? ' partial' : ''}`);
+    }
+  }
+  schema.triggers = (await raw.all<{ name: string }>("select name from sqlite_master where type = 'trigger'")).map((r) => r.name);
+  await raw.close();
+  return schema;
+}
+
+async function postgresSchema(): Promise<Schema> {
+  const raw = await openRaw(t.file);
+  const schema: Schema = { columns: [], indexes: [], triggers: [] };
+  const columns = await raw.all<{ t: string; n: string; nullable: string; type: string; collation: string | null }>(
+    `select table_name as t, column_name as n, is_nullable as nullable, data_type as type, collation_name as collation
+     from information_schema.columns where table_schema = current_schema() and table_name not like 'kysely_%'`,
+  );
+  for (const c of columns) {
+    schema.columns.push(`${c.t}.${c.n}${c.nullable === 'NO' ? ' not null' : ''}`);
+    expect([`${c.type} ${c.collation ?? ''}`.trim()], `${c.t}.${c.n}`).toContain(c.type === 'text' ? 'text C' : 'bigint');
+  }
+  const indexes = await raw.all<{ tbl: string; idx: string; unique: boolean; partial: boolean; columns: string }>(
+    `select t.relname as tbl, i.relname as idx, ix.indisunique as unique, ix.indpred is not null as partial,
+       (select string_agg(coalesce(a.attname, 'expression'), ', ' order by k.i)
+          from unnest(ix.indkey) with ordinality k(attnum, i) left join pg_attribute a on a.attrelid = t.oid and a.attnum = k.attnum) as columns
+     from pg_index ix join pg_class i on i.oid = ix.indexrelid join pg_class t on t.oid = ix.indrelid
+     where t.relnamespace = current_schema()::regnamespace and not ix.indisprimary and t.relname not like 'kysely_%'`,
+  );
+  schema.indexes = indexes.map((i) => `${i.tbl}.${i.idx}(${i.columns})${i.unique ? ' unique' : ''}${i.partial ? ' partial' : ''}`);
+  schema.triggers = (
+    await raw.all<{ name: string }>(
+      `select tgname as name from pg_trigger g join pg_class c on c.oid = g.tgrelid
+       where c.relnamespace = current_schema()::regnamespace and not g.tgisinternal`,
+    )
+  ).map((r) => r.name);
+  await raw.close();
+  return schema;
+}
+
+describe('the schema', () => {
+  it.skipIf(!onPostgres)('is the same on PostgreSQL as on SQLite: columns, indexes, triggers [runs with AGORA_TEST_DB]', async () => {
+    const [sqlite, postgres] = await Promise.all([sqliteSchema(), postgresSchema()]);
+    const sorted = (s: Schema) => ({ columns: [...s.columns].sort(), indexes: [...s.indexes].sort(), triggers: [...s.triggers].sort() });
+    expect(sorted(postgres)).toEqual(sorted(sqlite));
+    expect(sqlite.indexes.length).toBeGreaterThan(60);
+    expect(sqlite.triggers.length).toBeGreaterThan(30);
+  });
+});

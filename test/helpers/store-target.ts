@@ -1,0 +1,96 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+
+/**
+ * Which store the tests run on. `AGORA_TEST_DB=postgres://127.0.0.1:5432/<db>` runs every app
+ * (test/helpers/app.ts) and every real server (test/helpers/server.ts) on PostgreSQL, each in a fresh schema
+ * of its own in that database (a schema and its migrations cost a fraction of a CREATE DATABASE); unset, on
+ * a SQLite file in the test's temp folder.
+ */
+export const PG_TEST_DB = process.env.AGORA_TEST_DB?.trim() || undefined;
+export const onPostgres = PG_TEST_DB !== undefined;
+
+/** PostgreSQL stores need AGORA_SECRET_KEY (there is no key file beside a database): the tests' one. */
+export const TEST_SECRET_KEY = 'agora tests: not a secret, 32 chars';
+
+/** Skip a SQLite-only test on PostgreSQL (the reason goes into the test's name). */
+export const sqliteOnly = (reason: string) => (onPostgres ? ` [skipped on PostgreSQL: ${reason}]` : '');
+
+const TARGET_FILE = 'agora-test-db.url';
+
+/**
+ * The store of a test folder: `<dir>/agora.db`, or on PostgreSQL a new schema (remembered in the folder, so
+ * that a second app or server given the same folder opens the same store).
+ */
+export async function storeTargetFor(dir: string): Promise<string> {
+  if (!PG_TEST_DB) return join(dir, 'agora.db');
+  const remembered = join(dir, TARGET_FILE);
+  if (existsSync(remembered)) return readFileSync(remembered, 'utf8');
+  const schema = `t_${randomBytes(8).toString('hex')}`;
+  await withClient((client) => client.query(`create schema ${schema}`));
+  const target = `${PG_TEST_DB}${PG_TEST_DB.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+  writeFileSync(remembered, target);
+  return target;
+}
+
+/**
+ * The schemas of a run are dropped at its end (test/helpers/pg-global.ts), not test by test: a DROP SCHEMA
+ * while another test's store is migrating can fail that migration (Kysely's migrator reads the catalog of every
+ * schema of the database).
+ */
+export async function dropTestSchemas(): Promise<number> {
+  if (!PG_TEST_DB) return 0;
+  return withClient(async (client) => {
+    const { rows } = await client.query<{ name: string }>(`select nspname as name from pg_namespace where nspname like 't\\_%'`);
+    for (const { name } of rows) await client.query(`drop schema if exists ${name} cascade`);
+    return rows.length;
+  });
+}
+
+/** Runs SQL on the test database as it is (for tests that look at or tamper with a store's rows). */
+export async function withClient<T>(run: (client: pg.Client) => Promise<T>, target = PG_TEST_DB): Promise<T> {
+  const client = new pg.Client({ connectionString: target });
+  await client.connect();
+  try {
+    return await run(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Plain SQL on a store, whichever it is: `?` placeholders, rows as objects. */
+export interface RawDb {
+  all<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  exec(sql: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openRaw(target: string, options: { readonly?: boolean } = {}): Promise<RawDb> {
+  if (target.startsWith('postgres')) {
+    const client = new pg.Client({ connectionString: target });
+    await client.connect();
+    const numbered = (sql: string) => {
+      let n = 0;
+      return sql.replace(/\?/g, () => `$${++n}`);
+    };
+    return {
+      all: async <T>(sql: string, params: unknown[] = []) => (await client.query(numbered(sql), params)).rows as T[],
+      exec: async (sql) => void (await client.query(sql)),
+      close: () => client.end(),
+    };
+  }
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(target, { readonly: options.readonly ?? false });
+  return {
+    all: async <T>(sql: string, params: unknown[] = []) => {
+      const statement = db.prepare(sql);
+      if (statement.reader) return statement.all(...params) as T[];
+      statement.run(...params);
+      return [];
+    },
+    exec: async (sql) => void db.exec(sql),
+    close: async () => void db.close(),
+  };
+}
