@@ -13,7 +13,7 @@ import type { PageConfigurationRow, PageRow, Viewer } from '../store/pages.js';
 import type { Store } from '../store/store.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { requireActingFor, requireAdmin } from './permissions.js';
-import { nextFreeSlug, slugify } from './slugs.js';
+import { nextFreeSlug, retryingSlugRace, slugify } from './slugs.js';
 
 export const toPageRecord = (row: PageRow): Page => ({
   id: row.id,
@@ -90,7 +90,7 @@ export async function listPageConfigurations(
 export async function createPage(deps: Deps, caller: Caller, input: CreatePageInput): Promise<Page> {
   requireActingFor(caller, input.user_id);
   const base = slugify(input.name, 'page');
-  const row = await deps.store.transaction(async (tx) => {
+  const row = await retryingSlugRace('pages', () => deps.store.transaction(async (tx) => {
     if (!(await tx.users.getById(input.user_id))) throw notFound('User');
     if (!(await tx.pageConfigurations.getById(input.page_configuration_id))) throw notFound('Page configuration');
     const now = nowIso(deps);
@@ -114,7 +114,7 @@ export async function createPage(deps: Deps, caller: Caller, input: CreatePageIn
       created_at: now,
     });
     return page;
-  });
+  }));
   return toPageRecord(row);
 }
 

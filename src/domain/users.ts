@@ -9,7 +9,7 @@ import { recordAudit } from './audit.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { requirePermission } from './permissions.js';
 import { hashSecret } from './secrets.js';
-import { nextFreeSlug, slugify } from './slugs.js';
+import { nextFreeSlug, retryingSlugRace, slugify } from './slugs.js';
 
 export const EMAIL_TAKEN = 'A user already exist with that email';
 
@@ -41,7 +41,7 @@ export async function createUser(deps: Deps, caller: Caller, input: CreateUserIn
   requirePermission(caller, 'users', 'import');
   const passwordHash = await hashSecret(input.password);
   const base = slugify(input.nickname, 'user');
-  const row = await deps.store.transaction(async (tx) => {
+  const row = await retryingSlugRace('users', () => deps.store.transaction(async (tx) => {
     const members = await tx.permissionSets.getBySystemKey(SYSTEM_ROLES.members);
     if (!members) throw new Error('the Members permission set is missing');
     const now = nowIso(deps);
@@ -74,7 +74,7 @@ export async function createUser(deps: Deps, caller: Caller, input: CreateUserIn
       summary: `created the user ${input.nickname}`,
     });
     return tx.users.getById(id);
-  });
+  }));
   if (!row) throw new Error('user vanished after insert');
   return toUserRecord(row, caller);
 }
