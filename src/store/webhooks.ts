@@ -17,6 +17,10 @@ export function webhooksRepo(db: Kysely<Database>, box: SecretBox) {
     openSecret(sealed: string): string {
       return box.open(sealed);
     },
+    /** Seals a secret under this store's key (`admin copy` seals again what it opened with the source's). */
+    sealSecret(clear: string): string {
+      return box.seal(clear);
+    },
     async insert(row: WebhookRow): Promise<void> {
       await db
         .insertInto('webhooks')
