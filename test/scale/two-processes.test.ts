@@ -14,6 +14,8 @@ import { removeDir, startServer, type Credentials, type RunningServer } from '..
 const TARGET = process.env.AGORA_TEST_DB?.startsWith('postgres') ? process.env.AGORA_TEST_DB : undefined;
 const ENV = {
   AGORA_WEBHOOKS_ALLOW_PRIVATE: '1',
+  // Every process seals and opens webhook secrets with one key (beside a SQLite file it would be <db>.key).
+  AGORA_SECRET_KEY: 'two-processes-share-this-sealing-key',
   // An attempt gives up after 3 s; a claimed delivery another process may take over 1 s after that.
   AGORA_WEBHOOK_TIMEOUT_MS: '3000',
   AGORA_LEASE_MS: '1000',
