@@ -41,7 +41,7 @@ export const toEventRecord = (row: EventRow): Event => ({
 export async function createEvent(deps: Deps, caller: Caller, input: CreateEventInput): Promise<Event> {
   requireActingFor(caller, input.user_id);
   const base = slugify(input.name, 'event');
-  const row = await retryingSlugRace('events', () => deps.store.transaction(async (tx) => {
+  const create = () => deps.store.transaction(async (tx) => {
     const { viewer } = await actingUser(tx, caller, input.user_id);
     if (input.page_id) await requirePostInPage(tx, viewer, await pageKnownTo(tx, viewer, input.page_id));
     const now = nowIso(deps);
@@ -62,7 +62,8 @@ export async function createEvent(deps: Deps, caller: Caller, input: CreateEvent
     };
     await tx.events.insert(event);
     return event;
-  }));
+  });
+  const row = await retryingSlugRace('events', create);
   return toEventRecord(row);
 }
 

@@ -90,7 +90,7 @@ export async function listPageConfigurations(
 export async function createPage(deps: Deps, caller: Caller, input: CreatePageInput): Promise<Page> {
   requireActingFor(caller, input.user_id);
   const base = slugify(input.name, 'page');
-  const row = await retryingSlugRace('pages', () => deps.store.transaction(async (tx) => {
+  const create = () => deps.store.transaction(async (tx) => {
     if (!(await tx.users.getById(input.user_id))) throw notFound('User');
     if (!(await tx.pageConfigurations.getById(input.page_configuration_id))) throw notFound('Page configuration');
     const now = nowIso(deps);
@@ -114,7 +114,8 @@ export async function createPage(deps: Deps, caller: Caller, input: CreatePageIn
       created_at: now,
     });
     return page;
-  }));
+  });
+  const row = await retryingSlugRace('pages', create);
   return toPageRecord(row);
 }
 

@@ -41,7 +41,7 @@ export async function createUser(deps: Deps, caller: Caller, input: CreateUserIn
   requirePermission(caller, 'users', 'import');
   const passwordHash = await hashSecret(input.password);
   const base = slugify(input.nickname, 'user');
-  const row = await retryingSlugRace('users', () => deps.store.transaction(async (tx) => {
+  const create = () => deps.store.transaction(async (tx) => {
     const members = await tx.permissionSets.getBySystemKey(SYSTEM_ROLES.members);
     if (!members) throw new Error('the Members permission set is missing');
     const now = nowIso(deps);
@@ -74,7 +74,8 @@ export async function createUser(deps: Deps, caller: Caller, input: CreateUserIn
       summary: `created the user ${input.nickname}`,
     });
     return tx.users.getById(id);
-  }));
+  });
+  const row = await retryingSlugRace('users', create);
   if (!row) throw new Error('user vanished after insert');
   return toUserRecord(row, caller);
 }
