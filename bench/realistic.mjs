@@ -157,13 +157,16 @@ function seed(db, pages, env) {
       `insert into notification_contents (id, notification_type, action_name, subject_type, subject_id, subject_name, final_target_name, link_type, comment_info, created_at)
        values (?, 'follow', 'followed', 'User', ?, 'Someone', 'Profile', 'User', '{}', ?)`,
     );
-    const insNotification = sqlite.prepare(`insert into notifications values (?, ?, ?, 0, ?, ?)`);
+    const insNotification = sqlite.prepare(
+      `insert into notifications (id, user_id, content_id, seen, created_at, updated_at, seq) values (?, ?, ?, 0, ?, ?, ?)`,
+    );
     for (let i = 0; i < 2000; i++) {
       const content = newId();
       insContent.run(content, pick(users), now);
-      for (const c of callers) insNotification.run(newId(), c, content, now, now);
+      for (const c of callers) insNotification.run(newId(), c, content, now, now, i + 1);
     }
-    for (const c of callers) sqlite.prepare(`insert or replace into notification_counters values (?, 2000, 2000)`).run(c);
+    for (const c of callers)
+      sqlite.prepare(`insert or replace into notification_counters (user_id, total, unseen, seq) values (?, 2000, 2000, 2000)`).run(c);
   })();
   for (const t of triggers) sqlite.exec(t.sql);
   sqlite

@@ -6,7 +6,6 @@ import type {
   CreateAccessRequestInput,
   ListAccessRequestsQuery,
 } from '../shared/schemas/membership.js';
-import { isUniqueViolation } from '../store/errors.js';
 import type { AccessRequestRow } from '../store/membership.js';
 import type { Store } from '../store/store.js';
 import { nowIso, type Caller, type Deps } from './context.js';
@@ -59,22 +58,17 @@ export async function createAccessRequest(
       throw new AppError(409, ErrorCode.alreadyMember, 'This user is already in this page');
     if (page.privacy === 'secret') throw forbidden('This page is secret: it is joined by invite only');
     const now = nowIso(deps);
-    const row: AccessRequestRow = {
+    const row = {
       id: newId(),
       page_id: page.id,
       user_id: input.user_id,
-      state: 'waiting',
+      state: 'waiting' as const,
       is_validate: 0,
       created_at: now,
       updated_at: now,
     };
-    try {
-      await tx.accessRequests.insert(row);
-    } catch (error) {
-      if (isUniqueViolation(error, 'page_access_requests'))
-        throw new AppError(409, ErrorCode.accessRequestPending, 'An access request from this user to this page is already waiting');
-      throw error;
-    }
+    if (!(await tx.accessRequests.insertWaiting(row)))
+      throw new AppError(409, ErrorCode.accessRequestPending, 'An access request from this user to this page is already waiting');
     const created = await toRecord(tx, caller, row);
     await recordWebhookEvent(tx, now, 'page_access_request.created', created);
     // The page's administrators: its creator and every project administrator.

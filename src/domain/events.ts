@@ -18,7 +18,7 @@ import { actingUser, eventKnownTo, pageKnownTo, requirePostInPage, viewerOf } fr
 import { nowIso, type Caller, type Deps } from './context.js';
 import { eventRef, notifyUsers, userRef } from './notifications.js';
 import { requireActingFor } from './permissions.js';
-import { nextFreeSlug, slugify } from './slugs.js';
+import { nextFreeSlug, retryingSlugRace, slugify } from './slugs.js';
 import { toUserRecord } from './users.js';
 
 export const toEventRecord = (row: EventRow): Event => ({
@@ -42,7 +42,7 @@ export const toEventRecord = (row: EventRow): Event => ({
 export async function createEvent(deps: Deps, caller: Caller, input: CreateEventInput): Promise<Event> {
   requireActingFor(caller, input.user_id);
   const base = slugify(input.name, 'event');
-  const row = await deps.store.transaction(async (tx) => {
+  const create = () => deps.store.transaction(async (tx) => {
     const { viewer } = await actingUser(tx, caller, input.user_id);
     if (input.page_id) await requirePostInPage(tx, viewer, await pageKnownTo(tx, viewer, input.page_id));
     const now = nowIso(deps);
@@ -64,6 +64,7 @@ export async function createEvent(deps: Deps, caller: Caller, input: CreateEvent
     await tx.events.insert(event);
     return event;
   });
+  const row = await retryingSlugRace('events', create);
   return toEventRecord(row);
 }
 
@@ -121,6 +122,8 @@ export async function answerEvent(deps: Deps, caller: Caller, eventId: string, i
     const event = await eventKnownTo(tx, viewer, eventId);
     const now = nowIso(deps);
     if (event.end_date < now) throw new AppError(409, ErrorCode.eventEnded, 'This event has ended: it takes no more answers');
+    // Two answers of one user racing (from two processes) would both read "no previous answer".
+    await tx.events.lockForAnswers(event.id);
     const previous = await tx.attendances.find(event.id, user.id);
     const wasYes = previous?.answer === 'yes';
     const isYes = input.answer === 'yes';

@@ -2,7 +2,6 @@ import { AppError, ErrorCode, forbidden, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { listResult, type ListResult } from '../shared/schemas/common.js';
 import type { CreateInvitesInput, Invite, InviteCreation, ListInvitesQuery } from '../shared/schemas/membership.js';
-import { isUniqueViolation } from '../store/errors.js';
 import type { InviteRow } from '../store/membership.js';
 import type { PageRow } from '../store/pages.js';
 import type { Store } from '../store/store.js';
@@ -69,21 +68,21 @@ export async function createInvites(deps: Deps, caller: Caller, input: CreateInv
     const outcome = await deps.store.transaction(async (tx): Promise<InviteRow | string> => {
       if (!(await tx.users.getById(targetId))) return INVITE_ERRORS.notFound;
       if (await isMember(tx, targetId, page.id)) return INVITE_ERRORS.alreadyMember;
-      if (await tx.invites.findWaiting(page.id, targetId)) return INVITE_ERRORS.alreadyInvited;
       const now = nowIso(deps);
-      const row: InviteRow = {
+      const row = {
         id: newId(),
         target_type: 'Page',
         target_id: page.id,
         user_id: input.user_id,
         user_target_id: targetId,
-        state: 'waiting',
+        state: 'waiting' as const,
         is_validate: null,
         is_accepted: 0,
         created_at: now,
         updated_at: now,
       };
-      await tx.invites.insert(row);
+      // One waiting invite per user and page, decided by the unique index (whoever inserts first, in any process).
+      if (!(await tx.invites.insertWaiting(row))) return INVITE_ERRORS.alreadyInvited;
       const [record] = await toRecords(tx, caller, [row]);
       await recordWebhookEvent(tx, now, 'invite.created', record);
       await notifyUsers(
@@ -101,9 +100,6 @@ export async function createInvites(deps: Deps, caller: Caller, input: CreateInv
         [input.user_id, caller.user.id],
       );
       return row;
-    }).catch((error: unknown) => {
-      if (isUniqueViolation(error, 'invites')) return INVITE_ERRORS.alreadyInvited;
-      throw error;
     });
     if (typeof outcome === 'string') errors.push({ [targetId]: outcome });
     else created.push(outcome);

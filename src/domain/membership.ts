@@ -1,13 +1,11 @@
 import { newId } from '../shared/ids.js';
-import { isUniqueViolation } from '../store/errors.js';
 import type { Store } from '../store/store.js';
 
-/** Makes the user follow the page (membership); a follow that already exists is kept as it is. */
+/**
+ * Makes the user follow the page (membership); a follow that already exists is kept as it is. One
+ * `INSERT … ON CONFLICT DO NOTHING`: a follow made meanwhile by another process neither fails nor aborts the
+ * transaction (on PostgreSQL a caught unique violation would have).
+ */
 export async function addMember(tx: Store, userId: string, pageId: string, now: string): Promise<void> {
-  if (await tx.follows.find(userId, 'Page', pageId)) return;
-  try {
-    await tx.follows.insert({ id: newId(), user_id: userId, followable_type: 'Page', followable_id: pageId, created_at: now });
-  } catch (error) {
-    if (!isUniqueViolation(error, 'follows')) throw error;
-  }
+  await tx.follows.insertIfAbsent({ id: newId(), user_id: userId, followable_type: 'Page', followable_id: pageId, created_at: now });
 }

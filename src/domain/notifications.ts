@@ -126,7 +126,7 @@ export async function runFanOutBatch(
   batchSize: number,
 ): Promise<BatchOutcome> {
   return deps.store.transaction(async (tx) => {
-    const job = await tx.notificationJobs.getById(jobId);
+    const job = await tx.notificationJobs.getForUpdate(jobId);
     if (!job || job.lease_until !== lease) return 'lost';
     const audiences = JSON.parse(job.audiences) as Audience[];
     const audience = audiences[job.audience_index];
@@ -254,15 +254,29 @@ export async function markNotificationsSeen(
   return { updated };
 }
 
-/** For the live stream: checks who may listen, and where a stream without `Last-Event-ID` starts. */
-export async function openNotificationStream(deps: Deps, caller: Caller, userId: string): Promise<string> {
+/**
+ * For the live stream: checks who may listen, and answers where it starts: after the notification named by
+ * `Last-Event-ID`, else after the newest. A stream walks a user's notifications by their sequence number
+ * (`seq`, in commit order), not by id: see the store's `insertFor`.
+ */
+export async function openNotificationStream(deps: Deps, caller: Caller, userId: string, resumeAfter?: string): Promise<number> {
   requireSelfOrAdmin(caller, userId, 'read');
   await requireUser(deps.store, userId);
-  return deps.store.notifications.lastId(userId);
+  return resumeAfter ? deps.store.notifications.seqAfter(userId, resumeAfter) : deps.store.notifications.lastSeq(userId);
 }
 
-export async function notificationsAfter(deps: Deps, userId: string, afterId: string, limit = 100): Promise<Notification[]> {
-  return toNotificationRecords(deps.store, await deps.store.notifications.listAfter(userId, afterId, limit));
+/** The user's notifications after the one numbered `afterSeq`, oldest first, and the number of the last one. */
+export async function notificationsAfter(
+  deps: Deps,
+  userId: string,
+  afterSeq: number,
+  limit = 100,
+): Promise<{ notifications: Notification[]; lastSeq: number }> {
+  const rows = await deps.store.notifications.listAfter(userId, afterSeq, limit);
+  return {
+    notifications: await toNotificationRecords(deps.store, rows),
+    lastSeq: rows.length ? Number(rows[rows.length - 1]!.seq) : afterSeq,
+  };
 }
 
 /** The ids of every project administrator (role Admins): they administer every page. */

@@ -14,7 +14,7 @@ import type { PageConfigurationRow, PageRow, Viewer } from '../store/pages.js';
 import type { Store } from '../store/store.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { requireActingFor, requireAdmin } from './permissions.js';
-import { nextFreeSlug, slugify } from './slugs.js';
+import { nextFreeSlug, retryingSlugRace, slugify } from './slugs.js';
 
 export const toPageRecord = (row: PageRow): Page => ({
   id: row.id,
@@ -92,7 +92,7 @@ export async function listPageConfigurations(
 export async function createPage(deps: Deps, caller: Caller, input: CreatePageInput): Promise<Page> {
   requireActingFor(caller, input.user_id);
   const base = slugify(input.name, 'page');
-  const row = await deps.store.transaction(async (tx) => {
+  const create = () => deps.store.transaction(async (tx) => {
     if (!(await tx.users.getById(input.user_id))) throw notFound('User');
     if (!(await tx.pageConfigurations.getById(input.page_configuration_id))) throw notFound('Page configuration');
     const now = nowIso(deps);
@@ -117,6 +117,7 @@ export async function createPage(deps: Deps, caller: Caller, input: CreatePageIn
     });
     return page;
   });
+  const row = await retryingSlugRace('pages', create);
   return toPageRecord(row);
 }
 

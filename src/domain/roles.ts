@@ -12,7 +12,7 @@ import type {
 import type { User } from '../shared/schemas/users.js';
 import type { PermissionSetRow } from '../store/access.js';
 import { SYSTEM_ROLES } from '../store/default-roles.js';
-import { isUniqueViolation } from '../store/errors.js';
+import { isUniqueIndexViolation, isUniqueViolation } from '../store/errors.js';
 import { recordAudit } from './audit.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { parsePermissions, requireAdmin, requirePermission } from './permissions.js';
@@ -31,9 +31,14 @@ export const toPermissionSetRecord = (row: PermissionSetRow): PermissionSet => (
 
 const nameTaken = () => new AppError(409, ErrorCode.conflict, 'A permission set already exists with that name');
 
+/** A name already taken, whatever its case: by the exact index or by the one on `lower(name)` (migration 0008). */
+const isNameTaken = (error: unknown) =>
+  isUniqueViolation(error, 'permission_sets', 'name') || isUniqueIndexViolation(error, 'permission_sets_lower_name_unique');
+
 /**
  * Names are looked up whatever their case (`GET /users?role=`, the CLI's `--role`), so they are unique that
- * way too; the store's unique index only covers the exact spelling. Checked inside the writing transaction.
+ * way too: checked first for a clear answer, and held by the unique index on `lower(name)` when two
+ * processes create the same name at once (the second insert then fails and answers the same 409).
  */
 async function requireFreeName(tx: Deps['store'], name: string, exceptId?: string): Promise<void> {
   const wanted = name.toLowerCase();
@@ -89,7 +94,7 @@ export async function createPermissionSet(
     try {
       await tx.permissionSets.insert(row);
     } catch (error) {
-      if (isUniqueViolation(error, 'permission_sets')) throw nameTaken();
+      if (isNameTaken(error)) throw nameTaken();
       throw error;
     }
     await recordAudit(tx, now, caller, {
@@ -129,7 +134,7 @@ export async function updatePermissionSet(
     try {
       await tx.permissionSets.update(id, changes);
     } catch (error) {
-      if (isUniqueViolation(error, 'permission_sets')) throw nameTaken();
+      if (isNameTaken(error)) throw nameTaken();
       throw error;
     }
     const changed = Object.keys(changes).filter((k) => k !== 'updated_at');
@@ -147,7 +152,8 @@ export async function updatePermissionSet(
 export async function deletePermissionSet(deps: Deps, caller: Caller, id: string): Promise<void> {
   requirePermission(caller, 'users', 'destroy_roles');
   await deps.store.transaction(async (tx) => {
-    const row = await tx.permissionSets.getById(id);
+    // Locked: a user given this role meanwhile (by another process) waits, then finds it gone.
+    const row = await tx.permissionSets.getLocked(id, 'update');
     if (!row) throw notFound('Permission set');
     if (row.system_key !== null)
       throw new AppError(409, ErrorCode.defaultPermissionSet, `${row.name} is a default permission set: it can be edited, not deleted`);
@@ -171,9 +177,12 @@ export async function setUserRole(deps: Deps, caller: Caller, userId: string, in
   const row = await deps.store.transaction(async (tx) => {
     const user = await tx.users.getById(userId);
     if (!user) throw notFound('User');
-    const set = await tx.permissionSets.getById(input.permission_set_id);
+    // The new role cannot be deleted while it is given; the Admins set is locked while its members are
+    // counted, so two demotions racing in two processes cannot both leave "another administrator".
+    const set = await tx.permissionSets.getLocked(input.permission_set_id, 'share');
     if (!set) throw notFound('Permission set');
     if (user.role_system_key === SYSTEM_ROLES.admins && set.system_key !== SYSTEM_ROLES.admins) {
+      await tx.permissionSets.getLocked(user.permission_set_id, 'update');
       const admins = await tx.users.countWithRole(user.permission_set_id);
       if (admins <= 1)
         throw new AppError(409, ErrorCode.conflict, 'This user is the last administrator: make another user an administrator first');

@@ -1,3 +1,5 @@
+import { isUniqueViolation } from '../store/errors.js';
+
 /** "Café des Arts!" → "cafe-des-arts"; falls back when nothing URL-friendly is left. */
 export function slugify(text: string, fallback: string): string {
   const slug = text
@@ -26,4 +28,21 @@ export function nextFreeSlug(base: string, taken: string[]): string {
   }
   while (set.has(`${base}-${next}`)) next += 1;
   return `${base}-${next}`;
+}
+
+const SLUG_ATTEMPTS = 5;
+
+/**
+ * Runs a creation that picks a free slug (`nextFreeSlug` inside its transaction) again when another process
+ * took the same slug between the look and the insert: the unique index refuses the second insert (on
+ * PostgreSQL that aborts its transaction, so the whole transaction runs again, and then sees the slug taken).
+ */
+export async function retryingSlugRace<T>(table: 'users' | 'pages' | 'events', create: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await create();
+    } catch (error) {
+      if (attempt >= SLUG_ATTEMPTS || !isUniqueViolation(error, table, 'slug')) throw error;
+    }
+  }
 }

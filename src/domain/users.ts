@@ -10,7 +10,7 @@ import { recordAudit } from './audit.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { requirePermission } from './permissions.js';
 import { hashSecret } from './secrets.js';
-import { nextFreeSlug, slugify } from './slugs.js';
+import { nextFreeSlug, retryingSlugRace, slugify } from './slugs.js';
 
 export const EMAIL_TAKEN = 'A user already exist with that email';
 
@@ -42,7 +42,7 @@ export async function createUser(deps: Deps, caller: Caller, input: CreateUserIn
   requirePermission(caller, 'users', 'import');
   const passwordHash = await hashSecret(input.password);
   const base = slugify(input.nickname, 'user');
-  const row = await deps.store.transaction(async (tx) => {
+  const create = () => deps.store.transaction(async (tx) => {
     const members = await tx.permissionSets.getBySystemKey(SYSTEM_ROLES.members);
     if (!members) throw new Error('the Members permission set is missing');
     const now = nowIso(deps);
@@ -76,6 +76,7 @@ export async function createUser(deps: Deps, caller: Caller, input: CreateUserIn
     });
     return tx.users.getById(id);
   });
+  const row = await retryingSlugRace('users', create);
   if (!row) throw new Error('user vanished after insert');
   return toUserRecord(row, caller);
 }

@@ -1,9 +1,18 @@
 import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, ErrorCode } from '../shared/errors.js';
+import { IDEMPOTENCY_PENDING } from '../store/access.js';
 import type { Store } from '../store/store.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** A reservation unanswered for this long was left by a process that died: another request may take it over. */
+export const RESERVATION_STALE_MS = 60_000;
+/** How long a request waits for the answer of another holding its key before answering 409. */
+const WAIT_FOR_ANSWER_MS = 30_000;
+const POLL_MS = 20;
+/** Expired keys are purged at most this often (one range delete, not one per request). */
+const PURGE_EVERY_MS = 60_000;
 
 /** Fields shown once, at creation: never stored for a replay, so a replay answers the record without them. */
 const SHOWN_ONCE = ['secret', 'api_secret'];
@@ -16,8 +25,13 @@ function withoutSecrets(body: unknown): unknown {
 export interface IdempotencyGuard {
   store: Store;
   clock: () => Date;
-  /** The last request under way per caller and key, so that a racing retry waits for it instead of acting twice. */
+  /**
+   * The last request under way per caller and key in this process, so that a racing retry here waits without
+   * polling the store. Only a shortcut: the reservation row is what makes one request act, across processes.
+   */
   inFlight: Map<string, Promise<unknown>>;
+  /** When this process last purged expired keys. */
+  purgedAt?: number;
 }
 
 export interface Outcome {
@@ -28,7 +42,10 @@ export interface Outcome {
 
 /**
  * `Idempotency-Key` on a POST: the same key with the same body within 24 h answers the first (successful)
- * response again without acting; the same key with another body is 422.
+ * response again without acting; the same key with another body is 422. The key is reserved by a row before
+ * acting, so that of requests racing with one key (in one process or several) exactly one acts; the others
+ * wait for its answer and replay it (409 `idempotency_key_in_use` if it takes over 30 s). A failed request
+ * gives its key back; a reservation left by a process that died is taken over after a minute.
  */
 export async function withIdempotency(
   guard: IdempotencyGuard,
@@ -63,28 +80,59 @@ async function replayOrRun(
   hash: string,
   run: () => Promise<Outcome>,
 ): Promise<Outcome> {
-  const now = guard.clock();
-  const previous = await guard.store.idempotency.get(userId, key);
-  if (previous && Date.parse(previous.created_at) > now.getTime() - DAY_MS) {
+  const { store } = guard;
+  const giveUpAt = Date.now() + WAIT_FOR_ANSWER_MS;
+  for (;;) {
+    const now = guard.clock();
+    const reservedAt = now.toISOString();
+    if (await store.idempotency.reserve({ user_id: userId, idempotency_key: key, request_hash: hash, created_at: reservedAt }))
+      return runReserved(guard, userId, key, reservedAt, run);
+    const previous = await store.idempotency.get(userId, key);
+    if (!previous) continue; // given back meanwhile: try to reserve it again
+    if (Date.parse(previous.created_at) <= now.getTime() - DAY_MS) {
+      await store.idempotency.forgetBefore(userId, key, new Date(now.getTime() - DAY_MS).toISOString());
+      continue;
+    }
     if (previous.request_hash !== hash)
-      throw new AppError(
-        422,
-        ErrorCode.idempotencyKeyReused,
-        'This Idempotency-Key was already used with another request body',
-      );
-    return { status: previous.status_code, body: JSON.parse(previous.response_body), replayed: true };
+      throw new AppError(422, ErrorCode.idempotencyKeyReused, 'This Idempotency-Key was already used with another request body');
+    if (previous.status_code !== IDEMPOTENCY_PENDING)
+      return { status: previous.status_code, body: JSON.parse(previous.response_body), replayed: true };
+    // Another request holds the key and is acting: wait for its answer, or take over a reservation it left.
+    if (
+      Date.parse(previous.created_at) < now.getTime() - RESERVATION_STALE_MS &&
+      (await store.idempotency.takeOver(userId, key, previous.created_at, reservedAt, hash))
+    )
+      return runReserved(guard, userId, key, reservedAt, run);
+    if (Date.now() > giveUpAt)
+      throw new AppError(409, ErrorCode.idempotencyKeyInUse, 'A request with this Idempotency-Key is still being processed: try again shortly', undefined, {
+        'retry-after': '1',
+      });
+    await sleep(POLL_MS);
   }
-  const outcome = await run();
-  if (outcome.status < 300) {
-    await guard.store.idempotency.purgeBefore(new Date(now.getTime() - DAY_MS).toISOString());
-    await guard.store.idempotency.put({
-      user_id: userId,
-      idempotency_key: key,
-      request_hash: hash,
-      status_code: outcome.status,
-      response_body: JSON.stringify(withoutSecrets(outcome.body ?? null)),
-      created_at: now.toISOString(),
-    });
+}
+
+/** Acts under a reserved key: its answer is written into the reservation; a failure gives the key back. */
+async function runReserved(
+  guard: IdempotencyGuard,
+  userId: string,
+  key: string,
+  reservedAt: string,
+  run: () => Promise<Outcome>,
+): Promise<Outcome> {
+  let outcome: Outcome;
+  try {
+    outcome = await run();
+  } catch (error) {
+    await guard.store.idempotency.release(userId, key, reservedAt);
+    throw error;
+  }
+  if (outcome.status < 300)
+    await guard.store.idempotency.complete(userId, key, reservedAt, outcome.status, JSON.stringify(withoutSecrets(outcome.body ?? null)));
+  else await guard.store.idempotency.release(userId, key, reservedAt);
+  const now = guard.clock().getTime();
+  if (guard.purgedAt === undefined || now - guard.purgedAt >= PURGE_EVERY_MS) {
+    guard.purgedAt = now;
+    await guard.store.idempotency.purgeBefore(new Date(now - DAY_MS).toISOString());
   }
   return outcome;
 }

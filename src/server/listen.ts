@@ -151,6 +151,7 @@ async function serveOne(options: ServeOptions, asWorker: boolean): Promise<void>
     auth: authLimitsFromEnv(process.env),
     rateLimit: rateLimitFromEnv(process.env),
     responseCache: process.env.AGORA_RESPONSE_CACHE !== '0',
+    fanOut: { leaseMs: positiveNumber(process.env, 'AGORA_LEASE_MS') },
   });
   const address = await app.listen({ host: options.host, port: options.port });
   // Handlers go in before the `listening on` line: a signal sent as soon as it is read still stops cleanly.
@@ -190,7 +191,9 @@ export function authLimitsFromEnv(env: NodeJS.ProcessEnv) {
 /**
  * Webhook delivery settings from the environment: AGORA_WEBHOOKS_ALLOW_PRIVATE=1 (loopback and private
  * targets, for local demos and tests), AGORA_WEBHOOK_TIMEOUT_MS, AGORA_WEBHOOK_CONCURRENCY and
- * AGORA_WEBHOOK_RETRY_SCHEDULE (seconds before each retry, comma-separated).
+ * AGORA_WEBHOOK_RETRY_SCHEDULE (seconds before each retry, comma-separated), and AGORA_LEASE_MS (how long a
+ * claimed delivery stays claimed beyond its timeout before another process may take it over; the fan-out's
+ * claims last as long).
  */
 export function webhookSettingsFromEnv(env: NodeJS.ProcessEnv) {
   const positive = (name: string) => positiveNumber(env, name);
@@ -202,6 +205,7 @@ export function webhookSettingsFromEnv(env: NodeJS.ProcessEnv) {
     allowPrivate: env.AGORA_WEBHOOKS_ALLOW_PRIVATE === '1' || env.AGORA_WEBHOOKS_ALLOW_PRIVATE === 'true',
     timeoutMs: positive('AGORA_WEBHOOK_TIMEOUT_MS'),
     concurrency: positive('AGORA_WEBHOOK_CONCURRENCY'),
+    leaseMarginMs: positive('AGORA_LEASE_MS'),
     retrySchedule,
   };
 }

@@ -16,8 +16,10 @@ export interface FanOutOptions {
 /**
  * Carries out the notification fan-outs recorded in the outbox: each job in batches of a few hundred
  * recipients, one short transaction each, yielding to requests between batches, so a status in a page of
- * 100,000 members never holds the write lock for long. A job is claimed with a lease; a process that dies
- * mid-job leaves the lease to run out and another (or this one, restarted) carries on from the job's cursor.
+ * 100,000 members never holds the write lock for long. A job is claimed with a lease (one statement; on
+ * PostgreSQL `FOR UPDATE SKIP LOCKED`, so that several processes each take a different job); each batch
+ * checks the lease and moves it on in its transaction. A process that dies mid-job leaves the lease to run
+ * out and another (or this one, restarted) carries on from the job's cursor.
  * Graceful stop gives the claim back at once.
  */
 export class NotificationFanOut {
@@ -72,12 +74,10 @@ export class NotificationFanOut {
     const { store, clock } = this.options.deps;
     while (this.running) {
       const now = clock();
-      const [job] = await store.notificationJobs.due(now.toISOString(), 1);
-      if (!job) return;
       let lease = this.leaseFrom(now.getTime());
-      // A lease must move on each time, or a claim would not tell two holders apart.
-      if (lease <= job.lease_until) lease = this.leaseFrom(Date.parse(job.lease_until) + 1);
-      if (!(await store.notificationJobs.claim(job.id, job.lease_until, lease))) continue;
+      const job = await store.notificationJobs.claimNext(now.toISOString(), lease);
+      if (!job) return;
+      lease = job.lease_until;
       this.held.set(job.id, lease);
       try {
         for (;;) {

@@ -14,7 +14,9 @@ export interface WebhookSenderOptions {
   retrySchedule?: number[];
   timeoutMs?: number;
   concurrency?: number;
-  /** Attempts in flight to one webhook at most (default 1). */
+  /** How long a claimed delivery's lease outlasts the attempt's timeout, before another process may take it (default 30 s). */
+  leaseMarginMs?: number;
+  /** Attempts in flight to one webhook at most (default 1, per process). */
   perWebhookConcurrency?: number;
   /** Failed attempts in a row that open a webhook's circuit (default 5). */
   breakerThreshold?: number;
@@ -42,6 +44,7 @@ export class WebhookSender {
   private readonly clock: () => Date;
   private readonly schedule: number[];
   private readonly timeoutMs: number;
+  private readonly leaseMarginMs: number;
   private readonly concurrency: number;
   private readonly perWebhook: number;
   private readonly failingSlots: number;
@@ -50,6 +53,7 @@ export class WebhookSender {
     this.clock = options.clock ?? (() => new Date());
     this.schedule = options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE;
     this.timeoutMs = options.timeoutMs ?? 5_000;
+    this.leaseMarginMs = options.leaseMarginMs ?? 30_000;
     this.concurrency = options.concurrency ?? 8;
     this.perWebhook = options.perWebhookConcurrency ?? 1;
     this.failingSlots = Math.max(1, Math.floor(this.concurrency / 2));
@@ -90,17 +94,16 @@ export class WebhookSender {
     if (free <= 0) return;
     const now = this.clock();
     const hooks = await this.options.store.webhooks.deliverable(now.toISOString());
-    const lease = new Date(now.getTime() + this.timeoutMs + 30_000).toISOString();
+    const lease = new Date(now.getTime() + this.timeoutMs + this.leaseMarginMs).toISOString();
     this.turn = hooks.length ? (this.turn + 1) % hooks.length : 0;
     for (const hook of [...hooks.slice(this.turn), ...hooks.slice(0, this.turn)]) {
       if (!this.running || free <= 0) return;
       const busy = this.inFlightByWebhook.get(hook.id) ?? 0;
       const failing = hook.consecutive_failures > 0;
       if (busy >= this.perWebhook || (failing && this.failingInFlight >= this.failingSlots)) continue;
-      const due = await this.options.store.deliveries.dueFor(hook.id, now.toISOString(), Math.min(free, this.perWebhook - busy));
-      for (const row of due) {
-        if (!this.running) return;
-        if (!(await this.options.store.deliveries.claim(row, lease))) continue;
+      const claimed = await this.options.store.deliveries.claimDue(hook.id, now.toISOString(), Math.min(free, this.perWebhook - busy), lease);
+      // Claimed while running: launched even if a stop began meanwhile (stop waits for them), never left leased.
+      for (const row of claimed) {
         free -= 1;
         this.launch(row, failing);
       }

@@ -36,6 +36,7 @@ export const ErrorCode = {
   unsupportedEncoding: 'unsupported_encoding',
   validationFailed: 'validation_failed',
   idempotencyKeyReused: 'idempotency_key_reused',
+  idempotencyKeyInUse: 'idempotency_key_in_use',
   rateLimited: 'rate_limited',
   internal: 'internal_error',
 } as const;

@@ -3,15 +3,26 @@ import type { Pagination } from '../shared/schemas/common.js';
 import type { ApiKeyTable, Database, IdempotencyKeyTable, PermissionSetTable } from './schema.js';
 import { counterKey, counterOf, countOf, offsetOf, walkPage, type Listed } from './paging.js';
 import type { UserWithRole } from './users.js';
+import type { Dialect } from './store.js';
 
 export type PermissionSetRow = Selectable<PermissionSetTable>;
 export type IdempotencyRow = Selectable<IdempotencyKeyTable>;
 
 /** Permission sets (roles). */
-export function permissionSetsRepo(db: Kysely<Database>) {
+export function permissionSetsRepo(db: Kysely<Database>, dialect: Dialect) {
   return {
     getById(id: string): Promise<PermissionSetRow | undefined> {
       return db.selectFrom('permission_sets').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+    /**
+     * The set, locked until the transaction ends (PostgreSQL; SQLite's writer holds the only write lock):
+     * `share` while a user is given it (it cannot be deleted meanwhile), `update` to delete it or to count
+     * who holds it before taking it from one of them.
+     */
+    getLocked(id: string, mode: 'share' | 'update'): Promise<PermissionSetRow | undefined> {
+      const q = db.selectFrom('permission_sets').selectAll().where('id', '=', id);
+      if (dialect !== 'postgres') return q.executeTakeFirst();
+      return (mode === 'share' ? q.forShare() : q.forUpdate()).executeTakeFirst();
     },
     getBySystemKey(key: string): Promise<PermissionSetRow | undefined> {
       return db.selectFrom('permission_sets').selectAll().where('system_key', '=', key).executeTakeFirst();
@@ -98,8 +109,17 @@ export function apiKeysRepo(db: Kysely<Database>) {
 export type ApiKeyListed = Pick<Selectable<ApiKeyTable>, 'id' | 'user_id' | 'api_key' | 'created_at' | 'last_used_at'>;
 export type ApiKeysRepo = ReturnType<typeof apiKeysRepo>;
 
-/** Responses remembered for `Idempotency-Key`. */
+/** `status_code` of a key reserved by a request still acting: its answer is not known yet. */
+export const IDEMPOTENCY_PENDING = 0;
+
+/**
+ * Responses remembered for `Idempotency-Key`. A request reserves its key with a row first (insert-first:
+ * the primary key decides, in whichever process), acts, then writes its answer into that row; a request
+ * with the same key meanwhile finds the reservation and waits for the answer.
+ */
 export function idempotencyRepo(db: Kysely<Database>) {
+  const slot = (userId: string, key: string) =>
+    db.updateTable('idempotency_keys').where('user_id', '=', userId).where('idempotency_key', '=', key);
   return {
     get(userId: string, key: string): Promise<IdempotencyRow | undefined> {
       return db
@@ -109,12 +129,53 @@ export function idempotencyRepo(db: Kysely<Database>) {
         .where('idempotency_key', '=', key)
         .executeTakeFirst();
     },
-    /** Keeps the first response when two requests race with the same key. */
-    async put(row: IdempotencyRow): Promise<void> {
-      await db
+    /** Takes the key for a request about to act; false when another request has it (acting, or answered). */
+    async reserve(row: Pick<IdempotencyRow, 'user_id' | 'idempotency_key' | 'request_hash' | 'created_at'>): Promise<boolean> {
+      const inserted = await db
         .insertInto('idempotency_keys')
-        .values(row)
+        .values({ ...row, status_code: IDEMPOTENCY_PENDING, response_body: '' })
         .onConflict((oc) => oc.columns(['user_id', 'idempotency_key']).doNothing())
+        .returning('user_id')
+        .executeTakeFirst();
+      return !!inserted;
+    },
+    /**
+     * Takes over a reservation whose request never answered (its process died), if it is still the one seen
+     * (`reservedAt`): false when another request took it over first, or it was answered meanwhile.
+     */
+    async takeOver(userId: string, key: string, reservedAt: string, now: string, requestHash: string): Promise<boolean> {
+      const result = await slot(userId, key)
+        .set({ created_at: now, request_hash: requestHash })
+        .where('status_code', '=', IDEMPOTENCY_PENDING)
+        .where('created_at', '=', reservedAt)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+    /** Writes the answer of the request holding the reservation made at `reservedAt`. */
+    async complete(userId: string, key: string, reservedAt: string, statusCode: number, responseBody: string): Promise<void> {
+      await slot(userId, key)
+        .set({ status_code: statusCode, response_body: responseBody })
+        .where('status_code', '=', IDEMPOTENCY_PENDING)
+        .where('created_at', '=', reservedAt)
+        .execute();
+    },
+    /** Gives a reservation back (the request failed: the key may be used again). */
+    async release(userId: string, key: string, reservedAt: string): Promise<void> {
+      await db
+        .deleteFrom('idempotency_keys')
+        .where('user_id', '=', userId)
+        .where('idempotency_key', '=', key)
+        .where('status_code', '=', IDEMPOTENCY_PENDING)
+        .where('created_at', '=', reservedAt)
+        .execute();
+    },
+    /** Forgets one key's entry if it was made before `createdAt` (expired). */
+    async forgetBefore(userId: string, key: string, createdAt: string): Promise<void> {
+      await db
+        .deleteFrom('idempotency_keys')
+        .where('user_id', '=', userId)
+        .where('idempotency_key', '=', key)
+        .where('created_at', '<', createdAt)
         .execute();
     },
     async purgeBefore(createdAt: string): Promise<void> {

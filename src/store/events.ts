@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Viewer } from './pages.js';
+import type { Dialect } from './store.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, EventAttendanceTable, EventTable } from './schema.js';
 import { counterKey, counterOf, countersOf, countOf, narrowed, walkPage, type Listed, type Walk } from './paging.js';
@@ -17,7 +18,7 @@ export interface EventFilter {
   runningBefore?: string;
 }
 
-export function eventsRepo(db: Kysely<Database>) {
+export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
   const matching = (filter: EventFilter, longestMs: number) => {
     let q = db.selectFrom('events');
     if (filter.owner !== undefined) q = q.where('events.user_id', '=', filter.owner);
@@ -79,6 +80,14 @@ export function eventsRepo(db: Kysely<Database>) {
       return { ...walked, total: n };
     },
     slugsStartingWith: (base: string): Promise<string[]> => slugsStartingWith(db, 'events', base),
+    /**
+     * Locks the event until the transaction ends, so that one user's answers to it are settled one after the
+     * other (an answer reads the previous one, then takes or frees a place). PostgreSQL only: SQLite's
+     * writer holds the only write lock already.
+     */
+    async lockForAnswers(id: string): Promise<void> {
+      if (dialect === 'postgres') await db.selectFrom('events').select('id').where('id', '=', id).forUpdate().execute();
+    },
     /**
      * Takes a place: one more attendee unless the event is full, in one conditional update, so that
      * concurrent answers never take more places than there are. False when it was full.

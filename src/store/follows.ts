@@ -68,6 +68,16 @@ export function followsRepo(db: Kysely<Database>) {
     async insert(row: FollowRow): Promise<void> {
       await db.insertInto('follows').values(row).execute();
     },
+    /** Inserts the follow unless it exists (`ON CONFLICT … DO NOTHING`: never aborts the transaction); false when it did. */
+    async insertIfAbsent(row: FollowRow): Promise<boolean> {
+      const inserted = await db
+        .insertInto('follows')
+        .values(row)
+        .onConflict((oc) => oc.columns(['user_id', 'followable_type', 'followable_id']).doNothing())
+        .returning('id')
+        .executeTakeFirst();
+      return !!inserted;
+    },
     getById(id: string): Promise<FollowRow | undefined> {
       return db.selectFrom('follows').selectAll().where('id', '=', id).executeTakeFirst();
     },

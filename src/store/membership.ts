@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Viewer } from './pages.js';
 import type { Database, InviteTable, PageAccessRequestTable } from './schema.js';
@@ -64,9 +64,21 @@ export function accessRequestsRepo(db: Kysely<Database>) {
   const parts = (filter: AccessRequestFilter, viewer: Viewer) =>
     viewer.isAdmin ? { walks: [filter], plus: [filter], minus: [] } : unionOf<AccessRequestFilter & { owner?: string }>(filter, [{ user_id: viewer.id }, { owner: viewer.id }]);
   return {
-    async insert(row: AccessRequestRow): Promise<void> {
-      await db.insertInto('page_access_requests').values(row).execute();
-      if (row.state === 'waiting') await enqueue(db, 'page_access_request', row.id, row.page_id, row.user_id, row.created_at);
+    /**
+     * Inserts a waiting request unless one from the user to the page is waiting already (the partial unique
+     * index, as `ON CONFLICT … DO NOTHING`: a race between processes ends in one row, and the loser's
+     * transaction is not aborted). False when one was waiting.
+     */
+    async insertWaiting(row: AccessRequestRow & { state: 'waiting' }): Promise<boolean> {
+      const inserted = await db
+        .insertInto('page_access_requests')
+        .values(row)
+        .onConflict((oc) => oc.columns(['page_id', 'user_id']).where('state', '=', sql.lit('waiting')).doNothing())
+        .returning('id')
+        .executeTakeFirst();
+      if (!inserted) return false;
+      await enqueue(db, 'page_access_request', row.id, row.page_id, row.user_id, row.created_at);
+      return true;
     },
     getById(id: string): Promise<AccessRequestRow | undefined> {
       return db.selectFrom('page_access_requests').selectAll().where('id', '=', id).executeTakeFirst();
@@ -130,9 +142,17 @@ export function invitesRepo(db: Kysely<Database>) {
       ? { walks: [filter], plus: [filter], minus: [] }
       : unionOf<InviteFilter & { owner?: string }>(filter, [{ user_id: viewer.id }, { user_target_id: viewer.id }, { owner: viewer.id }]);
   return {
-    async insert(row: InviteRow): Promise<void> {
-      await db.insertInto('invites').values(row).execute();
-      if (row.state === 'waiting') await enqueue(db, 'invite', row.id, row.target_id, row.user_target_id, row.created_at);
+    /** Inserts a waiting invite unless the user is invited to the page already (as `insertWaiting` of requests). */
+    async insertWaiting(row: InviteRow & { state: 'waiting' }): Promise<boolean> {
+      const inserted = await db
+        .insertInto('invites')
+        .values(row)
+        .onConflict((oc) => oc.columns(['target_id', 'user_target_id']).where('state', '=', sql.lit('waiting')).doNothing())
+        .returning('id')
+        .executeTakeFirst();
+      if (!inserted) return false;
+      await enqueue(db, 'invite', row.id, row.target_id, row.user_target_id, row.created_at);
+      return true;
     },
     getById(id: string): Promise<InviteRow | undefined> {
       return db.selectFrom('invites').selectAll().where('id', '=', id).executeTakeFirst();
@@ -140,15 +160,6 @@ export function invitesRepo(db: Kysely<Database>) {
     getByIds(ids: string[]): Promise<InviteRow[]> {
       if (ids.length === 0) return Promise.resolve([]);
       return db.selectFrom('invites').selectAll().where('id', 'in', [...new Set(ids)]).execute();
-    },
-    findWaiting(targetId: string, userTargetId: string): Promise<InviteRow | undefined> {
-      return db
-        .selectFrom('invites')
-        .selectAll()
-        .where('target_id', '=', targetId)
-        .where('user_target_id', '=', userTargetId)
-        .where('state', '=', 'waiting')
-        .executeTakeFirst();
     },
     /** Settles a waiting invite; false when it was no longer waiting. */
     async settle(id: string, accepted: boolean, now: string): Promise<boolean> {

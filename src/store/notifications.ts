@@ -1,4 +1,5 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { Dialect } from './store.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database, NotificationContentTable, NotificationJobTable, NotificationTable } from './schema.js';
 import { walkPage, type Walked } from './paging.js';
@@ -39,38 +40,52 @@ export function notificationsRepo(db: Kysely<Database>) {
         'c.picture_url',
         'c.comment_info',
       ]);
-  /** Adds to the counters of each user: one statement for the whole batch. */
-  const count = async (changes: { user_id: string; total: number; unseen: number }[]) => {
-    if (changes.length === 0) return;
-    await db
+  /**
+   * Adds to the counters of each user, one statement for the whole batch, and answers each user's counter
+   * after it (`seq`: the number their next notification takes). Users are taken in id order, so two
+   * transactions counting for the same users lock their counter rows in the same order (no deadlock).
+   */
+  const count = async (changes: { user_id: string; total: number; unseen: number; seq: number }[]) => {
+    if (changes.length === 0) return new Map<string, number>();
+    const rows = await db
       .insertInto('notification_counters')
-      .values(changes)
+      .values([...changes].sort((a, b) => (a.user_id < b.user_id ? -1 : a.user_id > b.user_id ? 1 : 0)))
       .onConflict((oc) =>
         oc.column('user_id').doUpdateSet((eb) => ({
           total: eb('notification_counters.total', '+', eb.ref('excluded.total')),
           unseen: eb('notification_counters.unseen', '+', eb.ref('excluded.unseen')),
+          seq: eb('notification_counters.seq', '+', eb.ref('excluded.seq')),
         })),
       )
+      .returning(['user_id', 'seq'])
       .execute();
+    return new Map(rows.map((r) => [r.user_id, Number(r.seq)]));
   };
   return {
     async insertContent(row: NotificationContentRow): Promise<void> {
       await db.insertInto('notification_contents').values(row).execute();
     },
     /**
-     * Gives each user the notification (ids from `newId`, in the order given). A user who already has this
-     * one is skipped, so a batch run twice notifies nobody twice. Answers who got one.
+     * Gives each user the notification (ids from `newId`). Each user's counter is moved first: it numbers the
+     * notification (`seq`) and stays locked by this transaction until it commits, so a user's notifications
+     * become visible in the order of their numbers, whichever process writes them. A user who already has
+     * this one is skipped (a batch run twice notifies nobody twice) and their counts are given back (the
+     * number is not: numbers only need to grow). Answers who got one.
      */
     async insertFor(contentId: string, recipients: { userId: string; id: string }[], now: string): Promise<string[]> {
       const notified: string[] = [];
-      for (let i = 0; i < recipients.length; i += ROWS_PER_INSERT) {
-        const rows: Insertable<NotificationTable>[] = recipients.slice(i, i + ROWS_PER_INSERT).map((r) => ({
+      const unique = [...new Map(recipients.map((r) => [r.userId, r])).values()];
+      for (let i = 0; i < unique.length; i += ROWS_PER_INSERT) {
+        const chunk = unique.slice(i, i + ROWS_PER_INSERT);
+        const seqOf = await count(chunk.map((r) => ({ user_id: r.userId, total: 1, unseen: 1, seq: 1 })));
+        const rows: Insertable<NotificationTable>[] = chunk.map((r) => ({
           id: r.id,
           user_id: r.userId,
           content_id: contentId,
           seen: 0,
           created_at: now,
           updated_at: now,
+          seq: seqOf.get(r.userId)!,
         }));
         const inserted = await db
           .insertInto('notifications')
@@ -78,9 +93,11 @@ export function notificationsRepo(db: Kysely<Database>) {
           .onConflict((oc) => oc.columns(['content_id', 'user_id']).doNothing())
           .returning('user_id')
           .execute();
-        notified.push(...inserted.map((r) => r.user_id));
+        const got = new Set(inserted.map((r) => r.user_id));
+        notified.push(...got);
+        if (got.size < chunk.length)
+          await count(chunk.filter((r) => !got.has(r.userId)).map((r) => ({ user_id: r.userId, total: -1, unseen: -1, seq: 0 })));
       }
-      await count(notified.map((user_id) => ({ user_id, total: 1, unseen: 1 })));
       return notified;
     },
     /** Newest first. */
@@ -93,25 +110,50 @@ export function notificationsRepo(db: Kysely<Database>) {
         true,
       );
     },
-    /** Oldest first, after a given notification: what a live stream has not sent yet. */
-    listAfter(userId: string, afterId: string, limit: number): Promise<NotificationRow[]> {
+    /**
+     * Oldest first, after the user's notification numbered `afterSeq`: what a live stream has not sent yet.
+     * By number, not by id: a notification committed late has a later number, never a place behind.
+     */
+    listAfter(userId: string, afterSeq: number, limit: number): Promise<NotificationRow[]> {
       return withContent()
         .where('n.user_id', '=', userId)
-        .where('n.id', '>', afterId)
-        .orderBy('n.id')
+        .where('n.seq', '>', afterSeq)
+        .orderBy('n.seq')
         .limit(limit)
         .execute();
     },
-    /** The newest notification's id, or '' when there is none. */
-    async lastId(userId: string): Promise<string> {
+    /** The number of the user's newest notification, 0 when there is none. */
+    async lastSeq(userId: string): Promise<number> {
       const row = await db
         .selectFrom('notifications')
-        .select('id')
+        .select('seq')
         .where('user_id', '=', userId)
+        .orderBy('seq', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      return Number(row?.seq ?? 0);
+    },
+    /**
+     * Where a stream resumes after the notification `id` (a `Last-Event-ID`): its number; for an id that is not
+     * one of the user's (deleted, or made up), the number of the newest of theirs made up to that id.
+     */
+    async seqAfter(userId: string, id: string): Promise<number> {
+      const exact = await db
+        .selectFrom('notifications')
+        .select('seq')
+        .where('id', '=', id)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      if (exact) return Number(exact.seq);
+      const before = await db
+        .selectFrom('notifications')
+        .select('seq')
+        .where('user_id', '=', userId)
+        .where('id', '<=', id)
         .orderBy('id', 'desc')
         .limit(1)
         .executeTakeFirst();
-      return row?.id ?? '';
+      return Number(before?.seq ?? 0);
     },
     async counts(userId: string): Promise<{ total: number; unseen: number }> {
       const row = await db
@@ -127,7 +169,7 @@ export function notificationsRepo(db: Kysely<Database>) {
       let q = db.updateTable('notifications').set({ seen: 1, updated_at: now }).where('user_id', '=', userId).where('seen', '=', 0);
       if (ids !== undefined) q = q.where('id', 'in', ids);
       const changed = Number((await q.executeTakeFirst()).numUpdatedRows);
-      if (changed > 0) await count([{ user_id: userId, total: 0, unseen: -changed }]);
+      if (changed > 0) await count([{ user_id: userId, total: 0, unseen: -changed, seq: 0 }]);
       return changed;
     },
   };
@@ -147,13 +189,18 @@ export type Audience =
   | { kind: 'users'; user_ids: string[] };
 
 /** The fan-out outbox. */
-export function notificationJobsRepo(db: Kysely<Database>) {
+export function notificationJobsRepo(db: Kysely<Database>, dialect: Dialect) {
   return {
     async insert(row: NotificationJobRow): Promise<void> {
       await db.insertInto('notification_jobs').values(row).execute();
     },
     getById(id: string): Promise<NotificationJobRow | undefined> {
       return db.selectFrom('notification_jobs').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+    /** The job, locked until the transaction ends (PostgreSQL; SQLite's writer holds the only write lock already). */
+    getForUpdate(id: string): Promise<NotificationJobRow | undefined> {
+      const q = db.selectFrom('notification_jobs').selectAll().where('id', '=', id);
+      return (dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
     },
     /** Jobs nobody holds: never claimed, or whose claim has run out (a process died holding it). */
     due(now: string, limit: number): Promise<NotificationJobRow[]> {
@@ -165,6 +212,29 @@ export function notificationJobsRepo(db: Kysely<Database>) {
         .orderBy('id')
         .limit(limit)
         .execute();
+    },
+    /**
+     * Claims the next job nobody holds, until `leaseUntil`, in one statement: on PostgreSQL the row is taken
+     * `FOR UPDATE SKIP LOCKED`, so processes claiming at once each get a different job, never the same one;
+     * on SQLite the statement runs under the single writer's lock. Undefined when none is free.
+     */
+    async claimNext(now: string, leaseUntil: string): Promise<NotificationJobRow | undefined> {
+      let next = db
+        .selectFrom('notification_jobs')
+        .select('id')
+        .where('lease_until', '<=', now)
+        .where('lease_until', '<', leaseUntil)
+        .orderBy('lease_until')
+        .orderBy('id')
+        .limit(1);
+      if (dialect === 'postgres') next = next.forUpdate().skipLocked();
+      return db
+        .updateTable('notification_jobs')
+        .set({ lease_until: leaseUntil })
+        .where('id', '=', next)
+        .where('lease_until', '<=', now)
+        .returningAll()
+        .executeTakeFirst();
     },
     /** Takes or keeps a job until `leaseUntil`, if it is still as it was read: false when someone else has it. */
     async claim(id: string, heldUntil: string, leaseUntil: string): Promise<boolean> {

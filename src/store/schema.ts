@@ -253,12 +253,16 @@ export interface NotificationTable {
   seen: number;
   created_at: string;
   updated_at: string;
+  /** The user's own sequence number, in commit order (the live stream resumes by it). */
+  seq: number;
 }
 
 export interface NotificationCounterTable {
   user_id: string;
   total: number;
   unseen: number;
+  /** The last `seq` given to one of the user's notifications. */
+  seq: Generated<number>;
 }
 
 export interface NotificationJobTable {

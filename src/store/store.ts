@@ -12,6 +12,7 @@ import { audit } from './migrations/0006-audit.js';
 import { auditLogRepo } from './audit.js';
 import { moderationQueueRepo } from './moderation.js';
 import { flatCost } from './migrations/0005-flat-cost.js';
+import { concurrency } from './migrations/0008-concurrency.js';
 import { commentsRepo, likesRepo, statusesRepo } from './content.js';
 import { attendancesRepo, eventsRepo } from './events.js';
 import { notificationJobsRepo, notificationsRepo } from './notifications.js';
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004-hardening': hardening,
   '0006-audit': audit,
   '0005-flat-cost': flatCost,
+  '0008-concurrency': concurrency,
 };
 
 class StaticMigrations implements MigrationProvider {
@@ -43,7 +45,9 @@ class StaticMigrations implements MigrationProvider {
  * transaction (a store already inside one runs the callback in it).
  */
 export interface Store {
-  readonly dialect: 'sqlite' | 'postgres';
+  readonly dialect: Dialect;
+  /** The Kysely instance under the repositories, for store-level tools only (`admin copy`); domain code never uses it. */
+  readonly db: Kysely<Database>;
   readonly users: ReturnType<typeof usersRepo>;
   readonly pages: ReturnType<typeof pagesRepo>;
   readonly pageConfigurations: ReturnType<typeof pageConfigurationsRepo>;
@@ -75,6 +79,12 @@ export interface Store {
   close(): Promise<void>;
 }
 
+export type Dialect = 'sqlite' | 'postgres';
+
+/** PostgreSQL's answer when a transaction lost a race it cannot wait out: serialization failure, deadlock. */
+const RETRYABLE = new Set(['40001', '40P01']);
+const TRANSACTION_ATTEMPTS = 5;
+
 export function createKyselyStore(
   db: Kysely<Database>,
   dialect: Store['dialect'],
@@ -83,38 +93,32 @@ export function createKyselyStore(
   const secrets = options.secrets ?? SecretBox.ephemeral();
   const store: Store = {
     dialect,
+    db,
     users: usersRepo(db),
     pages: pagesRepo(db),
     pageConfigurations: pageConfigurationsRepo(db),
     follows: followsRepo(db),
-    permissionSets: permissionSetsRepo(db),
+    permissionSets: permissionSetsRepo(db, dialect),
     apiKeys: apiKeysRepo(db),
     idempotency: idempotencyRepo(db),
     accessRequests: accessRequestsRepo(db),
     invites: invitesRepo(db),
     webhooks: webhooksRepo(db, secrets),
-    deliveries: deliveriesRepo(db),
+    deliveries: deliveriesRepo(db, dialect),
     statuses: statusesRepo(db),
     comments: commentsRepo(db),
     likes: likesRepo(db),
-    events: eventsRepo(db),
+    events: eventsRepo(db, dialect),
     attendances: attendancesRepo(db),
     notifications: notificationsRepo(db),
-    notificationJobs: notificationJobsRepo(db),
+    notificationJobs: notificationJobsRepo(db, dialect),
     auditLog: auditLogRepo(db),
     moderationQueue: moderationQueueRepo(db),
     checkCounts: (repair) => checkCounts(db, dialect, repair),
     dataVersion: () => (options.inTransaction ? undefined : options.dataVersion?.()),
     transaction(fn) {
       if (options.inTransaction) return fn(store);
-      if (dialect === 'postgres')
-        return db.transaction().execute(async (trx) => {
-          // One writer at a time, as SQLite's BEGIN IMMEDIATE gives: the domain's check-then-write steps (a
-          // free slug, a waiting request, a place left) stay correct across processes. The lock is the
-          // schema's (several stores may share a database) and ends with the transaction.
-          await sql`select pg_advisory_xact_lock(hashtext(current_schema()))`.execute(trx);
-          return fn(createKyselyStore(trx, dialect, { inTransaction: true, secrets }));
-        });
+      if (dialect === 'postgres') return retried(() => db.transaction().execute((trx) => fn(createKyselyStore(trx, dialect, { inTransaction: true, secrets }))));
       // SQLite: take the write lock up front. A deferred BEGIN that reads and then writes fails with
       // SQLITE_BUSY when another process (a second `agora serve` on the same file) wrote in between.
       return db.connection().execute(async (conn) => {
@@ -135,6 +139,23 @@ export function createKyselyStore(
     },
   };
   return store;
+}
+
+/**
+ * Runs a PostgreSQL transaction again when it ended in a deadlock or a serialization failure (rows locked in
+ * another order by a concurrent transaction): it was rolled back whole, and the callbacks only touch the
+ * store, so running them again is safe. SQLite takes its write lock up front and never needs this.
+ */
+async function retried<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (error) {
+      const code = (error as { code?: string } | null)?.code;
+      if (attempt >= TRANSACTION_ATTEMPTS || !code || !RETRYABLE.has(code)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+    }
+  }
 }
 
 /** The schema versions this build knows, oldest first; the last is the newest. */

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import type { Dialect } from './store.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database, WebhookDeliveryTable, WebhookTable } from './schema.js';
 import { SecretBox } from './secret-box.js';
@@ -15,6 +16,10 @@ export function webhooksRepo(db: Kysely<Database>, box: SecretBox) {
   return {
     openSecret(sealed: string): string {
       return box.open(sealed);
+    },
+    /** Seals a secret under this store's key (`admin copy` seals again what it opened with the source's). */
+    sealSecret(clear: string): string {
+      return box.seal(clear);
     },
     async insert(row: WebhookRow): Promise<void> {
       await db
@@ -94,7 +99,7 @@ export function webhooksRepo(db: Kysely<Database>, box: SecretBox) {
 export type WebhooksRepo = ReturnType<typeof webhooksRepo>;
 
 /** The delivery outbox: rows written in the same transaction as the change they report. */
-export function deliveriesRepo(db: Kysely<Database>) {
+export function deliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
   return {
     async insert(row: DeliveryRow): Promise<void> {
       await db.insertInto('webhook_deliveries').values(row).execute();
@@ -102,32 +107,32 @@ export function deliveriesRepo(db: Kysely<Database>) {
     getById(id: string): Promise<DeliveryRow | undefined> {
       return db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst();
     },
-    /** A webhook's pending deliveries whose next attempt is due, oldest first (one index range). */
-    dueFor(webhookId: string, now: string, limit: number): Promise<DeliveryRow[]> {
-      return db
+    /**
+     * Claims up to `limit` of a webhook's due deliveries, oldest first (one index range), for one attempt each,
+     * by moving their next attempt to the end of a lease: another sender (or this one after a crash) can only
+     * take them again once the lease has run out. One statement: on PostgreSQL the rows are taken `FOR UPDATE
+     * SKIP LOCKED`, so senders claiming at once take different deliveries and never the same one twice; on
+     * SQLite the statement runs under the single writer's lock.
+     */
+    claimDue(webhookId: string, now: string, limit: number, leaseUntil: string): Promise<DeliveryRow[]> {
+      let due = db
         .selectFrom('webhook_deliveries')
-        .selectAll()
+        .select('id')
         .where('webhook_id', '=', webhookId)
         .where('status', '=', 'pending')
         .where('next_attempt_at', '<=', now)
         .orderBy('next_attempt_at')
         .orderBy('id')
-        .limit(limit)
-        .execute();
-    },
-    /**
-     * Takes a delivery for one attempt by moving its next attempt to the end of a lease: another sender
-     * (or this one after a crash) can only take it again once the lease has run out.
-     */
-    async claim(row: DeliveryRow, leaseUntil: string): Promise<boolean> {
-      const result = await db
+        .limit(limit);
+      if (dialect === 'postgres') due = due.forUpdate().skipLocked();
+      return db
         .updateTable('webhook_deliveries')
         .set({ next_attempt_at: leaseUntil })
-        .where('id', '=', row.id)
+        .where('id', 'in', due)
         .where('status', '=', 'pending')
-        .where('next_attempt_at', '=', row.next_attempt_at)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
+        .where('next_attempt_at', '<=', now)
+        .returningAll()
+        .execute();
     },
     async recordAttempt(
       id: string,

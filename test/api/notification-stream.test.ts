@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../src/shared/ids.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { PREFIX, removeDir, type Credentials } from '../helpers/server.js';
 
@@ -116,6 +117,42 @@ describe('GET /users/{id}/notifications/stream', () => {
       expect(new Set([seen.id, a.id, b.id, c.id]).size).toBe(4);
     } finally {
       again.close();
+    }
+  });
+
+  it('sends a notification committed after a newer one (its id minted first), live and on resume', async () => {
+    // On PostgreSQL two transactions may commit in the other order than they minted their ids: the stream
+    // walks each user's numbers (given in commit order), so an older id committed late is not skipped.
+    const me = await t.member();
+    const stream = await connect(me.user.id, me.creds);
+    const early = newId();
+    try {
+      await followedBy(me.user.id);
+      const newer = await stream.nextNotification();
+      expect(newer.id > early).toBe(true);
+      await t.store.transaction(async (tx) => {
+        const contentId = newId();
+        const now = new Date().toISOString();
+        await tx.notifications.insertContent({
+          id: contentId, notification_type: 'follow', action_name: 'followed', subject_type: 'User', subject_id: me.user.id,
+          subject_slug: null, subject_name: 'Late Committer', target_type: 'User', target_id: me.user.id, target_slug: null,
+          target_name: null, final_target_type: 'User', final_target_id: me.user.id, final_target_slug: null,
+          final_target_name: 'Profile', link_type: 'User', link_id: me.user.id, link_slug: null, picture_url: null,
+          comment_info: '{}', created_at: now,
+        });
+        await tx.notifications.insertFor(contentId, [{ userId: me.user.id, id: early }], now);
+      });
+      const late = await stream.nextNotification();
+      expect(late.id).toBe(early);
+      expect(late.data.subject_name).toBe('Late Committer');
+    } finally {
+      stream.close();
+    }
+    const resumed = await connect(me.user.id, me.creds, (await t.call('GET', `/users/${me.user.id}/notifications?per_page=2`)).body.find((n: { id: string }) => n.id !== early).id);
+    try {
+      expect((await resumed.nextNotification()).id).toBe(early);
+    } finally {
+      resumed.close();
     }
   });
 

@@ -67,8 +67,7 @@ export function registerNotificationRoutes({ routes, deps, live }: RouteContext)
       const resume = (typeof header === 'string' ? header : query.last_event_id)?.trim();
       if (resume && !ID_PATTERN.test(resume))
         throw new AppError(400, ErrorCode.invalidQuery, 'Last-Event-ID must be the id of a notification');
-      const newest = await openNotificationStream(deps, caller, params.user_id);
-      let last = resume || newest;
+      let last = await openNotificationStream(deps, caller, params.user_id, resume || undefined);
 
       reply.hijack();
       const raw = reply.raw;
@@ -98,13 +97,13 @@ export function registerNotificationRoutes({ routes, deps, live }: RouteContext)
           if (version === undefined || version !== seenVersion) {
             seenVersion = version;
             const batch = await notificationsAfter(deps, params.user_id, last);
-            for (const notification of batch) {
+            for (const notification of batch.notifications) {
               if (closed) break;
               raw.write(`event: notification\nid: ${notification.id}\ndata: ${JSON.stringify(notification)}\n\n`);
-              last = notification.id;
               lastWrite = Date.now();
             }
-            if (batch.length === 100) continue;
+            last = batch.lastSeq;
+            if (batch.notifications.length === 100) continue;
           }
           if (Date.now() - lastWrite >= live.heartbeatMs) {
             raw.write(': keep-alive\n\n');

@@ -1,0 +1,151 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from './schema.js';
+import type { Store } from './store.js';
+
+/**
+ * Every table a community lives in, parents before children (foreign keys), each with its primary key (the
+ * order it is read in, in batches). `list_counts` is not copied: the destination's triggers keep it as the
+ * rows arrive, and the copy ends with a recount that must agree with it.
+ */
+export const COPIED_TABLES: readonly { table: keyof Database; key: readonly string[] }[] = [
+  { table: 'permission_sets', key: ['id'] },
+  { table: 'users', key: ['id'] },
+  { table: 'api_keys', key: ['id'] },
+  { table: 'page_configurations', key: ['id'] },
+  { table: 'pages', key: ['id'] },
+  { table: 'follows', key: ['id'] },
+  { table: 'idempotency_keys', key: ['user_id', 'idempotency_key'] },
+  { table: 'page_access_requests', key: ['id'] },
+  { table: 'invites', key: ['id'] },
+  { table: 'webhooks', key: ['id'] },
+  { table: 'webhook_deliveries', key: ['id'] },
+  { table: 'events', key: ['id'] },
+  { table: 'event_attendances', key: ['id'] },
+  { table: 'statuses', key: ['id'] },
+  { table: 'comments', key: ['id'] },
+  { table: 'likes', key: ['id'] },
+  { table: 'notification_contents', key: ['id'] },
+  { table: 'notifications', key: ['id'] },
+  { table: 'notification_counters', key: ['user_id'] },
+  { table: 'notification_jobs', key: ['id'] },
+  { table: 'audit_log', key: ['id'] },
+  { table: 'moderation_queue', key: ['id'] },
+];
+
+/** Rows per read and per insert: well under SQLite's and PostgreSQL's limits of bound parameters. */
+const BATCH = 500;
+
+export interface CopyProgress {
+  table: string;
+  /** Rows copied so far, all tables together, and how many there are. */
+  copied: number;
+  total: number;
+}
+
+export interface TableCount {
+  table: string;
+  source: number;
+  destination: number;
+}
+
+export interface CopyReport {
+  tables: TableCount[];
+  rows: number;
+}
+
+/** The destination already holds a community (or part of one): nothing was copied. */
+export class DestinationNotEmptyError extends Error {
+  constructor(readonly table: string) {
+    super(`the destination is not empty (table ${table} has rows): copy only into a new, empty store`);
+    this.name = 'DestinationNotEmptyError';
+  }
+}
+
+/** The copy ended with different counts, or kept totals that a recount contradicts. */
+export class CopyCheckError extends Error {
+  constructor(message: string, readonly report: CopyReport) {
+    super(message);
+    this.name = 'CopyCheckError';
+  }
+}
+
+const countOf = async (db: Kysely<Database>, table: string): Promise<number> => {
+  const row = await db
+    .selectFrom(table as keyof Database)
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+};
+
+/**
+ * Copies a whole store into an empty one (SQLite or PostgreSQL, either way): every row with its ids, hashes
+ * and timestamps as they are, pending deliveries and fan-out jobs included. Webhook signing secrets are
+ * opened with the source's key and sealed again with the destination's. The source is read in one
+ * transaction (a consistent snapshot, even while a server writes to it); the destination is written in one
+ * transaction, so a copy that fails leaves it as empty as it was. Then the rows are counted on both sides,
+ * table by table, and the destination's kept totals recounted: any difference is a `CopyCheckError`.
+ */
+export async function copyStore(from: Store, to: Store, onProgress?: (progress: CopyProgress) => void): Promise<CopyReport> {
+  await requireEmpty(to.db);
+  const snapshot = from.dialect === 'postgres' ? from.db.transaction().setIsolationLevel('repeatable read') : from.db.transaction();
+  await snapshot.execute(async (source) => {
+    const totals = new Map<string, number>();
+    for (const { table } of COPIED_TABLES) totals.set(table, await countOf(source, table));
+    const total = [...totals.values()].reduce((a, b) => a + b, 0);
+    let copied = 0;
+    await to.db.transaction().execute(async (destination) => {
+      // What migrations wrote into the new store (the default roles) makes way for the source's own.
+      await destination.deleteFrom('permission_sets').execute();
+      for (const { table, key } of COPIED_TABLES) {
+        onProgress?.({ table, copied, total });
+        let after: unknown[] | undefined;
+        for (;;) {
+          const rows = await readBatch(source, table, key, after);
+          if (rows.length === 0) break;
+          const values = table === 'webhooks' ? rows.map((r) => ({ ...r, secret: to.webhooks.sealSecret(from.webhooks.openSecret(String(r.secret))) })) : rows;
+          await destination.insertInto(table).values(values as never).execute();
+          copied += rows.length;
+          onProgress?.({ table, copied, total });
+          const last = rows[rows.length - 1]!;
+          after = key.map((k) => last[k]);
+          if (rows.length < BATCH) break;
+        }
+      }
+    });
+  });
+  return checkCopy(from, to);
+}
+
+/** The next batch of a table's rows in primary key order, after the key `after`. */
+async function readBatch(db: Kysely<Database>, table: string, key: readonly string[], after?: unknown[]): Promise<Record<string, unknown>[]> {
+  let q = db.selectFrom(table as keyof Database).selectAll();
+  if (after)
+    q = q.where(({ eb, refTuple, tuple }) =>
+      key.length === 1 ? eb(sql.ref(key[0]!), '>', after[0]) : eb(refTuple(key[0]! as never, key[1]! as never), '>', tuple(after[0] as never, after[1] as never)),
+    );
+  for (const k of key) q = q.orderBy(sql.ref(k));
+  return (await q.limit(BATCH).execute()) as Record<string, unknown>[];
+}
+
+/** Empty: no rows but the default roles and the kept counts that migrations write. */
+async function requireEmpty(db: Kysely<Database>): Promise<void> {
+  for (const { table } of COPIED_TABLES) {
+    let q = db.selectFrom(table).select(sql.lit(1).as('one'));
+    if (table === 'permission_sets') q = q.where('system_key', 'is', null);
+    if (await q.limit(1).executeTakeFirst()) throw new DestinationNotEmptyError(table);
+  }
+}
+
+/** Counts both sides table by table, and recounts the destination's kept totals. */
+export async function checkCopy(from: Store, to: Store): Promise<CopyReport> {
+  const tables: TableCount[] = [];
+  for (const { table } of COPIED_TABLES)
+    tables.push({ table, source: await countOf(from.db, table), destination: await countOf(to.db, table) });
+  const report = { tables, rows: tables.reduce((sum, t) => sum + t.destination, 0) };
+  const differ = tables.filter((t) => t.source !== t.destination);
+  if (differ.length)
+    throw new CopyCheckError(`the copy differs from the source: ${differ.map((t) => `${t.table} ${t.source} → ${t.destination}`).join(', ')}`, report);
+  const drift = await to.checkCounts();
+  if (drift.length) throw new CopyCheckError(`the copy's kept totals disagree with a recount: ${drift.map((d) => d.key).join(', ')}`, report);
+  return report;
+}
