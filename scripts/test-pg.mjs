@@ -14,6 +14,7 @@ export const PG_SUITES = [
   'test/api',
   'test/crash',
   'test/fuzz',
+  'test/scale',
   'test/cli/admin-keys.test.ts',
   'test/cli/store-versions.test.ts',
   'test/cli/serve.test.ts',

@@ -30,7 +30,8 @@ export function nextFreeSlug(base: string, taken: string[]): string {
   return `${base}-${next}`;
 }
 
-const SLUG_ATTEMPTS = 5;
+/** Each round of a race has one winner per slug, so N creations of one name at once need up to N rounds. */
+const SLUG_ATTEMPTS = 30;
 
 /**
  * Runs a creation that picks a free slug (`nextFreeSlug` inside its transaction) again when another process
@@ -43,6 +44,8 @@ export async function retryingSlugRace<T>(table: 'users' | 'pages' | 'events', c
       return await create();
     } catch (error) {
       if (attempt >= SLUG_ATTEMPTS || !isUniqueViolation(error, table, 'slug')) throw error;
+      // A little jitter, so that the losers of one round do not all meet again on the next free slug.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * Math.min(attempt, 5)));
     }
   }
 }

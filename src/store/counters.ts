@@ -120,14 +120,15 @@ export function counterTriggers(spec: CounterSpec): string[] {
 /**
  * The same triggers in PL/pgSQL, from the same specification: a function per table and event, row-level
  * AFTER triggers. The keys of one row are summed before the upsert (PostgreSQL refuses to update a row twice
- * in one INSERT … ON CONFLICT).
+ * in one INSERT … ON CONFLICT) and taken in key order, so that concurrent writers lock the shared count rows
+ * in one order (in any other, two follows at once deadlock and one waits out `deadlock_timeout`).
  */
 export function counterTriggersPg(spec: CounterSpec): string[] {
   const name = `${spec.list}_counts`;
   const upsertPg = (alias: string, delta: number) =>
     `insert into list_counts (key, n) select k, sum(d) from (values ${masks(spec)
       .map((m) => `(${keyExpression(spec, m, alias)}, ${delta})`)
-      .join(', ')}) as v(k, d) group by k on conflict (key) do update set n = list_counts.n + excluded.n;`;
+      .join(', ')}) as v(k, d) group by k order by k on conflict (key) do update set n = list_counts.n + excluded.n;`;
   const trigger = (event: string, when: string, body: string) => [
     `create function ${name}_${event}() returns trigger language plpgsql as $$ begin ${body} return null; end $$`,
     `create trigger ${name}_${event} after ${when} on ${spec.table} for each row execute function ${name}_${event}()`,

@@ -33,10 +33,10 @@ export interface RunningServer {
  * administrator key, and waits for its `listening on` line.
  */
 export async function startServer(
-  options: { env?: Record<string, string>; args?: string[]; dir?: string } = {},
+  options: { env?: Record<string, string>; args?: string[]; dir?: string; /** this store, whatever AGORA_TEST_DB says */ db?: string } = {},
 ): Promise<RunningServer> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'agora-test-'));
-  const db = await storeTargetFor(dir);
+  const db = options.db ?? (await storeTargetFor(dir));
   const admin = { key: `ak_${randomBytes(8).toString('hex')}`, secret: `as_${randomBytes(16).toString('hex')}` };
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', db, ...(options.args ?? [])], {
     env: {

@@ -199,7 +199,9 @@ describe('two agora serve processes on one database', () => {
       await waitUntil(async () => {
         const res = await call(either(members.indexOf(member)), 'GET', `/users/${member.id}/notifications?per_page=100`);
         return Number(res.headers.get('x-total-count')) >= 12;
-      }, `the notifications of ${member.nickname}`);
+      }, `the notifications of ${member.nickname}`).catch((error) => {
+        throw new Error(`${(error as Error).message}\nserver a:\n${a.errors().slice(-3000)}\nserver b:\n${b.errors().slice(-3000)}`);
+      });
       const res = await call(a, 'GET', `/users/${member.id}/notifications?per_page=100`);
       const fromStatuses = (res.body as { notification_type: string; target_id: string }[]).filter((n) => n.notification_type === 'status');
       expect(res.headers.get('x-total-count')).toBe('12');

@@ -16,16 +16,20 @@ async function withStore<T>(target: string, run: (deps: Deps) => Promise<T>): Pr
 
 const printLine = (line: string) => process.stdout.write(`${line}\n`);
 
-const isPostgresUrl = (target: string) => /^postgres(ql)?:\/\//i.test(target);
+const isPostgresUrl = (target: string) => /^postgres(ql)?:\/\//i.test(target.trim());
 
-/** Opens a store named by a SQLite file or a PostgreSQL URL; `mustExist`: a missing file is an error, not a new store. */
+/**
+ * Opens a store named by a SQLite file or a PostgreSQL URL; `mustExist`: a missing file is an error, not a new
+ * store. Webhook secrets are sealed by AGORA_SECRET_KEY on PostgreSQL; a SQLite file's by the key file beside it
+ * when it has one (how `serve` seals them by default), else by AGORA_SECRET_KEY too.
+ */
 async function openTarget(target: string, mustExist: boolean) {
-  if (isPostgresUrl(target))
-    throw new Error('PostgreSQL stores are not available in this build yet: copy between SQLite files, or update agora');
+  const secretKey = process.env.AGORA_SECRET_KEY;
+  const { openStore } = await import('../../store/open.js');
+  if (isPostgresUrl(target)) return openStore(target, { secretKey });
   const { existsSync } = await import('node:fs');
   if (mustExist && !existsSync(target)) throw new Error(`no store at ${target}`);
-  const { openSqliteStore } = await import('../../store/sqlite.js');
-  return openSqliteStore(target, { secretKey: process.env.AGORA_SECRET_KEY });
+  return openStore(target, { secretKey: existsSync(`${target}.key`) ? undefined : secretKey });
 }
 
 export function registerAdminCommands(program: Command): void {
