@@ -138,7 +138,8 @@ describe('version and help', () => {
   });
 
   it('starts light: --version, a piped list and completion load no heavy module', async () => {
-    // zod, the server, the store, the table code and the prompts wait for the commands that need them.
+    // The server, the store, the table code and the prompts wait for the commands that need them (zod for the
+    // first answer to check).
     const env = { NODE_DEBUG: 'esm', AGORA_URL: 'http://127.0.0.1:9', AGORA_API_KEY: 'k', AGORA_API_SECRET: 's' };
     const runs = await Promise.all([
       runCli(['--version'], { home: tmpdir(), env }),
