@@ -1,14 +1,14 @@
 import { type Kysely, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { ApiKeyTable, Database, IdempotencyKeyTable, PermissionSetTable } from './schema.js';
-import { counterKey, counterOf, countOf, offsetOf, walkPage, type Listed } from './paging.js';
+import { counterKey, counterOf, countOf, offsetOf, type Listed, Pager } from './paging.js';
 import type { UserWithRole } from './users.js';
 
 export type PermissionSetRow = Selectable<PermissionSetTable>;
 export type IdempotencyRow = Selectable<IdempotencyKeyTable>;
 
 /** Permission sets (roles). */
-export function permissionSetsRepo(db: Kysely<Database>) {
+export function permissionSetsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   return {
     getById(id: string): Promise<PermissionSetRow | undefined> {
       return db.selectFrom('permission_sets').selectAll().where('id', '=', id).executeTakeFirst();
@@ -29,7 +29,7 @@ export function permissionSetsRepo(db: Kysely<Database>) {
     },
     async page(page: Pagination): Promise<Listed<PermissionSetRow>> {
       const [walked, total] = await Promise.all([
-        walkPage<PermissionSetRow>(
+        pager.walk<PermissionSetRow>(
           [{ query: db.selectFrom('permission_sets'), keys: ['permission_sets.id'] }],
           (q) => q.selectAll('permission_sets'),
           page,

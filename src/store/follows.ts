@@ -2,9 +2,10 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Viewer } from './pages.js';
 import type { Database, FollowTable } from './schema.js';
-import { counterKey, counterOf, countersOf, narrowed, walkPage, type Listed, type Walk } from './paging.js';
+import { counterKey, counterOf, countersOf, narrowed, type Listed, type Walk, Pager } from './paging.js';
 
-export type FollowRow = Selectable<FollowTable>;
+/** A follow of a secret page says so (`secret_page`): the store's own, neither written nor read by the domain. */
+export type FollowRow = Omit<Selectable<FollowTable>, 'secret_page'>;
 
 export interface FollowFilter {
   followable_type?: string;
@@ -12,7 +13,7 @@ export interface FollowFilter {
   user_id?: string;
 }
 
-export function followsRepo(db: Kysely<Database>) {
+export function followsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   const matching = (filter: FollowFilter) => {
     let q = db.selectFrom('follows');
     if (filter.followable_type !== undefined) q = q.where('follows.followable_type', '=', filter.followable_type);
@@ -26,31 +27,18 @@ export function followsRepo(db: Kysely<Database>) {
 
   /**
    * A follow of a secret page would reveal the page: a Member sees follows of users, of pages that are not
-   * secret, and of the secret pages they see themselves (one walk each: a user is in few of them).
+   * secret, and of the secret pages they see themselves. One walk: the follow's own copy of its page's
+   * secrecy and the page are on the index that orders the list, and the set of seen pages is looked in only
+   * for a follow of a secret page.
    */
   const walks = (filter: FollowFilter, viewer: Viewer, secretSeen: string[]): Walk[] => {
     if (viewer.isAdmin) return [{ query: matching(filter), keys }];
-    const result: Walk[] = [];
-    const users = narrowed(filter, { followable_type: 'User' });
-    if (users) result.push({ query: matching(users), keys });
-    const pages = narrowed(filter, { followable_type: 'Page' });
-    if (pages) {
-      result.push({
-        query: matching(pages).where(({ exists, selectFrom, not }) =>
-          not(
-            exists(
-              selectFrom('pages').select('pages.id').whereRef('pages.id', '=', 'follows.followable_id').where('pages.privacy', '=', 'secret'),
-            ),
-          ),
-        ),
-        keys,
-      });
-      for (const page of secretSeen) {
-        const one = narrowed(pages, { followable_id: page });
-        if (one) result.push({ query: matching(one), keys });
-      }
-    }
-    return result;
+    const query = matching(filter).where((eb) =>
+      secretSeen.length
+        ? eb.or([eb('follows.secret_page', '=', 0), eb('follows.followable_id', 'in', secretSeen)])
+        : eb('follows.secret_page', '=', 0),
+    );
+    return [{ query, keys }];
   };
 
   /** All matching follows, less those of secret pages, plus those of the secret pages the viewer sees. */
@@ -86,7 +74,7 @@ export function followsRepo(db: Kysely<Database>) {
     /** `secretSeen`: the secret pages the viewer sees (pages.secretSeenBy), for a Member. */
     async list(filter: FollowFilter, viewer: Viewer, secretSeen: string[], page: Pagination): Promise<Listed<FollowRow>> {
       const [walked, n] = await Promise.all([
-        walkPage<FollowRow>(walks(filter, viewer, secretSeen), (q) => q.selectAll('follows'), page),
+        pager.walk<FollowRow>(walks(filter, viewer, secretSeen), (q) => q.selectAll('follows'), page),
         total(filter, viewer, secretSeen),
       ]);
       return { ...walked, total: n };

@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Viewer } from './pages.js';
 import type { Database, InviteTable, PageAccessRequestTable } from './schema.js';
-import { counterKey, countersOf, narrowed, walkPage, type Listed, type Walk } from './paging.js';
+import { counterKey, countersOf, narrowed, type Listed, type Walk, Pager } from './paging.js';
 
 /** The page's owner is the store's own (a trigger writes it): the domain neither writes nor reads it. */
 export type AccessRequestRow = Omit<Selectable<PageAccessRequestTable>, 'page_owner_id'>;
@@ -49,7 +49,7 @@ export interface InviteFilter {
 }
 
 /** Page access requests. Non-administrators see their own requests and those to the pages they created. */
-export function accessRequestsRepo(db: Kysely<Database>) {
+export function accessRequestsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   const matching = (filter: AccessRequestFilter & { owner?: string }) => {
     let q = db.selectFrom('page_access_requests as r');
     if (filter.page_id !== undefined) q = q.where('r.page_id', '=', filter.page_id);
@@ -99,7 +99,7 @@ export function accessRequestsRepo(db: Kysely<Database>) {
     },
     async list(filter: AccessRequestFilter, viewer: Viewer, page: Pagination): Promise<Listed<AccessRequestRow>> {
       const { walks, plus, minus } = parts(filter, viewer);
-      return listed(db, walks.map((f) => ({ query: matching(f), keys: ['r.id'] })), plus.map(key), minus.map(key), page, (q) =>
+      return listed(db, pager, walks.map((f) => ({ query: matching(f), keys: ['r.id'] })), plus.map(key), minus.map(key), page, (q) =>
         q.select(['r.id', 'r.page_id', 'r.user_id', 'r.state', 'r.is_validate', 'r.created_at', 'r.updated_at']),
       );
     },
@@ -108,7 +108,7 @@ export function accessRequestsRepo(db: Kysely<Database>) {
 export type AccessRequestsRepo = ReturnType<typeof accessRequestsRepo>;
 
 /** Invites. Non-administrators see the invites they sent or received and those to pages they created. */
-export function invitesRepo(db: Kysely<Database>) {
+export function invitesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   const matching = (filter: InviteFilter & { owner?: string }) => {
     let q = db.selectFrom('invites as i');
     // Pages are the only targets.
@@ -173,7 +173,7 @@ export function invitesRepo(db: Kysely<Database>) {
     },
     async list(filter: InviteFilter, viewer: Viewer, page: Pagination): Promise<Listed<InviteRow>> {
       const { walks, plus, minus } = parts(filter, viewer);
-      return listed(db, walks.map((f) => ({ query: matching(f), keys: ['i.id'] })), plus.map(key), minus.map(key), page, (q) =>
+      return listed(db, pager, walks.map((f) => ({ query: matching(f), keys: ['i.id'] })), plus.map(key), minus.map(key), page, (q) =>
         q.select([
           'i.id', 'i.target_type', 'i.target_id', 'i.user_id', 'i.user_target_id', 'i.state', 'i.is_validate', 'i.is_accepted',
           'i.created_at', 'i.updated_at',
@@ -204,14 +204,15 @@ function unionOf<F extends object>(filter: F, anyOf: Partial<F>[]) {
 
 async function listed<Row>(
   db: Kysely<Database>,
+  pager: Pager,
   walks: Walk[],
   plus: string[],
   minus: string[],
   page: Pagination,
-  select: Parameters<typeof walkPage>[1],
+  select: Parameters<Pager['walk']>[1],
 ): Promise<Listed<Row>> {
   if (walks.length === 0) return { rows: [], total: 0 };
-  const [walked, counts] = await Promise.all([walkPage<Row>(walks, select, page), countersOf(db, [...plus, ...minus])]);
+  const [walked, counts] = await Promise.all([pager.walk<Row>(walks, select, page), countersOf(db, [...plus, ...minus])]);
   const total = counts.slice(0, plus.length).reduce((a, b) => a + b, 0) - counts.slice(plus.length).reduce((a, b) => a + b, 0);
   return { ...walked, total };
 }

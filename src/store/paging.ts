@@ -47,6 +47,7 @@ export async function walkPage<Row>(
   select: (query: AnyQuery) => AnyQuery,
   position: Pagination,
   desc = false,
+  positions?: Positions,
 ): Promise<Walked<Row>> {
   if (walks.length === 0) return { rows: [] };
   const n = position.per_page;
@@ -79,28 +80,123 @@ export async function walkPage<Row>(
   let after = position.cursor;
   let inclusive = false;
   const skip = offsetOf(position);
-  if (!after && skip > 0) {
-    // The skip runs in SQLite over the walks' indexes, keys only: one walk with OFFSET, several as one
-    // compound UNION in key order (SQLite merges the ordered walks and drops duplicates), never rows in JS.
-    const keyed = walks.map((walk) => withKeys(walk, walk.query));
+  // The list's own name in the positions known of it: its keys' walk, compiled (SQL and parameters).
+  const skipperFrom = (anchor: readonly string[] | undefined) => {
+    const keyed = walks.map((walk) => withKeys(walk, from(walk, anchor, true)));
     let skipper = keyed[0]!;
     for (const other of keyed.slice(1)) skipper = skipper.union(other);
     for (let i = 0; i < width; i++) skipper = skipper.orderBy(sql.ref(KEY(i)), direction);
-    const first = (await skipper.limit(1).offset(skip).execute())[0];
-    if (!first) return { rows: [] };
-    after = keysOf(first, width);
+    return skipper;
+  };
+  const known = positions && !after && skip > 0 ? positions.of(skipperFrom(undefined).compile()) : undefined;
+  if (!after && skip > 0) {
+    // The skip runs in SQLite over the walks' indexes, keys only: one walk with OFFSET, several as one
+    // compound UNION in key order (SQLite merges the ordered walks and drops duplicates), never rows in JS.
+    // It starts from the nearest position already known of this list (while the data has not changed).
+    const anchor = known?.nearest(skip);
+    if (anchor && anchor.offset === skip) after = anchor.keys;
+    else {
+      const first = (await skipperFrom(anchor?.keys).limit(1).offset(skip - (anchor?.offset ?? 0)).execute())[0];
+      if (!first) return { rows: [] };
+      after = keysOf(first, width);
+      known?.remember(skip, after);
+    }
     inclusive = true;
   }
   const lists = await Promise.all(
     walks.map((walk) => ordered(walk, withKeys(walk, select(from(walk, after, inclusive)))).limit(n + 1).execute()),
   );
   const items = merged(lists);
+  // Where the next page starts: a later page number asked next costs no skip.
+  if (known && items.length > n) known.remember(skip + n, items[n]!.keys);
   const rows = items.slice(0, n).map(({ row }) => {
     const clean = { ...row };
     for (let i = 0; i < width; i++) delete clean[KEY(i)];
     return clean as Row;
   });
   return { rows, next: items.length > n ? items[n - 1]!.keys : undefined };
+}
+
+/**
+ * What a list looked like at a data version: the sort keys found at some offsets (where pages started),
+ * so that a page number asked again, or a deeper one, skips from the nearest one instead of from the start.
+ * Exact: everything known is forgotten as soon as the store's data version moves (a write by this process
+ * or another), and nothing is kept where the store cannot tell its version (inside a transaction).
+ */
+export class Positions {
+  private version: string | undefined;
+  private readonly lists = new Map<string, ListPositions>();
+
+  constructor(
+    private readonly dataVersion?: () => string | undefined,
+    private readonly maxLists = 2000,
+  ) {}
+
+  /** The known positions of one list (its keys' walk, compiled), or undefined when none may be kept. */
+  of(compiled: { sql: string; parameters: readonly unknown[] }): ListPositions | undefined {
+    const version = this.dataVersion?.();
+    if (version === undefined) return undefined;
+    if (version !== this.version) {
+      this.version = version;
+      this.lists.clear();
+    }
+    const name = `${compiled.sql}\u0000${JSON.stringify(compiled.parameters)}`;
+    let list = this.lists.get(name);
+    if (!list) {
+      if (this.lists.size >= this.maxLists) this.lists.clear();
+      list = new ListPositions(() => this.version === version);
+      this.lists.set(name, list);
+    }
+    return list;
+  }
+}
+
+/** Sort keys at offsets of one list, in offset order. */
+export class ListPositions {
+  private readonly offsets: number[] = [];
+  private readonly keys: string[][] = [];
+
+  constructor(
+    private readonly current: () => boolean,
+    private readonly max = 4096,
+  ) {}
+
+  /** The known position at or before `offset` nearest to it. */
+  nearest(offset: number): { offset: number; keys: string[] } | undefined {
+    let lo = 0;
+    let hi = this.offsets.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.offsets[mid]! <= offset) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo === 0 ? undefined : { offset: this.offsets[lo - 1]!, keys: this.keys[lo - 1]! };
+  }
+
+  /** Keeps what was found, unless the data changed meanwhile. */
+  remember(offset: number, keys: string[]): void {
+    if (!this.current()) return;
+    const at = this.nearest(offset);
+    if (at?.offset === offset) return;
+    if (this.offsets.length >= this.max) {
+      this.offsets.length = 0;
+      this.keys.length = 0;
+    }
+    const i = at ? this.offsets.indexOf(at.offset) + 1 : 0;
+    this.offsets.splice(i, 0, offset);
+    this.keys.splice(i, 0, keys);
+  }
+}
+
+/** The store's paging: `walkPage` with the positions it knows. */
+export class Pager {
+  readonly positions: Positions;
+  constructor(dataVersion?: () => string | undefined) {
+    this.positions = new Positions(dataVersion);
+  }
+  walk<Row>(walks: Walk[], select: (query: AnyQuery) => AnyQuery, position: Pagination, desc = false): Promise<Walked<Row>> {
+    return walkPage<Row>(walks, select, position, desc, this.positions);
+  }
 }
 
 /**

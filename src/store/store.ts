@@ -1,6 +1,7 @@
 import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import { apiKeysRepo, idempotencyRepo, permissionSetsRepo } from './access.js';
 import { checkCounts, type Drift } from './counters.js';
+import { Pager } from './paging.js';
 import { followsRepo } from './follows.js';
 import { membership } from './migrations/0002-membership.js';
 import { foundation } from './migrations/0001-foundation.js';
@@ -11,6 +12,7 @@ import { audit } from './migrations/0006-audit.js';
 import { auditLogRepo } from './audit.js';
 import { moderationQueueRepo } from './moderation.js';
 import { flatCost } from './migrations/0005-flat-cost.js';
+import { singleWalks } from './migrations/0007-single-walks.js';
 import { commentsRepo, likesRepo, statusesRepo } from './content.js';
 import { attendancesRepo, eventsRepo } from './events.js';
 import { notificationJobsRepo, notificationsRepo } from './notifications.js';
@@ -28,6 +30,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004-hardening': hardening,
   '0006-audit': audit,
   '0005-flat-cost': flatCost,
+  '0007-single-walks': singleWalks,
 };
 
 class StaticMigrations implements MigrationProvider {
@@ -80,25 +83,27 @@ export function createKyselyStore(
   options: { inTransaction?: boolean; onClose?: () => Promise<void>; dataVersion?: () => string; secrets?: SecretBox } = {},
 ): Store {
   const secrets = options.secrets ?? SecretBox.ephemeral();
+  // Positions known of lists are kept only where the data version is known (not inside a transaction).
+  const pager = new Pager(options.inTransaction ? undefined : options.dataVersion);
   const store: Store = {
     dialect,
-    users: usersRepo(db),
-    pages: pagesRepo(db),
-    pageConfigurations: pageConfigurationsRepo(db),
-    follows: followsRepo(db),
-    permissionSets: permissionSetsRepo(db),
+    users: usersRepo(db, pager),
+    pages: pagesRepo(db, pager),
+    pageConfigurations: pageConfigurationsRepo(db, pager),
+    follows: followsRepo(db, pager),
+    permissionSets: permissionSetsRepo(db, pager),
     apiKeys: apiKeysRepo(db),
     idempotency: idempotencyRepo(db),
-    accessRequests: accessRequestsRepo(db),
-    invites: invitesRepo(db),
-    webhooks: webhooksRepo(db, secrets),
-    deliveries: deliveriesRepo(db),
-    statuses: statusesRepo(db),
-    comments: commentsRepo(db),
+    accessRequests: accessRequestsRepo(db, pager),
+    invites: invitesRepo(db, pager),
+    webhooks: webhooksRepo(db, secrets, pager),
+    deliveries: deliveriesRepo(db, pager),
+    statuses: statusesRepo(db, pager),
+    comments: commentsRepo(db, pager),
     likes: likesRepo(db),
-    events: eventsRepo(db),
-    attendances: attendancesRepo(db),
-    notifications: notificationsRepo(db),
+    events: eventsRepo(db, pager),
+    attendances: attendancesRepo(db, pager),
+    notifications: notificationsRepo(db, pager),
     notificationJobs: notificationJobsRepo(db),
     auditLog: auditLogRepo(db),
     moderationQueue: moderationQueueRepo(db),

@@ -2,7 +2,7 @@ import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, UserTable } from './schema.js';
-import { counterKey, counterOf, countOf, walkPage, type Listed } from './paging.js';
+import { counterKey, counterOf, countOf, type Listed, Pager } from './paging.js';
 
 export type UserRow = Selectable<UserTable>;
 /** A user with the role fields that user records show (tagline). */
@@ -22,7 +22,7 @@ export interface UserFilter {
   role?: string;
 }
 
-export function usersRepo(db: Kysely<Database>) {
+export function usersRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   /** A user with the role fields that user records show (tagline). */
   const joinRole = (q: SelectQueryBuilder<Database, 'users', object>) =>
     q
@@ -67,7 +67,7 @@ export function usersRepo(db: Kysely<Database>) {
       if (filter.nickname !== undefined) q = q.where('users.nickname', '=', filter.nickname);
       if (filter.role !== undefined) q = q.where('users.permission_set_id', '=', filter.role);
       const [walked, total] = await Promise.all([
-        walkPage<UserWithRole>(
+        pager.walk<UserWithRole>(
           [{ query: q, keys: ['users.id'] }],
           (query) => joinRole(query as SelectQueryBuilder<Database, 'users', object>),
           page,

@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database, WebhookDeliveryTable, WebhookTable } from './schema.js';
 import { SecretBox } from './secret-box.js';
-import { counterKey, counterOf, walkPage, type Listed } from './paging.js';
+import { counterKey, counterOf, type Listed, Pager } from './paging.js';
 
 export type WebhookRow = Selectable<WebhookTable>;
 export type DeliveryRow = Selectable<WebhookDeliveryTable>;
@@ -11,7 +11,7 @@ export type DeliveryRow = Selectable<WebhookDeliveryTable>;
  * Webhooks; their signing secrets are stored sealed by `box`. Rows are read with the secret still sealed
  * (listing webhooks never needs it); `openSecret` gives it in clear to the sender.
  */
-export function webhooksRepo(db: Kysely<Database>, box: SecretBox) {
+export function webhooksRepo(db: Kysely<Database>, box: SecretBox, pager: Pager = new Pager()) {
   return {
     openSecret(sealed: string): string {
       return box.open(sealed);
@@ -47,7 +47,7 @@ export function webhooksRepo(db: Kysely<Database>, box: SecretBox) {
     },
     async list(page: Pagination): Promise<Listed<WebhookRow>> {
       const [walked, total] = await Promise.all([
-        walkPage<WebhookRow>([{ query: db.selectFrom('webhooks'), keys: ['webhooks.id'] }], (q) => q.selectAll('webhooks'), page),
+        pager.walk<WebhookRow>([{ query: db.selectFrom('webhooks'), keys: ['webhooks.id'] }], (q) => q.selectAll('webhooks'), page),
         counterOf(db, counterKey('webhooks', [])),
       ]);
       return { ...walked, total };
@@ -94,7 +94,7 @@ export function webhooksRepo(db: Kysely<Database>, box: SecretBox) {
 export type WebhooksRepo = ReturnType<typeof webhooksRepo>;
 
 /** The delivery outbox: rows written in the same transaction as the change they report. */
-export function deliveriesRepo(db: Kysely<Database>) {
+export function deliveriesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   return {
     async insert(row: DeliveryRow): Promise<void> {
       await db.insertInto('webhook_deliveries').values(row).execute();
@@ -138,7 +138,7 @@ export function deliveriesRepo(db: Kysely<Database>) {
     /** Newest first. */
     async listForWebhook(webhookId: string, page: Pagination): Promise<Listed<DeliveryRow>> {
       const [walked, total] = await Promise.all([
-        walkPage<DeliveryRow>(
+        pager.walk<DeliveryRow>(
           [{ query: db.selectFrom('webhook_deliveries').where('webhook_deliveries.webhook_id', '=', webhookId), keys: ['webhook_deliveries.id'] }],
           (q) => q.selectAll('webhook_deliveries'),
           page,
