@@ -210,7 +210,8 @@ async function run(label, url, pid, requests, expectedNon2xx = false) {
   const row = { label, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, cpu, unexpected, non2xx: r.non2xx, total: r.requests.total };
   console.log(
     `${label.padEnd(34)} ${fmt(row.rps).padStart(6)} req/s  p50 ${String(row.p50).padStart(4)} ms  p99 ${String(row.p99).padStart(4)} ms  ` +
-      `CPU ${fmt(cpu).padStart(5)} µs/req  ${row.total} req, ${row.non2xx} non-2xx, ${unexpected} unexpected`,
+      `CPU ${fmt(cpu).padStart(5)} µs/req  ${row.total} req, ${row.non2xx} non-2xx, ${unexpected} unexpected` +
+      (r.non2xx ? ` (${Object.entries(r.statusCodeStats ?? {}).filter(([c]) => !c.startsWith('2')).map(([c, v]) => `${c}: ${v.count}`).join(', ')})` : ''),
   );
   return row;
 }

@@ -1,7 +1,7 @@
 import { type Kysely, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { ApiKeyTable, Database, IdempotencyKeyTable, PermissionSetTable } from './schema.js';
-import { counterKey, counterOf, countOf, offsetOf, type Listed, Pager } from './paging.js';
+import { counterKey, countOf, offsetOf, type Listed, Pager } from './paging.js';
 import type { UserWithRole } from './users.js';
 
 export type PermissionSetRow = Selectable<PermissionSetTable>;
@@ -34,7 +34,7 @@ export function permissionSetsRepo(db: Kysely<Database>, pager: Pager = new Page
           (q) => q.selectAll('permission_sets'),
           page,
         ),
-        counterOf(db, counterKey('permission_sets', [])),
+        pager.count(db, counterKey('permission_sets', [])),
       ]);
       return { ...walked, total };
     },

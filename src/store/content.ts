@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { CommentTable, Database, LikeTable, StatusTable } from './schema.js';
-import { counterKey, countersOf, countOf, type Listed, type Walk, Pager } from './paging.js';
+import { counterKey, countOf, type Listed, type Walk, Pager } from './paging.js';
 
 export type StatusRow = Selectable<StatusTable>;
 export type CommentRow = Selectable<CommentTable>;
@@ -77,7 +77,7 @@ export function statusesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
           : 0;
       const [walked, counts, overlap] = await Promise.all([
         pager.walk<StatusRow>(walks, (q) => q.selectAll('s'), page, true),
-        countersOf(db, counted),
+        pager.counts(db, counted),
         twice,
       ]);
       return { ...walked, total: counts.reduce((a, b) => a + b, 0) - overlap };

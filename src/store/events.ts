@@ -3,7 +3,7 @@ import type { Pagination } from '../shared/schemas/common.js';
 import type { Viewer } from './pages.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, EventAttendanceTable, EventTable } from './schema.js';
-import { counterKey, counterOf, countersOf, countOf, narrowed, type Listed, type Walk, Pager } from './paging.js';
+import { counterKey, countOf, narrowed, type Listed, type Walk, Pager } from './paging.js';
 
 /** An event in a secret page says so (`secret_page`): the store's own, neither written nor read by the domain. */
 export type EventRow = Omit<Selectable<EventTable>, 'secret_page'>;
@@ -56,12 +56,12 @@ export function eventsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
       const counts = await Promise.all(walks(filter, viewer, secretSeen, longestMs).map((w) => countOf(w.query)));
       return counts.reduce((a, b) => a + b, 0);
     }
-    if (viewer.isAdmin) return counterOf(db, key(filter));
+    if (viewer.isAdmin) return pager.count(db, key(filter));
     const seen = secretSeen.flatMap((page) => {
       const f = narrowed(filter, { page_id: page });
       return f ? [key(f)] : [];
     });
-    const [all, secret, ...visible] = await countersOf(db, [key(filter), key(filter, '1'), ...seen]);
+    const [all, secret, ...visible] = await pager.counts(db, [key(filter), key(filter, '1'), ...seen]);
     return all! - secret! + visible.reduce((a, b) => a + b, 0);
   };
   return {
@@ -73,7 +73,7 @@ export function eventsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
     },
     /** Soonest first. `secretSeen`: the secret pages a Member sees (pages.secretSeenBy). */
     async list(filter: EventFilter, viewer: Viewer, secretSeen: string[], page: Pagination): Promise<Listed<EventRow>> {
-      const longestMs = filter.runningFrom === undefined ? 0 : await counterOf(db, 'events.longest_ms');
+      const longestMs = filter.runningFrom === undefined ? 0 : await pager.count(db, 'events.longest_ms');
       const [walked, n] = await Promise.all([
         pager.walk<EventRow>(walks(filter, viewer, secretSeen, longestMs), (q) => q.selectAll('events'), page),
         total(filter, viewer, secretSeen, longestMs),
@@ -134,7 +134,7 @@ export function attendancesRepo(db: Kysely<Database>, pager: Pager = new Pager()
           (q) => q.selectAll('event_attendances'),
           page,
         ),
-        counterOf(db, counterKey('event_attendances', [eventId, answer])),
+        pager.count(db, counterKey('event_attendances', [eventId, answer])),
       ]);
       return { ...walked, total };
     },

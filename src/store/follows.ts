@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Viewer } from './pages.js';
 import type { Database, FollowTable } from './schema.js';
-import { counterKey, counterOf, countersOf, narrowed, type Listed, type Walk, Pager } from './paging.js';
+import { counterKey, narrowed, type Listed, type Walk, Pager } from './paging.js';
 
 /** A follow of a secret page says so (`secret_page`): the store's own, neither written nor read by the domain. */
 export type FollowRow = Omit<Selectable<FollowTable>, 'secret_page'>;
@@ -43,12 +43,12 @@ export function followsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
 
   /** All matching follows, less those of secret pages, plus those of the secret pages the viewer sees. */
   const total = async (filter: FollowFilter, viewer: Viewer, secretSeen: string[]): Promise<number> => {
-    if (viewer.isAdmin) return counterOf(db, key(filter));
+    if (viewer.isAdmin) return pager.count(db, key(filter));
     const seen = secretSeen.flatMap((page) => {
       const one = narrowed(filter, { followable_type: 'Page', followable_id: page });
       return one ? [key(one)] : [];
     });
-    const [all, secret, ...visible] = await countersOf(db, [key(filter), key(filter, '1'), ...seen]);
+    const [all, secret, ...visible] = await pager.counts(db, [key(filter), key(filter, '1'), ...seen]);
     return all! - secret! + visible.reduce((a, b) => a + b, 0);
   };
 

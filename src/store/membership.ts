@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Viewer } from './pages.js';
 import type { Database, InviteTable, PageAccessRequestTable } from './schema.js';
-import { counterKey, countersOf, narrowed, type Listed, type Walk, Pager } from './paging.js';
+import { counterKey, narrowed, type Listed, type Walk, Pager } from './paging.js';
 
 /** The page's owner is the store's own (a trigger writes it): the domain neither writes nor reads it. */
 export type AccessRequestRow = Omit<Selectable<PageAccessRequestTable>, 'page_owner_id'>;
@@ -212,7 +212,7 @@ async function listed<Row>(
   select: Parameters<Pager['walk']>[1],
 ): Promise<Listed<Row>> {
   if (walks.length === 0) return { rows: [], total: 0 };
-  const [walked, counts] = await Promise.all([pager.walk<Row>(walks, select, page), countersOf(db, [...plus, ...minus])]);
+  const [walked, counts] = await Promise.all([pager.walk<Row>(walks, select, page), pager.counts(db, [...plus, ...minus])]);
   const total = counts.slice(0, plus.length).reduce((a, b) => a + b, 0) - counts.slice(plus.length).reduce((a, b) => a + b, 0);
   return { ...walked, total };
 }

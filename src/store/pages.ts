@@ -2,7 +2,7 @@ import { type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, PageConfigurationTable, PageTable } from './schema.js';
-import { counterKey, counterOf, countOf, countersOf, type Listed, type Walk, Pager } from './paging.js';
+import { counterKey, countOf, type Listed, type Walk, Pager } from './paging.js';
 
 export type PageRow = Selectable<PageTable>;
 export type PageConfigurationRow = Selectable<PageConfigurationTable>;
@@ -49,7 +49,9 @@ export function pagesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   const count = (filter: PageFilter) => counterKey('pages', [filter.page_configuration_id, filter.owner, filter.privacy]);
 
   /** The secret pages the viewer sees (those they are in or created): a few per user, walked by index. */
-  const secretSeenBy = async (viewer: Viewer): Promise<Pick<PageRow, 'id' | 'user_id' | 'page_configuration_id'>[]> => {
+  const secretSeenBy = (viewer: Viewer): Promise<Pick<PageRow, 'id' | 'user_id' | 'page_configuration_id'>[]> =>
+    pager.memo(`secretSeenBy\u0000${viewer.id}`, () => readSecretSeenBy(viewer));
+  const readSecretSeenBy = async (viewer: Viewer): Promise<Pick<PageRow, 'id' | 'user_id' | 'page_configuration_id'>[]> => {
     const columns = ['pages.id', 'pages.user_id', 'pages.page_configuration_id'] as const;
     // One statement, two index walks: from the viewer's follows to those pages (joined the other way,
     // SQLite would walk every secret page), and the secret pages they created (a page in both comes twice).
@@ -100,8 +102,8 @@ export function pagesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
       const one = walk(filter, viewer, seen);
       return one ? countOf(one.query) : 0;
     }
-    if (viewer.isAdmin || (filter.privacy !== undefined && filter.privacy !== 'secret')) return counterOf(db, count(filter));
-    const [all, allSecret] = await countersOf(db, [count(filter), count({ ...filter, privacy: 'secret' })]);
+    if (viewer.isAdmin || (filter.privacy !== undefined && filter.privacy !== 'secret')) return pager.count(db, count(filter));
+    const [all, allSecret] = await pager.counts(db, [count(filter), count({ ...filter, privacy: 'secret' })]);
     return (filter.privacy === 'secret' ? 0 : all! - allSecret!) + seenMatching(filter, seen).length;
   };
 
@@ -154,7 +156,7 @@ export function pageConfigurationsRepo(db: Kysely<Database>, pager: Pager = new 
           (q) => q.selectAll('page_configurations'),
           page,
         ),
-        filter.name === undefined ? counterOf(db, counterKey('page_configurations', [])) : countOf(matching),
+        filter.name === undefined ? pager.count(db, counterKey('page_configurations', [])) : countOf(matching),
       ]);
       return { ...walked, total };
     },

@@ -61,8 +61,8 @@ export async function walkPage<Row>(
       sql<boolean>`(${sql.join(walk.keys.map((k) => sql.ref(k)))}) ${op} (${sql.join(after.map((v) => sql.val(v)))})`,
     );
   };
-  const keysOf = (row: Record<string, unknown>, width: number) =>
-    Array.from({ length: width }, (_, i) => String(row[KEY(i)]));
+  const keyNames = walks[0]!.keys.map((_, i) => KEY(i));
+  const keysOf = (row: Record<string, unknown>) => keyNames.map((name) => String(row[name]));
   const compare = (a: string[], b: string[]) => {
     for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return (a[i]! < b[i]! ? -1 : 1) * (desc ? -1 : 1);
     return 0;
@@ -70,9 +70,10 @@ export async function walkPage<Row>(
   const width = walks[0]!.keys.length;
   const withKeys = (walk: Walk, query: AnyQuery) =>
     walk.keys.reduce((q, key, i) => q.select(sql.ref(key).as(KEY(i))), query);
-  /** The rows of every walk, in order, each key once. */
+  /** The rows of every walk, in order, each key once (one walk's are already so). */
   const merged = (lists: Record<string, unknown>[][]) => {
-    const all = lists.flat().map((row) => ({ row, keys: keysOf(row, width) }));
+    const all = lists.flat().map((row) => ({ row, keys: keysOf(row) }));
+    if (lists.length === 1) return all;
     all.sort((a, b) => compare(a.keys, b.keys));
     return all.filter((item, i) => i === 0 || compare(all[i - 1]!.keys, item.keys) !== 0);
   };
@@ -98,7 +99,7 @@ export async function walkPage<Row>(
     else {
       const first = (await skipperFrom(anchor?.keys).limit(1).offset(skip - (anchor?.offset ?? 0)).execute())[0];
       if (!first) return { rows: [] };
-      after = keysOf(first, width);
+      after = keysOf(first);
       known?.remember(skip, after);
     }
     inclusive = true;
@@ -109,9 +110,10 @@ export async function walkPage<Row>(
   const items = merged(lists);
   // Where the next page starts: a later page number asked next costs no skip.
   if (known && items.length > n) known.remember(skip + n, items[n]!.keys);
+  // The sort keys' own columns go (a copy without them keeps the row's shape fast; `delete` would not).
   const rows = items.slice(0, n).map(({ row }) => {
-    const clean = { ...row };
-    for (let i = 0; i < width; i++) delete clean[KEY(i)];
+    const clean: Record<string, unknown> = {};
+    for (const column in row) if (!column.startsWith('__k')) clean[column] = row[column];
     return clean as Row;
   });
   return { rows, next: items.length > n ? items[n - 1]!.keys : undefined };
@@ -188,14 +190,53 @@ export class ListPositions {
   }
 }
 
-/** The store's paging: `walkPage` with the positions it knows. */
+/**
+ * The store's paging: `walkPage` with the positions it knows, and the kept counts and other small answers
+ * (a Member's secret pages) remembered while the store's data version stands still: exact, like the
+ * positions, and nothing is remembered where the version is unknown (inside a transaction).
+ */
 export class Pager {
   readonly positions: Positions;
-  constructor(dataVersion?: () => string | undefined) {
+  private version: string | undefined;
+  private readonly memos = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly dataVersion?: () => string | undefined,
+    private readonly maxMemos = 10_000,
+  ) {
     this.positions = new Positions(dataVersion);
   }
+
   walk<Row>(walks: Walk[], select: (query: AnyQuery) => AnyQuery, position: Pagination, desc = false): Promise<Walked<Row>> {
     return walkPage<Row>(walks, select, position, desc, this.positions);
+  }
+
+  /** `compute()`, or its answer at the same data version. */
+  memo<T>(key: string, compute: () => Promise<T>): Promise<T> {
+    const version = this.dataVersion?.();
+    if (version === undefined) return compute();
+    if (version !== this.version) {
+      this.version = version;
+      this.memos.clear();
+    }
+    let answer = this.memos.get(key) as Promise<T> | undefined;
+    if (!answer) {
+      if (this.memos.size >= this.maxMemos) this.memos.clear();
+      answer = compute();
+      this.memos.set(key, answer);
+      // A failure is not remembered.
+      answer.catch(() => this.memos.get(key) === answer && this.memos.delete(key));
+    }
+    return answer;
+  }
+
+  /** The kept counts of several keys (0 for a key never counted). */
+  counts(db: Kysely<Database>, keys: string[]): Promise<number[]> {
+    return this.memo(`counts\u0000${keys.join('\u0000')}`, () => countersOf(db, keys));
+  }
+
+  async count(db: Kysely<Database>, key: string): Promise<number> {
+    return (await this.counts(db, [key]))[0]!;
   }
 }
 

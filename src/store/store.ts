@@ -71,16 +71,17 @@ export interface Store {
   checkCounts(repair?: boolean): Promise<Drift[]>;
   /**
    * A value that changes whenever the stored data may have changed (by this process or another), for
-   * exact read caches; undefined when the store cannot tell, and then nothing may be cached.
+   * exact read caches; undefined when the store cannot tell, and then nothing may be cached. It may be kept
+   * for the rest of a turn of the event loop; `fresh` looks again (the server asks so as each request arrives).
    */
-  dataVersion(): string | undefined;
+  dataVersion(fresh?: boolean): string | undefined;
   close(): Promise<void>;
 }
 
 export function createKyselyStore(
   db: Kysely<Database>,
   dialect: Store['dialect'],
-  options: { inTransaction?: boolean; onClose?: () => Promise<void>; dataVersion?: () => string; secrets?: SecretBox } = {},
+  options: { inTransaction?: boolean; onClose?: () => Promise<void>; dataVersion?: (fresh?: boolean) => string; secrets?: SecretBox } = {},
 ): Store {
   const secrets = options.secrets ?? SecretBox.ephemeral();
   // Positions known of lists are kept only where the data version is known (not inside a transaction).
@@ -108,7 +109,7 @@ export function createKyselyStore(
     auditLog: auditLogRepo(db),
     moderationQueue: moderationQueueRepo(db),
     checkCounts: (repair) => checkCounts(db, repair),
-    dataVersion: () => (options.inTransaction ? undefined : options.dataVersion?.()),
+    dataVersion: (fresh) => (options.inTransaction ? undefined : options.dataVersion?.(fresh)),
     transaction(fn) {
       if (options.inTransaction) return fn(store);
       if (dialect === 'postgres')

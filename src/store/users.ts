@@ -2,7 +2,7 @@ import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, UserTable } from './schema.js';
-import { counterKey, counterOf, countOf, type Listed, Pager } from './paging.js';
+import { counterKey, countOf, type Listed, Pager } from './paging.js';
 
 export type UserRow = Selectable<UserTable>;
 /** A user with the role fields that user records show (tagline). */
@@ -73,7 +73,7 @@ export function usersRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
           page,
         ),
         // A nickname names one user at most: its unique index answers.
-        filter.nickname !== undefined ? countOf(q) : counterOf(db, counterKey('users', [filter.role])),
+        filter.nickname !== undefined ? countOf(q) : pager.count(db, counterKey('users', [filter.role])),
       ]);
       return { ...walked, total };
     },
@@ -96,7 +96,7 @@ export function usersRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
       return rows.map((r) => r.id);
     },
     async countWithRole(permissionSetId: string): Promise<number> {
-      return counterOf(db, counterKey('users', [permissionSetId]));
+      return pager.count(db, counterKey('users', [permissionSetId]));
     },
   };
 }

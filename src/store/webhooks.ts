@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database, WebhookDeliveryTable, WebhookTable } from './schema.js';
 import { SecretBox } from './secret-box.js';
-import { counterKey, counterOf, type Listed, Pager } from './paging.js';
+import { counterKey, type Listed, Pager } from './paging.js';
 
 export type WebhookRow = Selectable<WebhookTable>;
 export type DeliveryRow = Selectable<WebhookDeliveryTable>;
@@ -48,7 +48,7 @@ export function webhooksRepo(db: Kysely<Database>, box: SecretBox, pager: Pager 
     async list(page: Pagination): Promise<Listed<WebhookRow>> {
       const [walked, total] = await Promise.all([
         pager.walk<WebhookRow>([{ query: db.selectFrom('webhooks'), keys: ['webhooks.id'] }], (q) => q.selectAll('webhooks'), page),
-        counterOf(db, counterKey('webhooks', [])),
+        pager.count(db, counterKey('webhooks', [])),
       ]);
       return { ...walked, total };
     },
@@ -144,7 +144,7 @@ export function deliveriesRepo(db: Kysely<Database>, pager: Pager = new Pager())
           page,
           true,
         ),
-        counterOf(db, counterKey('webhook_deliveries', [webhookId])),
+        pager.count(db, counterKey('webhook_deliveries', [webhookId])),
       ]);
       return { ...walked, total };
     },
