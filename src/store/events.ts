@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Viewer } from './pages.js';
+import { secretPageOf } from './follows.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, EventAttendanceTable, EventTable } from './schema.js';
 import { counterKey, countOf, narrowed, type Listed, type Walk, Pager } from './paging.js';
@@ -66,7 +67,7 @@ export function eventsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   };
   return {
     async insert(row: EventRow): Promise<void> {
-      await db.insertInto('events').values(row).execute();
+      await db.insertInto('events').values({ ...row, secret_page: secretPageOf(row.page_id) }).execute();
     },
     getById(id: string): Promise<EventRow | undefined> {
       return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();

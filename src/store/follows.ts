@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Viewer } from './pages.js';
 import type { Database, FollowTable } from './schema.js';
@@ -12,6 +12,10 @@ export interface FollowFilter {
   followable_id?: string;
   user_id?: string;
 }
+
+/** A row's copy of its page's secrecy (1 or 0), read from the page as the row is written. */
+export const secretPageOf = (pageId: string | null) =>
+  sql<number>`coalesce((select ${sql.ref('pages.privacy')} = 'secret' from ${sql.table('pages')} where ${sql.ref('pages.id')} = ${pageId}), 0)`;
 
 export function followsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   const matching = (filter: FollowFilter) => {
@@ -54,7 +58,10 @@ export function followsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
 
   return {
     async insert(row: FollowRow): Promise<void> {
-      await db.insertInto('follows').values(row).execute();
+      await db
+        .insertInto('follows')
+        .values({ ...row, secret_page: secretPageOf(row.followable_type === 'Page' ? row.followable_id : null) })
+        .execute();
     },
     getById(id: string): Promise<FollowRow | undefined> {
       return db.selectFrom('follows').selectAll().where('id', '=', id).executeTakeFirst();
