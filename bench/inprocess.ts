@@ -62,7 +62,12 @@ const one = async () => {
 for (let i = 0; i < Math.min(200, count); i++) await one(); // warm-up (and every key verified once)
 const cpu0 = process.cpuUsage();
 const t0 = performance.now();
-for (let i = 0; i < count; i++) await one();
+// BENCH_CONCURRENCY requests in flight at once (as many connections would).
+const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 1);
+let left = count;
+await Promise.all(Array.from({ length: concurrency }, async () => {
+  while (left-- > 0) await one();
+}));
 const cpu = process.cpuUsage(cpu0);
 console.log(
   `${mix}: ${count} requests, ${((cpu.user + cpu.system) / count).toFixed(0)} µs CPU each, ${(((performance.now() - t0) * 1000) / count).toFixed(0)} µs wall`,

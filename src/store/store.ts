@@ -67,8 +67,11 @@ export interface Store {
   readonly auditLog: ReturnType<typeof auditLogRepo>;
   readonly moderationQueue: ReturnType<typeof moderationQueueRepo>;
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
-  /** Recounts every list and answers where the kept counts drifted (`repair`: writes the recount). */
-  checkCounts(repair?: boolean): Promise<Drift[]>;
+  /**
+   * Recounts every list and answers where the kept counts drifted (`repair`: writes the recount);
+   * `onDrift` sees each drift as it is found instead (then none are collected).
+   */
+  checkCounts(repair?: boolean, onDrift?: (drift: Drift) => void): Promise<Drift[]>;
   /**
    * A value that changes whenever the stored data may have changed (by this process or another), for
    * exact read caches; undefined when the store cannot tell, and then nothing may be cached. It may be kept
@@ -86,6 +89,7 @@ export function createKyselyStore(
   const secrets = options.secrets ?? SecretBox.ephemeral();
   // Positions known of lists are kept only where the data version is known (not inside a transaction).
   const pager = new Pager(options.inTransaction ? undefined : options.dataVersion);
+  let commits: GroupCommit | undefined;
   const store: Store = {
     dialect,
     users: usersRepo(db, pager),
@@ -108,25 +112,14 @@ export function createKyselyStore(
     notificationJobs: notificationJobsRepo(db),
     auditLog: auditLogRepo(db),
     moderationQueue: moderationQueueRepo(db),
-    checkCounts: (repair) => checkCounts(db, repair),
+    checkCounts: (repair, onDrift) => checkCounts(db, repair, onDrift),
     dataVersion: (fresh) => (options.inTransaction ? undefined : options.dataVersion?.(fresh)),
     transaction(fn) {
       if (options.inTransaction) return fn(store);
       if (dialect === 'postgres')
         return db.transaction().execute((trx) => fn(createKyselyStore(trx, dialect, { inTransaction: true, secrets })));
-      // SQLite: take the write lock up front. A deferred BEGIN that reads and then writes fails with
-      // SQLITE_BUSY when another process (a second `agora serve` on the same file) wrote in between.
-      return db.connection().execute(async (conn) => {
-        await sql`begin immediate`.execute(conn);
-        try {
-          const result = await fn(createKyselyStore(conn, dialect, { inTransaction: true, secrets }));
-          await sql`commit`.execute(conn);
-          return result;
-        } catch (error) {
-          await sql`rollback`.execute(conn);
-          throw error;
-        }
-      });
+      commits ??= new GroupCommit(db, (conn) => createKyselyStore(conn, dialect, { inTransaction: true, secrets }));
+      return commits.run(fn);
     },
     async close() {
       await db.destroy();
@@ -134,6 +127,82 @@ export function createKyselyStore(
     },
   };
   return store;
+}
+
+/**
+ * SQLite transactions, committed in groups. Each `transaction(fn)` is one savepoint; the ones asked for
+ * while a group is open join it (up to `maxGroup`), and the group commits once: SQLite writes the pages
+ * they share once instead of once per transaction, which is most of what a small write costs. Each is
+ * answered only after its group committed (an acknowledged write is durable as before); one that fails is
+ * rolled back to its savepoint alone, and the others go on.
+ *
+ * The write lock is taken up front (`begin immediate`): a deferred BEGIN that reads and then writes fails
+ * with SQLITE_BUSY when another process (a second `agora serve` on the same file) wrote in between.
+ */
+class GroupCommit {
+  private readonly waiting: { fn: (tx: Store) => Promise<unknown>; resolve: (value: unknown) => void; reject: (error: unknown) => void }[] = [];
+  private running = false;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly storeOn: (conn: Kysely<Database>) => Store,
+    private readonly maxGroup = 32,
+  ) {}
+
+  run<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.running) {
+        this.running = true;
+        // After this turn's other requests have asked for theirs: they join the same group.
+        setImmediate(() => void this.drain());
+      }
+    });
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      await this.db.connection().execute(async (conn) => {
+        while (this.waiting.length) await this.group(conn);
+      });
+    } catch (error) {
+      // The connection could not be had at all: every one waiting fails.
+      for (const job of this.waiting.splice(0)) job.reject(error);
+    } finally {
+      this.running = false;
+      if (this.waiting.length) {
+        this.running = true;
+        setImmediate(() => void this.drain());
+      }
+    }
+  }
+
+  private async group(conn: Kysely<Database>): Promise<void> {
+    const done: { resolve: () => void; reject: (error: unknown) => void }[] = [];
+    await sql`begin immediate`.execute(conn);
+    try {
+      for (let n = 0; n < this.maxGroup && this.waiting.length; n++) {
+        const job = this.waiting.shift()!;
+        await sql`savepoint agora_tx`.execute(conn);
+        try {
+          const value = await job.fn(this.storeOn(conn));
+          await sql`release agora_tx`.execute(conn);
+          done.push({ resolve: () => job.resolve(value), reject: job.reject });
+        } catch (error) {
+          job.reject(error);
+          await sql`rollback to agora_tx`.execute(conn);
+          await sql`release agora_tx`.execute(conn);
+        }
+      }
+      await sql`commit`.execute(conn);
+    } catch (error) {
+      // The group could not commit (or SQLite rolled it back itself): none of it was written.
+      await sql`rollback`.execute(conn).catch(() => undefined);
+      for (const job of done) job.reject(error);
+      return;
+    }
+    for (const job of done) job.resolve();
+  }
 }
 
 export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
