@@ -91,12 +91,12 @@ export const singleWalks: Migration = {
     await drop('follows_followable_id');
     await index('follows_followable_id_visibility', 'follows', ['followable_type', 'followable_id', 'id', 'secret_page']);
 
-    // Events: in date order, then the copy and the page.
+    // Events: in date order, then the copy and the page, and the end (the dated lists test it on each entry).
     await drop('events_start');
-    await index('events_start_visibility', 'events', ['start_date', 'id', 'secret_page', 'page_id']);
+    await index('events_start_visibility', 'events', ['start_date', 'id', 'secret_page', 'page_id', 'end_date']);
     await drop('events_user');
-    await index('events_user_visibility', 'events', ['user_id', 'start_date', 'id', 'secret_page', 'page_id']);
+    await index('events_user_visibility', 'events', ['user_id', 'start_date', 'id', 'secret_page', 'page_id', 'end_date']);
     await drop('events_page_start');
-    await index('events_page_visibility', 'events', ['page_id', 'start_date', 'id', 'secret_page']);
+    await index('events_page_visibility', 'events', ['page_id', 'start_date', 'id', 'secret_page', 'end_date']);
   },
 };
