@@ -1,4 +1,5 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { AppError, ErrorCode } from '../shared/errors.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database } from './schema.js';
 
@@ -50,6 +51,9 @@ export async function walkPage<Row>(
   positions?: Positions,
 ): Promise<Walked<Row>> {
   if (walks.length === 0) return { rows: [] };
+  // A cursor is the sort key of this list's last row: another list's (another width) is not one we gave.
+  if (position.cursor && position.cursor.length !== walks[0]!.keys.length)
+    throw new AppError(400, ErrorCode.invalidQuery, 'cursor is not one this server gave: follow the Link header as it is');
   const n = position.per_page;
   const direction = desc ? 'desc' : 'asc';
   const ordered = (walk: Walk, query: AnyQuery) =>

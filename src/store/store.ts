@@ -110,8 +110,8 @@ export function createKyselyStore(
     attendances: attendancesRepo(db, pager),
     notifications: notificationsRepo(db, pager),
     notificationJobs: notificationJobsRepo(db),
-    auditLog: auditLogRepo(db),
-    moderationQueue: moderationQueueRepo(db),
+    auditLog: auditLogRepo(db, pager),
+    moderationQueue: moderationQueueRepo(db, pager),
     checkCounts: (repair, onDrift) => checkCounts(db, repair, onDrift),
     dataVersion: (fresh) => (options.inTransaction ? undefined : options.dataVersion?.(fresh)),
     transaction(fn) {

@@ -184,6 +184,12 @@ describe('walking a list with the Link cursor', () => {
     expect(both.status).toBe(400);
     expect(both.body.error.code).toBe('invalid_query');
     expect((await t.call('GET', '/pages?cursor=not-ours')).status).toBe(400);
+    // Another list's cursor (a pages cursor is one key; events and the audit log walk two) is not theirs.
+    for (const list of ['/events', '/audit_log', '/moderation_queue']) {
+      const res = await t.call('GET', `${list}?cursor=${cursor}`);
+      expect(res.status, list).toBe(400);
+      expect(res.body.error.code).toBe('invalid_query');
+    }
   });
 
   it('answers no Link on the last page', async () => {
