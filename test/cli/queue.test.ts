@@ -1,10 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createKeyFor, createPage, createPageConfiguration, createUserWithKey } from '../helpers/api.js';
 import { runCli } from '../helpers/cli.js';
 import { useServer, type Credentials } from '../helpers/server.js';
-import { startTmux } from '../helpers/tmux-screen.js';
+import { Terminal } from '../helpers/tmux.js';
 import { envFor, freshHome, tsvRows } from './support.js';
 
 /** `agora queue`: the list when piped, and the live full-screen queue at a real terminal (tmux). */
@@ -44,18 +42,11 @@ describe('without a terminal', () => {
 });
 
 describe('at a terminal of 60 columns', () => {
-  let term: Awaited<ReturnType<typeof startTmux>>;
-  let exitFile: string;
+  let term: Terminal;
   beforeAll(async () => {
-    const home = freshHome(server);
-    exitFile = join(home, 'exit-code');
-    term = await startTmux(['queue'], {
-      columns: 60,
-      rows: 24,
-      exitFile,
-      // A fresh look only every 10 minutes: whatever shows up within seconds came through the live stream.
-      env: { ...envFor(server, owner.creds), HOME: home, TERM: 'xterm-256color', NO_COLOR: '1', AGORA_QUEUE_REFRESH_MS: '600000' },
-    });
+    // A fresh look only every 10 minutes: whatever shows up within seconds came through the live stream.
+    const env = { ...envFor(server, owner.creds), NO_COLOR: '1', AGORA_QUEUE_REFRESH_MS: '600000' };
+    term = new Terminal(freshHome(server), env, { agora: ['queue'], width: 60, height: 24 });
   });
   afterAll(async () => term?.close());
 
@@ -85,29 +76,21 @@ describe('at a terminal of 60 columns', () => {
     expect((await call(server, 'GET', `/page_access_requests?user_id=${second.userId}`, { as: owner.creds })).body.items).toEqual([]);
 
     // Readable at 60 columns: nothing wrapped (capture-pane -J joins wrapped lines), and NO_COLOR kept.
-    const screen = await term.screen();
+    const screen = term.screen(true);
     for (const line of screen.split('\n')) expect([...line].length, line).toBeLessThanOrEqual(60);
     expect(screen).toMatch(/↑↓ move {2}a accept {2}r refuse {2}⏎ details {2}q quit/);
-    expect(await term.screen(true)).not.toMatch(/\u001b\[(3[0-7]|9[0-7]|38;)/);
+    expect(term.screen(true, { escapes: true })).not.toMatch(/\u001b\[(3[0-7]|9[0-7]|38;)/);
 
-    await term.keys('q');
-    const deadline = Date.now() + 5000;
-    while (!existsSync(exitFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    expect(readFileSync(exitFile, 'utf8').trim()).toBe('0');
+    term.keys('q');
+    expect(await term.exitCode()).toBe(0);
   });
 });
 
 describe('an item someone else handled', () => {
   it('leaves the screen at the next look, without a key press', async () => {
-    const home = freshHome(server);
-    const exitFile = join(home, 'exit-code');
     const adminCreds = await createKeyFor(server);
-    const term = await startTmux(['queue', '--yes'], {
-      columns: 80,
-      rows: 24,
-      exitFile,
-      env: { ...envFor(server, adminCreds), HOME: home, TERM: 'xterm-256color', AGORA_QUEUE_REFRESH_MS: '300' },
-    });
+    const env = { ...envFor(server, adminCreds), AGORA_QUEUE_REFRESH_MS: '300' };
+    const term = new Terminal(freshHome(server), env, { agora: ['queue', '--yes'], width: 80, height: 24 });
     try {
       const asked = await askFromAnotherProcess(`eve${Date.now() % 100000}`);
       const nick = (await call(server, 'GET', `/users/${asked.userId}`)).body.nickname as string;
@@ -117,7 +100,7 @@ describe('an item someone else handled', () => {
       expect(after).toMatch(/agora queue · \d+ waiting/);
       await term.keys('q');
     } finally {
-      await term.close();
+      term.close();
     }
   });
 });

@@ -1,22 +1,42 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN } from './server.js';
 
+export interface TerminalOptions {
+  width?: number;
+  height?: number;
+  /**
+   * `agora` arguments to run as the pane's program (a full-screen view, say) instead of a plain shell; its
+   * exit code is then read with `exitCode()`.
+   */
+  agora?: string[];
+}
+
+const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
 /**
  * A real terminal for a test: a tmux server of its own (its own socket, so nothing else's sessions are
- * touched) with one pane running a plain shell. Commands are typed with send-keys, the screen is read with
- * capture-pane, the pane's title with `#{pane_title}`.
+ * touched) with one pane running a plain shell, or the `agora` binary itself. Commands are typed with
+ * send-keys, the screen is read with capture-pane, the pane's title with `#{pane_title}`.
  */
 export class Terminal {
   private readonly socket = `agora-test-${randomBytes(4).toString('hex')}`;
+  private readonly exitFile: string;
 
-  constructor(home: string, env: Record<string, string>, size = { width: 200, height: 50 }) {
-    const vars = { ...env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), TERM: 'xterm-256color', PS1: '$ ', NO_COLOR: '1' };
+  constructor(home: string, env: Record<string, string>, options: TerminalOptions = {}) {
+    const vars = { NO_COLOR: '1', ...env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), TERM: 'xterm-256color', PS1: '$ ' };
+    this.exitFile = join(home, `exit-${this.socket}`);
+    // A program run as the pane's own keeps the pane open after it exits (so its last screen can be read)
+    // and leaves its exit code in a file. CI=true is dropped: the program must believe it is at a terminal.
+    const program = options.agora
+      ? ['sh', '-c', `env -u CI ${[process.execPath, BIN, ...options.agora].map(quote).join(' ')}; echo $? > ${quote(this.exitFile)}; sleep 600`]
+      : ['sh'];
     this.tmux(
-      '-f', '/dev/null', 'new-session', '-d', '-s', 'main', '-x', String(size.width), '-y', String(size.height),
+      '-f', '/dev/null', 'new-session', '-d', '-s', 'main', '-x', String(options.width ?? 200), '-y', String(options.height ?? 50),
       ...Object.entries(vars).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
-      'sh',
+      ...program,
     );
     // The title a program could change; set to a known value first.
     this.tmux('select-pane', '-t', 'main', '-T', 'agora-test');
@@ -36,9 +56,12 @@ export class Terminal {
     this.tmux('send-keys', '-t', 'main', ...keys);
   }
 
-  /** The screen; with `joined`, lines tmux wrapped are joined back (so a too-wide line shows as one). */
-  screen(joined = false): string {
-    return this.tmux('capture-pane', '-p', ...(joined ? ['-J'] : []), '-t', 'main');
+  /**
+   * The screen; with `joined`, lines tmux wrapped are joined back (so a too-wide line shows as one); with
+   * `escapes`, the colours and attributes as escape sequences.
+   */
+  screen(joined = false, { escapes = false } = {}): string {
+    return this.tmux('capture-pane', '-p', ...(joined ? ['-J'] : []), ...(escapes ? ['-e'] : []), '-t', 'main');
   }
 
   title(): string {
@@ -72,6 +95,16 @@ export class Terminal {
     this.type(`${process.execPath} ${BIN} ${args}; echo ${marker}=$?`);
     const screen = await this.waitFor(new RegExp(`${marker}=(\\d+)`));
     return { code: Number(new RegExp(`${marker}=(\\d+)`).exec(screen)![1]), screen };
+  }
+
+  /** The exit code of the program the pane runs (`options.agora`), waiting (bounded) for it to exit. */
+  async exitCode(timeoutMs = 5000): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    while (!existsSync(this.exitFile)) {
+      if (Date.now() > deadline) throw new Error(`the program never exited:\n${this.screen(true)}`);
+      await new Promise((ok) => setTimeout(ok, 50));
+    }
+    return Number(readFileSync(this.exitFile, 'utf8').trim());
   }
 
   close(): void {
