@@ -179,16 +179,20 @@ class GroupCommit {
 
   private async group(conn: Kysely<Database>): Promise<void> {
     const done: { resolve: () => void; reject: (error: unknown) => void }[] = [];
+    let current: { reject: (error: unknown) => void; settled: boolean } | undefined;
     await sql`begin immediate`.execute(conn);
     try {
       for (let n = 0; n < this.maxGroup && this.waiting.length; n++) {
         const job = this.waiting.shift()!;
+        current = { reject: job.reject, settled: false };
         await sql`savepoint agora_tx`.execute(conn);
         try {
           const value = await job.fn(this.storeOn(conn));
           await sql`release agora_tx`.execute(conn);
+          current.settled = true;
           done.push({ resolve: () => job.resolve(value), reject: job.reject });
         } catch (error) {
+          current.settled = true;
           job.reject(error);
           await sql`rollback to agora_tx`.execute(conn);
           await sql`release agora_tx`.execute(conn);
@@ -198,6 +202,7 @@ class GroupCommit {
     } catch (error) {
       // The group could not commit (or SQLite rolled it back itself): none of it was written.
       await sql`rollback`.execute(conn).catch(() => undefined);
+      if (current && !current.settled) current.reject(error);
       for (const job of done) job.reject(error);
       return;
     }
