@@ -108,15 +108,19 @@ export async function listAccessRequests(
 
 /** The request, once the caller is known to administer its page (rule 4). */
 async function requestToSettle(tx: Store, caller: Caller, id: string): Promise<AccessRequestRow> {
-  const row = await tx.accessRequests.getById(id);
-  if (!row) throw notFound('Access request');
+  const refusal = 'Only an administrator of the page can accept or refuse its access requests';
+  // The store's rule of who may know of a request (`accessRequestsSeenBy`: the one the list follows);
+  // one they may not know of is a 403 when they know of its page, else a 404 (its page is secret to them).
+  const viewer = { id: caller.user.id, isAdmin: caller.isAdmin };
+  const row = await tx.accessRequests.getVisible(id, viewer);
+  if (!row) {
+    const hidden = await tx.accessRequests.getById(id);
+    if (hidden && (await canSeePage(tx, viewer, hidden.page_id))) throw forbidden(refusal);
+    throw notFound('Access request');
+  }
   const page = await tx.pages.getById(row.page_id);
   if (!page) throw notFound('Access request');
-  if (!administersPage(caller, page)) {
-    if (row.user_id !== caller.user.id && !(await canSeePage(tx, { id: caller.user.id, isAdmin: caller.isAdmin }, page.id)))
-      throw notFound('Access request');
-    throw forbidden('Only an administrator of the page can accept or refuse its access requests');
-  }
+  if (!administersPage(caller, page)) throw forbidden(refusal);
   if (row.state === 'accepted') throw new AppError(409, ErrorCode.alreadyAccepted, 'This access request was already accepted');
   return row;
 }

@@ -1,8 +1,8 @@
 import type { AuditAction, AuditEntry, AuditLogQuery } from '../shared/schemas/audit.js';
 import { newId } from '../shared/ids.js';
+import { listResult, type ListResult } from '../shared/schemas/common.js';
 import type { Store } from '../store/store.js';
 import type { Caller, Deps } from './context.js';
-import { readPage, type CursorPage } from './cursors.js';
 import { requireAdmin } from './permissions.js';
 
 export interface AuditFact {
@@ -35,11 +35,9 @@ export async function recordAudit(tx: Store, now: string, caller: Caller | null,
 }
 
 /** The log, newest first (Admins only). */
-export async function listAuditLog(deps: Deps, caller: Caller, query: AuditLogQuery): Promise<CursorPage<AuditEntry>> {
+export async function listAuditLog(deps: Deps, caller: Caller, query: AuditLogQuery): Promise<ListResult<AuditEntry>> {
   requireAdmin(caller, 'read the audit log');
   const { since, until, actor_id, action, target_type, target_id } = query;
-  const { rows, total, next } = await readPage(query, (slice) =>
-    deps.store.auditLog.list({ since, until, actor_id, action, target_type, target_id }, slice),
-  );
-  return { items: rows, total_items: total, next };
+  const listed = await deps.store.auditLog.list({ since, until, actor_id, action, target_type, target_id }, query);
+  return listResult(listed.rows, listed);
 }

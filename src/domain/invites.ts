@@ -124,15 +124,26 @@ export async function listInvites(deps: Deps, caller: Caller, query: ListInvites
   return listResult(await toRecords(deps.store, caller, listed.rows), listed);
 }
 
-async function findInvite(tx: Store, caller: Caller, id: string): Promise<{ row: InviteRow; page: PageRow }> {
-  const row = await tx.invites.getById(id);
-  const page = row && (await tx.pages.getById(row.target_id));
-  if (!row || !page) throw notFound('Invite');
-  const involved = row.user_id === caller.user.id || row.user_target_id === caller.user.id;
-  if (!involved && !(await canSeePage(tx, { id: caller.user.id, isAdmin: caller.isAdmin }, page.id)))
+/**
+ * The invite, if the caller may know of it (the store's rule, `invitesSeenBy`: the one the list follows).
+ * One they may not know of is a 403 (`refusal`) when they know of its page (only the page's
+ * administrators settle its invites, CONTRACT), else a 404: its page is secret to them.
+ */
+async function findInvite(tx: Store, caller: Caller, id: string, refusal: string): Promise<{ row: InviteRow; page: PageRow }> {
+  const viewer = { id: caller.user.id, isAdmin: caller.isAdmin };
+  const row = await tx.invites.getVisible(id, viewer);
+  if (!row) {
+    const hidden = await tx.invites.getById(id);
+    if (hidden && (await canSeePage(tx, viewer, hidden.target_id))) throw forbidden(refusal);
     throw notFound('Invite');
+  }
+  const page = await tx.pages.getById(row.target_id);
+  if (!page) throw notFound('Invite');
   return { row, page };
 }
+
+const SETTLE_REFUSAL = 'Only an administrator of the page can accept or refuse its invites';
+const WITHDRAW_REFUSAL = 'Only the sender or an administrator of the page can delete an invite';
 
 const settledConflict = (state: string) =>
   state === 'accepted'
@@ -142,9 +153,8 @@ const settledConflict = (state: string) =>
 /** Accepts or refuses a waiting invite (rule 4: page administrators only); accepting makes the invitee a member. */
 async function settleInvite(deps: Deps, caller: Caller, id: string, accept: boolean): Promise<Invite> {
   const record = await deps.store.transaction(async (tx) => {
-    const { row, page } = await findInvite(tx, caller, id);
-    if (!administersPage(caller, page))
-      throw forbidden('Only an administrator of the page can accept or refuse its invites');
+    const { row, page } = await findInvite(tx, caller, id, SETTLE_REFUSAL);
+    if (!administersPage(caller, page)) throw forbidden(SETTLE_REFUSAL);
     if (row.state !== 'waiting') throw settledConflict(row.state);
     const now = nowIso(deps);
     if (!(await tx.invites.settle(row.id, accept, now))) {
@@ -195,9 +205,8 @@ export const refuseInvite = (deps: Deps, caller: Caller, id: string) => settleIn
 /** Withdraws an invite: its sender or a page administrator. */
 export async function deleteInvite(deps: Deps, caller: Caller, id: string): Promise<void> {
   await deps.store.transaction(async (tx) => {
-    const { row, page } = await findInvite(tx, caller, id);
-    if (row.user_id !== caller.user.id && !administersPage(caller, page))
-      throw forbidden('Only the sender or an administrator of the page can delete an invite');
+    const { row, page } = await findInvite(tx, caller, id, WITHDRAW_REFUSAL);
+    if (row.user_id !== caller.user.id && !administersPage(caller, page)) throw forbidden(WITHDRAW_REFUSAL);
     const [record] = await toRecords(tx, caller, [row]);
     await tx.invites.delete(row.id);
     const now = nowIso(deps);
@@ -213,8 +222,6 @@ export async function deleteInvite(deps: Deps, caller: Caller, id: string): Prom
 }
 
 export async function getInvite(deps: Deps, caller: Caller, id: string): Promise<Invite> {
-  const { row, page } = await findInvite(deps.store, caller, id);
-  const involved = row.user_id === caller.user.id || row.user_target_id === caller.user.id;
-  if (!involved && !administersPage(caller, page)) throw forbidden('You may read only invites you sent or received');
+  const { row } = await findInvite(deps.store, caller, id, 'You may read only invites you sent or received, or those to a page you administer');
   return (await toRecords(deps.store, caller, [row]))[0]!;
 }

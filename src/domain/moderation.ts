@@ -1,6 +1,6 @@
+import { listResult, type ListResult } from '../shared/schemas/common.js';
 import type { ModerationItem, ModerationQueueQuery } from '../shared/schemas/moderation.js';
 import type { Caller, Deps } from './context.js';
-import { readPage, type CursorPage } from './cursors.js';
 import { loadEmbeds } from './records.js';
 
 /**
@@ -12,9 +12,10 @@ export async function listModerationQueue(
   deps: Deps,
   caller: Caller,
   query: ModerationQueueQuery,
-): Promise<CursorPage<ModerationItem>> {
+): Promise<ListResult<ModerationItem>> {
   const viewer = { id: caller.user.id, isAdmin: caller.isAdmin };
-  const { rows, total, next } = await readPage(query, (slice) => deps.store.moderationQueue.list(viewer, slice));
+  const listed = await deps.store.moderationQueue.list(viewer, query);
+  const rows = listed.rows;
   const embeds = await loadEmbeds(
     deps.store,
     caller,
@@ -28,5 +29,5 @@ export async function listModerationQueue(
     user: embeds.user(r.user_id),
     created_at: r.created_at,
   }));
-  return { items, total_items: total, next };
+  return listResult(items, listed);
 }

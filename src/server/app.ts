@@ -97,6 +97,9 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     // On the raw response, so that streams that take the reply over (SSE) carry it too.
     reply.raw.setHeader('x-request-id', request.id);
+    // What other processes committed before this request arrived is seen by it (and its version kept for
+    // the rest of this turn of the event loop: one look per request, not one per cache).
+    options.store.dataVersion(true);
   });
 
   const webhookSettings = options.webhooks ?? {};

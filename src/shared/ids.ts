@@ -1,7 +1,19 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 let lastMs = 0;
 let sequence = 0;
+
+/** Random bytes drawn from the system's generator a few kilobytes at a time (one call per id costs more than the id). */
+const pool = Buffer.alloc(4096);
+let used = pool.length;
+function random(bytes: number): Buffer {
+  if (used + bytes > pool.length) {
+    randomFillSync(pool);
+    used = 0;
+  }
+  used += bytes;
+  return pool.subarray(used - bytes, used);
+}
 
 /**
  * A new identifier: 32 lowercase hex characters, time-ordered like a UUIDv7 (48-bit milliseconds, then a
@@ -15,9 +27,9 @@ export function newId(now: number = Date.now()): string {
     now = lastMs;
   } else {
     lastMs = now;
-    sequence = randomBytes(2).readUInt16BE(0) & 0x7fff;
+    sequence = random(2).readUInt16BE(0) & 0x7fff;
   }
-  return now.toString(16).padStart(12, '0') + sequence.toString(16).padStart(4, '0') + randomBytes(8).toString('hex');
+  return now.toString(16).padStart(12, '0') + sequence.toString(16).padStart(4, '0') + random(8).toString('hex');
 }
 
 export const ID_PATTERN = /^[0-9a-f]{32}$/;

@@ -1,7 +1,7 @@
 import { type Kysely, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { ApiKeyTable, Database, IdempotencyKeyTable, PermissionSetTable } from './schema.js';
-import { counterKey, counterOf, countOf, offsetOf, walkPage, type Listed } from './paging.js';
+import { counterKey, countOf, offsetOf, type Listed, Pager } from './paging.js';
 import type { UserWithRole } from './users.js';
 import type { Dialect } from './store.js';
 
@@ -9,7 +9,7 @@ export type PermissionSetRow = Selectable<PermissionSetTable>;
 export type IdempotencyRow = Selectable<IdempotencyKeyTable>;
 
 /** Permission sets (roles). */
-export function permissionSetsRepo(db: Kysely<Database>, dialect: Dialect) {
+export function permissionSetsRepo(db: Kysely<Database>, dialect: Dialect, pager: Pager = new Pager()) {
   return {
     getById(id: string): Promise<PermissionSetRow | undefined> {
       return db.selectFrom('permission_sets').selectAll().where('id', '=', id).executeTakeFirst();
@@ -40,11 +40,12 @@ export function permissionSetsRepo(db: Kysely<Database>, dialect: Dialect) {
     },
     async page(page: Pagination): Promise<Listed<PermissionSetRow>> {
       const [walked, total] = await Promise.all([
-        walkPage<PermissionSetRow>(db, [{ query: db.selectFrom('permission_sets'), keys: ['permission_sets.id'] }],
+        pager.walk<PermissionSetRow>(db, 
+          [{ query: db.selectFrom('permission_sets'), keys: ['permission_sets.id'] }],
           (q) => q.selectAll('permission_sets'),
           page,
         ),
-        counterOf(db, counterKey('permission_sets', [])),
+        pager.count(db, counterKey('permission_sets', [])),
       ]);
       return { ...walked, total };
     },

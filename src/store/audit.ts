@@ -1,5 +1,6 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
-import type { TimeCursor, Slice } from './moderation.js';
+import type { Kysely, Selectable } from 'kysely';
+import type { Pagination } from '../shared/schemas/common.js';
+import { countOf, Pager, type Listed } from './paging.js';
 import type { AuditLogTable, Database } from './schema.js';
 
 export type AuditEntryRow = Selectable<AuditLogTable>;
@@ -14,37 +15,37 @@ export interface AuditFilter {
   until?: string;
 }
 
-/** The audit log: written in the transaction of each administrative change, read newest first. */
-export function auditLogRepo(db: Kysely<Database>) {
+/**
+ * The audit log: written in the transaction of each administrative change, read newest first, paged like
+ * every list (`Pager`); its total is counted (a time window's entries, by index range).
+ */
+export function auditLogRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   const filtered = (filter: AuditFilter) => {
     let q = db.selectFrom('audit_log');
-    if (filter.actor_id !== undefined) q = q.where('actor_id', '=', filter.actor_id);
-    if (filter.action !== undefined) q = q.where('action', '=', filter.action);
-    if (filter.target_type !== undefined) q = q.where('target_type', '=', filter.target_type);
-    if (filter.target_id !== undefined) q = q.where('target_id', '=', filter.target_id);
-    if (filter.since !== undefined) q = q.where('created_at', '>=', filter.since);
-    if (filter.until !== undefined) q = q.where('created_at', '<', filter.until);
+    if (filter.actor_id !== undefined) q = q.where('audit_log.actor_id', '=', filter.actor_id);
+    if (filter.action !== undefined) q = q.where('audit_log.action', '=', filter.action);
+    if (filter.target_type !== undefined) q = q.where('audit_log.target_type', '=', filter.target_type);
+    if (filter.target_id !== undefined) q = q.where('audit_log.target_id', '=', filter.target_id);
+    if (filter.since !== undefined) q = q.where('audit_log.created_at', '>=', filter.since);
+    if (filter.until !== undefined) q = q.where('audit_log.created_at', '<', filter.until);
     return q;
   };
   return {
     async insert(row: AuditEntryRow): Promise<void> {
       await db.insertInto('audit_log').values(row).execute();
     },
-    /** One page, newest first; `after` is the last entry already seen. */
-    page(filter: AuditFilter, slice: Slice) {
-      let q = filtered(filter).selectAll();
-      const after: TimeCursor | undefined = slice.after;
-      if (after) q = q.where(sql<boolean>`(created_at, id) < (${after.created_at}, ${after.id})`);
-      return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(slice.per_page).offset(slice.offset);
-    },
-    async list(filter: AuditFilter, slice: Slice): Promise<{ rows: AuditEntryRow[]; total: number }> {
-      const [rows, counted] = await Promise.all([
-        this.page(filter, slice).execute(),
-        filtered(filter)
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .executeTakeFirstOrThrow(),
+    async list(filter: AuditFilter, page: Pagination): Promise<Listed<AuditEntryRow>> {
+      const [walked, total] = await Promise.all([
+        pager.walk<AuditEntryRow>(
+          db,
+          [{ query: filtered(filter), keys: ['audit_log.created_at', 'audit_log.id'] }],
+          (q) => q.selectAll('audit_log'),
+          page,
+          true,
+        ),
+        countOf(filtered(filter)),
       ]);
-      return { rows, total: Number(counted.n) };
+      return { ...walked, total };
     },
   };
 }

@@ -1,13 +1,13 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { CommentTable, Database, LikeTable, StatusTable } from './schema.js';
-import { counterKey, countersOf, countOf, walkPage, type Listed, type Walk } from './paging.js';
+import { counterKey, countOf, type Listed, type Walk, Pager } from './paging.js';
 
 export type StatusRow = Selectable<StatusTable>;
 export type CommentRow = Selectable<CommentTable>;
 export type LikeRow = Selectable<LikeTable>;
 
-export function statusesRepo(db: Kysely<Database>) {
+export function statusesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   /**
    * The statuses in a user's stream: those posted in the pages they are in, in the events they answered yes
    * to or created, and by the users they follow where the reader may see them (not in a page or an event, or
@@ -76,8 +76,8 @@ export function statusesRepo(db: Kysely<Database>) {
           ? countOf(reachesFollowers(fromStatuses().where('s.user_id', 'in', users).where('s.page_id', 'in', pages)))
           : 0;
       const [walked, counts, overlap] = await Promise.all([
-        walkPage<StatusRow>(db, walks, (q) => q.selectAll('s'), page, true),
-        countersOf(db, counted),
+        pager.walk<StatusRow>(db, walks, (q) => q.selectAll('s'), page, true),
+        pager.counts(db, counted),
         twice,
       ]);
       return { ...walked, total: counts.reduce((a, b) => a + b, 0) - overlap };
@@ -86,7 +86,7 @@ export function statusesRepo(db: Kysely<Database>) {
 }
 export type StatusesRepo = ReturnType<typeof statusesRepo>;
 
-export function commentsRepo(db: Kysely<Database>) {
+export function commentsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   return {
     async insert(row: CommentRow): Promise<void> {
       await db.insertInto('comments').values(row).execute();
@@ -103,7 +103,8 @@ export function commentsRepo(db: Kysely<Database>) {
     },
     async listForStatus(statusId: string, page: Pagination): Promise<Listed<CommentRow>> {
       const [walked, total] = await Promise.all([
-        walkPage<CommentRow>(db, [{ query: db.selectFrom('comments').where('comments.status_id', '=', statusId), keys: ['comments.id'] }],
+        pager.walk<CommentRow>(db, 
+          [{ query: db.selectFrom('comments').where('comments.status_id', '=', statusId), keys: ['comments.id'] }],
           (q) => q.selectAll('comments'),
           page,
         ),

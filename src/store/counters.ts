@@ -81,9 +81,12 @@ export const countersFor = (dialect: Dialect): readonly CounterSpec[] => (dialec
 
 /** The SQL of a row's key for one combination (bit i of `mask` set: dimension i is fixed). */
 function keyExpression(spec: CounterSpec, mask: number, alias: string): string {
-  const parts = spec.dims.map((dim, i) =>
-    mask & (1 << i) ? `coalesce(cast(${dim.replace(/\br\./g, `${alias}.`)} as text), '')` : `'*'`,
-  );
+  return keyOf(spec, mask, spec.dims.map((dim) => dim.replace(/\br\./g, `${alias}.`)));
+}
+
+/** The key for one combination, from an SQL expression of each dimension's value. */
+function keyOf(spec: CounterSpec, mask: number, values: readonly string[]): string {
+  const parts = values.map((value, i) => (mask & (1 << i) ? `coalesce(cast(${value} as text), '')` : `'*'`));
   return [`'${spec.list}|'`, ...(parts.length ? [parts.join(` || '|' || `)] : [])].join(' || ');
 }
 
@@ -151,42 +154,101 @@ export async function recount(db: Kysely<Database>, spec: CounterSpec): Promise<
   return counts;
 }
 
-/** The counts as kept. */
-export async function keptCounts(db: Kysely<Database>, spec: CounterSpec): Promise<Map<string, number>> {
-  const rows = await db
-    .selectFrom('list_counts')
-    .select(['key', 'n'])
-    .where('key', '>=', `${spec.list}|`)
-    .where('key', '<', `${spec.list}}`)
-    .execute();
-  return new Map(rows.filter((r) => Number(r.n) !== 0).map((r) => [r.key, Number(r.n)]));
-}
-
 export interface Drift {
   key: string;
   kept: number;
   actual: number;
 }
 
-/** Every key whose kept count differs from a recount; `repair` writes the recount. */
-export async function checkCounts(db: Kysely<Database>, dialect: Dialect, repair = false): Promise<Drift[]> {
-  const drift: Drift[] = [];
-  for (const spec of countersFor(dialect)) {
-    const [actual, kept] = await Promise.all([recount(db, spec), keptCounts(db, spec)]);
-    for (const key of new Set([...actual.keys(), ...kept.keys()])) {
-      const a = actual.get(key) ?? 0;
-      const k = kept.get(key) ?? 0;
-      if (a !== k) drift.push({ key, kept: k, actual: a });
+const BATCH = 10_000;
+
+/**
+ * Every key whose kept count differs from a recount; `repair` writes the recount. All in SQL, one list at a
+ * time: the list's recount goes into a temporary table (GROUP BY over the rows), is compared with the
+ * kept counts by key, and the differences are read in batches of keys, so memory stays flat at any size.
+ * Each list is checked in one transaction (a snapshot; with `repair`, under the write lock, so that no
+ * write lands between the recount and the repair). `onDrift` sees each drift as it is found (then none
+ * are collected): a drifted million keys need not sit in memory.
+ */
+export async function checkCounts(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  repair = false,
+  onDrift?: (drift: Drift) => void,
+): Promise<Drift[]> {
+  const found: Drift[] = [];
+  const report = onDrift ?? ((drift: Drift) => void found.push(drift));
+  await db.connection().execute(async (conn) => {
+    const temp = dialect === 'postgres' ? 'pg_temp' : 'temp';
+    for (const spec of countersFor(dialect)) {
+      // PostgreSQL: a snapshot, and with `repair` the list's writers held off (SQLite: its write lock).
+      if (dialect === 'postgres') {
+        await sql.raw(repair ? 'begin' : 'begin isolation level repeatable read').execute(conn);
+        if (repair) await sql.raw(`lock table ${spec.table} in share mode`).execute(conn);
+      } else await sql.raw(repair ? 'begin immediate' : 'begin').execute(conn);
+      try {
+        await checkList(conn, spec, repair, report, temp);
+        await sql`commit`.execute(conn);
+      } catch (error) {
+        await sql`rollback`.execute(conn).catch(() => undefined);
+        throw error;
+      } finally {
+        await sql.raw(`drop table if exists ${temp}.agora_recount`).execute(conn);
+      }
     }
+  });
+  return found;
+}
+
+async function checkList(
+  conn: Kysely<Database>,
+  spec: CounterSpec,
+  repair: boolean,
+  report: (drift: Drift) => void,
+  temp: 'temp' | 'pg_temp',
+): Promise<void> {
+  const T = (name: string) => sql.raw(`${temp}.${name}`);
+  await sql`drop table if exists ${T('agora_recount')}`.execute(conn);
+  await sql`create temp table agora_recount (key text primary key, n bigint not null)`.execute(conn);
+  // One pass over the rows: how many have each combination of all the dimensions' values (each
+  // dimension, a look at a page for some, evaluated once per row); then every key is a sum over those.
+  const columns = spec.dims.map((_, i) => `d${i}`);
+  await sql`drop table if exists ${T('agora_dims')}`.execute(conn);
+  await sql
+    .raw(
+      `create temp table agora_dims as select ${[...spec.dims.map((dim, i) => `${dim} as d${i}`), 'count(*) as n'].join(', ')} ` +
+        `from ${spec.table} r${columns.length ? ` group by ${columns.join(', ')}` : ''}`,
+    )
+    .execute(conn);
+  for (const m of masks(spec))
+    await sql`insert into ${T('agora_recount')} (key, n)
+      select ${sql.raw(keyOf(spec, m, columns.map((c) => `g.${c}`)))}, sum(g.n) from ${T('agora_dims')} g group by 1`.execute(conn);
+  await sql`drop table ${T('agora_dims')}`.execute(conn);
+  const [low, high] = [`${spec.list}|`, `${spec.list}}`];
+  // Keys the rows have, counted otherwise (or not kept at all).
+  for (let after = ''; ; ) {
+    const { rows } = await sql<{ key: string; kept: number; actual: number }>`
+      select r.key as key, coalesce(c.n, 0) as kept, r.n as actual
+      from ${T('agora_recount')} r left join list_counts c on c.key = r.key
+      where r.key > ${after} and coalesce(c.n, 0) <> r.n order by r.key limit ${BATCH}`.execute(conn);
+    for (const row of rows) report({ key: row.key, kept: Number(row.kept), actual: Number(row.actual) });
+    if (rows.length < BATCH) break;
+    after = rows[rows.length - 1]!.key;
   }
-  if (repair && drift.length)
-    await db.transaction().execute(async (trx) => {
-      for (const d of drift)
-        await trx
-          .insertInto('list_counts')
-          .values({ key: d.key, n: d.actual })
-          .onConflict((oc) => oc.column('key').doUpdateSet({ n: d.actual }))
-          .execute();
-    });
-  return drift;
+  // Keys kept with a count that no row has any more.
+  for (let after = low; ; ) {
+    const { rows } = await sql<{ key: string; kept: number }>`
+      select c.key as key, c.n as kept from list_counts c
+      where c.key > ${after} and c.key < ${high} and c.n <> 0
+        and not exists (select 1 from ${T('agora_recount')} r where r.key = c.key)
+      order by c.key limit ${BATCH}`.execute(conn);
+    for (const row of rows) report({ key: row.key, kept: Number(row.kept), actual: 0 });
+    if (rows.length < BATCH) break;
+    after = rows[rows.length - 1]!.key;
+  }
+  if (!repair) return;
+  await sql`insert into list_counts (key, n) select key, n from ${T('agora_recount')} where true
+    on conflict (key) do update set n = excluded.n where list_counts.n <> excluded.n`.execute(conn);
+  await sql`update list_counts set n = 0 where key > ${low} and key < ${high} and n <> 0
+    and not exists (select 1 from ${T('agora_recount')} r where r.key = list_counts.key)`.execute(conn);
 }

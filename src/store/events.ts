@@ -2,11 +2,13 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Viewer } from './pages.js';
 import type { Dialect } from './store.js';
+import { secretPageOf } from './follows.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, EventAttendanceTable, EventTable } from './schema.js';
-import { counterKey, counterOf, countersOf, countOf, narrowed, walkPage, type Listed, type Walk } from './paging.js';
+import { counterKey, countOf, narrowed, type Listed, type Walk, Pager } from './paging.js';
 
-export type EventRow = Selectable<EventTable>;
+/** An event in a secret page says so (`secret_page`): the store's own, neither written nor read by the domain. */
+export type EventRow = Omit<Selectable<EventTable>, 'secret_page'>;
 export type AttendanceRow = Selectable<EventAttendanceTable>;
 
 export interface EventFilter {
@@ -18,7 +20,7 @@ export interface EventFilter {
   runningBefore?: string;
 }
 
-export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
+export function eventsRepo(db: Kysely<Database>, dialect: Dialect, pager: Pager = new Pager()) {
   const matching = (filter: EventFilter, longestMs: number) => {
     let q = db.selectFrom('events');
     if (filter.owner !== undefined) q = q.where('events.user_id', '=', filter.owner);
@@ -34,18 +36,19 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
     return q;
   };
   const keys = ['events.start_date', 'events.id'];
-  const secretOf = (q: ReturnType<typeof matching>, secret: boolean) =>
-    q.where((eb) => {
-      const inSecret = eb.exists(
-        eb.selectFrom('pages').select('pages.id').whereRef('pages.id', '=', 'events.page_id').where('pages.privacy', '=', 'secret'),
-      );
-      return secret ? inSecret : eb.not(inSecret);
-    });
-  /** An event in a secret page is as hidden as the page: a Member walks the others, and those of the secret pages they see. */
+  /**
+   * An event in a secret page is as hidden as the page: a Member sees the others and those of the secret
+   * pages they see, in one walk (the event's own copy of its page's secrecy and the page are on the index
+   * that orders the list; the set of seen pages is looked in only for an event of a secret page).
+   */
   const walks = (filter: EventFilter, viewer: Viewer, secretSeen: string[], longestMs: number): Walk[] => {
     if (viewer.isAdmin) return [{ query: matching(filter, longestMs), keys }];
-    const seen = secretSeen.flatMap((page) => narrowed(filter, { page_id: page }) ?? []);
-    return [{ query: secretOf(matching(filter, longestMs), false), keys }, ...seen.map((f) => ({ query: matching(f, longestMs), keys }))];
+    const query = matching(filter, longestMs).where((eb) =>
+      secretSeen.length
+        ? eb.or([eb('events.secret_page', '=', 0), eb('events.page_id', 'in', secretSeen)])
+        : eb('events.secret_page', '=', 0),
+    );
+    return [{ query, keys }];
   };
   const key = (f: EventFilter, secret?: string) => counterKey('events', [f.owner, f.page_id, secret]);
   const total = async (filter: EventFilter, viewer: Viewer, secretSeen: string[], longestMs: number): Promise<number> => {
@@ -55,26 +58,26 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
       const counts = await Promise.all(walks(filter, viewer, secretSeen, longestMs).map((w) => countOf(w.query)));
       return counts.reduce((a, b) => a + b, 0);
     }
-    if (viewer.isAdmin) return counterOf(db, key(filter));
+    if (viewer.isAdmin) return pager.count(db, key(filter));
     const seen = secretSeen.flatMap((page) => {
       const f = narrowed(filter, { page_id: page });
       return f ? [key(f)] : [];
     });
-    const [all, secret, ...visible] = await countersOf(db, [key(filter), key(filter, '1'), ...seen]);
+    const [all, secret, ...visible] = await pager.counts(db, [key(filter), key(filter, '1'), ...seen]);
     return all! - secret! + visible.reduce((a, b) => a + b, 0);
   };
   return {
     async insert(row: EventRow): Promise<void> {
-      await db.insertInto('events').values(row).execute();
+      await db.insertInto('events').values({ ...row, secret_page: secretPageOf(row.page_id) }).execute();
     },
     getById(id: string): Promise<EventRow | undefined> {
       return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
     },
     /** Soonest first. `secretSeen`: the secret pages a Member sees (pages.secretSeenBy). */
     async list(filter: EventFilter, viewer: Viewer, secretSeen: string[], page: Pagination): Promise<Listed<EventRow>> {
-      const longestMs = filter.runningFrom === undefined ? 0 : await counterOf(db, 'events.longest_ms');
+      const longestMs = filter.runningFrom === undefined ? 0 : await pager.count(db, 'events.longest_ms');
       const [walked, n] = await Promise.all([
-        walkPage<EventRow>(db, walks(filter, viewer, secretSeen, longestMs), (q) => q.selectAll('events'), page),
+        pager.walk<EventRow>(db, walks(filter, viewer, secretSeen, longestMs), (q) => q.selectAll('events'), page),
         total(filter, viewer, secretSeen, longestMs),
       ]);
       return { ...walked, total: n };
@@ -112,7 +115,7 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
 }
 export type EventsRepo = ReturnType<typeof eventsRepo>;
 
-export function attendancesRepo(db: Kysely<Database>) {
+export function attendancesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   const filtered = (eventId: string, answer?: string) => {
     let q = db.selectFrom('event_attendances').where('event_attendances.event_id', '=', eventId);
     if (answer !== undefined) q = q.where('event_attendances.answer', '=', answer);
@@ -136,11 +139,12 @@ export function attendancesRepo(db: Kysely<Database>) {
     /** In user order. */
     async list(eventId: string, answer: string | undefined, page: Pagination): Promise<Listed<AttendanceRow>> {
       const [walked, total] = await Promise.all([
-        walkPage<AttendanceRow>(db, [{ query: filtered(eventId, answer), keys: ['event_attendances.user_id'] }],
+        pager.walk<AttendanceRow>(db, 
+          [{ query: filtered(eventId, answer), keys: ['event_attendances.user_id'] }],
           (q) => q.selectAll('event_attendances'),
           page,
         ),
-        counterOf(db, counterKey('event_attendances', [eventId, answer])),
+        pager.count(db, counterKey('event_attendances', [eventId, answer])),
       ]);
       return { ...walked, total };
     },

@@ -1,10 +1,11 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Viewer } from './pages.js';
 import type { Database, FollowTable } from './schema.js';
-import { counterKey, counterOf, countersOf, narrowed, walkPage, type Listed, type Walk } from './paging.js';
+import { counterKey, narrowed, type Listed, type Walk, Pager } from './paging.js';
 
-export type FollowRow = Selectable<FollowTable>;
+/** A follow of a secret page says so (`secret_page`): the store's own, neither written nor read by the domain. */
+export type FollowRow = Omit<Selectable<FollowTable>, 'secret_page'>;
 
 export interface FollowFilter {
   followable_type?: string;
@@ -12,7 +13,11 @@ export interface FollowFilter {
   user_id?: string;
 }
 
-export function followsRepo(db: Kysely<Database>) {
+/** A row's copy of its page's secrecy (1 or 0), read from the page as the row is written. */
+export const secretPageOf = (pageId: string | null) =>
+  sql<number>`coalesce((select case when ${sql.ref('pages.privacy')} = 'secret' then 1 else 0 end from ${sql.table('pages')} where ${sql.ref('pages.id')} = ${pageId}), 0)`;
+
+export function followsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   const matching = (filter: FollowFilter) => {
     let q = db.selectFrom('follows');
     if (filter.followable_type !== undefined) q = q.where('follows.followable_type', '=', filter.followable_type);
@@ -26,53 +31,43 @@ export function followsRepo(db: Kysely<Database>) {
 
   /**
    * A follow of a secret page would reveal the page: a Member sees follows of users, of pages that are not
-   * secret, and of the secret pages they see themselves (one walk each: a user is in few of them).
+   * secret, and of the secret pages they see themselves. One walk: the follow's own copy of its page's
+   * secrecy and the page are on the index that orders the list, and the set of seen pages is looked in only
+   * for a follow of a secret page.
    */
   const walks = (filter: FollowFilter, viewer: Viewer, secretSeen: string[]): Walk[] => {
     if (viewer.isAdmin) return [{ query: matching(filter), keys }];
-    const result: Walk[] = [];
-    const users = narrowed(filter, { followable_type: 'User' });
-    if (users) result.push({ query: matching(users), keys });
-    const pages = narrowed(filter, { followable_type: 'Page' });
-    if (pages) {
-      result.push({
-        query: matching(pages).where(({ exists, selectFrom, not }) =>
-          not(
-            exists(
-              selectFrom('pages').select('pages.id').whereRef('pages.id', '=', 'follows.followable_id').where('pages.privacy', '=', 'secret'),
-            ),
-          ),
-        ),
-        keys,
-      });
-      for (const page of secretSeen) {
-        const one = narrowed(pages, { followable_id: page });
-        if (one) result.push({ query: matching(one), keys });
-      }
-    }
-    return result;
+    const query = matching(filter).where((eb) =>
+      secretSeen.length
+        ? eb.or([eb('follows.secret_page', '=', 0), eb('follows.followable_id', 'in', secretSeen)])
+        : eb('follows.secret_page', '=', 0),
+    );
+    return [{ query, keys }];
   };
 
   /** All matching follows, less those of secret pages, plus those of the secret pages the viewer sees. */
   const total = async (filter: FollowFilter, viewer: Viewer, secretSeen: string[]): Promise<number> => {
-    if (viewer.isAdmin) return counterOf(db, key(filter));
+    if (viewer.isAdmin) return pager.count(db, key(filter));
     const seen = secretSeen.flatMap((page) => {
       const one = narrowed(filter, { followable_type: 'Page', followable_id: page });
       return one ? [key(one)] : [];
     });
-    const [all, secret, ...visible] = await countersOf(db, [key(filter), key(filter, '1'), ...seen]);
+    const [all, secret, ...visible] = await pager.counts(db, [key(filter), key(filter, '1'), ...seen]);
     return all! - secret! + visible.reduce((a, b) => a + b, 0);
   };
 
   return {
     async insert(row: FollowRow): Promise<void> {
-      await db.insertInto('follows').values(row).execute();
+      await db
+        .insertInto('follows')
+        .values({ ...row, secret_page: secretPageOf(row.followable_type === 'Page' ? row.followable_id : null) })
+        .execute();
     },
     /** Inserts the follow unless it exists (`ON CONFLICT … DO NOTHING`: never aborts the transaction); false when it did. */
     async insertIfAbsent(row: FollowRow): Promise<boolean> {
       const inserted = await db
         .insertInto('follows')
-        .values(row)
+        .values({ ...row, secret_page: secretPageOf(row.followable_type === 'Page' ? row.followable_id : null) })
         .onConflict((oc) => oc.columns(['user_id', 'followable_type', 'followable_id']).doNothing())
         .returning('id')
         .executeTakeFirst();
@@ -96,7 +91,7 @@ export function followsRepo(db: Kysely<Database>) {
     /** `secretSeen`: the secret pages the viewer sees (pages.secretSeenBy), for a Member. */
     async list(filter: FollowFilter, viewer: Viewer, secretSeen: string[], page: Pagination): Promise<Listed<FollowRow>> {
       const [walked, n] = await Promise.all([
-        walkPage<FollowRow>(db, walks(filter, viewer, secretSeen), (q) => q.selectAll('follows'), page),
+        pager.walk<FollowRow>(db, walks(filter, viewer, secretSeen), (q) => q.selectAll('follows'), page),
         total(filter, viewer, secretSeen),
       ]);
       return { ...walked, total: n };

@@ -2,7 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Viewer } from './pages.js';
 import type { Database, InviteTable, PageAccessRequestTable } from './schema.js';
-import { counterKey, countersOf, narrowed, walkPage, type Listed, type Walk } from './paging.js';
+import { counterKey, narrowed, type Listed, type Walk, Pager } from './paging.js';
 
 /** The page's owner is the store's own (a trigger writes it): the domain neither writes nor reads it. */
 export type AccessRequestRow = Omit<Selectable<PageAccessRequestTable>, 'page_owner_id'>;
@@ -48,21 +48,64 @@ export interface InviteFilter {
   state?: string;
 }
 
+/**
+ * Who may know of an access request: the Admins, the user who asks, and the page's creator (who settles
+ * it). Who may know of an invite: the Admins, its sender, the invited user, and the page's creator. Each
+ * rule is written once, here, as data: the lists walk one index per condition, and a single read (and
+ * through it every transition: accept, refuse, withdraw) tests the same conditions in SQL.
+ */
+export function accessRequestsSeenBy(viewer: Viewer): 'all' | (AccessRequestFilter & { owner?: string })[] {
+  return viewer.isAdmin ? 'all' : [{ user_id: viewer.id }, { owner: viewer.id }];
+}
+
+export function invitesSeenBy(viewer: Viewer): 'all' | (InviteFilter & { owner?: string })[] {
+  return viewer.isAdmin ? 'all' : [{ user_id: viewer.id }, { user_target_id: viewer.id }, { owner: viewer.id }];
+}
+
+const REQUEST_COLUMNS = ['r.id', 'r.page_id', 'r.user_id', 'r.state', 'r.is_validate', 'r.created_at', 'r.updated_at'] as const;
+const INVITE_COLUMNS = [
+  'i.id', 'i.target_type', 'i.target_id', 'i.user_id', 'i.user_target_id', 'i.state', 'i.is_validate', 'i.is_accepted',
+  'i.created_at', 'i.updated_at',
+] as const;
+
+type RequestColumn = 'r.page_id' | 'r.user_id' | 'r.state' | 'r.page_owner_id';
+type InviteColumn = 'i.target_type' | 'i.target_id' | 'i.user_id' | 'i.user_target_id' | 'i.state' | 'i.page_owner_id';
+
+/** A filter as its column = value conditions. */
+function requestConditions(f: AccessRequestFilter & { owner?: string }): [RequestColumn, string][] {
+  const pairs: [RequestColumn, string | undefined][] = [
+    ['r.page_id', f.page_id],
+    ['r.user_id', f.user_id],
+    ['r.state', f.state],
+    ['r.page_owner_id', f.owner],
+  ];
+  return pairs.filter((p): p is [RequestColumn, string] => p[1] !== undefined);
+}
+
+function inviteConditions(f: InviteFilter & { owner?: string }): [InviteColumn, string][] {
+  const pairs: [InviteColumn, string | undefined][] = [
+    // Pages are the only targets.
+    ['i.target_type', f.target_type !== undefined && f.target_type !== 'Page' ? f.target_type : undefined],
+    ['i.target_id', f.target_id],
+    ['i.user_id', f.user_id],
+    ['i.user_target_id', f.user_target_id],
+    ['i.state', f.state],
+    ['i.page_owner_id', f.owner],
+  ];
+  return pairs.filter((p): p is [InviteColumn, string] => p[1] !== undefined);
+}
+
 /** Page access requests. Non-administrators see their own requests and those to the pages they created. */
-export function accessRequestsRepo(db: Kysely<Database>) {
-  const matching = (filter: AccessRequestFilter & { owner?: string }) => {
-    let q = db.selectFrom('page_access_requests as r');
-    if (filter.page_id !== undefined) q = q.where('r.page_id', '=', filter.page_id);
-    if (filter.user_id !== undefined) q = q.where('r.user_id', '=', filter.user_id);
-    if (filter.state !== undefined) q = q.where('r.state', '=', filter.state);
-    if (filter.owner !== undefined) q = q.where('r.page_owner_id', '=', filter.owner);
-    return q;
-  };
+export function accessRequestsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
+  const matching = (filter: AccessRequestFilter & { owner?: string }) =>
+    requestConditions(filter).reduce((q, [column, value]) => q.where(column, '=', value), db.selectFrom('page_access_requests as r'));
   const key = (f: AccessRequestFilter & { owner?: string }) =>
     counterKey('page_access_requests', [f.page_id, f.user_id, f.state, f.owner]);
-  /** A Member's: their own requests, and those to the pages they created (inclusion–exclusion of both). */
-  const parts = (filter: AccessRequestFilter, viewer: Viewer) =>
-    viewer.isAdmin ? { walks: [filter], plus: [filter], minus: [] } : unionOf<AccessRequestFilter & { owner?: string }>(filter, [{ user_id: viewer.id }, { owner: viewer.id }]);
+  /** A Member's: those the rule lets them see, one walk each (and the count by inclusion–exclusion). */
+  const parts = (filter: AccessRequestFilter, viewer: Viewer) => {
+    const seen = accessRequestsSeenBy(viewer);
+    return seen === 'all' ? { walks: [filter], plus: [filter], minus: [] } : unionOf<AccessRequestFilter & { owner?: string }>(filter, seen);
+  };
   return {
     /**
      * Inserts a waiting request unless one from the user to the page is waiting already (the partial unique
@@ -82,6 +125,13 @@ export function accessRequestsRepo(db: Kysely<Database>) {
     },
     getById(id: string): Promise<AccessRequestRow | undefined> {
       return db.selectFrom('page_access_requests').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+    /** The request if the viewer may know of it (`accessRequestsSeenBy`, as the list). */
+    getVisible(id: string, viewer: Viewer): Promise<AccessRequestRow | undefined> {
+      const seen = accessRequestsSeenBy(viewer);
+      let q = matching({}).where('r.id', '=', id);
+      if (seen !== 'all') q = q.where((eb) => eb.or(seen.map((f) => eb.and(requestConditions(f).map(([column, value]) => eb(column, '=', value))))));
+      return q.select(REQUEST_COLUMNS).executeTakeFirst();
     },
     getByIds(ids: string[]): Promise<AccessRequestRow[]> {
       if (ids.length === 0) return Promise.resolve([]);
@@ -111,8 +161,8 @@ export function accessRequestsRepo(db: Kysely<Database>) {
     },
     async list(filter: AccessRequestFilter, viewer: Viewer, page: Pagination): Promise<Listed<AccessRequestRow>> {
       const { walks, plus, minus } = parts(filter, viewer);
-      return listed(db, walks.map((f) => ({ query: matching(f), keys: ['r.id'] })), plus.map(key), minus.map(key), page, (q) =>
-        q.select(['r.id', 'r.page_id', 'r.user_id', 'r.state', 'r.is_validate', 'r.created_at', 'r.updated_at']),
+      return listed(db, pager, walks.map((f) => ({ query: matching(f), keys: ['r.id'] })), plus.map(key), minus.map(key), page, (q) =>
+        q.select(REQUEST_COLUMNS),
       );
     },
   };
@@ -120,27 +170,18 @@ export function accessRequestsRepo(db: Kysely<Database>) {
 export type AccessRequestsRepo = ReturnType<typeof accessRequestsRepo>;
 
 /** Invites. Non-administrators see the invites they sent or received and those to pages they created. */
-export function invitesRepo(db: Kysely<Database>) {
-  const matching = (filter: InviteFilter & { owner?: string }) => {
-    let q = db.selectFrom('invites as i');
-    // Pages are the only targets.
-    if (filter.target_type !== undefined && filter.target_type !== 'Page') q = q.where('i.target_type', '=', filter.target_type);
-    if (filter.target_id !== undefined) q = q.where('i.target_id', '=', filter.target_id);
-    if (filter.user_id !== undefined) q = q.where('i.user_id', '=', filter.user_id);
-    if (filter.user_target_id !== undefined) q = q.where('i.user_target_id', '=', filter.user_target_id);
-    if (filter.state !== undefined) q = q.where('i.state', '=', filter.state);
-    if (filter.owner !== undefined) q = q.where('i.page_owner_id', '=', filter.owner);
-    return q;
-  };
+export function invitesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
+  const matching = (filter: InviteFilter & { owner?: string }) =>
+    inviteConditions(filter).reduce((q, [column, value]) => q.where(column, '=', value), db.selectFrom('invites as i'));
   const key = (f: InviteFilter & { owner?: string }) =>
     f.target_type !== undefined && f.target_type !== 'Page'
       ? counterKey('invites', ['none'])
       : counterKey('invites', [f.target_id, f.user_id, f.user_target_id, f.state, f.owner]);
-  /** A Member's: the invites they sent or received, and those to the pages they created. */
-  const parts = (filter: InviteFilter, viewer: Viewer) =>
-    viewer.isAdmin
-      ? { walks: [filter], plus: [filter], minus: [] }
-      : unionOf<InviteFilter & { owner?: string }>(filter, [{ user_id: viewer.id }, { user_target_id: viewer.id }, { owner: viewer.id }]);
+  /** A Member's: those the rule lets them see, one walk each (and the count by inclusion–exclusion). */
+  const parts = (filter: InviteFilter, viewer: Viewer) => {
+    const seen = invitesSeenBy(viewer);
+    return seen === 'all' ? { walks: [filter], plus: [filter], minus: [] } : unionOf<InviteFilter & { owner?: string }>(filter, seen);
+  };
   return {
     /** Inserts a waiting invite unless the user is invited to the page already (as `insertWaiting` of requests). */
     async insertWaiting(row: InviteRow & { state: 'waiting' }): Promise<boolean> {
@@ -156,6 +197,13 @@ export function invitesRepo(db: Kysely<Database>) {
     },
     getById(id: string): Promise<InviteRow | undefined> {
       return db.selectFrom('invites').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+    /** The invite if the viewer may know of it (`invitesSeenBy`, as the list). */
+    getVisible(id: string, viewer: Viewer): Promise<InviteRow | undefined> {
+      const seen = invitesSeenBy(viewer);
+      let q = matching({}).where('i.id', '=', id);
+      if (seen !== 'all') q = q.where((eb) => eb.or(seen.map((f) => eb.and(inviteConditions(f).map(([column, value]) => eb(column, '=', value))))));
+      return q.select(INVITE_COLUMNS).executeTakeFirst();
     },
     getByIds(ids: string[]): Promise<InviteRow[]> {
       if (ids.length === 0) return Promise.resolve([]);
@@ -184,11 +232,8 @@ export function invitesRepo(db: Kysely<Database>) {
     },
     async list(filter: InviteFilter, viewer: Viewer, page: Pagination): Promise<Listed<InviteRow>> {
       const { walks, plus, minus } = parts(filter, viewer);
-      return listed(db, walks.map((f) => ({ query: matching(f), keys: ['i.id'] })), plus.map(key), minus.map(key), page, (q) =>
-        q.select([
-          'i.id', 'i.target_type', 'i.target_id', 'i.user_id', 'i.user_target_id', 'i.state', 'i.is_validate', 'i.is_accepted',
-          'i.created_at', 'i.updated_at',
-        ]),
+      return listed(db, pager, walks.map((f) => ({ query: matching(f), keys: ['i.id'] })), plus.map(key), minus.map(key), page, (q) =>
+        q.select(INVITE_COLUMNS),
       );
     },
   };
@@ -215,14 +260,15 @@ function unionOf<F extends object>(filter: F, anyOf: Partial<F>[]) {
 
 async function listed<Row>(
   db: Kysely<Database>,
+  pager: Pager,
   walks: Walk[],
   plus: string[],
   minus: string[],
   page: Pagination,
-  select: Parameters<typeof walkPage>[2],
+  select: Parameters<Pager['walk']>[2],
 ): Promise<Listed<Row>> {
   if (walks.length === 0) return { rows: [], total: 0 };
-  const [walked, counts] = await Promise.all([walkPage<Row>(db, walks, select, page), countersOf(db, [...plus, ...minus])]);
+  const [walked, counts] = await Promise.all([pager.walk<Row>(db, walks, select, page), pager.counts(db, [...plus, ...minus])]);
   const total = counts.slice(0, plus.length).reduce((a, b) => a + b, 0) - counts.slice(plus.length).reduce((a, b) => a + b, 0);
   return { ...walked, total };
 }

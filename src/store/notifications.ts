@@ -2,7 +2,7 @@ import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Dialect } from './store.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database, NotificationContentTable, NotificationJobTable, NotificationTable } from './schema.js';
-import { walkPage, type Walked } from './paging.js';
+import { type Walked, Pager } from './paging.js';
 
 /** What every recipient of one notification is told. */
 export type NotificationContentRow = Selectable<NotificationContentTable>;
@@ -13,7 +13,7 @@ export type NotificationJobRow = Selectable<NotificationJobTable>;
 /** Rows per insert statement: well under SQLite's limit of bound parameters. */
 const ROWS_PER_INSERT = 500;
 
-export function notificationsRepo(db: Kysely<Database>) {
+export function notificationsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   const withContent = (
     query = db.selectFrom('notifications as n').innerJoin('notification_contents as c', 'c.id', 'n.content_id'),
   ) =>
@@ -104,7 +104,8 @@ export function notificationsRepo(db: Kysely<Database>) {
     list(userId: string, unseenOnly: boolean, page: Pagination): Promise<Walked<NotificationRow>> {
       let q = db.selectFrom('notifications as n').where('n.user_id', '=', userId);
       if (unseenOnly) q = q.where('n.seen', '=', 0);
-      return walkPage<NotificationRow>(db, [{ query: q, keys: ['n.id'] }],
+      return pager.walk<NotificationRow>(db, 
+        [{ query: q, keys: ['n.id'] }],
         (query) => withContent(query.innerJoin('notification_contents as c', 'c.id', 'n.content_id')),
         page,
         true,

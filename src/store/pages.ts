@@ -2,7 +2,7 @@ import { type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, PageConfigurationTable, PageTable } from './schema.js';
-import { counterKey, counterOf, countOf, countersOf, walkPage, type Listed, type Walk } from './paging.js';
+import { counterKey, countOf, type Listed, type Walk, Pager } from './paging.js';
 
 export type PageRow = Selectable<PageTable>;
 export type PageConfigurationRow = Selectable<PageConfigurationTable>;
@@ -36,7 +36,7 @@ export function pageVisibleTo(eb: ExpressionBuilder<Database, 'pages'>, viewer: 
   ]);
 }
 
-export function pagesRepo(db: Kysely<Database>) {
+export function pagesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   const matching = (filter: PageFilter) => {
     let q = db.selectFrom('pages');
     if (filter.page_configuration_id !== undefined)
@@ -49,27 +49,26 @@ export function pagesRepo(db: Kysely<Database>) {
   const count = (filter: PageFilter) => counterKey('pages', [filter.page_configuration_id, filter.owner, filter.privacy]);
 
   /** The secret pages the viewer sees (those they are in or created): a few per user, walked by index. */
-  const secretSeenBy = async (viewer: Viewer): Promise<Pick<PageRow, 'id' | 'user_id' | 'page_configuration_id'>[]> => {
+  const secretSeenBy = (viewer: Viewer): Promise<Pick<PageRow, 'id' | 'user_id' | 'page_configuration_id'>[]> =>
+    pager.memo(`secretSeenBy\u0000${viewer.id}`, () => readSecretSeenBy(viewer));
+  const readSecretSeenBy = async (viewer: Viewer): Promise<Pick<PageRow, 'id' | 'user_id' | 'page_configuration_id'>[]> => {
     const columns = ['pages.id', 'pages.user_id', 'pages.page_configuration_id'] as const;
-    // From the viewer's follows, then those pages: joined, SQLite would walk every secret page instead.
-    const follows = await db
-      .selectFrom('follows')
-      .select('follows.followable_id')
-      .where('follows.user_id', '=', viewer.id)
-      .where('follows.followable_type', '=', 'Page')
+    // One statement, two index walks: from the viewer's follows to those pages (joined the other way,
+    // SQLite would walk every secret page), and the secret pages they created (a page in both comes twice).
+    const rows = await db
+      .selectFrom('pages')
+      .select(columns)
+      .where('pages.id', 'in', (eb) =>
+        eb
+          .selectFrom('follows')
+          .select('follows.followable_id')
+          .where('follows.user_id', '=', viewer.id)
+          .where('follows.followable_type', '=', 'Page'),
+      )
+      .where('pages.privacy', '=', 'secret')
+      .unionAll(db.selectFrom('pages').select(columns).where('pages.user_id', '=', viewer.id).where('pages.privacy', '=', 'secret'))
       .execute();
-    const [followed, owned] = await Promise.all([
-      follows.length
-        ? db
-            .selectFrom('pages')
-            .select(columns)
-            .where('pages.id', 'in', follows.map((f) => f.followable_id))
-            .where('pages.privacy', '=', 'secret')
-            .execute()
-        : [],
-      db.selectFrom('pages').select(columns).where('pages.user_id', '=', viewer.id).where('pages.privacy', '=', 'secret').execute(),
-    ]);
-    return [...new Map([...followed, ...owned].map((r) => [r.id, r])).values()].sort((a, b) => (a.id < b.id ? -1 : 1));
+    return [...new Map(rows.map((r) => [r.id, r])).values()].sort((a, b) => (a.id < b.id ? -1 : 1));
   };
 
   type Seen = Awaited<ReturnType<typeof secretSeenBy>>;
@@ -81,29 +80,30 @@ export function pagesRepo(db: Kysely<Database>) {
     );
 
   /**
-   * The index walks of a list: one for an Admin; for a Member, one per privacy they may see whole, and the
-   * secret pages they see (a user is in few).
+   * The one index walk of a list. A Member's: the pages that are not secret and the secret ones they see,
+   * tested entry by entry on an index that carries the privacy after the order (`…, id, privacy`), so that
+   * the set of seen pages is looked in only for a secret entry. A privacy filter walks that privacy alone.
    */
-  const walks = (filter: PageFilter, viewer: Viewer, seen: Seen): Walk[] => {
-    if (viewer.isAdmin) return [{ query: matching(filter), keys: ['pages.id'] }];
-    const open = (['public', 'private'] as const)
-      .filter((p) => filter.privacy === undefined || filter.privacy === p)
-      .map((privacy) => ({ query: matching({ ...filter, privacy }), keys: ['pages.id'] }));
-    if (filter.privacy !== undefined && filter.privacy !== 'secret') return open;
-    // The secret pages they see, as one walk of the primary key (SQLite walks an IN list in key order).
+  const walk = (filter: PageFilter, viewer: Viewer, seen: Seen): Walk | undefined => {
+    if (viewer.isAdmin || filter.privacy === 'public' || filter.privacy === 'private')
+      return { query: matching(filter), keys: ['pages.id'] };
     const ids = seenMatching(filter, seen).map((p) => p.id);
-    let secret = db.selectFrom('pages').where('pages.id', 'in', ids);
-    if (filter.slug !== undefined) secret = secret.where('pages.slug', '=', filter.slug);
-    return ids.length ? [...open, { query: secret, keys: ['pages.id'] }] : open;
+    if (filter.privacy === 'secret') return ids.length ? { query: matching(filter).where('pages.id', 'in', ids), keys: ['pages.id'] } : undefined;
+    const query = matching(filter).where((eb) =>
+      ids.length ? eb.or([eb('pages.privacy', '!=', 'secret'), eb('pages.id', 'in', ids)]) : eb('pages.privacy', '!=', 'secret'),
+    );
+    return { query, keys: ['pages.id'] };
   };
 
   /** Exact, from the kept counts: all matching pages, less the secret ones, plus the secret ones the viewer sees. */
   const total = async (filter: PageFilter, viewer: Viewer, seen: Seen): Promise<number> => {
     // A slug names one page at most (its unique index): counting its walks reads that one entry.
-    if (filter.slug !== undefined)
-      return (await Promise.all(walks(filter, viewer, seen).map((w) => countOf(w.query)))).reduce((a, b) => a + b, 0);
-    if (viewer.isAdmin || (filter.privacy !== undefined && filter.privacy !== 'secret')) return counterOf(db, count(filter));
-    const [all, allSecret] = await countersOf(db, [count(filter), count({ ...filter, privacy: 'secret' })]);
+    if (filter.slug !== undefined) {
+      const one = walk(filter, viewer, seen);
+      return one ? countOf(one.query) : 0;
+    }
+    if (viewer.isAdmin || (filter.privacy !== undefined && filter.privacy !== 'secret')) return pager.count(db, count(filter));
+    const [all, allSecret] = await pager.counts(db, [count(filter), count({ ...filter, privacy: 'secret' })]);
     return (filter.privacy === 'secret' ? 0 : all! - allSecret!) + seenMatching(filter, seen).length;
   };
 
@@ -128,7 +128,7 @@ export function pagesRepo(db: Kysely<Database>) {
     async list(filter: PageFilter, viewer: Viewer, page: Pagination): Promise<Listed<PageRow>> {
       const seen = viewer.isAdmin ? [] : await secretSeenBy(viewer);
       const [walked, n] = await Promise.all([
-        walkPage<PageRow>(db, walks(filter, viewer, seen), (q) => q.selectAll('pages'), page),
+        pager.walk<PageRow>(db, [walk(filter, viewer, seen)].filter((w) => w !== undefined), (q) => q.selectAll('pages'), page),
         total(filter, viewer, seen),
       ]);
       return { ...walked, total: n };
@@ -138,7 +138,7 @@ export function pagesRepo(db: Kysely<Database>) {
 }
 export type PagesRepo = ReturnType<typeof pagesRepo>;
 
-export function pageConfigurationsRepo(db: Kysely<Database>) {
+export function pageConfigurationsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   return {
     async insert(row: PageConfigurationRow): Promise<void> {
       await db.insertInto('page_configurations').values(row).execute();
@@ -151,11 +151,12 @@ export function pageConfigurationsRepo(db: Kysely<Database>) {
       const q = db.selectFrom('page_configurations');
       const matching = filter.name === undefined ? q : q.where('page_configurations.name', '=', filter.name);
       const [walked, total] = await Promise.all([
-        walkPage<PageConfigurationRow>(db, [{ query: matching, keys: ['page_configurations.id'] }],
+        pager.walk<PageConfigurationRow>(db, 
+          [{ query: matching, keys: ['page_configurations.id'] }],
           (q) => q.selectAll('page_configurations'),
           page,
         ),
-        filter.name === undefined ? counterOf(db, counterKey('page_configurations', [])) : countOf(matching),
+        filter.name === undefined ? pager.count(db, counterKey('page_configurations', [])) : countOf(matching),
       ]);
       return { ...walked, total };
     },

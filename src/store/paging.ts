@@ -1,4 +1,5 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { AppError, ErrorCode } from '../shared/errors.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import { dialectOf } from './dialect.js';
 import type { Database } from './schema.js';
@@ -50,8 +51,12 @@ export async function walkPage<Row>(
   select: (query: AnyQuery) => AnyQuery,
   position: Pagination,
   desc = false,
+  positions?: Positions,
 ): Promise<Walked<Row>> {
   if (walks.length === 0) return { rows: [] };
+  // A cursor is the sort key of this list's last row: another list's (another width) is not one we gave.
+  if (position.cursor && position.cursor.length !== walks[0]!.keys.length)
+    throw new AppError(400, ErrorCode.invalidQuery, 'cursor is not one this server gave: follow the Link header as it is');
   const n = position.per_page;
   const direction = desc ? 'desc' : 'asc';
   const ordered = (walk: Walk, query: AnyQuery) =>
@@ -63,8 +68,8 @@ export async function walkPage<Row>(
       sql<boolean>`(${sql.join(walk.keys.map((k) => sql.ref(k)))}) ${op} (${sql.join(after.map((v) => sql.val(v)))})`,
     );
   };
-  const keysOf = (row: Record<string, unknown>, width: number) =>
-    Array.from({ length: width }, (_, i) => String(row[KEY(i)]));
+  const keyNames = walks[0]!.keys.map((_, i) => KEY(i));
+  const keysOf = (row: Record<string, unknown>) => keyNames.map((name) => String(row[name]));
   const compare = (a: string[], b: string[]) => {
     for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return (a[i]! < b[i]! ? -1 : 1) * (desc ? -1 : 1);
     return 0;
@@ -72,9 +77,10 @@ export async function walkPage<Row>(
   const width = walks[0]!.keys.length;
   const withKeys = (walk: Walk, query: AnyQuery) =>
     walk.keys.reduce((q, key, i) => q.select(sql.ref(key).as(KEY(i))), query);
-  /** The rows of every walk, in order, each key once. */
+  /** The rows of every walk, in order, each key once (one walk's are already so). */
   const merged = (lists: Record<string, unknown>[][]) => {
-    const all = lists.flat().map((row) => ({ row, keys: keysOf(row, width) }));
+    const all = lists.flat().map((row) => ({ row, keys: keysOf(row) }));
+    if (lists.length === 1) return all;
     all.sort((a, b) => compare(a.keys, b.keys));
     return all.filter((item, i) => i === 0 || compare(all[i - 1]!.keys, item.keys) !== 0);
   };
@@ -82,10 +88,9 @@ export async function walkPage<Row>(
   let after = position.cursor;
   let inclusive = false;
   const skip = offsetOf(position);
-  if (!after && skip > 0) {
-    // The skip runs in SQLite over the walks' indexes, keys only: one walk with OFFSET, several as one
-    // compound UNION in key order (SQLite merges the ordered walks and drops duplicates), never rows in JS.
-    const keyed = walks.map((walk) => withKeys(walk, walk.query));
+  // The list's own name in the positions known of it: its keys' walk, compiled (SQL and parameters).
+  const skipperFrom = (anchor: readonly string[] | undefined) => {
+    const keyed = walks.map((walk) => withKeys(walk, from(walk, anchor, true)));
     let skipper = keyed[0]!;
     if (keyed.length > 1 && dialectOf(db) === 'postgres') {
       // PostgreSQL 15 does not merge ordered walks into a UNION: it would sort every key of every walk. Each walk
@@ -99,21 +104,158 @@ export async function walkPage<Row>(
       for (const other of bounded.slice(1)) skipper = skipper.union(other);
     } else for (const other of keyed.slice(1)) skipper = skipper.union(other);
     for (let i = 0; i < width; i++) skipper = skipper.orderBy(sql.ref(KEY(i)), direction);
-    const first = (await skipper.limit(1).offset(skip).execute())[0];
-    if (!first) return { rows: [] };
-    after = keysOf(first, width);
+    return skipper;
+  };
+  const known = positions && !after && skip > 0 ? positions.of(skipperFrom(undefined).compile()) : undefined;
+  if (!after && skip > 0) {
+    // The skip runs in SQLite over the walks' indexes, keys only: one walk with OFFSET, several as one
+    // compound UNION in key order (SQLite merges the ordered walks and drops duplicates), never rows in JS.
+    // It starts from the nearest position already known of this list (while the data has not changed).
+    const anchor = known?.nearest(skip);
+    if (anchor && anchor.offset === skip) after = anchor.keys;
+    else {
+      const first = (await skipperFrom(anchor?.keys).limit(1).offset(skip - (anchor?.offset ?? 0)).execute())[0];
+      if (!first) return { rows: [] };
+      after = keysOf(first);
+      known?.remember(skip, after);
+    }
     inclusive = true;
   }
   const lists = await Promise.all(
     walks.map((walk) => ordered(walk, withKeys(walk, select(from(walk, after, inclusive)))).limit(n + 1).execute()),
   );
   const items = merged(lists);
+  // Where the next page starts: a later page number asked next costs no skip.
+  if (known && items.length > n) known.remember(skip + n, items[n]!.keys);
+  // The sort keys' own columns go (a copy without them keeps the row's shape fast; `delete` would not).
   const rows = items.slice(0, n).map(({ row }) => {
-    const clean = { ...row };
-    for (let i = 0; i < width; i++) delete clean[KEY(i)];
+    const clean: Record<string, unknown> = {};
+    for (const column in row) if (!column.startsWith('__k')) clean[column] = row[column];
     return clean as Row;
   });
   return { rows, next: items.length > n ? items[n - 1]!.keys : undefined };
+}
+
+/**
+ * What a list looked like at a data version: the sort keys found at some offsets (where pages started),
+ * so that a page number asked again, or a deeper one, skips from the nearest one instead of from the start.
+ * Exact: everything known is forgotten as soon as the store's data version moves (a write by this process
+ * or another), and nothing is kept where the store cannot tell its version (inside a transaction).
+ */
+export class Positions {
+  private version: string | undefined;
+  private readonly lists = new Map<string, ListPositions>();
+
+  constructor(
+    private readonly dataVersion?: () => string | undefined,
+    private readonly maxLists = 2000,
+  ) {}
+
+  /** The known positions of one list (its keys' walk, compiled), or undefined when none may be kept. */
+  of(compiled: { sql: string; parameters: readonly unknown[] }): ListPositions | undefined {
+    const version = this.dataVersion?.();
+    if (version === undefined) return undefined;
+    if (version !== this.version) {
+      this.version = version;
+      this.lists.clear();
+    }
+    const name = `${compiled.sql}\u0000${JSON.stringify(compiled.parameters)}`;
+    let list = this.lists.get(name);
+    if (!list) {
+      if (this.lists.size >= this.maxLists) this.lists.clear();
+      list = new ListPositions(() => this.version === version);
+      this.lists.set(name, list);
+    }
+    return list;
+  }
+}
+
+/** Sort keys at offsets of one list, in offset order. */
+export class ListPositions {
+  private readonly offsets: number[] = [];
+  private readonly keys: string[][] = [];
+
+  constructor(
+    private readonly current: () => boolean,
+    private readonly max = 4096,
+  ) {}
+
+  /** The known position at or before `offset` nearest to it. */
+  nearest(offset: number): { offset: number; keys: string[] } | undefined {
+    let lo = 0;
+    let hi = this.offsets.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.offsets[mid]! <= offset) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo === 0 ? undefined : { offset: this.offsets[lo - 1]!, keys: this.keys[lo - 1]! };
+  }
+
+  /** Keeps what was found, unless the data changed meanwhile. */
+  remember(offset: number, keys: string[]): void {
+    if (!this.current()) return;
+    const at = this.nearest(offset);
+    if (at?.offset === offset) return;
+    if (this.offsets.length >= this.max) {
+      this.offsets.length = 0;
+      this.keys.length = 0;
+    }
+    const i = at ? this.offsets.indexOf(at.offset) + 1 : 0;
+    this.offsets.splice(i, 0, offset);
+    this.keys.splice(i, 0, keys);
+  }
+}
+
+/**
+ * The store's paging: `walkPage` with the positions it knows, and the kept counts and other small answers
+ * (a Member's secret pages) remembered while the store's data version stands still: exact, like the
+ * positions, and nothing is remembered where the version is unknown (inside a transaction).
+ */
+export class Pager {
+  readonly positions: Positions;
+  private version: string | undefined;
+  private readonly memos = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly dataVersion?: () => string | undefined,
+    private readonly maxMemos = 10_000,
+  ) {
+    this.positions = new Positions(dataVersion);
+  }
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  walk<Row>(db: Kysely<any>, walks: Walk[], select: (query: AnyQuery) => AnyQuery, position: Pagination, desc = false): Promise<Walked<Row>> {
+    return walkPage<Row>(db, walks, select, position, desc, this.positions);
+  }
+
+  /** `compute()`, or its answer at the same data version. */
+  memo<T>(key: string, compute: () => Promise<T>): Promise<T> {
+    const version = this.dataVersion?.();
+    if (version === undefined) return compute();
+    if (version !== this.version) {
+      this.version = version;
+      this.memos.clear();
+    }
+    let answer = this.memos.get(key) as Promise<T> | undefined;
+    if (!answer) {
+      if (this.memos.size >= this.maxMemos) this.memos.clear();
+      answer = compute();
+      this.memos.set(key, answer);
+      // A failure is not remembered.
+      answer.catch(() => this.memos.get(key) === answer && this.memos.delete(key));
+    }
+    return answer;
+  }
+
+  /** The kept counts of several keys (0 for a key never counted). */
+  counts(db: Kysely<Database>, keys: string[]): Promise<number[]> {
+    return this.memo(`counts\u0000${keys.join('\u0000')}`, () => countersOf(db, keys));
+  }
+
+  async count(db: Kysely<Database>, key: string): Promise<number> {
+    return (await this.counts(db, [key]))[0]!;
+  }
 }
 
 /**

@@ -65,6 +65,8 @@ export interface FollowTable {
   followable_type: string;
   followable_id: string;
   created_at: string;
+  /** 1 when the followed page is secret (copied from the page by triggers, migration 0007). */
+  secret_page: Generated<number>;
 }
 
 export interface IdempotencyKeyTable {
@@ -180,6 +182,8 @@ export interface EventTable {
   tickets: string;
   created_at: string;
   updated_at: string;
+  /** 1 when the event's page is secret (copied from the page by triggers, migration 0007). */
+  secret_page: Generated<number>;
 }
 
 export interface EventAttendanceTable {

@@ -48,9 +48,26 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
     throw error;
   }
   // SQLite's data_version moves when another connection (another process) commits; our own writes are
-  // counted as they run. Together they change whenever the data may have.
+  // counted as they run. Together they change whenever the data may have. data_version is read afresh when
+  // a request arrives (`fresh`: the server asks so first thing), then kept for the rest of that turn of the
+  // event loop: a commit that another process answered before a request arrived is seen by that request.
   const otherWriters = sqlite.prepare('PRAGMA data_version').pluck();
-  const dataVersion = () => `${otherWriters.get() as number}.${writes.count}`;
+  let seen: number | undefined;
+  let forgetting = false;
+  const forget = () => {
+    seen = undefined;
+    forgetting = false;
+  };
+  const dataVersion = (fresh = false) => {
+    if (fresh || seen === undefined) {
+      seen = otherWriters.get() as number;
+      if (!forgetting) {
+        forgetting = true;
+        setImmediate(forget);
+      }
+    }
+    return `${seen}.${writes.count}`;
+  };
   const store = createKyselyStore(db, 'sqlite', { dataVersion, secrets });
   await store.webhooks.sealClearSecrets();
   return store;

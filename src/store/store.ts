@@ -2,6 +2,7 @@ import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'k
 import { apiKeysRepo, idempotencyRepo, permissionSetsRepo } from './access.js';
 import { checkCounts, type Drift } from './counters.js';
 import { dialectOf } from './dialect.js';
+import { Pager } from './paging.js';
 import { followsRepo } from './follows.js';
 import { membership } from './migrations/0002-membership.js';
 import { foundation } from './migrations/0001-foundation.js';
@@ -13,6 +14,7 @@ import { auditLogRepo } from './audit.js';
 import { moderationQueueRepo } from './moderation.js';
 import { flatCost } from './migrations/0005-flat-cost.js';
 import { concurrency } from './migrations/0008-concurrency.js';
+import { singleWalks } from './migrations/0007-single-walks.js';
 import { commentsRepo, likesRepo, statusesRepo } from './content.js';
 import { attendancesRepo, eventsRepo } from './events.js';
 import { notificationJobsRepo, notificationsRepo } from './notifications.js';
@@ -31,6 +33,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006-audit': audit,
   '0005-flat-cost': flatCost,
   '0008-concurrency': concurrency,
+  '0007-single-walks': singleWalks,
 };
 
 class StaticMigrations implements MigrationProvider {
@@ -69,13 +72,17 @@ export interface Store {
   readonly auditLog: ReturnType<typeof auditLogRepo>;
   readonly moderationQueue: ReturnType<typeof moderationQueueRepo>;
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
-  /** Recounts every list and answers where the kept counts drifted (`repair`: writes the recount). */
-  checkCounts(repair?: boolean): Promise<Drift[]>;
+  /**
+   * Recounts every list and answers where the kept counts drifted (`repair`: writes the recount);
+   * `onDrift` sees each drift as it is found instead (then none are collected).
+   */
+  checkCounts(repair?: boolean, onDrift?: (drift: Drift) => void): Promise<Drift[]>;
   /**
    * A value that changes whenever the stored data may have changed (by this process or another), for
-   * exact read caches; undefined when the store cannot tell, and then nothing may be cached.
+   * exact read caches; undefined when the store cannot tell, and then nothing may be cached. It may be kept
+   * for the rest of a turn of the event loop; `fresh` looks again (the server asks so as each request arrives).
    */
-  dataVersion(): string | undefined;
+  dataVersion(fresh?: boolean): string | undefined;
   close(): Promise<void>;
 }
 
@@ -88,50 +95,42 @@ const TRANSACTION_ATTEMPTS = 5;
 export function createKyselyStore(
   db: Kysely<Database>,
   dialect: Store['dialect'],
-  options: { inTransaction?: boolean; onClose?: () => Promise<void>; dataVersion?: () => string; secrets?: SecretBox } = {},
+  options: { inTransaction?: boolean; onClose?: () => Promise<void>; dataVersion?: (fresh?: boolean) => string; secrets?: SecretBox } = {},
 ): Store {
   const secrets = options.secrets ?? SecretBox.ephemeral();
+  // Positions known of lists are kept only where the data version is known (not inside a transaction).
+  const pager = new Pager(options.inTransaction ? undefined : options.dataVersion);
+  let commits: GroupCommit | undefined;
   const store: Store = {
     dialect,
     db,
-    users: usersRepo(db),
-    pages: pagesRepo(db),
-    pageConfigurations: pageConfigurationsRepo(db),
-    follows: followsRepo(db),
-    permissionSets: permissionSetsRepo(db, dialect),
+    users: usersRepo(db, pager),
+    pages: pagesRepo(db, pager),
+    pageConfigurations: pageConfigurationsRepo(db, pager),
+    follows: followsRepo(db, pager),
+    permissionSets: permissionSetsRepo(db, dialect, pager),
     apiKeys: apiKeysRepo(db),
     idempotency: idempotencyRepo(db),
-    accessRequests: accessRequestsRepo(db),
-    invites: invitesRepo(db),
-    webhooks: webhooksRepo(db, secrets),
-    deliveries: deliveriesRepo(db, dialect),
-    statuses: statusesRepo(db),
-    comments: commentsRepo(db),
+    accessRequests: accessRequestsRepo(db, pager),
+    invites: invitesRepo(db, pager),
+    webhooks: webhooksRepo(db, secrets, pager),
+    deliveries: deliveriesRepo(db, dialect, pager),
+    statuses: statusesRepo(db, pager),
+    comments: commentsRepo(db, pager),
     likes: likesRepo(db),
-    events: eventsRepo(db, dialect),
-    attendances: attendancesRepo(db),
-    notifications: notificationsRepo(db),
+    events: eventsRepo(db, dialect, pager),
+    attendances: attendancesRepo(db, pager),
+    notifications: notificationsRepo(db, pager),
     notificationJobs: notificationJobsRepo(db, dialect),
-    auditLog: auditLogRepo(db),
-    moderationQueue: moderationQueueRepo(db),
-    checkCounts: (repair) => checkCounts(db, dialect, repair),
-    dataVersion: () => (options.inTransaction ? undefined : options.dataVersion?.()),
+    auditLog: auditLogRepo(db, pager),
+    moderationQueue: moderationQueueRepo(db, pager),
+    checkCounts: (repair, onDrift) => checkCounts(db, dialect, repair, onDrift),
+    dataVersion: (fresh) => (options.inTransaction ? undefined : options.dataVersion?.(fresh)),
     transaction(fn) {
       if (options.inTransaction) return fn(store);
       if (dialect === 'postgres') return retried(() => db.transaction().execute((trx) => fn(createKyselyStore(trx, dialect, { inTransaction: true, secrets }))));
-      // SQLite: take the write lock up front. A deferred BEGIN that reads and then writes fails with
-      // SQLITE_BUSY when another process (a second `agora serve` on the same file) wrote in between.
-      return db.connection().execute(async (conn) => {
-        await sql`begin immediate`.execute(conn);
-        try {
-          const result = await fn(createKyselyStore(conn, dialect, { inTransaction: true, secrets }));
-          await sql`commit`.execute(conn);
-          return result;
-        } catch (error) {
-          await sql`rollback`.execute(conn);
-          throw error;
-        }
-      });
+      commits ??= new GroupCommit(db, (conn) => createKyselyStore(conn, dialect, { inTransaction: true, secrets }));
+      return commits.run(fn);
     },
     async close() {
       await db.destroy();
@@ -139,6 +138,87 @@ export function createKyselyStore(
     },
   };
   return store;
+}
+
+/**
+ * SQLite transactions, committed in groups. Each `transaction(fn)` is one savepoint; the ones asked for
+ * while a group is open join it (up to `maxGroup`), and the group commits once: SQLite writes the pages
+ * they share once instead of once per transaction, which is most of what a small write costs. Each is
+ * answered only after its group committed (an acknowledged write is durable as before); one that fails is
+ * rolled back to its savepoint alone, and the others go on.
+ *
+ * The write lock is taken up front (`begin immediate`): a deferred BEGIN that reads and then writes fails
+ * with SQLITE_BUSY when another process (a second `agora serve` on the same file) wrote in between.
+ */
+class GroupCommit {
+  private readonly waiting: { fn: (tx: Store) => Promise<unknown>; resolve: (value: unknown) => void; reject: (error: unknown) => void }[] = [];
+  private running = false;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly storeOn: (conn: Kysely<Database>) => Store,
+    private readonly maxGroup = 32,
+  ) {}
+
+  run<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.running) {
+        this.running = true;
+        // After this turn's other requests have asked for theirs: they join the same group.
+        setImmediate(() => void this.drain());
+      }
+    });
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      await this.db.connection().execute(async (conn) => {
+        while (this.waiting.length) await this.group(conn);
+      });
+    } catch (error) {
+      // The connection could not be had at all: every one waiting fails.
+      for (const job of this.waiting.splice(0)) job.reject(error);
+    } finally {
+      this.running = false;
+      if (this.waiting.length) {
+        this.running = true;
+        setImmediate(() => void this.drain());
+      }
+    }
+  }
+
+  private async group(conn: Kysely<Database>): Promise<void> {
+    const done: { resolve: () => void; reject: (error: unknown) => void }[] = [];
+    let current: { reject: (error: unknown) => void; settled: boolean } | undefined;
+    await sql`begin immediate`.execute(conn);
+    try {
+      for (let n = 0; n < this.maxGroup && this.waiting.length; n++) {
+        const job = this.waiting.shift()!;
+        current = { reject: job.reject, settled: false };
+        await sql`savepoint agora_tx`.execute(conn);
+        try {
+          const value = await job.fn(this.storeOn(conn));
+          await sql`release agora_tx`.execute(conn);
+          current.settled = true;
+          done.push({ resolve: () => job.resolve(value), reject: job.reject });
+        } catch (error) {
+          current.settled = true;
+          job.reject(error);
+          await sql`rollback to agora_tx`.execute(conn);
+          await sql`release agora_tx`.execute(conn);
+        }
+      }
+      await sql`commit`.execute(conn);
+    } catch (error) {
+      // The group could not commit (or SQLite rolled it back itself): none of it was written.
+      await sql`rollback`.execute(conn).catch(() => undefined);
+      if (current && !current.settled) current.reject(error);
+      for (const job of done) job.reject(error);
+      return;
+    }
+    for (const job of done) job.resolve();
+  }
 }
 
 /**

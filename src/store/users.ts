@@ -2,7 +2,7 @@ import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, UserTable } from './schema.js';
-import { counterKey, counterOf, countOf, walkPage, type Listed } from './paging.js';
+import { counterKey, countOf, type Listed, Pager } from './paging.js';
 
 export type UserRow = Selectable<UserTable>;
 /** A user with the role fields that user records show (tagline). */
@@ -22,7 +22,7 @@ export interface UserFilter {
   role?: string;
 }
 
-export function usersRepo(db: Kysely<Database>) {
+export function usersRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   /** A user with the role fields that user records show (tagline). */
   const joinRole = (q: SelectQueryBuilder<Database, 'users', object>) =>
     q
@@ -67,12 +67,13 @@ export function usersRepo(db: Kysely<Database>) {
       if (filter.nickname !== undefined) q = q.where('users.nickname', '=', filter.nickname);
       if (filter.role !== undefined) q = q.where('users.permission_set_id', '=', filter.role);
       const [walked, total] = await Promise.all([
-        walkPage<UserWithRole>(db, [{ query: q, keys: ['users.id'] }],
+        pager.walk<UserWithRole>(db, 
+          [{ query: q, keys: ['users.id'] }],
           (query) => joinRole(query as SelectQueryBuilder<Database, 'users', object>),
           page,
         ),
         // A nickname names one user at most: its unique index answers.
-        filter.nickname !== undefined ? countOf(q) : counterOf(db, counterKey('users', [filter.role])),
+        filter.nickname !== undefined ? countOf(q) : pager.count(db, counterKey('users', [filter.role])),
       ]);
       return { ...walked, total };
     },
@@ -95,7 +96,7 @@ export function usersRepo(db: Kysely<Database>) {
       return rows.map((r) => r.id);
     },
     async countWithRole(permissionSetId: string): Promise<number> {
-      return counterOf(db, counterKey('users', [permissionSetId]));
+      return pager.count(db, counterKey('users', [permissionSetId]));
     },
   };
 }

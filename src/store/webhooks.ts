@@ -3,7 +3,7 @@ import type { Dialect } from './store.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database, WebhookDeliveryTable, WebhookTable } from './schema.js';
 import { SecretBox } from './secret-box.js';
-import { counterKey, counterOf, walkPage, type Listed } from './paging.js';
+import { counterKey, type Listed, Pager } from './paging.js';
 
 export type WebhookRow = Selectable<WebhookTable>;
 export type DeliveryRow = Selectable<WebhookDeliveryTable>;
@@ -12,7 +12,7 @@ export type DeliveryRow = Selectable<WebhookDeliveryTable>;
  * Webhooks; their signing secrets are stored sealed by `box`. Rows are read with the secret still sealed
  * (listing webhooks never needs it); `openSecret` gives it in clear to the sender.
  */
-export function webhooksRepo(db: Kysely<Database>, box: SecretBox) {
+export function webhooksRepo(db: Kysely<Database>, box: SecretBox, pager: Pager = new Pager()) {
   return {
     openSecret(sealed: string): string {
       return box.open(sealed);
@@ -52,8 +52,8 @@ export function webhooksRepo(db: Kysely<Database>, box: SecretBox) {
     },
     async list(page: Pagination): Promise<Listed<WebhookRow>> {
       const [walked, total] = await Promise.all([
-        walkPage<WebhookRow>(db, [{ query: db.selectFrom('webhooks'), keys: ['webhooks.id'] }], (q) => q.selectAll('webhooks'), page),
-        counterOf(db, counterKey('webhooks', [])),
+        pager.walk<WebhookRow>(db, [{ query: db.selectFrom('webhooks'), keys: ['webhooks.id'] }], (q) => q.selectAll('webhooks'), page),
+        pager.count(db, counterKey('webhooks', [])),
       ]);
       return { ...walked, total };
     },
@@ -99,7 +99,7 @@ export function webhooksRepo(db: Kysely<Database>, box: SecretBox) {
 export type WebhooksRepo = ReturnType<typeof webhooksRepo>;
 
 /** The delivery outbox: rows written in the same transaction as the change they report. */
-export function deliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
+export function deliveriesRepo(db: Kysely<Database>, dialect: Dialect, pager: Pager = new Pager()) {
   return {
     async insert(row: DeliveryRow): Promise<void> {
       await db.insertInto('webhook_deliveries').values(row).execute();
@@ -143,12 +143,13 @@ export function deliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
     /** Newest first. */
     async listForWebhook(webhookId: string, page: Pagination): Promise<Listed<DeliveryRow>> {
       const [walked, total] = await Promise.all([
-        walkPage<DeliveryRow>(db, [{ query: db.selectFrom('webhook_deliveries').where('webhook_deliveries.webhook_id', '=', webhookId), keys: ['webhook_deliveries.id'] }],
+        pager.walk<DeliveryRow>(db, 
+          [{ query: db.selectFrom('webhook_deliveries').where('webhook_deliveries.webhook_id', '=', webhookId), keys: ['webhook_deliveries.id'] }],
           (q) => q.selectAll('webhook_deliveries'),
           page,
           true,
         ),
-        counterOf(db, counterKey('webhook_deliveries', [webhookId])),
+        pager.count(db, counterKey('webhook_deliveries', [webhookId])),
       ]);
       return { ...walked, total };
     },

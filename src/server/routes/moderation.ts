@@ -3,7 +3,6 @@ import { listModerationQueue } from '../../domain/moderation.js';
 import { AuditLogQuery, AuditLogSchema } from '../../shared/schemas/audit.js';
 import { ModerationQueueQuery, ModerationQueueSchema } from '../../shared/schemas/moderation.js';
 import type { RouteContext } from '../app.js';
-import { linkNext } from '../next-link.js';
 
 export function registerModerationRoutes({ routes, deps }: RouteContext): void {
   routes.add(
@@ -16,11 +15,7 @@ export function registerModerationRoutes({ routes, deps }: RouteContext): void {
       query: ModerationQueueQuery,
       response: ModerationQueueSchema,
     },
-    async ({ query, caller, request, reply }) => {
-      const { next, ...page } = await listModerationQueue(deps, caller, query);
-      linkNext(request, reply, next);
-      return page;
-    },
+    ({ query, caller }) => listModerationQueue(deps, caller, query),
   );
   routes.add(
     {
@@ -31,10 +26,6 @@ export function registerModerationRoutes({ routes, deps }: RouteContext): void {
       query: AuditLogQuery,
       response: AuditLogSchema,
     },
-    async ({ query, caller, request, reply }) => {
-      const { next, ...page } = await listAuditLog(deps, caller, query);
-      linkNext(request, reply, next);
-      return page;
-    },
+    ({ query, caller }) => listAuditLog(deps, caller, query),
   );
 }

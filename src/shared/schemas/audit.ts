@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { Id, listOf, queryText, Timestamp } from './common.js';
-import { CursorPaginationQuery } from './paging.js';
+import { Id, listOf, PaginationQuery, queryText, Timestamp } from './common.js';
 
 /** Every administrative act the log records, as `<resource>.<verb>` (CONTRACT §7). */
 export const AUDIT_ACTIONS = [
@@ -32,7 +31,7 @@ const isoBound = (name: string) =>
     .transform((v) => new Date(v).toISOString())
     .optional();
 
-export const AuditLogQuery = CursorPaginationQuery.extend({
+export const AuditLogQuery = PaginationQuery.extend({
   actor_id: queryText,
   action: queryText,
   target_type: queryText,

@@ -1,13 +1,12 @@
 import { z } from 'zod';
-import { Id, listOf, Timestamp } from './common.js';
+import { Id, listOf, PaginationQuery, Timestamp } from './common.js';
 import { PageSchema } from './pages.js';
-import { CursorPaginationQuery } from './paging.js';
 import { UserSchema } from './users.js';
 
 export const MODERATION_KINDS = ['page_access_request', 'invite'] as const;
 
-export const ModerationQueueQuery = CursorPaginationQuery;
-export type ModerationQueueQuery = z.infer<typeof CursorPaginationQuery>;
+export const ModerationQueueQuery = PaginationQuery;
+export type ModerationQueueQuery = z.infer<typeof PaginationQuery>;
 
 /** A waiting access request or invite of a page the caller administers; `user` asks or is invited. */
 export const ModerationItemSchema = z.object({

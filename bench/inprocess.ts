@@ -1,0 +1,76 @@
+// Server CPU per request without HTTP or a load generator: the real app (`createApp`) on a store the realistic
+// benchmark seeded (`BENCH_KEEP=1 BENCH_RUNS=bare npm run bench` keeps one), answering `inject` in a loop with
+// the realistic mix. Run by hand: `node bench/inprocess.mjs DB [requests] [mix]` (it bundles this file first);
+// `node --cpu-prof` on it profiles the server's own work. mix: varied (default), follows, events, users, create.
+import { issueApiKey } from '../src/domain/api-keys.js';
+import { createApp } from '../src/server/app.js';
+import { openSqliteStore } from '../src/store/sqlite.js';
+
+const [file, countArg, mix = 'varied'] = process.argv.slice(2);
+if (!file) throw new Error('usage: inprocess DB [requests] [mix]');
+const count = Number(countArg ?? 2000);
+const store = await openSqliteStore(file);
+const deps = { store, clock: () => new Date() };
+const app = await createApp({ store, rateLimit: false, responseCache: process.env.AGORA_RESPONSE_CACHE !== '0' });
+const raw = (await import('better-sqlite3')).default;
+const db = new raw(file, { readonly: true });
+const members = db.prepare(`select u.id from users u join permission_sets r on r.id = u.permission_set_id where r.system_key = 'members' order by u.id limit 3`).pluck().all() as string[];
+const config = db.prepare('select id from page_configurations limit 1').pluck().get() as string;
+const pageIds = db.prepare(`select id from pages where privacy <> 'secret' limit 2000`).pluck().all() as string[];
+db.close();
+const admin = await issueApiKey(deps);
+const keys = [admin, ...(await Promise.all(members.map((m) => issueApiKey(deps, m))))];
+const pick = <T>(a: T[]): T => a[Math.floor(Math.random() * a.length)]!;
+const rand = (n: number) => 1 + Math.floor(Math.random() * n);
+const P = '/public-api/v1';
+let n = 0;
+const next = (): { method: 'GET' | 'POST'; url: string; key: (typeof keys)[number]; body?: unknown } => {
+  const key = pick(keys);
+  switch (mix) {
+    case 'follows':
+      return { method: 'GET', url: `${P}/follows?page=${rand(400)}${pick(['', '&followable_type=User'])}`, key };
+    case 'events':
+      return { method: 'GET', url: `${P}/events?page=${rand(40)}${pick(['', '&event_date=current_and_coming'])}`, key };
+    case 'first':
+      return { method: 'GET', url: `${P}/pages?page=1`, key: pick(keys.slice(1)) };
+    case 'firstadmin':
+      return { method: 'GET', url: `${P}/pages?page=1`, key: admin };
+    case 'users':
+      return { method: 'GET', url: `${P}/users?page=${rand(4)}`, key };
+    case 'create':
+      return { method: 'POST', url: `${P}/pages`, key: admin, body: { name: `Created ${n++}`, page_configuration_id: config, privacy: 'public', user_id: admin.user_id } };
+    case 'mixed':
+      if (Math.random() < 0.1) {
+        const i = 1 + Math.floor(Math.random() * 3);
+        return { method: 'POST', url: `${P}/follows`, key: keys[i]!, body: { user_id: keys[i]!.user_id, followable_type: 'Page', followable_id: pick(pageIds) } };
+      }
+    // falls through
+    default:
+      return { method: 'GET', url: `${P}/pages?page=${rand(400)}${pick(['', '&privacy=public', '&privacy=private', '&privacy=secret'])}`, key };
+  }
+};
+const one = async () => {
+  const r = next();
+  const res = await app.inject({
+    method: r.method,
+    url: r.url,
+    headers: { 'api-key': r.key.api_key, 'api-secret': r.key.api_secret, ...(r.body ? { 'content-type': 'application/json' } : {}) },
+    payload: r.body ? JSON.stringify(r.body) : undefined,
+  });
+  if (res.statusCode >= 500 || (res.statusCode >= 400 && mix !== 'mixed')) throw new Error(`${r.url}: ${res.statusCode} ${res.body}`);
+};
+for (let i = 0; i < Math.min(200, count); i++) await one(); // warm-up (and every key verified once)
+const cpu0 = process.cpuUsage();
+const t0 = performance.now();
+// BENCH_CONCURRENCY requests in flight at once (as many connections would).
+const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 1);
+let left = count;
+await Promise.all(Array.from({ length: concurrency }, async () => {
+  while (left-- > 0) await one();
+}));
+const cpu = process.cpuUsage(cpu0);
+console.log(
+  `${mix}: ${count} requests, ${((cpu.user + cpu.system) / count).toFixed(0)} µs CPU each, ${(((performance.now() - t0) * 1000) / count).toFixed(0)} µs wall`,
+);
+await app.close();
+await store.close();
