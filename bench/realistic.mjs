@@ -14,10 +14,23 @@
 //   - each other list (users, follows, access requests, invites, events, notifications) with random pages;
 //   - creating pages through the API.
 // Server CPU per request comes from /proc (the server and its workers), steadier than req/s on a busy machine.
-// Env: BENCH_DURATION seconds per run (default 8), BENCH_CONNECTIONS (50), BENCH_SIZES, BENCH_WORKERS;
-// BENCH_RUNS picks runs by name (bare,varied,mixed,users,follows,requests,invites,events,notifications,create);
-// BENCH_NODE_ARGS goes to the server's node (`--cpu-prof --cpu-prof-dir=/tmp/prof` profiles it);
-// BENCH_KEEP=1 keeps the seeded store's folder; AGORA_RESPONSE_CACHE=0 reaches the server (the response cache off).
+//
+// BENCH_STORES (default `sqlite`) lists the stores measured one after the other on the same seeded community:
+//   sqlite  the seeded file, one `agora serve` (BENCH_WORKERS workers);
+//   pg1     PostgreSQL, one `agora serve`;
+//   pg2     PostgreSQL, two `agora serve` processes on one database, autocannon spreading its connections
+//           over both ports (one autocannon, its connections round-robin over the two URLs).
+// PostgreSQL is seeded by copying the seeded SQLite file (`agora admin copy`, before any run writes to it) into
+// a fresh database on BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres); pg2 gets its own
+// database, a `CREATE DATABASE … TEMPLATE` of pg1's taken before pg1 runs, so both start from the same rows.
+// The databases are dropped at the end, even on failure. On PostgreSQL the CPU per request adds the CPU of the
+// PostgreSQL backends connected to that database (from /proc, matched by the database name in their title),
+// since that is where the work moves; the shared background processes (WAL writer, checkpointer) are not counted.
+// Env: BENCH_DURATION seconds per run (default 8), BENCH_CONNECTIONS (50), BENCH_SIZES, BENCH_WORKERS,
+// BENCH_STORES, BENCH_PG_URL; BENCH_RUNS picks runs by name
+// (bare,varied,mixed,users,follows,requests,invites,events,notifications,create); BENCH_NODE_ARGS goes to the
+// servers' node (`--cpu-prof --cpu-prof-dir=/tmp/prof` profiles them); BENCH_KEEP=1 keeps the seeded store's
+// folder; AGORA_RESPONSE_CACHE=0 reaches the server (the response cache off).
 
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -36,6 +49,9 @@ const WORKERS = process.env.BENCH_WORKERS ?? '1';
 const RUNS = process.env.BENCH_RUNS ? new Set(process.env.BENCH_RUNS.split(',')) : undefined;
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const wanted = (name) => !RUNS || RUNS.has(name);
+const STORES = (process.env.BENCH_STORES ?? 'sqlite').split(',').map((x) => x.trim());
+for (const st of STORES) if (!['sqlite', 'pg1', 'pg2'].includes(st)) throw new Error(`BENCH_STORES: unknown store ${st} (sqlite, pg1, pg2)`);
+const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 const { default: autocannon } = await import('autocannon');
 const { default: Database } = await import('better-sqlite3');
@@ -73,23 +89,50 @@ const stop = (child) =>
     child.kill('SIGTERM');
   });
 
-/** CPU ms (user + system) of a process and of its children (the workers), from /proc. */
-function cpuMs(pid) {
-  const stat = (p) => {
-    try {
-      const s = readFileSync(`/proc/${p}/stat`, 'utf8');
-      return s.slice(s.lastIndexOf(')') + 2).split(' ');
-    } catch {
-      return undefined;
-    }
-  };
-  let total = 0;
+/**
+ * CPU ms (user + system) per process, from /proc: the given server processes and their children (the workers),
+ * and, with `database`, the PostgreSQL backends serving it (their title is `postgres: [cluster: ]user database
+ * host(port) state`).
+ */
+function cpuSnapshot(pids, database) {
+  const snap = new Map();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    const f = stat(entry);
-    if (f && (Number(entry) === pid || Number(f[1]) === pid)) total += (Number(f[11]) + Number(f[12])) * 10;
+    let f;
+    try {
+      const s = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+    } catch {
+      continue;
+    }
+    const pid = Number(entry);
+    let mine = pids.includes(pid) || pids.includes(Number(f[1]));
+    if (!mine && database) {
+      try {
+        const title = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+        mine = title.startsWith('postgres: ') && title.split(/\s+/).includes(database);
+        if (mine) snap.set(`db:${pid}`, (Number(f[11]) + Number(f[12])) * 10);
+        continue;
+      } catch {
+        continue;
+      }
+    }
+    if (mine) snap.set(String(pid), (Number(f[11]) + Number(f[12])) * 10);
   }
-  return total;
+  return snap;
+}
+
+/** CPU ms spent between two snapshots: by the servers, by the database's backends, and backends that left. */
+function cpuSpent(before, after) {
+  let server = 0;
+  let db = 0;
+  for (const [k, v] of after) {
+    const d = v - (before.get(k) ?? 0);
+    if (k.startsWith('db:')) db += d;
+    else server += d;
+  }
+  const gone = [...before.keys()].filter((k) => !after.has(k)).length;
+  return { server, db, gone };
 }
 
 function cli(args, env) {
@@ -213,77 +256,181 @@ function seed(db, pages, env) {
   return { adminId: key.user_id, config: configs[0], admin: headers(key), members: memberKeys.map(headers), memberIds: callers, pageIds, users };
 }
 
-async function run(label, url, pid, requests, expectedNon2xx = false) {
+/**
+ * Waits until the servers (and the database) are idle: autocannon stops without waiting for the answers in
+ * flight, so on a slow run up to BENCH_CONNECTIONS queued requests of the warm-up would otherwise be served, and
+ * their CPU counted, inside the measured window (with a few dozen requests measured, that doubled CPU/req).
+ */
+async function drain(target) {
+  let last = cpuSnapshot(target.pids, target.database);
+  for (let i = 0; i < 80; i++) {
+    await new Promise((ok) => setTimeout(ok, 250));
+    const now = cpuSnapshot(target.pids, target.database);
+    const { server, db } = cpuSpent(last, now);
+    last = now;
+    if (server + db <= 10) return;
+  }
+}
+
+/** One autocannon run over `target.urls` (connections round-robin over them); CPU from `target.pids`/`database`. */
+async function run(label, target, requests, expectedNon2xx = false) {
+  const url = target.urls.length === 1 ? target.urls[0] : target.urls;
   await autocannon({ url, connections: CONNECTIONS, duration: 1, requests }); // warm-up
-  const cpu0 = cpuMs(pid);
+  await drain(target);
+  const cpu0 = cpuSnapshot(target.pids, target.database);
   const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, requests, timeout: 10 });
-  const cpu = ((cpuMs(pid) - cpu0) * 1000) / r.requests.total;
+  const spent = cpuSpent(cpu0, cpuSnapshot(target.pids, target.database));
+  const cpu = ((spent.server + spent.db) * 1000) / r.requests.total;
+  const cpuDb = (spent.db * 1000) / r.requests.total;
   const unexpected = r.errors + r.timeouts + (expectedNon2xx ? 0 : r.non2xx);
-  const row = { label, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, cpu, unexpected, non2xx: r.non2xx, total: r.requests.total };
+  const row = { label, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, cpu, cpuDb, unexpected, non2xx: r.non2xx, total: r.requests.total };
   console.log(
     `${label.padEnd(34)} ${fmt(row.rps).padStart(6)} req/s  p50 ${String(row.p50).padStart(4)} ms  p99 ${String(row.p99).padStart(4)} ms  ` +
-      `CPU ${fmt(cpu).padStart(5)} µs/req  ${row.total} req, ${row.non2xx} non-2xx, ${unexpected} unexpected` +
-      (r.non2xx ? ` (${Object.entries(r.statusCodeStats ?? {}).filter(([c]) => !c.startsWith('2')).map(([c, v]) => `${c}: ${v.count}`).join(', ')})` : ''),
+      `CPU ${fmt(cpu).padStart(5)} µs/req` +
+      (target.database ? ` (PostgreSQL ${fmt(cpuDb)}${spent.gone ? `, ${spent.gone} backend(s) left mid-run, their CPU not counted` : ''})` : '') +
+      `  ${row.total} req, ${row.non2xx} non-2xx, ${unexpected} unexpected` +
+      (r.non2xx ? ` (status ${Object.entries(r.statusCodeStats ?? {}).filter(([c]) => !c.startsWith('2')).map(([c, v]) => `${c}×${v.count}`).join(', ')})` : ''),
   );
   return row;
 }
 
 const rand = (n) => 1 + Math.floor(Math.random() * n);
 
+/** The scenarios, against one target (its URLs, its server processes, its database). */
+async function scenarios(s, target) {
+  const callers = [s.admin, ...s.members];
+  const privacy = () => pick(['', '&privacy=public', '&privacy=private', '&privacy=secret']);
+  const read = () => ({ method: 'GET', path: `${PREFIX}/pages?page=${rand(400)}${privacy()}`, headers: pick(callers) });
+  const varied = [{ setupRequest: (req) => ({ ...req, ...read() }) }];
+  const follow = () => {
+    const i = Math.floor(Math.random() * 3);
+    return {
+      method: 'POST',
+      path: `${PREFIX}/follows`,
+      headers: { ...s.members[i], 'content-type': 'application/json' },
+      body: JSON.stringify({ user_id: s.memberIds[i], followable_type: 'Page', followable_id: pick(s.pageIds) }),
+    };
+  };
+  const mixed = [{ setupRequest: (req) => ({ ...req, ...(Math.random() < 0.1 ? follow() : read()) }) }];
+  const list = (path) => [{ setupRequest: (req) => ({ ...req, method: 'GET', path: `${PREFIX}${path()}`, headers: pick(callers) }) }];
+  const rows = [];
+  if (wanted('varied')) rows.push(await run('agora, varied reads', target, varied));
+  if (wanted('mixed')) rows.push(await run('agora, 90 % reads + 10 % follows', target, mixed, true));
+  if (wanted('users')) rows.push(await run('GET /users', target, list(() => `/users?page=${rand(4)}`)));
+  if (wanted('follows')) rows.push(await run('GET /follows', target, list(() => `/follows?page=${rand(400)}${pick(['', '&followable_type=User'])}`)));
+  if (wanted('requests')) rows.push(await run('GET /page_access_requests', target, list(() => `/page_access_requests?page=${rand(40)}`)));
+  if (wanted('invites')) rows.push(await run('GET /invites', target, list(() => `/invites?page=${rand(40)}${pick(['', '&state=waiting'])}`)));
+  if (wanted('events')) rows.push(await run('GET /events', target, list(() => `/events?page=${rand(40)}${pick(['', '&event_date=current_and_coming'])}`)));
+  const notes = [{ setupRequest: (req) => {
+    const i = Math.floor(Math.random() * 3);
+    return { ...req, method: 'GET', path: `${PREFIX}/users/${s.memberIds[i]}/notifications?page=${rand(80)}`, headers: s.members[i] };
+  } }];
+  if (wanted('notifications')) rows.push(await run('GET /users/{id}/notifications', target, notes));
+  let n = 0;
+  const create = [{ setupRequest: (req) => ({
+    ...req,
+    method: 'POST',
+    path: `${PREFIX}/pages`,
+    headers: { ...s.admin, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: `Created ${n++}`, page_configuration_id: s.config, privacy: 'public', user_id: s.adminId }),
+  }) }];
+  if (wanted('create')) rows.push(await run('POST /pages (creating pages)', target, create));
+  return rows;
+}
+
+/** PostgreSQL databases this run created, dropped at the end (and on SIGINT/SIGTERM). */
+const pgDatabases = [];
+const pgUrl = (database) => {
+  const u = new URL(PG_URL);
+  u.pathname = `/${database}`;
+  return u.toString();
+};
+async function pgAdmin(sql) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+async function dropPgDatabases() {
+  while (pgDatabases.length) {
+    const name = pgDatabases.pop();
+    try {
+      await pgAdmin(`drop database if exists "${name}" with (force)`);
+      console.log(`dropped PostgreSQL database ${name}`);
+    } catch (e) {
+      console.error(`could not drop PostgreSQL database ${name}: ${e.message}`);
+    }
+  }
+}
+for (const sig of ['SIGINT', 'SIGTERM'])
+  process.once(sig, () => {
+    console.error(`${sig}: dropping the benchmark's databases`);
+    void dropPgDatabases().finally(() => process.exit(1));
+  });
+
 async function benchSize(pages, bareUrl, barePid) {
   const dir = mkdtempSync(join(tmpdir(), 'agora-bench7-'));
   const db = join(dir, 'bench.db');
   const env = { ...process.env, HOME: dir, NO_COLOR: '1' };
   for (const k of ['AGORA_URL', 'AGORA_PROFILE', 'AGORA_API_KEY', 'AGORA_API_SECRET', 'AGORA_DB', 'AGORA_PORT']) delete env[k];
-  let agora;
+  env.AGORA_SECRET_KEY ??= randomBytes(32).toString('hex');
+  const servers = [];
+  const results = {};
   try {
     const s = seed(db, pages, env);
-    agora = await startListening([BIN, 'serve', '--port', '0', '--db', db, '--workers', WORKERS], env, 'agora serve', NODE_ARGS);
-    const pid = agora.child.pid;
-    const callers = [s.admin, ...s.members];
-    // Each caller's key verified once (scrypt) before the runs, as a client that logged in would be.
-    for (const headers of callers) await fetch(`${agora.url}${PREFIX}/users?per_page=1`, { headers }).then((r) => r.arrayBuffer());
-    const privacy = () => pick(['', '&privacy=public', '&privacy=private', '&privacy=secret']);
-    const read = () => ({ method: 'GET', path: `${PREFIX}/pages?page=${rand(400)}${privacy()}`, headers: pick(callers) });
-    const varied = [{ setupRequest: (req) => ({ ...req, ...read() }) }];
-    const follow = () => {
-      const i = Math.floor(Math.random() * 3);
-      return {
-        method: 'POST',
-        path: `${PREFIX}/follows`,
-        headers: { ...s.members[i], 'content-type': 'application/json' },
-        body: JSON.stringify({ user_id: s.memberIds[i], followable_type: 'Page', followable_id: pick(s.pageIds) }),
-      };
-    };
-    const mixed = [{ setupRequest: (req) => ({ ...req, ...(Math.random() < 0.1 ? follow() : read()) }) }];
-    const list = (path) => [{ setupRequest: (req) => ({ ...req, method: 'GET', path: `${PREFIX}${path()}`, headers: pick(callers) }) }];
-    const rows = [];
-    console.log(`\n== ${pages.toLocaleString('en')} pages, ${WORKERS} worker(s), ${CONNECTIONS} connections, ${DURATION} s per run`);
-    if (wanted('bare')) rows.push(await run('bare node:http, fixed list', bareUrl, barePid, [{ method: 'GET', path: `${PREFIX}/pages` }]));
-    if (wanted('varied')) rows.push(await run('agora, varied reads', agora.url, pid, varied));
-    if (wanted('mixed')) rows.push(await run('agora, 90 % reads + 10 % follows', agora.url, pid, mixed, true));
-    if (wanted('users')) rows.push(await run('GET /users', agora.url, pid, list(() => `/users?page=${rand(4)}`)));
-    if (wanted('follows')) rows.push(await run('GET /follows', agora.url, pid, list(() => `/follows?page=${rand(400)}${pick(['', '&followable_type=User'])}`)));
-    if (wanted('requests')) rows.push(await run('GET /page_access_requests', agora.url, pid, list(() => `/page_access_requests?page=${rand(40)}`)));
-    if (wanted('invites')) rows.push(await run('GET /invites', agora.url, pid, list(() => `/invites?page=${rand(40)}${pick(['', '&state=waiting'])}`)));
-    if (wanted('events')) rows.push(await run('GET /events', agora.url, pid, list(() => `/events?page=${rand(40)}${pick(['', '&event_date=current_and_coming'])}`)));
-    const notes = [{ setupRequest: (req) => {
-      const i = Math.floor(Math.random() * 3);
-      return { ...req, method: 'GET', path: `${PREFIX}/users/${s.memberIds[i]}/notifications?page=${rand(80)}`, headers: s.members[i] };
-    } }];
-    if (wanted('notifications')) rows.push(await run('GET /users/{id}/notifications', agora.url, pid, notes));
-    let n = 0;
-    const create = [{ setupRequest: (req) => ({
-      ...req,
-      method: 'POST',
-      path: `${PREFIX}/pages`,
-      headers: { ...s.admin, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: `Created ${n++}`, page_configuration_id: s.config, privacy: 'public', user_id: s.adminId }),
-    }) }];
-    if (wanted('create')) rows.push(await run('POST /pages (creating pages)', agora.url, pid, create));
-    return rows;
+    // PostgreSQL copies are taken now, before any run writes to the seeded file.
+    const pgStores = STORES.filter((x) => x.startsWith('pg'));
+    const pgDb = {};
+    for (const [i, st] of pgStores.entries()) {
+      const name = `agora_bench_${process.pid}_${st}`;
+      const t0 = performance.now();
+      if (i === 0) {
+        pgDatabases.push(name);
+        await pgAdmin(`create database "${name}"`);
+        const out = cli(['admin', 'copy', '--from', db, '--to', pgUrl(name)], env);
+        console.log(`copied into PostgreSQL ${name} (agora admin copy) in ${fmt((performance.now() - t0) / 1000, 1)} s: ${out.trim().split('\n').at(-1)}`);
+      } else {
+        pgDatabases.push(name);
+        await pgAdmin(`create database "${name}" template "${pgDb[pgStores[0]]}"`);
+        console.log(`PostgreSQL ${name} created from ${pgDb[pgStores[0]]} in ${fmt((performance.now() - t0) / 1000, 1)} s`);
+      }
+      pgDb[st] = name;
+    }
+    const bare = await run('bare node:http, fixed list', { urls: [bareUrl], pids: [barePid] }, [{ method: 'GET', path: `${PREFIX}/pages` }]);
+    for (const st of STORES) {
+      const processes = st === 'pg2' ? 2 : 1;
+      const where = st === 'sqlite' ? db : pgUrl(pgDb[st]);
+      const workers = st === 'sqlite' ? ['--workers', WORKERS] : [];
+      for (let i = 0; i < processes; i++)
+        servers.push(await startListening([BIN, 'serve', '--port', '0', '--db', where, ...workers], env, `agora serve (${st})`, NODE_ARGS));
+      const target = { urls: servers.map((x) => x.url), pids: servers.map((x) => x.child.pid), database: pgDb[st] };
+      console.log(
+        `\n== ${pages.toLocaleString('en')} pages, ${st === 'sqlite' ? `SQLite, ${WORKERS} worker(s)` : `PostgreSQL, ${processes} process(es)`}, ` +
+          `${CONNECTIONS} connections, ${DURATION} s per run; load ${readFileSync('/proc/loadavg', 'utf8').trim()}`,
+      );
+      results[st] = await scenarios(s, target);
+      while (servers.length) await stop(servers.pop().child);
+    }
+    // One table to read them side by side (Markdown, as in the README).
+    console.log(`\n| run | ${STORES.map((st) => `${st}: req/s | p99 | CPU/req`).join(' | ')} |`);
+    console.log(`|---|${STORES.map(() => '---|---|---|').join('')}`);
+    console.log(`| bare node:http, fixed list | ${fmt(bare.rps)} | ${bare.p99} ms | ${fmt(bare.cpu)} µs |${STORES.slice(1).map(() => ' | | |').join('')}`);
+    results[STORES[0]].forEach((r, i) =>
+      console.log(
+        `| ${r.label} | ${STORES.map((st) => {
+          const x = results[st][i];
+          return `${fmt(x.rps)} | ${x.p99} ms | ${fmt(x.cpu)} µs${st === 'sqlite' ? '' : ` (db ${fmt(x.cpuDb)})`}`;
+        }).join(' | ')} |`,
+      ),
+    );
+    return results;
   } finally {
-    await stop(agora?.child);
+    while (servers.length) await stop(servers.pop().child);
+    await dropPgDatabases();
     if (process.env.BENCH_KEEP === '1') console.log(`kept ${dir}`);
     else rmSync(dir, { recursive: true, force: true });
   }
