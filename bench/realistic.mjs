@@ -30,7 +30,8 @@
 // BENCH_STORES, BENCH_PG_URL; BENCH_RUNS picks runs by name
 // (bare,varied,mixed,users,follows,requests,invites,events,notifications,create); BENCH_NODE_ARGS goes to the
 // servers' node (`--cpu-prof --cpu-prof-dir=/tmp/prof` profiles them); BENCH_KEEP=1 keeps the seeded store's
-// folder; AGORA_RESPONSE_CACHE=0 reaches the server (the response cache off).
+// folder, BENCH_DB=FILE runs on such a store again (no seeding); AGORA_RESPONSE_CACHE=0 reaches the server (the
+// response cache off).
 
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -142,7 +143,7 @@ function cli(args, env) {
 }
 
 /** Seeds a community of `pages` pages straight into the store, triggers set aside, then recounted. */
-function seed(db, pages, env) {
+async function seed(db, pages, env) {
   cli(['admin', 'check', '--db', db], env); // creates the schema
   const key = JSON.parse(cli(['admin', 'create-key', '--db', db, '--json'], env));
   const sqlite = new Database(db);
@@ -239,21 +240,58 @@ function seed(db, pages, env) {
   sqlite.close();
   const seedMs = performance.now() - t0;
   const t1 = performance.now();
-  const check = spawnSync(process.execPath, [BIN, 'admin', 'check', '--db', db, '--repair'], {
-    cwd: ROOT,
-    env,
-    encoding: 'utf8',
-    maxBuffer: 1 << 30,
-  });
-  if (check.status !== 0) throw new Error(`admin check --repair failed (${check.status ?? check.signal}): ${check.stderr.slice(-2000)}`);
+  const { keys, peakKb } = await repairCounts(db, env);
   const recount = performance.now() - t1;
-  const memberKeys = callers.map((id) => JSON.parse(cli(['admin', 'create-key', '--db', db, '--user', id, '--json'], env)));
   console.log(
     `seeded ${pages} pages, ${userCount} users, ${pages / 10} events, requests and invites in ${fmt(seedMs / 1000, 1)} s; ` +
-      `recount of every kept total (admin check --repair: ${check.stdout.split('\n').length - 1} keys written) in ${fmt(recount / 1000, 1)} s`,
+      `recount of every kept total (admin check --repair: ${keys} keys written) in ${fmt(recount / 1000, 1)} s, peak RSS ${fmt(peakKb / 1024)} MB`,
   );
+  return callersOf(db, env, key, configs[0], callers, pageIds, users);
+}
+
+function callersOf(db, env, key, config, callers, pageIds, users) {
+  const memberKeys = callers.map((id) => JSON.parse(cli(['admin', 'create-key', '--db', db, '--user', id, '--json'], env)));
   const headers = (k) => ({ 'api-key': k.api_key, 'api-secret': k.api_secret });
-  return { adminId: key.user_id, config: configs[0], admin: headers(key), members: memberKeys.map(headers), memberIds: callers, pageIds, users };
+  return { adminId: key.user_id, config, admin: headers(key), members: memberKeys.map(headers), memberIds: callers, pageIds, users };
+}
+
+/** A store seeded before (BENCH_DB, e.g. kept with BENCH_KEEP=1): its callers and ids, read back. */
+function reuse(db, env) {
+  const key = JSON.parse(cli(['admin', 'create-key', '--db', db, '--json'], env));
+  const sqlite = new Database(db, { readonly: true });
+  const users = sqlite.prepare(`select id from users where first_name = 'Bench' order by rowid`).pluck().all();
+  const config = sqlite.prepare('select id from page_configurations order by rowid limit 1').pluck().get();
+  const pageIds = sqlite.prepare(`select id from pages where name like 'Page %' order by rowid`).pluck().all();
+  sqlite.close();
+  console.log(`reusing ${db}: ${pageIds.length} pages, ${users.length} users`);
+  return callersOf(db, env, key, config, users.slice(0, 3), pageIds, users);
+}
+
+/** `agora admin check --repair`, its lines counted as they come (a million keys is too much to hold) and its peak RSS. */
+function repairCounts(db, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'admin', 'check', '--db', db, '--repair'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let keys = 0;
+    let peakKb = 0;
+    let err = '';
+    const watch = setInterval(() => {
+      try {
+        const rss = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+        if (rss) peakKb = Math.max(peakKb, Number(rss[1]));
+      } catch {
+        // gone
+      }
+    }, 500);
+    child.stdout.on('data', (d) => {
+      for (let i = d.indexOf(10); i !== -1; i = d.indexOf(10, i + 1)) keys++;
+    });
+    child.stderr.on('data', (d) => (err = (err + d).slice(-2000)));
+    child.on('exit', (code, signal) => {
+      clearInterval(watch);
+      if (code === 0) resolve({ keys, peakKb });
+      else reject(new Error(`admin check --repair failed (${code ?? signal}): ${err}`));
+    });
+  });
 }
 
 /**
@@ -374,14 +412,15 @@ for (const sig of ['SIGINT', 'SIGTERM'])
 
 async function benchSize(pages, bareUrl, barePid) {
   const dir = mkdtempSync(join(tmpdir(), 'agora-bench7-'));
-  const db = join(dir, 'bench.db');
+  let db = join(dir, 'bench.db');
   const env = { ...process.env, HOME: dir, NO_COLOR: '1' };
   for (const k of ['AGORA_URL', 'AGORA_PROFILE', 'AGORA_API_KEY', 'AGORA_API_SECRET', 'AGORA_DB', 'AGORA_PORT']) delete env[k];
   env.AGORA_SECRET_KEY ??= randomBytes(32).toString('hex');
   const servers = [];
   const results = {};
   try {
-    const s = seed(db, pages, env);
+    if (process.env.BENCH_DB) db = process.env.BENCH_DB;
+    const s = process.env.BENCH_DB ? reuse(db, env) : await seed(db, pages, env);
     // PostgreSQL copies are taken now, before any run writes to the seeded file.
     const pgStores = STORES.filter((x) => x.startsWith('pg'));
     const pgDb = {};

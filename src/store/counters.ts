@@ -168,13 +168,14 @@ const BATCH = 10_000;
  * kept counts by key, and the differences are read in batches of keys, so memory stays flat at any size.
  * Each list is checked in one transaction (a snapshot; with `repair`, under the write lock, so that no
  * write lands between the recount and the repair). `onDrift` sees each drift as it is found (then none
- * are collected): a drifted million keys need not sit in memory.
+ * are collected; a promise it answers is awaited: a slow reader holds the check back): a drifted million keys
+ * need not sit in memory.
  */
 export async function checkCounts(
   db: Kysely<Database>,
   dialect: Dialect,
   repair = false,
-  onDrift?: (drift: Drift) => void,
+  onDrift?: (drift: Drift) => void | Promise<void>,
 ): Promise<Drift[]> {
   const found: Drift[] = [];
   const report = onDrift ?? ((drift: Drift) => void found.push(drift));
@@ -204,7 +205,7 @@ async function checkList(
   conn: Kysely<Database>,
   spec: CounterSpec,
   repair: boolean,
-  report: (drift: Drift) => void,
+  report: (drift: Drift) => void | Promise<void>,
   temp: 'temp' | 'pg_temp',
 ): Promise<void> {
   const T = (name: string) => sql.raw(`${temp}.${name}`);
@@ -231,7 +232,7 @@ async function checkList(
       select r.key as key, coalesce(c.n, 0) as kept, r.n as actual
       from ${T('agora_recount')} r left join list_counts c on c.key = r.key
       where r.key > ${after} and coalesce(c.n, 0) <> r.n order by r.key limit ${BATCH}`.execute(conn);
-    for (const row of rows) report({ key: row.key, kept: Number(row.kept), actual: Number(row.actual) });
+    for (const row of rows) await report({ key: row.key, kept: Number(row.kept), actual: Number(row.actual) });
     if (rows.length < BATCH) break;
     after = rows[rows.length - 1]!.key;
   }
@@ -242,7 +243,7 @@ async function checkList(
       where c.key > ${after} and c.key < ${high} and c.n <> 0
         and not exists (select 1 from ${T('agora_recount')} r where r.key = c.key)
       order by c.key limit ${BATCH}`.execute(conn);
-    for (const row of rows) report({ key: row.key, kept: Number(row.kept), actual: 0 });
+    for (const row of rows) await report({ key: row.key, kept: Number(row.kept), actual: 0 });
     if (rows.length < BATCH) break;
     after = rows[rows.length - 1]!.key;
   }

@@ -76,7 +76,7 @@ export interface Store {
    * Recounts every list and answers where the kept counts drifted (`repair`: writes the recount);
    * `onDrift` sees each drift as it is found instead (then none are collected).
    */
-  checkCounts(repair?: boolean, onDrift?: (drift: Drift) => void): Promise<Drift[]>;
+  checkCounts(repair?: boolean, onDrift?: (drift: Drift) => void | Promise<void>): Promise<Drift[]>;
   /**
    * A value that changes whenever the stored data may have changed (by this process or another), for
    * exact read caches; undefined when the store cannot tell, and then nothing may be cached. It may be kept

@@ -133,7 +133,9 @@ export function registerAdminCommands(program: Command): void {
         let drifted = 0;
         await store.checkCounts(options.repair, (d) => {
           drifted += 1;
-          process.stdout.write(json ? `${JSON.stringify({ drift: d })}\n` : `${d.key}\tkept ${d.kept}\tactual ${d.actual}\n`);
+          const line = json ? `${JSON.stringify({ drift: d })}\n` : `${d.key}\tkept ${d.kept}\tactual ${d.actual}\n`;
+          // A reader slower than the check (a pipe) holds it back instead of the lines piling up here.
+          if (!process.stdout.write(line)) return new Promise<void>((resolve) => process.stdout.once('drain', resolve));
         });
         if (json) process.stdout.write(`${JSON.stringify({ drifted, repaired: !!options.repair })}\n`);
         else if (drifted === 0) process.stdout.write('counts agree with a recount: no drift\n');
