@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Dialect } from './store.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database, WebhookDeliveryTable, WebhookTable } from './schema.js';
@@ -115,7 +115,7 @@ export function deliveriesRepo(db: Kysely<Database>, dialect: Dialect, pager: Pa
      * SQLite the statement runs under the single writer's lock.
      */
     claimDue(webhookId: string, now: string, limit: number, leaseUntil: string): Promise<DeliveryRow[]> {
-      let due = db
+      const due = db
         .selectFrom('webhook_deliveries')
         .select('id')
         .where('webhook_id', '=', webhookId)
@@ -124,11 +124,16 @@ export function deliveriesRepo(db: Kysely<Database>, dialect: Dialect, pager: Pa
         .orderBy('next_attempt_at')
         .orderBy('id')
         .limit(limit);
-      if (dialect === 'postgres') due = due.forUpdate().skipLocked();
+      // PostgreSQL: the locked ids are taken once (`= any(array(…))`, an InitPlan). As `in (…)` the planner may
+      // join to the subquery and run it again, and its LIMIT then no longer bounds the claim.
+      const claimed =
+        dialect === 'postgres'
+          ? sql<boolean>`${sql.ref('id')} = any(array(${due.forUpdate().skipLocked()}))`
+          : sql<boolean>`${sql.ref('id')} in (${due})`;
       return db
         .updateTable('webhook_deliveries')
         .set({ next_attempt_at: leaseUntil })
-        .where('id', 'in', due)
+        .where(claimed)
         .where('status', '=', 'pending')
         .where('next_attempt_at', '<=', now)
         .returningAll()

@@ -20,7 +20,7 @@ beforeAll(async () => {
     storeOptions: {
       onQuery: (sql) => {
         // The export's read: the next users after a key, in key order, a batch at a time.
-        if (/order by "users"\."id" limit \?/i.test(sql)) batchesRead++;
+        if (/order by "users"\."id" limit (\?|\$\d+)/i.test(sql)) batchesRead++;
       },
     },
   });
