@@ -16,8 +16,6 @@ async function withStore<T>(target: string, run: (deps: Deps) => Promise<T>): Pr
 
 const printLine = (line: string) => process.stdout.write(`${line}\n`);
 
-const isPostgresUrl = (target: string) => /^postgres(ql)?:\/\//i.test(target.trim());
-
 /**
  * Opens a store named by a SQLite file or a PostgreSQL URL; `mustExist`: a missing file is an error, not a new
  * store. Webhook secrets are sealed by AGORA_SECRET_KEY on PostgreSQL; a SQLite file's by the key file beside it
@@ -25,8 +23,8 @@ const isPostgresUrl = (target: string) => /^postgres(ql)?:\/\//i.test(target.tri
  */
 async function openTarget(target: string, mustExist: boolean) {
   const secretKey = process.env.AGORA_SECRET_KEY;
-  const { openStore } = await import('../../store/open.js');
-  if (isPostgresUrl(target)) return openStore(target, { secretKey });
+  const { openStore, isPostgresTarget } = await import('../../store/open.js');
+  if (isPostgresTarget(target)) return openStore(target, { secretKey });
   const { existsSync } = await import('node:fs');
   if (mustExist && !existsSync(target)) throw new Error(`no store at ${target}`);
   return openStore(target, { secretKey: existsSync(`${target}.key`) ? undefined : secretKey });
@@ -99,7 +97,8 @@ export function registerAdminCommands(program: Command): void {
     .action(async (options: { from: string; to: string }, command: Command) => {
       const { resolve } = await import('node:path');
       const { UsageError } = await import('../errors.js');
-      const same = isPostgresUrl(options.from) ? options.from === options.to : resolve(options.from) === resolve(options.to);
+      const { isPostgresTarget } = await import('../../store/open.js');
+      const same = isPostgresTarget(options.from) ? options.from === options.to : resolve(options.from) === resolve(options.to);
       if (same) throw new UsageError('--from and --to name the same store');
       const [{ copyStore }, { CopyProgressBar }] = await Promise.all([import('../../store/copy.js'), import('../copy-progress.js')]);
       const from = await openTarget(options.from, true);
