@@ -73,4 +73,29 @@ describe('Idempotency-Key reservations', () => {
     const again = await t.call('POST', '/pages', { body: page, headers: { 'idempotency-key': key } });
     expect(again.status).toBe(404);
   });
+
+  it('compares bodies without their password: none is kept, not even as a digest', async () => {
+    const key = `password-${Date.now()}`;
+    const tag = Date.now().toString(36);
+    const body = {
+      first_name: 'Kept',
+      last_name: 'Out',
+      nickname: `kept_${tag}`,
+      email: `kept_${tag}@example.org`,
+      password: 'firstPass123',
+      accept_conditions: true,
+      accept_confidentiality: true,
+    };
+    const first = await t.call('POST', '/users', { body, headers: { 'idempotency-key': key } });
+    expect(first.status).toBe(201);
+    // The stored digest is the same whatever the password: the same request again, answered by a replay.
+    const again = await t.call('POST', '/users', { body: { ...body, password: 'otherPass456' }, headers: { 'idempotency-key': key } });
+    expect(again.status).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body.id).toBe(first.body.id);
+    // Any other field still makes it another request.
+    const other = await t.call('POST', '/users', { body: { ...body, last_name: 'Other' }, headers: { 'idempotency-key': key } });
+    expect(other.status).toBe(422);
+    expect(other.body.error.code).toBe('idempotency_key_reused');
+  });
 });

@@ -63,6 +63,24 @@ describe('agora users import', () => {
     for (const user of good) expect((await call(server, 'GET', `/users?nickname=${user.nickname}`)).body.total_items).toBe(1);
   });
 
+  it('derives each row\'s Idempotency-Key from all of the row but its password', async () => {
+    const dir = freshHome(server);
+    const rows = [userBody(), userBody()];
+    // Without a password column: --password-file gives it; a rerun with another password is still the same rows.
+    const ndjson = rows.map(({ password: _password, ...row }) => JSON.stringify(row)).join('\n');
+    writeFileSync(join(dir, 'users.ndjson'), `${ndjson}\n`);
+    writeFileSync(join(dir, 'first'), 'firstPass123\n');
+    writeFileSync(join(dir, 'second'), 'secondPass456\n');
+    const run = (password: string) =>
+      runCli(['users', 'import', join(dir, 'users.ndjson'), '--password-file', join(dir, password), '--report', join(dir, `${password}.ndjson`)], {
+        home: dir,
+        env: envFor(server),
+      });
+    expect((await run('first')).stdout).toBe('created 2, already there 0, failed 0\n');
+    expect((await run('second')).stdout).toBe('created 0, already there 2, failed 0\n');
+    expect(reportOf(join(dir, 'second.ndjson')).map((r) => r.id)).toEqual(reportOf(join(dir, 'first.ndjson')).map((r) => r.id));
+  });
+
   it('--dry-run validates and sends nothing', async () => {
     const dir = freshHome(server);
     const user = userBody();

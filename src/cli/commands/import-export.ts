@@ -106,7 +106,6 @@ export function registerImportExportCommands(program: Command): void {
             resolve: RESOLVE[name] && ((body) => RESOLVE[name]!(names, body)),
           },
           source: openSource(file!, format),
-          sizeOf: file === '-' ? undefined : file,
           concurrency: o.concurrency,
           dryRun: !!o.dryRun,
           report: o.report,

@@ -1,4 +1,4 @@
-/** What the bar shows: counts so far, and the share of the input read (when its size is known). */
+/** What the bar shows: counts so far, and the share of the input done (when its size is known). */
 export interface ProgressState {
   created: number;
   already: number;
@@ -11,7 +11,7 @@ export interface ProgressState {
 
 /**
  * A one-line progress bar on a terminal (stderr): rows done, rate, and an ETA from the share of the file
- * read so far. Redrawn a few times a second, never per row.
+ * done so far (not read: the reading runs ahead of the sending). Redrawn a few times a second, never per row.
  */
 export class ProgressBar {
   private readonly started = Date.now();

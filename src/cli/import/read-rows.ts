@@ -12,6 +12,8 @@ export interface SourceRow {
   row: number;
   fields?: Record<string, unknown>;
   unreadable?: string;
+  /** The row's share of the input, in bytes (exact for NDJSON and CSV; a JSON array's rows as re-serialized). */
+  bytes: number;
 }
 
 /** The file could not be read as a whole (a CSV quote never closed): nothing after it can be trusted. */
@@ -33,10 +35,11 @@ export function formatOf(file: string, explicit?: ImportFormat): ImportFormat {
   );
 }
 
-/** The bytes read so far of the input, for the progress bar's ETA. */
+/** The rows of an input, and how big it is (for the progress bar's ETA). */
 export interface Source {
   rows: AsyncIterable<SourceRow>;
-  bytesRead(): number;
+  /** The file's size; undefined for standard input. */
+  size?: number;
   /** A CSV's header, once its first row is read (JSON has none: each record names its fields). */
   columns(): string[] | undefined;
   /** Where the rows come from, for messages: the file's name, or "standard input". */
@@ -50,17 +53,20 @@ export interface Source {
 export function openSource(file: string, format: ImportFormat): Source {
   const header: { columns?: string[] } = {};
   if (file === '-')
-    return { rows: rowsOf(process.stdin, format, file, header), bytesRead: () => 0, columns: () => header.columns, name: 'standard input' };
+    return { rows: rowsOf(process.stdin, format, file, header), columns: () => header.columns, name: 'standard input' };
   // Checked here, so that a missing file is one line naming it, not a stream failing later.
+  let size: number;
   try {
-    if (statSync(file).isDirectory()) throw new ImportFileError(`${file} is a folder, not a file to import`);
+    const stat = statSync(file);
+    if (stat.isDirectory()) throw new ImportFileError(`${file} is a folder, not a file to import`);
+    size = stat.size;
   } catch (error) {
     if (error instanceof ImportFileError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     throw new ImportFileError(code === 'ENOENT' ? `${file}: no such file` : `cannot read ${file} (${code ?? (error as Error).message})`);
   }
   const input = createReadStream(file);
-  return { rows: rowsOf(input, format, file, header), bytesRead: () => input.bytesRead, columns: () => header.columns, name: file };
+  return { rows: rowsOf(input, format, file, header), size, columns: () => header.columns, name: file };
 }
 
 async function* rowsOf(input: Readable, format: ImportFormat, file: string, header: { columns?: string[] }): AsyncGenerator<SourceRow> {
@@ -70,7 +76,8 @@ async function* rowsOf(input: Readable, format: ImportFormat, file: string, head
       for await (const line of createInterface({ input, crlfDelay: Infinity })) {
         if (line.trim() === '') continue;
         row++;
-        yield parseLine(row, line.replace(/^\uFEFF/, ''));
+        // The line and its line break (a CRLF counted as one byte: nothing to an ETA).
+        yield parseLine(row, line.replace(/^\uFEFF/, ''), Buffer.byteLength(line) + 1);
       }
     } else if (format === 'csv') {
       const { parse } = await import('csv-parse');
@@ -80,19 +87,26 @@ async function* rowsOf(input: Readable, format: ImportFormat, file: string, head
           bom: true,
           skip_empty_lines: true,
           relax_column_count: true,
+          // Each record with the bytes parsed up to its end: the progress bar's share of the file.
+          info: true,
         }),
       );
-      for await (const record of parser as AsyncIterable<Record<string, string>>) {
+      let parsed = 0;
+      for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { bytes: number } }>) {
         row++;
         // An empty cell is a field left out, as it would be in a form.
         const fields = Object.fromEntries(Object.entries(record).filter(([, v]) => v !== ''));
-        yield { row, fields };
+        // The header's bytes count with the first row.
+        yield { row, fields, bytes: info.bytes - parsed };
+        parsed = info.bytes;
       }
     } else {
       const { default: StreamArray } = await import('stream-json/streamers/StreamArray.js');
       for await (const { value } of input.pipe(StreamArray.withParser()) as AsyncIterable<{ value: unknown }>) {
         row++;
-        yield isRecord(value) ? { row, fields: value } : { row, unreadable: 'is not a JSON object' };
+        // stream-json does not tell where a value ended: its size as JSON again, about what it took in the file.
+        const bytes = Buffer.byteLength(JSON.stringify(value) ?? '') + 1;
+        yield isRecord(value) ? { row, fields: value, bytes } : { row, unreadable: 'not a JSON object', bytes };
       }
     }
   } catch (error) {
@@ -101,12 +115,12 @@ async function* rowsOf(input: Readable, format: ImportFormat, file: string, head
   }
 }
 
-function parseLine(row: number, line: string): SourceRow {
+function parseLine(row: number, line: string, bytes: number): SourceRow {
   try {
     const value: unknown = JSON.parse(line);
-    return isRecord(value) ? { row, fields: value } : { row, unreadable: 'is not a JSON object' };
+    return isRecord(value) ? { row, fields: value, bytes } : { row, unreadable: 'not a JSON object', bytes };
   } catch {
-    return { row, unreadable: 'is not valid JSON' };
+    return { row, unreadable: 'not valid JSON', bytes };
   }
 }
 

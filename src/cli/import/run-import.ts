@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, statSync, type WriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { ApiError, type ApiClient } from '../../client/api-client.js';
 import { UsageError } from '../errors.js';
@@ -36,8 +36,6 @@ export interface ImportOptions {
   client: ApiClient;
   kind: ImportKind;
   source: Source;
-  /** The file's size when it has one, for the progress bar's ETA. */
-  sizeOf?: string;
   concurrency: number;
   dryRun: boolean;
   report?: string;
@@ -68,24 +66,29 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
   const done = options.resume ? await rowsDone(options.report!) : new Set<number>();
   const report = options.report ? await openReport(options.report, options.resume) : undefined;
   const summary: ImportSummary = { created: 0, already: 0, failed: 0, valid: 0, skipped: 0 };
-  const total = options.sizeOf ? statSync(options.sizeOf).size : undefined;
-  const bar = options.progress ? new ProgressBar(options.progress, () => ({ ...summary, bytes: options.source.bytesRead(), total })) : undefined;
+  // The bar's share is of the rows done, not of the file read: the reading runs far ahead of the sending.
+  let bytesDone = 0;
+  const bar = options.progress
+    ? new ProgressBar(options.progress, () => ({ ...summary, bytes: bytesDone, total: options.source.size }))
+    : undefined;
   const fields = Object.keys(kind.schema.shape);
 
   const handle = async (source: SourceRow): Promise<void> => {
     if (done.has(source.row)) {
       summary.skipped++;
+      bytesDone += source.bytes;
       return;
     }
     const outcome = await importRow(source);
     summary[outcome.status]++;
+    bytesDone += source.bytes;
     report?.write(`${JSON.stringify(outcome)}\n`);
     if (outcome.status === 'failed') options.onFailure?.(outcome);
   };
 
   const importRow = async (source: SourceRow): Promise<RowReport> => {
     const row = source.row;
-    if (!source.fields) return { row, status: 'failed', error: { code: 'unreadable_row', message: `row ${row} ${source.unreadable}` } };
+    if (!source.fields) return { row, status: 'failed', error: { code: 'unreadable_row', message: source.unreadable ?? 'unreadable' } };
     const given = kind.complete ? kind.complete(source.fields) : source.fields;
     // Only the fields the API takes: an export's extra columns (id, role, created_at) are not sent.
     const body = Object.fromEntries(fields.filter((f) => given[f] !== undefined).map((f) => [f, given[f]]));
@@ -98,7 +101,7 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
       // Names are looked up (once each) in a dry run too: a name that matches nothing is a failed row either way.
       const sent = kind.resolve ? await kind.resolve(parsed.data as Record<string, unknown>) : body;
       if (options.dryRun) return { row, status: 'valid' };
-      const key = `agora-import-${kind.name}-${createHash('sha256').update(JSON.stringify(sent)).digest('hex').slice(0, 48)}`;
+      const key = idempotencyKey(kind.name, sent);
       const answer = await options.client.answer<{ id?: string }>('POST', kind.path, {
         body: sent,
         headers: { 'idempotency-key': key },
@@ -133,11 +136,23 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
   };
   try {
     await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
+    // Every row is done: the whole file is (a JSON array's brackets and spaces are in no row).
+    bytesDone = options.source.size ?? bytesDone;
   } finally {
     bar?.stop();
     if (report) await new Promise<void>((ok, fail) => report.end((error?: Error | null) => (error ? fail(error) : ok())));
   }
   return summary;
+}
+
+/**
+ * A row's Idempotency-Key: a digest of the row as sent, but for its password. The key is stored by the server
+ * for a day (and may be logged): a SHA-256 of the password and the row's other fields, all known but the
+ * password, would let it be guessed at SHA-256's speed instead of scrypt's.
+ */
+export function idempotencyKey(kind: string, body: Record<string, unknown>): string {
+  const { password: _password, ...rest } = body;
+  return `agora-import-${kind}-${createHash('sha256').update(JSON.stringify(rest)).digest('hex').slice(0, 48)}`;
 }
 
 /**
