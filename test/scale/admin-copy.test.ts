@@ -34,7 +34,7 @@ beforeAll(async () => {
   sourceDb = source.db;
   const pgDir = join(dir, 'pg');
   mkdirSync(pgDir);
-  copyDb = onPostgres ? await storeTargetFor(pgDir) : join(dir, 'copy.db');
+  copyDb = onPostgres ? await storeTargetFor(pgDir, { empty: true }) : join(dir, 'copy.db');
   // A webhook (its secret sealed under the source's key) with a delivery still pending: its receiver is down.
   const hook = await call(source, 'POST', '/webhooks', { body: { url: 'http://127.0.0.1:9/hook', events: ['page_access_request.created'] } });
   expect(hook.status).toBe(201);
