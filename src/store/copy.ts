@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { COUNTING_TRIGGERS_PG, rewriteCountsPg } from './counters.js';
 import type { Database } from './schema.js';
 import type { Store } from './store.js';
 
@@ -96,6 +97,7 @@ export async function copyStore(from: Store, to: Store, onProgress?: (progress: 
     await to.db.transaction().execute(async (destination) => {
       // What migrations wrote into the new store (the default roles) makes way for the source's own.
       await destination.deleteFrom('permission_sets').execute();
+      const setAside = to.dialect === 'postgres' ? await setCountingTriggersAside(destination) : [];
       for (const { table, key } of COPIED_TABLES) {
         onProgress?.({ table, copied, total });
         let after: unknown[] | undefined;
@@ -111,9 +113,31 @@ export async function copyStore(from: Store, to: Store, onProgress?: (progress: 
           if (rows.length < BATCH) break;
         }
       }
+      if (setAside.length) {
+        for (const { table, trigger } of setAside) await sql`alter table ${sql.table(table)} enable trigger ${sql.id(trigger)}`.execute(destination);
+        await rewriteCountsPg(destination);
+      }
     });
   });
   return checkCopy(from, to);
+}
+
+/**
+ * PostgreSQL: the triggers that keep list_counts are disabled for the load (in its transaction: a failed copy
+ * leaves them as they were), and the counts recounted in SQL at its end, as `admin check --repair` does. Kept
+ * by the triggers, every row would update the same few count rows (`pages|*|*|*`, …) again, and each update of a
+ * row already updated in the transaction walks the versions it left behind: the load slowed as it went, to
+ * about 100 rows a second. The other triggers (a page's owner and secret flag written into its requests,
+ * invites, follows and events) stay on, and so do the foreign keys. DISABLE TRIGGER needs the tables' owner,
+ * who ran the migrations; session_replication_role would need a superuser.
+ */
+async function setCountingTriggersAside(destination: Kysely<Database>): Promise<{ table: string; trigger: string }[]> {
+  const { rows } = await sql<{ table: string; trigger: string }>`
+    select c.relname as "table", g.tgname as "trigger" from pg_trigger g join pg_class c on c.oid = g.tgrelid
+    where c.relnamespace = current_schema()::regnamespace and not g.tgisinternal
+      and g.tgname = any(${COUNTING_TRIGGERS_PG.map((t) => t.trigger)})`.execute(destination);
+  for (const { table, trigger } of rows) await sql`alter table ${sql.table(table)} disable trigger ${sql.id(trigger)}`.execute(destination);
+  return rows;
 }
 
 /** The next batch of a table's rows in primary key order, after the key `after`. */

@@ -201,11 +201,42 @@ export async function checkCounts(
   return found;
 }
 
+/**
+ * Writes every kept count from a recount, in the caller's transaction, without listing the differences: for a
+ * bulk load that set the counting triggers aside (`admin copy` into PostgreSQL). The longest event is recounted
+ * too (PostgreSQL only).
+ */
+export async function rewriteCountsPg(tx: Kysely<Database>): Promise<void> {
+  for (const spec of countersFor('postgres')) {
+    await checkList(tx, spec, true, null, 'pg_temp');
+    await sql`drop table pg_temp.agora_recount`.execute(tx);
+  }
+  await sql
+    .raw(
+      `insert into list_counts (key, n) select 'events.longest_ms', coalesce(max(${longestEventMsPg('')}), 0) from events ` +
+        `on conflict (key) do update set n = greatest(list_counts.n, excluded.n)`,
+    )
+    .execute(tx);
+}
+
+/** An event's length in milliseconds, plus one, on PostgreSQL: `row` is `new.` in a trigger, '' over the table. */
+export const longestEventMsPg = (row: string) =>
+  `(floor(extract(epoch from (${row}end_date::timestamptz - ${row}start_date::timestamptz)) * 1000))::bigint + 1`;
+
+/** The triggers that keep list_counts on PostgreSQL, with their tables: the counters' and the longest event's. */
+export const COUNTING_TRIGGERS_PG: readonly { table: string; trigger: string }[] = [
+  ...countersFor('postgres').flatMap((spec) =>
+    ['insert', 'delete', ...(columnsOf(spec).length ? ['update'] : [])].map((event) => ({ table: spec.table, trigger: `${spec.list}_counts_${event}` })),
+  ),
+  { table: 'events', trigger: 'events_longest' },
+];
+
 async function checkList(
   conn: Kysely<Database>,
   spec: CounterSpec,
   repair: boolean,
-  report: (drift: Drift) => void | Promise<void>,
+  /** null: the differences are not listed (a repair that need not say what it repaired). */
+  report: ((drift: Drift) => void | Promise<void>) | null,
   temp: 'temp' | 'pg_temp',
 ): Promise<void> {
   const T = (name: string) => sql.raw(`${temp}.${name}`);
@@ -227,7 +258,7 @@ async function checkList(
   await sql`drop table ${T('agora_dims')}`.execute(conn);
   const [low, high] = [`${spec.list}|`, `${spec.list}}`];
   // Keys the rows have, counted otherwise (or not kept at all).
-  for (let after = ''; ; ) {
+  for (let after = ''; report; ) {
     const { rows } = await sql<{ key: string; kept: number; actual: number }>`
       select r.key as key, coalesce(c.n, 0) as kept, r.n as actual
       from ${T('agora_recount')} r left join list_counts c on c.key = r.key
@@ -237,7 +268,7 @@ async function checkList(
     after = rows[rows.length - 1]!.key;
   }
   // Keys kept with a count that no row has any more.
-  for (let after = low; ; ) {
+  for (let after = low; report; ) {
     const { rows } = await sql<{ key: string; kept: number }>`
       select c.key as key, c.n as kept from list_counts c
       where c.key > ${after} and c.key < ${high} and c.n <> 0

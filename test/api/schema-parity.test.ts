@@ -2,19 +2,25 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/open.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
-import { useApp } from '../helpers/app.js';
 import { removeDir } from '../helpers/server.js';
-import { onPostgres, openRaw } from '../helpers/store-target.js';
+import { onPostgres, openRaw, storeTargetFor, TEST_SECRET_KEY } from '../helpers/store-target.js';
 
 /**
  * The numbered migrations give PostgreSQL the schema they give SQLite: the same tables and columns (nullable
  * alike), the same indexes on the same columns (unique and partial alike) and the same triggers; text columns
  * compare bytes ("C") and integers are 64-bit. Runs with AGORA_TEST_DB, against a fresh SQLite file.
  */
-const t = useApp();
 const dir = mkdtempSync(join(tmpdir(), 'agora-parity-'));
 afterAll(() => removeDir(dir));
+
+/** A PostgreSQL store in a schema of its own: migrated from empty by the store, or made from the run's template. */
+async function postgresStore(name: string, options: { empty?: boolean }): Promise<string> {
+  const target = await storeTargetFor(mkdtempSync(join(dir, `${name}-`)), options);
+  await (await openStore(target, { secretKey: TEST_SECRET_KEY })).close();
+  return target;
+}
 
 interface Schema {
   columns: string[];
@@ -43,8 +49,8 @@ async function sqliteSchema(): Promise<Schema> {
   return schema;
 }
 
-async function postgresSchema(): Promise<Schema> {
-  const raw = await openRaw(t.file);
+async function postgresSchema(target: string): Promise<Schema> {
+  const raw = await openRaw(target);
   const schema: Schema = { columns: [], indexes: [], triggers: [] };
   const columns = await raw.all<{ t: string; n: string; nullable: string; type: string; collation: string | null }>(
     `select table_name as t, column_name as n, is_nullable as nullable, data_type as type, collation_name as collation
@@ -72,12 +78,57 @@ async function postgresSchema(): Promise<Schema> {
   return schema;
 }
 
+/**
+ * Everything a PostgreSQL schema holds, as text: each table's definition (columns with types, defaults and
+ * nullability, constraints), indexes, triggers and functions as the catalog prints them, and the rows the
+ * migrations write (ids, given by newId(), left out).
+ */
+async function postgresCatalog(target: string): Promise<Record<string, string[]>> {
+  const raw = await openRaw(target);
+  // Without the schema's own name, which the catalog prints in front of each of its objects.
+  const list = async (sql: string) =>
+    (await raw.all<{ x: string }>(`select replace(x, current_schema() || '.', '') as x from (${sql}) q`)).map((r) => r.x).sort();
+  try {
+    return {
+      columns: await list(
+        `select table_name || '.' || column_name || ' ' || data_type || ' ' || coalesce(collation_name, '') || ' ' || is_nullable
+           || ' ' || coalesce(column_default, '') || ' #' || ordinal_position as x
+         from information_schema.columns where table_schema = current_schema()`,
+      ),
+      constraints: await list(
+        `select conrelid::regclass::text || ' ' || conname || ' ' || pg_get_constraintdef(oid) as x
+         from pg_constraint where connamespace = current_schema()::regnamespace`,
+      ),
+      indexes: await list(`select indexdef as x from pg_indexes where schemaname = current_schema()`),
+      triggers: await list(
+        `select pg_get_triggerdef(g.oid) as x from pg_trigger g join pg_class c on c.oid = g.tgrelid
+         where c.relnamespace = current_schema()::regnamespace and not g.tgisinternal`,
+      ),
+      functions: await list(`select pg_get_functiondef(p.oid) as x from pg_proc p where p.pronamespace = current_schema()::regnamespace`),
+      roles: await list(`select name || ' ' || coalesce(system_key, '') || ' ' || permissions as x from permission_sets`),
+      counts: await list(`select key || '=' || n as x from list_counts`),
+      migrations: await list(`select name as x from kysely_migration`),
+    };
+  } finally {
+    await raw.close();
+  }
+}
+
 describe('the schema', () => {
   it.skipIf(!onPostgres)('is the same on PostgreSQL as on SQLite: columns, indexes, triggers [runs with AGORA_TEST_DB]', async () => {
-    const [sqlite, postgres] = await Promise.all([sqliteSchema(), postgresSchema()]);
+    const [sqlite, postgres] = await Promise.all([sqliteSchema(), postgresStore('migrated', { empty: true }).then(postgresSchema)]);
     const sorted = (s: Schema) => ({ columns: [...s.columns].sort(), indexes: [...s.indexes].sort(), triggers: [...s.triggers].sort() });
     expect(sorted(postgres)).toEqual(sorted(sqlite));
     expect(sqlite.indexes.length).toBeGreaterThan(60);
     expect(sqlite.triggers.length).toBeGreaterThan(30);
+  });
+
+  it.skipIf(!onPostgres)("made from the run's template (the tests' stores) is the one the migrations make [runs with AGORA_TEST_DB]", async () => {
+    const [migrated, copied] = await Promise.all([postgresStore('migrated', { empty: true }), postgresStore('template', {})]);
+    const [a, b] = await Promise.all([postgresCatalog(migrated), postgresCatalog(copied)]);
+    expect(b).toEqual(a);
+    expect(a.functions!.length).toBeGreaterThan(10);
+    expect(a.triggers!.length).toBeGreaterThan(30);
+    expect(a.roles).toHaveLength(3);
   });
 });

@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import { existsSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,14 +6,14 @@ import { openStore } from '../../src/store/open.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import { startApp } from '../helpers/app.js';
 import { removeDir } from '../helpers/server.js';
-import { onPostgres, openRaw, TEST_SECRET_KEY } from '../helpers/store-target.js';
+import { onPostgres, openRaw, sqliteOnly, storeTargetFor, TEST_SECRET_KEY } from '../helpers/store-target.js';
 
 const root = mkdtempSync(join(tmpdir(), 'agora-files-'));
 afterAll(() => removeDir(root));
 const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
 
 describe('the database files', () => {
-  it('are created private: the folder 0700, the database, its -wal and -shm 0600, the key file 0600', async () => {
+  it.skipIf(onPostgres)(`are created private: the folder 0700, the database, its -wal and -shm 0600, the key file 0600${sqliteOnly('the modes of SQLite\'s files')}`, async () => {
     const db = join(root, 'new', 'agora.db');
     const store = await openSqliteStore(db);
     await store.users.list({}, { page: 1, per_page: 1 });
@@ -49,9 +48,9 @@ describe('webhook signing secrets', () => {
   });
 
   it('use AGORA_SECRET_KEY instead of a key file when given, and cannot be read with another key', async () => {
-    const db = join(root, 'with-env.db');
-    const store = await openSqliteStore(db, { secretKey: 'a passphrase long enough' });
-    expect(existsSync(`${db}.key`)).toBe(false);
+    const db = onPostgres ? await storeTargetFor(mkdtempSync(join(root, 'with-env-'))) : join(root, 'with-env.db');
+    const store = await openStore(db, { secretKey: 'a passphrase long enough' });
+    if (!onPostgres) expect(existsSync(`${db}.key`)).toBe(false);
     const { issueApiKey } = await import('../../src/domain/api-keys.js');
     const admin = await issueApiKey({ store, clock: () => new Date() });
     await store.webhooks.insert({
@@ -66,12 +65,12 @@ describe('webhook signing secrets', () => {
       circuit_open_until: null,
     });
     await store.close();
-    const wrong = await openSqliteStore(db, { secretKey: 'another passphrase, long' });
+    const wrong = await openStore(db, { secretKey: 'another passphrase, long' });
     const sealed = (await wrong.webhooks.getById('w1'))!.secret;
     expect(sealed.startsWith('enc:v1:')).toBe(true);
     expect(() => wrong.webhooks.openSecret(sealed)).toThrow(/cannot be decrypted/);
     await wrong.close();
-    const right = await openSqliteStore(db, { secretKey: 'a passphrase long enough' });
+    const right = await openStore(db, { secretKey: 'a passphrase long enough' });
     expect(right.webhooks.openSecret(sealed)).toBe('whsec_clear');
     await right.close();
   });
@@ -102,25 +101,24 @@ describe('webhook signing secrets', () => {
 
 describe('the nickname migration', () => {
   it('reports nicknames that differ only by case, naming them, instead of failing on a bare constraint', async () => {
-    const db = join(root, 'clash.db');
-    await (await openSqliteStore(db)).close();
+    const db = onPostgres ? await storeTargetFor(mkdtempSync(join(root, 'clash-'))) : join(root, 'clash.db');
+    const options = onPostgres ? { secretKey: TEST_SECRET_KEY } : {};
+    await (await openStore(db, options)).close();
     // Back to the schema before 0004, with two nicknames that now clash.
-    const raw = new Database(db);
-    raw.exec(`
+    const raw = await openRaw(db);
+    await raw.exec(`
       drop index users_nickname_key_unique;
       alter table users drop column nickname_key;
       alter table api_keys drop column last_used_at;
       alter table webhooks drop column consecutive_failures;
       alter table webhooks drop column circuit_open_until;
       delete from kysely_migration where name = '0004-hardening';`);
-    const role = raw.prepare("select id from permission_sets where system_key = 'members'").pluck().get();
-    const insert = raw.prepare(
-      `insert into users (id, first_name, last_name, nickname, email, password_hash, permission_set_id, slug,
-        conditions_accepted_at, confidentiality_accepted_at, created_at, updated_at) values (?, 'Z', 'Z', ?, ?, 'x', ?, ?, 'now', 'now', 'now', 'now')`,
-    );
-    insert.run('u1', 'Zed', 'z1@example.org', role, 'zed');
-    insert.run('u2', 'zed', 'z2@example.org', role, 'zed-2');
-    raw.close();
-    await expect(openSqliteStore(db)).rejects.toThrow(/"Zed" \(u1\) and "zed" \(u2\)/);
+    const [role] = await raw.all<{ id: string }>("select id from permission_sets where system_key = 'members'");
+    const insert = `insert into users (id, first_name, last_name, nickname, email, password_hash, permission_set_id, slug,
+        conditions_accepted_at, confidentiality_accepted_at, created_at, updated_at) values (?, 'Z', 'Z', ?, ?, 'x', ?, ?, 'now', 'now', 'now', 'now')`;
+    await raw.all(insert, ['u1', 'Zed', 'z1@example.org', role!.id, 'zed']);
+    await raw.all(insert, ['u2', 'zed', 'z2@example.org', role!.id, 'zed-2']);
+    await raw.close();
+    await expect(openStore(db, options)).rejects.toThrow(/"Zed" \(u1\) and "zed" \(u2\)/);
   });
 });

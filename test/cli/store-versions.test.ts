@@ -24,7 +24,7 @@ const env = onPostgres ? { AGORA_SECRET_KEY: TEST_SECRET_KEY } : {};
 describe('agora admin migrate', () => {
   it('applies every migration to an empty store, naming each, then finds nothing to apply', async () => {
     const dir = freshDir();
-    const db = await storeTargetFor(dir);
+    const db = await storeTargetFor(dir, { empty: true });
     const first = await runCli(['admin', 'migrate', '--db', db], { home: dir, env });
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
@@ -39,7 +39,7 @@ describe('agora admin migrate', () => {
 
   it('refuses a store whose schema is newer than this build, in serve and the admin commands, naming both versions', async () => {
     const dir = freshDir();
-    const db = await storeTargetFor(dir);
+    const db = await storeTargetFor(dir, { empty: true });
     expect((await runCli(['admin', 'migrate', '--db', db], { home: dir, env })).code).toBe(0);
     const raw = await openRaw(db);
     await raw.all('insert into kysely_migration (name, timestamp) values (?, ?)', ['9999-from-the-future', new Date().toISOString()]);

@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createPage, createPageConfiguration, createUser } from '../helpers/api.js';
 import { runCli } from '../helpers/cli.js';
-import { openSqliteStore } from '../../src/store/sqlite.js';
+import { openStore } from '../../src/store/open.js';
 import { seedMembers } from '../helpers/app.js';
 import { useServer } from '../helpers/server.js';
+import { onPostgres, TEST_SECRET_KEY } from '../helpers/store-target.js';
 import { Terminal } from '../helpers/tmux.js';
 import { envFor, freshHome, tsvRows } from './support.js';
 
@@ -93,9 +94,9 @@ describe('names where people type them', () => {
 describe('whole lists', () => {
   it('--all on 260 users gives 260 rows, --limit 30 gives 30, and a cut piped list says so on stderr', async () => {
     const have = ((await call(server, 'GET', '/users')).body as { total_items: number }).total_items;
-    // Written straight into the server's store file (one hash for all): created through the API, each would
-    // cost a scrypt, and on a busy machine 250 of them outlast the test's time.
-    const store = await openSqliteStore(server.db);
+    // Written straight into the server's store (one hash for all): created through the API, each would cost a
+    // scrypt, and on a busy machine 250 of them outlast the test's time.
+    const store = await openStore(server.db, onPostgres ? { secretKey: TEST_SECRET_KEY } : {});
     try {
       await seedMembers(store, 260 - have);
     } finally {

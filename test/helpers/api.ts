@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { PREFIX, type Credentials, type RunningServer } from './server.js';
-import { runCli } from './cli.js';
+import { issueApiKey } from '../../src/domain/api-keys.js';
+import { openStore } from '../../src/store/open.js';
+import { onPostgres, TEST_SECRET_KEY } from './store-target.js';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -73,18 +75,27 @@ export async function createUser(server: RunningServer, overrides: Record<string
   return res.body as { id: string; nickname: string; email: string; slug: string; [k: string]: unknown };
 }
 
-/** A user with their own API key, made through the real `agora admin create-key`. */
+/** A user with their own API key, issued straight on the server's store (see createKeyFor). */
 export async function createUserWithKey(server: RunningServer, overrides: Record<string, unknown> = {}) {
   const user = await createUser(server, overrides);
   return { user, creds: await createKeyFor(server, user.id) };
 }
 
+/**
+ * A key pair for the user (the bootstrap administrator without one), issued on the server's store by the code
+ * `agora admin create-key` runs (issueApiKey: a scrypt-hashed secret and its audit entry), in this process: a
+ * CLI process per key (Node's start-up, the store's opening) was most of the time of the suites that make many
+ * Members. `agora admin create-key` itself is tested as the binary in test/api/auth.test.ts and
+ * test/cli/admin-keys.test.ts.
+ */
 export async function createKeyFor(server: RunningServer, userId?: string): Promise<Credentials> {
-  const args = ['admin', 'create-key', '--db', server.db, '--json', ...(userId ? ['--user', userId] : [])];
-  const result = await runCli(args, { home: server.dir });
-  if (result.code !== 0) throw new Error(`create-key failed: ${result.stderr}`);
-  const parsed = JSON.parse(result.stdout) as { api_key: string; api_secret: string };
-  return { key: parsed.api_key, secret: parsed.api_secret };
+  const store = await openStore(server.db, onPostgres ? { secretKey: TEST_SECRET_KEY } : {});
+  try {
+    const issued = await issueApiKey({ store, clock: () => new Date() }, userId);
+    return { key: issued.api_key, secret: issued.api_secret };
+  } finally {
+    await store.close();
+  }
 }
 
 export async function createPageConfiguration(server: RunningServer, name = `Config ${unique()}`) {

@@ -20,17 +20,84 @@ export const sqliteOnly = (reason: string) => (onPostgres ? ` [skipped on Postgr
 
 const TARGET_FILE = 'agora-test-db.url';
 
+declare module 'vitest' {
+  interface ProvidedContext {
+    /** The run's migrated schema as one script (makeSchemaTemplate), from test/helpers/pg-global.ts. */
+    agoraSchemaTemplate: SchemaTemplate | null;
+  }
+}
+
+/**
+ * A migrated schema as SQL: every statement the migrations ran on an empty schema (`schema`), in order, with
+ * their parameters written in. Played back in one round trip on another empty schema (the name replaced), it
+ * gives the schema the migrations would have, at a fraction of their cost (about 270 statements, each its own
+ * round trip and catalog lookups when migrating). test/api/schema-parity.test.ts checks the two are the same.
+ */
+export interface SchemaTemplate {
+  schema: string;
+  script: string;
+}
+
+const literal = (value: unknown): string => {
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  return `'${String(value).replace(/'/g, "''")}'`;
+};
+
+/**
+ * Migrates a new schema of the test database through the store (the real migrations) and records what they
+ * wrote. The reads (the migrator's own lock and catalog queries, the migrations' checks of existing rows) are
+ * left out: played back on an empty schema they would read what they read here.
+ */
+export async function makeSchemaTemplate(): Promise<SchemaTemplate> {
+  const schema = `t_template_${randomBytes(6).toString('hex')}`;
+  await withClient((client) => client.query(`create schema ${schema}`));
+  const statements: string[] = [];
+  const { openStore } = await import('../../src/store/open.js');
+  const store = await openStore(targetIn(schema), {
+    secretKey: TEST_SECRET_KEY,
+    onQuery: (sql, parameters) => {
+      if (/^\s*(select|with)\b/i.test(sql)) return;
+      // Kysely numbers its parameters $1, $2…; statements with parameters are built by it (no $ in their text).
+      statements.push(parameters.length ? sql.replace(/\$(\d+)/g, (_, n) => literal(parameters[Number(n) - 1])) : sql);
+    },
+  });
+  await store.close();
+  if (statements.length < 100) throw new Error(`migrating the template schema wrote only ${statements.length} statements`);
+  return { schema, script: statements.join(';\n') };
+}
+
+const targetIn = (schema: string) =>
+  `${PG_TEST_DB}${PG_TEST_DB!.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+
+let template: SchemaTemplate | null | undefined;
+async function schemaTemplate(): Promise<SchemaTemplate | null> {
+  if (template === undefined) {
+    const { inject } = await import('vitest');
+    template = inject('agoraSchemaTemplate') ?? null;
+  }
+  return template;
+}
+
 /**
  * The store of a test folder: `<dir>/agora.db`, or on PostgreSQL a new schema (remembered in the folder, so
- * that a second app or server given the same folder opens the same store).
+ * that a second app or server given the same folder opens the same store), already migrated from the run's
+ * template; `empty`: a schema with nothing in it, for the tests of the migrations themselves.
  */
-export async function storeTargetFor(dir: string): Promise<string> {
+export async function storeTargetFor(dir: string, options: { empty?: boolean } = {}): Promise<string> {
   if (!PG_TEST_DB) return join(dir, 'agora.db');
   const remembered = join(dir, TARGET_FILE);
   if (existsSync(remembered)) return readFileSync(remembered, 'utf8');
   const schema = `t_${randomBytes(8).toString('hex')}`;
-  await withClient((client) => client.query(`create schema ${schema}`));
-  const target = `${PG_TEST_DB}${PG_TEST_DB.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+  const made = options.empty ? null : await schemaTemplate();
+  await withClient((client) =>
+    client.query(
+      made
+        ? `begin; create schema ${schema}; set local search_path to ${schema};\n${made.script.replaceAll(made.schema, schema)};\ncommit`
+        : `create schema ${schema}`,
+    ),
+  );
+  const target = targetIn(schema);
   writeFileSync(remembered, target);
   return target;
 }

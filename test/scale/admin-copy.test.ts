@@ -10,7 +10,7 @@ import { openStore } from '../../src/store/open.js';
 import { call, createUser } from '../helpers/api.js';
 import { runCli } from '../helpers/cli.js';
 import { removeDir, startServer, type RunningServer } from '../helpers/server.js';
-import { onPostgres, storeTargetFor, TEST_SECRET_KEY } from '../helpers/store-target.js';
+import { onPostgres, openRaw, storeTargetFor, TEST_SECRET_KEY } from '../helpers/store-target.js';
 
 /**
  * `agora admin copy`: the demo community plus 3,000 pages (seeded straight into the file, as an import or an
@@ -34,7 +34,7 @@ beforeAll(async () => {
   sourceDb = source.db;
   const pgDir = join(dir, 'pg');
   mkdirSync(pgDir);
-  copyDb = onPostgres ? await storeTargetFor(pgDir) : join(dir, 'copy.db');
+  copyDb = onPostgres ? await storeTargetFor(pgDir, { empty: true }) : join(dir, 'copy.db');
   // A webhook (its secret sealed under the source's key) with a delivery still pending: its receiver is down.
   const hook = await call(source, 'POST', '/webhooks', { body: { url: 'http://127.0.0.1:9/hook', events: ['page_access_request.created'] } });
   expect(hook.status).toBe(201);
@@ -172,6 +172,28 @@ describe('agora admin copy', () => {
       expect(nextA.body.items).toHaveLength(100);
     } finally {
       await Promise.all([a.stop(), b.stop()]);
+    }
+  });
+
+  it('leaves the copy counting: a row written after it moves its kept totals (PostgreSQL loads with them set aside)', async () => {
+    const raw = await openRaw(copyDb);
+    try {
+      const count = async (key: string) => Number((await raw.all<{ n: number }>('select n from list_counts where key = ?', [key]))[0]?.n ?? 0);
+      const [configs, owner] = [await count('page_configurations|'), (await raw.all<{ id: string }>("select id from users where nickname = 'ada'"))[0]!.id];
+      const pages = await count(`pages|*|${owner}|*`);
+      const [config] = await raw.all<{ id: string }>('select id from page_configurations limit 1');
+      const at = new Date().toISOString();
+      await raw.all('insert into page_configurations (id, name, created_at, updated_at) values (?, ?, ?, ?)', [newId(), 'After the copy', at, at]);
+      await raw.all(
+        'insert into pages (id, name, slug, privacy, page_configuration_id, user_id, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?)',
+        [newId(), 'After the copy', `after-the-copy-${newId()}`, 'public', config!.id, owner, at, at],
+      );
+      expect(await count('page_configurations|')).toBe(configs + 1);
+      expect(await count(`pages|*|${owner}|*`)).toBe(pages + 1);
+      if (onPostgres)
+        expect(await raw.all("select tgname from pg_trigger where tgrelid::regclass::text in ('pages', 'follows', 'events') and tgenabled <> 'O'")).toEqual([]);
+    } finally {
+      await raw.close();
     }
   });
 

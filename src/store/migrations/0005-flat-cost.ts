@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Migration } from 'kysely';
-import { counterTriggers, counterTriggersPg, countersFor, recount } from '../counters.js';
+import { counterTriggers, counterTriggersPg, countersFor, longestEventMsPg, recount } from '../counters.js';
 import { dialectOf } from '../dialect.js';
 
 /**
@@ -98,8 +98,7 @@ export const flatCost: Migration = {
     // The longest event so far bounds how far back an event still running may have started.
     if (pg) {
       // Exact milliseconds (SQLite's julianday arithmetic may come out a millisecond short: its +1 covers that).
-      const longest = (row: string) =>
-        `(floor(extract(epoch from (${row}end_date::timestamptz - ${row}start_date::timestamptz)) * 1000))::bigint + 1`;
+      const longest = longestEventMsPg;
       await sql
         .raw(
           `create function events_longest() returns trigger language plpgsql as $$ begin ` +
