@@ -50,7 +50,7 @@ export function pagesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
 
   /** The secret pages the viewer sees (those they are in or created): a few per user, walked by index. */
   const secretSeenBy = (viewer: Viewer): Promise<Pick<PageRow, 'id' | 'user_id' | 'page_configuration_id'>[]> =>
-    pager.memo(`secretSeenBy\u0000${viewer.id}`, () => readSecretSeenBy(viewer));
+    pager.memo(`secretSeenBy\u0000${viewer.id}`, ['follows', 'pages'], () => readSecretSeenBy(viewer));
   const readSecretSeenBy = async (viewer: Viewer): Promise<Pick<PageRow, 'id' | 'user_id' | 'page_configuration_id'>[]> => {
     const columns = ['pages.id', 'pages.user_id', 'pages.page_configuration_id'] as const;
     // One statement, two index walks: from the viewer's follows to those pages (joined the other way,
