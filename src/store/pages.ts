@@ -114,6 +114,19 @@ export function pagesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
     getById(id: string): Promise<PageRow | undefined> {
       return db.selectFrom('pages').selectAll().where('id', '=', id).executeTakeFirst();
     },
+    /** Whether the user and the page configuration a new page names exist: one statement, two key lookups. */
+    async prerequisites(userId: string, configurationId: string): Promise<{ user: boolean; configuration: boolean }> {
+      const row = await db
+        .selectNoFrom((eb) => [
+          eb.exists(eb.selectFrom('users').select('users.id').where('users.id', '=', userId)).as('user'),
+          eb
+            .exists(eb.selectFrom('page_configurations').select('page_configurations.id').where('page_configurations.id', '=', configurationId))
+            .as('configuration'),
+        ])
+        .executeTakeFirstOrThrow();
+      // SQLite answers 1 or 0, PostgreSQL true or false.
+      return { user: Boolean(Number(row.user)), configuration: Boolean(Number(row.configuration)) };
+    },
     /** The page if the viewer may know of it: the one rule of page visibility, for single reads and lists. */
     getVisible(id: string, viewer: Viewer): Promise<PageRow | undefined> {
       let q = db.selectFrom('pages').selectAll().where('pages.id', '=', id);

@@ -78,6 +78,7 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
     dataVersion,
     versions: inMemory ? undefined : tableVersions(sqlite, watcher, dataVersion),
     committed: forget,
+    control: (statement) => sqlite.exec(statement),
     secrets,
     // Before the writer: the last connection to close checkpoints the WAL and removes it, which a
     // read-only one cannot.

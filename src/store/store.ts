@@ -111,6 +111,11 @@ export function createKyselyStore(
     versions?: TableVersions;
     /** Told after each group of transactions committed (the data version is looked at again). */
     committed?: () => void;
+    /**
+     * Runs a transaction control statement (begin, savepoint, release, commit, rollback) on the store's one
+     * connection (SQLite: straight on the driver, without building and compiling a query for each).
+     */
+    control?: (statement: string) => void;
     secrets?: SecretBox;
   } = {},
 ): Store {
@@ -151,7 +156,7 @@ export function createKyselyStore(
     transaction(fn) {
       if (options.inTransaction) return fn(store);
       if (dialect === 'postgres') return retried(() => db.transaction().execute((trx) => fn(createKyselyStore(trx, dialect, { inTransaction: true, secrets }))));
-      commits ??= new GroupCommit(db, (conn) => createKyselyStore(conn, dialect, { inTransaction: true, secrets }), options.committed);
+      commits ??= new GroupCommit(db, (conn) => createKyselyStore(conn, dialect, { inTransaction: true, secrets }), options.committed, options.control);
       return commits.run(fn);
     },
     async close() {
@@ -181,8 +186,26 @@ class GroupCommit {
     private readonly db: Kysely<Database>,
     private readonly storeOn: (conn: Kysely<Database>) => Store,
     private readonly committed?: () => void,
+    control?: (statement: string) => void,
     private readonly maxGroup = 32,
-  ) {}
+  ) {
+    if (control)
+      this.control = async (_conn, statement) => {
+        control(statement);
+      };
+  }
+
+  /** Runs a transaction control statement on the connection held. */
+  private readonly control: (conn: Kysely<Database>, statement: string) => Promise<void> = async (conn, statement) => {
+    await sql.raw(statement).execute(conn);
+  };
+
+  /** The store of the connection held (its repositories hold no state: one serves every transaction on it). */
+  private onConn?: { conn: Kysely<Database>; store: Store };
+  private storeFor(conn: Kysely<Database>): Store {
+    if (this.onConn?.conn !== conn) this.onConn = { conn, store: this.storeOn(conn) };
+    return this.onConn.store;
+  }
 
   run<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -215,29 +238,29 @@ class GroupCommit {
   private async group(conn: Kysely<Database>): Promise<void> {
     const done: { resolve: () => void; reject: (error: unknown) => void }[] = [];
     let current: { reject: (error: unknown) => void; settled: boolean } | undefined;
-    await sql`begin immediate`.execute(conn);
+    await this.control(conn, 'begin immediate');
     try {
       for (let n = 0; n < this.maxGroup && this.waiting.length; n++) {
         const job = this.waiting.shift()!;
         current = { reject: job.reject, settled: false };
-        await sql`savepoint agora_tx`.execute(conn);
+        await this.control(conn, 'savepoint agora_tx');
         try {
-          const value = await job.fn(this.storeOn(conn));
-          await sql`release agora_tx`.execute(conn);
+          const value = await job.fn(this.storeFor(conn));
+          await this.control(conn, 'release agora_tx');
           current.settled = true;
           done.push({ resolve: () => job.resolve(value), reject: job.reject });
         } catch (error) {
           current.settled = true;
           job.reject(error);
-          await sql`rollback to agora_tx`.execute(conn);
-          await sql`release agora_tx`.execute(conn);
+          await this.control(conn, 'rollback to agora_tx');
+          await this.control(conn, 'release agora_tx');
         }
       }
-      await sql`commit`.execute(conn);
+      await this.control(conn, 'commit');
       this.committed?.();
     } catch (error) {
       // The group could not commit (or SQLite rolled it back itself): none of it was written.
-      await sql`rollback`.execute(conn).catch(() => undefined);
+      await this.control(conn, 'rollback').catch(() => undefined);
       if (current && !current.settled) current.reject(error);
       for (const job of done) job.reject(error);
       return;

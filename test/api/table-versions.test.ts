@@ -105,7 +105,7 @@ describe('remembered list state, per table', () => {
     // Remembered (SQLite) now: the Member's secret pages and the counts.
     expect(await listed()).toMatchObject({ items: [], total_items: 0 });
     await other.transaction((tx) =>
-      tx.follows.insert({ id: newId(), user_id: user.id, followable_type: 'Page', followable_id: secret, created_at: new Date().toISOString(), secret_page: 1 }),
+      tx.follows.insert({ id: newId(), user_id: user.id, followable_type: 'Page', followable_id: secret, created_at: new Date().toISOString() }),
     );
     const after = await listed();
     expect(after.items.map((p) => p.id)).toEqual([secret]);
