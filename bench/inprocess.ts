@@ -2,6 +2,7 @@
 // benchmark seeded (`BENCH_KEEP=1 BENCH_RUNS=bare npm run bench` keeps one), answering `inject` in a loop with
 // the realistic mix. Run by hand: `node bench/inprocess.mjs DB [requests] [mix]` (it bundles this file first);
 // `node --cpu-prof` on it profiles the server's own work. mix: varied (default), follows, events, users, create.
+// BENCH_STATEMENTS=1 counts the statements per request.
 import { issueApiKey } from '../src/domain/api-keys.js';
 import { createApp } from '../src/server/app.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
@@ -9,7 +10,16 @@ import { openSqliteStore } from '../src/store/sqlite.js';
 const [file, countArg, mix = 'varied'] = process.argv.slice(2);
 if (!file) throw new Error('usage: inprocess DB [requests] [mix]');
 const count = Number(countArg ?? 2000);
-const store = await openSqliteStore(file);
+// BENCH_STATEMENTS=1: counts the SQL statements run per request (and the skips to a page number among them),
+// a figure the machine's load does not move (transaction control statements not counted).
+let statements = 0;
+let skips = 0;
+const countStatements = (text: string) => {
+  if (/^(savepoint|release|begin|commit|rollback)/i.test(text.trim())) return;
+  statements++;
+  if (/ offset /i.test(text)) skips++;
+};
+const store = await openSqliteStore(file, process.env.BENCH_STATEMENTS === '1' ? { onQuery: countStatements } : {});
 const deps = { store, clock: () => new Date() };
 const app = await createApp({ store, rateLimit: false, responseCache: process.env.AGORA_RESPONSE_CACHE !== '0' });
 const raw = (await import('better-sqlite3')).default;
@@ -61,6 +71,8 @@ const one = async () => {
 };
 for (let i = 0; i < Math.min(200, count); i++) await one(); // warm-up (and every key verified once)
 const cpu0 = process.cpuUsage();
+statements = 0;
+skips = 0;
 const t0 = performance.now();
 // BENCH_CONCURRENCY requests in flight at once (as many connections would).
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 1);
@@ -72,5 +84,7 @@ const cpu = process.cpuUsage(cpu0);
 console.log(
   `${mix}: ${count} requests, ${((cpu.user + cpu.system) / count).toFixed(0)} µs CPU each, ${(((performance.now() - t0) * 1000) / count).toFixed(0)} µs wall`,
 );
+if (process.env.BENCH_STATEMENTS === '1')
+  console.log(`${(statements / count).toFixed(2)} statements per request, ${(skips / count).toFixed(3)} of them skips to a page number`);
 await app.close();
 await store.close();

@@ -46,6 +46,9 @@ interface VerifiedPair {
 
 const unauthorized = (message: string) => new AppError(401, ErrorCode.unauthorized, message);
 const INVALID = 'Invalid API key or secret';
+/** What a remembered caller is read from (their user and role), and a remembered key pair (the keys). */
+const CALLER_TABLES = ['permission_sets', 'users'] as const;
+const KEY_TABLES = ['api_keys'] as const;
 
 /**
  * Checks `Api-Key`/`Api-Secret`. A scrypt check costs tens of milliseconds, so a pair that passed is
@@ -78,8 +81,8 @@ export class Authenticator {
     if (!apiKey || !apiSecret) throw unauthorized('Missing credentials: send the Api-Key and Api-Secret headers');
     const cached = await this.fromCache(apiKey, apiSecret);
     const userId = cached.userId ?? (await this.verifyLimited(apiKey, apiSecret, address, cached.known));
-    // Kept only while the stored data has not changed at all: a role change applies to the very next call.
-    const version = this.deps.store.dataVersion();
+    // Kept only while the user and the roles have not changed: a role change applies to the very next call.
+    const version = this.deps.store.versionOf(CALLER_TABLES);
     const known = this.callers.get(userId);
     if (known && version !== undefined && known.version === version) return known.caller;
     const row = await this.deps.store.users.getWithPermissions(userId);
@@ -118,9 +121,9 @@ export class Authenticator {
     const hit = this.verified.get(apiKey);
     if (!hit || !timingSafeEqual(hit.digest, fastDigest(apiSecret))) return { known: false };
     if (hit.expiresAt < this.now()) return { known: true };
-    const version = this.deps.store.dataVersion();
+    const version = this.deps.store.versionOf(KEY_TABLES);
     if (version === undefined || version !== hit.confirmedAt) {
-      // Something changed since the pair was last seen: make sure its key still stands as it was verified.
+      // The keys changed since the pair was last seen: make sure its key still stands as it was verified.
       const row = await this.deps.store.apiKeys.findSecretHash(apiKey);
       if (!row || row.id !== hit.keyId || row.secret_hash !== hit.secretHash) {
         this.verified.delete(apiKey);

@@ -93,8 +93,9 @@ export async function createPage(deps: Deps, caller: Caller, input: CreatePageIn
   requireActingFor(caller, input.user_id);
   const base = slugify(input.name, 'page');
   const create = () => deps.store.transaction(async (tx) => {
-    if (!(await tx.users.getById(input.user_id))) throw notFound('User');
-    if (!(await tx.pageConfigurations.getById(input.page_configuration_id))) throw notFound('Page configuration');
+    const exists = await tx.pages.prerequisites(input.user_id, input.page_configuration_id);
+    if (!exists.user) throw notFound('User');
+    if (!exists.configuration) throw notFound('Page configuration');
     const now = nowIso(deps);
     const page: PageRow = {
       id: newId(),

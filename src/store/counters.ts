@@ -283,4 +283,6 @@ async function checkList(
     on conflict (key) do update set n = excluded.n where list_counts.n <> excluded.n`.execute(conn);
   await sql`update list_counts set n = 0 where key > ${low} and key < ${high} and n <> 0
     and not exists (select 1 from ${T('agora_recount')} r where r.key = list_counts.key)`.execute(conn);
+  // SQLite: counts remembered by readers are retired with their table's version (migration 0010).
+  if (temp === 'temp') await sql`update table_versions set v = v + 1 where name = ${spec.table}`.execute(conn);
 }

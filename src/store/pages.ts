@@ -50,7 +50,7 @@ export function pagesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
 
   /** The secret pages the viewer sees (those they are in or created): a few per user, walked by index. */
   const secretSeenBy = (viewer: Viewer): Promise<Pick<PageRow, 'id' | 'user_id' | 'page_configuration_id'>[]> =>
-    pager.memo(`secretSeenBy\u0000${viewer.id}`, () => readSecretSeenBy(viewer));
+    pager.memo(`secretSeenBy\u0000${viewer.id}`, ['follows', 'pages'], () => readSecretSeenBy(viewer));
   const readSecretSeenBy = async (viewer: Viewer): Promise<Pick<PageRow, 'id' | 'user_id' | 'page_configuration_id'>[]> => {
     const columns = ['pages.id', 'pages.user_id', 'pages.page_configuration_id'] as const;
     // One statement, two index walks: from the viewer's follows to those pages (joined the other way,
@@ -113,6 +113,19 @@ export function pagesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
     },
     getById(id: string): Promise<PageRow | undefined> {
       return db.selectFrom('pages').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+    /** Whether the user and the page configuration a new page names exist: one statement, two key lookups. */
+    async prerequisites(userId: string, configurationId: string): Promise<{ user: boolean; configuration: boolean }> {
+      const row = await db
+        .selectNoFrom((eb) => [
+          eb.exists(eb.selectFrom('users').select('users.id').where('users.id', '=', userId)).as('user'),
+          eb
+            .exists(eb.selectFrom('page_configurations').select('page_configurations.id').where('page_configurations.id', '=', configurationId))
+            .as('configuration'),
+        ])
+        .executeTakeFirstOrThrow();
+      // SQLite answers 1 or 0, PostgreSQL true or false.
+      return { user: Boolean(Number(row.user)), configuration: Boolean(Number(row.configuration)) };
     },
     /** The page if the viewer may know of it: the one rule of page visibility, for single reads and lists. */
     getVisible(id: string, viewer: Viewer): Promise<PageRow | undefined> {

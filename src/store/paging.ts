@@ -1,6 +1,7 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { AppError, ErrorCode } from '../shared/errors.js';
 import type { Pagination } from '../shared/schemas/common.js';
+import { COUNTERS } from './counters.js';
 import { dialectOf } from './dialect.js';
 import type { Database } from './schema.js';
 
@@ -137,33 +138,42 @@ export async function walkPage<Row>(
 }
 
 /**
- * What a list looked like at a data version: the sort keys found at some offsets (where pages started),
- * so that a page number asked again, or a deeper one, skips from the nearest one instead of from the start.
- * Exact: everything known is forgotten as soon as the store's data version moves (a write by this process
- * or another), and nothing is kept where the store cannot tell its version (inside a transaction).
+ * Versions of the store's data per table (SQLite): `of` answers a value that moves whenever any of the
+ * tables named may have changed (by this process or another), or undefined when nothing may be kept;
+ * `tablesIn` names the tables an SQL statement reads.
+ */
+export interface TableVersions {
+  of(tables: readonly string[]): string | undefined;
+  tablesIn(sql: string): readonly string[];
+}
+
+/**
+ * What a list looked like at a version of the tables it reads: the sort keys found at some offsets (where
+ * pages started), so that a page number asked again, or a deeper one, skips from the nearest one instead
+ * of from the start. Exact: a list's positions are forgotten as soon as the version of a table its walk
+ * reads moves (a write to one of them, by this process or another; a follow does not retire the pages
+ * list's), and nothing is kept where the store cannot tell its versions (inside a transaction).
  */
 export class Positions {
-  private version: string | undefined;
   private readonly lists = new Map<string, ListPositions>();
 
   constructor(
-    private readonly dataVersion?: () => string | undefined,
+    private readonly versions?: TableVersions,
     private readonly maxLists = 2000,
   ) {}
 
   /** The known positions of one list (its keys' walk, compiled), or undefined when none may be kept. */
   of(compiled: { sql: string; parameters: readonly unknown[] }): ListPositions | undefined {
-    const version = this.dataVersion?.();
+    const versions = this.versions;
+    if (!versions) return undefined;
+    const tables = versions.tablesIn(compiled.sql);
+    const version = versions.of(tables);
     if (version === undefined) return undefined;
-    if (version !== this.version) {
-      this.version = version;
-      this.lists.clear();
-    }
     const name = `${compiled.sql}\u0000${JSON.stringify(compiled.parameters)}`;
     let list = this.lists.get(name);
-    if (!list) {
-      if (this.lists.size >= this.maxLists) this.lists.clear();
-      list = new ListPositions(() => this.version === version);
+    if (!list || list.version !== version) {
+      if (!list && this.lists.size >= this.maxLists) this.lists.clear();
+      list = new ListPositions(version, () => versions.of(tables) === version);
       this.lists.set(name, list);
     }
     return list;
@@ -176,6 +186,7 @@ export class ListPositions {
   private readonly keys: string[][] = [];
 
   constructor(
+    readonly version: string,
     private readonly current: () => boolean,
     private readonly max = 4096,
   ) {}
@@ -207,21 +218,38 @@ export class ListPositions {
   }
 }
 
+/** The tables a kept count moves with: the table it counts, and the pages its dimensions look at. */
+const COUNTED_TABLES = new Map<string, readonly string[]>(
+  COUNTERS.map((spec) => [spec.list, spec.dims.some((dim) => /\bfrom pages\b/.test(dim)) ? [spec.table, 'pages'] : [spec.table]]),
+);
+COUNTED_TABLES.set('events.longest_ms', ['events']);
+
+/** The tables the kept counts of these keys move with, or undefined for a key of no known list. */
+function countedTables(keys: readonly string[]): string[] | undefined {
+  const tables = new Set<string>();
+  for (const key of keys) {
+    const bar = key.indexOf('|');
+    const of = COUNTED_TABLES.get(bar < 0 ? key : key.slice(0, bar));
+    if (!of) return undefined;
+    for (const table of of) tables.add(table);
+  }
+  return [...tables].sort();
+}
+
 /**
  * The store's paging: `walkPage` with the positions it knows, and the kept counts and other small answers
- * (a Member's secret pages) remembered while the store's data version stands still: exact, like the
- * positions, and nothing is remembered where the version is unknown (inside a transaction).
+ * (a Member's secret pages) remembered while the tables they read stand still: exact, like the positions,
+ * and nothing is remembered where the versions are unknown (inside a transaction).
  */
 export class Pager {
   readonly positions: Positions;
-  private version: string | undefined;
-  private readonly memos = new Map<string, Promise<unknown>>();
+  private readonly memos = new Map<string, { version: string; answer: Promise<unknown> }>();
 
   constructor(
-    private readonly dataVersion?: () => string | undefined,
+    private readonly versions?: TableVersions,
     private readonly maxMemos = 10_000,
   ) {
-    this.positions = new Positions(dataVersion);
+    this.positions = new Positions(versions);
   }
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -229,28 +257,28 @@ export class Pager {
     return walkPage<Row>(db, walks, select, position, desc, this.positions);
   }
 
-  /** `compute()`, or its answer at the same data version. */
-  memo<T>(key: string, compute: () => Promise<T>): Promise<T> {
-    const version = this.dataVersion?.();
+  /**
+   * `compute()`, or its answer while the tables it reads (all of them, when not named) have not changed.
+   */
+  memo<T>(key: string, tables: readonly string[] | undefined, compute: () => Promise<T>): Promise<T> {
+    const versions = this.versions;
+    if (!versions) return compute();
+    const version = tables ? versions.of(tables) : versions.of(['*']);
     if (version === undefined) return compute();
-    if (version !== this.version) {
-      this.version = version;
-      this.memos.clear();
-    }
-    let answer = this.memos.get(key) as Promise<T> | undefined;
-    if (!answer) {
-      if (this.memos.size >= this.maxMemos) this.memos.clear();
-      answer = compute();
-      this.memos.set(key, answer);
-      // A failure is not remembered.
-      answer.catch(() => this.memos.get(key) === answer && this.memos.delete(key));
-    }
+    const known = this.memos.get(key);
+    if (known && known.version === version) return known.answer as Promise<T>;
+    if (!known && this.memos.size >= this.maxMemos) this.memos.clear();
+    const answer = compute();
+    const entry = { version, answer };
+    this.memos.set(key, entry);
+    // A failure is not remembered.
+    answer.catch(() => this.memos.get(key) === entry && this.memos.delete(key));
     return answer;
   }
 
   /** The kept counts of several keys (0 for a key never counted). */
   counts(db: Kysely<Database>, keys: string[]): Promise<number[]> {
-    return this.memo(`counts\u0000${keys.join('\u0000')}`, () => countersOf(db, keys));
+    return this.memo(`counts\u0000${keys.join('\u0000')}`, countedTables(keys), () => countersOf(db, keys));
   }
 
   async count(db: Kysely<Database>, key: string): Promise<number> {

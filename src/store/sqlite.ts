@@ -4,6 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import type { Database as Schema } from './schema.js';
 import { SecretBox } from './secret-box.js';
+import type { TableVersions } from './paging.js';
 import { createKyselyStore, migrateToLatest, type Store } from './store.js';
 
 export interface SqliteStoreOptions {
@@ -47,30 +48,97 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
     await db.destroy();
     throw error;
   }
-  // SQLite's data_version moves when another connection (another process) commits; our own writes are
-  // counted as they run. Together they change whenever the data may have. data_version is read afresh when
-  // a request arrives (`fresh`: the server asks so first thing), then kept for the rest of that turn of the
-  // event loop: a commit that another process answered before a request arrived is seen by that request.
-  const otherWriters = sqlite.prepare('PRAGMA data_version').pluck();
+  // The data version: SQLite's data_version as a second connection sees it (it moves when any other
+  // connection commits: this store's own, another worker's, another process's), and this store's own writes
+  // counted as they run. Together they change whenever the data may have. It is read afresh when a request
+  // arrives (`fresh`: the server asks so first thing) and after each of our commits, then kept for the rest
+  // of that turn of the event loop: a commit answered before a request arrived is seen by that request.
+  // (`:memory:` has no second connection: its own data_version, which only other connections move, and
+  // the write count, which then sees every write.)
+  const watcher = inMemory ? sqlite : new Database(file, { readonly: true, fileMustExist: true });
+  const committed = watcher.prepare('PRAGMA data_version').pluck();
   let seen: number | undefined;
   let forgetting = false;
   const forget = () => {
     seen = undefined;
     forgetting = false;
   };
-  const dataVersion = (fresh = false) => {
+  const look = (fresh = false): number => {
     if (fresh || seen === undefined) {
-      seen = otherWriters.get() as number;
+      seen = committed.get() as number;
       if (!forgetting) {
         forgetting = true;
         setImmediate(forget);
       }
     }
-    return `${seen}.${writes.count}`;
+    return seen;
   };
-  const store = createKyselyStore(db, 'sqlite', { dataVersion, secrets });
+  const dataVersion = (fresh = false) => `${look(fresh)}.${writes.count}`;
+  const store = createKyselyStore(db, 'sqlite', {
+    dataVersion,
+    versions: inMemory ? undefined : tableVersions(sqlite, watcher, dataVersion),
+    committed: forget,
+    control: (statement) => sqlite.exec(statement),
+    secrets,
+    // Before the writer: the last connection to close checkpoints the WAL and removes it, which a
+    // read-only one cannot.
+    beforeClose: async () => {
+      if (watcher !== sqlite) watcher.close();
+    },
+  });
   await store.webhooks.sealClearSecrets();
   return store;
+}
+
+/**
+ * Per-table versions (migration 0010: a row per table, bumped by triggers in every writing transaction),
+ * read through the second connection, so as committed: what any process committed, never a transaction of
+ * ours still open (which could yet roll back to an older state with the same numbers). They are read
+ * again only when the data version moved; a read cache keyed by them is retired by writes to the tables
+ * it read, not by every write. A table without a version (created later without the triggers) answers the
+ * store's single data version.
+ */
+function tableVersions(
+  sqlite: Database.Database,
+  watcher: Database.Database,
+  dataVersion: () => string,
+): TableVersions {
+  const all = new Set(
+    sqlite.prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`).pluck().all() as string[],
+  );
+  const versionsOf = watcher.prepare('select name, v from table_versions').raw();
+  let vector = new Map<string, number>();
+  let readAt: string | undefined;
+  const tablesBySql = new Map<string, readonly string[]>();
+  return {
+    of(tables) {
+      // Again after any commit seen, and after each write of ours (its commit then tells `look`).
+      const at = dataVersion();
+      if (at !== readAt) {
+        vector = new Map(versionsOf.all() as [string, number][]);
+        readAt = at;
+      }
+      if (tables.length === 0) return dataVersion();
+      let version = '';
+      for (const table of tables) {
+        const v = vector.get(table);
+        if (v === undefined) return dataVersion();
+        version += `${v}.`;
+      }
+      return version;
+    },
+    tablesIn(text) {
+      let tables = tablesBySql.get(text);
+      if (!tables) {
+        // Every word of the statement that names a table: a superset (a column named like a table only
+        // adds a dependency), never fewer than it reads.
+        tables = [...new Set(text.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? [])].filter((word) => all.has(word)).sort();
+        if (tablesBySql.size >= 2000) tablesBySql.clear();
+        tablesBySql.set(text, tables);
+      }
+      return tables;
+    },
+  };
 }
 
 /** Creates the database file 0600 (and its folder 0700) when it does not exist yet; an existing one is left as it is. */

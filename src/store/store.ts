@@ -2,7 +2,7 @@ import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'k
 import { apiKeysRepo, idempotencyRepo, permissionSetsRepo } from './access.js';
 import { checkCounts, type Drift } from './counters.js';
 import { dialectOf } from './dialect.js';
-import { Pager } from './paging.js';
+import { Pager, type TableVersions } from './paging.js';
 import { followsRepo } from './follows.js';
 import { membership } from './migrations/0002-membership.js';
 import { foundation } from './migrations/0001-foundation.js';
@@ -15,6 +15,7 @@ import { moderationQueueRepo } from './moderation.js';
 import { flatCost } from './migrations/0005-flat-cost.js';
 import { concurrency } from './migrations/0008-concurrency.js';
 import { singleWalks } from './migrations/0007-single-walks.js';
+import { tableVersions } from './migrations/0010-table-versions.js';
 import { commentsRepo, likesRepo, statusesRepo } from './content.js';
 import { attendancesRepo, eventsRepo } from './events.js';
 import { notificationJobsRepo, notificationsRepo } from './notifications.js';
@@ -34,6 +35,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005-flat-cost': flatCost,
   '0008-concurrency': concurrency,
   '0007-single-walks': singleWalks,
+  '0010-table-versions': tableVersions,
 };
 
 class StaticMigrations implements MigrationProvider {
@@ -83,6 +85,11 @@ export interface Store {
    * for the rest of a turn of the event loop; `fresh` looks again (the server asks so as each request arrives).
    */
   dataVersion(fresh?: boolean): string | undefined;
+  /**
+   * Like `dataVersion`, but moved only by writes to the tables named (SQLite: by triggers, whoever wrote;
+   * a table without a version moves with every write); undefined when nothing may be cached.
+   */
+  versionOf(tables: readonly string[]): string | undefined;
   close(): Promise<void>;
 }
 
@@ -95,11 +102,30 @@ const TRANSACTION_ATTEMPTS = 5;
 export function createKyselyStore(
   db: Kysely<Database>,
   dialect: Store['dialect'],
-  options: { inTransaction?: boolean; onClose?: () => Promise<void>; dataVersion?: (fresh?: boolean) => string; secrets?: SecretBox } = {},
+  options: {
+    inTransaction?: boolean;
+    beforeClose?: () => Promise<void>;
+    onClose?: () => Promise<void>;
+    dataVersion?: (fresh?: boolean) => string;
+    /** Per-table versions (SQLite), for caches that a write to another table does not retire. */
+    versions?: TableVersions;
+    /** Told after each group of transactions committed (the data version is looked at again). */
+    committed?: () => void;
+    /**
+     * Runs a transaction control statement (begin, savepoint, release, commit, rollback) on the store's one
+     * connection (SQLite: straight on the driver, without building and compiling a query for each).
+     */
+    control?: (statement: string) => void;
+    secrets?: SecretBox;
+  } = {},
 ): Store {
   const secrets = options.secrets ?? SecretBox.ephemeral();
   // Positions known of lists are kept only where the data version is known (not inside a transaction).
-  const pager = new Pager(options.inTransaction ? undefined : options.dataVersion);
+  const dataVersion = options.dataVersion;
+  const versions: TableVersions | undefined = options.inTransaction || !dataVersion
+    ? undefined
+    : (options.versions ?? { of: () => dataVersion(), tablesIn: () => [] });
+  const pager = new Pager(versions);
   let commits: GroupCommit | undefined;
   const store: Store = {
     dialect,
@@ -126,13 +152,15 @@ export function createKyselyStore(
     moderationQueue: moderationQueueRepo(db, pager),
     checkCounts: (repair, onDrift) => checkCounts(db, dialect, repair, onDrift),
     dataVersion: (fresh) => (options.inTransaction ? undefined : options.dataVersion?.(fresh)),
+    versionOf: (tables) => versions?.of(tables),
     transaction(fn) {
       if (options.inTransaction) return fn(store);
       if (dialect === 'postgres') return retried(() => db.transaction().execute((trx) => fn(createKyselyStore(trx, dialect, { inTransaction: true, secrets }))));
-      commits ??= new GroupCommit(db, (conn) => createKyselyStore(conn, dialect, { inTransaction: true, secrets }));
+      commits ??= new GroupCommit(db, (conn) => createKyselyStore(conn, dialect, { inTransaction: true, secrets }), options.committed, options.control);
       return commits.run(fn);
     },
     async close() {
+      await options.beforeClose?.();
       await db.destroy();
       await options.onClose?.();
     },
@@ -157,8 +185,27 @@ class GroupCommit {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly storeOn: (conn: Kysely<Database>) => Store,
+    private readonly committed?: () => void,
+    control?: (statement: string) => void,
     private readonly maxGroup = 32,
-  ) {}
+  ) {
+    if (control)
+      this.control = async (_conn, statement) => {
+        control(statement);
+      };
+  }
+
+  /** Runs a transaction control statement on the connection held. */
+  private readonly control: (conn: Kysely<Database>, statement: string) => Promise<void> = async (conn, statement) => {
+    await sql.raw(statement).execute(conn);
+  };
+
+  /** The store of the connection held (its repositories hold no state: one serves every transaction on it). */
+  private onConn?: { conn: Kysely<Database>; store: Store };
+  private storeFor(conn: Kysely<Database>): Store {
+    if (this.onConn?.conn !== conn) this.onConn = { conn, store: this.storeOn(conn) };
+    return this.onConn.store;
+  }
 
   run<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -191,28 +238,29 @@ class GroupCommit {
   private async group(conn: Kysely<Database>): Promise<void> {
     const done: { resolve: () => void; reject: (error: unknown) => void }[] = [];
     let current: { reject: (error: unknown) => void; settled: boolean } | undefined;
-    await sql`begin immediate`.execute(conn);
+    await this.control(conn, 'begin immediate');
     try {
       for (let n = 0; n < this.maxGroup && this.waiting.length; n++) {
         const job = this.waiting.shift()!;
         current = { reject: job.reject, settled: false };
-        await sql`savepoint agora_tx`.execute(conn);
+        await this.control(conn, 'savepoint agora_tx');
         try {
-          const value = await job.fn(this.storeOn(conn));
-          await sql`release agora_tx`.execute(conn);
+          const value = await job.fn(this.storeFor(conn));
+          await this.control(conn, 'release agora_tx');
           current.settled = true;
           done.push({ resolve: () => job.resolve(value), reject: job.reject });
         } catch (error) {
           current.settled = true;
           job.reject(error);
-          await sql`rollback to agora_tx`.execute(conn);
-          await sql`release agora_tx`.execute(conn);
+          await this.control(conn, 'rollback to agora_tx');
+          await this.control(conn, 'release agora_tx');
         }
       }
-      await sql`commit`.execute(conn);
+      await this.control(conn, 'commit');
+      this.committed?.();
     } catch (error) {
       // The group could not commit (or SQLite rolled it back itself): none of it was written.
-      await sql`rollback`.execute(conn).catch(() => undefined);
+      await this.control(conn, 'rollback').catch(() => undefined);
       if (current && !current.settled) current.reject(error);
       for (const job of done) job.reject(error);
       return;

@@ -33,7 +33,11 @@ async function sqliteSchema(): Promise<Schema> {
   await (await openSqliteStore(file)).close();
   const raw = await openRaw(file, { readonly: true });
   const schema: Schema = { columns: [], indexes: [], triggers: [] };
-  const tables = await raw.all<{ name: string }>("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like 'kysely_%'");
+  // Not compared: the per-table versions (migration 0010), SQLite's alone (PostgreSQL remembers nothing between
+  // requests, so keeps no versions; a row every writer of a table updates would also serialise its writers).
+  const tables = await raw.all<{ name: string }>(
+    "select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like 'kysely_%' and name <> 'table_versions'",
+  );
   for (const { name } of tables) {
     for (const c of await raw.all<{ name: string; notnull: number; pk: number }>(`pragma table_info("${name}")`))
       // A primary key is never null in PostgreSQL; SQLite's ids are always given.
@@ -44,7 +48,9 @@ async function sqliteSchema(): Promise<Schema> {
       schema.indexes.push(`${name}.${i.name}(${columns.map((c) => c.name ?? 'expression').join(', ')})${i.unique ? ' unique' : ''}${i.partial ? ' partial' : ''}`);
     }
   }
-  schema.triggers = (await raw.all<{ name: string }>("select name from sqlite_master where type = 'trigger'")).map((r) => r.name);
+  schema.triggers = (await raw.all<{ name: string }>("select name from sqlite_master where type = 'trigger' and name not like '%\\_version\\_%' escape '\\'")).map(
+    (r) => r.name,
+  );
   await raw.close();
   return schema;
 }

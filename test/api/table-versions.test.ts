@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../src/shared/ids.js';
+import { openStore } from '../../src/store/open.js';
+import type { Store } from '../../src/store/store.js';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { removeDir } from '../helpers/server.js';
+import { onPostgres, TEST_SECRET_KEY } from '../helpers/store-target.js';
+
+/**
+ * What the server remembers of a list (where its pages start, its kept total, a Member's secret pages) is
+ * retired by a write to a table the list reads, and only by such a write: a follow leaves the pages list's
+ * positions standing, a page written by another connection to the same store (another worker or process)
+ * is in the very next answer. On PostgreSQL nothing is remembered; the answers are checked all the same.
+ */
+let t: TestApp;
+let other: Store;
+/** Statements that skip rows to a page number (`offset`), as the server ran them. */
+let skips = 0;
+beforeAll(async () => {
+  t = await startApp({
+    storeOptions: { onQuery: (sql) => void (/ offset /i.test(sql) && /"pages"/.test(sql) && skips++) },
+  });
+  other = await openStore(t.file, onPostgres ? { secretKey: TEST_SECRET_KEY } : {});
+});
+afterAll(async () => {
+  await other.close();
+  await t.close();
+  removeDir(t.dir);
+});
+
+const configId = async () => {
+  const res = await t.call('POST', '/page_configurations', { body: { name: `Config ${newId()}` } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.id as string;
+};
+
+/** A page written straight through the other connection, with the id given (its place in the list). */
+const pageByOther = (id: string, config: string, privacy: 'public' | 'secret' = 'public') =>
+  other.transaction(async (tx) => {
+    const now = new Date().toISOString();
+    await tx.pages.insert({
+      id,
+      name: `Other ${id}`,
+      slug: `other-${id}`,
+      description: null,
+      privacy,
+      page_configuration_id: config,
+      user_id: t.admin.id,
+      created_at: now,
+      updated_at: now,
+    });
+  });
+
+describe('remembered list state, per table', () => {
+  it('survives a follow, and is retired by a page written here or by another connection', async () => {
+    const config = await configId();
+    for (let i = 0; i < 12; i++) {
+      const res = await t.call('POST', '/pages', { body: { name: `Listed ${i}`, page_configuration_id: config, privacy: 'public', user_id: t.admin.id } });
+      expect(res.status).toBe(201);
+    }
+    const list = `/pages?page_configuration_id=${config}&per_page=3`;
+    const all = async () => (await t.call('GET', `${list.replace('per_page=3', 'per_page=100')}`)).body.items.map((p: { id: string }) => p.id);
+    const page3 = async () => {
+      const res = await t.call('GET', `${list}&page=3`);
+      expect(res.status).toBe(200);
+      return { ids: res.body.items.map((p: { id: string }) => p.id), total: res.body.total_items };
+    };
+    const first = await page3();
+    expect(first).toEqual({ ids: (await all()).slice(6, 9), total: 12 });
+
+    // Asked again: the position is known (SQLite), no skip.
+    skips = 0;
+    expect(await page3()).toEqual(first);
+    if (!onPostgres) expect(skips).toBe(0);
+
+    // Follows, by this server and by the other connection: the pages list's position stands.
+    const { user } = await t.member();
+    const followed = await t.member();
+    expect((await t.call('POST', '/follows', { body: { user_id: user.id, followable_type: 'User', followable_id: followed.user.id } })).status).toBe(201);
+    await other.transaction((tx) =>
+      tx.follows.insert({ id: newId(), user_id: followed.user.id, followable_type: 'User', followable_id: user.id, created_at: new Date().toISOString() }),
+    );
+    skips = 0;
+    expect(await page3()).toEqual(first);
+    if (!onPostgres) expect(skips).toBe(0);
+
+    // A page before all of them (whichever way the list is ordered), written by the other connection: every
+    // position moves by one, and the total.
+    await pageByOther(`00000000${newId().slice(8)}`, config);
+    await pageByOther(`ffffffff${newId().slice(8)}`, config);
+    const now = await all();
+    expect(now).toHaveLength(14);
+    expect(await page3()).toEqual({ ids: now.slice(6, 9), total: 14 });
+    expect((await page3()).ids[0]).not.toBe(first.ids[0]);
+  });
+
+  it("a Member's list shows a secret page as soon as another connection adds the Member to it", async () => {
+    const config = await configId();
+    const { user, creds } = await t.member();
+    const secret = newId();
+    await pageByOther(secret, config, 'secret');
+    const listed = async () =>
+      (await t.call('GET', `/pages?page_configuration_id=${config}`, { as: creds })).body as { items: { id: string }[]; total_items: number };
+    expect(await listed()).toMatchObject({ items: [], total_items: 0 });
+    // Remembered (SQLite) now: the Member's secret pages and the counts.
+    expect(await listed()).toMatchObject({ items: [], total_items: 0 });
+    await other.transaction((tx) =>
+      tx.follows.insert({ id: newId(), user_id: user.id, followable_type: 'Page', followable_id: secret, created_at: new Date().toISOString() }),
+    );
+    const after = await listed();
+    expect(after.items.map((p) => p.id)).toEqual([secret]);
+    expect(after.total_items).toBe(1);
+  });
+
+  it('a role changed by another connection applies to the next call of a remembered caller', async () => {
+    const { user, creds } = await t.member();
+    expect((await t.call('GET', '/webhooks', { as: creds })).status).toBe(403);
+    const admins = await other.db.selectFrom('permission_sets').select('id').where('system_key', '=', 'admins').executeTakeFirstOrThrow();
+    await other.transaction((tx) => tx.users.setRole(user.id, admins.id, new Date().toISOString()));
+    expect((await t.call('GET', '/webhooks', { as: creds })).status).toBe(200);
+  });
+});
