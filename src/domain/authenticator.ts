@@ -50,8 +50,9 @@ const INVALID = 'Invalid API key or secret';
 /**
  * Checks `Api-Key`/`Api-Secret`. A scrypt check costs tens of milliseconds, so a pair that passed is
  * remembered (by a SHA-256 digest of the secret, never the secret) for a few minutes; it is trusted only while
- * its key's row is unchanged, re-read whenever the store's data changed (by this process or another), so a
- * revoked key is refused from the next request. Failures are limited per address and per key, and scrypt
+ * its key's row is unchanged, re-read whenever the store's access version moved (a key, user or role changed,
+ * by this process or another: SQLite's data version, PostgreSQL's LISTEN/NOTIFY), so a revoked key is refused
+ * from the next request (on PostgreSQL, once the notification has arrived). Failures are limited per address and per key, and scrypt
  * checks go through a bounded queue where those who failed wait last.
  */
 export class Authenticator {
@@ -78,8 +79,8 @@ export class Authenticator {
     if (!apiKey || !apiSecret) throw unauthorized('Missing credentials: send the Api-Key and Api-Secret headers');
     const cached = await this.fromCache(apiKey, apiSecret);
     const userId = cached.userId ?? (await this.verifyLimited(apiKey, apiSecret, address, cached.known));
-    // Kept only while the stored data has not changed at all: a role change applies to the very next call.
-    const version = this.deps.store.dataVersion();
+    // Kept only while no key, user or role has changed: a role change applies to the very next call.
+    const version = this.deps.store.accessVersion();
     const known = this.callers.get(userId);
     if (known && version !== undefined && known.version === version) return known.caller;
     const row = await this.deps.store.users.getWithPermissions(userId);
@@ -118,7 +119,7 @@ export class Authenticator {
     const hit = this.verified.get(apiKey);
     if (!hit || !timingSafeEqual(hit.digest, fastDigest(apiSecret))) return { known: false };
     if (hit.expiresAt < this.now()) return { known: true };
-    const version = this.deps.store.dataVersion();
+    const version = this.deps.store.accessVersion();
     if (version === undefined || version !== hit.confirmedAt) {
       // Something changed since the pair was last seen: make sure its key still stands as it was verified.
       const row = await this.deps.store.apiKeys.findSecretHash(apiKey);

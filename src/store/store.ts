@@ -15,6 +15,7 @@ import { moderationQueueRepo } from './moderation.js';
 import { flatCost } from './migrations/0005-flat-cost.js';
 import { concurrency } from './migrations/0008-concurrency.js';
 import { singleWalks } from './migrations/0007-single-walks.js';
+import { accessNotify } from './migrations/0011-access-notify.js';
 import { commentsRepo, likesRepo, statusesRepo } from './content.js';
 import { attendancesRepo, eventsRepo } from './events.js';
 import { notificationJobsRepo, notificationsRepo } from './notifications.js';
@@ -34,6 +35,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005-flat-cost': flatCost,
   '0008-concurrency': concurrency,
   '0007-single-walks': singleWalks,
+  '0011-access-notify': accessNotify,
 };
 
 class StaticMigrations implements MigrationProvider {
@@ -83,6 +85,12 @@ export interface Store {
    * for the rest of a turn of the event loop; `fresh` looks again (the server asks so as each request arrives).
    */
   dataVersion(fresh?: boolean): string | undefined;
+  /**
+   * The same for API keys, users and roles only, for the verified-key and caller caches: SQLite's data
+   * version; on PostgreSQL the version that LISTEN/NOTIFY moves on (`src/store/pg-listener.ts`), undefined
+   * while the listening connection is down.
+   */
+  accessVersion(): string | undefined;
   close(): Promise<void>;
 }
 
@@ -95,7 +103,13 @@ const TRANSACTION_ATTEMPTS = 5;
 export function createKyselyStore(
   db: Kysely<Database>,
   dialect: Store['dialect'],
-  options: { inTransaction?: boolean; onClose?: () => Promise<void>; dataVersion?: (fresh?: boolean) => string; secrets?: SecretBox } = {},
+  options: {
+    inTransaction?: boolean;
+    onClose?: () => Promise<void>;
+    dataVersion?: (fresh?: boolean) => string;
+    accessVersion?: () => string | undefined;
+    secrets?: SecretBox;
+  } = {},
 ): Store {
   const secrets = options.secrets ?? SecretBox.ephemeral();
   // Positions known of lists are kept only where the data version is known (not inside a transaction).
@@ -126,6 +140,7 @@ export function createKyselyStore(
     moderationQueue: moderationQueueRepo(db, pager),
     checkCounts: (repair, onDrift) => checkCounts(db, dialect, repair, onDrift),
     dataVersion: (fresh) => (options.inTransaction ? undefined : options.dataVersion?.(fresh)),
+    accessVersion: () => (options.inTransaction ? undefined : options.accessVersion ? options.accessVersion() : options.dataVersion?.()),
     transaction(fn) {
       if (options.inTransaction) return fn(store);
       if (dialect === 'postgres') return retried(() => db.transaction().execute((trx) => fn(createKyselyStore(trx, dialect, { inTransaction: true, secrets }))));
