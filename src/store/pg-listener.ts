@@ -96,7 +96,11 @@ export class AccessListener {
       const row = (await client.query<{ schema: string }>('select current_schema() as schema')).rows[0];
       schema = `${row?.schema ?? ''}.`;
       await client.query(`listen ${ACCESS_CHANNEL}`);
-      if (this.client !== client) return;
+      if (this.client !== client) {
+        // Closed (or given up) while connecting.
+        await client.end().catch(() => {});
+        return;
+      }
       // Whatever was remembered under an earlier connection is dropped: notifications may have been missed.
       this.generation++;
       this.listening = true;
