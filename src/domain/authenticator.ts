@@ -53,8 +53,9 @@ const KEY_TABLES = ['api_keys'] as const;
 /**
  * Checks `Api-Key`/`Api-Secret`. A scrypt check costs tens of milliseconds, so a pair that passed is
  * remembered (by a SHA-256 digest of the secret, never the secret) for a few minutes; it is trusted only while
- * its key's row is unchanged, re-read whenever the store's data changed (by this process or another), so a
- * revoked key is refused from the next request. Failures are limited per address and per key, and scrypt
+ * its key's row is unchanged, re-read whenever the store's access version moved (a key, user or role changed,
+ * by this process or another: SQLite's data version, PostgreSQL's LISTEN/NOTIFY), so a revoked key is refused
+ * from the next request (on PostgreSQL, once the notification has arrived). Failures are limited per address and per key, and scrypt
  * checks go through a bounded queue where those who failed wait last.
  */
 export class Authenticator {

@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { SqliteTypesOnPostgres } from './dialect.js';
+import { AccessListener, watchAccessWrites } from './pg-listener.js';
 import type { Database as Schema } from './schema.js';
 import { SecretBox } from './secret-box.js';
 import { createKyselyStore, migrateToLatest, SchemaTooNewError, type Store } from './store.js';
@@ -41,6 +42,9 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   // An idle connection the server closed (a restart) is an 'error' event: the pool replaces it; without a
   // listener it would end the process.
   pool.on('error', () => {});
+  const listener = new AccessListener({ connectionString: url, connectionTimeoutMillis: 10_000, keepAlive: true });
+  // Each pooled connection, as it is made: this process's own committed key, user and role changes.
+  pool.on('connect', (client) => watchAccessWrites(client, () => listener.changed()));
   const onQuery = options.onQuery;
   const db = new Kysely<Schema>({
     dialect: new PostgresDialect({ pool }),
@@ -57,9 +61,10 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   const secrets = options.secretKey
     ? SecretBox.fromString(options.secretKey)
     : SecretBox.unavailable('AGORA_SECRET_KEY is required with a PostgreSQL store: it seals the webhook signing secrets');
-  // No data version: another process may write at any moment and nothing here would tell, so the exact read
-  // caches (verified keys, callers, responses) look at the database every time.
-  const store = createKyselyStore(db, 'postgres', { secrets });
+  // No data version: another process may write at any moment and nothing cheap would tell, so the response
+  // cache and the remembered list positions stay off. Keys, users and roles have LISTEN/NOTIFY instead: the
+  // verified-key and caller caches hold while the listener vouches that nothing changed (README "PostgreSQL").
+  const store = createKyselyStore(db, 'postgres', { secrets, accessVersion: () => listener.version(), onClose: () => listener.close() });
   if (options.secretKey) await store.webhooks.sealClearSecrets();
   return store;
 }

@@ -16,6 +16,7 @@ import { flatCost } from './migrations/0005-flat-cost.js';
 import { concurrency } from './migrations/0008-concurrency.js';
 import { singleWalks } from './migrations/0007-single-walks.js';
 import { tableVersions } from './migrations/0010-table-versions.js';
+import { ACCESS_TABLES, accessNotify } from './migrations/0011-access-notify.js';
 import { commentsRepo, likesRepo, statusesRepo } from './content.js';
 import { attendancesRepo, eventsRepo } from './events.js';
 import { notificationJobsRepo, notificationsRepo } from './notifications.js';
@@ -36,6 +37,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008-concurrency': concurrency,
   '0007-single-walks': singleWalks,
   '0010-table-versions': tableVersions,
+  '0011-access-notify': accessNotify,
 };
 
 class StaticMigrations implements MigrationProvider {
@@ -87,7 +89,9 @@ export interface Store {
   dataVersion(fresh?: boolean): string | undefined;
   /**
    * Like `dataVersion`, but moved only by writes to the tables named (SQLite: by triggers, whoever wrote;
-   * a table without a version moves with every write); undefined when nothing may be cached.
+   * a table without a version moves with every write; PostgreSQL: for API keys, users and roles only, the
+   * version that LISTEN/NOTIFY moves, `src/store/pg-listener.ts`, undefined while the listening connection is
+   * down); undefined when nothing may be cached.
    */
   versionOf(tables: readonly string[]): string | undefined;
   close(): Promise<void>;
@@ -116,6 +120,8 @@ export function createKyselyStore(
      * connection (SQLite: straight on the driver, without building and compiling a query for each).
      */
     control?: (statement: string) => void;
+    /** PostgreSQL: the version of API keys, users and roles, moved by LISTEN/NOTIFY (undefined while not listening). */
+    accessVersion?: () => string | undefined;
     secrets?: SecretBox;
   } = {},
 ): Store {
@@ -152,7 +158,11 @@ export function createKyselyStore(
     moderationQueue: moderationQueueRepo(db, pager),
     checkCounts: (repair, onDrift) => checkCounts(db, dialect, repair, onDrift),
     dataVersion: (fresh) => (options.inTransaction ? undefined : options.dataVersion?.(fresh)),
-    versionOf: (tables) => versions?.of(tables),
+    versionOf: (tables) => {
+      if (versions) return versions.of(tables);
+      const access = options.inTransaction ? undefined : options.accessVersion;
+      return access && tables.every((table) => ACCESS_TABLES.has(table)) ? access() : undefined;
+    },
     transaction(fn) {
       if (options.inTransaction) return fn(store);
       if (dialect === 'postgres') return retried(() => db.transaction().execute((trx) => fn(createKyselyStore(trx, dialect, { inTransaction: true, secrets }))));

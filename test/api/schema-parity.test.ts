@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import { removeDir } from '../helpers/server.js';
+import { ACCESS_TRIGGER_SUFFIX } from '../../src/store/migrations/0011-access-notify.js';
 import { onPostgres, openRaw, storeTargetFor, TEST_SECRET_KEY } from '../helpers/store-target.js';
 
 /**
@@ -80,6 +81,10 @@ async function postgresSchema(target: string): Promise<Schema> {
        where c.relnamespace = current_schema()::regnamespace and not g.tgisinternal`,
     )
   ).map((r) => r.name);
+  // PostgreSQL's own (migration 0011): NOTIFY the listening processes of key, user and role changes.
+  const notifying = schema.triggers.filter((name) => name.endsWith(ACCESS_TRIGGER_SUFFIX));
+  expect(notifying.sort()).toEqual(['api_keys_delete_notify_access', 'api_keys_update_notify_access', 'permission_sets_change_notify_access', 'users_change_notify_access']);
+  schema.triggers = schema.triggers.filter((name) => !name.endsWith(ACCESS_TRIGGER_SUFFIX));
   await raw.close();
   return schema;
 }

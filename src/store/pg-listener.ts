@@ -1,0 +1,187 @@
+import pg from 'pg';
+import { ACCESS_CHANNEL } from './migrations/0011-access-notify.js';
+
+export interface ListenerTiming {
+  /** How often the listening connection is asked `select 1` (default 1 s). */
+  heartbeatMs: number;
+  /** How long an answered heartbeat vouches for the connection, from when it was sent (default 2 s). */
+  trustMs: number;
+  /** The first wait before connecting again (default 100 ms), doubled up to 5 s while it fails. */
+  retryMs: number;
+}
+
+export const DEFAULT_LISTENER_TIMING: ListenerTiming = { heartbeatMs: 1000, trustMs: 2000, retryMs: 100 };
+
+/**
+ * The version of what this process remembers of API keys, users and roles on PostgreSQL: one connection of
+ * its own (not the pool's) listens on `agora_access`, which migration 0011's triggers notify at the commit of
+ * every change to those tables, and each notification (for this store's schema) moves the version on, so
+ * that everything remembered under the old one is read again. Writes committed by this process move it on
+ * at once (`changed()`), before their own notification comes back.
+ *
+ * The version is undefined, so that nothing remembered is trusted and every request reads the database,
+ * until the connection listens, whenever it is lost (it is opened again, 100 ms then doubling up to 5 s), and
+ * when no heartbeat has answered in the last `trustMs`: a connection that died silently is not believed
+ * for longer than that. A connection opened again starts a new generation: everything remembered before it
+ * is dropped, since notifications may have been missed meanwhile.
+ *
+ * The connection is opened by the first look at the version (the first authenticated request), so admin
+ * commands that never serve a request never open it.
+ */
+export class AccessListener {
+  private client: pg.Client | undefined;
+  private listening = false;
+  private generation = 0;
+  private changes = 0;
+  private trustedUntil = 0;
+  private heartbeatSince: number | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private retry: NodeJS.Timeout | undefined;
+  private retryMs: number;
+  private started = false;
+  private closed = false;
+
+  constructor(
+    private readonly config: pg.ClientConfig,
+    private readonly timing: ListenerTiming = DEFAULT_LISTENER_TIMING,
+  ) {
+    this.retryMs = timing.retryMs;
+  }
+
+  /** A value that moves on whenever a key, user or role may have changed; undefined while that cannot be told. */
+  version(): string | undefined {
+    if (!this.started) this.start();
+    if (!this.listening || Date.now() >= this.trustedUntil) return undefined;
+    return `${this.generation}.${this.changes}`;
+  }
+
+  /** This process committed a change to a key, a user or a role. */
+  changed(): void {
+    this.changes++;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.heartbeat);
+    clearTimeout(this.retry);
+    const client = this.client;
+    this.drop();
+    await client?.end().catch(() => {});
+  }
+
+  private start(): void {
+    this.started = true;
+    void this.connect();
+  }
+
+  private async connect(): Promise<void> {
+    if (this.closed) return;
+    const client = new pg.Client({ ...this.config, application_name: `agora listener ${process.pid}` });
+    this.client = client;
+    const lost = () => {
+      if (this.client !== client) return;
+      this.drop();
+      void client.end().catch(() => {});
+      this.reconnectLater();
+    };
+    client.on('error', lost);
+    client.on('end', lost);
+    let schema = '';
+    client.on('notification', (message) => {
+      if (message.channel === ACCESS_CHANNEL && message.payload?.startsWith(schema)) this.changes++;
+    });
+    try {
+      await client.connect();
+      const sent = Date.now();
+      const row = (await client.query<{ schema: string }>('select current_schema() as schema')).rows[0];
+      schema = `${row?.schema ?? ''}.`;
+      await client.query(`listen ${ACCESS_CHANNEL}`);
+      if (this.client !== client) {
+        // Closed (or given up) while connecting.
+        await client.end().catch(() => {});
+        return;
+      }
+      // Whatever was remembered under an earlier connection is dropped: notifications may have been missed.
+      this.generation++;
+      this.listening = true;
+      this.trustedUntil = sent + this.timing.trustMs;
+      this.retryMs = this.timing.retryMs;
+      this.heartbeat = setInterval(() => this.beat(client), this.timing.heartbeatMs).unref();
+    } catch {
+      lost();
+    }
+  }
+
+  /** `select 1` on the listening connection: an answer vouches that notifications sent before it arrived. */
+  private beat(client: pg.Client): void {
+    if (this.client !== client) return;
+    const sent = Date.now();
+    if (this.heartbeatSince !== undefined) {
+      // One still unanswered: after a few beats, give the connection up and open another.
+      if (sent - this.heartbeatSince > 5 * this.timing.trustMs) client.emit('error', new Error('the listening connection stopped answering'));
+      return;
+    }
+    this.heartbeatSince = sent;
+    client.query('select 1').then(
+      () => {
+        if (this.client !== client) return;
+        this.heartbeatSince = undefined;
+        this.trustedUntil = Math.max(this.trustedUntil, sent + this.timing.trustMs);
+      },
+      () => {},
+    );
+  }
+
+  private drop(): void {
+    this.listening = false;
+    this.client = undefined;
+    this.heartbeatSince = undefined;
+    clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
+  }
+
+  private reconnectLater(): void {
+    if (this.closed) return;
+    clearTimeout(this.retry);
+    this.retry = setTimeout(() => void this.connect(), this.retryMs).unref();
+    this.retryMs = Math.min(this.retryMs * 2, 5000);
+  }
+}
+
+/** A write that changes what the access caches remember (not `last_used_at`, written as keys are used). */
+const ACCESS_WRITE = /^\s*(?:insert\s+into|update|delete\s+from)\s+"(?:api_keys|users|permission_sets)"/i;
+const MARK_USED = /^\s*update\s+"api_keys"\s+set\s+"last_used_at"\s*=\s*\$1\s+where/i;
+
+/**
+ * Watches a pool connection's statements: `onCommitted` is called once a write to a key, a user or a role
+ * is committed through it (at its transaction's `commit`, or at once outside a transaction).
+ */
+export function watchAccessWrites(client: pg.PoolClient, onCommitted: () => void): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  let inTransaction = false;
+  let touched = false;
+  const after = (result: unknown, then: () => void) => {
+    if (result && typeof (result as Promise<unknown>).then === 'function') (result as Promise<unknown>).then(then, () => {});
+  };
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    const result = query(...args);
+    const text = args[0];
+    if (typeof text !== 'string') return result;
+    if (text === 'begin' || text.startsWith('start transaction')) {
+      inTransaction = true;
+      touched = false;
+    } else if (text === 'commit') {
+      const committed = touched;
+      inTransaction = false;
+      touched = false;
+      if (committed) after(result, onCommitted);
+    } else if (text === 'rollback') {
+      inTransaction = false;
+      touched = false;
+    } else if (ACCESS_WRITE.test(text) && !MARK_USED.test(text)) {
+      if (inTransaction) touched = true;
+      else after(result, onCommitted);
+    }
+    return result;
+  };
+}
