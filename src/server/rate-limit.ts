@@ -64,5 +64,9 @@ export function rateLimitFromEnv(env: NodeJS.ProcessEnv): RateLimitSettings | fa
   };
   const perSecond = read('AGORA_RATE_LIMIT', DEFAULT_RATE_LIMIT.perSecond);
   if (perSecond === 0) return false;
-  return { perSecond, burst: Math.max(1, read('AGORA_RATE_LIMIT_BURST', Math.max(DEFAULT_RATE_LIMIT.burst, perSecond))) };
+  // A rate given alone gets a bucket of two seconds of it, as the default does (a rate of 5 a second with the
+  // default bucket of 10,000 would let a key send 10,000 at once).
+  const ratio = DEFAULT_RATE_LIMIT.burst / DEFAULT_RATE_LIMIT.perSecond;
+  const burst = read('AGORA_RATE_LIMIT_BURST', env.AGORA_RATE_LIMIT ? Math.ceil(perSecond * ratio) : DEFAULT_RATE_LIMIT.burst);
+  return { perSecond, burst: Math.max(1, burst) };
 }

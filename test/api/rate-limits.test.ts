@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RATE_LIMIT, RateLimiter } from '../../src/server/rate-limit.js';
+import { DEFAULT_RATE_LIMIT, RateLimiter, rateLimitFromEnv } from '../../src/server/rate-limit.js';
 import { testClock, useApp } from '../helpers/app.js';
 
 /**
@@ -95,5 +95,17 @@ describe('the default bucket', () => {
     }
     expect(accepted).toBeGreaterThanOrEqual(DEFAULT_RATE_LIMIT.burst + 2 * DEFAULT_RATE_LIMIT.perSecond - 20);
     expect(accepted).toBeLessThanOrEqual(DEFAULT_RATE_LIMIT.burst + 2 * DEFAULT_RATE_LIMIT.perSecond + 20);
+  });
+});
+
+describe('the rate set in the environment', () => {
+  it('takes AGORA_RATE_LIMIT and AGORA_RATE_LIMIT_BURST; a rate set alone gets a bucket of two seconds of it', () => {
+    expect(rateLimitFromEnv({})).toEqual(DEFAULT_RATE_LIMIT);
+    expect(rateLimitFromEnv({ AGORA_RATE_LIMIT: '5' })).toEqual({ perSecond: 5, burst: 10 });
+    expect(rateLimitFromEnv({ AGORA_RATE_LIMIT: '0.2' })).toEqual({ perSecond: 0.2, burst: 1 });
+    expect(rateLimitFromEnv({ AGORA_RATE_LIMIT: '5', AGORA_RATE_LIMIT_BURST: '50' })).toEqual({ perSecond: 5, burst: 50 });
+    expect(rateLimitFromEnv({ AGORA_RATE_LIMIT_BURST: '50' })).toEqual({ perSecond: DEFAULT_RATE_LIMIT.perSecond, burst: 50 });
+    expect(rateLimitFromEnv({ AGORA_RATE_LIMIT: '0' })).toBe(false);
+    expect(() => rateLimitFromEnv({ AGORA_RATE_LIMIT: 'fast' })).toThrow('AGORA_RATE_LIMIT must be a number of requests, 0 or more');
   });
 });

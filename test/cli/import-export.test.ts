@@ -81,6 +81,21 @@ describe('agora users import', () => {
     expect(reportOf(join(dir, 'second.ndjson')).map((r) => r.id)).toEqual(reportOf(join(dir, 'first.ndjson')).map((r) => r.id));
   });
 
+  it('keys a row by what it says, not how its format spells it: the same users from CSV and then JSON are already there', async () => {
+    const dir = freshHome(server);
+    const rows = [userBody(), userBody()];
+    const columns = Object.keys(rows[0]!);
+    // CSV spells the consents "true" and may capitalise an email; JSON says true. The rows are the same users.
+    const csv = [columns.join(','), ...rows.map((r) => columns.map((c) => (c === 'email' ? String(r[c]).toUpperCase() : String(r[c]))).join(','))];
+    writeFileSync(join(dir, 'users.csv'), `${csv.join('\n')}\n`);
+    writeFileSync(join(dir, 'users.json'), JSON.stringify(rows));
+    const first = await runCli(['users', 'import', join(dir, 'users.csv')], { home: dir, env: envFor(server) });
+    expect(first.stdout).toBe('created 2, already there 0, failed 0\n');
+    const again = await runCli(['users', 'import', join(dir, 'users.json')], { home: dir, env: envFor(server) });
+    expect(again.stdout).toBe('created 0, already there 2, failed 0\n');
+    expect(again.code).toBe(0);
+  });
+
   it('--dry-run validates and sends nothing', async () => {
     const dir = freshHome(server);
     const user = userBody();

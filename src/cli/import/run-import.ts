@@ -99,7 +99,10 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
     }
     try {
       // Names are looked up (once each) in a dry run too: a name that matches nothing is a failed row either way.
-      const sent = kind.resolve ? await kind.resolve(parsed.data as Record<string, unknown>) : body;
+      // What is sent, and keyed, is the row as the schema reads it: `"true"` from a CSV and `true` from JSON are
+      // one row, so importing the same users from either format finds them already there.
+      const data = parsed.data as Record<string, unknown>;
+      const sent = kind.resolve ? await kind.resolve(data) : data;
       if (options.dryRun) return { row, status: 'valid' };
       const key = idempotencyKey(kind.name, sent);
       const answer = await options.client.answer<{ id?: string }>('POST', kind.path, {
