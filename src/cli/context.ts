@@ -30,8 +30,12 @@ export interface Target {
 
 /** Where to send requests and with which key: flags, then environment, then the stored profile. */
 export async function resolveTarget(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Promise<Target> {
-  const file = await readCredentials(credentialsPath(env));
   const explicit = options.profile ?? env.AGORA_PROFILE;
+  // The environment gives all of it (a script, CI): the file is not read, so a damaged one does not stand in the way.
+  const url = options.url ?? env.AGORA_URL;
+  if (!explicit && url && env.AGORA_API_KEY && env.AGORA_API_SECRET)
+    return { profile: 'default', url, apiKey: env.AGORA_API_KEY, apiSecret: env.AGORA_API_SECRET };
+  const file = await readCredentials(credentialsPath(env));
   const profile = explicit ?? file.current ?? 'default';
   const stored = file.profiles[profile];
   if (explicit && !stored && !(env.AGORA_API_KEY && env.AGORA_API_SECRET))

@@ -364,6 +364,11 @@ describe('the HTTP client', () => {
     const result = await runCli(['pages', 'list'], { home: dir });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^error: The credentials file .*credentials\.json is damaged \(.*\): repair it, or delete it and run agora login again\n$/);
+    // A URL, a key and a secret all in the environment need no file: the damaged one is not read.
+    const fromEnv = await runCli(['pages', 'list', '--json'], { home: dir, env: envFor(server) });
+    expect(fromEnv.stderr).toBe('');
+    expect(fromEnv.code).toBe(0);
+    expect(JSON.parse(fromEnv.stdout)).toMatchObject({ items: expect.any(Array), total_items: expect.any(Number) });
   });
 });
 
