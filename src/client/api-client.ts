@@ -70,6 +70,8 @@ export interface Answer<T> {
 
 /** PUT and DELETE are idempotent by definition; a POST only when it carries an Idempotency-Key. */
 const RETRYABLE_STATUS = new Set([429, 503]);
+/** How long one call waits in all on the 429s that name a Retry-After before it gives up. */
+const RATE_LIMITED_WAIT_MS = 5 * 60_000;
 const RETRYABLE_CONNECTION = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -251,6 +253,10 @@ export class ApiClient {
     const sleep = this.options.sleep ?? ((ms: number) => new Promise<void>((ok) => setTimeout(ok, ms)));
     const dispatcher = await this.dispatcher();
     const done = this.options.observe?.(`${method} ${url.pathname.slice(API_PREFIX.length)}`);
+    // A 429 that says when to come back is the server pacing its callers, not a failure: it uses up no attempt,
+    // until the waits it asked for add up to RATE_LIMITED_WAIT_MS (an import at full speed against a small bucket
+    // slows to the bucket's rate and finishes, instead of failing the rows that lost the race five times).
+    let limitedWait = 0;
     try {
       for (let attempt = 1; ; attempt++) {
         const timeoutMs = this.timeoutSeconds * 1000;
@@ -267,11 +273,17 @@ export class ApiClient {
             headersTimeout: timeoutMs,
             bodyTimeout: timeoutMs,
           });
+          const paced = retryable && res.statusCode === 429 && res.headers['retry-after'] !== undefined && limitedWait < RATE_LIMITED_WAIT_MS;
           const last = attempt >= attempts;
-          if (RETRYABLE_STATUS.has(res.statusCode) && !last) {
+          if (RETRYABLE_STATUS.has(res.statusCode) && (!last || paced)) {
             await res.body.dump();
             clearTimeout(timer);
-            await sleep(pauseBefore(attempt, res.headers['retry-after']));
+            const pause = pauseBefore(attempt, res.headers['retry-after']);
+            if (paced) {
+              limitedWait += pause;
+              attempt--;
+            }
+            await sleep(pause);
             continue;
           }
           const text = await read(res.body, res.statusCode);
