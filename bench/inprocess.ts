@@ -1,13 +1,25 @@
 // Server CPU per request without HTTP or a load generator: the real app (`createApp`) on a store the realistic
 // benchmark seeded (`BENCH_KEEP=1 BENCH_RUNS=bare npm run bench` keeps one), answering `inject` in a loop with
 // the realistic mix. Run by hand: `node bench/inprocess.mjs DB [requests] [mix]` (it bundles this file first);
-// `node --cpu-prof` on it profiles the server's own work. mix: varied (default), follows, events, users, create.
+// `node --cpu-prof` on it profiles the server's own work. mix: varied (default), follows, events, notifications,
+// users, create, mixed, first, firstadmin.
 // BENCH_STATEMENTS=1 counts the statements per request.
 import { issueApiKey } from '../src/domain/api-keys.js';
 import { createApp } from '../src/server/app.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
 
 const [file, countArg, mix = 'varied'] = process.argv.slice(2);
+// BENCH_SEED: the same requests every run (a seeded generator instead of Math.random), so that instruction
+// counts (`valgrind --tool=callgrind`) of two builds compare the same work.
+if (process.env.BENCH_SEED) {
+  let state = Number(process.env.BENCH_SEED) >>> 0 || 1;
+  Math.random = () => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) / 2 ** 32;
+  };
+}
 if (!file) throw new Error('usage: inprocess DB [requests] [mix]');
 const count = Number(countArg ?? 2000);
 // BENCH_STATEMENTS=1: counts the SQL statements run per request (and the skips to a page number among them),
@@ -45,6 +57,11 @@ const next = (): { method: 'GET' | 'POST'; url: string; key: (typeof keys)[numbe
       return { method: 'GET', url: `${P}/pages?page=1`, key: pick(keys.slice(1)) };
     case 'firstadmin':
       return { method: 'GET', url: `${P}/pages?page=1`, key: admin };
+    case 'notifications': {
+      // A Member reads their own notifications (the realistic benchmark's notifications run).
+      const i = 1 + Math.floor(Math.random() * 3);
+      return { method: 'GET', url: `${P}/users/${keys[i]!.user_id}/notifications?page=${rand(80)}`, key: keys[i]! };
+    }
     case 'users':
       return { method: 'GET', url: `${P}/users?page=${rand(4)}`, key };
     case 'create':

@@ -5,7 +5,7 @@ import type { Dialect } from './store.js';
 import { secretPageOf } from './follows.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, EventAttendanceTable, EventTable } from './schema.js';
-import { counterKey, countOf, narrowed, type Listed, type Walk, Pager } from './paging.js';
+import { counterKey, countOf, narrowed, type Listed, type Selection, type Walk, Pager } from './paging.js';
 
 /** An event in a secret page says so (`secret_page`): the store's own, neither written nor read by the domain. */
 export type EventRow = Omit<Selectable<EventTable>, 'secret_page'>;
@@ -19,6 +19,9 @@ export interface EventFilter {
   runningFrom?: string;
   runningBefore?: string;
 }
+
+const selectEvents: Selection = (q) => q.selectAll('events');
+const selectAttendances: Selection = (q) => q.selectAll('event_attendances');
 
 export function eventsRepo(db: Kysely<Database>, dialect: Dialect, pager: Pager = new Pager()) {
   const matching = (filter: EventFilter, longestMs: number) => {
@@ -77,7 +80,7 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect, pager: Pager 
     async list(filter: EventFilter, viewer: Viewer, secretSeen: string[], page: Pagination): Promise<Listed<EventRow>> {
       const longestMs = filter.runningFrom === undefined ? 0 : await pager.count(db, 'events.longest_ms');
       const [walked, n] = await Promise.all([
-        pager.walk<EventRow>(db, walks(filter, viewer, secretSeen, longestMs), (q) => q.selectAll('events'), page),
+        pager.walk<EventRow>(db, walks(filter, viewer, secretSeen, longestMs), selectEvents, page),
         total(filter, viewer, secretSeen, longestMs),
       ]);
       return { ...walked, total: n };
@@ -141,7 +144,7 @@ export function attendancesRepo(db: Kysely<Database>, pager: Pager = new Pager()
       const [walked, total] = await Promise.all([
         pager.walk<AttendanceRow>(db, 
           [{ query: filtered(eventId, answer), keys: ['event_attendances.user_id'] }],
-          (q) => q.selectAll('event_attendances'),
+          selectAttendances,
           page,
         ),
         pager.count(db, counterKey('event_attendances', [eventId, answer])),

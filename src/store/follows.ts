@@ -2,7 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Viewer } from './pages.js';
 import type { Database, FollowTable } from './schema.js';
-import { counterKey, narrowed, type Listed, type Walk, Pager } from './paging.js';
+import { counterKey, narrowed, type Listed, type Selection, type Walk, Pager } from './paging.js';
 
 /** A follow of a secret page says so (`secret_page`): the store's own, neither written nor read by the domain. */
 export type FollowRow = Omit<Selectable<FollowTable>, 'secret_page'>;
@@ -16,6 +16,8 @@ export interface FollowFilter {
 /** A row's copy of its page's secrecy (1 or 0), read from the page as the row is written. */
 export const secretPageOf = (pageId: string | null) =>
   sql<number>`coalesce((select case when ${sql.ref('pages.privacy')} = 'secret' then 1 else 0 end from ${sql.table('pages')} where ${sql.ref('pages.id')} = ${pageId}), 0)`;
+
+const selectFollows: Selection = (q) => q.selectAll('follows');
 
 export function followsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   const matching = (filter: FollowFilter) => {
@@ -91,7 +93,7 @@ export function followsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
     /** `secretSeen`: the secret pages the viewer sees (pages.secretSeenBy), for a Member. */
     async list(filter: FollowFilter, viewer: Viewer, secretSeen: string[], page: Pagination): Promise<Listed<FollowRow>> {
       const [walked, n] = await Promise.all([
-        pager.walk<FollowRow>(db, walks(filter, viewer, secretSeen), (q) => q.selectAll('follows'), page),
+        pager.walk<FollowRow>(db, walks(filter, viewer, secretSeen), selectFollows, page),
         total(filter, viewer, secretSeen),
       ]);
       return { ...walked, total: n };

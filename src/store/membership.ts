@@ -2,7 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Viewer } from './pages.js';
 import type { Database, InviteTable, PageAccessRequestTable } from './schema.js';
-import { counterKey, narrowed, type Listed, type Walk, Pager } from './paging.js';
+import { counterKey, narrowed, type Listed, type Selection, type Walk, Pager } from './paging.js';
 
 /** The page's owner is the store's own (a trigger writes it): the domain neither writes nor reads it. */
 export type AccessRequestRow = Omit<Selectable<PageAccessRequestTable>, 'page_owner_id'>;
@@ -67,6 +67,8 @@ const INVITE_COLUMNS = [
   'i.id', 'i.target_type', 'i.target_id', 'i.user_id', 'i.user_target_id', 'i.state', 'i.is_validate', 'i.is_accepted',
   'i.created_at', 'i.updated_at',
 ] as const;
+const selectRequests: Selection = (q) => q.select(REQUEST_COLUMNS);
+const selectInvites: Selection = (q) => q.select(INVITE_COLUMNS);
 
 type RequestColumn = 'r.page_id' | 'r.user_id' | 'r.state' | 'r.page_owner_id';
 type InviteColumn = 'i.target_type' | 'i.target_id' | 'i.user_id' | 'i.user_target_id' | 'i.state' | 'i.page_owner_id';
@@ -161,9 +163,7 @@ export function accessRequestsRepo(db: Kysely<Database>, pager: Pager = new Page
     },
     async list(filter: AccessRequestFilter, viewer: Viewer, page: Pagination): Promise<Listed<AccessRequestRow>> {
       const { walks, plus, minus } = parts(filter, viewer);
-      return listed(db, pager, walks.map((f) => ({ query: matching(f), keys: ['r.id'] })), plus.map(key), minus.map(key), page, (q) =>
-        q.select(REQUEST_COLUMNS),
-      );
+      return listed(db, pager, walks.map((f) => ({ query: matching(f), keys: ['r.id'] })), plus.map(key), minus.map(key), page, selectRequests);
     },
   };
 }
@@ -232,9 +232,7 @@ export function invitesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
     },
     async list(filter: InviteFilter, viewer: Viewer, page: Pagination): Promise<Listed<InviteRow>> {
       const { walks, plus, minus } = parts(filter, viewer);
-      return listed(db, pager, walks.map((f) => ({ query: matching(f), keys: ['i.id'] })), plus.map(key), minus.map(key), page, (q) =>
-        q.select(INVITE_COLUMNS),
-      );
+      return listed(db, pager, walks.map((f) => ({ query: matching(f), keys: ['i.id'] })), plus.map(key), minus.map(key), page, selectInvites);
     },
   };
 }

@@ -2,7 +2,7 @@ import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Dialect } from './store.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database, NotificationContentTable, NotificationJobTable, NotificationTable } from './schema.js';
-import { type Walked, Pager } from './paging.js';
+import { type Selection, type Walked, Pager } from './paging.js';
 
 /** What every recipient of one notification is told. */
 export type NotificationContentRow = Selectable<NotificationContentTable>;
@@ -40,6 +40,7 @@ export function notificationsRepo(db: Kysely<Database>, pager: Pager = new Pager
         'c.picture_url',
         'c.comment_info',
       ]);
+  const withContents: Selection = (query) => withContent(query.innerJoin('notification_contents as c', 'c.id', 'n.content_id'));
   /**
    * Adds to the counters of each user, one statement for the whole batch, and answers each user's counter
    * after it (`seq`: the number their next notification takes). Users are taken in id order, so two
@@ -106,7 +107,7 @@ export function notificationsRepo(db: Kysely<Database>, pager: Pager = new Pager
       if (unseenOnly) q = q.where('n.seen', '=', 0);
       return pager.walk<NotificationRow>(db, 
         [{ query: q, keys: ['n.id'] }],
-        (query) => withContent(query.innerJoin('notification_contents as c', 'c.id', 'n.content_id')),
+        withContents,
         page,
         true,
       );

@@ -2,7 +2,7 @@ import { type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, PageConfigurationTable, PageTable } from './schema.js';
-import { counterKey, countOf, type Listed, type Walk, Pager } from './paging.js';
+import { counterKey, countOf, type Listed, type Selection, type Walk, Pager } from './paging.js';
 
 export type PageRow = Selectable<PageTable>;
 export type PageConfigurationRow = Selectable<PageConfigurationTable>;
@@ -35,6 +35,9 @@ export function pageVisibleTo(eb: ExpressionBuilder<Database, 'pages'>, viewer: 
     ),
   ]);
 }
+
+const selectPages: Selection = (q) => q.selectAll('pages');
+const selectConfigurations: Selection = (q) => q.selectAll('page_configurations');
 
 export function pagesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   const matching = (filter: PageFilter) => {
@@ -141,7 +144,7 @@ export function pagesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
     async list(filter: PageFilter, viewer: Viewer, page: Pagination): Promise<Listed<PageRow>> {
       const seen = viewer.isAdmin ? [] : await secretSeenBy(viewer);
       const [walked, n] = await Promise.all([
-        pager.walk<PageRow>(db, [walk(filter, viewer, seen)].filter((w) => w !== undefined), (q) => q.selectAll('pages'), page),
+        pager.walk<PageRow>(db, [walk(filter, viewer, seen)].filter((w) => w !== undefined), selectPages, page),
         total(filter, viewer, seen),
       ]);
       return { ...walked, total: n };
@@ -166,7 +169,7 @@ export function pageConfigurationsRepo(db: Kysely<Database>, pager: Pager = new 
       const [walked, total] = await Promise.all([
         pager.walk<PageConfigurationRow>(db, 
           [{ query: matching, keys: ['page_configurations.id'] }],
-          (q) => q.selectAll('page_configurations'),
+          selectConfigurations,
           page,
         ),
         filter.name === undefined ? pager.count(db, counterKey('page_configurations', [])) : countOf(matching),

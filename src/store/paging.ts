@@ -1,4 +1,4 @@
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { createQueryId, sql, type CompiledQuery, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { AppError, ErrorCode } from '../shared/errors.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import { COUNTERS } from './counters.js';
@@ -16,6 +16,8 @@ export async function countOf<DB, TB extends keyof DB>(query: SelectQueryBuilder
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyQuery = SelectQueryBuilder<any, any, any>;
+/** What a list selects of its walk: declared once per list (see `fetchOf`). */
+export type Selection = (query: AnyQuery) => AnyQuery;
 
 /**
  * One index walk of a list: a filtered query (nothing selected yet) and the columns it is ordered by, the
@@ -107,7 +109,11 @@ export async function walkPage<Row>(
     for (let i = 0; i < width; i++) skipper = skipper.orderBy(sql.ref(KEY(i)), direction);
     return skipper;
   };
-  const known = positions && !after && skip > 0 ? positions.of(skipperFrom(undefined).compile()) : undefined;
+  // One walk (most lists): its filter compiled once, naming the list for its positions and filling the
+  // compiled fetch of its shape (`fetchOf`) instead of building and compiling the whole fetch again.
+  const base = walks.length === 1 ? walks[0]!.query.compile() : undefined;
+  const listName = base ? { sql: `${base.sql}\u0000${walks[0]!.keys.join(',')}\u0000${desc}`, parameters: base.parameters } : undefined;
+  const known = positions && !after && skip > 0 ? positions.of(listName ?? skipperFrom(undefined).compile()) : undefined;
   if (!after && skip > 0) {
     // The skip runs in SQLite over the walks' indexes, keys only: one walk with OFFSET, several as one
     // compound UNION in key order (SQLite merges the ordered walks and drops duplicates), never rows in JS.
@@ -122,19 +128,99 @@ export async function walkPage<Row>(
     }
     inclusive = true;
   }
-  const lists = await Promise.all(
-    walks.map((walk) => ordered(walk, withKeys(walk, select(from(walk, after, inclusive)))).limit(n + 1).execute()),
+  const fetch = (walk: Walk, values: readonly unknown[] | undefined, limit: unknown) =>
+    ordered(walk, withKeys(walk, select(from(walk, values as string[] | undefined, inclusive)))).limit(limit as number);
+  const filled = base && fetchOf(select, base, `${desc}\u0000${after ? after.length : 0}\u0000${inclusive}\u0000${walks[0]!.keys.join(',')}`, (values, limit) =>
+    fetch(walks[0]!, values, limit).compile(),
   );
-  const items = merged(lists);
+  const lists = filled
+    ? [(await db.executeQuery<Record<string, unknown>>(filled(after ?? [], n + 1))).rows]
+    : await Promise.all(walks.map((walk) => fetch(walk, after, n + 1).execute()));
+  // One walk's rows are in order already: only the keys of the rows that end this page and start the next are read.
+  const found = lists.length === 1 ? lists[0]! : merged(lists).map((item) => item.row);
   // Where the next page starts: a later page number asked next costs no skip.
-  if (known && items.length > n) known.remember(skip + n, items[n]!.keys);
-  // The sort keys' own columns go (a copy without them keeps the row's shape fast; `delete` would not).
-  const rows = items.slice(0, n).map(({ row }) => {
+  if (known && found.length > n) known.remember(skip + n, keysOf(found[n]!));
+  // The sort keys' own columns go (a copy without them keeps the row's shape fast; `delete` would not). Every
+  // row has the same columns (one selection), named once.
+  const columns = found.length ? Object.keys(found[0]!).filter((column) => !column.startsWith('__k')) : [];
+  const rows = new Array<Row>(Math.min(n, found.length));
+  for (let r = 0; r < rows.length; r++) {
+    const row = found[r]!;
     const clean: Record<string, unknown> = {};
-    for (const column in row) if (!column.startsWith('__k')) clean[column] = row[column];
-    return clean as Row;
-  });
-  return { rows, next: items.length > n ? items[n - 1]!.keys : undefined };
+    for (let i = 0; i < columns.length; i++) clean[columns[i]!] = row[columns[i]!];
+    rows[r] = clean as Row;
+  }
+  return { rows, next: found.length > n ? keysOf(found[n - 1]!) : undefined };
+}
+
+/**
+ * The compiled fetch of one walk's page, per shape: the SQL, and where each of its parameters comes from
+ * (the walk's filter, the sort keys the page starts from, the limit). Building and compiling a query with
+ * Kysely costs more than running most of ours; a list's shape (its filter's SQL, its order, its selection)
+ * recurs with other values, so it is compiled once and filled in afterwards. Kept per selection function:
+ * only a selection passed again as the same function (declared once, not a new closure per call) is
+ * trusted to select the same thing, and only from its second use (a new closure each time never costs a
+ * template). A shape whose parameters are not exactly the filter's, in order, then the keys and the limit
+ * (a selection with parameters of its own) is never filled in: it is built every time, as before.
+ */
+interface Template {
+  compiled: CompiledQuery;
+  /** Per parameter: the filter's parameter at that index (>= 0), a start key (-1 - index), or the limit (LIMIT). */
+  slots: number[];
+}
+const LIMIT = -1000;
+const templates = new WeakMap<(query: AnyQuery) => AnyQuery, Map<string, Template | null | 'seen'>>();
+
+function fetchOf(
+  select: (query: AnyQuery) => AnyQuery,
+  base: CompiledQuery,
+  shape: string,
+  compile: (values: readonly unknown[] | undefined, limit: unknown) => CompiledQuery,
+): ((values: readonly unknown[], limit: number) => CompiledQuery) | undefined {
+  let shapes = templates.get(select);
+  if (!shapes) templates.set(select, (shapes = new Map()));
+  const name = `${base.sql}\u0000${shape}`;
+  let template = shapes.get(name);
+  if (template === undefined) {
+    if (shapes.size >= 1000) shapes.clear();
+    shapes.set(name, 'seen');
+    return undefined;
+  }
+  if (template === 'seen') {
+    template = templateOf(base, shape, compile);
+    shapes.set(name, template);
+  }
+  if (!template) return undefined;
+  const { compiled, slots } = template;
+  return (values, limit) => {
+    const parameters = new Array<unknown>(slots.length);
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i]!;
+      parameters[i] = slot >= 0 ? base.parameters[slot] : slot === LIMIT ? limit : values[-1 - slot];
+    }
+    return { query: compiled.query, queryId: createQueryId(), sql: compiled.sql, parameters };
+  };
+}
+
+/** Compiles a shape with markers for the start keys and the limit, and finds where every parameter comes from. */
+function templateOf(
+  base: CompiledQuery,
+  shape: string,
+  compile: (values: readonly unknown[] | undefined, limit: unknown) => CompiledQuery,
+): Template | null {
+  const width = Number(shape.split('\u0000')[1]);
+  const markers = Array.from({ length: width }, (_, i) => ({ marker: -1 - i }));
+  const limit = { marker: LIMIT };
+  const compiled = compile(width ? markers : undefined, limit);
+  const slots: number[] = [];
+  let next = 0;
+  for (const parameter of compiled.parameters) {
+    const marker = parameter === limit ? LIMIT : markers.indexOf(parameter as { marker: number }) >= 0 ? (parameter as { marker: number }).marker : undefined;
+    if (marker !== undefined) slots.push(marker);
+    else if (next < base.parameters.length && parameter === base.parameters[next]) slots.push(next++);
+    else return null;
+  }
+  return next === base.parameters.length && slots.filter((s) => s < 0).length === width + 1 ? { compiled, slots } : null;
 }
 
 /**

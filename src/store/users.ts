@@ -2,7 +2,7 @@ import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, UserTable } from './schema.js';
-import { counterKey, countOf, type Listed, Pager } from './paging.js';
+import { counterKey, countOf, type Listed, type Selection, Pager } from './paging.js';
 
 export type UserRow = Selectable<UserTable>;
 /** A user with the role fields that user records show (tagline). */
@@ -35,6 +35,7 @@ export function usersRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
         'permission_sets.image_url as role_image_url',
       ]);
   const withRole = () => joinRole(db.selectFrom('users'));
+  const selectWithRole: Selection = (query) => joinRole(query as SelectQueryBuilder<Database, 'users', object>);
 
   return {
     async insert(row: Omit<UserRow, 'nickname_key'>): Promise<void> {
@@ -69,7 +70,7 @@ export function usersRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
       const [walked, total] = await Promise.all([
         pager.walk<UserWithRole>(db, 
           [{ query: q, keys: ['users.id'] }],
-          (query) => joinRole(query as SelectQueryBuilder<Database, 'users', object>),
+          selectWithRole,
           page,
         ),
         // A nickname names one user at most: its unique index answers.

@@ -54,7 +54,7 @@ describe('retries', () => {
 
   it('gives a 503, or a 429 without Retry-After, five attempts', async () => {
     const c = client();
-    for (const headers of [{}, { 'retry-after': '1' }]) {
+    for (const headers of [{}, { 'retry-after': '1' }] as Record<string, string>[]) {
       refusal = { status: 503, headers };
       refusals = 12;
       requests = 0;
