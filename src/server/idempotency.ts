@@ -17,19 +17,17 @@ const PURGE_EVERY_MS = 60_000;
 /** Fields shown once, at creation: never stored for a replay, so a replay answers the record without them. */
 const SHOWN_ONCE = ['secret', 'api_secret'];
 
-function withoutSecrets(body: unknown): unknown {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
-  return Object.fromEntries(Object.entries(body).filter(([key]) => !SHOWN_ONCE.includes(key)));
-}
-
 /**
- * The body as compared between two requests with one key, without a password: a SHA-256 of it, kept 24 h,
- * would be a fast way to guess the password that the store otherwise keeps only as a scrypt hash. The rest of
- * the body still tells one request from another (a new user's email, nickname and names).
+ * The body as compared between two requests with one key goes without its password (`COMPARED_WITHOUT`): a
+ * SHA-256 of it, kept 24 h, would be a fast way to guess the password that the store otherwise keeps only as a
+ * scrypt hash. The rest of the body still tells one request from another (a new user's email, nickname and names).
  */
-function withoutPassword(body: unknown): unknown {
-  if (!body || typeof body !== 'object' || Array.isArray(body) || !('password' in body)) return body;
-  return Object.fromEntries(Object.entries(body).filter(([key]) => key !== 'password'));
+const COMPARED_WITHOUT = ['password'];
+
+/** An object body without the fields named; anything else as it is. */
+function without(body: unknown, fields: readonly string[]): unknown {
+  if (!body || typeof body !== 'object' || Array.isArray(body) || !fields.some((field) => field in body)) return body;
+  return Object.fromEntries(Object.entries(body).filter(([key]) => !fields.includes(key)));
 }
 
 export interface IdempotencyGuard {
@@ -68,7 +66,7 @@ export async function withIdempotency(
   if (key.length > 255) throw new AppError(400, ErrorCode.invalidBody, 'Idempotency-Key must be at most 255 characters');
   const userId = request.caller!.user.id;
   const hash = createHash('sha256')
-    .update(`${request.method} ${request.url}\n${JSON.stringify(withoutPassword(request.body ?? null))}`)
+    .update(`${request.method} ${request.url}\n${JSON.stringify(without(request.body ?? null, COMPARED_WITHOUT))}`)
     .digest('hex');
   const slot = `${userId}\n${key}`;
   // Requests sharing a slot take turns, queued before any await: a retry racing the first waits until the first
@@ -137,7 +135,7 @@ async function runReserved(
     throw error;
   }
   if (outcome.status < 300)
-    await guard.store.idempotency.complete(userId, key, reservedAt, outcome.status, JSON.stringify(withoutSecrets(outcome.body ?? null)));
+    await guard.store.idempotency.complete(userId, key, reservedAt, outcome.status, JSON.stringify(without(outcome.body ?? null, SHOWN_ONCE)));
   else await guard.store.idempotency.release(userId, key, reservedAt);
   const now = guard.clock().getTime();
   if (guard.purgedAt === undefined || now - guard.purgedAt >= PURGE_EVERY_MS) {

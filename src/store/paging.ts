@@ -130,7 +130,8 @@ export async function walkPage<Row>(
   }
   const fetch = (walk: Walk, values: readonly unknown[] | undefined, limit: unknown) =>
     ordered(walk, withKeys(walk, select(from(walk, values as string[] | undefined, inclusive)))).limit(limit as number);
-  const filled = base && fetchOf(select, base, `${desc}\u0000${after ? after.length : 0}\u0000${inclusive}\u0000${walks[0]!.keys.join(',')}`, (values, limit) =>
+  const starts = after ? after.length : 0;
+  const filled = base && fetchOf(select, base, `${desc}\u0000${starts}\u0000${inclusive}\u0000${walks[0]!.keys.join(',')}`, starts, (values, limit) =>
     fetch(walks[0]!, values, limit).compile(),
   );
   const lists = filled
@@ -175,6 +176,8 @@ function fetchOf(
   select: (query: AnyQuery) => AnyQuery,
   base: CompiledQuery,
   shape: string,
+  /** How many start keys the shape takes (0 on a first page). */
+  width: number,
   compile: (values: readonly unknown[] | undefined, limit: unknown) => CompiledQuery,
 ): ((values: readonly unknown[], limit: number) => CompiledQuery) | undefined {
   let shapes = templates.get(select);
@@ -187,7 +190,7 @@ function fetchOf(
     return undefined;
   }
   if (template === 'seen') {
-    template = templateOf(base, shape, compile);
+    template = templateOf(base, width, compile);
     shapes.set(name, template);
   }
   if (!template) return undefined;
@@ -205,10 +208,9 @@ function fetchOf(
 /** Compiles a shape with markers for the start keys and the limit, and finds where every parameter comes from. */
 function templateOf(
   base: CompiledQuery,
-  shape: string,
+  width: number,
   compile: (values: readonly unknown[] | undefined, limit: unknown) => CompiledQuery,
 ): Template | null {
-  const width = Number(shape.split('\u0000')[1]);
   const markers = Array.from({ length: width }, (_, i) => ({ marker: -1 - i }));
   const limit = { marker: LIMIT };
   const compiled = compile(width ? markers : undefined, limit);

@@ -118,11 +118,11 @@ function tableVersions(
         vector = new Map(versionsOf.all() as [string, number][]);
         readAt = at;
       }
-      if (tables.length === 0) return dataVersion();
+      if (tables.length === 0) return at;
       let version = '';
       for (const table of tables) {
         const v = vector.get(table);
-        if (v === undefined) return dataVersion();
+        if (v === undefined) return at;
         version += `${v}.`;
       }
       return version;

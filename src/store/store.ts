@@ -196,19 +196,15 @@ class GroupCommit {
     private readonly db: Kysely<Database>,
     private readonly storeOn: (conn: Kysely<Database>) => Store,
     private readonly committed?: () => void,
-    control?: (statement: string) => void,
+    private readonly onDriver?: (statement: string) => void,
     private readonly maxGroup = 32,
-  ) {
-    if (control)
-      this.control = async (_conn, statement) => {
-        control(statement);
-      };
-  }
+  ) {}
 
-  /** Runs a transaction control statement on the connection held. */
-  private readonly control: (conn: Kysely<Database>, statement: string) => Promise<void> = async (conn, statement) => {
-    await sql.raw(statement).execute(conn);
-  };
+  /** Runs a transaction control statement on the connection held: straight on the driver when it can. */
+  private async control(conn: Kysely<Database>, statement: string): Promise<void> {
+    if (this.onDriver) this.onDriver(statement);
+    else await sql.raw(statement).execute(conn);
+  }
 
   /** The store of the connection held (its repositories hold no state: one serves every transaction on it). */
   private onConn?: { conn: Kysely<Database>; store: Store };
