@@ -35,7 +35,8 @@ await build({
   platform: 'node',
   target: 'node20',
   sourcemap: true,
-  minify: true,
+  // AGORA_MINIFY=0 keeps names and lines, for reading a CPU profile.
+  minify: process.env.AGORA_MINIFY !== '0',
   logLevel: 'warning',
   plugins: [zodEnglishOnly],
   // Server-side packages stay in node_modules: a native addon, and packages that find files of their own at run time.
