@@ -1,4 +1,4 @@
-import { type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, PageConfigurationTable, PageTable } from './schema.js';
@@ -66,7 +66,9 @@ export function pagesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
           .selectFrom('follows')
           .select('follows.followable_id')
           .where('follows.user_id', '=', viewer.id)
-          .where('follows.followable_type', '=', 'Page'),
+          // Literals, so that SQLite sees the partial index's condition (migration 0014) in the query.
+          .where('follows.followable_type', '=', sql.lit('Page'))
+          .where('follows.secret_page', '=', sql.lit(1)),
       )
       .where('pages.privacy', '=', 'secret')
       .unionAll(db.selectFrom('pages').select(columns).where('pages.user_id', '=', viewer.id).where('pages.privacy', '=', 'secret'))
@@ -143,11 +145,7 @@ export function pagesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
     secretSeenBy,
     async list(filter: PageFilter, viewer: Viewer, page: Pagination): Promise<Listed<PageRow>> {
       const seen = viewer.isAdmin ? [] : await secretSeenBy(viewer);
-      const [walked, n] = await Promise.all([
-        pager.walk<PageRow>(db, [walk(filter, viewer, seen)].filter((w) => w !== undefined), selectPages, page),
-        total(filter, viewer, seen),
-      ]);
-      return { ...walked, total: n };
+      return pager.list<PageRow>(db, [walk(filter, viewer, seen)].filter((w) => w !== undefined), selectPages, page, total(filter, viewer, seen));
     },
     slugsStartingWith: (base: string): Promise<string[]> => slugsStartingWith(db, 'pages', base),
   };

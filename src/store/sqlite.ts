@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import type { Database as Schema } from './schema.js';
 import { SecretBox } from './secret-box.js';
-import type { TableVersions } from './paging.js';
+import { readDirectly, type DirectReader, type TableVersions } from './paging.js';
 import { createKyselyStore, migrateToLatest, type Store } from './store.js';
 
 export interface SqliteStoreOptions {
@@ -56,6 +56,11 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
   // (`:memory:` has no second connection: its own data_version, which only other connections move, and
   // the write count, which then sees every write.)
   const watcher = inMemory ? sqlite : new Database(file, { readonly: true, fileMustExist: true });
+  if (watcher !== sqlite) {
+    watcher.pragma('busy_timeout = 5000');
+    // The same connection answers the hot reads outside transactions (`rowsOfRead`): committed data only.
+    readDirectly(db, directReader(watcher, onQuery));
+  }
   const committed = watcher.prepare('PRAGMA data_version').pluck();
   let seen: number | undefined;
   let forgetting = false;
@@ -138,6 +143,35 @@ function tableVersions(
       }
       return tables;
     },
+  };
+}
+
+/**
+ * Reads straight from the read-only connection: each statement prepared once (bounded), run synchronously,
+ * its rows made objects as Kysely's would be (`rowsOf`). A statement that is not a pure read (SQLite's own
+ * `readonly`) is left to Kysely (undefined). Each read is one statement run to its end, so the connection
+ * never keeps a read transaction open between them.
+ */
+function directReader(
+  watcher: Database.Database,
+  onQuery: ((sql: string, parameters: readonly unknown[]) => void) | undefined,
+  max = 1000,
+): DirectReader {
+  const statements = new Map<string, { all: (parameters: readonly unknown[]) => Record<string, unknown>[] } | null>();
+  return (compiled) => {
+    let statement = statements.get(compiled.sql);
+    if (statement === undefined) {
+      if (statements.size >= max) statements.clear();
+      const prepared = watcher.prepare(compiled.sql);
+      if (prepared.readonly && prepared.reader) {
+        const rows = rowsOf(prepared);
+        statement = { all: (parameters) => rows(prepared.all(...parameters) as unknown[][]) };
+      } else statement = null;
+      statements.set(compiled.sql, statement);
+    }
+    if (!statement) return undefined;
+    onQuery?.(compiled.sql, compiled.parameters);
+    return statement.all(compiled.parameters);
   };
 }
 
