@@ -92,11 +92,7 @@ export function followsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
     },
     /** `secretSeen`: the secret pages the viewer sees (pages.secretSeenBy), for a Member. */
     async list(filter: FollowFilter, viewer: Viewer, secretSeen: string[], page: Pagination): Promise<Listed<FollowRow>> {
-      const [walked, n] = await Promise.all([
-        pager.walk<FollowRow>(db, walks(filter, viewer, secretSeen), selectFollows, page),
-        total(filter, viewer, secretSeen),
-      ]);
-      return { ...walked, total: n };
+      return pager.list<FollowRow>(db, walks(filter, viewer, secretSeen), selectFollows, page, total(filter, viewer, secretSeen));
     },
   };
 }

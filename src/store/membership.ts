@@ -266,7 +266,8 @@ async function listed<Row>(
   select: Parameters<Pager['walk']>[2],
 ): Promise<Listed<Row>> {
   if (walks.length === 0) return { rows: [], total: 0 };
-  const [walked, counts] = await Promise.all([pager.walk<Row>(db, walks, select, page), pager.counts(db, [...plus, ...minus])]);
-  const total = counts.slice(0, plus.length).reduce((a, b) => a + b, 0) - counts.slice(plus.length).reduce((a, b) => a + b, 0);
-  return { ...walked, total };
+  const total = pager
+    .counts(db, [...plus, ...minus])
+    .then((counts) => counts.slice(0, plus.length).reduce((a, b) => a + b, 0) - counts.slice(plus.length).reduce((a, b) => a + b, 0));
+  return pager.list<Row>(db, walks, select, page, total);
 }

@@ -67,16 +67,9 @@ export function usersRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
       let q = db.selectFrom('users');
       if (filter.nickname !== undefined) q = q.where('users.nickname', '=', filter.nickname);
       if (filter.role !== undefined) q = q.where('users.permission_set_id', '=', filter.role);
-      const [walked, total] = await Promise.all([
-        pager.walk<UserWithRole>(db, 
-          [{ query: q, keys: ['users.id'] }],
-          selectWithRole,
-          page,
-        ),
-        // A nickname names one user at most: its unique index answers.
-        filter.nickname !== undefined ? countOf(q) : pager.count(db, counterKey('users', [filter.role])),
-      ]);
-      return { ...walked, total };
+      // A nickname names one user at most: its unique index answers.
+      const total = filter.nickname !== undefined ? countOf(q) : pager.count(db, counterKey('users', [filter.role]));
+      return pager.list<UserWithRole>(db, [{ query: q, keys: ['users.id'] }], selectWithRole, page, total);
     },
     /** The next users after `afterId` in id order: an export walks the whole table in constant memory. */
     listAfter(afterId: string | undefined, limit: number): Promise<UserWithRole[]> {
