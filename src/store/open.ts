@@ -10,6 +10,8 @@ export interface OpenStoreOptions {
   onQuery?: (sql: string, parameters: readonly unknown[]) => void;
   /** Told the migrations applied on opening. */
   onMigrated?: (applied: string[]) => void;
+  /** SQLite: checkpoint the write-ahead log on a thread of its own (a server's store). */
+  checkpointInBackground?: boolean;
 }
 
 /**

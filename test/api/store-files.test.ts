@@ -23,6 +23,41 @@ describe('the database files', () => {
   });
 });
 
+describe('the write-ahead log', () => {
+  const pagesIn = async (file: string) => {
+    const store = await openSqliteStore(file, { checkpointInBackground: file.endsWith('background.db') });
+    // A few hundred pages of writes, far below SQLite's own checkpoint (1,000 pages).
+    await store.transaction(async (tx) => {
+      for (let i = 0; i < 200; i++)
+        await tx.pageConfigurations.insert({ id: `c${i}`, name: `Config ${i}`, description: 'x'.repeat(2000), created_at: '', updated_at: '' });
+    });
+    return store;
+  };
+  const copiedBack = async (file: string, before: number) => {
+    for (let i = 0; i < 15; i++) {
+      if (statSync(file).mtimeMs !== before) return true;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return false;
+  };
+
+  it.skipIf(onPostgres)(`is checkpointed on a thread of its own for a server's store, while it is open${sqliteOnly('SQLite\'s log')}`, async () => {
+    for (const name of ['background.db', 'commit.db']) {
+      const file = join(root, name);
+      await (await openSqliteStore(file)).close();
+      const before = statSync(file).mtimeMs;
+      const store = await pagesIn(file);
+      try {
+        // Only the background thread copies the log's pages into the database file while the store is open.
+        expect(await copiedBack(file, before), name).toBe(name === 'background.db');
+        expect((await store.pageConfigurations.getById('c199'))?.name).toBe('Config 199');
+      } finally {
+        await store.close();
+      }
+    }
+  });
+});
+
 describe('webhook signing secrets', () => {
   const webhook = { url: 'https://example.org/hook', events: ['invite.created'] };
 

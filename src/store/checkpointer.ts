@@ -1,0 +1,90 @@
+import { statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+/**
+ * Checkpoints a SQLite file's write-ahead log on a thread of its own, so that the event loop never does.
+ *
+ * SQLite checkpoints on the connection whose commit took the log past `wal_autocheckpoint` pages: that
+ * commit then copies the log's pages back into the database and syncs it, a pause of 10–80 ms on this
+ * machine that every request waiting on the event loop shares (the mixed benchmark's p99). `agora serve`
+ * sets the writer's threshold high instead (a safety net, should this thread fall behind) and runs a
+ * PASSIVE checkpoint here every `intervalMs` (200) in which the log was written: it never waits for a
+ * writer or a reader, so it never holds up a request either, and copies only the pages written since the
+ * last one; a checkpoint that finds the log busy (another process checkpointing, a long read) copies what
+ * it can, and the next one the rest.
+ */
+export interface Checkpointer {
+  /** Stops the thread (after any checkpoint in progress). */
+  stop(): Promise<void>;
+}
+
+// The thread: one connection of its own to the file, a PASSIVE checkpoint when asked.
+const THREAD = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.file, { fileMustExist: true });
+db.pragma('busy_timeout = 1000');
+parentPort.on('message', (message) => {
+  if (message === 'stop') {
+    db.close();
+    parentPort.close();
+    return;
+  }
+  let result;
+  try {
+    result = db.pragma('wal_checkpoint(PASSIVE)')[0];
+  } catch (error) {
+    result = { error: String(error && error.message) };
+  }
+  parentPort.postMessage(result);
+});
+`;
+
+export function startCheckpointer(
+  file: string,
+  options: { intervalMs?: number; onError?: (error: unknown) => void } = {},
+): Checkpointer {
+  const wal = `${file}-wal`;
+  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  const worker = new Worker(THREAD, { eval: true, workerData: { file, driver } });
+  worker.unref();
+  let busy = false;
+  let stopped = false;
+  // The log as it was when the last checkpoint began (its modification time and size): a checkpoint is
+  // asked for only when something was written to the log since.
+  let seen = '';
+  worker.on('message', () => {
+    busy = false;
+  });
+  worker.on('error', (error) => options.onError?.(error));
+  const timer = setInterval(() => {
+    if (busy || stopped) return;
+    const now = stampOf(wal);
+    if (now === seen) return;
+    seen = now;
+    busy = true;
+    worker.postMessage('check');
+  }, options.intervalMs ?? 200);
+  timer.unref();
+  return {
+    stop() {
+      if (stopped) return Promise.resolve();
+      stopped = true;
+      clearInterval(timer);
+      return new Promise<void>((resolve) => {
+        worker.once('exit', () => resolve());
+        worker.postMessage('stop');
+      });
+    },
+  };
+}
+
+function stampOf(path: string): string {
+  try {
+    const stat = statSync(path);
+    return `${stat.mtimeMs}:${stat.size}`;
+  } catch {
+    return '';
+  }
+}
