@@ -48,7 +48,12 @@ const KEY = (i: number) => `__k${i}`;
  * Kysely only: a transaction's queries (another Kysely object) always go through Kysely, on the connection
  * that holds the transaction, and see its writes.
  */
-export type DirectReader = (compiled: CompiledQuery) => Record<string, unknown>[] | undefined;
+export interface DirectReader {
+  /** The rows as objects, as Kysely would answer them. */
+  rows(compiled: CompiledQuery): Record<string, unknown>[] | undefined;
+  /** The rows as arrays of values, with the column names once. */
+  values(compiled: CompiledQuery): { names: readonly string[]; values: unknown[][] } | undefined;
+}
 const directReaders = new WeakMap<object, DirectReader>();
 
 /** Lets `rowsOfRead` answer this Kysely's reads straight from `reader`. */
@@ -64,7 +69,7 @@ export function readDirectly(db: object, reader: DirectReader): void {
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function rowsOfRead<Row = Record<string, unknown>>(db: Kysely<any>, compiled: CompiledQuery): Row[] | Promise<Row[]> {
-  const rows = directReaders.get(db)?.(compiled);
+  const rows = directReaders.get(db)?.rows(compiled);
   return (rows as Row[] | undefined) ?? db.executeQuery<Row>(compiled).then((result) => result.rows as Row[]);
 }
 
@@ -160,8 +165,30 @@ export async function walkPage<Row>(
   const filled = base && fetchOf(select, base, `${desc}\u0000${starts}\u0000${inclusive}\u0000${walks[0]!.keys.join(',')}`, starts, (values, limit) =>
     fetch(walks[0]!, values, limit).compile(),
   );
-  const lists = filled
-    ? [await rowsOfRead(db, filled(after ?? [], n + 1))]
+  const compiledFetch = filled ? filled(after ?? [], n + 1) : undefined;
+  // Read straight as values: the page's objects made once, without the sort keys, which come last.
+  const read = compiledFetch && directReaders.get(db)?.values(compiledFetch);
+  if (read && read.names.slice(-width).every((name, i) => name === KEY(i))) {
+    const { names, values } = read;
+    const columns = names.length - width;
+    const keysAt = (r: number) => {
+      const row = values[r]!;
+      const keys = new Array<string>(width);
+      for (let i = 0; i < width; i++) keys[i] = String(row[columns + i]);
+      return keys;
+    };
+    if (known && values.length > n) known.remember(skip + n, keysAt(n));
+    const rows = new Array<Row>(Math.min(n, values.length));
+    for (let r = 0; r < rows.length; r++) {
+      const row = values[r]!;
+      const object: Record<string, unknown> = {};
+      for (let i = 0; i < columns; i++) object[names[i]!] = row[i];
+      rows[r] = object as Row;
+    }
+    return { rows, next: values.length > n ? keysAt(n - 1) : undefined };
+  }
+  const lists = compiledFetch
+    ? [await rowsOfRead(db, compiledFetch)]
     : await Promise.all(walks.map((walk) => rowsOfRead(db, fetch(walk, after, n + 1).compile())));
   // One walk's rows are in order already: only the keys of the rows that end this page and start the next are read.
   const found = lists.length === 1 ? lists[0]! : merged(lists).map((item) => item.row);

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { Kysely, SqliteDialect, type CompiledQuery, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import type { Database as Schema } from './schema.js';
 import { startCheckpointer } from './checkpointer.js';
 import { SecretBox } from './secret-box.js';
@@ -160,7 +160,8 @@ function tableVersions(
 
 /**
  * Reads straight from the read-only connection: each statement prepared once (bounded), run synchronously,
- * its rows made objects as Kysely's would be (`rowsOf`). A statement that is not a pure read (SQLite's own
+ * its rows made objects as Kysely's would be (`rowsOf`), or answered as arrays of values (a list's page, whose
+ * objects `walkPage` makes itself without the sort keys). A statement that is not a pure read (SQLite's own
  * `readonly`) is left to Kysely (undefined). Each read is one statement run to its end, so the connection
  * never keeps a read transaction open between them.
  */
@@ -169,21 +170,44 @@ function directReader(
   onQuery: ((sql: string, parameters: readonly unknown[]) => void) | undefined,
   max = 1000,
 ): DirectReader {
-  const statements = new Map<string, { all: (parameters: readonly unknown[]) => Record<string, unknown>[] } | null>();
-  return (compiled) => {
-    let statement = statements.get(compiled.sql);
-    if (statement === undefined) {
+  interface Reading {
+    names: readonly string[];
+    values: (parameters: readonly unknown[]) => unknown[][];
+    objects: (values: unknown[][]) => Record<string, unknown>[];
+  }
+  const statements = new Map<string, Reading | null>();
+  const prepared = (sql: string): Reading | null => {
+    let reading = statements.get(sql);
+    if (reading === undefined) {
       if (statements.size >= max) statements.clear();
-      const prepared = watcher.prepare(compiled.sql);
-      if (prepared.readonly && prepared.reader) {
-        const rows = rowsOf(prepared);
-        statement = { all: (parameters) => rows(prepared.all(...parameters) as unknown[][]) };
-      } else statement = null;
-      statements.set(compiled.sql, statement);
+      const statement = watcher.prepare(sql);
+      reading =
+        statement.readonly && statement.reader
+          ? {
+              names: statement.columns().map((c) => c.name),
+              objects: rowsOf(statement),
+              values: (parameters) => statement.all(...parameters) as unknown[][],
+            }
+          : null;
+      statements.set(sql, reading);
     }
-    if (!statement) return undefined;
+    return reading;
+  };
+  const values = (compiled: CompiledQuery) => {
+    const reading = prepared(compiled.sql);
+    if (!reading) return undefined;
     onQuery?.(compiled.sql, compiled.parameters);
-    return statement.all(compiled.parameters);
+    return { reading, values: reading.values(compiled.parameters) };
+  };
+  return {
+    rows(compiled) {
+      const read = values(compiled);
+      return read && read.reading.objects(read.values);
+    },
+    values(compiled) {
+      const read = values(compiled);
+      return read && { names: read.reading.names, values: read.values };
+    },
   };
 }
 
