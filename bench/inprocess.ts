@@ -91,10 +91,6 @@ const one = async () => {
   if (res.statusCode >= 500 || (res.statusCode >= 400 && mix !== 'mixed')) throw new Error(`${r.url}: ${res.statusCode} ${res.body}`);
 };
 for (let i = 0; i < Math.min(200, count); i++) await one(); // warm-up (and every key verified once)
-// How long the event loop was held up at a time (what every request in flight then waits for).
-const { monitorEventLoopDelay } = await import('node:perf_hooks');
-const loop = monitorEventLoopDelay({ resolution: 1 });
-loop.enable();
 const cpu0 = process.cpuUsage();
 statements = 0;
 skips = 0;
@@ -109,8 +105,6 @@ const cpu = process.cpuUsage(cpu0);
 console.log(
   `${mix}: ${count} requests, ${((cpu.user + cpu.system) / count).toFixed(0)} µs CPU each, ${(((performance.now() - t0) * 1000) / count).toFixed(0)} µs wall`,
 );
-loop.disable();
-console.log(`event loop delay: p50 ${(loop.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms, max ${(loop.max / 1e6).toFixed(1)} ms`);
 if (process.env.BENCH_STATEMENTS === '1')
   console.log(`${(statements / count).toFixed(2)} statements per request, ${(skips / count).toFixed(3)} of them skips to a page number`);
 await app.close();
