@@ -31,11 +31,11 @@
 // (bare,varied,mixed,users,follows,requests,invites,events,notifications,create); BENCH_NODE_ARGS goes to the
 // servers' node (`--cpu-prof --cpu-prof-dir=/tmp/prof` profiles them); BENCH_KEEP=1 keeps the seeded store's
 // folder, BENCH_DB=FILE runs on such a store again (no seeding); AGORA_RESPONSE_CACHE=0 reaches the server (the
-// response cache off).
+// response cache off); BENCH_SERVER_LOG=FILE appends the servers' output to FILE.
 
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,6 +65,12 @@ const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
 
 function startListening(args, env, label, nodeArgs = []) {
   const child = spawn(process.execPath, [...nodeArgs, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // BENCH_SERVER_LOG=FILE: the servers' output appended to FILE (with BENCH_NODE_ARGS=--trace-gc, say).
+  if (process.env.BENCH_SERVER_LOG) {
+    const log = createWriteStream(process.env.BENCH_SERVER_LOG, { flags: 'a' });
+    child.stdout.pipe(log);
+    child.stderr.pipe(log);
+  }
   let err = '';
   child.stderr.on('data', (d) => (err = (err + d).slice(-5000)));
   return new Promise((ok, fail) => {
