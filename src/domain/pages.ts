@@ -1,7 +1,7 @@
 import { listByIds } from './by-ids.js';
 import { notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import { listResult, type ListResult, type Pagination } from '../shared/schemas/common.js';
+import { listResult, RawJson, type ListResult, type Pagination } from '../shared/schemas/common.js';
 import type {
   CreatePageConfigurationInput,
   CreatePageInput,
@@ -132,6 +132,9 @@ export async function listPages(deps: Deps, caller: Caller, query: ListPagesQuer
     { page_configuration_id: query.page_configuration_id, owner: query.owner, privacy: query.privacy, slug: query.slug },
     { id: caller.user.id, isAdmin: caller.isAdmin },
     query,
+    { json: true },
   );
+  // Records the store wrote as JSON itself (the same fields and order as `toPageRecord`) go out as they are.
+  if (listed.json) return listResult(listed.json.map((text) => new RawJson(text)) as unknown as Page[], listed);
   return listResult(listed.rows.map(toPageRecord), listed);
 }

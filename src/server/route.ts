@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { Caller } from '../domain/context.js';
-import { encodeCursor, NEXT_PAGE } from '../shared/schemas/common.js';
+import { encodeCursor, NEXT_PAGE, RawJson } from '../shared/schemas/common.js';
 import type { ResponseCache } from './response-cache.js';
 import { withIdempotency, type IdempotencyGuard, type Outcome } from './idempotency.js';
 import { parseBody, parseParams, parseQuery, refuseUnreadableBody } from './input.js';
@@ -58,6 +58,27 @@ function nextLink(url: string, body: unknown): string | undefined {
   params.delete('page');
   params.set('cursor', encodeCursor(next));
   return `<${path}?${params.toString()}>; rel="next"`;
+}
+
+/** A list answer whose records the store wrote as JSON text (`RawJson`). */
+const hasRawItems = (body: unknown): body is { items: RawJson[] } => {
+  const items = body && typeof body === 'object' ? (body as { items?: unknown }).items : undefined;
+  return Array.isArray(items) && items[0] instanceof RawJson;
+};
+
+/**
+ * An answer's JSON: `JSON.stringify`'s, except that a list's records written as JSON by the store are put in
+ * as they are (the same bytes `JSON.stringify` would give for their objects: same fields, order, escaping).
+ */
+export function answerJson(body: unknown): string {
+  if (!hasRawItems(body)) return JSON.stringify(body);
+  let out = '';
+  for (const [key, value] of Object.entries(body)) {
+    if (value === undefined || typeof value === 'function') continue;
+    const text = key === 'items' ? `[${body.items.map((item) => item.json).join(',')}]` : JSON.stringify(value);
+    out += `${out ? ',' : '{'}${JSON.stringify(key)}:${text}`;
+  }
+  return `${out || '{'}}`;
 }
 
 /** Collects route specs as they are registered, for the OpenAPI document. */
@@ -125,9 +146,9 @@ export class RouteRegistry {
         if (result.status === 204 || result.body === undefined) return reply.code(204).send();
         const link = nextLink(request.url, result.body);
         if (link) reply.header('link', link);
-        if (cached) {
-          const json = JSON.stringify(result.body);
-          cached.remember(json, link);
+        if (cached || hasRawItems(result.body)) {
+          const json = answerJson(result.body);
+          cached?.remember(json, link);
           return reply.code(result.status).type('application/json; charset=utf-8').send(json);
         }
         return reply.code(result.status).send(result.body);

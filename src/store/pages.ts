@@ -37,6 +37,13 @@ export function pageVisibleTo(eb: ExpressionBuilder<Database, 'pages'>, viewer: 
 }
 
 const selectPages: Selection = (q) => q.selectAll('pages');
+/**
+ * A page's record as JSON text, written by SQLite (`json_object` escapes as `JSON.stringify` does): the
+ * fields and order of `toPageRecord` in `src/domain/pages.ts`, every one a text or null.
+ */
+const PAGE_FIELDS = ['id', 'name', 'slug', 'description', 'privacy', 'page_configuration_id', 'user_id', 'created_at', 'updated_at'] as const;
+const pagesAsJson: Selection = (q) =>
+  q.select(sql<string>`json_object(${sql.join(PAGE_FIELDS.map((f) => sql`${sql.lit(f)}, ${sql.ref(`pages.${f}`)}`))})`.as('json'));
 const selectConfigurations: Selection = (q) => q.selectAll('page_configurations');
 
 export function pagesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
@@ -143,9 +150,11 @@ export function pagesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
       return db.selectFrom('pages').selectAll().where('id', 'in', ids).execute();
     },
     secretSeenBy,
-    async list(filter: PageFilter, viewer: Viewer, page: Pagination): Promise<Listed<PageRow>> {
+    /** `json`: the records may come as JSON text (`Listed.json`, read straight from SQLite) instead of rows. */
+    async list(filter: PageFilter, viewer: Viewer, page: Pagination, options: { json?: boolean } = {}): Promise<Listed<PageRow>> {
       const seen = viewer.isAdmin ? [] : await secretSeenBy(viewer);
-      return pager.list<PageRow>(db, [walk(filter, viewer, seen)].filter((w) => w !== undefined), selectPages, page, total(filter, viewer, seen));
+      const walks = [walk(filter, viewer, seen)].filter((w) => w !== undefined);
+      return pager.list<PageRow>(db, walks, selectPages, page, total(filter, viewer, seen), false, options.json ? pagesAsJson : undefined);
     },
     slugsStartingWith: (base: string): Promise<string[]> => slugsStartingWith(db, 'pages', base),
   };

@@ -36,6 +36,11 @@ export interface Listed<Row> extends Walked<Row> {
 
 export interface Walked<Row> {
   rows: Row[];
+  /**
+   * The page's records as JSON text written by the store itself, one per row, instead of `rows` (then empty):
+   * only where the list asked for it (`json`) and the page was read straight from SQLite.
+   */
+  json?: string[];
   /** The sort key of the last row when more rows follow: what a `cursor` carries. */
   next?: string[];
 }
@@ -86,6 +91,12 @@ export async function walkPage<Row>(
   position: Pagination,
   desc = false,
   positions?: Positions,
+  /**
+   * A selection of one column, each row's record as JSON text (`json_object`, in the order and with the
+   * values the list's own mapping gives): where the page is read straight from SQLite, the answer is made of
+   * these (`Walked.json`), without the rows' objects or `JSON.stringify`.
+   */
+  json?: Selection,
 ): Promise<Walked<Row>> {
   if (walks.length === 0) return { rows: [] };
   // A cursor is the sort key of this list's last row: another list's (another width) is not one we gave.
@@ -159,15 +170,17 @@ export async function walkPage<Row>(
     }
     inclusive = true;
   }
-  const fetch = (walk: Walk, values: readonly unknown[] | undefined, limit: unknown) =>
-    ordered(walk, withKeys(walk, select(from(walk, values as string[] | undefined, inclusive)))).limit(limit as number);
+  const fetch = (walk: Walk, values: readonly unknown[] | undefined, limit: unknown, selection = select) =>
+    ordered(walk, withKeys(walk, selection(from(walk, values as string[] | undefined, inclusive)))).limit(limit as number);
   const starts = after ? after.length : 0;
-  const filled = base && fetchOf(select, base, `${desc}\u0000${starts}\u0000${inclusive}\u0000${walks[0]!.keys.join(',')}`, starts, (values, limit) =>
-    fetch(walks[0]!, values, limit).compile(),
+  const direct = directReaders.get(db);
+  const selection = json && direct ? json : select;
+  const filled = base && fetchOf(selection, base, `${desc}\u0000${starts}\u0000${inclusive}\u0000${walks[0]!.keys.join(',')}`, starts, (values, limit) =>
+    fetch(walks[0]!, values, limit, selection).compile(),
   );
   const compiledFetch = filled ? filled(after ?? [], n + 1) : undefined;
   // Read straight as values: the page's objects made once, without the sort keys, which come last.
-  const read = compiledFetch && directReaders.get(db)?.values(compiledFetch);
+  const read = compiledFetch && direct?.values(compiledFetch);
   if (read && read.names.slice(-width).every((name, i) => name === KEY(i))) {
     const { names, values } = read;
     const columns = names.length - width;
@@ -178,6 +191,12 @@ export async function walkPage<Row>(
       return keys;
     };
     if (known && values.length > n) known.remember(skip + n, keysAt(n));
+    const next = values.length > n ? keysAt(n - 1) : undefined;
+    if (selection === json) {
+      const texts = new Array<string>(Math.min(n, values.length));
+      for (let r = 0; r < texts.length; r++) texts[r] = values[r]![0] as string;
+      return { rows: [], json: texts, next };
+    }
     const rows = new Array<Row>(Math.min(n, values.length));
     for (let r = 0; r < rows.length; r++) {
       const row = values[r]!;
@@ -185,7 +204,7 @@ export async function walkPage<Row>(
       for (let i = 0; i < columns; i++) object[names[i]!] = row[i];
       rows[r] = object as Row;
     }
-    return { rows, next: values.length > n ? keysAt(n - 1) : undefined };
+    return { rows, next };
   }
   const lists = compiledFetch
     ? [await rowsOfRead(db, compiledFetch)]
@@ -393,9 +412,16 @@ export class Pager {
     this.positions = new Positions(versions);
   }
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  walk<Row>(db: Kysely<any>, walks: Walk[], select: (query: AnyQuery) => AnyQuery, position: Pagination, desc = false): Promise<Walked<Row>> {
-    return walkPage<Row>(db, walks, select, position, desc, this.positions);
+  walk<Row>(
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    db: Kysely<any>,
+    walks: Walk[],
+    select: (query: AnyQuery) => AnyQuery,
+    position: Pagination,
+    desc = false,
+    json?: Selection,
+  ): Promise<Walked<Row>> {
+    return walkPage<Row>(db, walks, select, position, desc, this.positions, json);
   }
 
   /**
@@ -410,10 +436,11 @@ export class Pager {
     position: Pagination,
     total: Promise<number>,
     desc = false,
+    json?: Selection,
   ): Promise<Listed<Row>> {
     const n = await total;
     if (!position.cursor && offsetOf(position) >= n) return { rows: [], total: n };
-    return { ...(await this.walk<Row>(db, walks, select, position, desc)), total: n };
+    return { ...(await this.walk<Row>(db, walks, select, position, desc, json)), total: n };
   }
 
   /**

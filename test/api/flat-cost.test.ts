@@ -127,7 +127,8 @@ function uncovered(raw: Database.Database, sql: string, detail: string): string[
   const indexColumns = (raw.prepare(`pragma index_info(${index})`).all() as { name: string }[]).map((c) => c.name);
   const unique = (raw.prepare(`pragma index_list(${table})`).all() as { name: string; unique: number }[]).find((i) => i.name === index)?.unique;
   if (unique && indexColumns.every((c) => new RegExp(`\\b${c}=`).test(constraint))) return [];
-  if (!covering && /\blimit \?/.test(sql) && new RegExp(`select "${alias}"\\.\\*|select \\*`).test(sql)) return [];
+  // (A page's rows read whole: `select "pages".*`, or each row's record as JSON text, `select json_object(…)`.)
+  if (!covering && /\blimit \?/.test(sql) && new RegExp(`select "${alias}"\\.\\*|select \\*|select json_object\\(`).test(sql)) return [];
   const columns = new Set((raw.prepare(`pragma table_info(${table})`).all() as { name: string }[]).map((c) => c.name));
   // What the query reads of this table outside its select lists: its filters, joins and order (for a
   // compound select, the part this walk serves: the one its index covers best).

@@ -138,6 +138,17 @@ export interface ListResult<T> {
   [NEXT_PAGE]?: string[];
 }
 
+/**
+ * A record already written as JSON text (by the store, `Walked.json`): a list answer made of these is written
+ * by `answerJson` (`src/server/route.ts`) as it is. Anything else that serialises one gets the same JSON.
+ */
+export class RawJson {
+  constructor(readonly json: string) {}
+  toJSON(): unknown {
+    return JSON.parse(this.json);
+  }
+}
+
 /** A list answer from a page of rows: its records, its total, and where the next page starts. */
 export const listResult = <T>(items: T[], listed: { total: number; next?: string[] }): ListResult<T> => ({
   items,
