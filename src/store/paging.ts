@@ -444,12 +444,12 @@ export class Pager {
   }
 
   /**
-   * `compute()`, or its answer while the tables it reads (all of them, when not named) have not changed.
+   * `compute()`, or its answer while the tables it reads have not changed (not named: any table, the data version).
    */
   memo<T>(key: string, tables: readonly string[] | undefined, compute: () => Promise<T>): Promise<T> {
     const versions = this.versions;
     if (!versions) return compute();
-    const version = tables ? versions.of(tables) : versions.of(['*']);
+    const version = tables ? versions.of(tables) : versions.of([]);
     if (version === undefined) return compute();
     const known = this.memos.get(key);
     if (known && known.version === version) return known.answer as Promise<T>;
