@@ -2,8 +2,9 @@
 // benchmark seeded (`BENCH_KEEP=1 BENCH_RUNS=bare npm run bench` keeps one), answering `inject` in a loop with
 // the realistic mix. Run by hand: `node bench/inprocess.mjs DB [requests] [mix]` (it bundles this file first);
 // `node --cpu-prof` on it profiles the server's own work. mix: varied (default), follows, events, notifications,
-// users, create, mixed, first, firstadmin, follow (a Member following any page, secret ones too, as the realistic
-// benchmark's follows do: 201, 403, 404, 409; the CPU of each answer is shown apart).
+// users, create, mixed (90 % varied reads, 10 % follows), first, firstadmin, follow (a Member following any page,
+// as the realistic benchmark's follows: 201, 403, 404, 409). The follow and mixed mixes show the CPU of each answer
+// apart (with BENCH_CONCURRENCY=1).
 // BENCH_STATEMENTS=1 counts the statements per request.
 import { issueApiKey } from '../src/domain/api-keys.js';
 import { createApp } from '../src/server/app.js';
@@ -39,10 +40,10 @@ const raw = (await import('better-sqlite3')).default;
 const db = new raw(file, { readonly: true });
 const members = db.prepare(`select u.id from users u join permission_sets r on r.id = u.permission_set_id where r.system_key = 'members' order by u.id limit 3`).pluck().all() as string[];
 const config = db.prepare('select id from page_configurations limit 1').pluck().get() as string;
-const pageIds = db.prepare(`select id from pages where privacy <> 'secret' limit 2000`).pluck().all() as string[];
-// BENCH_FOLLOW_PRIVACY=secret (private, public): the follow mix follows pages of that privacy only.
+// The follows of the follow and mixed mixes: of any page, as the realistic benchmark's (BENCH_FOLLOW_PRIVACY=secret,
+// private or public: of pages of that privacy only).
 const followed = process.env.BENCH_FOLLOW_PRIVACY;
-const allPageIds = mix !== 'follow' ? [] : followed
+const allPageIds = mix !== 'follow' && mix !== 'mixed' ? [] : followed
   ? (db.prepare('select id from pages where privacy = ?').pluck().all(followed) as string[])
   : (db.prepare('select id from pages').pluck().all() as string[]);
 db.close();
@@ -79,7 +80,7 @@ const next = (): { method: 'GET' | 'POST'; url: string; key: (typeof keys)[numbe
     case 'mixed':
       if (Math.random() < 0.1) {
         const i = 1 + Math.floor(Math.random() * 3);
-        return { method: 'POST', url: `${P}/follows`, key: keys[i]!, body: { user_id: keys[i]!.user_id, followable_type: 'Page', followable_id: pick(pageIds) } };
+        return { method: 'POST', url: `${P}/follows`, key: keys[i]!, body: { user_id: keys[i]!.user_id, followable_type: 'Page', followable_id: pick(allPageIds) } };
       }
     // falls through
     default:
