@@ -89,10 +89,13 @@ const next = (): { method: 'GET' | 'POST'; url: string; key: (typeof keys)[numbe
 };
 // The CPU and count of each answer's status (one request at a time only: with several in flight they overlap).
 const byStatus = new Map<number, { n: number; us: number; statements: number }>();
+// The wall time of each request, by method (with several in flight: how long reads wait behind writes).
+const waits: Record<string, number[]> = { GET: [], POST: [] };
 const one = async () => {
   const r = next();
   const c0 = process.cpuUsage();
   const s0 = statements;
+  const w0 = performance.now();
   const res = await app.inject({
     method: r.method,
     url: r.url,
@@ -100,6 +103,7 @@ const one = async () => {
     payload: r.body ? JSON.stringify(r.body) : undefined,
   });
   const c = process.cpuUsage(c0);
+  waits[r.method]!.push(performance.now() - w0);
   const seen = byStatus.get(res.statusCode) ?? { n: 0, us: 0, statements: 0 };
   seen.n++;
   seen.statements += statements - s0;
@@ -110,6 +114,8 @@ const one = async () => {
 for (let i = 0; i < Math.min(200, count); i++) await one(); // warm-up (and every key verified once)
 const cpu0 = process.cpuUsage();
 byStatus.clear();
+waits.GET = [];
+waits.POST = [];
 statements = 0;
 skips = 0;
 const t0 = performance.now();
@@ -127,6 +133,15 @@ if (concurrency === 1 && (mix === 'follow' || mix === 'mixed'))
   console.log(
     [...byStatus].sort(([a], [b]) => a - b).map(([status, { n, us, statements: k }]) => `${status}: ${n} × ${(us / n).toFixed(0)} µs${process.env.BENCH_STATEMENTS === '1' ? ` ${(k / n).toFixed(1)} statements` : ''}`).join(', '),
   );
+if (concurrency > 1) {
+  const at = (list: number[], q: number) => [...list].sort((a, b) => a - b)[Math.min(list.length - 1, Math.floor(q * list.length))]!.toFixed(1);
+  console.log(
+    Object.entries(waits)
+      .filter(([, list]) => list.length)
+      .map(([method, list]) => `${method} ${list.length}: p50 ${at(list, 0.5)} ms, p99 ${at(list, 0.99)} ms, max ${at(list, 1)} ms`)
+      .join('; '),
+  );
+}
 if (process.env.BENCH_STATEMENTS === '1')
   console.log(`${(statements / count).toFixed(2)} statements per request, ${(skips / count).toFixed(3)} of them skips to a page number`);
 await app.close();
