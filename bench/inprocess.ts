@@ -2,7 +2,9 @@
 // benchmark seeded (`BENCH_KEEP=1 BENCH_RUNS=bare npm run bench` keeps one), answering `inject` in a loop with
 // the realistic mix. Run by hand: `node bench/inprocess.mjs DB [requests] [mix]` (it bundles this file first);
 // `node --cpu-prof` on it profiles the server's own work. mix: varied (default), follows, events, notifications,
-// users, create, mixed, first, firstadmin.
+// users, create, mixed (90 % varied reads, 10 % follows), first, firstadmin, follow (a Member following any page,
+// as the realistic benchmark's follows: 201, 403, 404, 409). The follow and mixed mixes show the CPU of each answer
+// apart (with BENCH_CONCURRENCY=1).
 // BENCH_STATEMENTS=1 counts the statements per request.
 import { issueApiKey } from '../src/domain/api-keys.js';
 import { createApp } from '../src/server/app.js';
@@ -42,7 +44,12 @@ const raw = (await import('better-sqlite3')).default;
 const db = new raw(file, { readonly: true });
 const members = db.prepare(`select u.id from users u join permission_sets r on r.id = u.permission_set_id where r.system_key = 'members' order by u.id limit 3`).pluck().all() as string[];
 const config = db.prepare('select id from page_configurations limit 1').pluck().get() as string;
-const pageIds = db.prepare(`select id from pages where privacy <> 'secret' limit 2000`).pluck().all() as string[];
+// The follows of the follow and mixed mixes: of any page, as the realistic benchmark's (BENCH_FOLLOW_PRIVACY=secret,
+// private or public: of pages of that privacy only).
+const followed = process.env.BENCH_FOLLOW_PRIVACY;
+const allPageIds = mix !== 'follow' && mix !== 'mixed' ? [] : followed
+  ? (db.prepare('select id from pages where privacy = ?').pluck().all(followed) as string[])
+  : (db.prepare('select id from pages').pluck().all() as string[]);
 db.close();
 const admin = await issueApiKey(deps);
 const keys = [admin, ...(await Promise.all(members.map((m) => issueApiKey(deps, m))))];
@@ -70,28 +77,49 @@ const next = (): { method: 'GET' | 'POST'; url: string; key: (typeof keys)[numbe
       return { method: 'GET', url: `${P}/users?page=${rand(4)}`, key };
     case 'create':
       return { method: 'POST', url: `${P}/pages`, key: admin, body: { name: `Created ${n++}`, page_configuration_id: config, privacy: 'public', user_id: admin.user_id } };
+    case 'follow': {
+      const i = 1 + Math.floor(Math.random() * 3);
+      return { method: 'POST', url: `${P}/follows`, key: keys[i]!, body: { user_id: keys[i]!.user_id, followable_type: 'Page', followable_id: pick(allPageIds) } };
+    }
     case 'mixed':
       if (Math.random() < 0.1) {
         const i = 1 + Math.floor(Math.random() * 3);
-        return { method: 'POST', url: `${P}/follows`, key: keys[i]!, body: { user_id: keys[i]!.user_id, followable_type: 'Page', followable_id: pick(pageIds) } };
+        return { method: 'POST', url: `${P}/follows`, key: keys[i]!, body: { user_id: keys[i]!.user_id, followable_type: 'Page', followable_id: pick(allPageIds) } };
       }
     // falls through
     default:
       return { method: 'GET', url: `${P}/pages?page=${rand(400)}${pick(['', '&privacy=public', '&privacy=private', '&privacy=secret'])}`, key };
   }
 };
+// The CPU and count of each answer's status (one request at a time only: with several in flight they overlap).
+const byStatus = new Map<number, { n: number; us: number; statements: number }>();
+// The wall time of each request, by method (with several in flight: how long reads wait behind writes).
+const waits: Record<string, number[]> = { GET: [], POST: [] };
 const one = async () => {
   const r = next();
+  const c0 = process.cpuUsage();
+  const s0 = statements;
+  const w0 = performance.now();
   const res = await app.inject({
     method: r.method,
     url: r.url,
     headers: { 'api-key': r.key.api_key, 'api-secret': r.key.api_secret, ...(r.body ? { 'content-type': 'application/json' } : {}) },
     payload: r.body ? JSON.stringify(r.body) : undefined,
   });
-  if (res.statusCode >= 500 || (res.statusCode >= 400 && mix !== 'mixed')) throw new Error(`${r.url}: ${res.statusCode} ${res.body}`);
+  const c = process.cpuUsage(c0);
+  waits[r.method]!.push(performance.now() - w0);
+  const seen = byStatus.get(res.statusCode) ?? { n: 0, us: 0, statements: 0 };
+  seen.n++;
+  seen.statements += statements - s0;
+  seen.us += c.user + c.system;
+  byStatus.set(res.statusCode, seen);
+  if (res.statusCode >= 500 || (res.statusCode >= 400 && mix !== 'mixed' && mix !== 'follow')) throw new Error(`${r.url}: ${res.statusCode} ${res.body}`);
 };
 for (let i = 0; i < Math.min(200, count); i++) await one(); // warm-up (and every key verified once)
 const cpu0 = process.cpuUsage();
+byStatus.clear();
+waits.GET = [];
+waits.POST = [];
 statements = 0;
 skips = 0;
 const t0 = performance.now();
@@ -105,6 +133,19 @@ const cpu = process.cpuUsage(cpu0);
 console.log(
   `${mix}: ${count} requests, ${((cpu.user + cpu.system) / count).toFixed(0)} µs CPU each, ${(((performance.now() - t0) * 1000) / count).toFixed(0)} µs wall`,
 );
+if (concurrency === 1 && (mix === 'follow' || mix === 'mixed'))
+  console.log(
+    [...byStatus].sort(([a], [b]) => a - b).map(([status, { n, us, statements: k }]) => `${status}: ${n} × ${(us / n).toFixed(0)} µs${process.env.BENCH_STATEMENTS === '1' ? ` ${(k / n).toFixed(1)} statements` : ''}`).join(', '),
+  );
+if (concurrency > 1) {
+  const at = (list: number[], q: number) => [...list].sort((a, b) => a - b)[Math.min(list.length - 1, Math.floor(q * list.length))]!.toFixed(1);
+  console.log(
+    Object.entries(waits)
+      .filter(([, list]) => list.length)
+      .map(([method, list]) => `${method} ${list.length}: p50 ${at(list, 0.5)} ms, p99 ${at(list, 0.99)} ms, max ${at(list, 1)} ms`)
+      .join('; '),
+  );
+}
 if (process.env.BENCH_STATEMENTS === '1')
   console.log(`${(statements / count).toFixed(2)} statements per request, ${(skips / count).toFixed(3)} of them skips to a page number`);
 await app.close();

@@ -236,10 +236,11 @@ async function seed(db, pages, env) {
       sqlite.prepare(`insert or replace into notification_counters (user_id, total, unseen, seq) values (?, 2000, 2000, 2000)`).run(c);
   })();
   for (const i of indexes) sqlite.exec(i.sql);
-  for (const t of triggers) sqlite.exec(t.sql);
-  // What the triggers set aside would have copied: a follow's (an event's) page's secrecy (migration 0007).
+  // What the triggers set aside would have copied: a follow's (an event's) page's secrecy (migration 0007); before
+  // the triggers are back (a change of the copy moves the row's kept counts, which the repair below rewrites anyway).
   sqlite.exec(`update follows set secret_page = coalesce((select p.privacy = 'secret' from pages p where p.id = follows.followable_id and follows.followable_type = 'Page'), 0)`);
   sqlite.exec(`update events set secret_page = coalesce((select p.privacy = 'secret' from pages p where p.id = events.page_id), 0)`);
+  for (const t of triggers) sqlite.exec(t.sql);
   sqlite
     .prepare(`insert or replace into list_counts values ('events.longest_ms', (select max(cast((julianday(end_date) - julianday(start_date)) * 86400000 as integer) + 1) from events))`)
     .run();

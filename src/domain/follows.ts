@@ -2,7 +2,6 @@ import { AppError, ErrorCode, forbidden, invalidField, notFound } from '../share
 import { newId } from '../shared/ids.js';
 import { listResult, type ListResult } from '../shared/schemas/common.js';
 import type { CreateFollowInput, Follow, FollowableType, ListFollowsQuery } from '../shared/schemas/follows.js';
-import { isUniqueViolation } from '../store/errors.js';
 import type { FollowRow } from '../store/follows.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { administersPage, canSeePage, findVisiblePage, toPageRecord } from './pages.js';
@@ -52,13 +51,9 @@ export async function createFollow(deps: Deps, caller: Caller, input: CreateFoll
       followable_id: input.followable_id,
       created_at: nowIso(deps),
     };
-    try {
-      await tx.follows.insert(follow);
-    } catch (error) {
-      if (isUniqueViolation(error, 'follows'))
-        throw new AppError(409, ErrorCode.alreadyFollowing, `This user already follows this ${input.followable_type.toLowerCase()}`);
-      throw error;
-    }
+    // An existing follow is told by the insert that does nothing (no failed statement to undo, no driver error).
+    if (!(await tx.follows.insertIfAbsent(follow)))
+      throw new AppError(409, ErrorCode.alreadyFollowing, `This user already follows this ${input.followable_type.toLowerCase()}`);
     await notifyUsers(
       tx,
       follow.created_at,

@@ -40,6 +40,9 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  // Statement and savepoint journals (every write runs in a savepoint of its group) in memory, not in
+  // temporary files: a follow wrote some 30 fewer pages through the kernel (an open, writes and an unlink).
+  sqlite.pragma('temp_store = memory');
   // With the log checkpointed in the background, a commit checkpoints only if that falls far behind
   // (10,000 pages, 40 MB, instead of SQLite's 1,000).
   const checkpointer = options.checkpointInBackground && !inMemory ? startCheckpointer(file) : undefined;

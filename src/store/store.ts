@@ -17,6 +17,7 @@ import { concurrency } from './migrations/0008-concurrency.js';
 import { singleWalks } from './migrations/0007-single-walks.js';
 import { tableVersions } from './migrations/0010-table-versions.js';
 import { ACCESS_TABLES, accessNotify } from './migrations/0011-access-notify.js';
+import { leanWrites } from './migrations/0012-lean-writes.js';
 import { secretFollows } from './migrations/0014-secret-follows.js';
 import { commentsRepo, likesRepo, statusesRepo } from './content.js';
 import { attendancesRepo, eventsRepo } from './events.js';
@@ -39,6 +40,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0007-single-walks': singleWalks,
   '0010-table-versions': tableVersions,
   '0011-access-notify': accessNotify,
+  '0012-lean-writes': leanWrites,
   '0014-secret-follows': secretFollows,
 };
 

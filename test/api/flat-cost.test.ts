@@ -245,6 +245,40 @@ describe('kept counts', () => {
       expect(all.body.total_items, url).toBe(all.body.items.length);
     }
   });
+
+  it('move a page’s follows and events when its privacy changes (written straight to the database: no request changes it)', async () => {
+    const page = await t.call('POST', '/pages', {
+      as: other.creds,
+      body: { name: 'Turning page', page_configuration_id: ids.config, privacy: 'public', user_id: other.user.id },
+    });
+    await t.call('POST', '/follows', { as: member.creds, body: { user_id: member.user.id, followable_type: 'Page', followable_id: page.body.id } });
+    await t.call('POST', '/events', {
+      as: other.creds,
+      body: { name: 'Turning', user_id: other.user.id, page_id: page.body.id, start_date: '2026-12-02T10:00:00Z', end_date: '2026-12-02T12:00:00Z' },
+    });
+    // What a Member outside the page is told of its follows and events: total and items, each.
+    const outsider = await t.member();
+    const seen = async () => {
+      const follows = await t.call('GET', `/follows?followable_type=Page&followable_id=${page.body.id}`, { as: outsider.creds });
+      const events = await t.call('GET', `/events?page_id=${page.body.id}`, { as: outsider.creds });
+      return [follows.status, follows.body.total_items, follows.body.items?.length, events.status, events.body.total_items, events.body.items?.length];
+    };
+    // The creator's own follow and the member's, the event.
+    expect(await seen()).toEqual([200, 2, 2, 200, 1, 1]);
+    for (const [privacy, told] of [
+      ['secret', [200, 0, 0, 200, 0, 0]],
+      ['public', [200, 2, 2, 200, 1, 1]],
+    ] as const) {
+      const raw = await openRaw(t.file);
+      try {
+        await raw.all(`update pages set privacy = ? where id = ?`, [privacy, page.body.id]);
+      } finally {
+        await raw.close();
+      }
+      expect(await t.store.checkCounts(), privacy).toEqual([]);
+      expect(await seen(), privacy).toEqual(told);
+    }
+  });
 });
 
 describe('agora admin check', () => {
