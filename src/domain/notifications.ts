@@ -227,7 +227,8 @@ export async function listNotifications(
   query: ListNotificationsQuery,
 ): Promise<{ items: Notification[]; total: number; next?: string[] }> {
   requireSelfOrAdmin(caller, userId, 'read');
-  await requireUser(deps.store, userId);
+  // The caller was just found (as the store stands): only another user's may be missing.
+  if (caller.user.id !== userId) await requireUser(deps.store, userId);
   const unseen = query.status === 'unseen';
   const [walked, counts] = await Promise.all([
     deps.store.notifications.list(userId, unseen, query),
