@@ -251,6 +251,9 @@ describe('GET /events', () => {
       await check('2026-11-20T10:31:00.000Z');
       events.push(await mk('H', '2026-11-20T10:00:00Z', '2026-11-20T10:40:00Z'));
       await check('2026-11-20T10:31:00.000Z');
+      // And one ending after the window's first end (which it leaves as it was): in the list and its total.
+      events.push(await mk('I', '2026-11-20T10:05:00Z', '2026-11-20T12:30:00Z'));
+      await check('2026-11-20T10:31:00.000Z');
       await check('2026-11-20T10:39:59.999Z');
       await check('2026-11-20T10:40:00.001Z');
     } finally {
