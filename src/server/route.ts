@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { Caller } from '../domain/context.js';
-import { encodeCursor, NEXT_PAGE } from '../shared/schemas/common.js';
+import { encodeCursor, JSON_TEXT, NEXT_PAGE, type JsonText } from '../shared/schemas/common.js';
 import type { ResponseCache } from './response-cache.js';
 import { withIdempotency, type IdempotencyGuard, type Outcome } from './idempotency.js';
 import { parseBody, parseParams, parseQuery, refuseUnreadableBody } from './input.js';
@@ -125,6 +125,11 @@ export class RouteRegistry {
         if (result.status === 204 || result.body === undefined) return reply.code(204).send();
         const link = nextLink(request.url, result.body);
         if (link) reply.header('link', link);
+        const text = typeof result.body === 'object' && result.body !== null ? (result.body as Partial<JsonText>)[JSON_TEXT] : undefined;
+        if (text !== undefined) {
+          cached?.remember(text, link);
+          return reply.code(result.status).type('application/json; charset=utf-8').send(text);
+        }
         if (cached) {
           const json = JSON.stringify(result.body);
           cached.remember(json, link);
