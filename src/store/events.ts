@@ -59,6 +59,21 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect, pager: Pager 
     );
     return [{ query, keys }];
   };
+  /**
+   * The walks of a list, built once per filter, caller's view and window (a query is only a description:
+   * the same one serves every request that asks the same).
+   */
+  const built = new Map<string, Walk[]>();
+  const walksOf = (filter: EventFilter, viewer: Viewer, secretSeen: string[], longestMs: number, ordered = true): Walk[] => {
+    const name = JSON.stringify([filter.owner, filter.page_id, filter.slug, filter.runningFrom, filter.runningBefore, longestMs, ordered, viewer.isAdmin || secretSeen]);
+    let found = built.get(name);
+    if (!found) {
+      if (built.size >= 1000) built.clear();
+      found = walks(filter, viewer, secretSeen, longestMs, ordered);
+      built.set(name, found);
+    }
+    return found;
+  };
   const key = (f: EventFilter, secret?: string) => counterKey('events', [f.owner, f.page_id, secret]);
   const total = async (filter: EventFilter, viewer: Viewer, secretSeen: string[], longestMs: number): Promise<number> => {
     // Dated lists count their window (events running in a span of time, by index range), a slug its one
@@ -67,7 +82,7 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect, pager: Pager 
     if (filter.runningFrom !== undefined || filter.runningBefore !== undefined || filter.slug !== undefined) {
       const name = `events.window\u0000${JSON.stringify([filter.owner, filter.page_id, filter.slug, filter.runningFrom, filter.runningBefore, longestMs, viewer.isAdmin, viewer.isAdmin ? [] : secretSeen])}`;
       return pager.memo(name, ['events'], async () => {
-        const counts = await Promise.all(walks(filter, viewer, secretSeen, longestMs, false).map((w) => countOf(w.query)));
+        const counts = await Promise.all(walksOf(filter, viewer, secretSeen, longestMs, false).map((w) => countOf(w.query)));
         return counts.reduce((a, b) => a + b, 0);
       });
     }
@@ -119,7 +134,7 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect, pager: Pager 
       if (asked.runningFrom !== undefined && dialect === 'sqlite') filter = { ...asked, runningFrom: await windowStart(asked.runningFrom) };
       const longestMs = filter.runningFrom === undefined ? 0 : await pager.count(db, 'events.longest_ms');
       const [walked, n] = await Promise.all([
-        pager.walk<EventRow>(db, walks(filter, viewer, secretSeen, longestMs), selectEvents, page),
+        pager.walk<EventRow>(db, walksOf(filter, viewer, secretSeen, longestMs), selectEvents, page),
         total(filter, viewer, secretSeen, longestMs),
       ]);
       return { ...walked, total: n };
