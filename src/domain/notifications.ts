@@ -165,10 +165,10 @@ async function requireUser(store: Store, userId: string) {
 }
 
 /**
- * Notification records. `permissions` is worked out when read, for the reader (the notified user): a
- * request or invite they may still accept or refuse says so; once it is settled, it no longer does.
+ * Which of the rows the reader (the notified user) may still act on: a request or invite they may still
+ * accept or refuse. Once it is settled, it no longer is.
  */
-export async function toNotificationRecords(store: Store, rows: NotificationRow[]): Promise<Notification[]> {
+async function actionableIds(store: Store, rows: NotificationRow[]): Promise<Set<string>> {
   const actionable = rows.filter(
     (r) => (r.notification_type === 'page_access_request' || r.notification_type === 'invite') && r.target_id,
   );
@@ -190,51 +190,106 @@ export async function toNotificationRecords(store: Store, rows: NotificationRow[
       if (page && reader && (reader.role_system_key === SYSTEM_ROLES.admins || page.user_id === reader.id)) open.add(row.id);
     }
   }
+  return open;
+}
+
+/** What a notification says of its content, in the record's order: the fields before `permissions`. */
+const contentBefore = (r: NotificationRow) => ({
+  action_name: r.action_name as Notification['action_name'],
+  link_type: r.link_type,
+  notification_type: r.notification_type as Notification['notification_type'],
+  subject_name: r.subject_name,
+  final_target_name: r.final_target_name,
+  comment_info: JSON.parse(r.comment_info) as Notification['comment_info'],
+});
+/** … and the fields after it. */
+const contentAfter = (r: NotificationRow) => ({
+  target_name: r.target_name,
+  picture_url: r.picture_url,
+  link_id: r.link_id,
+  subject_id: r.subject_id,
+  subject_type: r.subject_type,
+  subject_slug: r.subject_slug,
+  link_slug: r.link_slug,
+  target_type: r.target_type,
+  target_id: r.target_id,
+  target_slug: r.target_slug,
+  final_target_type: r.final_target_type,
+  final_target_id: r.final_target_id,
+  final_target_slug: r.final_target_slug,
+});
+
+/** Notification records, `permissions` worked out for the reader (see `actionableIds`). */
+export async function toNotificationRecords(store: Store, rows: NotificationRow[]): Promise<Notification[]> {
+  const open = await actionableIds(store, rows);
   return rows.map((r) => ({
     id: r.id,
     user_id: r.user_id,
     seen: r.seen === 1,
     created_at: r.created_at,
     updated_at: r.updated_at,
-    action_name: r.action_name as Notification['action_name'],
-    link_type: r.link_type,
-    notification_type: r.notification_type as Notification['notification_type'],
-    subject_name: r.subject_name,
-    final_target_name: r.final_target_name,
-    comment_info: JSON.parse(r.comment_info) as Notification['comment_info'],
+    ...contentBefore(r),
     permissions: open.has(r.id) ? ['accept', 'refuse'] : [],
-    target_name: r.target_name,
-    picture_url: r.picture_url,
-    link_id: r.link_id,
-    subject_id: r.subject_id,
-    subject_type: r.subject_type,
-    subject_slug: r.subject_slug,
-    link_slug: r.link_slug,
-    target_type: r.target_type,
-    target_id: r.target_id,
-    target_slug: r.target_slug,
-    final_target_type: r.final_target_type,
-    final_target_id: r.final_target_id,
-    final_target_slug: r.final_target_slug,
+    ...contentAfter(r),
   }));
 }
 
-/** A page of the user's notifications, newest first, and the total for `X-Total-Count`. */
+/**
+ * The JSON of a content's fields, before and after `permissions` (without their braces), remembered per
+ * store while no content is written (`notification_contents`' version): a content is shared by all its
+ * recipients and shown again with every page that lists it.
+ */
+const contentJson = new WeakMap<Store, { version: string; byId: Map<string, [string, string]> }>();
+const MAX_CONTENT_JSON = 20_000;
+const inner = (value: object) => JSON.stringify(value).slice(1, -1);
+
+/**
+ * The records of `toNotificationRecords` as JSON, byte for byte what `JSON.stringify` writes of them (the
+ * same keys in the same order), but each content's part written once and remembered. `version`: the
+ * contents' version taken before the rows were read (a content written after it retires what this call
+ * remembers, not the other way round).
+ */
+export async function toNotificationsJson(store: Store, rows: NotificationRow[], version: string | undefined): Promise<string> {
+  const open = await actionableIds(store, rows);
+  let known = contentJson.get(store);
+  if (version !== undefined && known?.version !== version) contentJson.set(store, (known = { version, byId: new Map() }));
+  let json = '[';
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i]!;
+    let content = version === undefined ? undefined : known!.byId.get(r.content_id);
+    if (!content) {
+      content = [inner(contentBefore(r)), inner(contentAfter(r))];
+      if (version !== undefined) {
+        if (known!.byId.size >= MAX_CONTENT_JSON) known!.byId.clear();
+        known!.byId.set(r.content_id, content);
+      }
+    }
+    json +=
+      `${i ? ',' : ''}{"id":${JSON.stringify(r.id)},"user_id":${JSON.stringify(r.user_id)},"seen":${r.seen === 1},` +
+      `"created_at":${JSON.stringify(r.created_at)},"updated_at":${JSON.stringify(r.updated_at)},${content[0]},` +
+      `"permissions":${open.has(r.id) ? '["accept","refuse"]' : '[]'},${content[1]}}`;
+  }
+  return `${json}]`;
+}
+
+/** A page of the user's notifications, newest first (as JSON), and the total for `X-Total-Count`. */
 export async function listNotifications(
   deps: Deps,
   caller: Caller,
   userId: string,
   query: ListNotificationsQuery,
-): Promise<{ items: Notification[]; total: number; next?: string[] }> {
+): Promise<{ json: string; total: number; next?: string[] }> {
   requireSelfOrAdmin(caller, userId, 'read');
-  await requireUser(deps.store, userId);
+  // The caller was just found (as the store stands): only another user's may be missing.
+  if (caller.user.id !== userId) await requireUser(deps.store, userId);
   const unseen = query.status === 'unseen';
+  const contents = deps.store.versionOf(['notification_contents']);
   const [walked, counts] = await Promise.all([
     deps.store.notifications.list(userId, unseen, query),
     deps.store.notifications.counts(userId),
   ]);
   return {
-    items: await toNotificationRecords(deps.store, walked.rows),
+    json: await toNotificationsJson(deps.store, walked.rows, contents),
     total: unseen ? counts.unseen : counts.total,
     next: walked.next,
   };

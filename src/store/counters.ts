@@ -174,6 +174,20 @@ export async function checkCounts(
   const found: Drift[] = [];
   const report = onDrift ?? ((drift: Drift) => void found.push(drift));
   await db.connection().execute(async (conn) => {
+    // SQLite: the recount's temporary tables (a row per combination of a list's dimensions: millions, for a
+    // community of a million pages) on disk, whatever the store keeps in memory (`temp_store`), so that the
+    // check's memory stays flat; put back as it was at the end.
+    const tempStore = dialect === 'sqlite' ? (await sql<{ temp_store: number }>`pragma temp_store`.execute(conn)).rows[0]?.temp_store : undefined;
+    if (tempStore !== undefined) await sql`pragma temp_store = file`.execute(conn);
+    try {
+      await recountEach(conn);
+    } finally {
+      if (tempStore !== undefined) await sql.raw(`pragma temp_store = ${Number(tempStore)}`).execute(conn);
+    }
+  });
+  return found;
+
+  async function recountEach(conn: Kysely<Database>): Promise<void> {
     const temp = dialect === 'postgres' ? 'pg_temp' : 'temp';
     for (const spec of countersFor(dialect)) {
       // PostgreSQL: a snapshot, and with `repair` the list's writers held off (SQLite: its write lock).
@@ -191,8 +205,7 @@ export async function checkCounts(
         await sql.raw(`drop table if exists ${temp}.agora_recount`).execute(conn);
       }
     }
-  });
-  return found;
+  }
 }
 
 /**

@@ -24,7 +24,8 @@ const selectEvents: Selection = (q) => q.selectAll('events');
 const selectAttendances: Selection = (q) => q.selectAll('event_attendances');
 
 export function eventsRepo(db: Kysely<Database>, dialect: Dialect, pager: Pager = new Pager()) {
-  const matching = (filter: EventFilter, longestMs: number) => {
+  /** `ordered`: for a walk in the list's order (not a count, which walks whichever index fits it best). */
+  const matching = (filter: EventFilter, longestMs: number, ordered: boolean) => {
     let q = db.selectFrom('events');
     if (filter.owner !== undefined) q = q.where('events.user_id', '=', filter.owner);
     if (filter.page_id !== undefined) q = q.where('events.page_id', '=', filter.page_id);
@@ -32,8 +33,13 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect, pager: Pager 
     if (filter.runningFrom !== undefined) {
       // An event still running at `runningFrom` started at most the longest event's length before it: the
       // walk starts there instead of at the first event ever.
+      // For an ordered walk on SQLite, said to be `likely` true: the walk then starts at the later of this
+      // bound and the page's start (the sort key it resumes from), which SQLite would otherwise leave to a
+      // test entry by entry from this one (a deep page of a dated list cost every entry before it).
       const earliest = new Date(Date.parse(filter.runningFrom) - longestMs).toISOString();
-      q = q.where('events.start_date', '>=', earliest).where('events.end_date', '>=', filter.runningFrom);
+      q = q
+        .where(ordered && dialect === 'sqlite' ? sql<boolean>`likely(${sql.ref('events.start_date')} >= ${earliest})` : sql<boolean>`${sql.ref('events.start_date')} >= ${earliest}`)
+        .where('events.end_date', '>=', filter.runningFrom);
     }
     if (filter.runningBefore !== undefined) q = q.where('events.start_date', '<', filter.runningBefore);
     return q;
@@ -44,22 +50,41 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect, pager: Pager 
    * pages they see, in one walk (the event's own copy of its page's secrecy and the page are on the index
    * that orders the list; the set of seen pages is looked in only for an event of a secret page).
    */
-  const walks = (filter: EventFilter, viewer: Viewer, secretSeen: string[], longestMs: number): Walk[] => {
-    if (viewer.isAdmin) return [{ query: matching(filter, longestMs), keys }];
-    const query = matching(filter, longestMs).where((eb) =>
+  const walks = (filter: EventFilter, viewer: Viewer, secretSeen: string[], longestMs: number, ordered = true): Walk[] => {
+    if (viewer.isAdmin) return [{ query: matching(filter, longestMs, ordered), keys }];
+    const query = matching(filter, longestMs, ordered).where((eb) =>
       secretSeen.length
         ? eb.or([eb('events.secret_page', '=', 0), eb('events.page_id', 'in', secretSeen)])
         : eb('events.secret_page', '=', 0),
     );
     return [{ query, keys }];
   };
+  /**
+   * The walks of a list, built once per filter, caller's view and window (a query is only a description:
+   * the same one serves every request that asks the same).
+   */
+  const built = new Map<string, Walk[]>();
+  const walksOf = (filter: EventFilter, viewer: Viewer, secretSeen: string[], longestMs: number, ordered = true): Walk[] => {
+    const name = JSON.stringify([filter.owner, filter.page_id, filter.slug, filter.runningFrom, filter.runningBefore, longestMs, ordered, viewer.isAdmin || secretSeen]);
+    let found = built.get(name);
+    if (!found) {
+      if (built.size >= 1000) built.clear();
+      found = walks(filter, viewer, secretSeen, longestMs, ordered);
+      built.set(name, found);
+    }
+    return found;
+  };
   const key = (f: EventFilter, secret?: string) => counterKey('events', [f.owner, f.page_id, secret]);
   const total = async (filter: EventFilter, viewer: Viewer, secretSeen: string[], longestMs: number): Promise<number> => {
     // Dated lists count their window (events running in a span of time, by index range), a slug its one
-    // event; the others, kept counts.
+    // event; the others, kept counts. A window's count is remembered while no event is written (its bounds
+    // are the events' own end dates, see `windowStart`, so the same window is asked again and again).
     if (filter.runningFrom !== undefined || filter.runningBefore !== undefined || filter.slug !== undefined) {
-      const counts = await Promise.all(walks(filter, viewer, secretSeen, longestMs).map((w) => countOf(w.query)));
-      return counts.reduce((a, b) => a + b, 0);
+      const name = `events.window\u0000${JSON.stringify([filter.owner, filter.page_id, filter.slug, filter.runningFrom, filter.runningBefore, longestMs, viewer.isAdmin, viewer.isAdmin ? [] : secretSeen])}`;
+      return pager.memo(name, ['events'], async () => {
+        const counts = await Promise.all(walksOf(filter, viewer, secretSeen, longestMs, false).map((w) => countOf(w.query)));
+        return counts.reduce((a, b) => a + b, 0);
+      });
     }
     if (viewer.isAdmin) return pager.count(db, key(filter));
     const seen = secretSeen.flatMap((page) => {
@@ -69,6 +94,32 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect, pager: Pager 
     const [all, secret, ...visible] = await pager.counts(db, [key(filter), key(filter, '1'), ...seen]);
     return all! - secret! + visible.reduce((a, b) => a + b, 0);
   };
+  /**
+   * Where a dated list's window starts, as the events' own end dates put it: the events still running at
+   * `from` (ending at or after it) are exactly those ending at or after the first end date at or after it
+   * (found by the index on end dates), so a dated list asks with that instead of the clock, and its walk and
+   * its count are the same list, positions and all, from one request to the next until the clock passes an
+   * event's end or an event is written. (The start bound, `from` less the longest event, moves later with
+   * it: every event ending at or after that end started at or after that bound.) When no event ends at or
+   * after `from`, the first such `from` asked stands for the later ones (the list is empty either way).
+   * What was found is remembered as spans [from, end] in which no event ends, while no event is written, so
+   * a clock that moves on within one costs no statement.
+   */
+  const windowStart = async (from: string): Promise<string> => {
+    const spans = await pager.memo('events.ends', ['events'], async () => [] as { from: string; end: string | undefined }[]);
+    for (const span of spans) if (span.from <= from && (span.end === undefined || from <= span.end)) return span.end ?? span.from;
+    const row = await db
+      .selectFrom('events')
+      .select((eb) => eb.fn.min('events.end_date').as('end'))
+      .where('events.end_date', '>=', from)
+      .executeTakeFirst();
+    const end = row?.end ?? undefined;
+    // An end date this store did not write (not a date): the clock's own bound, as asked.
+    if (end !== undefined && Number.isNaN(Date.parse(end))) return from;
+    if (spans.length >= 64) spans.length = 0;
+    spans.push({ from, end });
+    return end ?? from;
+  };
   return {
     async insert(row: EventRow): Promise<void> {
       await db.insertInto('events').values({ ...row, secret_page: secretPageOf(row.page_id) }).execute();
@@ -77,10 +128,13 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect, pager: Pager 
       return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
     },
     /** Soonest first. `secretSeen`: the secret pages a Member sees (pages.secretSeenBy). */
-    async list(filter: EventFilter, viewer: Viewer, secretSeen: string[], page: Pagination): Promise<Listed<EventRow>> {
+    async list(asked: EventFilter, viewer: Viewer, secretSeen: string[], page: Pagination): Promise<Listed<EventRow>> {
+      let filter = asked;
+      // (PostgreSQL remembers nothing between requests: there it would be one statement more for nothing.)
+      if (asked.runningFrom !== undefined && dialect === 'sqlite') filter = { ...asked, runningFrom: await windowStart(asked.runningFrom) };
       const longestMs = filter.runningFrom === undefined ? 0 : await pager.count(db, 'events.longest_ms');
       const [walked, n] = await Promise.all([
-        pager.walk<EventRow>(db, walks(filter, viewer, secretSeen, longestMs), selectEvents, page),
+        pager.walk<EventRow>(db, walksOf(filter, viewer, secretSeen, longestMs), selectEvents, page),
         total(filter, viewer, secretSeen, longestMs),
       ]);
       return { ...walked, total: n };

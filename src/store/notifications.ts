@@ -13,34 +13,106 @@ export type NotificationJobRow = Selectable<NotificationJobTable>;
 /** Rows per insert statement: well under SQLite's limit of bound parameters. */
 const ROWS_PER_INSERT = 500;
 
+/** What a notification says, of its content: every column but the content's own id and date. */
+type Content = Omit<NotificationContentRow, 'id' | 'created_at'>;
+const CONTENT_COLUMNS = [
+  'notification_type',
+  'action_name',
+  'subject_type',
+  'subject_id',
+  'subject_slug',
+  'subject_name',
+  'target_type',
+  'target_id',
+  'target_slug',
+  'target_name',
+  'final_target_type',
+  'final_target_id',
+  'final_target_slug',
+  'final_target_name',
+  'link_type',
+  'link_id',
+  'link_slug',
+  'picture_url',
+  'comment_info',
+] as const satisfies readonly (keyof Content)[];
+
+/** A user's notification and its content, as one row (the columns in the order the join selects them). */
+const joined = (n: Selectable<NotificationTable>, c: Content): NotificationRow => ({
+  id: n.id,
+  user_id: n.user_id,
+  content_id: n.content_id,
+  seen: n.seen,
+  created_at: n.created_at,
+  updated_at: n.updated_at,
+  seq: n.seq,
+  notification_type: c.notification_type,
+  action_name: c.action_name,
+  subject_type: c.subject_type,
+  subject_id: c.subject_id,
+  subject_slug: c.subject_slug,
+  subject_name: c.subject_name,
+  target_type: c.target_type,
+  target_id: c.target_id,
+  target_slug: c.target_slug,
+  target_name: c.target_name,
+  final_target_type: c.final_target_type,
+  final_target_id: c.final_target_id,
+  final_target_slug: c.final_target_slug,
+  final_target_name: c.final_target_name,
+  link_type: c.link_type,
+  link_id: c.link_id,
+  link_slug: c.link_slug,
+  picture_url: c.picture_url,
+  comment_info: c.comment_info,
+});
+const contentOf = (r: Content): Content => ({
+  notification_type: r.notification_type,
+  action_name: r.action_name,
+  subject_type: r.subject_type,
+  subject_id: r.subject_id,
+  subject_slug: r.subject_slug,
+  subject_name: r.subject_name,
+  target_type: r.target_type,
+  target_id: r.target_id,
+  target_slug: r.target_slug,
+  target_name: r.target_name,
+  final_target_type: r.final_target_type,
+  final_target_id: r.final_target_id,
+  final_target_slug: r.final_target_slug,
+  final_target_name: r.final_target_name,
+  link_type: r.link_type,
+  link_id: r.link_id,
+  link_slug: r.link_slug,
+  picture_url: r.picture_url,
+  comment_info: r.comment_info,
+});
+
+/** Contents remembered at most (a few hundred bytes each). */
+const MAX_CONTENTS = 20_000;
+/** The contents read while `notification_contents` stands still; `read`: whether a list read any yet. */
+interface KnownContents {
+  byId: Map<string, Content>;
+  read: boolean;
+}
+
 export function notificationsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   const withContent = (
     query = db.selectFrom('notifications as n').innerJoin('notification_contents as c', 'c.id', 'n.content_id'),
-  ) =>
-    query
-      .selectAll('n')
-      .select([
-        'c.notification_type',
-        'c.action_name',
-        'c.subject_type',
-        'c.subject_id',
-        'c.subject_slug',
-        'c.subject_name',
-        'c.target_type',
-        'c.target_id',
-        'c.target_slug',
-        'c.target_name',
-        'c.final_target_type',
-        'c.final_target_id',
-        'c.final_target_slug',
-        'c.final_target_name',
-        'c.link_type',
-        'c.link_id',
-        'c.link_slug',
-        'c.picture_url',
-        'c.comment_info',
-      ]);
+  ) => query.selectAll('n').select(CONTENT_COLUMNS.map((column) => `c.${column}` as const));
   const withContents: Selection = (query) => withContent(query.innerJoin('notification_contents as c', 'c.id', 'n.content_id'));
+  const ownColumns: Selection = (query) => query.selectAll('n');
+  /**
+   * The contents known, while no content is written (by anyone: the table's version): a notification's
+   * content is shared by all its recipients and read again with every page that shows it. Where the store
+   * keeps no versions (PostgreSQL, a transaction) each call answers a new, empty set.
+   */
+  const knownContents = (): Promise<KnownContents> =>
+    pager.memo('notification_contents', ['notification_contents'], async () => ({ byId: new Map(), read: false }));
+  const remember = (known: KnownContents, id: string, content: Content) => {
+    if (known.byId.size >= MAX_CONTENTS) known.byId.clear();
+    known.byId.set(id, content);
+  };
   /**
    * Adds to the counters of each user, one statement for the whole batch, and answers each user's counter
    * after it (`seq`: the number their next notification takes). Users are taken in id order, so two
@@ -101,16 +173,40 @@ export function notificationsRepo(db: Kysely<Database>, pager: Pager = new Pager
       }
       return notified;
     },
-    /** Newest first. */
-    list(userId: string, unseenOnly: boolean, page: Pagination): Promise<Walked<NotificationRow>> {
+    /**
+     * Newest first: one walk of the user's notifications. Their contents come from those known (see
+     * `knownContents`), the others in one statement by id; the first list after a content was written (and
+     * every list where nothing is remembered) joins them in the walk instead, as it used to, and what it read
+     * is remembered.
+     */
+    async list(userId: string, unseenOnly: boolean, page: Pagination): Promise<Walked<NotificationRow>> {
       let q = db.selectFrom('notifications as n').where('n.user_id', '=', userId);
       if (unseenOnly) q = q.where('n.seen', '=', 0);
-      return pager.walk<NotificationRow>(db, 
-        [{ query: q, keys: ['n.id'] }],
-        withContents,
-        page,
-        true,
-      );
+      const walks = [{ query: q, keys: ['n.id'] }];
+      const known = await knownContents();
+      if (!known.read) {
+        known.read = true;
+        const walked = await pager.walk<NotificationRow>(db, walks, withContents, page, true);
+        for (const row of walked.rows) if (!known.byId.has(row.content_id)) remember(known, row.content_id, contentOf(row));
+        return walked;
+      }
+      const walked = await pager.walk<Selectable<NotificationTable>>(db, walks, ownColumns, page, true);
+      const missing = new Set<string>();
+      for (const row of walked.rows) if (!known.byId.has(row.content_id)) missing.add(row.content_id);
+      const found = new Map<string, Content>();
+      if (missing.size > 0)
+        for (const row of await db.selectFrom('notification_contents').select(['id', ...CONTENT_COLUMNS]).where('id', 'in', [...missing]).execute()) {
+          const content = contentOf(row);
+          found.set(row.id, content);
+          remember(known, row.id, content);
+        }
+      const rows: NotificationRow[] = [];
+      for (const row of walked.rows) {
+        const content = known.byId.get(row.content_id) ?? found.get(row.content_id);
+        // (A content deleted meanwhile takes its notifications with it, as the join would have.)
+        if (content) rows.push(joined(row, content));
+      }
+      return { rows, next: walked.next };
     },
     /**
      * Oldest first, after the user's notification numbered `afterSeq`: what a live stream has not sent yet.
@@ -157,13 +253,16 @@ export function notificationsRepo(db: Kysely<Database>, pager: Pager = new Pager
         .executeTakeFirst();
       return Number(before?.seq ?? 0);
     },
-    async counts(userId: string): Promise<{ total: number; unseen: number }> {
-      const row = await db
-        .selectFrom('notification_counters')
-        .select(['total', 'unseen'])
-        .where('user_id', '=', userId)
-        .executeTakeFirst();
-      return { total: row?.total ?? 0, unseen: row?.unseen ?? 0 };
+    /** The user's counts, remembered while no counter is written. */
+    counts(userId: string): Promise<{ readonly total: number; readonly unseen: number }> {
+      return pager.memo(`notification_counters\u0000${userId}`, ['notification_counters'], async () => {
+        const row = await db
+          .selectFrom('notification_counters')
+          .select(['total', 'unseen'])
+          .where('user_id', '=', userId)
+          .executeTakeFirst();
+        return { total: row?.total ?? 0, unseen: row?.unseen ?? 0 };
+      });
     },
     /** Marks the user's unseen notifications seen (all, or those of `ids`); answers how many changed. */
     async markSeen(userId: string, ids: string[] | undefined, now: string): Promise<number> {

@@ -185,6 +185,82 @@ describe('GET /events', () => {
     expect((await t.call('GET', '/events?event_date=past')).status).toBe(400);
   });
 
+  it('answers a dated list as the clock stands, page by page and by cursor, while the clock moves across ends and events are written', async () => {
+    const owner = await t.member();
+    const mk = async (name: string, start: string, end: string) =>
+      (await create({ name, start_date: start, end_date: end }, owner)).body as { id: string; start_date: string; end_date: string };
+    // Ends at distinct moments and at the same moment, some events long (the longest bounds the window's start).
+    const made = [
+      await mk('A', '2026-11-20T08:00:00Z', '2026-11-20T10:30:00Z'),
+      await mk('B', '2026-11-20T09:00:00Z', '2026-11-20T10:30:00Z'),
+      await mk('C', '2026-11-19T09:00:00Z', '2026-11-20T11:00:00Z'),
+      await mk('D', '2026-11-20T10:00:00Z', '2026-11-20T10:45:00Z'),
+      await mk('E', '2026-11-20T12:00:00Z', '2026-11-20T13:00:00Z'),
+      await mk('F', '2026-11-21T12:00:00Z', '2026-11-21T13:00:00Z'),
+      await mk('G', '2026-11-20T09:30:00Z', '2026-11-20T10:30:00.001Z'),
+    ];
+    const events = [...made];
+    type Page = { status: number; body: { items: { id: string }[]; total_items: number }; headers: Record<string, unknown> };
+    const get = (query: string) => t.call('GET', `/events?${query}`) as Promise<Page>;
+    const expected = (now: string) =>
+      events
+        .filter((e) => e.end_date >= now)
+        .sort((a, b) => (a.start_date < b.start_date ? -1 : a.start_date > b.start_date ? 1 : a.id < b.id ? -1 : 1))
+        .map((e) => e.id);
+    const check = async (now: string) => {
+      t.clock.set(now);
+      const want = expected(now);
+      for (const base of [`owner=${owner.user.id}&event_date=current_and_coming`, `owner=${owner.user.id}&date=2026-11-20&event_date=current_and_coming`]) {
+        const dayWant = base.includes('date=2026-11-20') ? want.filter((id) => events.find((e) => e.id === id)!.start_date < '2026-11-21') : want;
+        // Every page by number (twice: the second time from what the first remembered), then by cursor.
+        for (let round = 0; round < 2; round++)
+          for (let page = 1; page <= 4; page++) {
+            const res = await get(`${base}&per_page=2&page=${page}`);
+            expect(res.status).toBe(200);
+            expect(res.body.items.map((e) => e.id), `${now} ${base} page ${page}`).toEqual(dayWant.slice((page - 1) * 2, page * 2));
+            expect(res.body.total_items).toBe(dayWant.length);
+          }
+        const walked: string[] = [];
+        let url: string | undefined = `/events?${base}&per_page=2`;
+        while (url) {
+          const res = (await t.call('GET', url)) as Page;
+          walked.push(...res.body.items.map((e) => e.id));
+          const link = res.headers.link as string | undefined;
+          url = link ? /<\/public-api\/v1([^>]+)>/.exec(link)![1] : undefined;
+        }
+        expect(walked, `${now} ${base} by cursor`).toEqual(dayWant);
+      }
+    };
+    try {
+      for (const now of [
+        '2026-11-20T10:00:00.000Z',
+        '2026-11-20T10:29:59.999Z',
+        '2026-11-20T10:30:00.000Z',
+        '2026-11-20T10:30:00.001Z',
+        '2026-11-20T10:30:00.002Z',
+        '2026-11-20T10:44:00.000Z',
+        '2026-11-20T10:10:00.000Z', // the clock set back
+        '2026-11-20T11:00:00.000Z',
+        '2026-11-20T11:00:00.001Z',
+        '2026-11-22T00:00:00.000Z', // after every end
+        '2026-11-22T00:00:01.000Z',
+      ])
+        await check(now);
+      // A new event ending inside a window already asked: the list answers it at once.
+      t.clock.set('2026-11-20T10:31:00.000Z');
+      await check('2026-11-20T10:31:00.000Z');
+      events.push(await mk('H', '2026-11-20T10:00:00Z', '2026-11-20T10:40:00Z'));
+      await check('2026-11-20T10:31:00.000Z');
+      // And one ending after the window's first end (which it leaves as it was): in the list and its total.
+      events.push(await mk('I', '2026-11-20T10:05:00Z', '2026-11-20T12:30:00Z'));
+      await check('2026-11-20T10:31:00.000Z');
+      await check('2026-11-20T10:39:59.999Z');
+      await check('2026-11-20T10:40:00.001Z');
+    } finally {
+      t.clock.set('2026-11-20T10:00:00.000Z');
+    }
+  });
+
   it('hides events of a secret page from those outside it', async () => {
     const config = await t.call('POST', '/page_configurations', { body: { name: 'Hidden' } });
     const owner = await t.member();

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { toNotificationRecords, toNotificationsJson } from '../../src/domain/notifications.js';
 import { useApp, type TestApp } from '../helpers/app.js';
 import { HEX_ID, ISO } from '../helpers/api.js';
 import type { Credentials } from '../helpers/server.js';
@@ -434,5 +435,40 @@ describe('GET /users/{id}/notifications and PUT /users/{id}/set_notifications_se
     });
     expect(res.status).toBe(422);
     expect(res.body.error.fields[0].field).toMatch(/^notification_ids/);
+  });
+});
+
+describe('the list as JSON', () => {
+  it('is byte for byte JSON.stringify of its records, contents remembered or not', async () => {
+    // One its reader may still act on: a waiting access request to their page.
+    const owner = await t.member();
+    const asker = await t.member();
+    const page = await t.call('POST', '/pages', { as: owner.creds, body: { name: 'Closed', privacy: 'private', page_configuration_id: configId, user_id: owner.user.id } });
+    expect(page.status).toBe(201);
+    expect((await t.call('POST', '/page_access_requests', { as: asker.creds, body: { page_id: page.body.id, user_id: asker.user.id } })).status).toBe(201);
+    await t.app.fanOut.drain();
+    const users = (await t.store.db.selectFrom('notifications').select('user_id').distinct().execute()).map((r) => r.user_id);
+    expect(users.length).toBeGreaterThan(5);
+    const kinds = new Set<string>();
+    let actionable = 0;
+    for (const userId of users)
+      for (let round = 0; round < 2; round++) {
+        const rows = (await t.store.notifications.list(userId, false, { page: 1, per_page: 100 })).rows;
+        rows.forEach((r) => kinds.add(`${r.notification_type} ${r.comment_info !== '{}'}`));
+        const records = JSON.stringify(await toNotificationRecords(t.store, rows));
+        if (records.includes('"permissions":["accept","refuse"]')) actionable++;
+        expect(await toNotificationsJson(t.store, rows, t.store.versionOf(['notification_contents']))).toBe(records);
+        expect(await toNotificationsJson(t.store, rows, undefined)).toBe(records);
+        const res = await t.app.inject({
+          method: 'GET',
+          url: `/public-api/v1/users/${userId}/notifications?per_page=100`,
+          headers: { 'api-key': t.admin.key, 'api-secret': t.admin.secret },
+        });
+        expect(res.body).toBe(records);
+        expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      }
+    // Every kind of notification the tests above made, comments' excerpts and actionable ones among them.
+    expect(kinds.size).toBeGreaterThan(5);
+    expect(actionable).toBeGreaterThan(0);
   });
 });

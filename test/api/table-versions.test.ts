@@ -112,6 +112,31 @@ describe('remembered list state, per table', () => {
     expect(after.total_items).toBe(1);
   });
 
+  it("a user's notifications show what another connection wrote of their contents and counters at once", async () => {
+    const reader = await t.member();
+    const fan = await t.member();
+    const follow = await t.call('POST', '/follows', { as: fan.creds, body: { user_id: fan.user.id, followable_type: 'User', followable_id: reader.user.id } });
+    expect(follow.status).toBe(201);
+    await t.app.fanOut.drain();
+    const listed = async () => {
+      const res = await t.call('GET', `/users/${reader.user.id}/notifications`, { as: reader.creds });
+      expect(res.status).toBe(200);
+      return { names: (res.body as { subject_name: string }[]).map((n) => n.subject_name), total: res.headers['x-total-count'] };
+    };
+    const first = await listed();
+    expect(first.names).toHaveLength(1);
+    expect(first.total).toBe('1');
+    // Asked again: the contents and the counts are remembered (SQLite).
+    expect(await listed()).toEqual(first);
+    const [n] = (await t.call('GET', `/users/${reader.user.id}/notifications`, { as: reader.creds })).body as { id: string }[];
+    const { content_id } = await other.db.selectFrom('notifications').select('content_id').where('id', '=', n!.id).executeTakeFirstOrThrow();
+    // Another connection renames what the notification says, and moves the counter: both in the next answer.
+    await other.transaction((tx) => tx.db.updateTable('notification_contents').set({ subject_name: 'Renamed' }).where('id', '=', content_id).execute());
+    expect(await listed()).toEqual({ names: ['Renamed'], total: '1' });
+    await other.transaction((tx) => tx.db.updateTable('notification_counters').set({ total: 7 }).where('user_id', '=', reader.user.id).execute());
+    expect(await listed()).toEqual({ names: ['Renamed'], total: '7' });
+  });
+
   it('a role changed by another connection applies to the next call of a remembered caller', async () => {
     const { user, creds } = await t.member();
     expect((await t.call('GET', '/webhooks', { as: creds })).status).toBe(403);
