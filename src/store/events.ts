@@ -133,11 +133,7 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect, pager: Pager 
       // (PostgreSQL remembers nothing between requests: there it would be one statement more for nothing.)
       if (asked.runningFrom !== undefined && dialect === 'sqlite') filter = { ...asked, runningFrom: await windowStart(asked.runningFrom) };
       const longestMs = filter.runningFrom === undefined ? 0 : await pager.count(db, 'events.longest_ms');
-      const [walked, n] = await Promise.all([
-        pager.walk<EventRow>(db, walksOf(filter, viewer, secretSeen, longestMs), selectEvents, page),
-        total(filter, viewer, secretSeen, longestMs),
-      ]);
-      return { ...walked, total: n };
+      return pager.list<EventRow>(db, walksOf(filter, viewer, secretSeen, longestMs), selectEvents, page, total(filter, viewer, secretSeen, longestMs));
     },
     slugsStartingWith: (base: string): Promise<string[]> => slugsStartingWith(db, 'events', base),
     /**
@@ -195,15 +191,8 @@ export function attendancesRepo(db: Kysely<Database>, pager: Pager = new Pager()
     },
     /** In user order. */
     async list(eventId: string, answer: string | undefined, page: Pagination): Promise<Listed<AttendanceRow>> {
-      const [walked, total] = await Promise.all([
-        pager.walk<AttendanceRow>(db, 
-          [{ query: filtered(eventId, answer), keys: ['event_attendances.user_id'] }],
-          selectAttendances,
-          page,
-        ),
-        pager.count(db, counterKey('event_attendances', [eventId, answer])),
-      ]);
-      return { ...walked, total };
+      const total = pager.count(db, counterKey('event_attendances', [eventId, answer]));
+      return pager.list<AttendanceRow>(db, [{ query: filtered(eventId, answer), keys: ['event_attendances.user_id'] }], selectAttendances, page, total);
     },
   };
 }
