@@ -74,6 +74,9 @@ export function startCheckpointer(
       clearInterval(timer);
       return new Promise<void>((resolve) => {
         worker.once('exit', () => resolve());
+        // Held while it stops: an unreferenced thread would let the process end before it had (exit code 0,
+        // whatever the caller was about to say).
+        worker.ref();
         worker.postMessage('stop');
       });
     },

@@ -43,10 +43,6 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
   // Statement and savepoint journals (every write runs in a savepoint of its group) in memory, not in
   // temporary files: a follow wrote some 30 fewer pages through the kernel (an open, writes and an unlink).
   sqlite.pragma('temp_store = memory');
-  // With the log checkpointed in the background, a commit checkpoints only if that falls far behind
-  // (10,000 pages, 40 MB, instead of SQLite's 1,000).
-  const checkpointer = options.checkpointInBackground && !inMemory ? startCheckpointer(file) : undefined;
-  if (checkpointer) sqlite.pragma('wal_autocheckpoint = 10000');
   const writes = { count: 0 };
   const onQuery = options.onQuery;
   const db = new Kysely<Schema>({
@@ -58,10 +54,13 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
     const applied = await migrateToLatest(db);
     options.onMigrated?.(applied);
   } catch (error) {
-    await checkpointer?.stop();
     await db.destroy();
     throw error;
   }
+  // With the log checkpointed in the background, a commit checkpoints only if that falls far behind
+  // (10,000 pages, 40 MB, instead of SQLite's 1,000).
+  const checkpointer = options.checkpointInBackground && !inMemory ? startCheckpointer(file) : undefined;
+  if (checkpointer) sqlite.pragma('wal_autocheckpoint = 10000');
   // The data version: SQLite's data_version as a second connection sees it (it moves when any other
   // connection commits: this store's own, another worker's, another process's), and this store's own writes
   // counted as they run. Together they change whenever the data may have. It is read afresh when a request
