@@ -51,17 +51,22 @@ export function startCheckpointer(
   worker.unref();
   let busy = false;
   let stopped = false;
-  // The log as it was when the last checkpoint began (its modification time and size): a checkpoint is
-  // asked for only when something was written to the log since.
+  // The log as it was when the last checkpoint began (its modification time and size), and whether that
+  // checkpoint copied all of it: another is asked for when something was written to the log since, or when
+  // the last one could not copy everything (a reader was still on an older snapshot). A log copied whole is
+  // what lets readers ignore it (SQLite reads the database file alone then) and the next writer start it
+  // over; one left partly copied would have every read search its index until the next write.
   let seen = '';
-  worker.on('message', () => {
+  let whole = true;
+  worker.on('message', (result: { busy?: number; log?: number; checkpointed?: number; error?: string }) => {
     busy = false;
+    whole = !result.error && !result.busy && result.log === result.checkpointed;
   });
   worker.on('error', (error) => options.onError?.(error));
   const timer = setInterval(() => {
     if (busy || stopped) return;
     const now = stampOf(wal);
-    if (now === seen) return;
+    if (now === seen && whole) return;
     seen = now;
     busy = true;
     worker.postMessage('check');
