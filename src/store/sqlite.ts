@@ -71,6 +71,10 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
   const watcher = inMemory ? sqlite : new Database(file, { readonly: true, fileMustExist: true });
   if (watcher !== sqlite) {
     watcher.pragma('busy_timeout = 5000');
+    // It reads the database file through a memory map (up to 2 GiB of it; the log is read as before): no
+    // read call and copy per page. A page of 25 private pages of a million, each row on a page of its own,
+    // went from 56 to 42 µs.
+    watcher.pragma('mmap_size = 2147418112');
     // The same connection answers the hot reads outside transactions (`rowsOfRead`): committed data only.
     readDirectly(db, directReader(watcher, onQuery));
   }
