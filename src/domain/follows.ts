@@ -3,6 +3,7 @@ import { newId } from '../shared/ids.js';
 import { listResult, type ListResult } from '../shared/schemas/common.js';
 import type { CreateFollowInput, Follow, FollowableType, ListFollowsQuery } from '../shared/schemas/follows.js';
 import type { FollowRow } from '../store/follows.js';
+import type { PageRow } from '../store/pages.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { administersPage, canSeePage, findVisiblePage, toPageRecord } from './pages.js';
 import { requireActingFor } from './permissions.js';
@@ -24,6 +25,9 @@ const toFollowRecord = (row: FollowRow, followable?: Follow['followable']): Foll
  */
 export async function createFollow(deps: Deps, caller: Caller, input: CreateFollowInput): Promise<Follow> {
   requireActingFor(caller, input.user_id);
+  // A page the caller may not join is refused before a write transaction is opened for nothing (a 404 or 403
+  // as the transaction below would answer; it checks again, since the page may change in between).
+  if (input.followable_type === 'Page') admitOrRefuse(caller, input.user_id, await findVisiblePage(deps.store, caller, input.followable_id));
   const row = await deps.store.transaction(async (tx) => {
     const follower = await tx.users.getById(input.user_id);
     if (!follower) throw notFound('User');
@@ -37,12 +41,7 @@ export async function createFollow(deps: Deps, caller: Caller, input: CreateFoll
     } else {
       const page = await findVisiblePage(tx, caller, input.followable_id);
       followed = { recipient: page.user_id, ref: pageRef(page) };
-      const admitted = page.privacy === 'public' || page.user_id === input.user_id || administersPage(caller, page);
-      if (!admitted)
-        throw forbidden(
-          `This page is ${page.privacy}: join it through an access request or an invite`,
-          ErrorCode.accessRequestRequired,
-        );
+      admitOrRefuse(caller, input.user_id, page);
     }
     const follow: FollowRow = {
       id: newId(),
@@ -71,6 +70,13 @@ export async function createFollow(deps: Deps, caller: Caller, input: CreateFoll
     return follow;
   });
   return toFollowRecord(row);
+}
+
+/** A public page is open to all; a private or secret one to its creator and its administrators only (403). */
+function admitOrRefuse(caller: Caller, userId: string, page: PageRow): void {
+  const admitted = page.privacy === 'public' || page.user_id === userId || administersPage(caller, page);
+  if (!admitted)
+    throw forbidden(`This page is ${page.privacy}: join it through an access request or an invite`, ErrorCode.accessRequestRequired);
 }
 
 export async function listFollows(deps: Deps, caller: Caller, query: ListFollowsQuery): Promise<ListResult<Follow>> {
