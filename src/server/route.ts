@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { Caller } from '../domain/context.js';
-import { encodeCursor, JSON_TEXT, NEXT_PAGE, RawJson, type JsonText } from '../shared/schemas/common.js';
+import { encodeCursor, JSON_TEXT, NEXT_PAGE, type JsonText } from '../shared/schemas/common.js';
 import type { ResponseCache } from './response-cache.js';
 import { withIdempotency, type IdempotencyGuard, type Outcome } from './idempotency.js';
 import { parseBody, parseParams, parseQuery, refuseUnreadableBody } from './input.js';
@@ -60,33 +60,9 @@ function nextLink(url: string, body: unknown): string | undefined {
   return `<${path}?${params.toString()}>; rel="next"`;
 }
 
-/** A list answer whose records the store wrote as JSON text (`RawJson`). */
-const hasRawItems = (body: unknown): body is { items: RawJson[] } => {
-  const items = body && typeof body === 'object' ? (body as { items?: unknown }).items : undefined;
-  return Array.isArray(items) && items[0] instanceof RawJson;
-};
-
-/** An answer the domain wrote as JSON text itself (`JSON_TEXT`), or whose records the store did (`RawJson`). */
-const writtenAsText = (body: unknown): boolean =>
-  (typeof body === 'object' && body !== null && JSON_TEXT in body) || hasRawItems(body);
-
-/**
- * An answer's JSON: the text the domain wrote (`JSON_TEXT`) as it is; else `JSON.stringify`'s, except that a
- * list's records written as JSON by the store are put in as they are (the same bytes `JSON.stringify` would
- * give for their objects: same fields, order, escaping).
- */
-export function answerJson(body: unknown): string {
-  const text = typeof body === 'object' && body !== null ? (body as Partial<JsonText>)[JSON_TEXT] : undefined;
-  if (text !== undefined) return text;
-  if (!hasRawItems(body)) return JSON.stringify(body);
-  let out = '';
-  for (const [key, value] of Object.entries(body)) {
-    if (value === undefined || typeof value === 'function') continue;
-    const json = key === 'items' ? `[${body.items.map((item) => item.json).join(',')}]` : JSON.stringify(value);
-    out += `${out ? ',' : '{'}${JSON.stringify(key)}:${json}`;
-  }
-  return `${out || '{'}}`;
-}
+/** The text of an answer the domain wrote as JSON itself (`JSON_TEXT`: the bytes `JSON.stringify` would write). */
+const jsonTextOf = (body: unknown): string | undefined =>
+  typeof body === 'object' && body !== null ? (body as Partial<JsonText>)[JSON_TEXT] : undefined;
 
 /** Collects route specs as they are registered, for the OpenAPI document. */
 export class RouteRegistry {
@@ -153,8 +129,9 @@ export class RouteRegistry {
         if (result.status === 204 || result.body === undefined) return reply.code(204).send();
         const link = nextLink(request.url, result.body);
         if (link) reply.header('link', link);
-        if (cached || writtenAsText(result.body)) {
-          const json = answerJson(result.body);
+        const text = jsonTextOf(result.body);
+        if (cached || text !== undefined) {
+          const json = text ?? JSON.stringify(result.body);
           cached?.remember(json, link);
           return reply.code(result.status).type('application/json; charset=utf-8').send(json);
         }

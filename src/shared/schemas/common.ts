@@ -148,20 +148,15 @@ export interface ListResult<T> {
   [NEXT_PAGE]?: string[];
 }
 
-/**
- * A record already written as JSON text (by the store, `Walked.json`): a list answer made of these is written
- * by `answerJson` (`src/server/route.ts`) as it is. Anything else that serialises one gets the same JSON.
- */
-export class RawJson {
-  constructor(readonly json: string) {}
-  toJSON(): unknown {
-    return JSON.parse(this.json);
-  }
-}
-
 /** A list answer from a page of rows: its records, its total, and where the next page starts. */
 export const listResult = <T>(items: T[], listed: { total: number; next?: string[] }): ListResult<T> => ({
   items,
   total_items: listed.total,
+  [NEXT_PAGE]: listed.next,
+});
+
+/** The same answer from records the store wrote as JSON text itself (`Walked.json`): `listResult`'s bytes. */
+export const listResultText = (records: readonly string[], listed: { total: number; next?: string[] }): JsonText => ({
+  [JSON_TEXT]: `{"items":[${records.join(',')}],"total_items":${JSON.stringify(listed.total)}}`,
   [NEXT_PAGE]: listed.next,
 });
