@@ -51,6 +51,8 @@ export function startCheckpointer(
   worker.unref();
   let busy = false;
   let stopped = false;
+  let exited = false;
+  worker.once('exit', () => (exited = true));
   // The log as it was when the last checkpoint began (its modification time and size), and whether that
   // checkpoint copied all of it: another is asked for when something was written to the log since, or when
   // the last one could not copy everything (a reader was still on an older snapshot). A log copied whole is
@@ -62,7 +64,6 @@ export function startCheckpointer(
     busy = false;
     whole = !result.error && !result.busy && result.log === result.checkpointed;
   });
-  worker.on('error', (error) => options.onError?.(error));
   const timer = setInterval(() => {
     if (busy || stopped) return;
     const now = stampOf(wal);
@@ -72,11 +73,17 @@ export function startCheckpointer(
     worker.postMessage('check');
   }, options.intervalMs ?? 200);
   timer.unref();
+  // The thread is gone after an error (it exits): no checkpoint is asked of it again, and the caller is told.
+  worker.on('error', (error) => {
+    stopped = true;
+    clearInterval(timer);
+    options.onError?.(error);
+  });
   return {
     stop() {
-      if (stopped) return Promise.resolve();
       stopped = true;
       clearInterval(timer);
+      if (exited) return Promise.resolve();
       return new Promise<void>((resolve) => {
         worker.once('exit', () => resolve());
         // Held while it stops: an unreferenced thread would let the process end before it had (exit code 0,

@@ -59,7 +59,11 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
   }
   // With the log checkpointed in the background, a commit checkpoints only if that falls far behind
   // (10,000 pages, 40 MB, instead of SQLite's 1,000).
-  const checkpointer = options.checkpointInBackground && !inMemory ? startCheckpointer(file) : undefined;
+  // Should the thread fail, commits checkpoint again as SQLite's default has them do.
+  const checkpointer =
+    options.checkpointInBackground && !inMemory
+      ? startCheckpointer(file, { onError: () => sqlite.open && sqlite.pragma('wal_autocheckpoint = 1000') })
+      : undefined;
   if (checkpointer) sqlite.pragma('wal_autocheckpoint = 10000');
   // The data version: SQLite's data_version as a second connection sees it (it moves when any other
   // connection commits: this store's own, another worker's, another process's), and this store's own writes

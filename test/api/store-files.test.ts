@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open.js';
+import { startCheckpointer } from '../../src/store/checkpointer.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import { startApp } from '../helpers/app.js';
 import { removeDir } from '../helpers/server.js';
@@ -55,6 +56,16 @@ describe('the write-ahead log', () => {
         await store.close();
       }
     }
+  });
+});
+
+describe('the checkpointing thread', () => {
+  it.skipIf(onPostgres)(`that failed tells its owner and stops at once, instead of holding up the store's close${sqliteOnly('SQLite\'s log')}`, async () => {
+    const errors: unknown[] = [];
+    const checkpointer = startCheckpointer(join(root, 'missing', 'nothing.db'), { onError: (error) => errors.push(error) });
+    for (let i = 0; i < 50 && errors.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(String(errors[0])).toMatch(/nothing\.db|directory does not exist|unable to open/i);
+    await checkpointer.stop();
   });
 });
 
