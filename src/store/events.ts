@@ -64,8 +64,11 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect, pager: Pager 
    * the same one serves every request that asks the same).
    */
   const built = new Map<string, Walk[]>();
+  /** What a list's walks depend on: its filter, its window, and what the caller sees. */
+  const listName = (filter: EventFilter, viewer: Viewer, secretSeen: string[], longestMs: number) =>
+    JSON.stringify([filter.owner, filter.page_id, filter.slug, filter.runningFrom, filter.runningBefore, longestMs, viewer.isAdmin || secretSeen]);
   const walksOf = (filter: EventFilter, viewer: Viewer, secretSeen: string[], longestMs: number, ordered = true): Walk[] => {
-    const name = JSON.stringify([filter.owner, filter.page_id, filter.slug, filter.runningFrom, filter.runningBefore, longestMs, ordered, viewer.isAdmin || secretSeen]);
+    const name = `${listName(filter, viewer, secretSeen, longestMs)}\u0000${ordered}`;
     let found = built.get(name);
     if (!found) {
       if (built.size >= 1000) built.clear();
@@ -80,8 +83,7 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect, pager: Pager 
     // event; the others, kept counts. A window's count is remembered while no event is written (its bounds
     // are the events' own end dates, see `windowStart`, so the same window is asked again and again).
     if (filter.runningFrom !== undefined || filter.runningBefore !== undefined || filter.slug !== undefined) {
-      const name = `events.window\u0000${JSON.stringify([filter.owner, filter.page_id, filter.slug, filter.runningFrom, filter.runningBefore, longestMs, viewer.isAdmin, viewer.isAdmin ? [] : secretSeen])}`;
-      return pager.memo(name, ['events'], async () => {
+      return pager.memo(`events.window\u0000${listName(filter, viewer, secretSeen, longestMs)}`, ['events'], async () => {
         const counts = await Promise.all(walksOf(filter, viewer, secretSeen, longestMs, false).map((w) => countOf(w.query)));
         return counts.reduce((a, b) => a + b, 0);
       });
