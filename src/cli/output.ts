@@ -46,6 +46,10 @@ export interface RecordView<T> {
   omit?: (keyof T & string)[];
 }
 
+/** Whether a stream gets colours: a terminal, not a dumb one, and no NO_COLOR (the tables, the spinner). */
+export const coloursFor = (stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean =>
+  !!stream.isTTY && !env.NO_COLOR && env.TERM !== 'dumb';
+
 /**
  * The three faces of CONTRACT §6: a table on a TTY; the API's JSON exactly with --json; plain
  * tab-separated rows (no colour) when stdout is not a TTY. Every string from the server passes through
@@ -69,7 +73,7 @@ export class Output {
     this.names = options.names;
     this.tty = !!this.stdout.isTTY;
     ignoreClosedPipe(this.stdout);
-    this.color = this.tty && !this.env.NO_COLOR && this.env.TERM !== 'dumb';
+    this.color = coloursFor(this.stdout, this.env);
   }
 
   /** The terminal's width (COLUMNS when the terminal does not say). */

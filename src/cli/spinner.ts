@@ -1,11 +1,14 @@
 import type { CallObserver } from '../client/api-client.js';
+import { coloursFor } from './output.js';
 
 /**
  * A spinner on stderr while a call is slow (over `delayMs`), on a terminal only: quick calls and piped runs
- * show nothing. ora loads the first time one is shown.
+ * show nothing, and so do terminals where ora does not animate (TERM=dumb, or CI set). Coloured as the tables
+ * are: not with NO_COLOR. ora loads the first time one is shown.
  */
 export function slowCallSpinner(stream: NodeJS.WriteStream = process.stderr, delayMs = 300): CallObserver | undefined {
   if (!stream.isTTY) return undefined;
+  const color = coloursFor(stream) ? 'cyan' : false;
   let inFlight = 0;
   let label = '';
   let timer: NodeJS.Timeout | undefined;
@@ -15,7 +18,10 @@ export function slowCallSpinner(stream: NodeJS.WriteStream = process.stderr, del
     showing = true;
     const { default: ora } = await import('ora');
     if (inFlight === 0 || spinner) return;
-    spinner = ora({ text: label, stream, discardStdin: false }).start();
+    const made = ora({ text: label, stream, color, discardStdin: false });
+    // Where ora cannot animate (a dumb terminal, or CI set), it would print the label once as a line of its
+    // own: nothing is shown instead.
+    if (made.isEnabled) spinner = made.start();
   };
   return (call) => {
     label = call;

@@ -8,6 +8,12 @@ import type { Credentials, RunningServer } from '../helpers/server.js';
 export const ANSI = /\u001b\[/;
 export const stripAnsi = (text: string) => text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
 
+/**
+ * A terminal's output without the slow-call spinner (drawn between hiding the cursor and showing it again, on
+ * a loaded machine where a call takes over 300 ms): what stays on the screen once the command is done.
+ */
+export const withoutSpinner = (text: string) => text.replace(/\u001b\[\?25l[^]*?\u001b\[\?25h/g, '').replace(/\u001b\[\?25h/g, '');
+
 /** The environment that points the CLI at a server with a key pair, without a stored profile. */
 export const envFor = (server: RunningServer, creds: Credentials = server.admin) => ({
   AGORA_URL: server.url,
@@ -40,7 +46,7 @@ export async function inAllModes(server: RunningServer, args: string[], creds?: 
   ]);
   for (const [mode, result] of Object.entries({ tsv, json, table, noColor }))
     expect(result.code, `${mode}: ${result.stderr}${mode === 'table' || mode === 'noColor' ? result.stdout : ''}`).toBe(0);
-  return { tsv, json, table, noColor };
+  return { tsv, json, table: { ...table, stdout: withoutSpinner(table.stdout) }, noColor: { ...noColor, stdout: withoutSpinner(noColor.stdout) } };
 }
 
 /** TSV rows: no header, no colour, split on tabs. */

@@ -55,7 +55,7 @@ export async function startServer(
   child.stdout!.on('data', (chunk) => (stdout += chunk));
   child.stderr!.on('data', (chunk) => (stderr += chunk));
   const url = await new Promise<string>((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error(`server did not start: ${stderr}`)), 20_000);
+    const timer = setTimeout(() => fail(new Error(`server did not start: ${stderr}`)), 60_000);
     child.stdout!.on('data', () => {
       const match = /listening on (http:\/\/\S+)/.exec(stdout);
       if (match) {

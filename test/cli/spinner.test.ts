@@ -1,0 +1,67 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCliTty } from '../helpers/cli.js';
+
+/**
+ * The spinner a slow call shows at a terminal (after 300 ms), against a server that takes a second to answer
+ * (a plain HTTP server answering the API's 404 shape). ora stays still where `CI` is set: the runs unset it.
+ */
+let server: Server;
+let url: string;
+let home: string;
+
+beforeAll(async () => {
+  home = mkdtempSync(join(tmpdir(), 'agora-spinner-'));
+  server = createServer((request, response) => {
+    request.resume();
+    setTimeout(() => {
+      response.writeHead(404, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: { code: 'not_found', message: 'User not found' } }));
+    }, 1500);
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await new Promise((ok) => server.close(ok));
+  rmSync(home, { recursive: true, force: true });
+});
+
+const slowCall = (env: Record<string, string | undefined>) =>
+  runCliTty(['users', 'get', 'someone'], {
+    home,
+    env: { AGORA_URL: url, AGORA_API_KEY: 'ak_x', AGORA_API_SECRET: 'as_x', CI: undefined, ...env },
+  });
+/** A colour or other graphic rendition: `ESC [ … m`. */
+const SGR = /\u001b\[[0-9;]*m/;
+
+describe('the slow-call spinner', () => {
+  it('turns while a call is slow, coloured, and is gone when the answer comes', async () => {
+    const run = await slowCall({ NO_COLOR: undefined });
+    expect(run.code, run.stdout).toBe(1);
+    expect(run.stdout).toMatch(/\u001b\[36m[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]\u001b\[39m GET \/users/);
+    // The line is cleared before the answer is written.
+    expect(run.stdout).toMatch(/\u001b\[0K(\u001b\[\?25h)?error: User not found/);
+  });
+
+  it('with NO_COLOR, turns without a colour', async () => {
+    const noColor = await slowCall({ NO_COLOR: '1' });
+    expect(noColor.stdout).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] GET \/users/);
+    expect(noColor.stdout).not.toMatch(SGR);
+    expect(noColor.stdout).toMatch(/\u001b\[0K(\u001b\[\?25h)?error: User not found/);
+  });
+
+  it('on a dumb terminal, or with CI set, shows nothing (ora would print the label as a line of its own)', async () => {
+    const [dumb, ci] = await Promise.all([slowCall({ TERM: 'dumb', NO_COLOR: undefined }), slowCall({ CI: 'true', NO_COLOR: undefined })]);
+    for (const run of [dumb, ci]) {
+      expect(run.code, run.stdout).toBe(1);
+      expect(run.stdout).not.toContain('GET /users');
+      expect(run.stdout).toContain('error: User not found');
+    }
+    expect(dumb.stdout).not.toMatch(SGR);
+  });
+});
