@@ -2,7 +2,7 @@
 // benchmark seeded (`BENCH_KEEP=1 BENCH_RUNS=bare npm run bench` keeps one), answering `inject` in a loop with
 // the realistic mix. Run by hand: `node bench/inprocess.mjs DB [requests] [mix]` (it bundles this file first);
 // `node --cpu-prof` on it profiles the server's own work. mix: varied (default), follows, events, notifications,
-// users, create, mixed (90 % varied reads, 10 % follows), first, firstadmin, follow (a Member following any page,
+// users, requests, invites, create, mixed (90 % varied reads, 10 % follows), first, firstadmin, follow (a Member following any page,
 // as the realistic benchmark's follows: 201, 403, 404, 409). The follow and mixed mixes show the CPU of each answer
 // apart (with BENCH_CONCURRENCY=1).
 // BENCH_STATEMENTS=1 counts the statements per request.
@@ -28,14 +28,15 @@ const count = Number(countArg ?? 2000);
 // a figure the machine's load does not move (transaction control statements not counted).
 let statements = 0;
 let skips = 0;
-const countStatements = (text: string) => {
+const countStatements = (text: string, params?: readonly unknown[]) => {
+  if (process.env.SQLLOG) console.log('SQL', JSON.stringify([text, params]));
   if (/^(savepoint|release|begin|commit|rollback)/i.test(text.trim())) return;
   statements++;
   if (/ offset /i.test(text)) skips++;
 };
 // BENCH_CHECKPOINTER=1: the write-ahead log checkpointed on its own thread, as `agora serve` does.
 const store = await openSqliteStore(file, {
-  ...(process.env.BENCH_STATEMENTS === '1' ? { onQuery: countStatements } : {}),
+  ...(process.env.BENCH_STATEMENTS === '1' ? { onQuery: (t: string, p: readonly unknown[]) => countStatements(t, p) } : {}),
   checkpointInBackground: process.env.BENCH_CHECKPOINTER === '1',
 });
 const deps = { store, clock: () => new Date() };
@@ -62,6 +63,10 @@ const next = (): { method: 'GET' | 'POST'; url: string; key: (typeof keys)[numbe
   switch (mix) {
     case 'follows':
       return { method: 'GET', url: `${P}/follows?page=${rand(400)}${pick(['', '&followable_type=User'])}`, key };
+    case 'requests':
+      return { method: 'GET', url: `${P}/page_access_requests?page=${rand(40)}`, key };
+    case 'invites':
+      return { method: 'GET', url: `${P}/invites?page=${rand(40)}${pick(['', '&state=waiting'])}`, key };
     case 'events':
       return { method: 'GET', url: `${P}/events?page=${rand(40)}${pick(['', '&event_date=current_and_coming'])}`, key };
     case 'first':

@@ -19,6 +19,7 @@ import { tableVersions } from './migrations/0010-table-versions.js';
 import { ACCESS_TABLES, accessNotify } from './migrations/0011-access-notify.js';
 import { leanWrites } from './migrations/0012-lean-writes.js';
 import { secretFollows } from './migrations/0014-secret-follows.js';
+import { flagCounts } from './migrations/0015-flag-counts.js';
 import { commentsRepo, likesRepo, statusesRepo } from './content.js';
 import { attendancesRepo, eventsRepo } from './events.js';
 import { notificationJobsRepo, notificationsRepo } from './notifications.js';
@@ -42,6 +43,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011-access-notify': accessNotify,
   '0012-lean-writes': leanWrites,
   '0014-secret-follows': secretFollows,
+  '0015-flag-counts': flagCounts,
 };
 
 class StaticMigrations implements MigrationProvider {

@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { badPlans } from '../helpers/plans.js';
 import { removeDir, type Credentials } from '../helpers/server.js';
-import { openRaw } from '../helpers/store-target.js';
+import { onPostgres, openRaw } from '../helpers/store-target.js';
+import { countersFor, recount } from '../../src/store/counters.js';
+import { flagCounts } from '../../src/store/migrations/0015-flag-counts.js';
 
 /**
  * Flat cost per request: every list query the store can produce is an index walk (no table scan, no
@@ -293,6 +295,40 @@ describe('kept counts', () => {
       expect(await t.store.checkCounts(), privacy).toEqual([]);
       expect(await seen(), privacy).toEqual(told);
     }
+  });
+});
+
+describe('kept counts of a flag', () => {
+  it('are kept only for rows whose flag is 1, and an older store that kept them at 0 too loses those in migration 0015', async () => {
+    // A user's own status reaches their followers (flag 1); one in a private page does not (flag 0).
+    const status = await t.call('POST', '/statuses', { as: member.creds, body: { user_id: member.user.id, content: 'Mine' } });
+    const inPage = await t.call('POST', '/statuses', { as: other.creds, body: { user_id: other.user.id, content: 'In the page', page_id: ids.private } });
+    expect([status.status, inPage.status]).toEqual([201, 201]);
+    const flagged = countersFor(onPostgres ? 'postgres' : 'sqlite').filter((spec) => spec.flag !== undefined);
+    expect(flagged.map((spec) => spec.list).sort()).toEqual(['events', 'follows', 'statuses']);
+    const lists = flagged.map((spec) => `key like '${spec.list}|%'`).join(' or ');
+    const raw = await openRaw(t.file);
+    const atZero = async () =>
+      (await raw.all<{ key: string }>(`select key from list_counts where (${lists}) and n <> 0 and key not like '%|*' and key not like '%|1' order by key`)).map((r) => r.key);
+    try {
+      expect(await atZero()).toEqual([]);
+      // What an older agora kept: every combination, the flag at 0 as well.
+      for (const spec of flagged)
+        for (const [key, n] of await recount(t.store.db, { ...spec, flag: undefined }))
+          await raw.all(`insert into list_counts (key, n) values (?, ?) on conflict (key) do update set n = excluded.n`, [key, n]);
+      const older = await atZero();
+      expect(older.some((key) => key.startsWith('follows|')) && older.some((key) => key.startsWith('events|')) && older.some((key) => key.startsWith('statuses|'))).toBe(true);
+      // Kept, with no row that this agora counts by them: drift, until the migration removes them.
+      expect((await t.store.checkCounts()).map((d) => d.key).sort()).toEqual(older);
+      await flagCounts.up(t.store.db);
+      expect(await atZero()).toEqual([]);
+      expect(await t.store.checkCounts()).toEqual([]);
+    } finally {
+      await raw.close();
+    }
+    // The lists still count right after it (the triggers made again): a Member's follows and statuses.
+    const follows = await t.call('GET', `/follows?user_id=${member.user.id}`, { as: member.creds });
+    expect(follows.body.total_items).toBe(follows.body.items.length);
   });
 });
 
