@@ -39,15 +39,13 @@ export function permissionSetsRepo(db: Kysely<Database>, dialect: Dialect, pager
       return db.selectFrom('permission_sets').selectAll().orderBy('id').execute();
     },
     async page(page: Pagination): Promise<Listed<PermissionSetRow>> {
-      const [walked, total] = await Promise.all([
-        pager.walk<PermissionSetRow>(db, 
-          [{ query: db.selectFrom('permission_sets'), keys: ['permission_sets.id'] }],
-          (q) => q.selectAll('permission_sets'),
-          page,
-        ),
+      return pager.list<PermissionSetRow>(
+        db,
+        [{ query: db.selectFrom('permission_sets'), keys: ['permission_sets.id'] }],
+        (q) => q.selectAll('permission_sets'),
+        page,
         pager.count(db, counterKey('permission_sets', [])),
-      ]);
-      return { ...walked, total };
+      );
     },
     async insert(row: PermissionSetRow): Promise<void> {
       await db.insertInto('permission_sets').values(row).execute();

@@ -35,17 +35,14 @@ export function auditLogRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
       await db.insertInto('audit_log').values(row).execute();
     },
     async list(filter: AuditFilter, page: Pagination): Promise<Listed<AuditEntryRow>> {
-      const [walked, total] = await Promise.all([
-        pager.walk<AuditEntryRow>(
-          db,
-          [{ query: filtered(filter), keys: ['audit_log.created_at', 'audit_log.id'] }],
-          (q) => q.selectAll('audit_log'),
-          page,
-          true,
-        ),
+      return pager.list<AuditEntryRow>(
+        db,
+        [{ query: filtered(filter), keys: ['audit_log.created_at', 'audit_log.id'] }],
+        (q) => q.selectAll('audit_log'),
+        page,
         countOf(filtered(filter)),
-      ]);
-      return { ...walked, total };
+        true,
+      );
     },
   };
 }

@@ -75,12 +75,12 @@ export function statusesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
         pages.length && users.length
           ? countOf(reachesFollowers(fromStatuses().where('s.user_id', 'in', users).where('s.page_id', 'in', pages)))
           : 0;
-      const [walked, counts, overlap] = await Promise.all([
-        pager.walk<StatusRow>(db, walks, (q) => q.selectAll('s'), page, true),
-        pager.counts(db, counted),
-        twice,
-      ]);
-      return { ...walked, total: counts.reduce((a, b) => a + b, 0) - overlap };
+      // A followed user's status on a followed page is in two walks and two kept counts, and answered once: it
+      // is taken off the sum once.
+      const total = Promise.all([pager.counts(db, counted), twice]).then(
+        ([counts, overlap]) => counts.reduce((a, b) => a + b, 0) - overlap,
+      );
+      return pager.list<StatusRow>(db, walks, (q) => q.selectAll('s'), page, total, true);
     },
   };
 }
@@ -102,15 +102,19 @@ export function commentsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
         .execute();
     },
     async listForStatus(statusId: string, page: Pagination): Promise<Listed<CommentRow>> {
-      const [walked, total] = await Promise.all([
-        pager.walk<CommentRow>(db, 
-          [{ query: db.selectFrom('comments').where('comments.status_id', '=', statusId), keys: ['comments.id'] }],
-          (q) => q.selectAll('comments'),
-          page,
-        ),
-        db.selectFrom('statuses').select('comments_count').where('id', '=', statusId).executeTakeFirst(),
-      ]);
-      return { ...walked, total: total?.comments_count ?? 0 };
+      const total = db
+        .selectFrom('statuses')
+        .select('comments_count')
+        .where('id', '=', statusId)
+        .executeTakeFirst()
+        .then((status) => status?.comments_count ?? 0);
+      return pager.list<CommentRow>(
+        db,
+        [{ query: db.selectFrom('comments').where('comments.status_id', '=', statusId), keys: ['comments.id'] }],
+        (q) => q.selectAll('comments'),
+        page,
+        total,
+      );
     },
   };
 }

@@ -20,16 +20,13 @@ export function moderationQueueRepo(db: Kysely<Database>, pager: Pager = new Pag
   };
   return {
     async list(viewer: Viewer, page: Pagination): Promise<Listed<ModerationItemRow>> {
-      const [walked, total] = await Promise.all([
-        pager.walk<ModerationItemRow>(
-          db,
-          [{ query: administered(viewer), keys: ['moderation_queue.created_at', 'moderation_queue.id'] }],
-          (q) => q.selectAll('moderation_queue'),
-          page,
-        ),
+      return pager.list<ModerationItemRow>(
+        db,
+        [{ query: administered(viewer), keys: ['moderation_queue.created_at', 'moderation_queue.id'] }],
+        (q) => q.selectAll('moderation_queue'),
+        page,
         countOf(administered(viewer)),
-      ]);
-      return { ...walked, total };
+      );
     },
   };
 }

@@ -173,15 +173,8 @@ export function pageConfigurationsRepo(db: Kysely<Database>, pager: Pager = new 
       // By name: configurations sharing a name are few (an exact match on the name index).
       const q = db.selectFrom('page_configurations');
       const matching = filter.name === undefined ? q : q.where('page_configurations.name', '=', filter.name);
-      const [walked, total] = await Promise.all([
-        pager.walk<PageConfigurationRow>(db, 
-          [{ query: matching, keys: ['page_configurations.id'] }],
-          selectConfigurations,
-          page,
-        ),
-        filter.name === undefined ? pager.count(db, counterKey('page_configurations', [])) : countOf(matching),
-      ]);
-      return { ...walked, total };
+      const total = filter.name === undefined ? pager.count(db, counterKey('page_configurations', [])) : countOf(matching);
+      return pager.list<PageConfigurationRow>(db, [{ query: matching, keys: ['page_configurations.id'] }], selectConfigurations, page, total);
     },
   };
 }

@@ -51,11 +51,13 @@ export function webhooksRepo(db: Kysely<Database>, box: SecretBox, pager: Pager 
       return clear.length;
     },
     async list(page: Pagination): Promise<Listed<WebhookRow>> {
-      const [walked, total] = await Promise.all([
-        pager.walk<WebhookRow>(db, [{ query: db.selectFrom('webhooks'), keys: ['webhooks.id'] }], (q) => q.selectAll('webhooks'), page),
+      return pager.list<WebhookRow>(
+        db,
+        [{ query: db.selectFrom('webhooks'), keys: ['webhooks.id'] }],
+        (q) => q.selectAll('webhooks'),
+        page,
         pager.count(db, counterKey('webhooks', [])),
-      ]);
-      return { ...walked, total };
+      );
     },
     async delete(id: string): Promise<void> {
       await db.deleteFrom('webhooks').where('id', '=', id).execute();
@@ -147,16 +149,14 @@ export function deliveriesRepo(db: Kysely<Database>, dialect: Dialect, pager: Pa
     },
     /** Newest first. */
     async listForWebhook(webhookId: string, page: Pagination): Promise<Listed<DeliveryRow>> {
-      const [walked, total] = await Promise.all([
-        pager.walk<DeliveryRow>(db, 
-          [{ query: db.selectFrom('webhook_deliveries').where('webhook_deliveries.webhook_id', '=', webhookId), keys: ['webhook_deliveries.id'] }],
-          (q) => q.selectAll('webhook_deliveries'),
-          page,
-          true,
-        ),
+      return pager.list<DeliveryRow>(
+        db,
+        [{ query: db.selectFrom('webhook_deliveries').where('webhook_deliveries.webhook_id', '=', webhookId), keys: ['webhook_deliveries.id'] }],
+        (q) => q.selectAll('webhook_deliveries'),
+        page,
         pager.count(db, counterKey('webhook_deliveries', [webhookId])),
-      ]);
-      return { ...walked, total };
+        true,
+      );
     },
   };
 }

@@ -79,6 +79,12 @@ beforeAll(async () => {
     const inviteId = invite.body.success[0].id;
     expect((await t.call('PUT', `/invites/${inviteId}/accept`, { as: other.creds })).status).toBe(200);
   }
+  // Two webhooks, so that their list has a deep page too. Each is for an event nothing in this file causes
+  // (an invite deleted), at a reserved name (RFC 2606) that is never asked for: no delivery is made or tried.
+  for (const round of [0, 1]) {
+    const hook = await t.call('POST', '/webhooks', { body: { url: `https://receiver.example/flat-cost/${round}`, events: ['invite.deleted'] } });
+    expect(hook.status, JSON.stringify(hook.body)).toBe(201);
+  }
   await t.app.fanOut.drain();
 });
 
