@@ -2,7 +2,7 @@
 // benchmark seeded (`BENCH_KEEP=1 BENCH_RUNS=bare npm run bench` keeps one), answering `inject` in a loop with
 // the realistic mix. Run by hand: `node bench/inprocess.mjs DB [requests] [mix]` (it bundles this file first);
 // `node --cpu-prof` on it profiles the server's own work. mix: varied (default), follows, events, notifications,
-// users, requests, invites, create, mixed (90 % varied reads, 10 % follows), first, firstadmin, follow (a Member following any page,
+// users, requests, invites, url (BENCH_URL), create, mixed (90 % varied reads, 10 % follows), first, firstadmin, follow (a Member following any page,
 // as the realistic benchmark's follows: 201, 403, 404, 409). The follow and mixed mixes show the CPU of each answer
 // apart (with BENCH_CONCURRENCY=1).
 // BENCH_STATEMENTS=1 counts the statements per request.
@@ -63,6 +63,9 @@ const next = (): { method: 'GET' | 'POST'; url: string; key: (typeof keys)[numbe
   switch (mix) {
     case 'follows':
       return { method: 'GET', url: `${P}/follows?page=${rand(400)}${pick(['', '&followable_type=User'])}`, key };
+    case 'url':
+      // BENCH_URL: one URL (after /public-api/v1), each {N} in it a random number 1–N, as a random caller.
+      return { method: 'GET', url: `${P}${(process.env.BENCH_URL ?? '/pages').replace(/\{(\d+)\}/g, (_, n: string) => String(rand(Number(n))))}`, key };
     case 'requests':
       return { method: 'GET', url: `${P}/page_access_requests?page=${rand(40)}`, key };
     case 'invites':

@@ -2,7 +2,7 @@ import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysel
 import type { Pagination } from '../shared/schemas/common.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, PageConfigurationTable, PageTable } from './schema.js';
-import { counterKey, countOf, type Listed, type Selection, type Walk, Pager } from './paging.js';
+import { counterKey, countOf, readByIds, type Listed, type Selection, type Walk, Pager } from './paging.js';
 
 export type PageRow = Selectable<PageTable>;
 export type PageConfigurationRow = Selectable<PageConfigurationTable>;
@@ -47,6 +47,7 @@ const pagesAsJson: Selection = (q) =>
 const selectConfigurations: Selection = (q) => q.selectAll('page_configurations');
 
 export function pagesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
+  const pagesByIds = (ids: readonly string[]) => db.selectFrom('pages').selectAll().where('id', 'in', ids);
   const matching = (filter: PageFilter) => {
     let q = db.selectFrom('pages');
     if (filter.page_configuration_id !== undefined)
@@ -146,8 +147,7 @@ export function pagesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
       return q.executeTakeFirst();
     },
     getByIds(ids: string[]): Promise<PageRow[]> {
-      if (ids.length === 0) return Promise.resolve([]);
-      return db.selectFrom('pages').selectAll().where('id', 'in', ids).execute();
+      return readByIds<PageRow>(db, pagesByIds, ids);
     },
     secretSeenBy,
     /** `json`: the records may come as JSON text (`Listed.json`, read straight from SQLite) instead of rows. */

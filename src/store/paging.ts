@@ -79,6 +79,34 @@ export function rowsOfRead<Row = Record<string, unknown>>(db: Kysely<any>, compi
 }
 
 /**
+ * The records of a read by ids (a list's embedded pages and users): `build(ids)` is a query whose only
+ * parameters are the ids, in order. It is compiled once per number of ids and then filled in (building and
+ * compiling it with Kysely cost as much as running it), and read like `rowsOfRead`: outside transactions
+ * straight from the store's reading connection, never queued behind a write group on the writing one.
+ * A query whose parameters are not exactly the ids is compiled every time.
+ */
+export function readByIds<Row>(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  db: Kysely<any>,
+  build: (ids: readonly string[]) => { compile(): CompiledQuery },
+  ids: readonly string[],
+): Promise<Row[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  let shapes = byIds.get(build);
+  if (!shapes) byIds.set(build, (shapes = new Map()));
+  const template = shapes.get(ids.length);
+  let compiled: CompiledQuery;
+  if (template) compiled = { query: template.query, queryId: createQueryId(), sql: template.sql, parameters: [...ids] };
+  else {
+    compiled = build(ids).compile();
+    if (template === undefined && shapes.size < 500)
+      shapes.set(ids.length, compiled.parameters.length === ids.length && compiled.parameters.every((p, i) => p === ids[i]) ? compiled : null);
+  }
+  return Promise.resolve(rowsOfRead<Row>(db, compiled));
+}
+const byIds = new WeakMap<object, Map<number, CompiledQuery | null>>();
+
+/**
  * A page of a list at the same cost wherever it is: after a cursor, a range of the walks' indexes; at a
  * page number, a skip over index entries only (sort keys, a covering index) to the first row of the page,
  * then that range. Duplicates between walks (a secret page one created and follows) are answered once.

@@ -2,7 +2,7 @@ import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, UserTable } from './schema.js';
-import { counterKey, countOf, type Listed, type Selection, Pager } from './paging.js';
+import { counterKey, countOf, readByIds, type Listed, type Selection, Pager } from './paging.js';
 
 export type UserRow = Selectable<UserTable>;
 /** A user with the role fields that user records show (tagline). */
@@ -36,6 +36,7 @@ export function usersRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
       ]);
   const withRole = () => joinRole(db.selectFrom('users'));
   const selectWithRole: Selection = (query) => joinRole(query as SelectQueryBuilder<Database, 'users', object>);
+  const usersByIds = (ids: readonly string[]) => withRole().where('users.id', 'in', ids);
 
   return {
     async insert(row: Omit<UserRow, 'nickname_key'>): Promise<void> {
@@ -55,8 +56,7 @@ export function usersRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
         .executeTakeFirst();
     },
     getByIds(ids: string[]): Promise<UserWithRole[]> {
-      if (ids.length === 0) return Promise.resolve([]);
-      return withRole().where('users.id', 'in', ids).execute();
+      return readByIds<UserWithRole>(db, usersByIds, ids);
     },
     async isNicknameTaken(nickname: string): Promise<boolean> {
       const row = await db.selectFrom('users').select('id').where('nickname_key', '=', nicknameKey(nickname)).executeTakeFirst();
