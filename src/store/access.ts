@@ -1,12 +1,19 @@
 import { type Kysely, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { ApiKeyTable, Database, IdempotencyKeyTable, PermissionSetTable } from './schema.js';
-import { counterKey, countOf, offsetOf, type Listed, Pager } from './paging.js';
+import { counterKey, countOf, offsetOf, type Listed, type Selection, Pager } from './paging.js';
 import type { UserWithRole } from './users.js';
 import type { Dialect } from './store.js';
 
 export type PermissionSetRow = Selectable<PermissionSetTable>;
 export type IdempotencyRow = Selectable<IdempotencyKeyTable>;
+
+/**
+ * What the permission sets list selects, declared once: a list's compiled fetch is kept per selection
+ * function (`fetchOf`), and a new closure on every call would have it built and compiled again on every
+ * request.
+ */
+const selectPermissionSets: Selection = (q) => q.selectAll('permission_sets');
 
 /** Permission sets (roles). */
 export function permissionSetsRepo(db: Kysely<Database>, dialect: Dialect, pager: Pager = new Pager()) {
@@ -42,7 +49,7 @@ export function permissionSetsRepo(db: Kysely<Database>, dialect: Dialect, pager
       return pager.list<PermissionSetRow>(
         db,
         [{ query: db.selectFrom('permission_sets'), keys: ['permission_sets.id'] }],
-        (q) => q.selectAll('permission_sets'),
+        selectPermissionSets,
         page,
         pager.count(db, counterKey('permission_sets', [])),
       );

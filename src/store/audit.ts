@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
-import { countOf, Pager, type Listed } from './paging.js';
+import { countOf, Pager, type Listed, type Selection } from './paging.js';
 import type { AuditLogTable, Database } from './schema.js';
 
 export type AuditEntryRow = Selectable<AuditLogTable>;
@@ -14,6 +14,12 @@ export interface AuditFilter {
   since?: string;
   until?: string;
 }
+
+/**
+ * What the audit log list selects, declared once: a list's compiled fetch is kept per selection function
+ * (`fetchOf`), and a new closure on every call would have it built and compiled again on every request.
+ */
+const selectAuditLog: Selection = (q) => q.selectAll('audit_log');
 
 /**
  * The audit log: written in the transaction of each administrative change, read newest first, paged like
@@ -38,7 +44,7 @@ export function auditLogRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
       return pager.list<AuditEntryRow>(
         db,
         [{ query: filtered(filter), keys: ['audit_log.created_at', 'audit_log.id'] }],
-        (q) => q.selectAll('audit_log'),
+        selectAuditLog,
         page,
         countOf(filtered(filter)),
         true,

@@ -1,11 +1,19 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { CommentTable, Database, LikeTable, StatusTable } from './schema.js';
-import { counterKey, countOf, type Listed, type Walk, Pager } from './paging.js';
+import { counterKey, countOf, type Listed, type Selection, type Walk, Pager } from './paging.js';
 
 export type StatusRow = Selectable<StatusTable>;
 export type CommentRow = Selectable<CommentTable>;
 export type LikeRow = Selectable<LikeTable>;
+
+/**
+ * What the stream and the comments lists select, declared once: a list's compiled fetch is kept per selection
+ * function (`fetchOf`), and a new closure on every call would have it built and compiled again on every
+ * request.
+ */
+const selectStatuses: Selection = (q) => q.selectAll('s');
+const selectComments: Selection = (q) => q.selectAll('comments');
 
 export function statusesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   /**
@@ -80,7 +88,7 @@ export function statusesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
       const total = Promise.all([pager.counts(db, counted), twice]).then(
         ([counts, overlap]) => counts.reduce((a, b) => a + b, 0) - overlap,
       );
-      return pager.list<StatusRow>(db, walks, (q) => q.selectAll('s'), page, total, true);
+      return pager.list<StatusRow>(db, walks, selectStatuses, page, total, true);
     },
   };
 }
@@ -111,7 +119,7 @@ export function commentsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
       return pager.list<CommentRow>(
         db,
         [{ query: db.selectFrom('comments').where('comments.status_id', '=', statusId), keys: ['comments.id'] }],
-        (q) => q.selectAll('comments'),
+        selectComments,
         page,
         total,
       );

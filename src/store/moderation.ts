@@ -1,10 +1,17 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Viewer } from './pages.js';
-import { countOf, Pager, type Listed } from './paging.js';
+import { countOf, Pager, type Listed, type Selection } from './paging.js';
 import type { Database, ModerationQueueTable } from './schema.js';
 
 export type ModerationItemRow = Selectable<ModerationQueueTable>;
+
+/**
+ * What the moderation queue list selects, declared once: a list's compiled fetch is kept per selection
+ * function (`fetchOf`), and a new closure on every call would have it built and compiled again on every
+ * request.
+ */
+const selectModerationItems: Selection = (q) => q.selectAll('moderation_queue');
 
 /**
  * The moderation queue: the waiting access requests and invites of the pages a viewer administers, oldest
@@ -23,7 +30,7 @@ export function moderationQueueRepo(db: Kysely<Database>, pager: Pager = new Pag
       return pager.list<ModerationItemRow>(
         db,
         [{ query: administered(viewer), keys: ['moderation_queue.created_at', 'moderation_queue.id'] }],
-        (q) => q.selectAll('moderation_queue'),
+        selectModerationItems,
         page,
         countOf(administered(viewer)),
       );

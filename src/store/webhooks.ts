@@ -3,10 +3,18 @@ import type { Dialect } from './store.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database, WebhookDeliveryTable, WebhookTable } from './schema.js';
 import { SecretBox } from './secret-box.js';
-import { counterKey, type Listed, Pager } from './paging.js';
+import { counterKey, type Listed, type Selection, Pager } from './paging.js';
 
 export type WebhookRow = Selectable<WebhookTable>;
 export type DeliveryRow = Selectable<WebhookDeliveryTable>;
+
+/**
+ * What the webhooks and deliveries lists select, declared once: a list's compiled fetch is kept per selection
+ * function (`fetchOf`), and a new closure on every call would have it built and compiled again on every
+ * request.
+ */
+const selectWebhooks: Selection = (q) => q.selectAll('webhooks');
+const selectDeliveries: Selection = (q) => q.selectAll('webhook_deliveries');
 
 /**
  * Webhooks; their signing secrets are stored sealed by `box`. Rows are read with the secret still sealed
@@ -54,7 +62,7 @@ export function webhooksRepo(db: Kysely<Database>, box: SecretBox, pager: Pager 
       return pager.list<WebhookRow>(
         db,
         [{ query: db.selectFrom('webhooks'), keys: ['webhooks.id'] }],
-        (q) => q.selectAll('webhooks'),
+        selectWebhooks,
         page,
         pager.count(db, counterKey('webhooks', [])),
       );
@@ -152,7 +160,7 @@ export function deliveriesRepo(db: Kysely<Database>, dialect: Dialect, pager: Pa
       return pager.list<DeliveryRow>(
         db,
         [{ query: db.selectFrom('webhook_deliveries').where('webhook_deliveries.webhook_id', '=', webhookId), keys: ['webhook_deliveries.id'] }],
-        (q) => q.selectAll('webhook_deliveries'),
+        selectDeliveries,
         page,
         pager.count(db, counterKey('webhook_deliveries', [webhookId])),
         true,
