@@ -1,5 +1,6 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
+import { dialectOf } from './dialect.js';
 import { countOf, Pager, type Listed, type Selection } from './paging.js';
 import type { AuditLogTable, Database } from './schema.js';
 
@@ -26,14 +27,26 @@ const selectAuditLog: Selection = (q) => q.selectAll('audit_log');
  * every list (`Pager`); its total is counted (a time window's entries, by index range).
  */
 export function auditLogRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
-  const filtered = (filter: AuditFilter) => {
+  const sqlite = dialectOf(db) === 'sqlite';
+  /** `ordered`: for the list's walk (not its count, which has no page to resume from). */
+  const filtered = (filter: AuditFilter, ordered = false) => {
     let q = db.selectFrom('audit_log');
     if (filter.actor_id !== undefined) q = q.where('audit_log.actor_id', '=', filter.actor_id);
     if (filter.action !== undefined) q = q.where('audit_log.action', '=', filter.action);
     if (filter.target_type !== undefined) q = q.where('audit_log.target_type', '=', filter.target_type);
     if (filter.target_id !== undefined) q = q.where('audit_log.target_id', '=', filter.target_id);
     if (filter.since !== undefined) q = q.where('audit_log.created_at', '>=', filter.since);
-    if (filter.until !== undefined) q = q.where('audit_log.created_at', '<', filter.until);
+    // For the walk on SQLite, said to be `likely` true. A walk newest first starts at its upper end, and SQLite
+    // bounds a walk by one upper limit of a column: it would take this one over the sort key a page resumes
+    // from (a cursor, a position known), and test every entry between the two, one by one. Said to be likely,
+    // this bound is tested on the entries instead and the walk starts at the resumed key (as the dated events
+    // lists do with their lower bound, `src/store/events.ts`).
+    if (filter.until !== undefined)
+      q = q.where(
+        ordered && sqlite
+          ? sql<boolean>`likely(${sql.ref('audit_log.created_at')} < ${filter.until})`
+          : sql<boolean>`${sql.ref('audit_log.created_at')} < ${filter.until}`,
+      );
     return q;
   };
   return {
@@ -43,7 +56,7 @@ export function auditLogRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
     async list(filter: AuditFilter, page: Pagination): Promise<Listed<AuditEntryRow>> {
       return pager.list<AuditEntryRow>(
         db,
-        [{ query: filtered(filter), keys: ['audit_log.created_at', 'audit_log.id'] }],
+        [{ query: filtered(filter, true), keys: ['audit_log.created_at', 'audit_log.id'] }],
         selectAuditLog,
         page,
         countOf(filtered(filter)),

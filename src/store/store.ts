@@ -20,6 +20,7 @@ import { ACCESS_TABLES, accessNotify } from './migrations/0011-access-notify.js'
 import { leanWrites } from './migrations/0012-lean-writes.js';
 import { secretFollows } from './migrations/0014-secret-follows.js';
 import { flagCounts } from './migrations/0015-flag-counts.js';
+import { auditFilters } from './migrations/0016-audit-filters.js';
 import { commentsRepo, likesRepo, statusesRepo } from './content.js';
 import { attendancesRepo, eventsRepo } from './events.js';
 import { notificationJobsRepo, notificationsRepo } from './notifications.js';
@@ -44,6 +45,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0012-lean-writes': leanWrites,
   '0014-secret-follows': secretFollows,
   '0015-flag-counts': flagCounts,
+  '0016-audit-filters': auditFilters,
 };
 
 class StaticMigrations implements MigrationProvider {

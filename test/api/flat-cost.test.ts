@@ -20,7 +20,13 @@ let other: Who;
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {
-  t = await startApp({ storeOptions: { onQuery: (sql, parameters) => queries.push({ sql, parameters }) } });
+  t = await startApp({
+    storeOptions: { onQuery: (sql, parameters) => queries.push({ sql, parameters }) },
+    // The webhook sender makes no attempt (none at a time): the deliveries below are there to be listed, their
+    // receivers do not exist. Nor does it look for due deliveries, a query of every webhook each second that is
+    // no list's, and would otherwise be recorded among the lists' whenever the walk below outlasts a second.
+    webhooks: { concurrency: 0 },
+  });
   member = await t.member();
   other = await t.member();
   const config = await t.call('POST', '/page_configurations', { body: { name: 'Club' } });
@@ -79,12 +85,38 @@ beforeAll(async () => {
     const inviteId = invite.body.success[0].id;
     expect((await t.call('PUT', `/invites/${inviteId}/accept`, { as: other.creds })).status).toBe(200);
   }
-  // Two webhooks, so that their list has a deep page too. Each is for an event nothing in this file causes
-  // (an invite deleted), at a reserved name (RFC 2606) that is never asked for: no delivery is made or tried.
+  // Two webhooks, so that their list has a deep page too, each for an invite deleted, at a reserved name
+  // (RFC 2606): their deliveries are written, never tried (the sender holds them, see `startApp` above).
   for (const round of [0, 1]) {
     const hook = await t.call('POST', '/webhooks', { body: { url: `https://receiver.example/flat-cost/${round}`, events: ['invite.deleted'] } });
     expect(hook.status, JSON.stringify(hook.body)).toBe(201);
+    if (round === 0) ids.hook = hook.body.id;
   }
+  // A page of the Member's own, so that their moderation queue holds two too: the other's request to join it
+  // and an invite of the third. Before that, two invites of the third withdrawn (the pair may be invited again
+  // once its invite is gone): two deliveries to each webhook, so that a webhook's deliveries have a deep page.
+  const club = await t.call('POST', '/pages', {
+    as: member.creds,
+    body: { name: 'Member club', page_configuration_id: ids.config, privacy: 'private', user_id: member.user.id },
+  });
+  const inviteToClub = async () => {
+    const invite = await t.call('POST', '/invites', {
+      as: member.creds,
+      body: { target_type: 'Page', target_id: club.body.id, user_id: member.user.id, user_target_ids: [third.user.id] },
+    });
+    expect(invite.status, JSON.stringify(invite.body)).toBe(200);
+    return invite.body.success[0].id as string;
+  };
+  for (const _round of [0, 1]) expect((await t.call('DELETE', `/invites/${await inviteToClub()}`, { as: member.creds })).status).toBe(204);
+  await inviteToClub();
+  const asked = await t.call('POST', '/page_access_requests', { as: other.creds, body: { page_id: club.body.id, user_id: other.user.id } });
+  expect(asked.status, JSON.stringify(asked.body)).toBe(201);
+  // One delivery sent again twice: two audit entries alike in every column the log filters by (actor, action,
+  // target type and id; all of a test clock's time), so that every combination of its filters has a deep page.
+  const deliveries = await t.call('GET', `/webhooks/${ids.hook}/deliveries`);
+  expect(deliveries.body.total_items, JSON.stringify(deliveries.body)).toBe(2);
+  ids.delivery = deliveries.body.items[0].id;
+  for (const _round of [0, 1]) expect((await t.call('POST', `/webhook_deliveries/${ids.delivery}/redeliver`)).status).toBe(202);
   await t.app.fanOut.drain();
 });
 
@@ -125,7 +157,17 @@ const lists = () => [
   ...combinations({ status: 'unseen' }).map((q) => `/users/${member.user.id}/notifications?${q}`),
   ...combinations({ status: 'unseen' }).map((q) => `/users/${other.user.id}/notifications?${q}`),
   '/webhooks?',
+  `/webhooks/${ids.hook}/deliveries?`,
   '/permission_sets?',
+  '/moderation_queue?',
+  ...combinations({
+    actor_id: t.admin.id,
+    action: 'webhook_delivery.redeliver',
+    target_type: 'webhook_delivery',
+    target_id: ids.delivery!,
+    since: '2026-11-20',
+    until: '2026-11-21T00:00:00Z',
+  }).map((q) => `/audit_log?${q}`),
 ];
 
 /**
@@ -161,8 +203,9 @@ describe('every list query', () => {
     const callers: (Credentials | undefined)[] = [undefined, member.creds];
     for (const url of lists())
       for (const as of callers) {
-        // Another user's notifications and the webhooks are the Admin's alone.
-        const adminOnly = url.startsWith('/webhooks') || (url.includes('/users/') && !url.includes(`/users/${member.user.id}/`));
+        // Another user's notifications, the webhooks and their deliveries, and the audit log are the Admin's alone.
+        const adminOnly =
+          url.startsWith('/webhooks') || url.startsWith('/audit_log') || (url.includes('/users/') && !url.includes(`/users/${member.user.id}/`));
         const who = adminOnly ? undefined : as;
         for (const paging of ['per_page=1', 'per_page=1&page=2']) {
           const res = await t.call('GET', `${url}&${paging}`, { as: who });
@@ -179,8 +222,9 @@ describe('every list query', () => {
     expect(selects.size).toBeGreaterThan(50);
     // Deep pages skip over an index too. A page number past a list's end answers from the kept count without
     // a skip, so the lists hold two records here wherever they can without a history of refusals and
-    // re-requests (a pair of user and page names one follow, one waiting request or invite): 79 skip shapes.
-    expect([...selects.keys()].filter((q) => / offset /i.test(q)).length).toBeGreaterThanOrEqual(79);
+    // re-requests (a pair of user and page names one follow, one waiting request or invite): 146 skip shapes,
+    // 64 of them the audit log's (each combination of its filters).
+    expect([...selects.keys()].filter((q) => / offset /i.test(q)).length).toBeGreaterThanOrEqual(146);
     expect(await badPlans(t.file, [...selects.values()])).toEqual([]);
     // SQLite: an index search must also cover what the query filters and orders by (not leave it to the rows).
     if (!t.file.startsWith('postgres')) {
