@@ -159,6 +159,18 @@ export function counterTriggersPg(spec: CounterSpec): string[] {
   return statements;
 }
 
+/** Drops a list's counting triggers (and their functions on PostgreSQL) and makes them again from `spec` (a migration's step). */
+export async function replaceCounterTriggers(db: Kysely<any>, spec: CounterSpec, pg: boolean): Promise<void> {
+  for (const event of ['insert', 'delete', 'update']) {
+    const name = `${spec.list}_counts_${event}`;
+    if (pg) {
+      await sql.raw(`drop trigger if exists ${name} on ${spec.table}`).execute(db);
+      await sql.raw(`drop function if exists ${name}()`).execute(db);
+    } else await sql.raw(`drop trigger if exists ${name}`).execute(db);
+  }
+  for (const statement of pg ? counterTriggersPg(spec) : counterTriggers(spec)) await sql.raw(statement).execute(db);
+}
+
 /** What the counts should be, recounted from the rows: every key of the list with its number of rows. */
 export async function recount(db: Kysely<Database>, spec: CounterSpec): Promise<Map<string, number>> {
   const counts = new Map<string, number>();

@@ -1,5 +1,6 @@
 import {
   OperationNodeTransformer,
+  sql,
   PostgresAdapter,
   type DataTypeNode,
   type Kysely,
@@ -16,6 +17,22 @@ export type Dialect = 'sqlite' | 'postgres';
 /** The dialect a Kysely instance (or a transaction of one, as a migration gets) speaks. */
 export function dialectOf(db: Kysely<any>): Dialect {
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+}
+
+/**
+ * A migration's work in one transaction: SQLite runs its migrations outside any (a step half done would stay),
+ * so there it is wrapped in its own; PostgreSQL's migrator already holds one. `work` is told the dialect.
+ */
+export async function inOneTransaction(db: Kysely<any>, work: (pg: boolean) => Promise<void>): Promise<void> {
+  if (dialectOf(db) === 'postgres') return work(true);
+  await sql`begin immediate`.execute(db);
+  try {
+    await work(false);
+    await sql`commit`.execute(db);
+  } catch (error) {
+    await sql`rollback`.execute(db).catch(() => undefined);
+    throw error;
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
-import { counterTriggers, counterTriggersPg, countersFor } from '../counters.js';
-import { dialectOf } from '../dialect.js';
+import { countersFor, replaceCounterTriggers } from '../counters.js';
+import { inOneTransaction } from '../dialect.js';
 import { SECRET_PAGE_COPIES } from './0007-single-walks.js';
 
 /** The counted lists whose keys now read the row's own copy of its page's secrecy. */
@@ -23,17 +23,10 @@ export const COUNTED_BY_COPY: readonly string[] = ['follows', 'events'];
  */
 export const leanWrites: Migration = {
   async up(db: Kysely<any>) {
-    const pg = dialectOf(db) === 'postgres';
-    if (pg) return replace(db, true);
-    await sql`begin immediate`.execute(db);
-    try {
-      await replace(db, false);
-      await withoutRowid(db);
-      await sql`commit`.execute(db);
-    } catch (error) {
-      await sql`rollback`.execute(db).catch(() => undefined);
-      throw error;
-    }
+    await inOneTransaction(db, async (pg) => {
+      await replace(db, pg);
+      if (!pg) await withoutRowid(db);
+    });
   },
 };
 
@@ -46,16 +39,8 @@ async function replace(db: Kysely<any>, pg: boolean): Promise<void> {
       `where p.id = ${copy.table}.${copy.pageColumn}${about}), 0)`;
     await sql.raw(`update ${copy.table} set secret_page = ${value} where secret_page <> ${value}`).execute(db);
   }
-  for (const spec of countersFor(pg ? 'postgres' : 'sqlite').filter((s) => COUNTED_BY_COPY.includes(s.list))) {
-    for (const event of ['insert', 'delete', 'update']) {
-      const name = `${spec.list}_counts_${event}`;
-      if (pg) {
-        await sql.raw(`drop trigger if exists ${name} on ${spec.table}`).execute(db);
-        await sql.raw(`drop function if exists ${name}()`).execute(db);
-      } else await sql.raw(`drop trigger if exists ${name}`).execute(db);
-    }
-    for (const statement of pg ? counterTriggersPg(spec) : counterTriggers(spec)) await sql.raw(statement).execute(db);
-  }
+  for (const spec of countersFor(pg ? 'postgres' : 'sqlite').filter((s) => COUNTED_BY_COPY.includes(s.list)))
+    await replaceCounterTriggers(db, spec, pg);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
-import { counterTriggers, counterTriggersPg, countersFor } from '../counters.js';
-import { dialectOf } from '../dialect.js';
+import { countersFor, replaceCounterTriggers } from '../counters.js';
+import { inOneTransaction } from '../dialect.js';
 
 /**
  * Fewer pages written per follow (issue 7: the cost of a write at a million records):
@@ -20,16 +20,7 @@ import { dialectOf } from '../dialect.js';
  */
 export const flagCounts: Migration = {
   async up(db: Kysely<any>) {
-    const pg = dialectOf(db) === 'postgres';
-    if (pg) return apply(db, true);
-    await sql`begin immediate`.execute(db);
-    try {
-      await apply(db, false);
-      await sql`commit`.execute(db);
-    } catch (error) {
-      await sql`rollback`.execute(db).catch(() => undefined);
-      throw error;
-    }
+    await inOneTransaction(db, (pg) => apply(db, pg));
   },
 };
 
@@ -39,14 +30,7 @@ async function apply(db: Kysely<any>, pg: boolean): Promise<void> {
     // The keys are `list|value|…|value`: the flag being the last dimension, a key that fixes it ends `|1` or
     // `|0` (or `|` for none), one that does not ends `|*`.
     if (spec.flag !== spec.dims.length - 1) throw new Error(`${spec.list}: its flag is not its last dimension`);
-    for (const event of ['insert', 'delete', 'update']) {
-      const name = `${spec.list}_counts_${event}`;
-      if (pg) {
-        await sql.raw(`drop trigger if exists ${name} on ${spec.table}`).execute(db);
-        await sql.raw(`drop function if exists ${name}()`).execute(db);
-      } else await sql.raw(`drop trigger if exists ${name}`).execute(db);
-    }
-    for (const statement of pg ? counterTriggersPg(spec) : counterTriggers(spec)) await sql.raw(statement).execute(db);
+    await replaceCounterTriggers(db, spec, pg);
     await sql`delete from list_counts where key > ${`${spec.list}|`} and key < ${`${spec.list}}`}
       and key not like '%|*' and key not like '%|1'`.execute(db);
   }

@@ -1,5 +1,5 @@
-import { sql, type Kysely, type Migration } from 'kysely';
-import { dialectOf } from '../dialect.js';
+import type { Kysely, Migration } from 'kysely';
+import { inOneTransaction } from '../dialect.js';
 
 /**
  * The audit log's lists, whatever their filters, as index walks that read no row to test one:
@@ -18,15 +18,7 @@ import { dialectOf } from '../dialect.js';
  */
 export const auditFilters: Migration = {
   async up(db: Kysely<any>) {
-    if (dialectOf(db) === 'postgres') return replace(db);
-    await sql`begin immediate`.execute(db);
-    try {
-      await replace(db);
-      await sql`commit`.execute(db);
-    } catch (error) {
-      await sql`rollback`.execute(db).catch(() => undefined);
-      throw error;
-    }
+    await inOneTransaction(db, () => replace(db));
   },
 };
 
