@@ -88,8 +88,11 @@ export const countersFor = (dialect: Dialect): readonly CounterSpec[] => (dialec
  */
 function keyExpression(spec: CounterSpec, mask: number, alias: string): string {
   const values = spec.dims.map((dim) => dim.replace(/\br\./g, `${alias}.`));
-  const key = keyOf(spec, mask, values);
-  return fixesFlag(spec, mask) ? `case when ${flagIsSet(values[spec.flag!]!)} then ${key} end` : key;
+  if (!fixesFlag(spec, mask)) return keyOf(spec, mask, values);
+  // Where the key is kept its flag is 1: written as such, so that the flag (a look at the page, for statuses)
+  // is evaluated once per key, not twice.
+  const flag = values[spec.flag!]!;
+  return `case when ${flagIsSet(flag)} then ${keyOf(spec, mask, values.map((v, i) => (i === spec.flag ? '1' : v)))} end`;
 }
 
 const fixesFlag = (spec: CounterSpec, mask: number) => spec.flag !== undefined && (mask & (1 << spec.flag)) !== 0;

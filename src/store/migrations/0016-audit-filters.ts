@@ -14,7 +14,8 @@ import { inOneTransaction } from '../dialect.js';
  *   A count and a skip to a deep page (keys only) then read no row at all. The log is written by
  *   administrative acts only: the wider entries cost little.
  *
- * SQLite runs its migrations outside a transaction: this one runs in its own.
+ * SQLite runs its migrations outside a transaction: this one runs in its own, and may run again (each step is
+ * idempotent: its record in `kysely_migration` is written after that transaction).
  */
 export const auditFilters: Migration = {
   async up(db: Kysely<any>) {
@@ -38,6 +39,7 @@ async function replace(db: Kysely<any>): Promise<void> {
     await db.schema
       .createIndex(name)
       .on('audit_log')
+      .ifNotExists()
       .columns([first, 'created_at', 'id', ...FILTERS.filter((f) => f !== first)])
       .execute();
 }
