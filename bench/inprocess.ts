@@ -5,7 +5,7 @@
 // users, requests, invites, url (BENCH_URL), create, mixed (90 % varied reads, 10 % follows), first, firstadmin, follow (a Member following any page,
 // as the realistic benchmark's follows: 201, 403, 404, 409). The follow and mixed mixes show the CPU of each answer
 // apart (with BENCH_CONCURRENCY=1).
-// BENCH_STATEMENTS=1 counts the statements per request.
+// BENCH_STATEMENTS=1 counts the statements per request (with SQLLOG=1 it also prints each, with its parameters).
 import { issueApiKey } from '../src/domain/api-keys.js';
 import { createApp } from '../src/server/app.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
@@ -36,7 +36,7 @@ const countStatements = (text: string, params?: readonly unknown[]) => {
 };
 // BENCH_CHECKPOINTER=1: the write-ahead log checkpointed on its own thread, as `agora serve` does.
 const store = await openSqliteStore(file, {
-  ...(process.env.BENCH_STATEMENTS === '1' ? { onQuery: (t: string, p: readonly unknown[]) => countStatements(t, p) } : {}),
+  ...(process.env.BENCH_STATEMENTS === '1' ? { onQuery: countStatements } : {}),
   checkpointInBackground: process.env.BENCH_CHECKPOINTER === '1',
 });
 const deps = { store, clock: () => new Date() };

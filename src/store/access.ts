@@ -8,11 +8,6 @@ import type { Dialect } from './store.js';
 export type PermissionSetRow = Selectable<PermissionSetTable>;
 export type IdempotencyRow = Selectable<IdempotencyKeyTable>;
 
-/**
- * What the permission sets list selects, declared once: a list's compiled fetch is kept per selection
- * function (`fetchOf`), and a new closure on every call would have it built and compiled again on every
- * request.
- */
 const selectPermissionSets: Selection = (q) => q.selectAll('permission_sets');
 
 /** Permission sets (roles). */

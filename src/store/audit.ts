@@ -16,10 +16,6 @@ export interface AuditFilter {
   until?: string;
 }
 
-/**
- * What the audit log list selects, declared once: a list's compiled fetch is kept per selection function
- * (`fetchOf`), and a new closure on every call would have it built and compiled again on every request.
- */
 const selectAuditLog: Selection = (q) => q.selectAll('audit_log');
 
 /**

@@ -7,11 +7,6 @@ export type StatusRow = Selectable<StatusTable>;
 export type CommentRow = Selectable<CommentTable>;
 export type LikeRow = Selectable<LikeTable>;
 
-/**
- * What the stream and the comments lists select, declared once: a list's compiled fetch is kept per selection
- * function (`fetchOf`), and a new closure on every call would have it built and compiled again on every
- * request.
- */
 const selectStatuses: Selection = (q) => q.selectAll('s');
 const selectComments: Selection = (q) => q.selectAll('comments');
 

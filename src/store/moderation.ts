@@ -6,11 +6,6 @@ import type { Database, ModerationQueueTable } from './schema.js';
 
 export type ModerationItemRow = Selectable<ModerationQueueTable>;
 
-/**
- * What the moderation queue list selects, declared once: a list's compiled fetch is kept per selection
- * function (`fetchOf`), and a new closure on every call would have it built and compiled again on every
- * request.
- */
 const selectModerationItems: Selection = (q) => q.selectAll('moderation_queue');
 
 /**

@@ -16,7 +16,11 @@ export async function countOf<DB, TB extends keyof DB>(query: SelectQueryBuilder
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyQuery = SelectQueryBuilder<any, any, any>;
-/** What a list selects of its walk: declared once per list (see `fetchOf`). */
+/**
+ * What a list selects of its walk: declared once per list, a constant, never a new closure per call (a list's
+ * compiled fetch is kept per selection function, `fetchOf`: a new one each time would be built and compiled on
+ * every request).
+ */
 export type Selection = (query: AnyQuery) => AnyQuery;
 
 /**

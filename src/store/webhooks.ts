@@ -8,11 +8,6 @@ import { counterKey, type Listed, type Selection, Pager } from './paging.js';
 export type WebhookRow = Selectable<WebhookTable>;
 export type DeliveryRow = Selectable<WebhookDeliveryTable>;
 
-/**
- * What the webhooks and deliveries lists select, declared once: a list's compiled fetch is kept per selection
- * function (`fetchOf`), and a new closure on every call would have it built and compiled again on every
- * request.
- */
 const selectWebhooks: Selection = (q) => q.selectAll('webhooks');
 const selectDeliveries: Selection = (q) => q.selectAll('webhook_deliveries');
 
