@@ -2,7 +2,8 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Viewer } from './pages.js';
 import type { Database, InviteTable, PageAccessRequestTable } from './schema.js';
-import { counterKey, narrowed, type Listed, type Selection, type Walk, Pager } from './paging.js';
+import { counterKey, narrowed, type JsonSelection, type Listed, type Selection, type Walk, Pager } from './paging.js';
+import { accessRequestJson, inviteJson } from './records-json.js';
 
 /** The page's owner is the store's own (a trigger writes it): the domain neither writes nor reads it. */
 export type AccessRequestRow = Omit<Selectable<PageAccessRequestTable>, 'page_owner_id'>;
@@ -69,6 +70,15 @@ const INVITE_COLUMNS = [
 ] as const;
 const selectRequests: Selection = (q) => q.select(REQUEST_COLUMNS);
 const selectInvites: Selection = (q) => q.select(INVITE_COLUMNS);
+// The records as JSON text written by SQLite (`records-json.ts`): to an administrator, and to a Member, whose
+// own email alone shows (the viewer's id is the selection's parameter).
+const requestsAsJsonToAdmins: Selection = (q) => q.select(accessRequestJson('admin').as('json'));
+const requestsAsJson: Selection = (q, viewer) => q.select(accessRequestJson(viewer!).as('json'));
+const invitesAsJsonToAdmins: Selection = (q) => q.select(inviteJson('admin').as('json'));
+const invitesAsJson: Selection = (q, viewer) => q.select(inviteJson(viewer!).as('json'));
+/** The JSON selection of a list for this viewer. */
+const asJsonTo = (viewer: Viewer, toAdmins: Selection, toMembers: Selection): JsonSelection =>
+  viewer.isAdmin ? { select: toAdmins } : { select: toMembers, args: [viewer.id] };
 
 type RequestColumn = 'r.page_id' | 'r.user_id' | 'r.state' | 'r.page_owner_id';
 type InviteColumn = 'i.target_type' | 'i.target_id' | 'i.user_id' | 'i.user_target_id' | 'i.state' | 'i.page_owner_id';
@@ -161,9 +171,11 @@ export function accessRequestsRepo(db: Kysely<Database>, pager: Pager = new Page
       await dequeue(db, id);
       return true;
     },
-    async list(filter: AccessRequestFilter, viewer: Viewer, page: Pagination): Promise<Listed<AccessRequestRow>> {
+    /** `json`: the records may come as JSON text (`Listed.json`, read straight from SQLite) instead of rows. */
+    async list(filter: AccessRequestFilter, viewer: Viewer, page: Pagination, options: { json?: boolean } = {}): Promise<Listed<AccessRequestRow>> {
       const { walks, plus, minus } = parts(filter, viewer);
-      return listed(db, pager, walks.map((f) => ({ query: matching(f), keys: ['r.id'] })), plus.map(key), minus.map(key), page, selectRequests);
+      const json = options.json ? asJsonTo(viewer, requestsAsJsonToAdmins, requestsAsJson) : undefined;
+      return listed(db, pager, walks.map((f) => ({ query: matching(f), keys: ['r.id'] })), plus.map(key), minus.map(key), page, selectRequests, json);
     },
   };
 }
@@ -230,9 +242,11 @@ export function invitesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
       await db.deleteFrom('invites').where('id', '=', id).execute();
       await dequeue(db, id);
     },
-    async list(filter: InviteFilter, viewer: Viewer, page: Pagination): Promise<Listed<InviteRow>> {
+    /** `json`: as the access requests'. */
+    async list(filter: InviteFilter, viewer: Viewer, page: Pagination, options: { json?: boolean } = {}): Promise<Listed<InviteRow>> {
       const { walks, plus, minus } = parts(filter, viewer);
-      return listed(db, pager, walks.map((f) => ({ query: matching(f), keys: ['i.id'] })), plus.map(key), minus.map(key), page, selectInvites);
+      const json = options.json ? asJsonTo(viewer, invitesAsJsonToAdmins, invitesAsJson) : undefined;
+      return listed(db, pager, walks.map((f) => ({ query: matching(f), keys: ['i.id'] })), plus.map(key), minus.map(key), page, selectInvites, json);
     },
   };
 }
@@ -263,11 +277,12 @@ async function listed<Row>(
   plus: string[],
   minus: string[],
   page: Pagination,
-  select: Parameters<Pager['walk']>[2],
+  select: Selection,
+  json?: JsonSelection,
 ): Promise<Listed<Row>> {
   if (walks.length === 0) return { rows: [], total: 0 };
   const total = pager
     .counts(db, [...plus, ...minus])
     .then((counts) => counts.slice(0, plus.length).reduce((a, b) => a + b, 0) - counts.slice(plus.length).reduce((a, b) => a + b, 0));
-  return pager.list<Row>(db, walks, select, page, total);
+  return pager.list<Row>(db, walks, select, page, total, false, json);
 }

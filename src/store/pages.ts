@@ -1,5 +1,6 @@
 import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
+import { pageJson } from './records-json.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, PageConfigurationTable, PageTable } from './schema.js';
 import { counterKey, countOf, readByIds, type Listed, type Selection, type Walk, Pager } from './paging.js';
@@ -37,13 +38,8 @@ export function pageVisibleTo(eb: ExpressionBuilder<Database, 'pages'>, viewer: 
 }
 
 const selectPages: Selection = (q) => q.selectAll('pages');
-/**
- * A page's record as JSON text, written by SQLite (`json_object` escapes as `JSON.stringify` does): the
- * fields and order of `toPageRecord` in `src/domain/pages.ts`, every one a text or null.
- */
-const PAGE_FIELDS = ['id', 'name', 'slug', 'description', 'privacy', 'page_configuration_id', 'user_id', 'created_at', 'updated_at'] as const;
-const pagesAsJson: Selection = (q) =>
-  q.select(sql<string>`json_object(${sql.join(PAGE_FIELDS.map((f) => sql`${sql.lit(f)}, ${sql.ref(`pages.${f}`)}`))})`.as('json'));
+/** A page's record as JSON text, written by SQLite (`records-json.ts`). */
+const pagesAsJson: Selection = (q) => q.select(pageJson('pages').as('json'));
 const selectConfigurations: Selection = (q) => q.selectAll('page_configurations');
 
 export function pagesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
@@ -154,7 +150,7 @@ export function pagesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
     async list(filter: PageFilter, viewer: Viewer, page: Pagination, options: { json?: boolean } = {}): Promise<Listed<PageRow>> {
       const seen = viewer.isAdmin ? [] : await secretSeenBy(viewer);
       const walks = [walk(filter, viewer, seen)].filter((w) => w !== undefined);
-      return pager.list<PageRow>(db, walks, selectPages, page, total(filter, viewer, seen), false, options.json ? pagesAsJson : undefined);
+      return pager.list<PageRow>(db, walks, selectPages, page, total(filter, viewer, seen), false, options.json ? { select: pagesAsJson } : undefined);
     },
     slugsStartingWith: (base: string): Promise<string[]> => slugsStartingWith(db, 'pages', base),
   };

@@ -1,4 +1,4 @@
-import { createQueryId, sql, type CompiledQuery, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { createQueryId, sql, type CompiledQuery, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { AppError, ErrorCode } from '../shared/errors.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import { COUNTERS } from './counters.js';
@@ -21,7 +21,17 @@ type AnyQuery = SelectQueryBuilder<any, any, any>;
  * compiled fetch is kept per selection function, `fetchOf`: a new one each time would be built and compiled on
  * every request).
  */
-export type Selection = (query: AnyQuery) => AnyQuery;
+export type Selection = (query: AnyQuery, ...args: RawBuilder<unknown>[]) => AnyQuery;
+
+/**
+ * A selection of one column, each row's record as JSON text (`json_object`, in the order and with the values
+ * the list's own mapping gives), and its own parameters (`args`, given to `select` as SQL values: the viewer a
+ * record's fields depend on), which the compiled fetch of its shape is filled in with as the filter's are.
+ */
+export interface JsonSelection {
+  select: Selection;
+  args?: readonly unknown[];
+}
 
 /**
  * One index walk of a list: a filtered query (nothing selected yet) and the columns it is ordered by, the
@@ -124,11 +134,10 @@ export async function walkPage<Row>(
   desc = false,
   positions?: Positions,
   /**
-   * A selection of one column, each row's record as JSON text (`json_object`, in the order and with the
-   * values the list's own mapping gives): where the page is read straight from SQLite, the answer is made of
-   * these (`Walked.json`), without the rows' objects or `JSON.stringify`.
+   * Where the page is read straight from SQLite, the answer is made of these records' JSON texts
+   * (`Walked.json`), without the rows' objects or `JSON.stringify`.
    */
-  json?: Selection,
+  json?: JsonSelection,
 ): Promise<Walked<Row>> {
   if (walks.length === 0) return { rows: [] };
   // A cursor is the sort key of this list's last row: another list's (another width) is not one we gave.
@@ -202,29 +211,76 @@ export async function walkPage<Row>(
     }
     inclusive = true;
   }
-  const fetch = (walk: Walk, values: readonly unknown[] | undefined, limit: unknown, selection = select) =>
-    ordered(walk, withKeys(walk, selection(from(walk, values as string[] | undefined, inclusive)))).limit(limit as number);
-  const starts = after ? after.length : 0;
   const direct = directReaders.get(db);
-  const selection = json && direct ? json : select;
-  const filled = base && fetchOf(selection, base, `${desc}\u0000${starts}\u0000${inclusive}\u0000${walks[0]!.keys.join(',')}`, starts, (values, limit) =>
-    fetch(walks[0]!, values, limit, selection).compile(),
-  );
-  const compiledFetch = filled ? filled(after ?? [], n + 1) : undefined;
-  // Read straight as values: the page's objects made once, without the sort keys, which come last.
-  const read = compiledFetch && direct?.values(compiledFetch);
-  if (read && read.names.slice(-width).every((name, i) => name === KEY(i))) {
-    const { names, values } = read;
+  const asJson = json !== undefined && direct !== undefined;
+  const selection = asJson ? json.select : select;
+  const args = asJson ? (json.args ?? []) : [];
+  const bases = walks.map((walk, w) => (w === 0 && base ? base : walk.query.compile()));
+  /**
+   * Walk `w`'s rows from `start` (inclusive or not), at most `limit`, selected by `chosen`: compiled once per
+   * shape and filled in (`fetchOf`), or built (a shape's first use, or one whose parameters cannot be placed).
+   */
+  const fetchFrom = (w: number, chosen: Selection, chosenArgs: readonly unknown[], start: readonly string[] | undefined, including: boolean, limit: number) => {
+    const walk = walks[w]!;
+    const build = (values: readonly unknown[] | undefined, count: unknown, argValues: readonly unknown[]) =>
+      ordered(walk, withKeys(walk, chosen(from(walk, values as string[] | undefined, including), ...argValues.map((a) => sql.val(a)))))
+        .limit(count as number)
+        .compile();
+    const starts = start ? start.length : 0;
+    const filled = fetchOf(chosen, bases[w]!, `${desc}\u0000${starts}\u0000${including}\u0000${walk.keys.join(',')}`, starts, chosenArgs.length, build);
+    return filled ? filled(start ?? [], limit, chosenArgs) : build(start, limit, chosenArgs);
+  };
+  /**
+   * Fetches read straight as values (the sort keys last): each walk's rows, and all of them merged in key order,
+   * each key once (one walk's are in order already). Undefined where a fetch cannot be read so.
+   */
+  const readValues = (fetches: CompiledQuery[]) => {
+    const reads = fetches.map((compiled) => direct!.values(compiled));
+    if (!reads.every((read) => read && read.names.slice(-width).every((name, i) => name === KEY(i)))) return undefined;
+    const names = reads[0]!.names;
     const columns = names.length - width;
-    const keysAt = (r: number) => {
-      const row = values[r]!;
+    const keysOfValues = (row: unknown[]) => {
       const keys = new Array<string>(width);
       for (let i = 0; i < width; i++) keys[i] = String(row[columns + i]);
       return keys;
     };
-    if (known && values.length > n) known.remember(skip + n, keysAt(n));
-    const next = values.length > n ? keysAt(n - 1) : undefined;
-    if (selection === json) {
+    let values = reads[0]!.values;
+    if (reads.length > 1) {
+      const all = reads.flatMap((read) => read!.values).map((row) => ({ row, keys: keysOfValues(row) }));
+      all.sort((a, b) => compare(a.keys, b.keys));
+      values = all.filter((item, i) => i === 0 || compare(all[i - 1]!.keys, item.keys) !== 0).map((item) => item.row);
+    }
+    return { names, columns, values, keysOfValues, perWalk: reads.map((read) => read!.values) };
+  };
+  if (asJson && walks.length > 1) {
+    // Several walks as JSON: the page's keys first (each walk's next keys, an index range), then each walk's
+    // records of the page alone (its first rows from the page's first key): no record is written for a row
+    // that another walk's rows push off the page.
+    const keys = readValues(walks.map((_, w) => fetchFrom(w, keysOnly, [], after, inclusive, n + 1)));
+    if (keys) {
+      const { values, keysOfValues } = keys;
+      if (known && values.length > n) known.remember(skip + n, keysOfValues(values[n]!));
+      const next = values.length > n ? keysOfValues(values[n - 1]!) : undefined;
+      const size = Math.min(n, values.length);
+      if (size === 0) return { rows: [], json: [], next };
+      const first = keysOfValues(values[0]!);
+      const last = keysOfValues(values[size - 1]!);
+      const fetches = keys.perWalk.flatMap((rows, w) => {
+        const count = rows.filter((row) => compare(keysOfValues(row), last) <= 0).length;
+        return count ? [fetchFrom(w, selection, args, first, true, count)] : [];
+      });
+      const records = readValues(fetches);
+      if (records) return { rows: [], json: records.values.map((row) => row[0] as string), next };
+    }
+  }
+  const fetches = walks.map((_, w) => fetchFrom(w, selection, args, after, inclusive, n + 1));
+  const read = direct && readValues(fetches);
+  if (read) {
+    // Read straight as values: the page's objects made once, without the sort keys.
+    const { names, columns, values, keysOfValues } = read;
+    if (known && values.length > n) known.remember(skip + n, keysOfValues(values[n]!));
+    const next = values.length > n ? keysOfValues(values[n - 1]!) : undefined;
+    if (selection === json?.select) {
       const texts = new Array<string>(Math.min(n, values.length));
       for (let r = 0; r < texts.length; r++) texts[r] = values[r]![0] as string;
       return { rows: [], json: texts, next };
@@ -238,9 +294,7 @@ export async function walkPage<Row>(
     }
     return { rows, next };
   }
-  const lists = compiledFetch
-    ? [await rowsOfRead(db, compiledFetch)]
-    : await Promise.all(walks.map((walk) => rowsOfRead(db, fetch(walk, after, n + 1).compile())));
+  const lists = await Promise.all(fetches.map((compiled) => rowsOfRead(db, compiled)));
   // One walk's rows are in order already: only the keys of the rows that end this page and start the next are read.
   const found = lists.length === 1 ? lists[0]! : merged(lists).map((item) => item.row);
   // Where the next page starts: a later page number asked next costs no skip.
@@ -248,6 +302,9 @@ export async function walkPage<Row>(
   // The sort keys' own columns go (a copy without them keeps the row's shape fast; `delete` would not). Every
   // row has the same columns (one selection), named once.
   const columns = found.length ? Object.keys(found[0]!).filter((column) => !column.startsWith('__k')) : [];
+  const next = found.length > n ? keysOf(found[n - 1]!) : undefined;
+  if (selection === json?.select)
+    return { rows: [], json: found.slice(0, n).map((row) => row[columns[0]!] as string), next };
   const rows = new Array<Row>(Math.min(n, found.length));
   for (let r = 0; r < rows.length; r++) {
     const row = found[r]!;
@@ -255,8 +312,11 @@ export async function walkPage<Row>(
     for (let i = 0; i < columns.length; i++) clean[columns[i]!] = row[columns[i]!];
     rows[r] = clean as Row;
   }
-  return { rows, next: found.length > n ? keysOf(found[n - 1]!) : undefined };
+  return { rows, next };
 }
+
+/** A walk's sort keys alone (`withKeys` adds them): the first step of a page of several walks read as JSON. */
+const keysOnly: Selection = (query) => query;
 
 /**
  * The compiled fetch of one walk's page, per shape: the SQL, and where each of its parameters comes from
@@ -270,20 +330,26 @@ export async function walkPage<Row>(
  */
 interface Template {
   compiled: CompiledQuery;
-  /** Per parameter: the filter's parameter at that index (>= 0), a start key (-1 - index), or the limit (LIMIT). */
+  /**
+   * Per parameter: the filter's parameter at that index (>= 0), a start key (-1 - index), the limit (LIMIT), or
+   * one of the selection's own (ARG - index).
+   */
   slots: number[];
 }
 const LIMIT = -1000;
-const templates = new WeakMap<(query: AnyQuery) => AnyQuery, Map<string, Template | null | 'seen'>>();
+const ARG = -2000;
+const templates = new WeakMap<Selection, Map<string, Template | null | 'seen'>>();
 
 function fetchOf(
-  select: (query: AnyQuery) => AnyQuery,
+  select: Selection,
   base: CompiledQuery,
   shape: string,
   /** How many start keys the shape takes (0 on a first page). */
   width: number,
-  compile: (values: readonly unknown[] | undefined, limit: unknown) => CompiledQuery,
-): ((values: readonly unknown[], limit: number) => CompiledQuery) | undefined {
+  /** How many parameters of its own the selection takes. */
+  argCount: number,
+  compile: (values: readonly unknown[] | undefined, limit: unknown, args: readonly unknown[]) => CompiledQuery,
+): ((values: readonly unknown[], limit: number, args: readonly unknown[]) => CompiledQuery) | undefined {
   let shapes = templates.get(select);
   if (!shapes) templates.set(select, (shapes = new Map()));
   const name = `${base.sql}\u0000${shape}`;
@@ -294,39 +360,49 @@ function fetchOf(
     return undefined;
   }
   if (template === 'seen') {
-    template = templateOf(base, width, compile);
+    template = templateOf(base, width, argCount, compile);
     shapes.set(name, template);
   }
   if (!template) return undefined;
   const { compiled, slots } = template;
-  return (values, limit) => {
+  return (values, limit, args) => {
     const parameters = new Array<unknown>(slots.length);
     for (let i = 0; i < slots.length; i++) {
       const slot = slots[i]!;
-      parameters[i] = slot >= 0 ? base.parameters[slot] : slot === LIMIT ? limit : values[-1 - slot];
+      parameters[i] = slot >= 0 ? base.parameters[slot] : slot === LIMIT ? limit : slot <= ARG ? args[ARG - slot] : values[-1 - slot];
     }
     return { query: compiled.query, queryId: createQueryId(), sql: compiled.sql, parameters };
   };
 }
 
-/** Compiles a shape with markers for the start keys and the limit, and finds where every parameter comes from. */
+/** Compiles a shape with markers for the start keys, the limit and the selection's own parameters, and finds where every parameter comes from. */
 function templateOf(
   base: CompiledQuery,
   width: number,
-  compile: (values: readonly unknown[] | undefined, limit: unknown) => CompiledQuery,
+  argCount: number,
+  compile: (values: readonly unknown[] | undefined, limit: unknown, args: readonly unknown[]) => CompiledQuery,
 ): Template | null {
   const markers = Array.from({ length: width }, (_, i) => ({ marker: -1 - i }));
   const limit = { marker: LIMIT };
-  const compiled = compile(width ? markers : undefined, limit);
+  const args = Array.from({ length: argCount }, (_, i) => ({ marker: ARG - i }));
+  const compiled = compile(width ? markers : undefined, limit, args);
   const slots: number[] = [];
   let next = 0;
   for (const parameter of compiled.parameters) {
-    const marker = parameter === limit ? LIMIT : markers.indexOf(parameter as { marker: number }) >= 0 ? (parameter as { marker: number }).marker : undefined;
+    const marker =
+      parameter === limit || markers.includes(parameter as { marker: number }) || args.includes(parameter as { marker: number })
+        ? (parameter as { marker: number }).marker
+        : undefined;
     if (marker !== undefined) slots.push(marker);
     else if (next < base.parameters.length && parameter === base.parameters[next]) slots.push(next++);
     else return null;
   }
-  return next === base.parameters.length && slots.filter((s) => s < 0).length === width + 1 ? { compiled, slots } : null;
+  // Every marker placed (a parameter of the selection's own may be used more than once).
+  const placed = (from: number, to: number) => slots.filter((s) => s <= from && s > to).length;
+  const argsPlaced = new Set(slots.filter((s) => s <= ARG)).size;
+  return next === base.parameters.length && placed(-1, LIMIT) === width && placed(LIMIT, ARG) === 1 && argsPlaced === argCount
+    ? { compiled, slots }
+    : null;
 }
 
 /**
@@ -451,7 +527,7 @@ export class Pager {
     select: (query: AnyQuery) => AnyQuery,
     position: Pagination,
     desc = false,
-    json?: Selection,
+    json?: JsonSelection,
   ): Promise<Walked<Row>> {
     return walkPage<Row>(db, walks, select, position, desc, this.positions, json);
   }
@@ -468,7 +544,7 @@ export class Pager {
     position: Pagination,
     total: Promise<number>,
     desc = false,
-    json?: Selection,
+    json?: JsonSelection,
   ): Promise<Listed<Row>> {
     const n = await total;
     if (!position.cursor && offsetOf(position) >= n) return { rows: [], total: n };

@@ -1,4 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Caller, Deps } from '../../src/domain/context.js';
+import { listAccessRequests } from '../../src/domain/access-requests.js';
+import { listInvites } from '../../src/domain/invites.js';
+import { parsePermissions } from '../../src/domain/permissions.js';
+import { ListAccessRequestsQuery, ListInvitesQuery } from '../../src/shared/schemas/membership.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { removeDir } from '../helpers/server.js';
 
@@ -48,5 +53,97 @@ describe('a list written from JSON text', () => {
       expect(list).toBe(`{"items":[${singles[0]},${singles[1]}],"total_items":3}`);
       expect(next).toBe(`{"items":[${singles[2]}],"total_items":3}`);
     }
+  });
+});
+
+/**
+ * The lists whose records embed others (access requests, invites, …) are written as JSON text by SQLite too
+ * (`src/store/records-json.ts`): each answer must be the bytes the domain's own mapping gives for the same
+ * rows. That mapping answers inside a transaction (a transaction's reads never take the JSON path), so each
+ * list is asked both ways, as an Admin and as Members (whose own email alone shows in embedded users).
+ */
+describe('lists with embedded records written from JSON text', () => {
+  let j: TestApp;
+  const queries: string[] = [];
+  beforeAll(async () => {
+    j = await startApp({ responseCache: false, storeOptions: { onQuery: (sql) => queries.push(sql) } });
+  });
+  afterAll(async () => {
+    await j.close();
+    removeDir(j.dir);
+  });
+
+  const callerOf = async (userId: string): Promise<Caller> => {
+    const user = (await j.store.users.getWithPermissions(userId))!;
+    return { user, permissions: parsePermissions(user.role_permissions), isAdmin: user.role_system_key === 'admins' };
+  };
+
+  it('are byte for byte what the domain maps from the rows, to an Admin and to each Member', async () => {
+    const a = await j.member({ first_name: 'Zoë "Q"', last_name: 'back\\slash 😀 \u2028' });
+    const b = await j.member({ first_name: "it's", last_name: '<b>&amp;</b>' });
+    const c = await j.member();
+    // A role shown as a tagline (an object in the embedded user), given to b.
+    const role = await j.call('POST', '/permission_sets', { body: {
+        name: 'Hosts "of" \\ gatherings',
+        show_as_tagline: true,
+        image_url: 'https://example.org/h.png',
+        permissions: { users: { can_use_api: true, index: true, show: true } },
+      },
+    });
+    expect(role.status, JSON.stringify(role.body)).toBe(201);
+    expect((await j.call('PUT', `/users/${b.user.id}/role`, { body: { permission_set_id: role.body.id } })).status).toBe(200);
+    const config = await j.call('POST', '/page_configurations', { body: { name: 'Embedded' } });
+    const page = async (as: typeof a, name: string, privacy: string, description: string | null) => {
+      const res = await j.call('POST', '/pages', {
+        as: as.creds,
+        body: { name, description, privacy, page_configuration_id: config.body.id, user_id: as.user.id },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body.id as string;
+    };
+    const pa = await page(a, 'A\'s "page" \\ é', 'public', 'line1\nline2\t\r\f\b');
+    const pb = await page(b, 'B page', 'private', null);
+    const pc = await page(c, 'C page', 'public', 'plain');
+    for (const [who, target] of [[b, pa], [c, pa], [a, pb], [c, pb], [a, pc]] as const) {
+      const res = await j.call('POST', '/page_access_requests', { as: who.creds, body: { page_id: target, user_id: who.user.id } });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+    }
+    for (const [who, target, invitees] of [[a, pa, [b, c]], [b, pb, [c]], [c, pc, [b]]] as const) {
+      const res = await j.call('POST', '/invites', {
+        as: who.creds,
+        body: { target_type: 'Page', target_id: target, user_id: who.user.id, user_target_ids: invitees.map((x) => x.user.id) },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    }
+    // One accepted, one refused (by the Admin, who administers every page): true, false and null in the flags.
+    const invites = await j.call('GET', '/invites?per_page=100');
+    const [first, second] = invites.body.items as { id: string }[];
+    expect((await j.call('PUT', `/invites/${first!.id}/accept`)).status).toBe(200);
+    expect((await j.call('PUT', `/invites/${second!.id}/refuse`)).status).toBe(200);
+
+    const lists: [string, (deps: Deps, caller: Caller, query: never) => Promise<unknown>, { parse(q: unknown): unknown }][] = [
+      ['/page_access_requests', listAccessRequests as never, ListAccessRequestsQuery],
+      ['/invites', listInvites as never, ListInvitesQuery],
+    ];
+    const viewers = [{ id: j.admin.id, creds: undefined }, ...[a, b, c].map((x) => ({ id: x.user.id, creds: x.creds }))];
+    for (const [path, list, schema] of lists)
+      for (const viewer of viewers)
+        for (const search of ['per_page=100', 'per_page=2', 'per_page=2&page=2', 'state=waiting']) {
+          const caller = await callerOf(viewer.id);
+          const query = schema.parse(Object.fromEntries(new URLSearchParams(search)));
+          const mapped = JSON.stringify(await j.store.transaction((tx) => list({ ...j.deps, store: tx }, caller, query as never)));
+          // Three times: a list's fetch is compiled from its second use on.
+          for (let round = 0; round < 3; round++) {
+            queries.length = 0;
+            const res = await j.app.inject({
+              method: 'GET',
+              url: `/public-api/v1${path}?${search}`,
+              headers: viewer.creds ? { 'api-key': viewer.creds.key, 'api-secret': viewer.creds.secret } : { 'api-key': j.admin.key, 'api-secret': j.admin.secret },
+            });
+            expect(res.statusCode, res.body).toBe(200);
+            expect(res.body, `${path}?${search} as ${viewer.id}`).toBe(mapped);
+            if (JSON.parse(res.body).items.length) expect(queries.some((q) => q.includes('json_object('))).toBe(true);
+          }
+        }
   });
 });
