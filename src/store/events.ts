@@ -5,6 +5,7 @@ import type { Dialect } from './store.js';
 import { secretPageOf } from './follows.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, EventAttendanceTable, EventTable } from './schema.js';
+import { eventJson } from './records-json.js';
 import { counterKey, countOf, narrowed, type Listed, type Selection, type Walk, Pager } from './paging.js';
 
 /** An event in a secret page says so (`secret_page`): the store's own, neither written nor read by the domain. */
@@ -21,6 +22,8 @@ export interface EventFilter {
 }
 
 const selectEvents: Selection = (q) => q.selectAll('events');
+/** An event's record as JSON text, written by SQLite (`records-json.ts`). */
+const eventsAsJson: Selection = (q) => q.select(eventJson().as('json'));
 const selectAttendances: Selection = (q) => q.selectAll('event_attendances');
 
 export function eventsRepo(db: Kysely<Database>, dialect: Dialect, pager: Pager = new Pager()) {
@@ -129,13 +132,17 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect, pager: Pager 
     getById(id: string): Promise<EventRow | undefined> {
       return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
     },
-    /** Soonest first. `secretSeen`: the secret pages a Member sees (pages.secretSeenBy). */
-    async list(asked: EventFilter, viewer: Viewer, secretSeen: string[], page: Pagination): Promise<Listed<EventRow>> {
+    /**
+     * Soonest first. `secretSeen`: the secret pages a Member sees (pages.secretSeenBy). `json`: the records may
+     * come as JSON text (`Listed.json`, read straight from SQLite) instead of rows.
+     */
+    async list(asked: EventFilter, viewer: Viewer, secretSeen: string[], page: Pagination, options: { json?: boolean } = {}): Promise<Listed<EventRow>> {
       let filter = asked;
       // (PostgreSQL remembers nothing between requests: there it would be one statement more for nothing.)
       if (asked.runningFrom !== undefined && dialect === 'sqlite') filter = { ...asked, runningFrom: await windowStart(asked.runningFrom) };
       const longestMs = filter.runningFrom === undefined ? 0 : await pager.count(db, 'events.longest_ms');
-      return pager.list<EventRow>(db, walksOf(filter, viewer, secretSeen, longestMs), selectEvents, page, total(filter, viewer, secretSeen, longestMs));
+      const json = options.json ? { select: eventsAsJson } : undefined;
+      return pager.list<EventRow>(db, walksOf(filter, viewer, secretSeen, longestMs), selectEvents, page, total(filter, viewer, secretSeen, longestMs), false, json);
     },
     slugsStartingWith: (base: string): Promise<string[]> => slugsStartingWith(db, 'events', base),
     /**

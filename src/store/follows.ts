@@ -3,6 +3,7 @@ import type { Pagination } from '../shared/schemas/common.js';
 import type { Viewer } from './pages.js';
 import type { Database, FollowTable } from './schema.js';
 import { counterKey, narrowed, type Listed, type Selection, type Walk, Pager } from './paging.js';
+import { followJson, jsonSelectionFor } from './records-json.js';
 
 /** A follow of a secret page says so (`secret_page`): the store's own, neither written nor read by the domain. */
 export type FollowRow = Omit<Selectable<FollowTable>, 'secret_page'>;
@@ -18,6 +19,9 @@ export const secretPageOf = (pageId: string | null) =>
   sql<number>`coalesce((select case when ${sql.ref('pages.privacy')} = 'secret' then 1 else 0 end from ${sql.table('pages')} where ${sql.ref('pages.id')} = ${pageId}), 0)`;
 
 const selectFollows: Selection = (q) => q.selectAll('follows');
+// The records as JSON text written by SQLite (`records-json.ts`), to an administrator and to a Member.
+const followsAsJsonToAdmins: Selection = (q) => q.select(followJson('admin').as('json'));
+const followsAsJson: Selection = (q, viewer) => q.select(followJson(viewer!).as('json'));
 
 export function followsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   const matching = (filter: FollowFilter) => {
@@ -90,9 +94,19 @@ export function followsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
     async delete(id: string): Promise<void> {
       await db.deleteFrom('follows').where('id', '=', id).execute();
     },
-    /** `secretSeen`: the secret pages the viewer sees (pages.secretSeenBy), for a Member. */
-    async list(filter: FollowFilter, viewer: Viewer, secretSeen: string[], page: Pagination): Promise<Listed<FollowRow>> {
-      return pager.list<FollowRow>(db, walks(filter, viewer, secretSeen), selectFollows, page, total(filter, viewer, secretSeen));
+    /**
+     * `secretSeen`: the secret pages the viewer sees (pages.secretSeenBy), for a Member. `json`: the records may
+     * come as JSON text (`Listed.json`, read straight from SQLite) instead of rows.
+     */
+    async list(
+      filter: FollowFilter,
+      viewer: Viewer,
+      secretSeen: string[],
+      page: Pagination,
+      options: { json?: boolean } = {},
+    ): Promise<Listed<FollowRow>> {
+      const json = options.json ? jsonSelectionFor(viewer, followsAsJsonToAdmins, followsAsJson) : undefined;
+      return pager.list<FollowRow>(db, walks(filter, viewer, secretSeen), selectFollows, page, total(filter, viewer, secretSeen), false, json);
     },
   };
 }

@@ -1,4 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
+import type { JsonSelection, Selection } from './paging.js';
+import type { Viewer } from './pages.js';
 
 /**
  * Records as JSON text written by SQLite itself (`json_object`, which escapes as `JSON.stringify` does), for
@@ -104,5 +106,55 @@ export const inviteJson = (viewer: RawBuilder<unknown> | 'admin'): RawBuilder<st
     ['state', i('state')],
     ['created_at', i('created_at')],
     ['updated_at', i('updated_at')],
+  ]);
+};
+
+/**
+ * A follow's record as the follows list gives it (`listFollows` in `src/domain/follows.ts`), of the row of
+ * `follows`: the page or user it follows embedded.
+ */
+export const followJson = (viewer: RawBuilder<unknown> | 'admin'): RawBuilder<string> => {
+  const f = column('follows');
+  return object([
+    ['id', f('id')],
+    ['user_id', f('user_id')],
+    ['followable_type', f('followable_type')],
+    ['followable_id', f('followable_id')],
+    [
+      'followable',
+      sql`case when ${f('followable_type')} = 'Page' then ${pageJsonById('follows.followable_id')} else ${userJsonById('follows.followable_id', viewer)} end`,
+    ],
+    ['created_at', f('created_at')],
+  ]);
+};
+
+/**
+ * A list's JSON selection for this viewer: an administrator's (every email shown), or a Member's, whose own
+ * email alone shows (the viewer's id is the selection's parameter).
+ */
+export const jsonSelectionFor = (viewer: Viewer, toAdmins: Selection, toMembers: Selection): JsonSelection =>
+  viewer.isAdmin ? { select: toAdmins } : { select: toMembers, args: [viewer.id] };
+
+/**
+ * An event's record (`toEventRecord` in `src/domain/events.ts`), of the row of `events`. Its tickets are kept
+ * as the JSON text `JSON.stringify` wrote (an array of objects of strings), which `json(…)` embeds as it is.
+ */
+export const eventJson = (): RawBuilder<string> => {
+  const e = column('events');
+  return object([
+    ['id', e('id')],
+    ['name', e('name')],
+    ['slug', e('slug')],
+    ['description', e('description')],
+    ['user_id', e('user_id')],
+    ['page_id', e('page_id')],
+    ['start_date', e('start_date')],
+    ['end_date', e('end_date')],
+    ['places_limit', e('places_limit')],
+    ['places_left', sql`case when ${e('places_limit')} is null then null else max(0, ${e('places_limit')} - ${e('attendees_count')}) end`],
+    ['attendees_count', e('attendees_count')],
+    ['tickets', sql`json(${e('tickets')})`],
+    ['created_at', e('created_at')],
+    ['updated_at', e('updated_at')],
   ]);
 };

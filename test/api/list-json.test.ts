@@ -1,8 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller, Deps } from '../../src/domain/context.js';
 import { listAccessRequests } from '../../src/domain/access-requests.js';
+import { listEvents } from '../../src/domain/events.js';
+import { listFollows } from '../../src/domain/follows.js';
 import { listInvites } from '../../src/domain/invites.js';
 import { parsePermissions } from '../../src/domain/permissions.js';
+import { ListEventsQuery } from '../../src/shared/schemas/events.js';
+import { ListFollowsQuery } from '../../src/shared/schemas/follows.js';
 import { ListAccessRequestsQuery, ListInvitesQuery } from '../../src/shared/schemas/membership.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { removeDir } from '../helpers/server.js';
@@ -57,10 +61,11 @@ describe('a list written from JSON text', () => {
 });
 
 /**
- * The lists whose records embed others (access requests, invites, …) are written as JSON text by SQLite too
- * (`src/store/records-json.ts`): each answer must be the bytes the domain's own mapping gives for the same
- * rows. That mapping answers inside a transaction (a transaction's reads never take the JSON path), so each
- * list is asked both ways, as an Admin and as Members (whose own email alone shows in embedded users).
+ * The lists whose records embed others (access requests, invites, follows) and the events list are written as
+ * JSON text by SQLite too (`src/store/records-json.ts`): each answer must be the bytes the domain's own
+ * mapping gives for the same rows. That mapping answers inside a transaction (a transaction's reads never
+ * take the JSON path), so each list is asked both ways, as an Admin and as Members (whose own email alone
+ * shows in embedded users).
  */
 describe('lists with embedded records written from JSON text', () => {
   let j: TestApp;
@@ -121,14 +126,42 @@ describe('lists with embedded records written from JSON text', () => {
     expect((await j.call('PUT', `/invites/${first!.id}/accept`)).status).toBe(200);
     expect((await j.call('PUT', `/invites/${second!.id}/refuse`)).status).toBe(200);
 
-    const lists: [string, (deps: Deps, caller: Caller, query: never) => Promise<unknown>, { parse(q: unknown): unknown }][] = [
-      ['/page_access_requests', listAccessRequests as never, ListAccessRequestsQuery],
-      ['/invites', listInvites as never, ListInvitesQuery],
+    // Follows of users (the followable a user record) besides those of pages; a secret page's follows and
+    // events, seen by its members alone.
+    for (const [who, whom] of [[a, b], [b, a], [c, b]] as const) {
+      const res = await j.call('POST', '/follows', { as: who.creds, body: { user_id: who.user.id, followable_type: 'User', followable_id: whom.user.id } });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+    }
+    const secret = await page(c, 'C secret', 'secret', 'hidden');
+    // Events: with and without a page, a limit of places (one taken), tickets with quotes and escapes.
+    const event = async (as: typeof a, body: Record<string, unknown>) => {
+      const res = await j.call('POST', '/events', {
+        as: as.creds,
+        body: { user_id: as.user.id, start_date: '2026-12-01T10:00:00.000Z', end_date: '2026-12-01T12:00:00.000Z', ...body },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body.id as string;
+    };
+    const limited = await event(a, {
+      name: 'Limited "gathering"',
+      page_id: pa,
+      places_limit: 2,
+      tickets: [{ name: 'Entrée \\ "VIP" \u0001 😀', price: '12.50', currency: 'eur' }, { name: 'Free', price: '0', currency: 'EUR' }],
+    });
+    await event(b, { name: 'Open', description: 'line\nbreak', start_date: '2026-11-25T10:00:00.000Z' });
+    await event(c, { name: 'Secret one', page_id: secret, places_limit: 1 });
+    expect((await j.call('PUT', `/events/${limited}/attendance`, { as: b.creds, body: { user_id: b.user.id, answer: 'yes' } })).status).toBe(200);
+
+    const lists: [string, (deps: Deps, caller: Caller, query: never) => Promise<unknown>, { parse(q: unknown): unknown }, string[]][] = [
+      ['/page_access_requests', listAccessRequests as never, ListAccessRequestsQuery, ['state=waiting']],
+      ['/invites', listInvites as never, ListInvitesQuery, ['state=waiting']],
+      ['/follows', listFollows as never, ListFollowsQuery, ['followable_type=User', 'followable_type=Page']],
+      ['/events', listEvents as never, ListEventsQuery, ['event_date=current_and_coming', `page_id=${pa}`]],
     ];
     const viewers = [{ id: j.admin.id, creds: undefined }, ...[a, b, c].map((x) => ({ id: x.user.id, creds: x.creds }))];
-    for (const [path, list, schema] of lists)
+    for (const [path, list, schema, filters] of lists)
       for (const viewer of viewers)
-        for (const search of ['per_page=100', 'per_page=2', 'per_page=2&page=2', 'state=waiting']) {
+        for (const search of ['per_page=100', 'per_page=2', 'per_page=2&page=2', ...filters]) {
           const caller = await callerOf(viewer.id);
           const query = schema.parse(Object.fromEntries(new URLSearchParams(search)));
           const mapped = JSON.stringify(await j.store.transaction((tx) => list({ ...j.deps, store: tx }, caller, query as never)));
