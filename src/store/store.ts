@@ -349,13 +349,12 @@ export async function migrateToLatest(db: Kysely<Database>, migrationDb: Kysely<
   if (KNOWN_MIGRATIONS.every((name) => applied.includes(name))) return [];
   // Numbered migrations were written side by side (0004, 0005, 0006 landed together): a store that has a
   // later one may still lack an earlier one, which is then applied; none depends on another's order.
+  const schema = await schemaOf(db);
+  if (schema !== undefined) return migratePostgres(migrationDb, schema);
   const migrator = new Migrator({
     db: migrationDb,
     provider: new StaticMigrations(),
     allowUnorderedMigrations: true,
-    // PostgreSQL: the migration tables of the schema the store lives in (the first of its search_path). Left
-    // unnamed, Kysely would take another schema's tables in the same database for this one's.
-    migrationTableSchema: await schemaOf(db),
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
@@ -363,4 +362,55 @@ export async function migrateToLatest(db: Kysely<Database>, migrationDb: Kysely<
     throw new Error(`database migration ${failed ?? ''} failed: ${String((error as Error)?.message ?? error)}`);
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** The advisory lock Kysely's migrator takes on PostgreSQL: an agora that still migrates with it waits for ours. */
+const MIGRATION_LOCK = '3853314791062309107';
+
+/**
+ * PostgreSQL's migrations, run here rather than by Kysely's `Migrator`: before it takes its lock, that one
+ * reads the catalog of every schema of the database to learn whether its two tables exist (its
+ * introspection looks up each column's sequence), and another schema's DDL meanwhile (a store migrating or
+ * dropped beside it, as the tests do in parallel) can fail that read ("column … does not exist"). Here its
+ * tables (the same two, in the store's schema) are made if missing, and the pending migrations applied in
+ * name order, all in one transaction under the same advisory lock, so stores of one database migrate one at a
+ * time and nothing outside this schema is read.
+ */
+async function migratePostgres(migrationDb: Kysely<any>, schema: string): Promise<string[]> {
+  return migrationDb.connection().execute(async (connection) => {
+    await sql`select pg_advisory_lock(${sql.lit(MIGRATION_LOCK)}::bigint)`.execute(connection);
+    try {
+      return await connection.transaction().execute(async (trx) => {
+        const tables = trx.schema.withSchema(schema);
+        await tables
+          .createTable('kysely_migration')
+          .ifNotExists()
+          .addColumn('name', 'varchar(255)', (col) => col.notNull().primaryKey())
+          .addColumn('timestamp', 'varchar(255)', (col) => col.notNull())
+          .execute();
+        await tables
+          .createTable('kysely_migration_lock')
+          .ifNotExists()
+          .addColumn('id', 'varchar(255)', (col) => col.notNull().primaryKey())
+          .addColumn('is_locked', 'integer', (col) => col.notNull().defaultTo(0))
+          .execute();
+        await sql`insert into ${sql.table(`${schema}.kysely_migration_lock`)} (id, is_locked) values ('migration_lock', 0) on conflict do nothing`.execute(trx);
+        const done = new Set((await sql<{ name: string }>`select name from ${sql.table(`${schema}.kysely_migration`)}`.execute(trx)).rows.map((r) => r.name));
+        const applied: string[] = [];
+        for (const name of KNOWN_MIGRATIONS) {
+          if (done.has(name)) continue;
+          try {
+            await MIGRATIONS[name]!.up(trx);
+          } catch (error) {
+            throw new Error(`database migration ${name} failed: ${String((error as Error)?.message ?? error)}`);
+          }
+          await sql`insert into ${sql.table(`${schema}.kysely_migration`)} (name, timestamp) values (${name}, ${new Date().toISOString()})`.execute(trx);
+          applied.push(name);
+        }
+        return applied;
+      });
+    } finally {
+      await sql`select pg_advisory_unlock(${sql.lit(MIGRATION_LOCK)}::bigint)`.execute(connection);
+    }
+  });
 }

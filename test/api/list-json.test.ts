@@ -175,7 +175,9 @@ describe('lists with embedded records written from JSON text', () => {
             });
             expect(res.statusCode, res.body).toBe(200);
             expect(res.body, `${path}?${search} as ${viewer.id}`).toBe(mapped);
-            if (JSON.parse(res.body).items.length) expect(queries.some((q) => q.includes('json_object('))).toBe(true);
+            // (SQLite's reading connection writes the JSON; PostgreSQL answers rows, mapped as inside the transaction.)
+            if (!j.file.startsWith('postgres') && JSON.parse(res.body).items.length)
+              expect(queries.some((q) => q.includes('json_object('))).toBe(true);
           }
         }
   });

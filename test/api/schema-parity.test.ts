@@ -6,7 +6,8 @@ import { openStore } from '../../src/store/open.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import { removeDir } from '../helpers/server.js';
 import { ACCESS_TRIGGER_SUFFIX } from '../../src/store/migrations/0011-access-notify.js';
-import { onPostgres, openRaw, storeTargetFor, TEST_SECRET_KEY } from '../helpers/store-target.js';
+import { KNOWN_MIGRATIONS } from '../../src/store/store.js';
+import { onPostgres, openRaw, storeTargetFor, TEST_SECRET_KEY, withClient } from '../helpers/store-target.js';
 
 /**
  * The numbered migrations give PostgreSQL the schema they give SQLite: the same tables and columns (nullable
@@ -142,4 +143,36 @@ describe('the schema', () => {
     expect(a.triggers!.length).toBeGreaterThan(30);
     expect(a.roles).toHaveLength(3);
   });
+
+  it.skipIf(!onPostgres)(
+    'migrates stores of one database at once, the same schema from two processes too, while another schema is dropped [runs with AGORA_TEST_DB]',
+    async () => {
+      // Four empty schemas, the first opened twice at once (as two servers starting together), while a schema
+      // with a users table is made and dropped beside them again and again: each migration reads its own
+      // schema alone, under one lock, so none of them fails on another's DDL.
+      const targets = await Promise.all([1, 2, 3, 4].map((n) => storeTargetFor(mkdtempSync(join(dir, `together-${n}-`)), { empty: true })));
+      let churning = true;
+      const churn = (async () => {
+        let n = 0;
+        while (churning)
+          await withClient(async (client) => {
+            const name = `t_churn_${process.pid}_${n++}`;
+            await client.query(`create schema ${name}; create table ${name}.users (id text primary key, nickname_key text)`);
+            await client.query(`alter table ${name}.users drop column nickname_key; drop schema ${name} cascade`);
+          });
+        return n;
+      })();
+      const opened = await Promise.allSettled([targets[0]!, ...targets].map((target) => openStore(target, { secretKey: TEST_SECRET_KEY })));
+      churning = false;
+      expect(await churn).toBeGreaterThan(0);
+      for (const result of opened) if (result.status === 'fulfilled') await result.value.close();
+      expect(opened.map((r) => (r.status === 'rejected' ? String(r.reason) : 'opened'))).toEqual(Array(5).fill('opened'));
+      for (const target of targets) {
+        const raw = await openRaw(target);
+        const names = (await raw.all<{ name: string }>('select name from kysely_migration order by name')).map((r) => r.name);
+        await raw.close();
+        expect(names).toEqual([...KNOWN_MIGRATIONS]);
+      }
+    },
+  );
 });
