@@ -34,7 +34,9 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
  * connection goes to the address that was checked (so a name cannot be re-pointed at a private address
  * between the check and the connection: DNS rebinding). Answers the status code; the body is discarded.
  * `timeoutMs` bounds the whole delivery, the name's resolution included: a resolver that never answers holds
- * neither the delivery nor the server's shutdown past it.
+ * neither the delivery nor the server's shutdown past it. (The system resolver, `getaddrinfo` as `dns.lookup`
+ * uses it, cannot be cancelled: a lookup that hangs keeps one of libuv's four threads until the system's own
+ * resolver timeout ends it. It is the resolver that reads /etc/hosts as every other program does.)
  */
 export async function postWebhook(
   url: string,

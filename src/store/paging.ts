@@ -72,6 +72,11 @@ export interface DirectReader {
   rows(compiled: CompiledQuery): Record<string, unknown>[] | undefined;
   /** The rows as arrays of values, with the column names once. */
   values(compiled: CompiledQuery): { names: readonly string[]; values: unknown[][] } | undefined;
+  /**
+   * `read()`, whose reads (synchronous, through this reader) all see the same committed data: one read
+   * transaction, so another connection's commit lands before them all or after.
+   */
+  snapshot<T>(read: () => T): T;
 }
 const directReaders = new WeakMap<object, DirectReader>();
 
@@ -252,10 +257,11 @@ export async function walkPage<Row>(
     }
     return { names, columns, values, keysOfValues, perWalk: reads.map((read) => read!.values) };
   };
-  if (asJson && walks.length > 1) {
-    // Several walks as JSON: the page's keys first (each walk's next keys, an index range), then each walk's
-    // records of the page alone (its first rows from the page's first key): no record is written for a row
-    // that another walk's rows push off the page.
+  // Several walks as JSON: the page's keys first (each walk's next keys, an index range), then each walk's
+  // records of the page alone (its first rows from the page's first key): no record is written for a row that
+  // another walk's rows push off the page. Both steps in one snapshot: a commit between them (another process's)
+  // would otherwise change which rows a walk's first ones are.
+  const pageOfWalksAsJson = (): Walked<Row> | undefined => {
     const keys = readValues(walks.map((_, w) => fetchFrom(w, keysOnly, [], after, inclusive, n + 1)));
     if (keys) {
       const { values, keysOfValues } = keys;
@@ -272,7 +278,10 @@ export async function walkPage<Row>(
       const records = readValues(fetches);
       if (records) return { rows: [], json: records.values.map((row) => row[0] as string), next };
     }
-  }
+    return undefined;
+  };
+  const paged = asJson && walks.length > 1 ? direct!.snapshot(pageOfWalksAsJson) : undefined;
+  if (paged) return paged;
   const fetches = walks.map((_, w) => fetchFrom(w, selection, args, after, inclusive, n + 1));
   const read = direct && readValues(fetches);
   if (read) {

@@ -218,6 +218,7 @@ function directReader(
       const read = values(compiled);
       return read && { names: read.reading.names, values: read.values };
     },
+    snapshot: watcher.transaction(<T>(read: () => T): T => read()) as <T>(read: () => T) => T,
   };
 }
 

@@ -331,6 +331,16 @@ async function appliedMigrations(db: Kysely<Database>): Promise<string[]> {
   }
 }
 
+/** Refuses a database that holds a migration this build does not know: a newer agora moved it on. */
+function refuseNewerSchema(applied: Iterable<string>): void {
+  const unknown = [...applied].filter((name) => !(name in MIGRATIONS)).sort();
+  if (unknown.length)
+    throw new SchemaTooNewError(
+      `the database's schema is at version ${unknown[unknown.length - 1]}, newer than this agora knows (${SCHEMA_VERSION}): ` +
+        'run the newer agora that upgraded it',
+    );
+}
+
 /**
  * Applies the migrations the database lacks (all of them on an empty one) and answers their names. A
  * database holding a migration this build does not know was moved on by a newer agora: refused, naming both
@@ -338,12 +348,7 @@ async function appliedMigrations(db: Kysely<Database>): Promise<string[]> {
  */
 export async function migrateToLatest(db: Kysely<Database>, migrationDb: Kysely<any> = db): Promise<string[]> {
   const applied = await appliedMigrations(db);
-  const unknown = applied.filter((name) => !(name in MIGRATIONS)).sort();
-  if (unknown.length)
-    throw new SchemaTooNewError(
-      `the database's schema is at version ${unknown[unknown.length - 1]}, newer than this agora knows (${SCHEMA_VERSION}): ` +
-        'run the newer agora that upgraded it',
-    );
+  refuseNewerSchema(applied);
   // Up to date (every start but the first): nothing to ask Kysely's migrator, which reads the catalog of every
   // schema of the database to find its own tables.
   if (KNOWN_MIGRATIONS.every((name) => applied.includes(name))) return [];
@@ -377,6 +382,7 @@ const MIGRATION_LOCK = '3853314791062309107';
  * time and nothing outside this schema is read.
  */
 async function migratePostgres(migrationDb: Kysely<any>, schema: string): Promise<string[]> {
+  const table = (name: string) => sql.id(schema, name);
   return migrationDb.connection().execute(async (connection) => {
     await sql`select pg_advisory_lock(${sql.lit(MIGRATION_LOCK)}::bigint)`.execute(connection);
     try {
@@ -394,23 +400,26 @@ async function migratePostgres(migrationDb: Kysely<any>, schema: string): Promis
           .addColumn('id', 'varchar(255)', (col) => col.notNull().primaryKey())
           .addColumn('is_locked', 'integer', (col) => col.notNull().defaultTo(0))
           .execute();
-        await sql`insert into ${sql.table(`${schema}.kysely_migration_lock`)} (id, is_locked) values ('migration_lock', 0) on conflict do nothing`.execute(trx);
-        const done = new Set((await sql<{ name: string }>`select name from ${sql.table(`${schema}.kysely_migration`)}`.execute(trx)).rows.map((r) => r.name));
+        await sql`insert into ${table('kysely_migration_lock')} (id, is_locked) values ('migration_lock', 0) on conflict do nothing`.execute(trx);
+        const done = new Set((await sql<{ name: string }>`select name from ${table('kysely_migration')}`.execute(trx)).rows.map((r) => r.name));
+        // A newer agora may have migrated the database while this one waited for the lock.
+        refuseNewerSchema(done);
         const applied: string[] = [];
         for (const name of KNOWN_MIGRATIONS) {
           if (done.has(name)) continue;
           try {
             await MIGRATIONS[name]!.up(trx);
           } catch (error) {
-            throw new Error(`database migration ${name} failed: ${String((error as Error)?.message ?? error)}`);
+            throw new Error(`database migration ${name} failed: ${String((error as Error)?.message ?? error)}`, { cause: error });
           }
-          await sql`insert into ${sql.table(`${schema}.kysely_migration`)} (name, timestamp) values (${name}, ${new Date().toISOString()})`.execute(trx);
+          await sql`insert into ${table('kysely_migration')} (name, timestamp) values (${name}, ${new Date().toISOString()})`.execute(trx);
           applied.push(name);
         }
         return applied;
       });
     } finally {
-      await sql`select pg_advisory_unlock(${sql.lit(MIGRATION_LOCK)}::bigint)`.execute(connection);
+      // (A connection that died meanwhile has let the lock go with it: the migration's own error is the one to tell.)
+      await sql`select pg_advisory_unlock(${sql.lit(MIGRATION_LOCK)}::bigint)`.execute(connection).catch(() => undefined);
     }
   });
 }

@@ -8,7 +8,10 @@ import { parsePermissions } from '../../src/domain/permissions.js';
 import { ListEventsQuery } from '../../src/shared/schemas/events.js';
 import { ListFollowsQuery } from '../../src/shared/schemas/follows.js';
 import { ListAccessRequestsQuery, ListInvitesQuery } from '../../src/shared/schemas/membership.js';
+import { encodeCursor, NEXT_PAGE } from '../../src/shared/schemas/common.js';
+import Database from 'better-sqlite3';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { onPostgres } from '../helpers/store-target.js';
 import { removeDir } from '../helpers/server.js';
 
 /**
@@ -161,10 +164,13 @@ describe('lists with embedded records written from JSON text', () => {
     const viewers = [{ id: j.admin.id, creds: undefined }, ...[a, b, c].map((x) => ({ id: x.user.id, creds: x.creds }))];
     for (const [path, list, schema, filters] of lists)
       for (const viewer of viewers)
-        for (const search of ['per_page=100', 'per_page=2', 'per_page=2&page=2', ...filters]) {
+        for (const search of ['per_page=100', 'per_page=2', 'per_page=2&page=2', 'per_page=1&page=3', ...filters]) {
           const caller = await callerOf(viewer.id);
           const query = schema.parse(Object.fromEntries(new URLSearchParams(search)));
-          const mapped = JSON.stringify(await j.store.transaction((tx) => list({ ...j.deps, store: tx }, caller, query as never)));
+          const answer = await j.store.transaction((tx) => list({ ...j.deps, store: tx }, caller, query as never));
+          const mapped = JSON.stringify(answer);
+          // Where the next page starts: the same cursor in the Link header.
+          const next = (answer as { [NEXT_PAGE]?: string[] })[NEXT_PAGE];
           // Three times: a list's fetch is compiled from its second use on.
           for (let round = 0; round < 3; round++) {
             queries.length = 0;
@@ -175,10 +181,76 @@ describe('lists with embedded records written from JSON text', () => {
             });
             expect(res.statusCode, res.body).toBe(200);
             expect(res.body, `${path}?${search} as ${viewer.id}`).toBe(mapped);
+            const link = res.headers.link as string | undefined;
+            expect(link && new URL(/<([^>]+)>/.exec(link)![1]!, 'http://x').searchParams.get('cursor')).toBe(next && encodeCursor(next));
             // (SQLite's reading connection writes the JSON; PostgreSQL answers rows, mapped as inside the transaction.)
             if (!j.file.startsWith('postgres') && JSON.parse(res.body).items.length)
               expect(queries.some((q) => q.includes('json_object('))).toBe(true);
           }
         }
   });
+});
+
+describe('a page of several walks written as JSON', () => {
+  it.skipIf(onPostgres)(
+    'is one snapshot: a commit by another connection between its two reads neither repeats a row nor loses one [SQLite]',
+    async () => {
+      // A Member's waiting requests are two walks: their own, and those to the page they created. Their list's
+      // page reads its keys, then its records; another connection accepts the page's second request in between.
+      let strike: (() => void) | undefined;
+      const k = await startApp({
+        responseCache: false,
+        storeOptions: {
+          onQuery: (sql) => {
+            if (strike && sql.includes('json_object(') && sql.includes('page_access_requests')) {
+              const run = strike;
+              strike = undefined;
+              run();
+            }
+          },
+        },
+      });
+      try {
+        const m = await k.member();
+        const others = await Promise.all([1, 2, 3].map(() => k.member()));
+        const config = await k.call('POST', '/page_configurations', { body: { name: 'Snap' } });
+        const pageOf = async (as: typeof m) =>
+          (
+            await k.call('POST', '/pages', {
+              as: as.creds,
+              body: { name: `Page ${as.user.nickname}`, privacy: 'public', page_configuration_id: config.body.id, user_id: as.user.id },
+            })
+          ).body.id as string;
+        const mine = await pageOf(m);
+        // Interleaved in time (ids follow creation): requests to m's page, and m's own to the others' pages.
+        for (const other of others) {
+          expect((await k.call('POST', '/page_access_requests', { as: other.creds, body: { page_id: mine, user_id: other.user.id } })).status).toBe(201);
+          const theirs = await pageOf(other);
+          expect((await k.call('POST', '/page_access_requests', { as: m.creds, body: { page_id: theirs, user_id: m.user.id } })).status).toBe(201);
+        }
+        const ask = async (url: string) => {
+          const res = await k.app.inject({ method: 'GET', url: `/public-api/v1${url}`, headers: { 'api-key': m.creds.key, 'api-secret': m.creds.secret } });
+          expect(res.statusCode, res.body).toBe(200);
+          return { ids: (JSON.parse(res.body).items as { id: string }[]).map((r) => r.id), link: res.headers.link as string | undefined };
+        };
+        const all = (await ask('/page_access_requests?state=waiting&per_page=100')).ids;
+        expect(all).toHaveLength(6);
+        // Twice first (a list's fetch is compiled from its second use on), then with the other connection's commit.
+        await ask('/page_access_requests?state=waiting&per_page=3');
+        const raw = new Database(k.file);
+        strike = () => raw.prepare("update page_access_requests set state = 'accepted', is_validate = 1 where id = ?").run(all[1]);
+        const first = await ask('/page_access_requests?state=waiting&per_page=3');
+        raw.close();
+        expect(strike).toBeUndefined();
+        // The page as it was when it was read, and its cursor after its last row.
+        expect(first.ids).toEqual(all.slice(0, 3));
+        const next = /<\/public-api\/v1([^>]+)>/.exec(first.link!)![1]!;
+        const second = await ask(next);
+        expect(second.ids).toEqual(all.slice(3));
+      } finally {
+        await k.close();
+        removeDir(k.dir);
+      }
+    },
+  );
 });
