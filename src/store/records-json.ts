@@ -10,6 +10,9 @@ import type { Viewer } from './pages.js';
  * (`test/api/list-json.test.ts` holds every list that uses one to the single read's answer). A nested
  * `json_object` (or `json(…)`) keeps SQLite's JSON subtype through a scalar subquery, so an embedded record is
  * written as an object, not as a string. SQLite only: PostgreSQL answers rows, mapped by the domain.
+ * An access request's or invite's embedded records are always there (foreign keys, ON DELETE CASCADE): were one
+ * missing, the text would carry null where the domain's mapping (`loadEmbeds`) throws. A follow's followable has
+ * no foreign key (a page or a user): missing, it is null in both.
  */
 
 type Field = readonly [name: string, value: RawBuilder<unknown>];
