@@ -1,10 +1,12 @@
 // Server CPU per request without HTTP or a load generator: the real app (`createApp`) on a store the realistic
 // benchmark seeded (`BENCH_KEEP=1 BENCH_RUNS=bare npm run bench` keeps one), answering `inject` in a loop with
 // the realistic mix. Run by hand: `node bench/inprocess.mjs DB [requests] [mix]` (it bundles this file first);
-// `node --cpu-prof` on it profiles the server's own work. mix: varied (default), follows, events, notifications,
-// users, requests, invites, url (BENCH_URL), create, mixed (90 % varied reads, 10 % follows), first, firstadmin, follow (a Member following any page,
-// as the realistic benchmark's follows: 201, 403, 404, 409). The follow and mixed mixes show the CPU of each answer
-// apart (with BENCH_CONCURRENCY=1).
+// `BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR"` profiles the server's own work. mix: varied (default), follows,
+// events, notifications, users, requests, invites (each list, as in the realistic benchmark, a random page that
+// exists for a random caller and filter), url (BENCH_URL), create, mixed (90 % varied reads, 10 % follows), first,
+// firstadmin, follow (a Member following any page, as the realistic benchmark's follows: 201, 403, 404, 409). The
+// follow and mixed mixes show the CPU of each answer apart (with BENCH_CONCURRENCY=1); `process.cpuUsage` is called
+// twice a request, which a machine with slow system calls shows as a share of every figure.
 // BENCH_STATEMENTS=1 counts the statements per request (with SQLLOG=1 it also prints each, with its parameters).
 import { issueApiKey } from '../src/domain/api-keys.js';
 import { createApp } from '../src/server/app.js';
