@@ -18,6 +18,7 @@ import { registerAuditCommands } from './cli/commands/audit.js';
 import { registerRoleCommands, registerSetRoleCommand } from './cli/commands/roles.js';
 import { registerServeCommand } from './cli/commands/serve.js';
 import { registerUserCommands } from './cli/commands/users.js';
+import { ignoreClosedPipe } from './cli/output.js';
 import { registerWebhookCommands } from './cli/commands/webhooks.js';
 import { ExitCode } from './cli/errors.js';
 import { VERSION } from './shared/version.js';
@@ -90,6 +91,8 @@ export function buildProgram(argv?: string[]): Command {
 
 /** Runs the program; the only place that decides the process's exit code. */
 export async function main(argv: string[]): Promise<void> {
+  // `agora --help | head -1`: commander writes before any Output exists; a reader that left is not an error.
+  ignoreClosedPipe(process.stdout);
   const program = buildProgram(argv);
   try {
     await program.parseAsync(argv);

@@ -250,7 +250,7 @@ const guarded = new WeakSet<NodeJS.WriteStream>();
  * `agora users list | head -1`: the reader leaves early and the next write fails with EPIPE. That is the
  * reader's choice, not an error to report with a stack trace; the remaining output is simply dropped.
  */
-function ignoreClosedPipe(stream: NodeJS.WriteStream): void {
+export function ignoreClosedPipe(stream: NodeJS.WriteStream): void {
   if (guarded.has(stream)) return;
   guarded.add(stream);
   stream.on('error', (error: NodeJS.ErrnoException) => {

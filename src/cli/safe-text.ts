@@ -1,9 +1,10 @@
 /**
  * Text from the server made safe for a terminal: C0 and C1 control characters, DEL and the bidirectional
  * overrides are shown as visible stand-ins (ESC → ␛, BEL → ␇, CSI 0x9b → \x9b, U+202E → \u202e), never
- * interpreted, so that a name cannot clear the screen, set the window title or reorder what is shown.
+ * interpreted, so that a name cannot clear the screen, set the window title or reorder what is shown. The
+ * line and paragraph separators (U+2028, U+2029) too: a tool that splits lines on them would break a row.
  */
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
 
 export function visible(text: string): string {
   return text.replace(CONTROL, (c) => {
@@ -15,5 +16,5 @@ export function visible(text: string): string {
   });
 }
 
-/** One line of a cell: tabs and line breaks become one space, then every other control is made visible. */
-export const visibleLine = (text: string): string => visible(text.replace(/[\t\r\n]+/g, ' '));
+/** One line of a cell: tabs and line breaks (U+2028 and U+2029 too) become one space, then every other control is made visible. */
+export const visibleLine = (text: string): string => visible(text.replace(/[\t\r\n\u2028\u2029]+/g, ' '));

@@ -61,6 +61,17 @@ describe('safe output', () => {
     expect(Object.fromEntries(tsvRows(tsv.stdout)).name).toBe(`Evil␛]0;pwned␇␛[2J␛[31mred\\x9b1m ${String(page.name).split(" ").pop()}`);
     expect(JSON.parse(json.stdout).name).toBe(page.name);
   });
+
+  it('piped, a list keeps one record a line: line and paragraph separators in a name become spaces', async () => {
+    const config = await createPageConfiguration(server);
+    const name = `Two\u2028lines\u2029here ${tag()}`;
+    await createPage(server, { user_id: adminId, page_configuration_id: config.id, name, privacy: 'public' });
+    const tsv = await agora(['pages', 'list', '--config', config.id]);
+    expect(tsv.code, tsv.stderr).toBe(0);
+    expect(tsv.stdout).not.toMatch(/[\u2028\u2029]/);
+    expect(tsv.stdout.trim().split('\n')).toHaveLength(1);
+    expect(tsv.stdout).toContain(`Two lines here ${name.split(' ').pop()}`);
+  });
 });
 
 describe('names where people type them', () => {

@@ -272,6 +272,10 @@ describe('permissions show', () => {
     });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
+    // Help too, which commander writes itself.
+    const help = spawnSync('bash', ['-c', `set -o pipefail; "${process.execPath}" "${BIN}" events --help | true`], { encoding: 'utf8' });
+    expect(help.stderr).toBe('');
+    expect(help.status).toBe(0);
   });
 
   it('reports an unknown user with exit 1', async () => {
