@@ -168,12 +168,12 @@ export async function walkPage<Row>(
   const width = walks[0]!.keys.length;
   const withKeys = (walk: Walk, query: AnyQuery) =>
     walk.keys.reduce((q, key, i) => q.select(sql.ref(key).as(KEY(i))), query);
-  /** The rows of every walk, in order, each key once (one walk's are already so). */
-  const merged = (lists: Record<string, unknown>[][]) => {
-    const all = lists.flat().map((row) => ({ row, keys: keysOf(row) }));
-    if (lists.length === 1) return all;
+  /** The rows of every walk, in key order, each key once (one walk's are in order already). */
+  const merged = <T>(lists: readonly T[][], keysOfRow: (row: T) => string[]): T[] => {
+    if (lists.length === 1) return lists[0]!;
+    const all = lists.flat().map((row) => ({ row, keys: keysOfRow(row) }));
     all.sort((a, b) => compare(a.keys, b.keys));
-    return all.filter((item, i) => i === 0 || compare(all[i - 1]!.keys, item.keys) !== 0);
+    return all.filter((item, i) => i === 0 || compare(all[i - 1]!.keys, item.keys) !== 0).map((item) => item.row);
   };
 
   let after = position.cursor;
@@ -249,13 +249,8 @@ export async function walkPage<Row>(
       for (let i = 0; i < width; i++) keys[i] = String(row[columns + i]);
       return keys;
     };
-    let values = reads[0]!.values;
-    if (reads.length > 1) {
-      const all = reads.flatMap((read) => read!.values).map((row) => ({ row, keys: keysOfValues(row) }));
-      all.sort((a, b) => compare(a.keys, b.keys));
-      values = all.filter((item, i) => i === 0 || compare(all[i - 1]!.keys, item.keys) !== 0).map((item) => item.row);
-    }
-    return { names, columns, values, keysOfValues, perWalk: reads.map((read) => read!.values) };
+    const perWalk = reads.map((read) => read!.values);
+    return { names, columns, values: merged(perWalk, keysOfValues), keysOfValues, perWalk };
   };
   // Several walks as JSON: the page's keys first (each walk's next keys, an index range), then each walk's
   // records of the page alone (its first rows from the page's first key): no record is written for a row that
@@ -305,7 +300,7 @@ export async function walkPage<Row>(
   }
   const lists = await Promise.all(fetches.map((compiled) => rowsOfRead(db, compiled)));
   // One walk's rows are in order already: only the keys of the rows that end this page and start the next are read.
-  const found = lists.length === 1 ? lists[0]! : merged(lists).map((item) => item.row);
+  const found = merged(lists, keysOf);
   // Where the next page starts: a later page number asked next costs no skip.
   if (known && found.length > n) known.remember(skip + n, keysOf(found[n]!));
   // The sort keys' own columns go (a copy without them keeps the row's shape fast; `delete` would not). Every
