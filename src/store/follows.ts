@@ -3,7 +3,7 @@ import type { Pagination } from '../shared/schemas/common.js';
 import type { Viewer } from './pages.js';
 import type { Database, FollowTable } from './schema.js';
 import { counterKey, narrowed, type Listed, type Selection, type Walk, Pager } from './paging.js';
-import { followJson, jsonSelectionFor } from './records-json.js';
+import { followParts, partsSelection, partsSelectionFor } from './records-json.js';
 
 /** A follow of a secret page says so (`secret_page`): the store's own, neither written nor read by the domain. */
 export type FollowRow = Omit<Selectable<FollowTable>, 'secret_page'>;
@@ -19,9 +19,8 @@ export const secretPageOf = (pageId: string | null) =>
   sql<number>`coalesce((select case when ${sql.ref('pages.privacy')} = 'secret' then 1 else 0 end from ${sql.table('pages')} where ${sql.ref('pages.id')} = ${pageId}), 0)`;
 
 const selectFollows: Selection = (q) => q.selectAll('follows');
-// The records as JSON text written by SQLite (`records-json.ts`), to an administrator and to a Member.
-const followsAsJsonToAdmins: Selection = (q) => q.select(followJson('admin').as('json'));
-const followsAsJson: Selection = (q, viewer) => q.select(followJson(viewer!).as('json'));
+// The records as JSON text written by SQLite in parts, the followed page or user spliced in (`records-json.ts`).
+const followsAsJson = partsSelection(followParts());
 
 export function followsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   const matching = (filter: FollowFilter) => {
@@ -105,7 +104,7 @@ export function followsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
       page: Pagination,
       options: { json?: boolean } = {},
     ): Promise<Listed<FollowRow>> {
-      const json = options.json ? jsonSelectionFor(viewer, followsAsJsonToAdmins, followsAsJson) : undefined;
+      const json = options.json ? partsSelectionFor(viewer, followsAsJson) : undefined;
       return pager.list<FollowRow>(db, walks(filter, viewer, secretSeen), selectFollows, page, total(filter, viewer, secretSeen), false, json);
     },
   };

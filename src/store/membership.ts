@@ -3,7 +3,7 @@ import type { Pagination } from '../shared/schemas/common.js';
 import type { Viewer } from './pages.js';
 import type { Database, InviteTable, PageAccessRequestTable } from './schema.js';
 import { counterKey, narrowed, type JsonSelection, type Listed, type Selection, type Walk, Pager } from './paging.js';
-import { accessRequestJson, inviteJson, jsonSelectionFor } from './records-json.js';
+import { accessRequestParts, inviteParts, partsSelection, partsSelectionFor } from './records-json.js';
 
 /** The page's owner is the store's own (a trigger writes it): the domain neither writes nor reads it. */
 export type AccessRequestRow = Omit<Selectable<PageAccessRequestTable>, 'page_owner_id'>;
@@ -70,11 +70,9 @@ const INVITE_COLUMNS = [
 ] as const;
 const selectRequests: Selection = (q) => q.select(REQUEST_COLUMNS);
 const selectInvites: Selection = (q) => q.select(INVITE_COLUMNS);
-// The records as JSON text written by SQLite (`records-json.ts`), to an administrator and to a Member.
-const requestsAsJsonToAdmins: Selection = (q) => q.select(accessRequestJson('admin').as('json'));
-const requestsAsJson: Selection = (q, viewer) => q.select(accessRequestJson(viewer!).as('json'));
-const invitesAsJsonToAdmins: Selection = (q) => q.select(inviteJson('admin').as('json'));
-const invitesAsJson: Selection = (q, viewer) => q.select(inviteJson(viewer!).as('json'));
+// The records as JSON text written by SQLite in parts, the embedded pages and users spliced in (`records-json.ts`).
+const requestsAsJson = partsSelection(accessRequestParts());
+const invitesAsJson = partsSelection(inviteParts());
 
 type RequestColumn = 'r.page_id' | 'r.user_id' | 'r.state' | 'r.page_owner_id';
 type InviteColumn = 'i.target_type' | 'i.target_id' | 'i.user_id' | 'i.user_target_id' | 'i.state' | 'i.page_owner_id';
@@ -170,7 +168,7 @@ export function accessRequestsRepo(db: Kysely<Database>, pager: Pager = new Page
     /** `json`: the records may come as JSON text (`Listed.json`, read straight from SQLite) instead of rows. */
     async list(filter: AccessRequestFilter, viewer: Viewer, page: Pagination, options: { json?: boolean } = {}): Promise<Listed<AccessRequestRow>> {
       const { walks, plus, minus } = parts(filter, viewer);
-      const json = options.json ? jsonSelectionFor(viewer, requestsAsJsonToAdmins, requestsAsJson) : undefined;
+      const json = options.json ? partsSelectionFor(viewer, requestsAsJson) : undefined;
       return listed(db, pager, walks.map((f) => ({ query: matching(f), keys: ['r.id'] })), plus.map(key), minus.map(key), page, selectRequests, json);
     },
   };
@@ -241,7 +239,7 @@ export function invitesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
     /** `json`: as the access requests'. */
     async list(filter: InviteFilter, viewer: Viewer, page: Pagination, options: { json?: boolean } = {}): Promise<Listed<InviteRow>> {
       const { walks, plus, minus } = parts(filter, viewer);
-      const json = options.json ? jsonSelectionFor(viewer, invitesAsJsonToAdmins, invitesAsJson) : undefined;
+      const json = options.json ? partsSelectionFor(viewer, invitesAsJson) : undefined;
       return listed(db, pager, walks.map((f) => ({ query: matching(f), keys: ['i.id'] })), plus.map(key), minus.map(key), page, selectInvites, json);
     },
   };

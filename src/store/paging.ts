@@ -3,6 +3,7 @@ import { AppError, ErrorCode } from '../shared/errors.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import { COUNTERS } from './counters.js';
 import { dialectOf } from './dialect.js';
+import type { EmbeddedRecords, Layout } from './embedded.js';
 import type { Database } from './schema.js';
 
 /** Rows to skip before the requested page. */
@@ -31,6 +32,13 @@ export type Selection = (query: AnyQuery, ...args: RawBuilder<unknown>[]) => Any
 export interface JsonSelection {
   select: Selection;
   args?: readonly unknown[];
+  /**
+   * A record in parts (`Parts` in `records-json.ts`): the selection's columns are its objects and the
+   * references of the users and pages it embeds, spliced by the reader's `EmbeddedRecords` as `viewer` (a
+   * Member's id; null, an administrator) may see them.
+   */
+  layout?: Layout;
+  viewer?: string | null;
 }
 
 /**
@@ -77,6 +85,8 @@ export interface DirectReader {
    * transaction, so another connection's commit lands before them all or after.
    */
   snapshot<T>(read: () => T): T;
+  /** The users and pages that records read in parts embed (`JsonSelection.layout`): inside `snapshot` only. */
+  embedded?: EmbeddedRecords;
 }
 const directReaders = new WeakMap<object, DirectReader>();
 
@@ -217,9 +227,16 @@ export async function walkPage<Row>(
     inclusive = true;
   }
   const direct = directReaders.get(db);
-  const asJson = json !== undefined && direct !== undefined;
+  const asJson = json !== undefined && direct !== undefined && (json.layout === undefined || direct.embedded !== undefined);
   const selection = asJson ? json.select : select;
   const args = asJson ? (json.args ?? []) : [];
+  /** The first `count` rows' records as JSON text: the selection's one column, or its parts spliced (in a snapshot). */
+  const textsOf = (values: unknown[][], count: number): string[] => {
+    if (json?.layout) return direct!.embedded!.texts(values, count, json.layout, json.viewer ?? null);
+    const texts = new Array<string>(count);
+    for (let r = 0; r < count; r++) texts[r] = values[r]![0] as string;
+    return texts;
+  };
   const bases = walks.map((walk, w) => (w === 0 && base ? base : walk.query.compile()));
   /**
    * Walk `w`'s rows from `start` (inclusive or not), at most `limit`, selected by `chosen`: compiled once per
@@ -240,16 +257,23 @@ export async function walkPage<Row>(
    * each key once (one walk's are in order already). Undefined where a fetch cannot be read so.
    */
   const readValues = (fetches: CompiledQuery[]) => {
-    const reads = fetches.map((compiled) => direct!.values(compiled));
-    if (!reads.every((read) => read && read.names.slice(-width).every((name, i) => name === KEY(i)))) return undefined;
-    const names = reads[0]!.names;
+    // Several fetches are one statement (`unionAll`), each row tagged with its walk in a last column.
+    const compound = fetches.length > 1;
+    const read = direct!.values(compound ? unionAll(fetches) : fetches[0]!);
+    if (!read) return undefined;
+    const names = compound ? read.names.slice(0, -1) : read.names;
+    if (!names.slice(-width).every((name, i) => name === KEY(i))) return undefined;
     const columns = names.length - width;
     const keysOfValues = (row: unknown[]) => {
       const keys = new Array<string>(width);
       for (let i = 0; i < width; i++) keys[i] = String(row[columns + i]);
       return keys;
     };
-    const perWalk = reads.map((read) => read!.values);
+    let perWalk = [read.values];
+    if (compound) {
+      perWalk = fetches.map(() => []);
+      for (const row of read.values) perWalk[row[row.length - 1] as number]!.push(row);
+    }
     return { names, columns, values: merged(perWalk, keysOfValues), keysOfValues, perWalk };
   };
   // Several walks as JSON: the page's keys first (each walk's next keys, an index range), then each walk's
@@ -271,24 +295,36 @@ export async function walkPage<Row>(
         return count ? [fetchFrom(w, selection, args, first, true, count)] : [];
       });
       const records = readValues(fetches);
-      if (records) return { rows: [], json: records.values.map((row) => row[0] as string), next };
+      if (records) return { rows: [], json: textsOf(records.values, records.values.length), next };
     }
     return undefined;
   };
-  const paged = asJson && walks.length > 1 ? direct!.snapshot(pageOfWalksAsJson) : undefined;
+  /** The page of one walk as JSON, its records in parts spliced with the embedded ones of the same snapshot. */
+  const pageOfPartsAsJson = (): Walked<Row> | undefined => {
+    const read = readValues([fetchFrom(0, selection, args, after, inclusive, n + 1)]);
+    if (!read) return undefined;
+    const { values, keysOfValues } = read;
+    if (known && values.length > n) known.remember(skip + n, keysOfValues(values[n]!));
+    const next = values.length > n ? keysOfValues(values[n - 1]!) : undefined;
+    return { rows: [], json: textsOf(values, Math.min(n, values.length)), next };
+  };
+  const paged =
+    asJson && walks.length > 1
+      ? direct!.snapshot(pageOfWalksAsJson)
+      : asJson && json.layout
+        ? direct!.snapshot(pageOfPartsAsJson)
+        : undefined;
   if (paged) return paged;
-  const fetches = walks.map((_, w) => fetchFrom(w, selection, args, after, inclusive, n + 1));
+  // Read as rows where records in parts could not be read straight (never expected: every fetch is a read).
+  const chosen = asJson && json.layout ? select : selection;
+  const fetches = walks.map((_, w) => fetchFrom(w, chosen, chosen === selection ? args : [], after, inclusive, n + 1));
   const read = direct && readValues(fetches);
   if (read) {
     // Read straight as values: the page's objects made once, without the sort keys.
     const { names, columns, values, keysOfValues } = read;
     if (known && values.length > n) known.remember(skip + n, keysOfValues(values[n]!));
     const next = values.length > n ? keysOfValues(values[n - 1]!) : undefined;
-    if (selection === json?.select) {
-      const texts = new Array<string>(Math.min(n, values.length));
-      for (let r = 0; r < texts.length; r++) texts[r] = values[r]![0] as string;
-      return { rows: [], json: texts, next };
-    }
+    if (chosen === json?.select) return { rows: [], json: textsOf(values, Math.min(n, values.length)), next };
     const rows = new Array<Row>(Math.min(n, values.length));
     for (let r = 0; r < rows.length; r++) {
       const row = values[r]!;
@@ -307,7 +343,7 @@ export async function walkPage<Row>(
   // row has the same columns (one selection), named once.
   const columns = found.length ? Object.keys(found[0]!).filter((column) => !column.startsWith('__k')) : [];
   const next = found.length > n ? keysOf(found[n - 1]!) : undefined;
-  if (selection === json?.select)
+  if (chosen === json?.select)
     return { rows: [], json: found.slice(0, n).map((row) => row[columns[0]!] as string), next };
   const rows = new Array<Row>(Math.min(n, found.length));
   for (let r = 0; r < rows.length; r++) {
@@ -318,6 +354,31 @@ export async function walkPage<Row>(
   }
   return { rows, next };
 }
+
+/**
+ * Several walks' fetches as one statement: each one's rows (its own order and limit, kept in a subquery), then
+ * the next one's, every row tagged with the index of its fetch in a last column. One statement instead of one
+ * per walk: each costs its own run through the driver, more than the walk itself at these sizes. Its text is
+ * kept per combination of the fetches' texts (each compiled once per shape: `fetchOf`).
+ */
+function unionAll(fetches: readonly CompiledQuery[]): CompiledQuery {
+  let level: Map<string, unknown> = compounds;
+  for (const fetch of fetches) {
+    let inner = level.get(fetch.sql) as Map<string, unknown> | undefined;
+    if (!inner) {
+      if (level.size >= 200) level.clear();
+      level.set(fetch.sql, (inner = new Map()));
+    }
+    level = inner;
+  }
+  let text = level.get('') as string | undefined;
+  if (text === undefined) {
+    text = fetches.map((fetch, w) => `select *, ${w} as __walk from (${fetch.sql})`).join(' union all ');
+    level.set('', text);
+  }
+  return { query: fetches[0]!.query, queryId: createQueryId(), sql: text, parameters: fetches.flatMap((fetch) => fetch.parameters) };
+}
+const compounds = new Map<string, unknown>();
 
 /** A walk's sort keys alone (`withKeys` adds them): the first step of a page of several walks read as JSON. */
 const keysOnly: Selection = (query) => query;

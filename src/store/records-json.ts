@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
+import type { Layout } from './embedded.js';
 import type { JsonSelection, Selection } from './paging.js';
 import type { Viewer } from './pages.js';
 
@@ -8,11 +9,14 @@ import type { Viewer } from './pages.js';
  * embedded records read apart and joined in JavaScript, no `JSON.stringify`. Each expression here is the twin
  * of a mapping in `src/domain` and must give its bytes: the same fields in the same order, the same values
  * (`test/api/list-json.test.ts` holds every list that uses one to the single read's answer). A nested
- * `json_object` (or `json(…)`) keeps SQLite's JSON subtype through a scalar subquery, so an embedded record is
- * written as an object, not as a string. SQLite only: PostgreSQL answers rows, mapped by the domain.
- * An access request's or invite's embedded records are always there (foreign keys, ON DELETE CASCADE): were one
- * missing, the text would carry null where the domain's mapping (`loadEmbeds`) throws. A follow's followable has
- * no foreign key (a page or a user): missing, it is null in both.
+ * `json_object` (or `json(…)`) keeps SQLite's JSON subtype, so a nested record is written as an object, not as
+ * a string. SQLite only: PostgreSQL answers rows, mapped by the domain.
+ * A record that embeds users or pages (an access request, an invite, a follow) is written in parts: its own
+ * fields as objects, each embedded record as a reference between them (`Parts`), spliced with the users' and
+ * pages' texts kept by `EmbeddedRecords` (`embedded.ts`), which reads those it lacks with `usersJsonByIds` and
+ * `pagesJsonByIds`. An access request's or invite's embedded records are always there (foreign keys, ON
+ * DELETE CASCADE): were one missing, the text would carry null where the domain's mapping (`loadEmbeds`)
+ * throws. A follow's followable has no foreign key (a page or a user): missing, it is null in both.
  */
 
 type Field = readonly [name: string, value: RawBuilder<unknown>];
@@ -35,13 +39,9 @@ export const pageJson = (alias: string): RawBuilder<string> => {
   return object(PAGE_FIELDS.map((f) => [f, c(f)] as const));
 };
 
-/** The record of the page whose id is the column `ref`, or null. */
-export const pageJsonById = (ref: string): RawBuilder<string> =>
-  sql<string>`(select ${pageJson('embedded_page')} from pages as embedded_page where embedded_page.id = ${sql.ref(ref)})`;
-
 /**
- * The record of a user row (`u`) with its role (`role`) as `toUserRecord` (`src/domain/users.ts`) gives it,
- * with or without the email.
+ * The record of a user row (`embedded_user`) with its role (`embedded_role`) as `toUserRecord`
+ * (`src/domain/users.ts`) gives it, with or without the email.
  */
 const userJson = (withEmail: boolean): RawBuilder<string> => {
   const u = column('embedded_user');
@@ -64,26 +64,83 @@ const userJson = (withEmail: boolean): RawBuilder<string> => {
 };
 
 /**
- * The record of the user whose id is the column `ref`, or null, as `viewer` may see it: the email shown to the
- * user themself and to administrators. `viewer` is the viewer's id as an SQL value, or `'admin'`.
+ * The users among the ids in `ids` (a JSON array): each one's reference (`U` + id, as `userRef` writes it) and
+ * record with and without the email (`EmbeddedReads.users`).
  */
-export const userJsonById = (ref: string, viewer: RawBuilder<unknown> | 'admin'): RawBuilder<string> => {
-  const record =
-    viewer === 'admin' ? userJson(true) : sql`case when embedded_user.id = ${viewer} then ${userJson(true)} else ${userJson(false)} end`;
-  return sql<string>`(select ${record} from users as embedded_user
+export const usersJsonByIds = (ids: RawBuilder<unknown>): RawBuilder<unknown> =>
+  sql`select 'U' || embedded_user.id, ${userJson(true)}, ${userJson(false)} from users as embedded_user
     join permission_sets as embedded_role on embedded_role.id = embedded_user.permission_set_id
-    where embedded_user.id = ${sql.ref(ref)})`;
+    where embedded_user.id in (select value from json_each(${ids}))`;
+
+/** The pages among the ids in `ids` (a JSON array): each one's reference (`P` + id) and record. */
+export const pagesJsonByIds = (ids: RawBuilder<unknown>): RawBuilder<unknown> =>
+  sql`select 'P' || embedded_page.id, ${pageJson('embedded_page')} from pages as embedded_page
+    where embedded_page.id in (select value from json_each(${ids}))`;
+
+/**
+ * The versions the embedded records' texts depend on, the users' (users and their roles) and the pages',
+ * read by the statement that reads the records referring to them, so as of the same moment: each a
+ * subquery of constants, run once per statement.
+ */
+const EMBEDDED_VERSIONS = [
+  sql`(select group_concat(v, '.') from table_versions where name in ('users', 'permission_sets'))`,
+  sql`(select v from table_versions where name = 'pages')`,
+];
+
+/** A reference to the user whose id is the column `ref`, spliced in by `EmbeddedRecords`. */
+const userRef = (ref: string): RawBuilder<unknown> => sql`'U' || ${sql.ref(ref)}`;
+/** A reference to the page whose id is the column `ref`. */
+const pageRef = (ref: string): RawBuilder<unknown> => sql`'P' || ${sql.ref(ref)}`;
+
+/** A field of a record, or an embedded record under a name, by reference. */
+type Part = Field | { embed: string; ref: RawBuilder<unknown> };
+
+/**
+ * A record written in parts (`Layout` in `embedded.ts`): each run of its own fields one object, each
+ * embedded record a reference between them, spliced together in field order by `EmbeddedRecords`.
+ */
+export interface Parts {
+  columns: RawBuilder<unknown>[];
+  layout: Layout;
+}
+const parts = (fields: readonly Part[]): Parts => {
+  const columns: RawBuilder<unknown>[] = [];
+  const layout: (string | null)[] = [];
+  let run: Field[] = [];
+  const close = () => {
+    if (run.length) columns.push(object(run));
+    if (run.length) layout.push(null);
+    run = [];
+  };
+  for (const part of fields) {
+    if ('embed' in part) {
+      close();
+      columns.push(part.ref);
+      layout.push(`${JSON.stringify(part.embed)}:`);
+    } else run.push(part);
+  }
+  close();
+  return { columns, layout };
 };
 
+/**
+ * A list's selection of a record's parts, and their layout (`JsonSelection`): the parts, then the versions
+ * of the users and pages they refer to.
+ */
+export const partsSelection = ({ columns, layout }: Parts): { select: Selection; layout: Layout } => ({
+  select: (q) => q.select([...columns, ...EMBEDDED_VERSIONS].map((column, k) => column.as(`part${k}`))),
+  layout,
+});
+
 /** An access request's record (`toRecords` in `src/domain/access-requests.ts`), of the row aliased `r`. */
-export const accessRequestJson = (viewer: RawBuilder<unknown> | 'admin'): RawBuilder<string> => {
+export const accessRequestParts = (): Parts => {
   const r = column('r');
-  return object([
+  return parts([
     ['id', r('id')],
     ['page_id', r('page_id')],
     ['user_id', r('user_id')],
-    ['page', pageJsonById('r.page_id')],
-    ['user', userJsonById('r.user_id', viewer)],
+    { embed: 'page', ref: pageRef('r.page_id') },
+    { embed: 'user', ref: userRef('r.user_id') },
     ['is_validate', bool(sql`${r('is_validate')} = 1`)],
     ['state', r('state')],
     ['created_at', r('created_at')],
@@ -92,18 +149,18 @@ export const accessRequestJson = (viewer: RawBuilder<unknown> | 'admin'): RawBui
 };
 
 /** An invite's record (`toRecords` in `src/domain/invites.ts`), of the row aliased `i`. */
-export const inviteJson = (viewer: RawBuilder<unknown> | 'admin'): RawBuilder<string> => {
+export const inviteParts = (): Parts => {
   const i = column('i');
-  return object([
+  return parts([
     ['id', i('id')],
     // Pages are the only targets.
     ['target_type', sql.lit('Page')],
     ['target_id', i('target_id')],
     ['user_id', i('user_id')],
     ['user_target_id', i('user_target_id')],
-    ['user', userJsonById('i.user_id', viewer)],
-    ['user_target', userJsonById('i.user_target_id', viewer)],
-    ['target', pageJsonById('i.target_id')],
+    { embed: 'user', ref: userRef('i.user_id') },
+    { embed: 'user_target', ref: userRef('i.user_target_id') },
+    { embed: 'target', ref: pageRef('i.target_id') },
     ['is_accepted', bool(sql`${i('is_accepted')} = 1`)],
     ['is_validate', sql`case when ${i('is_validate')} is null then null else ${bool(sql`${i('is_validate')} = 1`)} end`],
     ['state', i('state')],
@@ -116,27 +173,29 @@ export const inviteJson = (viewer: RawBuilder<unknown> | 'admin'): RawBuilder<st
  * A follow's record as the follows list gives it (`listFollows` in `src/domain/follows.ts`), of the row of
  * `follows`: the page or user it follows embedded.
  */
-export const followJson = (viewer: RawBuilder<unknown> | 'admin'): RawBuilder<string> => {
+export const followParts = (): Parts => {
   const f = column('follows');
-  return object([
+  return parts([
     ['id', f('id')],
     ['user_id', f('user_id')],
     ['followable_type', f('followable_type')],
     ['followable_id', f('followable_id')],
-    [
-      'followable',
-      sql`case when ${f('followable_type')} = 'Page' then ${pageJsonById('follows.followable_id')} else ${userJsonById('follows.followable_id', viewer)} end`,
-    ],
+    {
+      embed: 'followable',
+      ref: sql`case when ${f('followable_type')} = 'Page' then ${pageRef('follows.followable_id')} else ${userRef('follows.followable_id')} end`,
+    },
     ['created_at', f('created_at')],
   ]);
 };
 
 /**
- * A list's JSON selection for this viewer: an administrator's (every email shown), or a Member's, whose own
- * email alone shows (the viewer's id is the selection's parameter).
+ * A list's JSON selection of a record in parts for this viewer: an administrator (every email shown) or a
+ * Member, whose own email alone shows.
  */
-export const jsonSelectionFor = (viewer: Viewer, toAdmins: Selection, toMembers: Selection): JsonSelection =>
-  viewer.isAdmin ? { select: toAdmins } : { select: toMembers, args: [viewer.id] };
+export const partsSelectionFor = (viewer: Viewer, selection: { select: Selection; layout: Layout }): JsonSelection => ({
+  ...selection,
+  viewer: viewer.isAdmin ? null : viewer.id,
+});
 
 /**
  * An event's record (`toEventRecord` in `src/domain/events.ts`), of the row of `events`. Its tickets are kept

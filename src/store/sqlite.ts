@@ -1,9 +1,11 @@
 import Database from 'better-sqlite3';
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { Kysely, SqliteDialect, type CompiledQuery, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { Kysely, SqliteDialect, sql, type CompiledQuery, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import type { Database as Schema } from './schema.js';
 import { startCheckpointer } from './checkpointer.js';
+import { EmbeddedRecords } from './embedded.js';
+import { pagesJsonByIds, usersJsonByIds } from './records-json.js';
 import { SecretBox } from './secret-box.js';
 import { readDirectly, type DirectReader, type TableVersions } from './paging.js';
 import { createKyselyStore, migrateToLatest, type Store } from './store.js';
@@ -20,6 +22,11 @@ export interface SqliteStoreOptions {
    * (`src/store/checkpointer.ts`): for a long-running server (`agora serve`), not a short command.
    */
   checkpointInBackground?: boolean;
+  /**
+   * How many of the users and of the pages other records embed are kept as JSON text (`EmbeddedRecords`,
+   * `src/store/embedded.ts`): 20,000 of each unless said.
+   */
+  embeddedKept?: number;
 }
 
 /**
@@ -80,7 +87,7 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
     // went from 56 to 42 µs.
     watcher.pragma('mmap_size = 2147418112');
     // The same connection answers the hot reads outside transactions (`rowsOfRead`): committed data only.
-    readDirectly(db, directReader(watcher, onQuery));
+    readDirectly(db, directReader(watcher, onQuery, embeddedStatements(db), options.embeddedKept));
   }
   const committed = watcher.prepare('PRAGMA data_version').pluck();
   let seen: number | undefined;
@@ -178,6 +185,8 @@ function tableVersions(
 function directReader(
   watcher: Database.Database,
   onQuery: ((sql: string, parameters: readonly unknown[]) => void) | undefined,
+  embedded: { users: string; pages: string },
+  embeddedKept: number | undefined,
   max = 1000,
 ): DirectReader {
   interface Reading {
@@ -190,7 +199,7 @@ function directReader(
     let reading = statements.get(sql);
     if (reading === undefined) {
       if (statements.size >= max) statements.clear();
-      const statement = watcher.prepare(sql);
+      const statement = watcher.prepare(withStableLimits(sql));
       reading =
         statement.readonly && statement.reader
           ? {
@@ -209,17 +218,39 @@ function directReader(
     onQuery?.(compiled.sql, compiled.parameters);
     return { reading, values: reading.values(compiled.parameters) };
   };
+  const rawValues = (sql: string, parameters: readonly unknown[]) => values({ sql, parameters } as CompiledQuery)!.values;
   return {
     rows(compiled) {
       const read = values(compiled);
       return read && read.reading.objects(read.values);
     },
+    embedded: new EmbeddedRecords({
+      users: (ids) => rawValues(embedded.users, [JSON.stringify(ids)]),
+      pages: (ids) => rawValues(embedded.pages, [JSON.stringify(ids)]),
+    }, embeddedKept),
     values(compiled) {
       const read = values(compiled);
       return read && { names: read.reading.names, values: read.values };
     },
     snapshot: watcher.transaction(<T>(read: () => T): T => read()) as <T>(read: () => T) => T,
   };
+}
+
+/** The statements that read the records other records embed (`EmbeddedRecords`), compiled once. */
+function embeddedStatements(db: Kysely<Schema>): { users: string; pages: string } {
+  const ids = sql.val('[]');
+  return { users: usersJsonByIds(ids).compile(db).sql, pages: pagesJsonByIds(ids).compile(db).sql };
+}
+
+/**
+ * The statement with its bound LIMIT and OFFSET written `? + 0`. SQLite (3.4x and later, built with STAT4 as
+ * better-sqlite3's is) lets a bound LIMIT's value steer its plan, and so marks a statement to be prepared again
+ * whenever that parameter is bound anew: every run of every list's page, parsed and planned again each time
+ * (the invites page's statement: 222 µs against 131). An expression is not a value it looks at; the limit is
+ * applied as before, and every list's plan stays the same index walk (the query-plan test).
+ */
+export function withStableLimits(sql: string): string {
+  return sql.replace(/\b(limit|offset) \?(?=$|\)|\s+(?![-+*/|]))/gi, '$1 ? + 0');
 }
 
 /** Creates the database file 0600 (and its folder 0700) when it does not exist yet; an existing one is left as it is. */
@@ -242,7 +273,7 @@ function withStatementCache(sqlite: Database.Database, writes: { count: number }
       let statement = statements.get(sql);
       if (!statement) {
         if (statements.size >= max) statements.clear();
-        statement = countingWrites(sqlite.prepare(sql), writes);
+        statement = countingWrites(sqlite.prepare(withStableLimits(sql)), writes);
         statements.set(sql, statement);
       }
       return statement;

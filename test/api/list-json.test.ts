@@ -11,7 +11,7 @@ import { ListAccessRequestsQuery, ListInvitesQuery } from '../../src/shared/sche
 import { encodeCursor, NEXT_PAGE } from '../../src/shared/schemas/common.js';
 import Database from 'better-sqlite3';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { onPostgres } from '../helpers/store-target.js';
+import { onPostgres, openRaw } from '../helpers/store-target.js';
 import { removeDir } from '../helpers/server.js';
 
 /**
@@ -70,11 +70,14 @@ describe('a list written from JSON text', () => {
  * take the JSON path), so each list is asked both ways, as an Admin and as Members (whose own email alone
  * shows in embedded users).
  */
-describe('lists with embedded records written from JSON text', () => {
+// Twice on SQLite: with the embedded users and pages kept as usual, and with one of each kind kept (every page
+// of a list refers to more than that: the records spliced are those read for it, not only those kept).
+for (const kept of onPostgres ? [undefined] : [undefined, 1])
+describe(`lists with embedded records written from JSON text${kept ? ' (one embedded record of each kind kept)' : ''}`, () => {
   let j: TestApp;
   const queries: string[] = [];
   beforeAll(async () => {
-    j = await startApp({ responseCache: false, storeOptions: { onQuery: (sql) => queries.push(sql) } });
+    j = await startApp({ responseCache: false, storeOptions: { onQuery: (sql) => queries.push(sql), ...(kept ? { embeddedKept: kept } : {}) } });
   });
   afterAll(async () => {
     await j.close();
@@ -184,8 +187,11 @@ describe('lists with embedded records written from JSON text', () => {
             const link = res.headers.link as string | undefined;
             expect(link && new URL(/<([^>]+)>/.exec(link)![1]!, 'http://x').searchParams.get('cursor')).toBe(next && encodeCursor(next));
             // (SQLite's reading connection writes the JSON; PostgreSQL answers rows, mapped as inside the transaction.)
-            if (!j.file.startsWith('postgres') && JSON.parse(res.body).items.length)
+            if (!j.file.startsWith('postgres') && JSON.parse(res.body).items.length) {
               expect(queries.some((q) => q.includes('json_object('))).toBe(true);
+              // The records that embed users and pages are read in parts, the embedded ones spliced in.
+              if (path !== '/events') expect(queries.some((q) => q.includes(`'U' ||`))).toBe(true);
+            }
           }
         }
   });
@@ -253,4 +259,122 @@ describe('a page of several walks written as JSON', () => {
       }
     },
   );
+});
+
+describe('the users and pages spliced into the records that embed them', () => {
+  it('are those of the moment the list is read: a role, a role tagline, another process writing a name or deleting a page', async () => {
+    let strike: (() => void) | undefined;
+    const k = await startApp({
+      responseCache: false,
+      storeOptions: {
+        onQuery: (sql) => {
+          // Another connection's commit as the embedded pages are read, after the rows that refer to them.
+          if (strike && sql.includes('embedded_page') && !sql.includes('json_object(\'id\', "i"')) {
+            const run = strike;
+            strike = undefined;
+            run();
+          }
+        },
+      },
+    });
+    try {
+      const a = await k.member();
+      const b = await k.member();
+      const config = await k.call('POST', '/page_configurations', { body: { name: 'Kept' } });
+      const pageOf = async (name: string) => {
+        const res = await k.call('POST', '/pages', {
+          as: a.creds,
+          body: { name, privacy: 'public', page_configuration_id: config.body.id, user_id: a.user.id },
+        });
+        expect(res.status, JSON.stringify(res.body)).toBe(201);
+        return res.body.id as string;
+      };
+      const pa = await pageOf('First name of the page');
+      const spare = await pageOf('Spare');
+      expect((await k.call('POST', '/page_access_requests', { as: b.creds, body: { page_id: pa, user_id: b.user.id } })).status).toBe(201);
+      expect(
+        (await k.call('POST', '/invites', { as: a.creds, body: { target_type: 'Page', target_id: pa, user_id: a.user.id, user_target_ids: [b.user.id] } }))
+          .status,
+      ).toBe(200);
+      for (const [type, id] of [['User', a.user.id], ['Page', pa]] as const)
+        expect((await k.call('POST', '/follows', { as: b.creds, body: { user_id: b.user.id, followable_type: type, followable_id: id } })).status).toBe(201);
+
+      const firstName = (who: typeof a) => (who.user as unknown as { first_name: string }).first_name;
+      expect(firstName(a)).toEqual(expect.any(String));
+      type Item = Record<string, Record<string, unknown> | null>;
+      const ask = async (path: string, as?: typeof a) => {
+        const res = await k.app.inject({
+          method: 'GET',
+          url: `/public-api/v1${path}`,
+          headers: as ? { 'api-key': as.creds.key, 'api-secret': as.creds.secret } : { 'api-key': k.admin.key, 'api-secret': k.admin.secret },
+        });
+        expect(res.statusCode, res.body).toBe(200);
+        return JSON.parse(res.body).items as Item[];
+      };
+      /** What each list embeds, asked by the Admin and by b, three times (kept from the second on). */
+      const embedded = async () => {
+        const seen: unknown[] = [];
+        for (const as of [undefined, b])
+          for (let round = 0; round < 3; round++) {
+            const [request] = await ask('/page_access_requests', as);
+            const [invite] = await ask('/invites', as);
+            const follows = await ask('/follows?per_page=10', as);
+            const state = {
+              requestPage: request?.page?.name,
+              requester: request && [request.user!.first_name, request.user!.permission_set_id, request.user!.tagline],
+              invitePage: invite?.target?.name,
+              inviter: invite?.user?.first_name,
+              invitee: invite && [invite.user_target!.first_name, invite.user_target!.tagline],
+              followed: follows.filter((f) => (f.user_id as unknown) === b.user.id).map((f) => f.followable?.first_name ?? f.followable?.name),
+            };
+            if (round > 0) expect(state).toEqual(seen.at(-1));
+            seen.push(state);
+          }
+        expect(seen[3]).toEqual(seen[0]);
+        return seen[0] as Record<string, unknown>;
+      };
+      const before = await embedded();
+      expect(before).toMatchObject({ requestPage: 'First name of the page', invitePage: 'First name of the page', followed: [firstName(a), 'First name of the page'] });
+
+      // b's role: a role shown as a tagline (the users' version moves), then that role renamed (the roles').
+      const role = await k.call('POST', '/permission_sets', {
+        body: { name: 'Guide', show_as_tagline: true, image_url: null, permissions: { users: { can_use_api: true, index: true, show: true } } },
+      });
+      expect(role.status, JSON.stringify(role.body)).toBe(201);
+      expect((await k.call('PUT', `/users/${b.user.id}/role`, { body: { permission_set_id: role.body.id } })).status).toBe(200);
+      expect(await embedded()).toMatchObject({ requester: [firstName(b), role.body.id, { name: 'Guide', image_url: null }] });
+      expect((await k.call('PUT', `/permission_sets/${role.body.id}`, { body: { name: 'Senior guide' } })).status).toBe(200);
+      expect(await embedded()).toMatchObject({ invitee: [firstName(b), { name: 'Senior guide', image_url: null }] });
+
+      // Another process writes: a user's name, a page's name.
+      const other = await openRaw(k.file);
+      await other.all('update users set first_name = ? where id = ?', ['Renamed elsewhere', a.user.id]);
+      expect(await embedded()).toMatchObject({ inviter: 'Renamed elsewhere', followed: ['Renamed elsewhere', 'First name of the page'] });
+      await other.all('update pages set name = ? where id = ?', ['Second name', pa]);
+      expect(await embedded()).toMatchObject({ requestPage: 'Second name', invitePage: 'Second name', followed: ['Renamed elsewhere', 'Second name'] });
+      await other.close();
+
+      if (!onPostgres) {
+        // A page created: the pages kept are forgotten, so the next list reads its embedded pages again. Another
+        // process deletes the page (and so its request) just then, after the list's rows were read: the page
+        // embedded is still the one the rows refer to, of the same moment, never null.
+        expect((await k.call('POST', '/pages', { as: a.creds, body: { name: 'Third', privacy: 'public', page_configuration_id: config.body.id, user_id: a.user.id } })).status).toBe(201);
+        const raw = new Database(k.file);
+        raw.pragma('foreign_keys = on');
+        strike = () => raw.prepare('delete from pages where id = ?').run(pa);
+        const [request] = await ask('/page_access_requests');
+        expect(strike).toBeUndefined();
+        expect(request?.page).toMatchObject({ id: pa, name: 'Second name' });
+        expect(await ask('/page_access_requests')).toEqual([]);
+        // A follow has no foreign key: b's follow of the page deleted stays, with nothing to embed.
+        const follows = await ask('/follows?followable_type=Page&per_page=100');
+        expect(follows.filter((f) => (f.followable_id as unknown) === pa && (f.user_id as unknown) === b.user.id).map((f) => f.followable)).toEqual([null]);
+        raw.close();
+      }
+      expect(spare).toBeTruthy();
+    } finally {
+      await k.close();
+      removeDir(k.dir);
+    }
+  });
 });
