@@ -1,5 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
+import { FOLLOWABLE_TYPES } from '../shared/schemas/follows.js';
+import { fixed } from './dialect.js';
 import type { Viewer } from './pages.js';
 import type { Database, FollowTable } from './schema.js';
 import { counterKey, narrowed, type Listed, type Selection, type Walk, Pager } from './paging.js';
@@ -25,7 +27,7 @@ const followsAsJson = partsSelection(followParts());
 export function followsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   const matching = (filter: FollowFilter) => {
     let q = db.selectFrom('follows');
-    if (filter.followable_type !== undefined) q = q.where('follows.followable_type', '=', filter.followable_type);
+    if (filter.followable_type !== undefined) q = q.where('follows.followable_type', '=', fixed(filter.followable_type, FOLLOWABLE_TYPES));
     if (filter.followable_id !== undefined) q = q.where('follows.followable_id', '=', filter.followable_id);
     if (filter.user_id !== undefined) q = q.where('follows.user_id', '=', filter.user_id);
     return q;
@@ -44,8 +46,8 @@ export function followsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
     if (viewer.isAdmin) return [{ query: matching(filter), keys }];
     const query = matching(filter).where((eb) =>
       secretSeen.length
-        ? eb.or([eb('follows.secret_page', '=', 0), eb('follows.followable_id', 'in', secretSeen)])
-        : eb('follows.secret_page', '=', 0),
+        ? eb.or([eb('follows.secret_page', '=', sql.lit(0)), eb('follows.followable_id', 'in', secretSeen)])
+        : eb('follows.secret_page', '=', sql.lit(0)),
     );
     return [{ query, keys }];
   };
@@ -86,7 +88,7 @@ export function followsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
         .selectFrom('follows')
         .selectAll()
         .where('user_id', '=', userId)
-        .where('followable_type', '=', followableType)
+        .where('followable_type', '=', fixed<string>(followableType, FOLLOWABLE_TYPES))
         .where('followable_id', '=', followableId)
         .executeTakeFirst();
     },

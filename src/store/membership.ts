@@ -1,5 +1,7 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
+import { ACCESS_REQUEST_STATES, INVITE_STATES } from '../shared/schemas/membership.js';
+import { fixed } from './dialect.js';
 import type { Viewer } from './pages.js';
 import type { Database, InviteTable, PageAccessRequestTable } from './schema.js';
 import { counterKey, narrowed, type JsonSelection, type Listed, type Selection, type Walk, Pager } from './paging.js';
@@ -77,29 +79,33 @@ const invitesAsJson = partsSelection(inviteParts());
 type RequestColumn = 'r.page_id' | 'r.user_id' | 'r.state' | 'r.page_owner_id';
 type InviteColumn = 'i.target_type' | 'i.target_id' | 'i.user_id' | 'i.user_target_id' | 'i.state' | 'i.page_owner_id';
 
-/** A filter as its column = value conditions. */
-function requestConditions(f: AccessRequestFilter & { owner?: string }): [RequestColumn, string][] {
-  const pairs: [RequestColumn, string | undefined][] = [
+/**
+ * A filter as its column = value conditions (a state, which a partial index's condition names, written as a
+ * literal: `fixed`).
+ */
+function requestConditions(f: AccessRequestFilter & { owner?: string }): [RequestColumn, Value][] {
+  const pairs: [RequestColumn, Value | undefined][] = [
     ['r.page_id', f.page_id],
     ['r.user_id', f.user_id],
-    ['r.state', f.state],
+    ['r.state', f.state === undefined ? undefined : fixed<string>(f.state, ACCESS_REQUEST_STATES)],
     ['r.page_owner_id', f.owner],
   ];
-  return pairs.filter((p): p is [RequestColumn, string] => p[1] !== undefined);
+  return pairs.filter((p): p is [RequestColumn, Value] => p[1] !== undefined);
 }
 
-function inviteConditions(f: InviteFilter & { owner?: string }): [InviteColumn, string][] {
-  const pairs: [InviteColumn, string | undefined][] = [
+function inviteConditions(f: InviteFilter & { owner?: string }): [InviteColumn, Value][] {
+  const pairs: [InviteColumn, Value | undefined][] = [
     // Pages are the only targets.
     ['i.target_type', f.target_type !== undefined && f.target_type !== 'Page' ? f.target_type : undefined],
     ['i.target_id', f.target_id],
     ['i.user_id', f.user_id],
     ['i.user_target_id', f.user_target_id],
-    ['i.state', f.state],
+    ['i.state', f.state === undefined ? undefined : fixed<string>(f.state, INVITE_STATES)],
     ['i.page_owner_id', f.owner],
   ];
-  return pairs.filter((p): p is [InviteColumn, string] => p[1] !== undefined);
+  return pairs.filter((p): p is [InviteColumn, Value] => p[1] !== undefined);
 }
+type Value = string | RawBuilder<string>;
 
 /** Page access requests. Non-administrators see their own requests and those to the pages they created. */
 export function accessRequestsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
@@ -149,7 +155,7 @@ export function accessRequestsRepo(db: Kysely<Database>, pager: Pager = new Page
         .updateTable('page_access_requests')
         .set({ state: 'accepted', is_validate: 1, updated_at: now })
         .where('id', '=', id)
-        .where('state', '=', 'waiting')
+        .where('state', '=', sql.lit('waiting'))
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) !== 1) return false;
       await dequeue(db, id);
@@ -159,7 +165,7 @@ export function accessRequestsRepo(db: Kysely<Database>, pager: Pager = new Page
       const result = await db
         .deleteFrom('page_access_requests')
         .where('id', '=', id)
-        .where('state', '=', 'waiting')
+        .where('state', '=', sql.lit('waiting'))
         .executeTakeFirst();
       if (Number(result.numDeletedRows) !== 1) return false;
       await dequeue(db, id);
@@ -226,7 +232,7 @@ export function invitesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
           updated_at: now,
         })
         .where('id', '=', id)
-        .where('state', '=', 'waiting')
+        .where('state', '=', sql.lit('waiting'))
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) !== 1) return false;
       await dequeue(db, id);

@@ -1,4 +1,6 @@
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
+import { FOLLOWABLE_TYPES } from '../shared/schemas/follows.js';
+import { fixed } from './dialect.js';
 import type { Dialect } from './store.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database, NotificationContentTable, NotificationJobTable, NotificationTable } from './schema.js';
@@ -181,7 +183,7 @@ export function notificationsRepo(db: Kysely<Database>, pager: Pager = new Pager
      */
     async list(userId: string, unseenOnly: boolean, page: Pagination): Promise<Walked<NotificationRow>> {
       let q = db.selectFrom('notifications as n').where('n.user_id', '=', userId);
-      if (unseenOnly) q = q.where('n.seen', '=', 0);
+      if (unseenOnly) q = q.where('n.seen', '=', sql.lit(0));
       const walks = [{ query: q, keys: ['n.id'] }];
       const known = await knownContents();
       if (!known.read) {
@@ -267,7 +269,7 @@ export function notificationsRepo(db: Kysely<Database>, pager: Pager = new Pager
     /** Marks the user's unseen notifications seen (all, or those of `ids`); answers how many changed. */
     async markSeen(userId: string, ids: string[] | undefined, now: string): Promise<number> {
       if (ids !== undefined && ids.length === 0) return 0;
-      let q = db.updateTable('notifications').set({ seen: 1, updated_at: now }).where('user_id', '=', userId).where('seen', '=', 0);
+      let q = db.updateTable('notifications').set({ seen: 1, updated_at: now }).where('user_id', '=', userId).where('seen', '=', sql.lit(0));
       if (ids !== undefined) q = q.where('id', 'in', ids);
       const changed = Number((await q.executeTakeFirst()).numUpdatedRows);
       if (changed > 0) await count([{ user_id: userId, total: 0, unseen: -changed, seq: 0 }]);
@@ -378,7 +380,7 @@ export function notificationJobsRepo(db: Kysely<Database>, dialect: Dialect) {
       let q = db
         .selectFrom('follows as f')
         .select('f.user_id')
-        .where('f.followable_type', '=', audience.followable_type)
+        .where('f.followable_type', '=', fixed(audience.followable_type, FOLLOWABLE_TYPES))
         .where('f.followable_id', '=', audience.followable_id)
         .where('f.user_id', '>', after)
         .where('f.created_at', '<=', before);
@@ -391,7 +393,7 @@ export function notificationJobsRepo(db: Kysely<Database>, dialect: Dialect) {
                 .selectFrom('follows as p')
                 .select('p.id')
                 .whereRef('p.user_id', '=', 'f.user_id')
-                .where('p.followable_type', '=', 'Page')
+                .where('p.followable_type', '=', sql.lit('Page'))
                 .where('p.followable_id', '=', page),
             ),
           ),

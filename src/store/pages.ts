@@ -31,7 +31,7 @@ export function pageVisibleTo(eb: ExpressionBuilder<Database, 'pages'>, viewer: 
         .selectFrom('follows')
         .select('follows.id')
         .whereRef('follows.followable_id', '=', 'pages.id')
-        .where('follows.followable_type', '=', 'Page')
+        .where('follows.followable_type', '=', sql.lit('Page'))
         .where('follows.user_id', '=', viewer.id),
     ),
   ]);

@@ -247,10 +247,12 @@ function embeddedStatements(db: Kysely<Schema>): { users: string; pages: string 
  * better-sqlite3's is) lets a bound LIMIT's value steer its plan, and so marks a statement to be prepared again
  * whenever that parameter is bound anew: every run of every list's page, parsed and planned again each time
  * (the invites page's statement: 222 µs against 131). An expression is not a value it looks at; the limit is
- * applied as before, and every list's plan stays the same index walk (the query-plan test).
+ * applied as before, and every list's plan stays the same index walk (the query-plan test). A bound limit already
+ * part of an expression, `limit ?, ?` and numbered parameters are left as they are; the store's SQL never holds
+ * `limit ?` inside a string literal (every value is bound).
  */
 export function withStableLimits(sql: string): string {
-  return sql.replace(/\b(limit|offset) \?(?=$|\)|\s+(?![-+*/|]))/gi, '$1 ? + 0');
+  return sql.replace(/\b(limit|offset) \?(?![ \t\n]*[-+*/|%&<>=!,]|\d)/gi, '$1 ? + 0');
 }
 
 /** Creates the database file 0600 (and its folder 0700) when it does not exist yet; an existing one is left as it is. */

@@ -15,7 +15,18 @@ describe('bound limits and offsets', () => {
       'select * from (select a from t order by a limit ? + 0) union all select * from (select b from u limit ? + 0 offset ? + 0)',
     );
     // A literal limit, a column named limit, a limit already an expression.
-    for (const text of ['select 1 limit 26', 'select "limit" from t where "limit" = ?', 'select 1 limit ? + 0', 'select x from t where y = ?'])
+    expect(withStableLimits('select 1 limit ?\noffset ?')).toBe('select 1 limit ? + 0\noffset ? + 0');
+    for (const text of [
+      'select 1 limit 26',
+      'select "limit" from t where "limit" = ?',
+      'select places_limit from events where places_limit > ?',
+      'select 1 limit ? + 0',
+      'select 1 limit ?  * 2',
+      'select 1 limit ?  || 0',
+      'select 1 limit ?, ?',
+      'select 1 limit ?1',
+      'select x from t where y = ?',
+    ])
       expect(withStableLimits(text)).toBe(text);
   });
 

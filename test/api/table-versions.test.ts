@@ -154,3 +154,27 @@ describe('remembered list state, per table', () => {
     expect(status).toBe(200);
   });
 });
+
+describe('the table versions themselves [SQLite]', () => {
+  it.skipIf(onPostgres)('are bumped by triggers on every versioned table, for inserts, updates and deletes', async () => {
+    // A migration that rebuilt a table (create, copy, rename) would drop its triggers without a word, and what
+    // is kept by its version (the embedded users and pages, a list's positions) would never be retired again.
+    const { default: Database } = await import('better-sqlite3');
+    const raw = new Database(t.file, { readonly: true });
+    try {
+      const versioned = raw.prepare('select name from table_versions order by name').pluck().all() as string[];
+      expect(versioned).toEqual(expect.arrayContaining(['pages', 'permission_sets', 'users', 'follows', 'invites', 'page_access_requests']));
+      const triggers = new Set(raw.prepare(`select name from sqlite_master where type = 'trigger'`).pluck().all() as string[]);
+      const missing = versioned.flatMap((table) =>
+        ['insert', 'update', 'delete'].map((event) => `${table}_version_${event}`).filter((name) => !triggers.has(name)),
+      );
+      expect(missing).toEqual([]);
+      // And every table but the versions, the kept counts and the migrator's own has a version.
+      const tables = raw.prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`).pluck().all() as string[];
+      const unversioned = tables.filter((name) => !versioned.includes(name)).sort();
+      expect(unversioned).toEqual(['kysely_migration', 'kysely_migration_lock', 'list_counts', 'table_versions']);
+    } finally {
+      raw.close();
+    }
+  });
+});
