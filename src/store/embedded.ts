@@ -39,12 +39,15 @@ export class EmbeddedRecords {
    * The records of `rows` as JSON text, as `viewer` may see them: an embedded user's email shown to
    * administrators (`viewer` null) and to the user themself. Each row holds the record's parts by `layout`, then
    * the versions of the users and of the pages as of its reading (`partsSelection` in `records-json.ts`), then
-   * anything else. To be called inside the snapshot the rows were read in.
+   * anything else. `mayRead`: inside the snapshot the rows were read in, the records not kept are read; outside
+   * one (the rows read by one statement), the answer is undefined unless every record is kept for the versions
+   * the rows were read with (the page is then that statement's moment), and nothing is read or forgotten.
    */
-  texts(rows: readonly unknown[][], count: number, layout: Layout, viewer: string | null): string[] {
+  texts(rows: readonly unknown[][], count: number, layout: Layout, viewer: string | null, mayRead = true): string[] | undefined {
     if (count === 0) return [];
     const usersAt = String(rows[0]![layout.length]);
     const pagesAt = String(rows[0]![layout.length + 1]);
+    if (!mayRead && (usersAt !== this.usersAt || pagesAt !== this.pagesAt || this.missing(rows, count, layout))) return undefined;
     if (usersAt !== this.usersAt) {
       this.users.clear();
       this.usersAt = usersAt;
@@ -90,8 +93,8 @@ export class EmbeddedRecords {
     return this.pages.get(ref) ?? 'null';
   }
 
-  /** Reads the records the rows refer to that are not kept yet, all of each kind in one statement; true if any. */
-  private fill(rows: readonly unknown[][], count: number, layout: Layout): boolean {
+  /** The ids of the users and of the pages the rows refer to that are not kept. */
+  private missing(rows: readonly unknown[][], count: number, layout: Layout): { users?: Set<string>; pages?: Set<string> } | undefined {
     let users: Set<string> | undefined;
     let pages: Set<string> | undefined;
     for (let r = 0; r < count; r++)
@@ -103,6 +106,12 @@ export class EmbeddedRecords {
           if (!this.users.has(ref)) (users ??= new Set()).add(ref.slice(1));
         } else if (!this.pages.has(ref)) (pages ??= new Set()).add(ref.slice(1));
       }
+    return users || pages ? { users, pages } : undefined;
+  }
+
+  /** Reads the records the rows refer to that are not kept yet, all of each kind in one statement; true if any. */
+  private fill(rows: readonly unknown[][], count: number, layout: Layout): boolean {
+    const { users, pages } = this.missing(rows, count, layout) ?? {};
     if (users) for (const [ref, full, open] of this.reads.users([...users]) as [Ref, string, string][]) this.users.set(ref, [full, open]);
     if (pages) for (const [ref, text] of this.reads.pages([...pages]) as [Ref, string][]) this.pages.set(ref, text);
     return users !== undefined || pages !== undefined;

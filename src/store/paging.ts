@@ -230,9 +230,12 @@ export async function walkPage<Row>(
   const asJson = json !== undefined && direct !== undefined && (json.layout === undefined || direct.embedded !== undefined);
   const selection = asJson ? json.select : select;
   const args = asJson ? (json.args ?? []) : [];
-  /** The first `count` rows' records as JSON text: the selection's one column, or its parts spliced (in a snapshot). */
-  const textsOf = (values: unknown[][], count: number): string[] => {
-    if (json?.layout) return direct!.embedded!.texts(values, count, json.layout, json.viewer ?? null);
+  /**
+   * The first `count` rows' records as JSON text: the selection's one column, or its parts spliced (`mayRead`:
+   * in the rows' snapshot; else undefined where records would have to be read, `EmbeddedRecords.texts`).
+   */
+  const textsOf = (values: unknown[][], count: number, mayRead = true): string[] | undefined => {
+    if (json?.layout) return direct!.embedded!.texts(values, count, json.layout, json.viewer ?? null, mayRead);
     const texts = new Array<string>(count);
     for (let r = 0; r < count; r++) texts[r] = values[r]![0] as string;
     return texts;
@@ -295,25 +298,32 @@ export async function walkPage<Row>(
         return count ? [fetchFrom(w, selection, args, first, true, count)] : [];
       });
       const records = readValues(fetches);
-      if (records) return { rows: [], json: textsOf(records.values, records.values.length), next };
+      if (records) return { rows: [], json: textsOf(records.values, records.values.length)!, next };
     }
     return undefined;
   };
-  /** The page of one walk as JSON, its records in parts spliced with the embedded ones of the same snapshot. */
-  const pageOfPartsAsJson = (): Walked<Row> | undefined => {
+  /**
+   * The page of one walk as JSON, its records in parts spliced with the embedded ones of the same moment: read
+   * by one statement where every record it embeds is kept (null where one is not: it is read again in a snapshot,
+   * `inSnapshot`, which reads them too).
+   */
+  const pageOfPartsAsJson = (inSnapshot: boolean): Walked<Row> | undefined | null => {
     const read = readValues([fetchFrom(0, selection, args, after, inclusive, n + 1)]);
     if (!read) return undefined;
     const { values, keysOfValues } = read;
+    const texts = textsOf(values, Math.min(n, values.length), inSnapshot);
+    if (!texts) return null;
     if (known && values.length > n) known.remember(skip + n, keysOfValues(values[n]!));
     const next = values.length > n ? keysOfValues(values[n - 1]!) : undefined;
-    return { rows: [], json: textsOf(values, Math.min(n, values.length)), next };
+    return { rows: [], json: texts, next };
   };
+  const parts = asJson && walks.length === 1 && json.layout ? pageOfPartsAsJson(false) : undefined;
   const paged =
     asJson && walks.length > 1
       ? direct!.snapshot(pageOfWalksAsJson)
-      : asJson && json.layout
-        ? direct!.snapshot(pageOfPartsAsJson)
-        : undefined;
+      : parts === null
+        ? direct!.snapshot(() => pageOfPartsAsJson(true))
+        : parts;
   if (paged) return paged;
   // Read as rows where records in parts could not be read straight (never expected: every fetch is a read).
   const chosen = asJson && json.layout ? select : selection;
@@ -324,7 +334,7 @@ export async function walkPage<Row>(
     const { names, columns, values, keysOfValues } = read;
     if (known && values.length > n) known.remember(skip + n, keysOfValues(values[n]!));
     const next = values.length > n ? keysOfValues(values[n - 1]!) : undefined;
-    if (chosen === json?.select) return { rows: [], json: textsOf(values, Math.min(n, values.length)), next };
+    if (chosen === json?.select) return { rows: [], json: textsOf(values, Math.min(n, values.length))!, next };
     const rows = new Array<Row>(Math.min(n, values.length));
     for (let r = 0; r < rows.length; r++) {
       const row = values[r]!;
