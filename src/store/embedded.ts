@@ -6,8 +6,8 @@
  *
  * Exact, never stale: each kind is kept for one version of the tables its text is made of (`table_versions`,
  * bumped by triggers in the transaction of every write, whoever writes: this process, another worker,
- * another process), read in the same snapshot as the rows that refer to it, so a page is made of the data of
- * one moment. A version that moved empties that kind (a page created empties the pages, not the users).
+ * another process), read by the same statement as the rows that refer to it, so a page is made of the data of
+ * one moment (the records it lacks read in the same snapshot as those rows). A version that moved empties that kind (a page created empties the pages, not the users).
  * Bounded: at most `max` records of each kind, the oldest dropped first.
  */
 
@@ -47,16 +47,20 @@ export class EmbeddedRecords {
     if (count === 0) return [];
     const usersAt = String(rows[0]![layout.length]);
     const pagesAt = String(rows[0]![layout.length + 1]);
-    if (!mayRead && (usersAt !== this.usersAt || pagesAt !== this.pagesAt || this.missing(rows, count, layout))) return undefined;
-    if (usersAt !== this.usersAt) {
-      this.users.clear();
-      this.usersAt = usersAt;
+    let read = false;
+    if (!mayRead) {
+      if (usersAt !== this.usersAt || pagesAt !== this.pagesAt || this.missing(rows, count, layout)) return undefined;
+    } else {
+      if (usersAt !== this.usersAt) {
+        this.users.clear();
+        this.usersAt = usersAt;
+      }
+      if (pagesAt !== this.pagesAt) {
+        this.pages.clear();
+        this.pagesAt = pagesAt;
+      }
+      read = this.fill(rows, count, layout);
     }
-    if (pagesAt !== this.pagesAt) {
-      this.pages.clear();
-      this.pagesAt = pagesAt;
-    }
-    const read = this.fill(rows, count, layout);
     const self = viewer === null ? undefined : `U${viewer}`;
     const texts = new Array<string>(count);
     for (let r = 0; r < count; r++) {

@@ -1,4 +1,4 @@
-import { createQueryId, sql, type CompiledQuery, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { createQueryId, sql, type CompiledQuery, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { AppError, ErrorCode } from '../shared/errors.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import { COUNTERS } from './counters.js';
@@ -22,16 +22,14 @@ type AnyQuery = SelectQueryBuilder<any, any, any>;
  * compiled fetch is kept per selection function, `fetchOf`: a new one each time would be built and compiled on
  * every request).
  */
-export type Selection = (query: AnyQuery, ...args: RawBuilder<unknown>[]) => AnyQuery;
+export type Selection = (query: AnyQuery) => AnyQuery;
 
 /**
  * A selection of one column, each row's record as JSON text (`json_object`, in the order and with the values
- * the list's own mapping gives), and its own parameters (`args`, given to `select` as SQL values: the viewer a
- * record's fields depend on), which the compiled fetch of its shape is filled in with as the filter's are.
+ * the list's own mapping gives), or of a record's parts (`layout`).
  */
 export interface JsonSelection {
   select: Selection;
-  args?: readonly unknown[];
   /**
    * A record in parts (`Parts` in `records-json.ts`): the selection's columns are its objects and the
    * references of the users and pages it embeds, spliced by the reader's `EmbeddedRecords` as `viewer` (a
@@ -85,7 +83,7 @@ export interface DirectReader {
    * transaction, so another connection's commit lands before them all or after.
    */
   snapshot<T>(read: () => T): T;
-  /** The users and pages that records read in parts embed (`JsonSelection.layout`): inside `snapshot` only. */
+  /** The users and pages that records read in parts embed (`JsonSelection.layout`, `EmbeddedRecords.texts`). */
   embedded?: EmbeddedRecords;
 }
 const directReaders = new WeakMap<object, DirectReader>();
@@ -229,7 +227,6 @@ export async function walkPage<Row>(
   const direct = directReaders.get(db);
   const asJson = json !== undefined && direct !== undefined && (json.layout === undefined || direct.embedded !== undefined);
   const selection = asJson ? json.select : select;
-  const args = asJson ? (json.args ?? []) : [];
   /**
    * The first `count` rows' records as JSON text: the selection's one column, or its parts spliced (`mayRead`:
    * in the rows' snapshot; else undefined where records would have to be read, `EmbeddedRecords.texts`).
@@ -245,15 +242,15 @@ export async function walkPage<Row>(
    * Walk `w`'s rows from `start` (inclusive or not), at most `limit`, selected by `chosen`: compiled once per
    * shape and filled in (`fetchOf`), or built (a shape's first use, or one whose parameters cannot be placed).
    */
-  const fetchFrom = (w: number, chosen: Selection, chosenArgs: readonly unknown[], start: readonly string[] | undefined, including: boolean, limit: number) => {
+  const fetchFrom = (w: number, chosen: Selection, start: readonly string[] | undefined, including: boolean, limit: number) => {
     const walk = walks[w]!;
-    const build = (values: readonly unknown[] | undefined, count: unknown, argValues: readonly unknown[]) =>
-      ordered(walk, withKeys(walk, chosen(from(walk, values as string[] | undefined, including), ...argValues.map((a) => sql.val(a)))))
+    const build = (values: readonly unknown[] | undefined, count: unknown) =>
+      ordered(walk, withKeys(walk, chosen(from(walk, values as string[] | undefined, including))))
         .limit(count as number)
         .compile();
     const starts = start ? start.length : 0;
-    const filled = fetchOf(chosen, bases[w]!, `${desc}\u0000${starts}\u0000${including}\u0000${walk.keys.join(',')}`, starts, chosenArgs.length, build);
-    return filled ? filled(start ?? [], limit, chosenArgs) : build(start, limit, chosenArgs);
+    const filled = fetchOf(chosen, bases[w]!, `${desc}\u0000${starts}\u0000${including}\u0000${walk.keys.join(',')}`, starts, build);
+    return filled ? filled(start ?? [], limit) : build(start, limit);
   };
   /**
    * Fetches read straight as values (the sort keys last): each walk's rows, and all of them merged in key order,
@@ -284,7 +281,7 @@ export async function walkPage<Row>(
   // another walk's rows push off the page. Both steps in one snapshot: a commit between them (another process's)
   // would otherwise change which rows a walk's first ones are.
   const pageOfWalksAsJson = (): Walked<Row> | undefined => {
-    const keys = readValues(walks.map((_, w) => fetchFrom(w, keysOnly, [], after, inclusive, n + 1)));
+    const keys = readValues(walks.map((_, w) => fetchFrom(w, keysOnly, after, inclusive, n + 1)));
     if (keys) {
       const { values, keysOfValues } = keys;
       if (known && values.length > n) known.remember(skip + n, keysOfValues(values[n]!));
@@ -295,7 +292,7 @@ export async function walkPage<Row>(
       const last = keysOfValues(values[size - 1]!);
       const fetches = keys.perWalk.flatMap((rows, w) => {
         const count = rows.filter((row) => compare(keysOfValues(row), last) <= 0).length;
-        return count ? [fetchFrom(w, selection, args, first, true, count)] : [];
+        return count ? [fetchFrom(w, selection, first, true, count)] : [];
       });
       const records = readValues(fetches);
       if (records) return { rows: [], json: textsOf(records.values, records.values.length)!, next };
@@ -308,7 +305,7 @@ export async function walkPage<Row>(
    * `inSnapshot`, which reads them too).
    */
   const pageOfPartsAsJson = (inSnapshot: boolean): Walked<Row> | undefined | null => {
-    const read = readValues([fetchFrom(0, selection, args, after, inclusive, n + 1)]);
+    const read = readValues([fetchFrom(0, selection, after, inclusive, n + 1)]);
     if (!read) return undefined;
     const { values, keysOfValues } = read;
     const texts = textsOf(values, Math.min(n, values.length), inSnapshot);
@@ -327,7 +324,7 @@ export async function walkPage<Row>(
   if (paged) return paged;
   // Read as rows where records in parts could not be read straight (never expected: every fetch is a read).
   const chosen = asJson && json.layout ? select : selection;
-  const fetches = walks.map((_, w) => fetchFrom(w, chosen, chosen === selection ? args : [], after, inclusive, n + 1));
+  const fetches = walks.map((_, w) => fetchFrom(w, chosen, after, inclusive, n + 1));
   const read = direct && readValues(fetches);
   if (read) {
     // Read straight as values: the page's objects made once, without the sort keys.
@@ -401,18 +398,14 @@ const keysOnly: Selection = (query) => query;
  * only a selection passed again as the same function (declared once, not a new closure per call) is
  * trusted to select the same thing, and only from its second use (a new closure each time never costs a
  * template). A shape whose parameters are not exactly the filter's, in order, then the keys and the limit
- * (a selection with parameters of its own) is never filled in: it is built every time, as before.
+ * (a selection with parameters of its own) is never filled in: it is built every time.
  */
 interface Template {
   compiled: CompiledQuery;
-  /**
-   * Per parameter: the filter's parameter at that index (>= 0), a start key (-1 - index), the limit (LIMIT), or
-   * one of the selection's own (ARG - index).
-   */
+  /** Per parameter: the filter's parameter at that index (>= 0), a start key (-1 - index), or the limit (LIMIT). */
   slots: number[];
 }
 const LIMIT = -1000;
-const ARG = -2000;
 const templates = new WeakMap<Selection, Map<string, Template | null | 'seen'>>();
 
 function fetchOf(
@@ -421,10 +414,8 @@ function fetchOf(
   shape: string,
   /** How many start keys the shape takes (0 on a first page). */
   width: number,
-  /** How many parameters of its own the selection takes. */
-  argCount: number,
-  compile: (values: readonly unknown[] | undefined, limit: unknown, args: readonly unknown[]) => CompiledQuery,
-): ((values: readonly unknown[], limit: number, args: readonly unknown[]) => CompiledQuery) | undefined {
+  compile: (values: readonly unknown[] | undefined, limit: unknown) => CompiledQuery,
+): ((values: readonly unknown[], limit: number) => CompiledQuery) | undefined {
   let shapes = templates.get(select);
   if (!shapes) templates.set(select, (shapes = new Map()));
   const name = `${base.sql}\u0000${shape}`;
@@ -435,49 +426,41 @@ function fetchOf(
     return undefined;
   }
   if (template === 'seen') {
-    template = templateOf(base, width, argCount, compile);
+    template = templateOf(base, width, compile);
     shapes.set(name, template);
   }
   if (!template) return undefined;
   const { compiled, slots } = template;
-  return (values, limit, args) => {
+  return (values, limit) => {
     const parameters = new Array<unknown>(slots.length);
     for (let i = 0; i < slots.length; i++) {
       const slot = slots[i]!;
-      parameters[i] = slot >= 0 ? base.parameters[slot] : slot === LIMIT ? limit : slot <= ARG ? args[ARG - slot] : values[-1 - slot];
+      parameters[i] = slot >= 0 ? base.parameters[slot] : slot === LIMIT ? limit : values[-1 - slot];
     }
     return { query: compiled.query, queryId: createQueryId(), sql: compiled.sql, parameters };
   };
 }
 
-/** Compiles a shape with markers for the start keys, the limit and the selection's own parameters, and finds where every parameter comes from. */
+/** Compiles a shape with markers for the start keys and the limit, and finds where every parameter comes from. */
 function templateOf(
   base: CompiledQuery,
   width: number,
-  argCount: number,
-  compile: (values: readonly unknown[] | undefined, limit: unknown, args: readonly unknown[]) => CompiledQuery,
+  compile: (values: readonly unknown[] | undefined, limit: unknown) => CompiledQuery,
 ): Template | null {
   const markers = Array.from({ length: width }, (_, i) => ({ marker: -1 - i }));
   const limit = { marker: LIMIT };
-  const args = Array.from({ length: argCount }, (_, i) => ({ marker: ARG - i }));
-  const compiled = compile(width ? markers : undefined, limit, args);
+  const compiled = compile(width ? markers : undefined, limit);
   const slots: number[] = [];
   let next = 0;
   for (const parameter of compiled.parameters) {
-    const marker =
-      parameter === limit || markers.includes(parameter as { marker: number }) || args.includes(parameter as { marker: number })
-        ? (parameter as { marker: number }).marker
-        : undefined;
+    const marker = parameter === limit || markers.includes(parameter as { marker: number }) ? (parameter as { marker: number }).marker : undefined;
     if (marker !== undefined) slots.push(marker);
     else if (next < base.parameters.length && parameter === base.parameters[next]) slots.push(next++);
     else return null;
   }
-  // Every marker placed (a parameter of the selection's own may be used more than once).
+  // Every marker placed, each once.
   const placed = (from: number, to: number) => slots.filter((s) => s <= from && s > to).length;
-  const argsPlaced = new Set(slots.filter((s) => s <= ARG)).size;
-  return next === base.parameters.length && placed(-1, LIMIT) === width && placed(LIMIT, ARG) === 1 && argsPlaced === argCount
-    ? { compiled, slots }
-    : null;
+  return next === base.parameters.length && placed(-1, LIMIT) === width && placed(LIMIT, -Infinity) === 1 ? { compiled, slots } : null;
 }
 
 /**

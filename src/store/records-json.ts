@@ -108,8 +108,10 @@ const parts = (fields: readonly Part[]): Parts => {
   const layout: (string | null)[] = [];
   let run: Field[] = [];
   const close = () => {
-    if (run.length) columns.push(object(run));
-    if (run.length) layout.push(null);
+    if (run.length) {
+      columns.push(object(run));
+      layout.push(null);
+    }
     run = [];
   };
   for (const part of fields) {
