@@ -2,7 +2,7 @@
 // four callers, a third of them following the Link cursor), as one digest: two builds that print the same
 // digest on copies of the same seeded store answered byte for byte the same (bodies, statuses, Link headers;
 // an error's request id aside). By hand: `BENCH_ENTRY=answers.ts node bench/inprocess.mjs DB [N]`
-// (`VERBOSE=1` prints one line per request; `CACHE=1` with the response cache on).
+// (`VERBOSE=1` prints one line per request).
 import { createHash } from 'node:crypto';
 import { issueApiKey } from '../src/domain/api-keys.js';
 import { createApp } from '../src/server/app.js';
@@ -12,7 +12,7 @@ let state = 12345;
 const rnd = () => { state ^= state << 13; state ^= state >>> 17; state ^= state << 5; return (state >>> 0) / 2 ** 32; };
 const store = await openSqliteStore(file!);
 const deps = { store, clock: () => new Date() };
-const app = await createApp({ store, rateLimit: false, responseCache: process.env.CACHE === '1' });
+const app = await createApp({ store, rateLimit: false });
 const raw = (await import('better-sqlite3')).default;
 const db = new raw(file!, { readonly: true });
 const members = db.prepare(`select u.id from users u join permission_sets r on r.id = u.permission_set_id where r.system_key = 'members' order by u.id limit 3`).pluck().all() as string[];

@@ -42,7 +42,7 @@ const store = await openSqliteStore(file, {
   checkpointInBackground: process.env.BENCH_CHECKPOINTER === '1',
 });
 const deps = { store, clock: () => new Date() };
-const app = await createApp({ store, rateLimit: false, responseCache: process.env.AGORA_RESPONSE_CACHE !== '0' });
+const app = await createApp({ store, rateLimit: false });
 const raw = (await import('better-sqlite3')).default;
 const db = new raw(file, { readonly: true });
 const members = db.prepare(`select u.id from users u join permission_sets r on r.id = u.permission_set_id where r.system_key = 'members' order by u.id limit 3`).pluck().all() as string[];

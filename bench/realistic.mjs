@@ -31,8 +31,8 @@
 // BENCH_STORES, BENCH_PG_URL; BENCH_RUNS picks runs by name
 // (bare,varied,mixed,users,follows,requests,invites,events,notifications,create); BENCH_NODE_ARGS goes to the
 // servers' node (`--cpu-prof --cpu-prof-dir=/tmp/prof` profiles them); BENCH_KEEP=1 keeps the seeded store's
-// folder, BENCH_DB=FILE runs on such a store again (no seeding); AGORA_RESPONSE_CACHE=0 reaches the server (the
-// response cache off); BENCH_SERVER_LOG=FILE appends the servers' output to FILE.
+// folder, BENCH_DB=FILE runs on such a store again (no seeding); BENCH_SERVER_LOG=FILE appends the servers'
+// output to FILE.
 
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

@@ -11,7 +11,6 @@ import { LiveStreams } from './live-streams.js';
 import { requestIdOf } from './request-id.js';
 import { NotificationFanOut, type FanOutOptions } from './notification-fanout.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimitSettings } from './rate-limit.js';
-import { ResponseCache } from './response-cache.js';
 import { RouteRegistry } from './route.js';
 import { registerAccessRequestRoutes } from './routes/access-requests.js';
 import { registerApiKeyRoutes } from './routes/api-keys.js';
@@ -49,8 +48,6 @@ export interface AppOptions {
   fanOut?: Omit<FanOutOptions, 'deps' | 'onError'> & { autoStart?: boolean };
   /** Live streams: how often they look for new notifications, and the keep-alive interval. */
   live?: { pollMs?: number; heartbeatMs?: number };
-  /** The exact response cache of repeated reads (on unless false; `AGORA_RESPONSE_CACHE=0` for `serve`). */
-  responseCache?: boolean;
 }
 
 export interface RouteContext {
@@ -191,7 +188,6 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     app,
     { store: deps.store, clock: deps.clock, inFlight: new Map() },
     API_PREFIX,
-    options.responseCache === false ? undefined : new ResponseCache(deps.store),
   );
   const ctx: RouteContext = { routes, deps, authenticator, live };
   registerUserRoutes(ctx);

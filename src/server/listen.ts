@@ -150,7 +150,6 @@ async function serveOne(options: ServeOptions, asWorker: boolean): Promise<void>
     webhooks: webhookSettingsFromEnv(process.env),
     auth: authLimitsFromEnv(process.env),
     rateLimit: rateLimitFromEnv(process.env),
-    responseCache: process.env.AGORA_RESPONSE_CACHE !== '0',
     fanOut: { leaseMs: positiveNumber(process.env, 'AGORA_LEASE_MS') },
   });
   const address = await app.listen({ host: options.host, port: options.port });

@@ -2,7 +2,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { Caller } from '../domain/context.js';
 import { encodeCursor, JSON_TEXT, NEXT_PAGE, type JsonText } from '../shared/schemas/common.js';
-import type { ResponseCache } from './response-cache.js';
 import { withIdempotency, type IdempotencyGuard, type Outcome } from './idempotency.js';
 import { parseBody, parseParams, parseQuery, refuseUnreadableBody } from './input.js';
 
@@ -22,11 +21,6 @@ export interface RouteSpec<B extends z.ZodType, Q extends z.ZodType, P extends z
   status?: number;
   /** Open endpoints need no credentials. */
   open?: boolean;
-  /**
-   * A read whose answer depends only on the stored data, the caller and the URL (not on the clock) may be
-   * answered from the exact response cache.
-   */
-  cacheable?: boolean;
   /** The handler takes the reply over (a live stream) and answers by itself. */
   stream?: boolean;
 }
@@ -74,7 +68,6 @@ export class RouteRegistry {
     private readonly app: FastifyInstance,
     private readonly idempotency: IdempotencyGuard,
     private readonly prefix: string,
-    private readonly cache?: ResponseCache,
   ) {}
 
   /** The methods a path answers to (empty when no route has that path), for `Allow`. */
@@ -105,11 +98,6 @@ export class RouteRegistry {
       config: { open: spec.open ?? false },
       preParsing: async (request) => refuseUnreadableBody(request, bodyLimit),
       handler: async (request, reply) => {
-        const cached = spec.cacheable && request.caller ? this.cache?.lookup(request.caller.user.id, request.url) : undefined;
-        if (cached && 'json' in cached) {
-          if (cached.link) reply.header('link', cached.link);
-          return reply.code(status).type('application/json; charset=utf-8').send(cached.json);
-        }
         const input = {
           body: (spec.body ? parseBody(spec.body, request.body) : undefined) as z.output<B>,
           query: (spec.query ? parseQuery(spec.query, request.query) : undefined) as z.output<Q>,
@@ -130,11 +118,7 @@ export class RouteRegistry {
         const link = nextLink(request.url, result.body);
         if (link) reply.header('link', link);
         const text = jsonTextOf(result.body);
-        if (cached || text !== undefined) {
-          const json = text ?? JSON.stringify(result.body);
-          cached?.remember(json, link);
-          return reply.code(result.status).type('application/json; charset=utf-8').send(json);
-        }
+        if (text !== undefined) return reply.code(result.status).type('application/json; charset=utf-8').send(text);
         return reply.code(result.status).send(result.body);
       },
     });

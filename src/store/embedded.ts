@@ -11,7 +11,10 @@
  * Bounded: at most `max` records of each kind, the oldest dropped first.
  */
 
-/** Per column of a record's parts: null, an object of its own fields; a string, the `"name":` of a reference. */
+/**
+ * Per column of a record's parts: null, an object of its own fields; a string, the `"name":` of a reference;
+ * `''`, the one column of a record that is itself a reference (a page of the pages list).
+ */
 export type Layout = readonly (string | null)[];
 
 /** A reference to an embedded record: `U` + a user's id, `P` + a page's id; null for none. */
@@ -45,12 +48,12 @@ export class EmbeddedRecords {
    */
   texts(rows: readonly unknown[][], count: number, layout: Layout, viewer: string | null, mayRead = true): string[] | undefined {
     if (count === 0) return [];
-    const usersAt = String(rows[0]![layout.length]);
+    // A version read as null: the rows embed none of that kind (`Parts.noUsers`), which stays as it is.
+    const usersRead = rows[0]![layout.length];
+    const usersAt = usersRead === null ? this.usersAt : String(usersRead);
     const pagesAt = String(rows[0]![layout.length + 1]);
-    let read = false;
-    if (!mayRead) {
-      if (usersAt !== this.usersAt || pagesAt !== this.pagesAt || this.missing(rows, count, layout)) return undefined;
-    } else {
+    if (usersAt !== this.usersAt || pagesAt !== this.pagesAt) {
+      if (!mayRead) return undefined;
       if (usersAt !== this.usersAt) {
         this.users.clear();
         this.usersAt = usersAt;
@@ -59,42 +62,58 @@ export class EmbeddedRecords {
         this.pages.clear();
         this.pagesAt = pagesAt;
       }
-      read = this.fill(rows, count, layout);
     }
     const self = viewer === null ? undefined : `U${viewer}`;
+    // Each reference looked up once: the usual page has every record kept.
+    const texts = this.spliced(rows, count, layout, self, viewer === null, true);
+    if (texts || !mayRead) return texts;
+    this.fill(rows, count, layout);
+    const filled = this.spliced(rows, count, layout, self, viewer === null, false)!;
+    // Only now the oldest go, past the bound: a page may refer to more records than are kept.
+    trim(this.users, this.max);
+    trim(this.pages, this.max);
+    return filled;
+  }
+
+  /**
+   * The rows' records with the embedded ones spliced in; `strict`: undefined as soon as one is not kept, else
+   * null in its place (a record that is not there: a follow's followable deleted).
+   */
+  private spliced(rows: readonly unknown[][], count: number, layout: Layout, self: string | undefined, admin: boolean, strict: boolean): string[] | undefined {
     const texts = new Array<string>(count);
+    const whole = layout.length === 1 && layout[0] === '';
     for (let r = 0; r < count; r++) {
       const row = rows[r]!;
       let text = '';
       for (let k = 0; k < layout.length; k++) {
         const name = layout[k];
-        let part: string;
         if (name === null || name === undefined) {
           const fields = row[k] as string;
-          if (fields.length <= 2) continue;
-          part = fields.slice(1, -1);
-        } else part = name + this.text(row[k] as Ref | null, self, viewer === null);
-        text = text ? `${text},${part}` : part;
+          if (fields.length > 2) text = text ? `${text},${fields.slice(1, -1)}` : fields.slice(1, -1);
+          continue;
+        }
+        const ref = row[k] as Ref | null;
+        let embedded = ref === null ? 'null' : this.kept(ref, self, admin);
+        if (embedded === undefined) {
+          if (strict) return undefined;
+          embedded = 'null';
+        }
+        if (whole) text = embedded;
+        else text = text ? `${text},${name}${embedded}` : name + embedded;
       }
-      texts[r] = `{${text}}`;
-    }
-    // Only now the oldest go, past the bound: a page may refer to more records than are kept.
-    if (read) {
-      trim(this.users, this.max);
-      trim(this.pages, this.max);
+      texts[r] = whole ? text : `{${text}}`;
     }
     return texts;
   }
 
-  /** An embedded record's text: null where there is none (no reference, or a record that is not there). */
-  private text(ref: Ref | null, self: string | undefined, admin: boolean): string {
-    if (ref === null) return 'null';
+  /** An embedded record's text as the viewer may see it, if kept. */
+  private kept(ref: Ref, self: string | undefined, admin: boolean): string | undefined {
     if (ref.charCodeAt(0) === 85 /* U */) {
       const user = this.users.get(ref);
-      if (!user) return 'null';
+      if (!user) return undefined;
       return admin || ref === self ? user[0] : user[1];
     }
-    return this.pages.get(ref) ?? 'null';
+    return this.pages.get(ref);
   }
 
   /** The ids of the users and of the pages the rows refer to that are not kept. */
@@ -113,12 +132,11 @@ export class EmbeddedRecords {
     return users || pages ? { users, pages } : undefined;
   }
 
-  /** Reads the records the rows refer to that are not kept yet, all of each kind in one statement; true if any. */
-  private fill(rows: readonly unknown[][], count: number, layout: Layout): boolean {
+  /** Reads the records the rows refer to that are not kept yet, all of each kind in one statement. */
+  private fill(rows: readonly unknown[][], count: number, layout: Layout): void {
     const { users, pages } = this.missing(rows, count, layout) ?? {};
     if (users) for (const [ref, full, open] of this.reads.users([...users]) as [Ref, string, string][]) this.users.set(ref, [full, open]);
     if (pages) for (const [ref, text] of this.reads.pages([...pages]) as [Ref, string][]) this.pages.set(ref, text);
-    return users !== undefined || pages !== undefined;
   }
 }
 

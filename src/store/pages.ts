@@ -1,6 +1,6 @@
 import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
-import { pageJson } from './records-json.js';
+import { pageParts, partsSelection } from './records-json.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, PageConfigurationTable, PageTable } from './schema.js';
 import { counterKey, countOf, readByIds, type Listed, type Selection, type Walk, Pager } from './paging.js';
@@ -38,8 +38,8 @@ export function pageVisibleTo(eb: ExpressionBuilder<Database, 'pages'>, viewer: 
 }
 
 const selectPages: Selection = (q) => q.selectAll('pages');
-/** A page's record as JSON text, written by SQLite (`records-json.ts`). */
-const pagesAsJson: Selection = (q) => q.select(pageJson('pages').as('json'));
+/** A page's record as JSON text (`records-json.ts`): by reference, spliced from the kept pages' texts. */
+const pagesAsJson = partsSelection(pageParts());
 const selectConfigurations: Selection = (q) => q.selectAll('page_configurations');
 
 export function pagesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
@@ -150,7 +150,7 @@ export function pagesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
     async list(filter: PageFilter, viewer: Viewer, page: Pagination, options: { json?: boolean } = {}): Promise<Listed<PageRow>> {
       const seen = viewer.isAdmin ? [] : await secretSeenBy(viewer);
       const walks = [walk(filter, viewer, seen)].filter((w) => w !== undefined);
-      return pager.list<PageRow>(db, walks, selectPages, page, total(filter, viewer, seen), false, options.json ? { select: pagesAsJson } : undefined);
+      return pager.list<PageRow>(db, walks, selectPages, page, total(filter, viewer, seen), false, options.json ? pagesAsJson : undefined);
     },
     slugsStartingWith: (base: string): Promise<string[]> => slugsStartingWith(db, 'pages', base),
   };

@@ -82,10 +82,10 @@ export const pagesJsonByIds = (ids: RawBuilder<unknown>): RawBuilder<unknown> =>
  * read by the statement that reads the records referring to them, so as of the same moment: each a
  * subquery of constants, run once per statement.
  */
-const EMBEDDED_VERSIONS = [
-  sql`(select group_concat(v, '.') from table_versions where name in ('users', 'permission_sets'))`,
-  sql`(select v from table_versions where name = 'pages')`,
-];
+const USERS_VERSION = sql`(select group_concat(v, '.') from table_versions where name in ('users', 'permission_sets'))`;
+const PAGES_VERSION = sql`(select v from table_versions where name = 'pages')`;
+/** In place of the version of a kind a record never embeds: none read (`EmbeddedRecords.texts` leaves that kind be). */
+const NO_VERSION = sql`null`;
 
 /** A reference to the user whose id is the column `ref`, spliced in by `EmbeddedRecords`. */
 const userRef = (ref: string): RawBuilder<unknown> => sql`'U' || ${sql.ref(ref)}`;
@@ -102,6 +102,8 @@ type Part = Field | { embed: string; ref: RawBuilder<unknown> };
 export interface Parts {
   columns: RawBuilder<unknown>[];
   layout: Layout;
+  /** Whether the record never embeds a user (its users' version is not read). */
+  noUsers?: boolean;
 }
 const parts = (fields: readonly Part[]): Parts => {
   const columns: RawBuilder<unknown>[] = [];
@@ -129,10 +131,18 @@ const parts = (fields: readonly Part[]): Parts => {
  * A list's selection of a record's parts, and their layout (`JsonSelection`): the parts, then the versions
  * of the users and pages they refer to.
  */
-export const partsSelection = ({ columns, layout }: Parts): { select: Selection; layout: Layout } => ({
-  select: (q) => q.select([...columns, ...EMBEDDED_VERSIONS].map((column, k) => column.as(`part${k}`))),
+export const partsSelection = ({ columns, layout, noUsers }: Parts): { select: Selection; layout: Layout } => ({
+  select: (q) => q.select([...columns, noUsers ? NO_VERSION : USERS_VERSION, PAGES_VERSION].map((column, k) => column.as(`part${k}`))),
   layout,
 });
+
+/**
+ * A page's record as the pages list gives it (`toPageRecord`), of the row of `pages`: the whole record one
+ * reference (the layout's `''`), its text the one the other lists embed, kept by `EmbeddedRecords` while the
+ * pages stand still; the page's walk reads its index alone (`pages.id`, the sort key) instead of each row and
+ * its nine fields.
+ */
+export const pageParts = (): Parts => ({ columns: [pageRef('pages.id')], layout: [''], noUsers: true });
 
 /** An access request's record (`toRecords` in `src/domain/access-requests.ts`), of the row aliased `r`. */
 export const accessRequestParts = (): Parts => {

@@ -4,10 +4,12 @@ import { listAccessRequests } from '../../src/domain/access-requests.js';
 import { listEvents } from '../../src/domain/events.js';
 import { listFollows } from '../../src/domain/follows.js';
 import { listInvites } from '../../src/domain/invites.js';
+import { listPages } from '../../src/domain/pages.js';
 import { parsePermissions } from '../../src/domain/permissions.js';
 import { ListEventsQuery } from '../../src/shared/schemas/events.js';
 import { ListFollowsQuery } from '../../src/shared/schemas/follows.js';
 import { ListAccessRequestsQuery, ListInvitesQuery } from '../../src/shared/schemas/membership.js';
+import { ListPagesQuery } from '../../src/shared/schemas/pages.js';
 import { encodeCursor, NEXT_PAGE } from '../../src/shared/schemas/common.js';
 import Database from 'better-sqlite3';
 import { startApp, type TestApp } from '../helpers/app.js';
@@ -15,14 +17,13 @@ import { onPostgres, openRaw } from '../helpers/store-target.js';
 import { removeDir } from '../helpers/server.js';
 
 /**
- * The pages list's records come as JSON text written by SQLite (`json_object`) where the page is read straight
- * from the store's reading connection: they must be the same bytes `JSON.stringify` gives for the record a
- * single read answers, whatever the text holds.
+ * The pages list's records come as JSON text written by SQLite (`json_object`, kept by id and spliced in) where
+ * the page is read straight from the store's reading connection: they must be the same bytes `JSON.stringify`
+ * gives for the record a single read answers, whatever the text holds.
  */
 let t: TestApp;
 beforeAll(async () => {
-  // Without the response cache, which would answer the repeated URLs from the first answer.
-  t = await startApp({ responseCache: false });
+  t = await startApp();
 });
 afterAll(async () => {
   await t.close();
@@ -77,7 +78,7 @@ describe(`lists with embedded records written from JSON text${kept ? ' (one embe
   let j: TestApp;
   const queries: string[] = [];
   beforeAll(async () => {
-    j = await startApp({ responseCache: false, storeOptions: { onQuery: (sql) => queries.push(sql), ...(kept ? { embeddedKept: kept } : {}) } });
+    j = await startApp({ storeOptions: { onQuery: (sql) => queries.push(sql), ...(kept ? { embeddedKept: kept } : {}) } });
   });
   afterAll(async () => {
     await j.close();
@@ -163,6 +164,7 @@ describe(`lists with embedded records written from JSON text${kept ? ' (one embe
       ['/invites', listInvites as never, ListInvitesQuery, ['state=waiting']],
       ['/follows', listFollows as never, ListFollowsQuery, ['followable_type=User', 'followable_type=Page']],
       ['/events', listEvents as never, ListEventsQuery, ['event_date=current_and_coming', `page_id=${pa}`]],
+      ['/pages', listPages as never, ListPagesQuery, ['privacy=secret', 'privacy=private', `page_configuration_id=${config.body.id}`]],
     ];
     const viewers = [{ id: j.admin.id, creds: undefined }, ...[a, b, c].map((x) => ({ id: x.user.id, creds: x.creds }))];
     for (const [path, list, schema, filters] of lists)
@@ -188,9 +190,11 @@ describe(`lists with embedded records written from JSON text${kept ? ' (one embe
             expect(link && new URL(/<([^>]+)>/.exec(link)![1]!, 'http://x').searchParams.get('cursor')).toBe(next && encodeCursor(next));
             // (SQLite's reading connection writes the JSON; PostgreSQL answers rows, mapped as inside the transaction.)
             if (!j.file.startsWith('postgres') && JSON.parse(res.body).items.length) {
-              expect(queries.some((q) => q.includes('json_object('))).toBe(true);
+              // A page of the pages list is one reference, its text kept by id (written by SQLite when first read).
+              if (path === '/pages') expect(queries.some((q) => q.includes(`'P' ||`))).toBe(true);
+              else expect(queries.some((q) => q.includes('json_object('))).toBe(true);
               // The records that embed users and pages are read in parts, the embedded ones spliced in.
-              if (path !== '/events') expect(queries.some((q) => q.includes(`'U' ||`))).toBe(true);
+              if (path !== '/events' && path !== '/pages') expect(queries.some((q) => q.includes(`'U' ||`))).toBe(true);
             }
           }
         }
@@ -205,7 +209,6 @@ describe('a page of several walks written as JSON', () => {
       // page reads its keys, then its records; another connection accepts the page's second request in between.
       let strike: (() => void) | undefined;
       const k = await startApp({
-        responseCache: false,
         storeOptions: {
           onQuery: (sql) => {
             if (strike && sql.includes('json_object(') && sql.includes('page_access_requests')) {
@@ -265,7 +268,6 @@ describe('the users and pages spliced into the records that embed them', () => {
   it('are those of the moment the list is read: a role, a role tagline, another process writing a name or deleting a page', async () => {
     let strike: (() => void) | undefined;
     const k = await startApp({
-      responseCache: false,
       storeOptions: {
         onQuery: (sql) => {
           // Another connection's commit as the embedded pages are read, after the rows that refer to them.
@@ -319,7 +321,9 @@ describe('the users and pages spliced into the records that embed them', () => {
             const [request] = await ask('/page_access_requests', as);
             const [invite] = await ask('/invites', as);
             const follows = await ask('/follows?per_page=10', as);
+            const pages = await ask('/pages?per_page=100', as);
             const state = {
+              listedPage: pages.find((p) => (p.id as unknown) === pa)?.name,
               requestPage: request?.page?.name,
               requester: request && [request.user!.first_name, request.user!.permission_set_id, request.user!.tagline],
               invitePage: invite?.target?.name,
@@ -334,7 +338,7 @@ describe('the users and pages spliced into the records that embed them', () => {
         return seen[0] as Record<string, unknown>;
       };
       const before = await embedded();
-      expect(before).toMatchObject({ requestPage: 'First name of the page', invitePage: 'First name of the page', followed: [firstName(a), 'First name of the page'] });
+      expect(before).toMatchObject({ listedPage: 'First name of the page', requestPage: 'First name of the page', invitePage: 'First name of the page', followed: [firstName(a), 'First name of the page'] });
 
       // b's role: a role shown as a tagline (the users' version moves), then that role renamed (the roles').
       const role = await k.call('POST', '/permission_sets', {
@@ -351,7 +355,7 @@ describe('the users and pages spliced into the records that embed them', () => {
       await other.all('update users set first_name = ? where id = ?', ['Renamed elsewhere', a.user.id]);
       expect(await embedded()).toMatchObject({ inviter: 'Renamed elsewhere', followed: ['Renamed elsewhere', 'First name of the page'] });
       await other.all('update pages set name = ? where id = ?', ['Second name', pa]);
-      expect(await embedded()).toMatchObject({ requestPage: 'Second name', invitePage: 'Second name', followed: ['Renamed elsewhere', 'Second name'] });
+      expect(await embedded()).toMatchObject({ listedPage: 'Second name', requestPage: 'Second name', invitePage: 'Second name', followed: ['Renamed elsewhere', 'Second name'] });
       await other.close();
 
       if (!onPostgres) {

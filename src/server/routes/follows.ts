@@ -10,7 +10,7 @@ export function registerFollowRoutes({ routes, deps }: RouteContext): void {
     ({ body, caller }) => createFollow(deps, caller, body),
   );
   routes.add(
-    { method: 'GET', url: '/follows', tag, summary: 'List follows', query: ListFollowsQuery, response: FollowListSchema, cacheable: true },
+    { method: 'GET', url: '/follows', tag, summary: 'List follows', query: ListFollowsQuery, response: FollowListSchema },
     ({ query, caller }) => listFollows(deps, caller, query),
   );
   routes.add(

@@ -61,7 +61,7 @@ export function registerPageRoutes({ routes, deps }: RouteContext): void {
     ({ body, caller }) => createPage(deps, caller, body),
   );
   routes.add(
-    { method: 'GET', url: '/pages', tag, summary: 'List pages', query: ListPagesQuery, response: PageListSchema, cacheable: true },
+    { method: 'GET', url: '/pages', tag, summary: 'List pages', query: ListPagesQuery, response: PageListSchema },
     ({ query, caller }) => listPages(deps, caller, query),
   );
   routes.add(
@@ -70,7 +70,6 @@ export function registerPageRoutes({ routes, deps }: RouteContext): void {
       url: '/pages/:page_id',
       tag,
       summary: 'Get a page',
-      cacheable: true,
       params: z.object({ page_id: z.string() }),
       response: PageSchema,
     },

@@ -21,7 +21,7 @@ export function registerUserRoutes({ routes, deps }: RouteContext): void {
     ({ body, caller }) => createUser(deps, caller, body),
   );
   routes.add(
-    { method: 'GET', url: '/users', tag, summary: 'List users', query: ListUsersQuery, response: UserListSchema, cacheable: true },
+    { method: 'GET', url: '/users', tag, summary: 'List users', query: ListUsersQuery, response: UserListSchema },
     ({ query, caller }) => listUsers(deps, caller, query),
   );
   routes.add(
@@ -60,7 +60,7 @@ export function registerUserRoutes({ routes, deps }: RouteContext): void {
     async ({ query }) => ({ nickname: query.nickname, available: await isNicknameAvailable(deps, query.nickname) }),
   );
   routes.add(
-    { method: 'GET', url: '/users/:user_id', tag, summary: 'Get a user', params: UserParams, response: UserSchema, cacheable: true },
+    { method: 'GET', url: '/users/:user_id', tag, summary: 'Get a user', params: UserParams, response: UserSchema },
     ({ params, caller }) => getUser(deps, caller, params.user_id),
   );
   routes.add(
