@@ -48,10 +48,11 @@ export class EmbeddedRecords {
    */
   texts(rows: readonly unknown[][], count: number, layout: Layout, viewer: string | null, mayRead = true): string[] | undefined {
     if (count === 0) return [];
-    // A version read as null: the rows embed none of that kind (`Parts.noUsers`), which stays as it is.
+    // A version read as null: the rows embed none of that kind (`Parts.noUsers`, `noPages`), which stays as it is.
     const usersRead = rows[0]![layout.length];
+    const pagesRead = rows[0]![layout.length + 1];
     const usersAt = usersRead === null ? this.usersAt : String(usersRead);
-    const pagesAt = String(rows[0]![layout.length + 1]);
+    const pagesAt = pagesRead === null ? this.pagesAt : String(pagesRead);
     if (usersAt !== this.usersAt || pagesAt !== this.pagesAt) {
       if (!mayRead) return undefined;
       if (usersAt !== this.usersAt) {

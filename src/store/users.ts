@@ -3,6 +3,11 @@ import type { Pagination } from '../shared/schemas/common.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, UserTable } from './schema.js';
 import { counterKey, countOf, readByIds, type Listed, type Selection, Pager } from './paging.js';
+import type { Viewer } from './pages.js';
+import { partsSelection, partsSelectionFor, userParts } from './records-json.js';
+
+/** A user's record as JSON text (`records-json.ts`): by reference, spliced from the kept users' texts. */
+const usersAsJson = partsSelection(userParts());
 
 export type UserRow = Selectable<UserTable>;
 /** A user with the role fields that user records show (tagline). */
@@ -62,14 +67,19 @@ export function usersRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
       const row = await db.selectFrom('users').select('id').where('nickname_key', '=', nicknameKey(nickname)).executeTakeFirst();
       return !!row;
     },
-    /** `role` is a permission set id here: the domain resolves a name first. */
-    async list(filter: UserFilter, page: Pagination): Promise<Listed<UserWithRole>> {
+    /**
+     * `role` is a permission set id here: the domain resolves a name first. `json`: the records may come as
+     * JSON text (`Listed.json`, read straight from SQLite) as `viewer` may see them (the email to
+     * administrators and to the user themself) instead of rows.
+     */
+    async list(filter: UserFilter, page: Pagination, options: { json?: Viewer } = {}): Promise<Listed<UserWithRole>> {
       let q = db.selectFrom('users');
       if (filter.nickname !== undefined) q = q.where('users.nickname', '=', filter.nickname);
       if (filter.role !== undefined) q = q.where('users.permission_set_id', '=', filter.role);
       // A nickname names one user at most: its unique index answers.
       const total = filter.nickname !== undefined ? countOf(q) : pager.count(db, counterKey('users', [filter.role]));
-      return pager.list<UserWithRole>(db, [{ query: q, keys: ['users.id'] }], selectWithRole, page, total);
+      const json = options.json ? partsSelectionFor(options.json, usersAsJson) : undefined;
+      return pager.list<UserWithRole>(db, [{ query: q, keys: ['users.id'] }], selectWithRole, page, total, false, json);
     },
     /** The next users after `afterId` in id order: an export walks the whole table in constant memory. */
     listAfter(afterId: string | undefined, limit: number): Promise<UserWithRole[]> {

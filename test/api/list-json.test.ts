@@ -5,11 +5,13 @@ import { listEvents } from '../../src/domain/events.js';
 import { listFollows } from '../../src/domain/follows.js';
 import { listInvites } from '../../src/domain/invites.js';
 import { listPages } from '../../src/domain/pages.js';
+import { listUsers } from '../../src/domain/users.js';
 import { parsePermissions } from '../../src/domain/permissions.js';
 import { ListEventsQuery } from '../../src/shared/schemas/events.js';
 import { ListFollowsQuery } from '../../src/shared/schemas/follows.js';
 import { ListAccessRequestsQuery, ListInvitesQuery } from '../../src/shared/schemas/membership.js';
 import { ListPagesQuery } from '../../src/shared/schemas/pages.js';
+import { ListUsersQuery } from '../../src/shared/schemas/users.js';
 import { encodeCursor, NEXT_PAGE } from '../../src/shared/schemas/common.js';
 import Database from 'better-sqlite3';
 import { startApp, type TestApp } from '../helpers/app.js';
@@ -165,6 +167,7 @@ describe(`lists with embedded records written from JSON text${kept ? ' (one embe
       ['/follows', listFollows as never, ListFollowsQuery, ['followable_type=User', 'followable_type=Page']],
       ['/events', listEvents as never, ListEventsQuery, ['event_date=current_and_coming', `page_id=${pa}`]],
       ['/pages', listPages as never, ListPagesQuery, ['privacy=secret', 'privacy=private', `page_configuration_id=${config.body.id}`]],
+      ['/users', listUsers as never, ListUsersQuery, [`role=${role.body.id}`, `nickname=${(b.user as unknown as { nickname: string }).nickname}`]],
     ];
     const viewers = [{ id: j.admin.id, creds: undefined }, ...[a, b, c].map((x) => ({ id: x.user.id, creds: x.creds }))];
     for (const [path, list, schema, filters] of lists)
@@ -190,9 +193,9 @@ describe(`lists with embedded records written from JSON text${kept ? ' (one embe
             expect(link && new URL(/<([^>]+)>/.exec(link)![1]!, 'http://x').searchParams.get('cursor')).toBe(next && encodeCursor(next));
             // (SQLite's reading connection writes the JSON; PostgreSQL answers rows, mapped as inside the transaction.)
             if (!j.file.startsWith('postgres') && JSON.parse(res.body).items.length) {
-              // A page of the pages list is one reference, its text kept by id (written by SQLite when first read).
+              // A record of the pages or users list is one reference, its text kept by id (written by SQLite when first read).
               if (path === '/pages') expect(queries.some((q) => q.includes(`'P' ||`))).toBe(true);
-              else expect(queries.some((q) => q.includes('json_object('))).toBe(true);
+              else if (path !== '/users') expect(queries.some((q) => q.includes('json_object('))).toBe(true);
               // The records that embed users and pages are read in parts, the embedded ones spliced in.
               if (path !== '/events' && path !== '/pages') expect(queries.some((q) => q.includes(`'U' ||`))).toBe(true);
             }
@@ -318,12 +321,16 @@ describe('the users and pages spliced into the records that embed them', () => {
         const seen: unknown[] = [];
         for (const as of [undefined, b])
           for (let round = 0; round < 3; round++) {
+            // The users and pages lists first: no other list has looked at the versions yet this round.
+            const users = await ask('/users?per_page=100', as);
+            const pages = await ask('/pages?per_page=100', as);
             const [request] = await ask('/page_access_requests', as);
             const [invite] = await ask('/invites', as);
             const follows = await ask('/follows?per_page=10', as);
-            const pages = await ask('/pages?per_page=100', as);
             const state = {
               listedPage: pages.find((p) => (p.id as unknown) === pa)?.name,
+              listedUser: users.find((u) => (u.id as unknown) === a.user.id)?.first_name,
+              listedB: users.filter((u) => (u.id as unknown) === b.user.id).map((u) => [u.tagline, u.email !== undefined]),
               requestPage: request?.page?.name,
               requester: request && [request.user!.first_name, request.user!.permission_set_id, request.user!.tagline],
               invitePage: invite?.target?.name,
@@ -338,7 +345,7 @@ describe('the users and pages spliced into the records that embed them', () => {
         return seen[0] as Record<string, unknown>;
       };
       const before = await embedded();
-      expect(before).toMatchObject({ listedPage: 'First name of the page', requestPage: 'First name of the page', invitePage: 'First name of the page', followed: [firstName(a), 'First name of the page'] });
+      expect(before).toMatchObject({ listedUser: firstName(a), listedPage: 'First name of the page', requestPage: 'First name of the page', invitePage: 'First name of the page', followed: [firstName(a), 'First name of the page'] });
 
       // b's role: a role shown as a tagline (the users' version moves), then that role renamed (the roles').
       const role = await k.call('POST', '/permission_sets', {
@@ -346,14 +353,14 @@ describe('the users and pages spliced into the records that embed them', () => {
       });
       expect(role.status, JSON.stringify(role.body)).toBe(201);
       expect((await k.call('PUT', `/users/${b.user.id}/role`, { body: { permission_set_id: role.body.id } })).status).toBe(200);
-      expect(await embedded()).toMatchObject({ requester: [firstName(b), role.body.id, { name: 'Guide', image_url: null }] });
+      expect(await embedded()).toMatchObject({ requester: [firstName(b), role.body.id, { name: 'Guide', image_url: null }], listedB: [[{ name: 'Guide', image_url: null }, true]] });
       expect((await k.call('PUT', `/permission_sets/${role.body.id}`, { body: { name: 'Senior guide' } })).status).toBe(200);
-      expect(await embedded()).toMatchObject({ invitee: [firstName(b), { name: 'Senior guide', image_url: null }] });
+      expect(await embedded()).toMatchObject({ invitee: [firstName(b), { name: 'Senior guide', image_url: null }], listedB: [[{ name: 'Senior guide', image_url: null }, true]] });
 
       // Another process writes: a user's name, a page's name.
       const other = await openRaw(k.file);
       await other.all('update users set first_name = ? where id = ?', ['Renamed elsewhere', a.user.id]);
-      expect(await embedded()).toMatchObject({ inviter: 'Renamed elsewhere', followed: ['Renamed elsewhere', 'First name of the page'] });
+      expect(await embedded()).toMatchObject({ listedUser: 'Renamed elsewhere', inviter: 'Renamed elsewhere', followed: ['Renamed elsewhere', 'First name of the page'] });
       await other.all('update pages set name = ? where id = ?', ['Second name', pa]);
       expect(await embedded()).toMatchObject({ listedPage: 'Second name', requestPage: 'Second name', invitePage: 'Second name', followed: ['Renamed elsewhere', 'Second name'] });
       await other.close();
