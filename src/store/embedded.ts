@@ -1,37 +1,78 @@
 /**
- * The users and pages that other records embed (an invite's two users and its page, an access request's page
- * and user, a followed page or user), as JSON text kept by id and spliced into the records of a list read as
- * JSON (`records-json.ts`), instead of a correlated lookup and a `json_object` of a dozen fields for every row
- * that embeds one: the invites list's statement went from 191 to 58 µs a page of 25 (SQLite only).
+ * The texts a list's page is spliced from, kept by id: the users and pages that other records embed (an
+ * invite's two users and its page, an access request's page and user, a followed page or user; the pages and
+ * users lists' own records too), and the records of the lists that keep theirs (follows, access requests,
+ * invites: `KEPT_RECORDS` in `records-json.ts`), each as its parts with the references it embeds. A page then
+ * reads its walk's keys alone (an index), instead of a correlated lookup and a `json_object` of a dozen fields
+ * for every row and every record it embeds: the invites list's statement went from 191 to 58 µs a page of 25,
+ * then to about 13 with the invites kept too (SQLite only).
  *
  * Exact, never stale: each kind is kept for one version of the tables its text is made of (`table_versions`,
  * bumped by triggers in the transaction of every write, whoever writes: this process, another worker,
  * another process), read by the same statement as the rows that refer to it, so a page is made of the data of
- * one moment (the records it lacks read in the same snapshot as those rows). A version that moved empties that kind (a page created empties the pages, not the users).
+ * one moment (the records it lacks read in the same snapshot as those rows). A version that moved empties that
+ * kind (a page created empties the pages, not the users); a list's own records are kept for the version of
+ * their updates and deletes (a follow created adds a record, and changes none of those kept).
  * Bounded: at most `max` records of each kind, the oldest dropped first.
  */
 
+import type { KeptKind } from './records-json.js';
+
 /**
  * Per column of a record's parts: null, an object of its own fields; a string, the `"name":` of a reference;
- * `''`, the one column of a record that is itself a reference (a page of the pages list).
+ * `''`, the one column of a record that is itself a reference (a page of the pages list, a follow).
  */
 export type Layout = readonly (string | null)[];
 
-/** A reference to an embedded record: `U` + a user's id, `P` + a page's id; null for none. */
+/** A reference to a kept text: `U` + a user's id, `P` + a page's id, a list's own kind + id; null for none. */
 type Ref = string;
+
+/**
+ * A list's own record as kept: its text cut around the references it embeds, literal text at even places and a
+ * reference at odd ones (`''` for none, written `null`): `{"id":…,"followable":`, `P…`, `,"created_at":…}`.
+ */
+type Template = readonly string[];
 
 export interface EmbeddedReads {
   /** `[ref, text with the email, text without]` of the users among `ids` that exist. */
   users(ids: readonly string[]): unknown[][];
   /** `[ref, text]` of the pages among `ids` that exist. */
   pages(ids: readonly string[]): unknown[][];
+  /** `[ref, ...parts]` of the records of `kind` among `ids` that exist, and the parts' layout. */
+  records(kind: KeptKind, ids: readonly string[]): { layout: Layout; rows: unknown[][] };
+}
+
+/** One kind's texts and the version they were read at. */
+class Kept<T> {
+  readonly texts = new Map<Ref, T>();
+  at: string | undefined;
+
+  /** Whether `version` (the page's; `''` where it read none of this kind) keeps what is kept. */
+  holds(version: string): boolean {
+    return version === '' || version === this.at;
+  }
+
+  /** Empties the kind where its version moved. */
+  move(version: string): void {
+    if (this.holds(version)) return;
+    this.texts.clear();
+    this.at = version;
+  }
+
+  /** Drops the texts kept longest while there are more than `max`. */
+  trim(max: number): void {
+    for (const ref of this.texts.keys()) {
+      if (this.texts.size <= max) return;
+      this.texts.delete(ref);
+    }
+  }
 }
 
 export class EmbeddedRecords {
-  private readonly users = new Map<Ref, readonly [full: string, open: string]>();
-  private readonly pages = new Map<Ref, string>();
-  private usersAt: string | undefined;
-  private pagesAt: string | undefined;
+  private readonly users = new Kept<readonly [full: string, open: string]>();
+  private readonly pages = new Kept<string>();
+  private readonly records = new Map<KeptKind, Kept<Template>>();
+  private unversioned = 0;
 
   constructor(
     private readonly reads: EmbeddedReads,
@@ -40,44 +81,54 @@ export class EmbeddedRecords {
 
   /**
    * The records of `rows` as JSON text, as `viewer` may see them: an embedded user's email shown to
-   * administrators (`viewer` null) and to the user themself. Each row holds the record's parts by `layout`, then
-   * the versions of the users and of the pages as of its reading (`partsSelection` in `records-json.ts`), then
-   * anything else. `mayRead`: inside the snapshot the rows were read in, the records not kept are read; outside
-   * one (the rows read by one statement), the answer is undefined unless every record is kept for the versions
-   * the rows were read with (the page is then that statement's moment), and nothing is read or forgotten.
+   * administrators (`viewer` null) and to the user themself. Each row holds the record's parts by `layout`
+   * (then anything else); `versions` is what the page read of the users', the pages' and its own records'
+   * versions (`partsSelection` in `records-json.ts`: `users/pages/records`, each `''` where not read).
+   * `mayRead`: inside the snapshot the rows were read in, the texts not kept are read; outside one (the rows
+   * read by one statement), the answer is undefined unless every text is kept for the versions the rows were
+   * read with (the page is then that statement's moment), and nothing is read or forgotten.
    */
-  texts(rows: readonly unknown[][], count: number, layout: Layout, viewer: string | null, mayRead = true): string[] | undefined {
+  texts(
+    rows: readonly unknown[][],
+    count: number,
+    layout: Layout,
+    viewer: string | null,
+    versions: string | null,
+    kind: KeptKind | undefined,
+    mayRead = true,
+  ): string[] | undefined {
     if (count === 0) return [];
-    // A version read as null: the rows embed none of that kind (`Parts.noUsers`, `noPages`), which stays as it is.
-    const usersRead = rows[0]![layout.length];
-    const pagesRead = rows[0]![layout.length + 1];
-    const usersAt = usersRead === null ? this.usersAt : String(usersRead);
-    const pagesAt = pagesRead === null ? this.pagesAt : String(pagesRead);
-    if (usersAt !== this.usersAt || pagesAt !== this.pagesAt) {
+    // No version read (a table_versions row missing): nothing is kept for it; what the page needs is read.
+    if (typeof versions !== 'string') versions = `?${++this.unversioned}/?${this.unversioned}/?${this.unversioned}`;
+    const [users = '', pages = '', own = ''] = versions.split('/');
+    const records = kind === undefined ? undefined : this.recordsOf(kind);
+    if (!this.users.holds(users) || !this.pages.holds(pages) || (records && !records.holds(own))) {
       if (!mayRead) return undefined;
-      if (usersAt !== this.usersAt) {
-        this.users.clear();
-        this.usersAt = usersAt;
-      }
-      if (pagesAt !== this.pagesAt) {
-        this.pages.clear();
-        this.pagesAt = pagesAt;
-      }
+      this.users.move(users);
+      this.pages.move(pages);
+      records?.move(own);
     }
     const self = viewer === null ? undefined : `U${viewer}`;
-    // Each reference looked up once: the usual page has every record kept.
+    // Each reference looked up once: the usual page has every text kept.
     const texts = this.spliced(rows, count, layout, self, viewer === null, true);
     if (texts || !mayRead) return texts;
-    this.fill(rows, count, layout);
+    this.fill(rows, count, layout, kind);
     const filled = this.spliced(rows, count, layout, self, viewer === null, false)!;
-    // Only now the oldest go, past the bound: a page may refer to more records than are kept.
-    trim(this.users, this.max);
-    trim(this.pages, this.max);
+    // Only now the oldest go, past the bound: a page may refer to more texts than are kept.
+    this.users.trim(this.max);
+    this.pages.trim(this.max);
+    records?.trim(this.max);
     return filled;
   }
 
+  private recordsOf(kind: KeptKind): Kept<Template> {
+    let records = this.records.get(kind);
+    if (!records) this.records.set(kind, (records = new Kept()));
+    return records;
+  }
+
   /**
-   * The rows' records with the embedded ones spliced in; `strict`: undefined as soon as one is not kept, else
+   * The rows' records with the kept texts spliced in; `strict`: undefined as soon as one is not kept, else
    * null in its place (a record that is not there: a follow's followable deleted).
    */
   private spliced(rows: readonly unknown[][], count: number, layout: Layout, self: string | undefined, admin: boolean, strict: boolean): string[] | undefined {
@@ -94,7 +145,7 @@ export class EmbeddedRecords {
           continue;
         }
         const ref = row[k] as Ref | null;
-        let embedded = ref === null ? 'null' : this.kept(ref, self, admin);
+        let embedded = ref === null ? 'null' : this.kept(ref, self, admin, strict);
         if (embedded === undefined) {
           if (strict) return undefined;
           embedded = 'null';
@@ -107,44 +158,91 @@ export class EmbeddedRecords {
     return texts;
   }
 
-  /** An embedded record's text as the viewer may see it, if kept. */
-  private kept(ref: Ref, self: string | undefined, admin: boolean): string | undefined {
-    if (ref.charCodeAt(0) === 85 /* U */) {
-      const user = this.users.get(ref);
+  /**
+   * A kept text as the viewer may see it; undefined where it is not kept, or (`strict`) where one it embeds is
+   * not (else that one is null).
+   */
+  private kept(ref: Ref, self: string | undefined, admin: boolean, strict: boolean): string | undefined {
+    const letter = ref.charCodeAt(0);
+    if (letter === 85 /* U */) {
+      const user = this.users.texts.get(ref);
       if (!user) return undefined;
       return admin || ref === self ? user[0] : user[1];
     }
-    return this.pages.get(ref);
+    if (letter === 80 /* P */) return this.pages.texts.get(ref);
+    const template = this.records.get(ref[0] as KeptKind)?.texts.get(ref);
+    if (!template) return undefined;
+    let text = template[0]!;
+    for (let i = 1; i < template.length; i += 2) {
+      const inner = template[i]!;
+      let embedded = inner === '' ? 'null' : this.kept(inner, self, admin, strict);
+      if (embedded === undefined) {
+        if (strict) return undefined;
+        embedded = 'null';
+      }
+      text += embedded + template[i + 1]!;
+    }
+    return text;
   }
 
-  /** The ids of the users and of the pages the rows refer to that are not kept. */
-  private missing(rows: readonly unknown[][], count: number, layout: Layout): { users?: Set<string>; pages?: Set<string> } | undefined {
-    let users: Set<string> | undefined;
-    let pages: Set<string> | undefined;
+  /** Reads the texts the rows refer to that are not kept yet: the list's own records first, then what they embed. */
+  private fill(rows: readonly unknown[][], count: number, layout: Layout, kind: KeptKind | undefined): void {
+    const refs: Ref[] = [];
     for (let r = 0; r < count; r++)
       for (let k = 0; k < layout.length; k++) {
         if (layout[k] === null) continue;
         const ref = rows[r]![k] as Ref | null;
-        if (ref === null) continue;
-        if (ref.charCodeAt(0) === 85) {
-          if (!this.users.has(ref)) (users ??= new Set()).add(ref.slice(1));
-        } else if (!this.pages.has(ref)) (pages ??= new Set()).add(ref.slice(1));
+        if (ref !== null) refs.push(ref);
       }
-    return users || pages ? { users, pages } : undefined;
-  }
-
-  /** Reads the records the rows refer to that are not kept yet, all of each kind in one statement. */
-  private fill(rows: readonly unknown[][], count: number, layout: Layout): void {
-    const { users, pages } = this.missing(rows, count, layout) ?? {};
-    if (users) for (const [ref, full, open] of this.reads.users([...users]) as [Ref, string, string][]) this.users.set(ref, [full, open]);
-    if (pages) for (const [ref, text] of this.reads.pages([...pages]) as [Ref, string][]) this.pages.set(ref, text);
+    if (kind !== undefined) {
+      const records = this.recordsOf(kind);
+      const missing = refs.filter((ref) => ref[0] === kind && !records.texts.has(ref)).map((ref) => ref.slice(1));
+      if (missing.length) {
+        const read = this.reads.records(kind, [...new Set(missing)]);
+        for (const row of read.rows) records.texts.set(row[0] as Ref, templateOf(read.layout, row));
+      }
+      // The users and pages the records embed, found in their templates.
+      const own = refs.length;
+      for (let i = 0; i < own; i++) {
+        const template = refs[i]![0] === kind ? records.texts.get(refs[i]!) : undefined;
+        if (template) for (let j = 1; j < template.length; j += 2) if (template[j]) refs.push(template[j]!);
+      }
+    }
+    let users: Set<string> | undefined;
+    let pages: Set<string> | undefined;
+    for (const ref of refs) {
+      const letter = ref.charCodeAt(0);
+      if (letter === 85) {
+        if (!this.users.texts.has(ref)) (users ??= new Set()).add(ref.slice(1));
+      } else if (letter === 80 && !this.pages.texts.has(ref)) (pages ??= new Set()).add(ref.slice(1));
+    }
+    if (users) for (const [ref, full, open] of this.reads.users([...users]) as [Ref, string, string][]) this.users.texts.set(ref, [full, open]);
+    if (pages) for (const [ref, text] of this.reads.pages([...pages]) as [Ref, string][]) this.pages.texts.set(ref, text);
   }
 }
 
-/** Drops the records kept longest while there are more than `max`. */
-function trim(records: Map<Ref, unknown>, max: number): void {
-  for (const ref of records.keys()) {
-    if (records.size <= max) return;
-    records.delete(ref);
+/**
+ * A record's template from its reference and parts (`row`, by `layout`): its own fields' objects joined, each
+ * embedded record's reference kept apart.
+ */
+function templateOf(layout: Layout, row: readonly unknown[]): Template {
+  const template: string[] = [];
+  let text = '{';
+  let first = true;
+  for (let k = 0; k < layout.length; k++) {
+    const name = layout[k];
+    const value = row[k + 1];
+    if (name === null || name === undefined) {
+      const fields = value as string;
+      if (fields.length <= 2) continue;
+      text += (first ? '' : ',') + fields.slice(1, -1);
+    } else {
+      template.push(text + (first ? '' : ',') + name);
+      template.push((value as Ref | null) ?? '');
+      text = '';
+    }
+    first = false;
   }
+  template.push(`${text}}`);
+  return template;
 }

@@ -5,7 +5,7 @@ import { fixed } from './dialect.js';
 import type { Viewer } from './pages.js';
 import type { Database, FollowTable } from './schema.js';
 import { counterKey, narrowed, type Listed, type Selection, type Walk, Pager } from './paging.js';
-import { followParts, partsSelection, partsSelectionFor } from './records-json.js';
+import { keptParts, partsSelection, partsSelectionFor } from './records-json.js';
 
 /** A follow of a secret page says so (`secret_page`): the store's own, neither written nor read by the domain. */
 export type FollowRow = Omit<Selectable<FollowTable>, 'secret_page'>;
@@ -21,8 +21,9 @@ export const secretPageOf = (pageId: string | null) =>
   sql<number>`coalesce((select case when ${sql.ref('pages.privacy')} = 'secret' then 1 else 0 end from ${sql.table('pages')} where ${sql.ref('pages.id')} = ${pageId}), 0)`;
 
 const selectFollows: Selection = (q) => q.selectAll('follows');
-// The records as JSON text written by SQLite in parts, the followed page or user spliced in (`records-json.ts`).
-const followsAsJson = partsSelection(followParts());
+// The records as JSON text kept by id (written by SQLite in parts when first read), the followed page or user
+// spliced in (`records-json.ts`): the walk reads its index alone.
+const followsAsJson = partsSelection(keptParts('F'));
 
 export function followsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   const matching = (filter: FollowFilter) => {

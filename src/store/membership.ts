@@ -5,7 +5,7 @@ import { fixed } from './dialect.js';
 import type { Viewer } from './pages.js';
 import type { Database, InviteTable, PageAccessRequestTable } from './schema.js';
 import { counterKey, narrowed, type JsonSelection, type Listed, type Selection, type Walk, Pager } from './paging.js';
-import { accessRequestParts, inviteParts, partsSelection, partsSelectionFor } from './records-json.js';
+import { keptParts, partsSelection, partsSelectionFor } from './records-json.js';
 
 /** The page's owner is the store's own (a trigger writes it): the domain neither writes nor reads it. */
 export type AccessRequestRow = Omit<Selectable<PageAccessRequestTable>, 'page_owner_id'>;
@@ -72,9 +72,10 @@ const INVITE_COLUMNS = [
 ] as const;
 const selectRequests: Selection = (q) => q.select(REQUEST_COLUMNS);
 const selectInvites: Selection = (q) => q.select(INVITE_COLUMNS);
-// The records as JSON text written by SQLite in parts, the embedded pages and users spliced in (`records-json.ts`).
-const requestsAsJson = partsSelection(accessRequestParts());
-const invitesAsJson = partsSelection(inviteParts());
+// The records as JSON text kept by id (written by SQLite in parts when first read), the embedded pages and users
+// spliced in (`records-json.ts`): the walks read their indexes alone.
+const requestsAsJson = partsSelection(keptParts('R'));
+const invitesAsJson = partsSelection(keptParts('I'));
 
 type RequestColumn = 'r.page_id' | 'r.user_id' | 'r.state' | 'r.page_owner_id';
 type InviteColumn = 'i.target_type' | 'i.target_id' | 'i.user_id' | 'i.user_target_id' | 'i.state' | 'i.page_owner_id';

@@ -4,6 +4,7 @@ import type { Pagination } from '../shared/schemas/common.js';
 import { COUNTERS } from './counters.js';
 import { dialectOf } from './dialect.js';
 import type { EmbeddedRecords, Layout } from './embedded.js';
+import type { KeptKind } from './records-json.js';
 import type { Database } from './schema.js';
 
 /** Rows to skip before the requested page. */
@@ -37,6 +38,13 @@ export interface JsonSelection {
    */
   layout?: Layout;
   viewer?: string | null;
+  /**
+   * SQL of the versions of the texts a record in parts is spliced with (`partsSelection`): read by the page's
+   * statement once, as a last row of its own, so as of the rows' moment.
+   */
+  versions?: string;
+  /** The kind of a list's own records kept by id (`KEPT_RECORDS`), whose version `versions` reads too. */
+  kept?: KeptKind;
 }
 
 /**
@@ -231,8 +239,8 @@ export async function walkPage<Row>(
    * The first `count` rows' records as JSON text: the selection's one column, or its parts spliced (`mayRead`:
    * in the rows' snapshot; else undefined where records would have to be read, `EmbeddedRecords.texts`).
    */
-  const textsOf = (values: unknown[][], count: number, mayRead = true): string[] | undefined => {
-    if (json?.layout) return direct!.embedded!.texts(values, count, json.layout, json.viewer ?? null, mayRead);
+  const textsOf = (values: unknown[][], count: number, versions: string | null | undefined, mayRead = true): string[] | undefined => {
+    if (json?.layout) return direct!.embedded!.texts(values, count, json.layout, json.viewer ?? null, versions ?? null, json.kept, mayRead);
     const texts = new Array<string>(count);
     for (let r = 0; r < count; r++) texts[r] = values[r]![0] as string;
     return texts;
@@ -256,11 +264,14 @@ export async function walkPage<Row>(
    * Fetches read straight as values (the sort keys last): each walk's rows, and all of them merged in key order,
    * each key once (one walk's are in order already). Undefined where a fetch cannot be read so.
    */
-  const readValues = (fetches: CompiledQuery[]) => {
+  const readValues = (fetches: CompiledQuery[], versions?: string) => {
     // Several fetches are one statement (`unionAll`), each row tagged with its walk in a last column.
     const compound = fetches.length > 1;
-    const read = direct!.values(compound ? unionAll(fetches) : fetches[0]!);
+    const statement = compound ? unionAll(fetches) : fetches[0]!;
+    const read = direct!.values(versions === undefined ? statement : withVersions(statement, versions, compound));
     if (!read) return undefined;
+    // The versions' row, last.
+    const versionsRead = versions === undefined ? undefined : (read.values.pop()?.[0] as string | null | undefined);
     const names = compound ? read.names.slice(0, -1) : read.names;
     if (!names.slice(-width).every((name, i) => name === KEY(i))) return undefined;
     const columns = names.length - width;
@@ -274,7 +285,7 @@ export async function walkPage<Row>(
       perWalk = fetches.map(() => []);
       for (const row of read.values) perWalk[row[row.length - 1] as number]!.push(row);
     }
-    return { names, columns, values: merged(perWalk, keysOfValues), keysOfValues, perWalk };
+    return { names, columns, values: merged(perWalk, keysOfValues), keysOfValues, perWalk, versions: versionsRead };
   };
   // Several walks as JSON: the page's keys first (each walk's next keys, an index range), then each walk's
   // records of the page alone (its first rows from the page's first key): no record is written for a row that
@@ -294,8 +305,8 @@ export async function walkPage<Row>(
         const count = rows.filter((row) => compare(keysOfValues(row), last) <= 0).length;
         return count ? [fetchFrom(w, selection, first, true, count)] : [];
       });
-      const records = readValues(fetches);
-      if (records) return { rows: [], json: textsOf(records.values, records.values.length)!, next };
+      const records = readValues(fetches, json!.versions);
+      if (records) return { rows: [], json: textsOf(records.values, records.values.length, records.versions)!, next };
     }
     return undefined;
   };
@@ -305,10 +316,10 @@ export async function walkPage<Row>(
    * `inSnapshot`, which reads them too).
    */
   const pageOfPartsAsJson = (inSnapshot: boolean): Walked<Row> | undefined | null => {
-    const read = readValues([fetchFrom(0, selection, after, inclusive, n + 1)]);
+    const read = readValues([fetchFrom(0, selection, after, inclusive, n + 1)], json!.versions);
     if (!read) return undefined;
     const { values, keysOfValues } = read;
-    const texts = textsOf(values, Math.min(n, values.length), inSnapshot);
+    const texts = textsOf(values, Math.min(n, values.length), read.versions, inSnapshot);
     if (!texts) return null;
     if (known && values.length > n) known.remember(skip + n, keysOfValues(values[n]!));
     const next = values.length > n ? keysOfValues(values[n - 1]!) : undefined;
@@ -331,7 +342,7 @@ export async function walkPage<Row>(
     const { names, columns, values, keysOfValues } = read;
     if (known && values.length > n) known.remember(skip + n, keysOfValues(values[n]!));
     const next = values.length > n ? keysOfValues(values[n - 1]!) : undefined;
-    if (chosen === json?.select) return { rows: [], json: textsOf(values, Math.min(n, values.length))!, next };
+    if (chosen === json?.select) return { rows: [], json: textsOf(values, Math.min(n, values.length), undefined)!, next };
     const rows = new Array<Row>(Math.min(n, values.length));
     for (let r = 0; r < rows.length; r++) {
       const row = values[r]!;
@@ -386,6 +397,34 @@ function unionAll(fetches: readonly CompiledQuery[]): CompiledQuery {
   return { query: fetches[0]!.query, queryId: createQueryId(), sql: text, parameters: fetches.flatMap((fetch) => fetch.parameters) };
 }
 const compounds = new Map<string, unknown>();
+
+/**
+ * A page's statement with the versions its texts are spliced with (`JsonSelection.versions`) read in a last
+ * row of their own: once, not in every row (each value of each row costs its making in JavaScript), and as of
+ * the same moment as the rows (one statement). The rows keep their order: a compound's arms run in turn, the
+ * page's own in a subquery with its order and limit. Its text is kept per statement (the fetch's is compiled
+ * once per shape).
+ */
+function withVersions(statement: CompiledQuery, versions: string, compound: boolean): CompiledQuery {
+  let text = versioned.get(statement.sql);
+  if (text === undefined) {
+    // As many columns as the page's rows: the texts' parts and the sort keys (and a compound's walk).
+    const columns = (compound ? 1 : 0) + countColumns(statement);
+    const page = compound ? statement.sql : `select * from (${statement.sql})`;
+    text = `${page} union all select ${versions}${', null'.repeat(columns - 1)}`;
+    if (versioned.size >= 1000) versioned.clear();
+    versioned.set(statement.sql, text);
+  }
+  return { ...statement, sql: text };
+}
+const versioned = new Map<string, string>();
+
+/** How many columns a compiled select's rows have (each of its selections one). */
+function countColumns(statement: CompiledQuery): number {
+  const query = statement.query as { kind: string; selections?: readonly unknown[] };
+  if (query.kind !== 'SelectQueryNode' || !query.selections?.length) throw new Error('a page of texts in parts is one select');
+  return query.selections.length;
+}
 
 /** A walk's sort keys alone (`withKeys` adds them): the first step of a page of several walks read as JSON. */
 const keysOnly: Selection = (query) => query;

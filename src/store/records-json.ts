@@ -78,15 +78,16 @@ export const pagesJsonByIds = (ids: RawBuilder<unknown>): RawBuilder<unknown> =>
     where embedded_page.id in (select value from json_each(${ids}))`;
 
 /**
- * The versions the embedded records' texts depend on, the users' (users and their roles) and the pages',
- * read by the statement that reads the records referring to them, so as of the same moment: each a
- * subquery of constants, run once per statement.
+ * The versions the kept texts depend on (`EmbeddedRecords`), as SQL that reads them: the users' (users and
+ * their roles), the pages', and those of a list's own records kept by id (a follow, an access request, an
+ * invite: `RECORDS_VERSION`). A list's page reads them once, in the same statement as its rows (a last row of
+ * its own, `JsonSelection.versions`), so as of the same moment.
  */
 // Two lookups by key (a third cheaper than a `group_concat` over `name in (…)`).
-const USERS_VERSION = sql`(select v from table_versions where name = 'users') || '.' || (select v from table_versions where name = 'permission_sets')`;
-const PAGES_VERSION = sql`(select v from table_versions where name = 'pages')`;
-/** In place of the version of a kind a record never embeds: none read (`EmbeddedRecords.texts` leaves that kind be). */
-const NO_VERSION = sql`null`;
+const USERS_VERSION = `(select v from table_versions where name = 'users') || '.' || (select v from table_versions where name = 'permission_sets')`;
+const PAGES_VERSION = `(select v from table_versions where name = 'pages')`;
+/** The version of a table's existing records (bumped by their updates and deletes, not by inserts: migration 0017). */
+const RECORDS_VERSION = (table: string) => `(select v from table_versions where name = 'records:${table}')`;
 
 /** A reference to the user whose id is the column `ref`, spliced in by `EmbeddedRecords`. */
 const userRef = (ref: string): RawBuilder<unknown> => sql`'U' || ${sql.ref(ref)}`;
@@ -107,6 +108,8 @@ export interface Parts {
   noUsers?: boolean;
   /** Whether the record never embeds a page (the pages' version is not read). */
   noPages?: boolean;
+  /** The list's own records kept by id (`KEPT_RECORDS`): their kind, whose version is read too. */
+  kept?: KeptKind;
 }
 const parts = (fields: readonly Part[]): Parts => {
   const columns: RawBuilder<unknown>[] = [];
@@ -131,13 +134,14 @@ const parts = (fields: readonly Part[]): Parts => {
 };
 
 /**
- * A list's selection of a record's parts, and their layout (`JsonSelection`): the parts, then the versions
- * of the users and pages they refer to.
+ * A list's selection of a record's parts, their layout, and the SQL of the versions of the texts they are
+ * spliced with (`JsonSelection`): those a record never embeds are not read (`''`).
  */
-export const partsSelection = ({ columns, layout, noUsers, noPages }: Parts): { select: Selection; layout: Layout } => ({
-  select: (q) =>
-    q.select([...columns, noUsers ? NO_VERSION : USERS_VERSION, noPages ? NO_VERSION : PAGES_VERSION].map((column, k) => column.as(`part${k}`))),
+export const partsSelection = ({ columns, layout, noUsers, noPages, kept }: Parts): { select: Selection; layout: Layout; versions: string; kept?: KeptKind } => ({
+  select: (q) => q.select(columns.map((column, k) => column.as(`part${k}`))),
   layout,
+  versions: [noUsers ? `''` : USERS_VERSION, noPages ? `''` : PAGES_VERSION, kept ? RECORDS_VERSION(KEPT_RECORDS[kept].table) : `''`].join(` || '/' || `),
+  ...(kept ? { kept } : {}),
 });
 
 /**
@@ -210,11 +214,44 @@ export const followParts = (): Parts => {
   ]);
 };
 
+/** The kinds of a list's own records kept by id (`EmbeddedRecords`): a reference's first letter. */
+export type KeptKind = 'F' | 'R' | 'I';
+
+/**
+ * A list's own records kept by id as their parts, spliced like the users and pages they embed: the table, the
+ * alias its parts name, the parts. Kept for the version of the table's existing records, which its updates and
+ * deletes bump (migration 0017): an insert adds a record no list has kept yet, so a follow does not retire the
+ * follows kept.
+ */
+export const KEPT_RECORDS: Readonly<Record<KeptKind, { table: string; alias: string; parts: () => Parts }>> = {
+  F: { table: 'follows', alias: 'follows', parts: followParts },
+  R: { table: 'page_access_requests', alias: 'r', parts: accessRequestParts },
+  I: { table: 'invites', alias: 'i', parts: inviteParts },
+};
+
+/**
+ * A list's record kept by id (`KEPT_RECORDS`): the record one reference (`F`, `R` or `I` + its id), its walk's
+ * keys alone read (the record's parts read by id when not kept, `recordsJsonByIds`).
+ */
+export const keptParts = (kind: KeptKind): Parts => ({
+  columns: [sql`${sql.lit(kind)} || ${sql.ref(`${KEPT_RECORDS[kind].alias}.id`)}`],
+  layout: [''],
+  kept: kind,
+});
+
+/** The records of kind `kind` among the ids in `ids` (a JSON array): each one's reference, then its parts. */
+export const recordsJsonByIds = (kind: KeptKind, ids: RawBuilder<unknown>): RawBuilder<unknown> => {
+  const { table, alias, parts } = KEPT_RECORDS[kind];
+  const id = sql.ref(`${alias}.id`);
+  return sql`select ${sql.lit(kind)} || ${id}, ${sql.join(parts().columns)} from ${sql.table(table)} as ${sql.table(alias)}
+    where ${id} in (select value from json_each(${ids}))`;
+};
+
 /**
  * A list's JSON selection of a record in parts for this viewer: an administrator (every email shown) or a
  * Member, whose own email alone shows.
  */
-export const partsSelectionFor = (viewer: Viewer, selection: { select: Selection; layout: Layout }): JsonSelection => ({
+export const partsSelectionFor = (viewer: Viewer, selection: ReturnType<typeof partsSelection>): JsonSelection => ({
   ...selection,
   viewer: viewer.isAdmin ? null : viewer.id,
 });

@@ -4,8 +4,8 @@ import { dirname, resolve } from 'node:path';
 import { Kysely, SqliteDialect, sql, type CompiledQuery, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import type { Database as Schema } from './schema.js';
 import { startCheckpointer } from './checkpointer.js';
-import { EmbeddedRecords } from './embedded.js';
-import { pagesJsonByIds, usersJsonByIds } from './records-json.js';
+import { EmbeddedRecords, type Layout } from './embedded.js';
+import { KEPT_RECORDS, pagesJsonByIds, recordsJsonByIds, usersJsonByIds, type KeptKind } from './records-json.js';
 import { SecretBox } from './secret-box.js';
 import { readDirectly, type DirectReader, type TableVersions } from './paging.js';
 import { createKyselyStore, migrateToLatest, type Store } from './store.js';
@@ -185,7 +185,7 @@ function tableVersions(
 function directReader(
   watcher: Database.Database,
   onQuery: ((sql: string, parameters: readonly unknown[]) => void) | undefined,
-  embedded: { users: string; pages: string },
+  embedded: EmbeddedStatements,
   embeddedKept: number | undefined,
   max = 1000,
 ): DirectReader {
@@ -227,6 +227,7 @@ function directReader(
     embedded: new EmbeddedRecords({
       users: (ids) => rawValues(embedded.users, [JSON.stringify(ids)]),
       pages: (ids) => rawValues(embedded.pages, [JSON.stringify(ids)]),
+      records: (kind, ids) => ({ layout: embedded.records[kind].layout, rows: rawValues(embedded.records[kind].sql, [JSON.stringify(ids)]) }),
     }, embeddedKept),
     values(compiled) {
       const read = values(compiled);
@@ -237,9 +238,20 @@ function directReader(
 }
 
 /** The statements that read the records other records embed (`EmbeddedRecords`), compiled once. */
-function embeddedStatements(db: Kysely<Schema>): { users: string; pages: string } {
+function embeddedStatements(db: Kysely<Schema>): EmbeddedStatements {
   const ids = sql.val('[]');
-  return { users: usersJsonByIds(ids).compile(db).sql, pages: pagesJsonByIds(ids).compile(db).sql };
+  const records = (kind: KeptKind) => ({ sql: recordsJsonByIds(kind, ids).compile(db).sql, layout: KEPT_RECORDS[kind].parts().layout });
+  return {
+    users: usersJsonByIds(ids).compile(db).sql,
+    pages: pagesJsonByIds(ids).compile(db).sql,
+    records: { F: records('F'), R: records('R'), I: records('I') },
+  };
+}
+interface EmbeddedStatements {
+  users: string;
+  pages: string;
+  /** A list's own records kept by id (`KEPT_RECORDS`): the statement that reads them by id, and their parts' layout. */
+  records: Record<KeptKind, { sql: string; layout: Layout }>;
 }
 
 /**

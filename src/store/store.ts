@@ -21,6 +21,7 @@ import { leanWrites } from './migrations/0012-lean-writes.js';
 import { secretFollows } from './migrations/0014-secret-follows.js';
 import { flagCounts } from './migrations/0015-flag-counts.js';
 import { auditFilters } from './migrations/0016-audit-filters.js';
+import { keptRecords } from './migrations/0017-kept-records.js';
 import { commentsRepo, likesRepo, statusesRepo } from './content.js';
 import { attendancesRepo, eventsRepo } from './events.js';
 import { notificationJobsRepo, notificationsRepo } from './notifications.js';
@@ -46,6 +47,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0014-secret-follows': secretFollows,
   '0015-flag-counts': flagCounts,
   '0016-audit-filters': auditFilters,
+  '0017-kept-records': keptRecords,
 };
 
 class StaticMigrations implements MigrationProvider {

@@ -193,11 +193,11 @@ describe(`lists with embedded records written from JSON text${kept ? ' (one embe
             expect(link && new URL(/<([^>]+)>/.exec(link)![1]!, 'http://x').searchParams.get('cursor')).toBe(next && encodeCursor(next));
             // (SQLite's reading connection writes the JSON; PostgreSQL answers rows, mapped as inside the transaction.)
             if (!j.file.startsWith('postgres') && JSON.parse(res.body).items.length) {
-              // A record of the pages or users list is one reference, its text kept by id (written by SQLite when first read).
-              if (path === '/pages') expect(queries.some((q) => q.includes(`'P' ||`))).toBe(true);
-              else if (path !== '/users') expect(queries.some((q) => q.includes('json_object('))).toBe(true);
-              // The records that embed users and pages are read in parts, the embedded ones spliced in.
-              if (path !== '/events' && path !== '/pages') expect(queries.some((q) => q.includes(`'U' ||`))).toBe(true);
+              // Every record but an event is one reference, its text kept by id (written by SQLite in parts
+              // when first read, the users and pages it embeds spliced in).
+              const reference = { '/pages': 'P', '/users': 'U', '/follows': 'F', '/page_access_requests': 'R', '/invites': 'I' }[path];
+              if (reference) expect(queries.some((q) => q.includes(`'${reference}' ||`))).toBe(true);
+              else expect(queries.some((q) => q.includes('json_object('))).toBe(true);
             }
           }
         }
@@ -214,7 +214,8 @@ describe('a page of several walks written as JSON', () => {
       const k = await startApp({
         storeOptions: {
           onQuery: (sql) => {
-            if (strike && sql.includes('json_object(') && sql.includes('page_access_requests')) {
+            // The page's records (a reference each), read after its keys.
+            if (strike && sql.includes(`'R' || "r"."id"`)) {
               const run = strike;
               strike = undefined;
               run();
@@ -388,4 +389,79 @@ describe('the users and pages spliced into the records that embed them', () => {
       removeDir(k.dir);
     }
   });
+});
+
+describe('the records a list keeps by id (follows, access requests, invites)', () => {
+  it.skipIf(onPostgres)(
+    'are retired by an update or a delete, whoever writes it, and not by an insert: a new follow reads only itself [SQLite]',
+    async () => {
+      const reads: [string, readonly unknown[]][] = [];
+      const k = await startApp({ storeOptions: { onQuery: (sql, parameters) => reads.push([sql, parameters ?? []]) } });
+      try {
+        const a = await k.member();
+        const b = await k.member();
+        const c = await k.member();
+        const config = await k.call('POST', '/page_configurations', { body: { name: 'Kept records' } });
+        const pageOf = async (name: string) => {
+          const res = await k.call('POST', '/pages', { as: a.creds, body: { name, privacy: 'public', page_configuration_id: config.body.id, user_id: a.user.id } });
+          expect(res.status, JSON.stringify(res.body)).toBe(201);
+          return res.body.id as string;
+        };
+        const p1 = await pageOf('First');
+        const p2 = await pageOf('Second');
+        const request = await k.call('POST', '/page_access_requests', { as: b.creds, body: { page_id: p1, user_id: b.user.id } });
+        expect(request.status, JSON.stringify(request.body)).toBe(201);
+        expect((await k.call('POST', '/invites', { as: a.creds, body: { target_type: 'Page', target_id: p1, user_id: a.user.id, user_target_ids: [b.user.id] } })).status).toBe(200);
+        const follow = await k.call('POST', '/follows', { as: b.creds, body: { user_id: b.user.id, followable_type: 'Page', followable_id: p1 } });
+        expect(follow.status, JSON.stringify(follow.body)).toBe(201);
+        expect((await k.call('POST', '/follows', { as: b.creds, body: { user_id: b.user.id, followable_type: 'User', followable_id: a.user.id } })).status).toBe(201);
+
+        type Item = Record<string, unknown> & { followable?: { name?: string } | null };
+        const ask = async (path: string) => {
+          const res = await k.app.inject({ method: 'GET', url: `/public-api/v1${path}`, headers: { 'api-key': k.admin.key, 'api-secret': k.admin.secret } });
+          expect(res.statusCode, res.body).toBe(200);
+          return JSON.parse(res.body).items as Item[];
+        };
+        const state = async () => {
+          const follows = await ask('/follows?per_page=100');
+          const [req] = await ask('/page_access_requests');
+          const [invite] = await ask('/invites');
+          const f = follows.find((x) => x.id === follow.body.id);
+          return { follows: follows.length, followed: [f?.followable_id, f?.followable?.name], request: req?.state, invite: [invite?.state, invite?.is_accepted] };
+        };
+        // Three times: compiled from the second use on, then kept. Four follows: b's two, and a's of the two
+        // pages a created.
+        for (let round = 0; round < 3; round++)
+          expect(await state()).toEqual({ follows: 4, followed: [p1, 'First'], request: 'waiting', invite: ['waiting', false] });
+        /** The records of `kind` read by id since `from`: the ids asked. */
+        const readById = (kind: string, from: number) =>
+          reads.slice(from).filter(([sql]) => sql.startsWith(`select '${kind}' ||`) && sql.includes('json_each')).flatMap(([, p]) => JSON.parse(String(p[0])) as string[]);
+        let from = reads.length;
+        await state();
+        expect([readById('F', from), readById('R', from), readById('I', from)]).toEqual([[], [], []]);
+
+        // Another process: the request and the invite answered, the follow deleted and written again with its id.
+        const raw = new Database(k.file);
+        raw.prepare("update page_access_requests set state = 'accepted', is_validate = 1 where id = ?").run(request.body.id);
+        raw.prepare("update invites set state = 'accepted', is_accepted = 1, is_validate = 1").run();
+        raw.prepare('delete from follows where id = ?').run(follow.body.id);
+        raw.prepare("insert into follows (id, user_id, followable_type, followable_id, created_at, secret_page) values (?, ?, 'Page', ?, ?, 0)")
+          .run(follow.body.id, b.user.id, p2, follow.body.created_at);
+        raw.close();
+        expect(await state()).toEqual({ follows: 4, followed: [p2, 'Second'], request: 'accepted', invite: ['accepted', true] });
+
+        // A follow created: the follows kept stay, the new one alone is read.
+        await state();
+        const fresh = await k.call('POST', '/follows', { as: c.creds, body: { user_id: c.user.id, followable_type: 'Page', followable_id: p2 } });
+        expect(fresh.status, JSON.stringify(fresh.body)).toBe(201);
+        from = reads.length;
+        const after = await ask('/follows?per_page=100');
+        expect(after.map((f) => f.id)).toContain(fresh.body.id);
+        expect(readById('F', from)).toEqual([fresh.body.id]);
+      } finally {
+        await k.close();
+        removeDir(k.dir);
+      }
+    },
+  );
 });
