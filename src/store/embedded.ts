@@ -30,8 +30,16 @@ type Ref = string;
 /**
  * A list's own record as kept: its text cut around the references it embeds, literal text at even places and a
  * reference at odd ones (`''` for none, written `null`): `{"id":…,"followable":`, `P…`, `,"created_at":…}`.
+ * With it, its whole text as last spliced, as an administrator sees it (`full`, every email) and as anyone else
+ * does (`open`, where it embeds no user seen by themself), while the users and pages it embeds stay as they were
+ * (`at`, the generation of the users and pages kept): one lookup for the usual record, its text one flat string.
  */
-type Template = readonly string[];
+interface Template {
+  readonly parts: readonly string[];
+  at: number;
+  full?: string;
+  open?: string;
+}
 
 export interface EmbeddedReads {
   /** `[ref, text with the email, text without]` of the users among `ids` that exist. */
@@ -52,11 +60,12 @@ class Kept<T> {
     return version === '' || version === this.at;
   }
 
-  /** Empties the kind where its version moved. */
-  move(version: string): void {
-    if (this.holds(version)) return;
+  /** Empties the kind where its version moved: true then. */
+  move(version: string): boolean {
+    if (this.holds(version)) return false;
     this.texts.clear();
     this.at = version;
+    return true;
   }
 
   /** Drops the texts kept longest while there are more than `max`. */
@@ -73,6 +82,8 @@ export class EmbeddedRecords {
   private readonly pages = new Kept<string>();
   private readonly records = new Map<KeptKind, Kept<Template>>();
   private unversioned = 0;
+  /** Moves whenever the users or the pages kept are emptied: a record's whole text spliced before is stale. */
+  private generation = 0;
 
   constructor(
     private readonly reads: EmbeddedReads,
@@ -104,8 +115,8 @@ export class EmbeddedRecords {
     const records = kind === undefined ? undefined : this.recordsOf(kind);
     if (!this.users.holds(users) || !this.pages.holds(pages) || (records && !records.holds(own))) {
       if (!mayRead) return undefined;
-      this.users.move(users);
-      this.pages.move(pages);
+      // (Both run: `||` would skip the second.)
+      if (Number(this.users.move(users)) | Number(this.pages.move(pages))) this.generation++;
       records?.move(own);
     }
     const self = viewer === null ? undefined : `U${viewer}`;
@@ -172,15 +183,36 @@ export class EmbeddedRecords {
     if (letter === 80 /* P */) return this.pages.texts.get(ref);
     const template = this.records.get(ref[0] as KeptKind)?.texts.get(ref);
     if (!template) return undefined;
-    let text = template[0]!;
-    for (let i = 1; i < template.length; i += 2) {
-      const inner = template[i]!;
+    const { parts } = template;
+    // Whether the viewer sees their own email in it (a text of their own, not kept).
+    let own = false;
+    if (!admin) for (let i = 1; i < parts.length; i += 2) if (parts[i] === self) own = true;
+    if (template.at === this.generation) {
+      const text = admin ? template.full : own ? undefined : template.open;
+      if (text !== undefined) return text;
+    } else {
+      template.at = this.generation;
+      template.full = template.open = undefined;
+    }
+    const pieces = new Array<string>(parts.length);
+    pieces[0] = parts[0]!;
+    let whole = true;
+    for (let i = 1; i < parts.length; i += 2) {
+      const inner = parts[i]!;
       let embedded = inner === '' ? 'null' : this.kept(inner, self, admin, strict);
       if (embedded === undefined) {
         if (strict) return undefined;
         embedded = 'null';
+        whole = false;
       }
-      text += embedded + template[i + 1]!;
+      pieces[i] = embedded;
+      pieces[i + 1] = parts[i + 1]!;
+    }
+    // One flat string (a page's body joins them as they are), kept unless a record it embeds was missing.
+    const text = pieces.join('');
+    if (whole) {
+      if (admin) template.full = text;
+      else if (!own) template.open = text;
     }
     return text;
   }
@@ -199,13 +231,13 @@ export class EmbeddedRecords {
       const missing = refs.filter((ref) => ref[0] === kind && !records.texts.has(ref)).map((ref) => ref.slice(1));
       if (missing.length) {
         const read = this.reads.records(kind, [...new Set(missing)]);
-        for (const row of read.rows) records.texts.set(row[0] as Ref, templateOf(read.layout, row));
+        for (const row of read.rows) records.texts.set(row[0] as Ref, { parts: templateOf(read.layout, row), at: -1 });
       }
       // The users and pages the records embed, found in their templates.
       const own = refs.length;
       for (let i = 0; i < own; i++) {
-        const template = refs[i]![0] === kind ? records.texts.get(refs[i]!) : undefined;
-        if (template) for (let j = 1; j < template.length; j += 2) if (template[j]) refs.push(template[j]!);
+        const parts = refs[i]![0] === kind ? records.texts.get(refs[i]!)?.parts : undefined;
+        if (parts) for (let j = 1; j < parts.length; j += 2) if (parts[j]) refs.push(parts[j]!);
       }
     }
     let users: Set<string> | undefined;
@@ -225,7 +257,7 @@ export class EmbeddedRecords {
  * A record's template from its reference and parts (`row`, by `layout`): its own fields' objects joined, each
  * embedded record's reference kept apart.
  */
-function templateOf(layout: Layout, row: readonly unknown[]): Template {
+function templateOf(layout: Layout, row: readonly unknown[]): string[] {
   const template: string[] = [];
   let text = '{';
   let first = true;
