@@ -13,7 +13,7 @@
  * one moment (the records it lacks read in the same snapshot as those rows). A version that moved empties that
  * kind (a page created empties the pages, not the users); a list's own records are kept for the version of
  * their updates and deletes (a follow created adds a record, and changes none of those kept).
- * Bounded: at most `max` records of each kind, the oldest dropped first.
+ * Bounded: at most `max` records of each kind (past it, the oldest dropped, down to three quarters of it).
  */
 
 import type { KeptKind } from './records-json.js';
@@ -41,13 +41,21 @@ interface Template {
   open?: string;
 }
 
+/**
+ * Reads by id. `versions`: SQL of versions (`JsonSelection.versions`) the same statement reads too, answered
+ * as `versions` (outside a snapshot: what the texts read are checked against).
+ */
 export interface EmbeddedReads {
   /** `[ref, text with the email, text without]` of the users among `ids` that exist. */
-  users(ids: readonly string[]): unknown[][];
+  users(ids: readonly string[], versions?: string): Read;
   /** `[ref, text]` of the pages among `ids` that exist. */
-  pages(ids: readonly string[]): unknown[][];
+  pages(ids: readonly string[], versions?: string): Read;
   /** `[ref, ...parts]` of the records of `kind` among `ids` that exist, and the parts' layout. */
-  records(kind: KeptKind, ids: readonly string[]): { layout: Layout; rows: unknown[][] };
+  records(kind: KeptKind, ids: readonly string[], versions?: string): Read & { layout: Layout };
+}
+interface Read {
+  rows: unknown[][];
+  versions?: string | null;
 }
 
 /** One kind's texts and the version they were read at. */
@@ -68,10 +76,16 @@ class Kept<T> {
     return true;
   }
 
-  /** Drops the texts kept longest while there are more than `max`. */
+  /**
+   * Past `max` texts, drops those kept longest down to three quarters of it: a quarter at a time, not a page's
+   * worth after every page (a Map's iteration from its start steps over every entry deleted since it was last
+   * compacted: trimming 25 at a time cost 5 µs a page at a million pages, most of it stepping over holes).
+   */
   trim(max: number): void {
+    if (this.texts.size <= max) return;
+    const keep = Math.floor((max * 3) / 4);
     for (const ref of this.texts.keys()) {
-      if (this.texts.size <= max) return;
+      if (this.texts.size <= keep) return;
       this.texts.delete(ref);
     }
   }
@@ -95,9 +109,10 @@ export class EmbeddedRecords {
    * administrators (`viewer` null) and to the user themself. Each row holds the record's parts by `layout`
    * (then anything else); `versions` is what the page read of the users', the pages' and its own records'
    * versions (`partsSelection` in `records-json.ts`: `users/pages/records`, each `''` where not read).
-   * `mayRead`: inside the snapshot the rows were read in, the texts not kept are read; outside one (the rows
-   * read by one statement), the answer is undefined unless every text is kept for the versions the rows were
-   * read with (the page is then that statement's moment), and nothing is read or forgotten.
+   * `outside`: undefined inside the snapshot the rows were read in, where the texts not kept are read as of
+   * it; outside one (the rows read by one statement), the SQL of the versions the rows were read with, which
+   * every read of texts not kept reads too: the answer is undefined (to be read again in a snapshot) unless each
+   * read them unchanged, its texts then those of the rows' moment (no write between).
    */
   texts(
     rows: readonly unknown[][],
@@ -106,15 +121,18 @@ export class EmbeddedRecords {
     viewer: string | null,
     versions: string | null,
     kind: KeptKind | undefined,
-    mayRead = true,
+    outside?: string,
   ): string[] | undefined {
     if (count === 0) return [];
-    // No version read (a table_versions row missing): nothing is kept for it; what the page needs is read.
-    if (typeof versions !== 'string') versions = `?${++this.unversioned}/?${this.unversioned}/?${this.unversioned}`;
+    if (typeof versions !== 'string') {
+      // No version read (a table_versions row missing): nothing is kept for it; what the page needs is read.
+      if (outside !== undefined) return undefined;
+      versions = `?${++this.unversioned}/?${this.unversioned}/?${this.unversioned}`;
+    }
     const [users = '', pages = '', own = ''] = versions.split('/');
     const records = kind === undefined ? undefined : this.recordsOf(kind);
+    // The page's versions are the newest seen: what is kept of a kind whose version moved is stale.
     if (!this.users.holds(users) || !this.pages.holds(pages) || (records && !records.holds(own))) {
-      if (!mayRead) return undefined;
       // (Both run: `||` would skip the second.)
       if (Number(this.users.move(users)) | Number(this.pages.move(pages))) this.generation++;
       records?.move(own);
@@ -122,8 +140,8 @@ export class EmbeddedRecords {
     const self = viewer === null ? undefined : `U${viewer}`;
     // Each reference looked up once: the usual page has every text kept.
     const texts = this.spliced(rows, count, layout, self, viewer === null, true);
-    if (texts || !mayRead) return texts;
-    this.fill(rows, count, layout, kind);
+    if (texts) return texts;
+    if (!this.fill(rows, count, layout, kind, outside === undefined ? undefined : { sql: outside, read: versions })) return undefined;
     const filled = this.spliced(rows, count, layout, self, viewer === null, false)!;
     // Only now the oldest go, past the bound: a page may refer to more texts than are kept.
     this.users.trim(this.max);
@@ -217,8 +235,13 @@ export class EmbeddedRecords {
     return text;
   }
 
-  /** Reads the texts the rows refer to that are not kept yet: the list's own records first, then what they embed. */
-  private fill(rows: readonly unknown[][], count: number, layout: Layout, kind: KeptKind | undefined): void {
+  /**
+   * Reads the texts the rows refer to that are not kept yet: the list's own records first, then what they embed.
+   * `check`: each read reads these versions too, and keeps what it read only if they are still those the rows were
+   * read with (false as soon as one is not).
+   */
+  private fill(rows: readonly unknown[][], count: number, layout: Layout, kind: KeptKind | undefined, check?: { sql: string; read: string }): boolean {
+    const holds = (read: Read) => check === undefined || read.versions === check.read;
     const refs: Ref[] = [];
     for (let r = 0; r < count; r++)
       for (let k = 0; k < layout.length; k++) {
@@ -230,7 +253,8 @@ export class EmbeddedRecords {
       const records = this.recordsOf(kind);
       const missing = refs.filter((ref) => ref[0] === kind && !records.texts.has(ref)).map((ref) => ref.slice(1));
       if (missing.length) {
-        const read = this.reads.records(kind, [...new Set(missing)]);
+        const read = this.reads.records(kind, [...new Set(missing)], check?.sql);
+        if (!holds(read)) return false;
         for (const row of read.rows) records.texts.set(row[0] as Ref, { parts: templateOf(read.layout, row), at: -1 });
       }
       // The users and pages the records embed, found in their templates.
@@ -248,8 +272,17 @@ export class EmbeddedRecords {
         if (!this.users.texts.has(ref)) (users ??= new Set()).add(ref.slice(1));
       } else if (letter === 80 && !this.pages.texts.has(ref)) (pages ??= new Set()).add(ref.slice(1));
     }
-    if (users) for (const [ref, full, open] of this.reads.users([...users]) as [Ref, string, string][]) this.users.texts.set(ref, [full, open]);
-    if (pages) for (const [ref, text] of this.reads.pages([...pages]) as [Ref, string][]) this.pages.texts.set(ref, text);
+    if (users) {
+      const read = this.reads.users([...users], check?.sql);
+      if (!holds(read)) return false;
+      for (const [ref, full, open] of read.rows as [Ref, string, string][]) this.users.texts.set(ref, [full, open]);
+    }
+    if (pages) {
+      const read = this.reads.pages([...pages], check?.sql);
+      if (!holds(read)) return false;
+      for (const [ref, text] of read.rows as [Ref, string][]) this.pages.texts.set(ref, text);
+    }
+    return true;
   }
 }
 

@@ -236,11 +236,13 @@ export async function walkPage<Row>(
   const asJson = json !== undefined && direct !== undefined && (json.layout === undefined || direct.embedded !== undefined);
   const selection = asJson ? json.select : select;
   /**
-   * The first `count` rows' records as JSON text: the selection's one column, or its parts spliced (`mayRead`:
-   * in the rows' snapshot; else undefined where records would have to be read, `EmbeddedRecords.texts`).
+   * The first `count` rows' records as JSON text: the selection's one column, or its parts spliced
+   * (`inSnapshot`: in the rows' snapshot; else undefined where the texts read would not be of the rows' moment,
+   * `EmbeddedRecords.texts`).
    */
-  const textsOf = (values: unknown[][], count: number, versions: string | null | undefined, mayRead = true): string[] | undefined => {
-    if (json?.layout) return direct!.embedded!.texts(values, count, json.layout, json.viewer ?? null, versions ?? null, json.kept, mayRead);
+  const textsOf = (values: unknown[][], count: number, versions: string | null | undefined, inSnapshot = true): string[] | undefined => {
+    if (json?.layout)
+      return direct!.embedded!.texts(values, count, json.layout, json.viewer ?? null, versions ?? null, json.kept, inSnapshot ? undefined : json.versions);
     const texts = new Array<string>(count);
     for (let r = 0; r < count; r++) texts[r] = values[r]![0] as string;
     return texts;
@@ -311,9 +313,9 @@ export async function walkPage<Row>(
     return undefined;
   };
   /**
-   * The page of one walk as JSON, its records in parts spliced with the embedded ones of the same moment: read
-   * by one statement where every record it embeds is kept (null where one is not: it is read again in a snapshot,
-   * `inSnapshot`, which reads them too).
+   * The page of one walk as JSON, its records in parts spliced with the texts of the same moment: read by one
+   * statement where every text is kept, or read after it with the same versions (no write between); null where a
+   * write came between: it is read again in a snapshot (`inSnapshot`), with the texts it lacks.
    */
   const pageOfPartsAsJson = (inSnapshot: boolean): Walked<Row> | undefined | null => {
     const read = readValues([fetchFrom(0, selection, after, inclusive, n + 1)], json!.versions);

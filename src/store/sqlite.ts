@@ -219,15 +219,32 @@ function directReader(
     return { reading, values: reading.values(compiled.parameters) };
   };
   const rawValues = (sql: string, parameters: readonly unknown[]) => values({ sql, parameters } as CompiledQuery)!.values;
+  // A read by ids of `columns` columns, with `versions` (SQL) read by the same statement in a last row of its own.
+  const withVersions = new Map<string, string>();
+  const byIds = (sql: string, columns: number, ids: readonly string[], versions: string | undefined) => {
+    if (versions === undefined) return { rows: rawValues(sql, [JSON.stringify(ids)]) };
+    const key = `${sql}\u0000${versions}`;
+    let text = withVersions.get(key);
+    if (text === undefined) {
+      text = `${sql} union all select ${versions}${', null'.repeat(columns - 1)}`;
+      if (withVersions.size >= 100) withVersions.clear();
+      withVersions.set(key, text);
+    }
+    const rows = rawValues(text, [JSON.stringify(ids)]);
+    return { rows, versions: rows.pop()?.[0] as string | null | undefined };
+  };
   return {
     rows(compiled) {
       const read = values(compiled);
       return read && read.reading.objects(read.values);
     },
     embedded: new EmbeddedRecords({
-      users: (ids) => rawValues(embedded.users, [JSON.stringify(ids)]),
-      pages: (ids) => rawValues(embedded.pages, [JSON.stringify(ids)]),
-      records: (kind, ids) => ({ layout: embedded.records[kind].layout, rows: rawValues(embedded.records[kind].sql, [JSON.stringify(ids)]) }),
+      users: (ids, versions) => byIds(embedded.users, 3, ids, versions),
+      pages: (ids, versions) => byIds(embedded.pages, 2, ids, versions),
+      records: (kind, ids, versions) => ({
+        layout: embedded.records[kind].layout,
+        ...byIds(embedded.records[kind].sql, 1 + embedded.records[kind].layout.length, ids, versions),
+      }),
     }, embeddedKept),
     values(compiled) {
       const read = values(compiled);

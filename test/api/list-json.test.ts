@@ -367,16 +367,21 @@ describe('the users and pages spliced into the records that embed them', () => {
       await other.close();
 
       if (!onPostgres) {
-        // A page created: the pages kept are forgotten, so the next list reads its embedded pages again. Another
-        // process deletes the page (and so its request) just then, after the list's rows were read: the page
-        // embedded is still the one the rows refer to, of the same moment, never null.
+        // A page created: the pages kept are forgotten, so the next list reads its embedded pages again, after
+        // its rows. Another process renames the page just then: the pages read are not of the rows' moment, and
+        // the list is read again in a snapshot; as that one reads its pages, another process deletes the page (and
+        // so its request): the page embedded is still the one the rows refer to, of the snapshot's moment, never
+        // null, never the name before.
         expect((await k.call('POST', '/pages', { as: a.creds, body: { name: 'Third', privacy: 'public', page_configuration_id: config.body.id, user_id: a.user.id } })).status).toBe(201);
         const raw = new Database(k.file);
         raw.pragma('foreign_keys = on');
-        strike = () => raw.prepare('delete from pages where id = ?').run(pa);
+        strike = () => {
+          raw.prepare('update pages set name = ? where id = ?').run('Third name', pa);
+          strike = () => raw.prepare('delete from pages where id = ?').run(pa);
+        };
         const [request] = await ask('/page_access_requests');
         expect(strike).toBeUndefined();
-        expect(request?.page).toMatchObject({ id: pa, name: 'Second name' });
+        expect(request?.page).toMatchObject({ id: pa, name: 'Third name' });
         expect(await ask('/page_access_requests')).toEqual([]);
         // A follow has no foreign key: b's follow of the page deleted stays, with nothing to embed.
         const follows = await ask('/follows?followable_type=Page&per_page=100');
