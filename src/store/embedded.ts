@@ -13,7 +13,7 @@
  * one moment (the records it lacks read in the same snapshot as those rows). A version that moved empties that
  * kind (a page created empties the pages, not the users); a list's own records are kept for the version of
  * their updates and deletes (a follow created adds a record, and changes none of those kept).
- * Bounded: at most `max` records of each kind (past it, the oldest dropped, down to three quarters of it).
+ * Bounded: at most `max` records of each kind and a quarter more (past it, the oldest dropped, down to `max`).
  */
 
 import type { KeptKind } from './records-json.js';
@@ -77,15 +77,16 @@ class Kept<T> {
   }
 
   /**
-   * Past `max` texts, drops those kept longest down to three quarters of it: a quarter at a time, not a page's
-   * worth after every page (a Map's iteration from its start steps over every entry deleted since it was last
-   * compacted: trimming 25 at a time cost 5 µs a page at a million pages, most of it stepping over holes).
+   * Past a quarter more than `max` texts, drops those kept longest down to `max`: a quarter at a time, not a
+   * page's worth after every page (a Map's iteration from its start steps over every entry deleted since it was
+   * last compacted: trimming 25 at a time cost 5 µs a page at a million pages, most of it stepping over holes).
+   * Never fewer than `max` kept (down to three quarters, a million-page follows list that reads about as many as
+   * are kept read 2.6 times as many again).
    */
   trim(max: number): void {
-    if (this.texts.size <= max) return;
-    const keep = Math.floor((max * 3) / 4);
+    if (this.texts.size <= max + (max >> 2)) return;
     for (const ref of this.texts.keys()) {
-      if (this.texts.size <= keep) return;
+      if (this.texts.size <= max) return;
       this.texts.delete(ref);
     }
   }
