@@ -241,8 +241,11 @@ export async function walkPage<Row>(
    * `EmbeddedRecords.texts`).
    */
   const textsOf = (values: unknown[][], count: number, versions: string | null | undefined, inSnapshot = true): string[] | undefined => {
-    if (json?.layout)
+    if (json?.layout) {
+      // Outside a snapshot, texts read after the page are checked against its versions: none read, none checked.
+      if (!inSnapshot && json.versions === undefined) return undefined;
       return direct!.embedded!.texts(values, count, json.layout, json.viewer ?? null, versions ?? null, json.kept, inSnapshot ? undefined : json.versions);
+    }
     const texts = new Array<string>(count);
     for (let r = 0; r < count; r++) texts[r] = values[r]![0] as string;
     return texts;
@@ -408,18 +411,21 @@ const compounds = new Map<string, unknown>();
  * once per shape).
  */
 function withVersions(statement: CompiledQuery, versions: string, compound: boolean): CompiledQuery {
-  let text = versioned.get(statement.sql);
+  // Per versions' SQL, then per statement (both the same strings each time: their hashes are kept).
+  let texts = versioned.get(versions);
+  if (!texts) versioned.set(versions, (texts = new Map()));
+  let text = texts.get(statement.sql);
   if (text === undefined) {
     // As many columns as the page's rows: the texts' parts and the sort keys (and a compound's walk).
     const columns = (compound ? 1 : 0) + countColumns(statement);
     const page = compound ? statement.sql : `select * from (${statement.sql})`;
     text = `${page} union all select ${versions}${', null'.repeat(columns - 1)}`;
-    if (versioned.size >= 1000) versioned.clear();
-    versioned.set(statement.sql, text);
+    if (texts.size >= 1000) texts.clear();
+    texts.set(statement.sql, text);
   }
   return { ...statement, sql: text };
 }
-const versioned = new Map<string, string>();
+const versioned = new Map<string, Map<string, string>>();
 
 /** How many columns a compiled select's rows have (each of its selections one). */
 function countColumns(statement: CompiledQuery): number {

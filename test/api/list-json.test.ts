@@ -455,6 +455,22 @@ describe('the records a list keeps by id (follows, access requests, invites)', (
         raw.close();
         expect(await state()).toEqual({ follows: 4, followed: [p2, 'Second'], request: 'accepted', invite: ['accepted', true] });
 
+        // A column the texts are not made of (a follow's copy of its page's secrecy) written: nothing is read again.
+        const quiet = new Database(k.file);
+        quiet.prepare('update follows set secret_page = secret_page').run();
+        quiet.close();
+        await state();
+        from = reads.length;
+        await state();
+        expect([readById('F', from), readById('R', from), readById('I', from)]).toEqual([[], [], []]);
+        // Written again with its id by `INSERT OR REPLACE` (whose delete fires no trigger), another page followed.
+        const replacer = new Database(k.file);
+        replacer
+          .prepare("insert or replace into follows (id, user_id, followable_type, followable_id, created_at, secret_page) values (?, ?, 'Page', ?, ?, 0)")
+          .run(follow.body.id, b.user.id, p1, follow.body.created_at);
+        replacer.close();
+        expect(await state()).toMatchObject({ follows: 4, followed: [p1, 'First'] });
+
         // A follow created: the follows kept stay, the new one alone is read.
         await state();
         const fresh = await k.call('POST', '/follows', { as: c.creds, body: { user_id: c.user.id, followable_type: 'Page', followable_id: p2 } });

@@ -13,7 +13,8 @@ export const KEPT_COLUMNS: Readonly<Record<string, readonly string[]>> = {
 
 /**
  * A version of a table's existing records (SQLite), `records:<table>` in `table_versions`, bumped by triggers
- * in the transaction of every delete and of every update of a column their text is made of, whoever writes: a
+ * in the transaction of every delete, of every update of a column their text is made of, and of every insert of an
+ * id that exists (`INSERT OR REPLACE`, whose delete fires no trigger), whoever writes: a
  * text kept by id stays exact while it stands still. An insert does not bump it: it adds a record that no list
  * has kept yet (its id is new; one deleted and written again bumped it with the delete), so a follow created
  * does not retire the follows kept, as the table's own version would (a page's count and positions still go
@@ -31,6 +32,14 @@ export const keptRecords: Migration = {
         await sql`insert into table_versions (name, v) values (${name}, 0) on conflict (name) do nothing`.execute(db);
         const bump = `update table_versions set v = v + 1 where name = '${name}';`;
         await sql.raw(`create trigger if not exists ${table}_records_version_delete after delete on ${table} begin ${bump} end`).execute(db);
+        // `INSERT OR REPLACE` (`REPLACE INTO`) deletes the row it replaces without firing delete triggers (unless
+        // `recursive_triggers` is on): a record written again with its id is told apart before it lands.
+        await sql
+          .raw(
+            `create trigger if not exists ${table}_records_version_replace before insert on ${table} ` +
+              `when exists (select 1 from ${table} where id = new.id) begin ${bump} end`,
+          )
+          .execute(db);
         await sql
           .raw(`create trigger if not exists ${table}_records_version_update after update of ${columns.join(', ')} on ${table} begin ${bump} end`)
           .execute(db);
