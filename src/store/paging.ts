@@ -405,25 +405,31 @@ const compounds = new Map<string, unknown>();
 
 /**
  * A page's statement with the versions its texts are spliced with (`JsonSelection.versions`) read in a last
- * row of their own: once, not in every row (each value of each row costs its making in JavaScript), and as of
- * the same moment as the rows (one statement). The rows keep their order: a compound's arms run in turn, the
- * page's own in a subquery with its order and limit. Its text is kept per statement (the fetch's is compiled
- * once per shape).
+ * row of their own (`withVersionsRow`). The rows keep their order: a compound's arms run in turn, the page's own
+ * in a subquery with its order and limit.
  */
 function withVersions(statement: CompiledQuery, versions: string, compound: boolean): CompiledQuery {
-  // Per versions' SQL, then per statement (both the same strings each time: their hashes are kept).
+  // As many columns as the page's rows: the texts' parts and the sort keys (and a compound's walk).
+  const columns = () => (compound ? 1 : 0) + countColumns(statement);
+  return { ...statement, sql: withVersionsRow(statement.sql, versions, columns, !compound) };
+}
+
+/**
+ * `text` (a statement of `columns()` columns) with `versions` (SQL of constants) read by the same statement in a
+ * last row of its own: once, not in every row (each value of each row costs its making in JavaScript), and as of
+ * the same moment as the rows. `ordered`: the statement has its own order and limit, kept in a subquery. Kept
+ * per versions' SQL, then per statement (both the same strings each time, compiled once: their hashes are kept).
+ */
+export function withVersionsRow(text: string, versions: string, columns: () => number, ordered: boolean): string {
   let texts = versioned.get(versions);
   if (!texts) versioned.set(versions, (texts = new Map()));
-  let text = texts.get(statement.sql);
-  if (text === undefined) {
-    // As many columns as the page's rows: the texts' parts and the sort keys (and a compound's walk).
-    const columns = (compound ? 1 : 0) + countColumns(statement);
-    const page = compound ? statement.sql : `select * from (${statement.sql})`;
-    text = `${page} union all select ${versions}${', null'.repeat(columns - 1)}`;
+  let versionedText = texts.get(text);
+  if (versionedText === undefined) {
+    versionedText = `${ordered ? `select * from (${text})` : text} union all select ${versions}${', null'.repeat(columns() - 1)}`;
     if (texts.size >= 1000) texts.clear();
-    texts.set(statement.sql, text);
+    texts.set(text, versionedText);
   }
-  return { ...statement, sql: text };
+  return versionedText;
 }
 const versioned = new Map<string, Map<string, string>>();
 

@@ -7,7 +7,7 @@ import { startCheckpointer } from './checkpointer.js';
 import { EmbeddedRecords, type Layout } from './embedded.js';
 import { KEPT_RECORDS, pagesJsonByIds, recordsJsonByIds, usersJsonByIds, type KeptKind } from './records-json.js';
 import { SecretBox } from './secret-box.js';
-import { readDirectly, type DirectReader, type TableVersions } from './paging.js';
+import { readDirectly, withVersionsRow, type DirectReader, type TableVersions } from './paging.js';
 import { createKyselyStore, migrateToLatest, type Store } from './store.js';
 
 export interface SqliteStoreOptions {
@@ -220,17 +220,9 @@ function directReader(
   };
   const rawValues = (sql: string, parameters: readonly unknown[]) => values({ sql, parameters } as CompiledQuery)!.values;
   // A read by ids of `columns` columns, with `versions` (SQL) read by the same statement in a last row of its own.
-  const withVersions = new Map<string, string>();
   const byIds = (sql: string, columns: number, ids: readonly string[], versions: string | undefined) => {
     if (versions === undefined) return { rows: rawValues(sql, [JSON.stringify(ids)]) };
-    const key = `${sql}\u0000${versions}`;
-    let text = withVersions.get(key);
-    if (text === undefined) {
-      text = `${sql} union all select ${versions}${', null'.repeat(columns - 1)}`;
-      if (withVersions.size >= 100) withVersions.clear();
-      withVersions.set(key, text);
-    }
-    const rows = rawValues(text, [JSON.stringify(ids)]);
+    const rows = rawValues(withVersionsRow(sql, versions, () => columns, false), [JSON.stringify(ids)]);
     return { rows, versions: rows.pop()?.[0] as string | null | undefined };
   };
   return {
