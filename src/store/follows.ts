@@ -6,6 +6,7 @@ import type { Viewer } from './pages.js';
 import type { Database, FollowTable } from './schema.js';
 import { counterKey, narrowed, type Listed, type Selection, type Walk, Pager } from './paging.js';
 import { keptParts, partsSelection, partsSelectionFor } from './records-json.js';
+import { prepared } from './prepared.js';
 
 /** A follow of a secret page says so (`secret_page`): the store's own, neither written nor read by the domain. */
 export type FollowRow = Omit<Selectable<FollowTable>, 'secret_page'>;
@@ -24,6 +25,25 @@ const selectFollows: Selection = (q) => q.selectAll('follows');
 // The records as JSON text kept by id (written by SQLite in parts when first read), the followed page or user
 // spliced in (`records-json.ts`): the walk reads its index alone.
 const followsAsJson = partsSelection(keptParts('F'));
+
+/**
+ * A new follow unless the user follows that already (`ON CONFLICT … DO NOTHING`: never aborts the transaction),
+ * its copy of the page's secrecy read from the page (`page`: the page followed, null for a user). Built once.
+ */
+const insertIfAbsent = prepared<FollowRow & { page: string | null }, { id: string }>((db: Kysely<Database>, p) =>
+  db
+    .insertInto('follows')
+    .values({
+      id: p.id,
+      user_id: p.user_id,
+      followable_type: p.followable_type,
+      followable_id: p.followable_id,
+      created_at: p.created_at,
+      secret_page: secretPageOf(p.page),
+    })
+    .onConflict((oc) => oc.columns(['user_id', 'followable_type', 'followable_id']).doNothing())
+    .returning('id'),
+);
 
 export function followsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   const matching = (filter: FollowFilter) => {
@@ -73,12 +93,7 @@ export function followsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
     },
     /** Inserts the follow unless it exists (`ON CONFLICT … DO NOTHING`: never aborts the transaction); false when it did. */
     async insertIfAbsent(row: FollowRow): Promise<boolean> {
-      const inserted = await db
-        .insertInto('follows')
-        .values({ ...row, secret_page: secretPageOf(row.followable_type === 'Page' ? row.followable_id : null) })
-        .onConflict((oc) => oc.columns(['user_id', 'followable_type', 'followable_id']).doNothing())
-        .returning('id')
-        .executeTakeFirst();
+      const inserted = await insertIfAbsent.first(db, { ...row, page: row.followable_type === 'Page' ? row.followable_id : null });
       return !!inserted;
     },
     getById(id: string): Promise<FollowRow | undefined> {

@@ -5,6 +5,7 @@ import type { Dialect } from './store.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database, NotificationContentTable, NotificationJobTable, NotificationTable } from './schema.js';
 import { type Selection, type Walked, Pager } from './paging.js';
+import { prepared } from './prepared.js';
 
 /** What every recipient of one notification is told. */
 export type NotificationContentRow = Selectable<NotificationContentTable>;
@@ -98,6 +99,60 @@ interface KnownContents {
   read: boolean;
 }
 
+type CounterChange = { user_id: string; total: number; unseen: number; seq: number };
+/** Counters moved by the rows inserted (`count` below): added to those that exist, each answering its `seq` after. */
+const counting = (db: Kysely<Database>, rows: CounterChange | CounterChange[]) =>
+  db
+    .insertInto('notification_counters')
+    .values(rows)
+    .onConflict((oc) =>
+      oc.column('user_id').doUpdateSet((eb) => ({
+        total: eb('notification_counters.total', '+', eb.ref('excluded.total')),
+        unseen: eb('notification_counters.unseen', '+', eb.ref('excluded.unseen')),
+        seq: eb('notification_counters.seq', '+', eb.ref('excluded.seq')),
+      })),
+    )
+    .returning(['user_id', 'seq']);
+/** A notification for one user unless they have it (a batch run twice notifies nobody twice). */
+const notifying = (db: Kysely<Database>, rows: Insertable<NotificationTable> | Insertable<NotificationTable>[]) =>
+  db
+    .insertInto('notifications')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['content_id', 'user_id']).doNothing())
+    .returning('user_id');
+// What a notification of one user writes (most: a follow, an access request, an invite), built once (`prepared.ts`).
+const countOne = prepared<CounterChange, { user_id: string; seq: number }>((db: Kysely<Database>, p) =>
+  counting(db, { user_id: p.user_id, total: p.total, unseen: p.unseen, seq: p.seq }),
+);
+const notifyOne = prepared<Selectable<NotificationTable>, { user_id: string }>((db: Kysely<Database>, p) =>
+  notifying(db, { id: p.id, user_id: p.user_id, content_id: p.content_id, seen: p.seen, created_at: p.created_at, updated_at: p.updated_at, seq: p.seq }),
+);
+const insertContent = prepared<NotificationContentRow>((db: Kysely<Database>, p) =>
+  db.insertInto('notification_contents').values({
+    id: p.id,
+    notification_type: p.notification_type,
+    action_name: p.action_name,
+    subject_type: p.subject_type,
+    subject_id: p.subject_id,
+    subject_slug: p.subject_slug,
+    subject_name: p.subject_name,
+    target_type: p.target_type,
+    target_id: p.target_id,
+    target_slug: p.target_slug,
+    target_name: p.target_name,
+    final_target_type: p.final_target_type,
+    final_target_id: p.final_target_id,
+    final_target_slug: p.final_target_slug,
+    final_target_name: p.final_target_name,
+    link_type: p.link_type,
+    link_id: p.link_id,
+    link_slug: p.link_slug,
+    picture_url: p.picture_url,
+    comment_info: p.comment_info,
+    created_at: p.created_at,
+  }),
+);
+
 export function notificationsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   const withContent = (
     query = db.selectFrom('notifications as n').innerJoin('notification_contents as c', 'c.id', 'n.content_id'),
@@ -120,25 +175,17 @@ export function notificationsRepo(db: Kysely<Database>, pager: Pager = new Pager
    * after it (`seq`: the number their next notification takes). Users are taken in id order, so two
    * transactions counting for the same users lock their counter rows in the same order (no deadlock).
    */
-  const count = async (changes: { user_id: string; total: number; unseen: number; seq: number }[]) => {
+  const count = async (changes: CounterChange[]) => {
     if (changes.length === 0) return new Map<string, number>();
-    const rows = await db
-      .insertInto('notification_counters')
-      .values([...changes].sort((a, b) => (a.user_id < b.user_id ? -1 : a.user_id > b.user_id ? 1 : 0)))
-      .onConflict((oc) =>
-        oc.column('user_id').doUpdateSet((eb) => ({
-          total: eb('notification_counters.total', '+', eb.ref('excluded.total')),
-          unseen: eb('notification_counters.unseen', '+', eb.ref('excluded.unseen')),
-          seq: eb('notification_counters.seq', '+', eb.ref('excluded.seq')),
-        })),
-      )
-      .returning(['user_id', 'seq'])
-      .execute();
+    const rows =
+      changes.length === 1
+        ? await countOne.execute(db, changes[0]!)
+        : await counting(db, [...changes].sort((a, b) => (a.user_id < b.user_id ? -1 : a.user_id > b.user_id ? 1 : 0))).execute();
     return new Map(rows.map((r) => [r.user_id, Number(r.seq)]));
   };
   return {
     async insertContent(row: NotificationContentRow): Promise<void> {
-      await db.insertInto('notification_contents').values(row).execute();
+      await insertContent.execute(db, row);
     },
     /**
      * Gives each user the notification (ids from `newId`). Each user's counter is moved first: it numbers the
@@ -153,7 +200,7 @@ export function notificationsRepo(db: Kysely<Database>, pager: Pager = new Pager
       for (let i = 0; i < unique.length; i += ROWS_PER_INSERT) {
         const chunk = unique.slice(i, i + ROWS_PER_INSERT);
         const seqOf = await count(chunk.map((r) => ({ user_id: r.userId, total: 1, unseen: 1, seq: 1 })));
-        const rows: Insertable<NotificationTable>[] = chunk.map((r) => ({
+        const rows: Selectable<NotificationTable>[] = chunk.map((r) => ({
           id: r.id,
           user_id: r.userId,
           content_id: contentId,
@@ -162,12 +209,7 @@ export function notificationsRepo(db: Kysely<Database>, pager: Pager = new Pager
           updated_at: now,
           seq: seqOf.get(r.userId)!,
         }));
-        const inserted = await db
-          .insertInto('notifications')
-          .values(rows)
-          .onConflict((oc) => oc.columns(['content_id', 'user_id']).doNothing())
-          .returning('user_id')
-          .execute();
+        const inserted = rows.length === 1 ? await notifyOne.execute(db, rows[0]!) : await notifying(db, rows).execute();
         const got = new Set(inserted.map((r) => r.user_id));
         notified.push(...got);
         if (got.size < chunk.length)

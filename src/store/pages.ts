@@ -4,6 +4,7 @@ import { pageParts, partsSelection } from './records-json.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, PageConfigurationTable, PageTable } from './schema.js';
 import { counterKey, countOf, readByIds, type Listed, type Selection, type Walk, Pager } from './paging.js';
+import { prepared } from './prepared.js';
 
 export type PageRow = Selectable<PageTable>;
 export type PageConfigurationRow = Selectable<PageConfigurationTable>;
@@ -38,9 +39,41 @@ export function pageVisibleTo(eb: ExpressionBuilder<Database, 'pages'>, viewer: 
 }
 
 const selectPages: Selection = (q) => q.selectAll('pages');
+// Single reads, built once (`prepared.ts`): a follow, an access request, an invite and a page's read each ask.
+const pageById = prepared<{ id: string }, PageRow>((db: Kysely<Database>, p) => db.selectFrom('pages').selectAll().where('pages.id', '=', p.id));
+const visiblePageById = prepared<{ id: string; viewer: string }, PageRow>((db: Kysely<Database>, p) =>
+  db
+    .selectFrom('pages')
+    .selectAll()
+    .where('pages.id', '=', p.id)
+    .where((eb) => pageVisibleTo(eb, { id: p.viewer, isAdmin: false })),
+);
 /** A page's record as JSON text (`records-json.ts`): by reference, spliced from the kept pages' texts. */
 const pagesAsJson = partsSelection(pageParts());
 const selectConfigurations: Selection = (q) => q.selectAll('page_configurations');
+
+/**
+ * The secret pages a user sees, in one statement of two index walks: from the viewer's follows to those pages
+ * (joined the other way, SQLite would walk every secret page), and the secret pages they created (a page in both
+ * comes twice). Built once: a Member's lists read it again after every follow written.
+ */
+const secretSeen = prepared<{ viewer: string }, Pick<PageRow, 'id' | 'user_id' | 'page_configuration_id'>>((db: Kysely<Database>, p) => {
+  const columns = ['pages.id', 'pages.user_id', 'pages.page_configuration_id'] as const;
+  return db
+    .selectFrom('pages')
+    .select(columns)
+    .where('pages.id', 'in', (eb) =>
+      eb
+        .selectFrom('follows')
+        .select('follows.followable_id')
+        .where('follows.user_id', '=', p.viewer)
+        // Literals, so that SQLite sees the partial index's condition (migration 0014) in the query.
+        .where('follows.followable_type', '=', sql.lit('Page'))
+        .where('follows.secret_page', '=', sql.lit(1)),
+    )
+    .where('pages.privacy', '=', 'secret')
+    .unionAll(db.selectFrom('pages').select(columns).where('pages.user_id', '=', p.viewer).where('pages.privacy', '=', 'secret'));
+});
 
 export function pagesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   const pagesByIds = (ids: readonly string[]) => db.selectFrom('pages').selectAll().where('id', 'in', ids);
@@ -59,24 +92,7 @@ export function pagesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   const secretSeenBy = (viewer: Viewer): Promise<Pick<PageRow, 'id' | 'user_id' | 'page_configuration_id'>[]> =>
     pager.memo(`secretSeenBy\u0000${viewer.id}`, ['follows', 'pages'], () => readSecretSeenBy(viewer));
   const readSecretSeenBy = async (viewer: Viewer): Promise<Pick<PageRow, 'id' | 'user_id' | 'page_configuration_id'>[]> => {
-    const columns = ['pages.id', 'pages.user_id', 'pages.page_configuration_id'] as const;
-    // One statement, two index walks: from the viewer's follows to those pages (joined the other way,
-    // SQLite would walk every secret page), and the secret pages they created (a page in both comes twice).
-    const rows = await db
-      .selectFrom('pages')
-      .select(columns)
-      .where('pages.id', 'in', (eb) =>
-        eb
-          .selectFrom('follows')
-          .select('follows.followable_id')
-          .where('follows.user_id', '=', viewer.id)
-          // Literals, so that SQLite sees the partial index's condition (migration 0014) in the query.
-          .where('follows.followable_type', '=', sql.lit('Page'))
-          .where('follows.secret_page', '=', sql.lit(1)),
-      )
-      .where('pages.privacy', '=', 'secret')
-      .unionAll(db.selectFrom('pages').select(columns).where('pages.user_id', '=', viewer.id).where('pages.privacy', '=', 'secret'))
-      .execute();
+    const rows = await secretSeen.read(db, { viewer: viewer.id });
     return [...new Map(rows.map((r) => [r.id, r])).values()].sort((a, b) => (a.id < b.id ? -1 : 1));
   };
 
@@ -121,7 +137,7 @@ export function pagesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
       await db.insertInto('pages').values(row).execute();
     },
     getById(id: string): Promise<PageRow | undefined> {
-      return db.selectFrom('pages').selectAll().where('id', '=', id).executeTakeFirst();
+      return pageById.readFirst(db, { id });
     },
     /** Whether the user and the page configuration a new page names exist: one statement, two key lookups. */
     async prerequisites(userId: string, configurationId: string): Promise<{ user: boolean; configuration: boolean }> {
@@ -138,9 +154,7 @@ export function pagesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
     },
     /** The page if the viewer may know of it: the one rule of page visibility, for single reads and lists. */
     getVisible(id: string, viewer: Viewer): Promise<PageRow | undefined> {
-      let q = db.selectFrom('pages').selectAll().where('pages.id', '=', id);
-      if (!viewer.isAdmin) q = q.where((eb) => pageVisibleTo(eb, viewer));
-      return q.executeTakeFirst();
+      return viewer.isAdmin ? pageById.readFirst(db, { id }) : visiblePageById.readFirst(db, { id, viewer: viewer.id });
     },
     getByIds(ids: string[]): Promise<PageRow[]> {
       return readByIds<PageRow>(db, pagesByIds, ids);

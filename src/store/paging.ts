@@ -129,13 +129,15 @@ export function readByIds<Row>(
   if (ids.length === 0) return Promise.resolve([]);
   let shapes = byIds.get(build);
   if (!shapes) byIds.set(build, (shapes = new Map()));
-  const template = shapes.get(ids.length);
+  // Per dialect too: one process may hold a SQLite and a PostgreSQL store (`admin copy`), whose SQL differs.
+  const shape = ids.length * 2 + (dialectOf(db) === 'postgres' ? 1 : 0);
+  const template = shapes.get(shape);
   let compiled: CompiledQuery;
   if (template) compiled = { query: template.query, queryId: createQueryId(), sql: template.sql, parameters: [...ids] };
   else {
     compiled = build(ids).compile();
     if (template === undefined && shapes.size < 500)
-      shapes.set(ids.length, compiled.parameters.length === ids.length && compiled.parameters.every((p, i) => p === ids[i]) ? compiled : null);
+      shapes.set(shape, compiled.parameters.length === ids.length && compiled.parameters.every((p, i) => p === ids[i]) ? compiled : null);
   }
   return Promise.resolve(rowsOfRead<Row>(db, compiled));
 }

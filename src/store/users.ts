@@ -5,6 +5,7 @@ import type { Database, UserTable } from './schema.js';
 import { counterKey, countOf, readByIds, type Listed, type Selection, Pager } from './paging.js';
 import type { Viewer } from './pages.js';
 import { partsSelection, partsSelectionFor, userParts } from './records-json.js';
+import { prepared } from './prepared.js';
 
 /** A user's record as JSON text (`records-json.ts`): by reference, spliced from the kept users' texts. */
 const usersAsJson = partsSelection(userParts());
@@ -27,18 +28,24 @@ export interface UserFilter {
   role?: string;
 }
 
+/** A user with the role fields that user records show (tagline). */
+const joinRole = (q: SelectQueryBuilder<Database, 'users', object>) =>
+  q
+    .innerJoin('permission_sets', 'permission_sets.id', 'users.permission_set_id')
+    .selectAll('users')
+    .select([
+      'permission_sets.name as role_name',
+      'permission_sets.system_key as role_system_key',
+      'permission_sets.show_as_tagline as role_show_as_tagline',
+      'permission_sets.image_url as role_image_url',
+    ]);
+// Built once (`prepared.ts`): every write that names a user reads them.
+const userById = prepared<{ id: string }, UserWithRole>((db: Kysely<Database>, p) => joinRole(db.selectFrom('users')).where('users.id', '=', p.id));
+const userWithPermissions = prepared<{ id: string }, UserWithRole & { role_permissions: string }>((db: Kysely<Database>, p) =>
+  joinRole(db.selectFrom('users')).select('permission_sets.permissions as role_permissions').where('users.id', '=', p.id),
+);
+
 export function usersRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
-  /** A user with the role fields that user records show (tagline). */
-  const joinRole = (q: SelectQueryBuilder<Database, 'users', object>) =>
-    q
-      .innerJoin('permission_sets', 'permission_sets.id', 'users.permission_set_id')
-      .selectAll('users')
-      .select([
-        'permission_sets.name as role_name',
-        'permission_sets.system_key as role_system_key',
-        'permission_sets.show_as_tagline as role_show_as_tagline',
-        'permission_sets.image_url as role_image_url',
-      ]);
   const withRole = () => joinRole(db.selectFrom('users'));
   const selectWithRole: Selection = (query) => joinRole(query as SelectQueryBuilder<Database, 'users', object>);
   const usersByIds = (ids: readonly string[]) => withRole().where('users.id', 'in', ids);
@@ -51,14 +58,11 @@ export function usersRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
         .execute();
     },
     getById(id: string): Promise<UserWithRole | undefined> {
-      return withRole().where('users.id', '=', id).executeTakeFirst();
+      return userById.first(db, { id });
     },
     /** The user with their role's permissions (JSON), in one query: what every request needs of its caller. */
     getWithPermissions(id: string): Promise<(UserWithRole & { role_permissions: string }) | undefined> {
-      return withRole()
-        .select('permission_sets.permissions as role_permissions')
-        .where('users.id', '=', id)
-        .executeTakeFirst();
+      return userWithPermissions.first(db, { id });
     },
     getByIds(ids: string[]): Promise<UserWithRole[]> {
       return readByIds<UserWithRole>(db, usersByIds, ids);
