@@ -7,10 +7,13 @@ import { rowsOfRead } from './paging.js';
  * follow, a notification's content, its recipient's counter and row) and its single reads cost in Kysely's
  * building and compiling (about a fifth of a follow's CPU) is paid once instead of on every call.
  *
- * `build` gets the values as placeholders (`p.name`) and must use each as a value only (bound, never written into
- * the SQL, never looked at: a statement whose shape depends on its values is built as before, not here). The
+ * `build` gets the values as placeholders (`p.name`) and must use each as a value only: bound, never written into
+ * the SQL (`sql.lit`, `fixed`), never looked at (`p.v ?? …`, `p.v ? … : …`), never compared with `is` (which takes
+ * no parameter on PostgreSQL). A statement whose shape depends on its values is built as before, not here. The
  * compiled statement's parameters are then each a placeholder, filled from the values of each call by name, or a
- * constant the builder wrote itself. A placeholder that did not become a parameter fails when it is built.
+ * constant the builder wrote itself. A placeholder looked at but not bound fails when the statement is built; a
+ * value left undefined fails when it is run (bound, it would write NULL where Kysely leaves an undefined column
+ * out of an INSERT and its default applies).
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function prepared<V extends Record<string, unknown>, Row = any>(build: (db: Kysely<any>, p: V) => Compilable<Row>): Prepared<V, Row> {
@@ -26,7 +29,11 @@ export function prepared<V extends Record<string, unknown>, Row = any>(build: (d
     const parameters = new Array<unknown>(t.sources.length);
     for (let i = 0; i < parameters.length; i++) {
       const source = t.sources[i]!;
-      parameters[i] = typeof source === 'string' ? values[source] : source.constant;
+      if (typeof source === 'string') {
+        const value = values[source];
+        if (value === undefined) throw new Error(`prepared statement: no value for "${source}" in ${t.sql}`);
+        parameters[i] = value;
+      } else parameters[i] = source.constant;
     }
     return { query: t.query, queryId: createQueryId(), sql: t.sql, parameters } as CompiledQuery<Row>;
   };
@@ -38,8 +45,8 @@ export function prepared<V extends Record<string, unknown>, Row = any>(build: (d
     async first(db, values) {
       return (await db.executeQuery(compile(db, values))).rows[0] as Row | undefined;
     },
-    read(db, values) {
-      return Promise.resolve(rowsOfRead<Row>(db, compile(db, values)));
+    async read(db, values) {
+      return rowsOfRead<Row>(db, compile(db, values));
     },
     async readFirst(db, values) {
       return (await rowsOfRead<Row>(db, compile(db, values)))[0];

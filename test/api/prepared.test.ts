@@ -11,14 +11,16 @@ import { useApp } from '../helpers/app.js';
 describe('prepared statements', () => {
   const t = useApp();
 
-  const pageNamed = prepared<{ id: string; viewer: string }, { id: string; name: string }>((db: Kysely<Database>, p) =>
-    db
+  let builds = 0;
+  const pageNamed = prepared<{ id: string; viewer: string }, { id: string; name: string }>((db: Kysely<Database>, p) => {
+    builds++;
+    return db
       .selectFrom('pages')
       .select(['pages.id', 'pages.name'])
       .where('pages.id', '=', p.id)
       // A constant of the statement's own ('secret') between two values.
-      .where((eb) => eb.or([eb('pages.privacy', '!=', 'secret'), eb('pages.user_id', '=', p.viewer)])),
-  );
+      .where((eb) => eb.or([eb('pages.privacy', '!=', 'secret'), eb('pages.user_id', '=', p.viewer)]));
+  });
 
   it('run with each call’s values, in and out of transactions, and keep the statement’s own constants', async () => {
     const config = await t.call('POST', '/page_configurations', { body: { name: 'Prepared' } });
@@ -48,6 +50,8 @@ describe('prepared statements', () => {
     expect(b.sql).toBe(a.sql);
     expect(a.parameters).toEqual(['a', 'secret', 'x']);
     expect(b.parameters).toEqual(['b', 'secret', 'y']);
+    // Built once for the store's dialect, whatever the calls, the connection or the transaction.
+    expect(builds).toBe(1);
   });
 
   it('refuse a value that does not become a parameter (looked at, or written into the SQL) when first built', () => {
@@ -59,6 +63,12 @@ describe('prepared statements', () => {
     expect(() => shaped.compile(t.store.db, { name: 'x', privacy: 'public' })).toThrow(/the value "privacy" is not a parameter of select/);
     // Written into the SQL as a literal: Kysely refuses the stand-in itself.
     const literal = prepared<{ name: string }>((db: Kysely<Database>, p) => db.selectFrom('pages').select('id').where('name', '=', sql.lit(p.name)));
-    expect(() => literal.compile(t.store.db, { name: 'x' })).toThrow();
+    expect(() => literal.compile(t.store.db, { name: 'x' })).toThrow(/invalid immediate value/);
+  });
+
+  it('refuse a value left undefined (bound, it would write NULL where an INSERT would have left the column to its default)', async () => {
+    expect(() => pageNamed.compile(t.store.db, { id: 'a' } as { id: string; viewer: string })).toThrow(/no value for "viewer"/);
+    // null is a value: bound as such (no page has a null id).
+    expect(await pageNamed.readFirst(t.store.db, { id: null as unknown as string, viewer: 'x' })).toBeUndefined();
   });
 });
