@@ -4,7 +4,7 @@ import { FOLLOWABLE_TYPES } from '../shared/schemas/follows.js';
 import { fixed } from './dialect.js';
 import type { Viewer } from './pages.js';
 import type { Database, FollowTable } from './schema.js';
-import { counterKey, narrowed, type Listed, type Selection, type Walk, Pager } from './paging.js';
+import { counterKey, narrowed, type Listed, type Selection, type Walk, Pager, WalksKept } from './paging.js';
 import { keptParts, partsSelection, partsSelectionFor } from './records-json.js';
 import { prepared } from './prepared.js';
 
@@ -63,7 +63,13 @@ export function followsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
    * secrecy and the page are on the index that orders the list, and the set of seen pages is looked in only
    * for a follow of a secret page.
    */
-  const walks = (filter: FollowFilter, viewer: Viewer, secretSeen: string[]): Walk[] => {
+  const walksKept = new WalksKept<Walk[]>();
+  /** Kept per filter and, for a Member, the secret pages they see (`WalksKept`). */
+  const walks = (filter: FollowFilter, viewer: Viewer, secretSeen: string[]): Walk[] =>
+    walksKept.get(JSON.stringify([filter.followable_type, filter.followable_id, filter.user_id, viewer.isAdmin || secretSeen]), () =>
+      buildWalks(filter, viewer, secretSeen),
+    );
+  const buildWalks = (filter: FollowFilter, viewer: Viewer, secretSeen: string[]): Walk[] => {
     if (viewer.isAdmin) return [{ query: matching(filter), keys }];
     const query = matching(filter).where((eb) =>
       secretSeen.length

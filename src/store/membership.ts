@@ -4,7 +4,7 @@ import { ACCESS_REQUEST_STATES, INVITE_STATES } from '../shared/schemas/membersh
 import { fixed } from './dialect.js';
 import type { Viewer } from './pages.js';
 import type { Database, InviteTable, PageAccessRequestTable } from './schema.js';
-import { counterKey, narrowed, type JsonSelection, type Listed, type Selection, type Walk, Pager } from './paging.js';
+import { counterKey, narrowed, type JsonSelection, type Listed, type Selection, type Walk, Pager, WalksKept } from './paging.js';
 import { keptParts, partsSelection, partsSelectionFor } from './records-json.js';
 
 /** The page's owner is the store's own (a trigger writes it): the domain neither writes nor reads it. */
@@ -110,6 +110,8 @@ type Value = string | RawBuilder<string>;
 
 /** Page access requests. Non-administrators see their own requests and those to the pages they created. */
 export function accessRequestsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
+  // Each walk kept per its filter (`WalksKept`): the same query, compiled once, for every request that asks it.
+  const walksKept = new WalksKept<Walk>();
   const matching = (filter: AccessRequestFilter & { owner?: string }) =>
     requestConditions(filter).reduce((q, [column, value]) => q.where(column, '=', value), db.selectFrom('page_access_requests as r'));
   const key = (f: AccessRequestFilter & { owner?: string }) =>
@@ -176,7 +178,7 @@ export function accessRequestsRepo(db: Kysely<Database>, pager: Pager = new Page
     async list(filter: AccessRequestFilter, viewer: Viewer, page: Pagination, options: { json?: boolean } = {}): Promise<Listed<AccessRequestRow>> {
       const { walks, plus, minus } = parts(filter, viewer);
       const json = options.json ? partsSelectionFor(viewer, requestsAsJson) : undefined;
-      return listed(db, pager, walks.map((f) => ({ query: matching(f), keys: ['r.id'] })), plus.map(key), minus.map(key), page, selectRequests, json);
+      return listed(db, pager, walks.map((f) => walksKept.get(JSON.stringify(f), () => ({ query: matching(f), keys: ['r.id'] }))), plus.map(key), minus.map(key), page, selectRequests, json);
     },
   };
 }
@@ -184,6 +186,8 @@ export type AccessRequestsRepo = ReturnType<typeof accessRequestsRepo>;
 
 /** Invites. Non-administrators see the invites they sent or received and those to pages they created. */
 export function invitesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
+  // Each walk kept per its filter (`WalksKept`): the same query, compiled once, for every request that asks it.
+  const walksKept = new WalksKept<Walk>();
   const matching = (filter: InviteFilter & { owner?: string }) =>
     inviteConditions(filter).reduce((q, [column, value]) => q.where(column, '=', value), db.selectFrom('invites as i'));
   const key = (f: InviteFilter & { owner?: string }) =>
@@ -247,7 +251,7 @@ export function invitesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
     async list(filter: InviteFilter, viewer: Viewer, page: Pagination, options: { json?: boolean } = {}): Promise<Listed<InviteRow>> {
       const { walks, plus, minus } = parts(filter, viewer);
       const json = options.json ? partsSelectionFor(viewer, invitesAsJson) : undefined;
-      return listed(db, pager, walks.map((f) => ({ query: matching(f), keys: ['i.id'] })), plus.map(key), minus.map(key), page, selectInvites, json);
+      return listed(db, pager, walks.map((f) => walksKept.get(JSON.stringify(f), () => ({ query: matching(f), keys: ['i.id'] }))), plus.map(key), minus.map(key), page, selectInvites, json);
     },
   };
 }

@@ -4,7 +4,7 @@ import { fixed } from './dialect.js';
 import type { Dialect } from './store.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database, NotificationContentTable, NotificationJobTable, NotificationTable } from './schema.js';
-import { type Selection, type Walked, Pager } from './paging.js';
+import { type Selection, type Walk, type Walked, Pager, WalksKept } from './paging.js';
 import { prepared } from './prepared.js';
 
 /** What every recipient of one notification is told. */
@@ -157,6 +157,8 @@ export function notificationsRepo(db: Kysely<Database>, pager: Pager = new Pager
   const withContent = (
     query = db.selectFrom('notifications as n').innerJoin('notification_contents as c', 'c.id', 'n.content_id'),
   ) => query.selectAll('n').select(CONTENT_COLUMNS.map((column) => `c.${column}` as const));
+  // A user's walk kept (`WalksKept`): the same query, compiled once, for every page of their notifications.
+  const walksKept = new WalksKept<Walk[]>();
   const withContents: Selection = (query) => withContent(query.innerJoin('notification_contents as c', 'c.id', 'n.content_id'));
   const ownColumns: Selection = (query) => query.selectAll('n');
   /**
@@ -224,9 +226,11 @@ export function notificationsRepo(db: Kysely<Database>, pager: Pager = new Pager
      * is remembered.
      */
     async list(userId: string, unseenOnly: boolean, page: Pagination): Promise<Walked<NotificationRow>> {
-      let q = db.selectFrom('notifications as n').where('n.user_id', '=', userId);
-      if (unseenOnly) q = q.where('n.seen', '=', sql.lit(0));
-      const walks = [{ query: q, keys: ['n.id'] }];
+      const walks = walksKept.get(`${userId}\u0000${unseenOnly}`, () => {
+        let q = db.selectFrom('notifications as n').where('n.user_id', '=', userId);
+        if (unseenOnly) q = q.where('n.seen', '=', sql.lit(0));
+        return [{ query: q, keys: ['n.id'] }];
+      });
       const known = await knownContents();
       if (!known.read) {
         known.read = true;

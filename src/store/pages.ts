@@ -3,7 +3,7 @@ import type { Pagination } from '../shared/schemas/common.js';
 import { pageParts, partsSelection } from './records-json.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, PageConfigurationTable, PageTable } from './schema.js';
-import { counterKey, countOf, readByIds, type Listed, type Selection, type Walk, Pager } from './paging.js';
+import { counterKey, countOf, readByIds, type Listed, type Selection, type Walk, Pager, WalksKept } from './paging.js';
 import { prepared } from './prepared.js';
 
 export type PageRow = Selectable<PageTable>;
@@ -110,15 +110,21 @@ export function pagesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
    * the set of seen pages is looked in only for a secret entry. A privacy filter walks that privacy alone.
    */
   const walk = (filter: PageFilter, viewer: Viewer, seen: Seen): Walk | undefined => {
-    if (viewer.isAdmin || filter.privacy === 'public' || filter.privacy === 'private')
-      return { query: matching(filter), keys: ['pages.id'] };
-    const ids = seenMatching(filter, seen).map((p) => p.id);
-    if (filter.privacy === 'secret') return ids.length ? { query: matching(filter).where('pages.id', 'in', ids), keys: ['pages.id'] } : undefined;
-    const query = matching(filter).where((eb) =>
-      ids.length ? eb.or([eb('pages.privacy', '!=', 'secret'), eb('pages.id', 'in', ids)]) : eb('pages.privacy', '!=', 'secret'),
-    );
-    return { query, keys: ['pages.id'] };
+    const open = viewer.isAdmin || filter.privacy === 'public' || filter.privacy === 'private';
+    const ids = open ? [] : seenMatching(filter, seen).map((p) => p.id);
+    if (!open && filter.privacy === 'secret' && !ids.length) return undefined;
+    // Kept per what it depends on: the filter and, for a Member, the secret pages they see among it.
+    const name = JSON.stringify([filter.page_configuration_id, filter.owner, filter.privacy, filter.slug, open, ids]);
+    return walksKept.get(name, () => {
+      if (open) return { query: matching(filter), keys: ['pages.id'] };
+      if (filter.privacy === 'secret') return { query: matching(filter).where('pages.id', 'in', ids), keys: ['pages.id'] };
+      const query = matching(filter).where((eb) =>
+        ids.length ? eb.or([eb('pages.privacy', '!=', 'secret'), eb('pages.id', 'in', ids)]) : eb('pages.privacy', '!=', 'secret'),
+      );
+      return { query, keys: ['pages.id'] };
+    });
   };
+  const walksKept = new WalksKept<Walk>();
 
   /** Exact, from the kept counts: all matching pages, less the secret ones, plus the secret ones the viewer sees. */
   const total = async (filter: PageFilter, viewer: Viewer, seen: Seen): Promise<number> => {

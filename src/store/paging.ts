@@ -57,6 +57,38 @@ export interface Walk {
   keys: readonly string[];
 }
 
+/**
+ * A walk's filter compiled (its SQL and parameters: what names the list and fills its fetches), once per query:
+ * a repository that keeps its walks per filter and viewer (`WalksKept`) hands the same query again, and it is
+ * not compiled again. The compiled query is never run itself.
+ */
+const compiledWalks = new WeakMap<object, CompiledQuery>();
+function compiledWalk(query: AnyQuery): CompiledQuery {
+  let compiled = compiledWalks.get(query);
+  if (!compiled) compiledWalks.set(query, (compiled = query.compile()));
+  return compiled;
+}
+
+/**
+ * The walks of a list kept per what they depend on (the filter, the viewer's view: a JSON key the repository
+ * writes), at most `max` of them: a query is only a description, the same one serves every request that asks
+ * the same, and is compiled once (`compiledWalk`). Building and compiling a Member's pages walk with Kysely cost
+ * about 12 µs a request.
+ */
+export class WalksKept<T> {
+  private readonly kept = new Map<string, T>();
+  constructor(private readonly max = 1000) {}
+  get(key: string, build: () => T): T {
+    let found = this.kept.get(key);
+    if (found === undefined) {
+      if (this.kept.size >= this.max) this.kept.clear();
+      found = build();
+      this.kept.set(key, found);
+    }
+    return found;
+  }
+}
+
 /** A page of a list with its exact total. */
 export interface Listed<Row> extends Walked<Row> {
   total: number;
@@ -217,7 +249,7 @@ export async function walkPage<Row>(
   };
   // One walk (most lists): its filter compiled once, naming the list for its positions and filling the
   // compiled fetch of its shape (`fetchOf`) instead of building and compiling the whole fetch again.
-  const base = walks.length === 1 ? walks[0]!.query.compile() : undefined;
+  const base = walks.length === 1 ? compiledWalk(walks[0]!.query) : undefined;
   const listName = base ? { sql: `${base.sql}\u0000${walks[0]!.keys.join(',')}\u0000${desc}`, parameters: base.parameters } : undefined;
   const known = positions && !after && skip > 0 ? positions.of(listName ?? skipperFrom(undefined).compile()) : undefined;
   if (!after && skip > 0) {
@@ -252,7 +284,7 @@ export async function walkPage<Row>(
     for (let r = 0; r < count; r++) texts[r] = values[r]![0] as string;
     return texts;
   };
-  const bases = walks.map((walk, w) => (w === 0 && base ? base : walk.query.compile()));
+  const bases = walks.map((walk, w) => (w === 0 && base ? base : compiledWalk(walk.query)));
   /**
    * Walk `w`'s rows from `start` (inclusive or not), at most `limit`, selected by `chosen`: compiled once per
    * shape and filled in (`fetchOf`), or built (a shape's first use, or one whose parameters cannot be placed).
