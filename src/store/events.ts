@@ -6,7 +6,7 @@ import { secretPageOf } from './follows.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, EventAttendanceTable, EventTable } from './schema.js';
 import { eventJson } from './records-json.js';
-import { counterKey, countOf, narrowed, type Listed, type Selection, type Walk, Pager } from './paging.js';
+import { counterKey, countOf, narrowed, type Listed, type Selection, type Walk, Pager, WalksKept } from './paging.js';
 
 /** An event in a secret page says so (`secret_page`): the store's own, neither written nor read by the domain. */
 export type EventRow = Omit<Selectable<EventTable>, 'secret_page'>;
@@ -66,19 +66,13 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect, pager: Pager 
    * The walks of a list, built once per filter, caller's view and window (a query is only a description:
    * the same one serves every request that asks the same).
    */
-  const built = new Map<string, Walk[]>();
+  const built = new WalksKept<Walk[]>();
   /** What a list's walks depend on: its filter, its window, and what the caller sees. */
   const listName = (filter: EventFilter, viewer: Viewer, secretSeen: string[], longestMs: number) =>
     JSON.stringify([filter.owner, filter.page_id, filter.slug, filter.runningFrom, filter.runningBefore, longestMs, viewer.isAdmin || secretSeen]);
   const walksOf = (filter: EventFilter, viewer: Viewer, secretSeen: string[], longestMs: number, ordered = true): Walk[] => {
     const name = `${listName(filter, viewer, secretSeen, longestMs)}\u0000${ordered}`;
-    let found = built.get(name);
-    if (!found) {
-      if (built.size >= 1000) built.clear();
-      found = walks(filter, viewer, secretSeen, longestMs, ordered);
-      built.set(name, found);
-    }
-    return found;
+    return built.get(name, () => walks(filter, viewer, secretSeen, longestMs, ordered));
   };
   const key = (f: EventFilter, secret?: string) => counterKey('events', [f.owner, f.page_id, secret]);
   const total = async (filter: EventFilter, viewer: Viewer, secretSeen: string[], longestMs: number): Promise<number> => {
