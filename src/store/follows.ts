@@ -63,12 +63,6 @@ export function followsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
    * secrecy and the page are on the index that orders the list, and the set of seen pages is looked in only
    * for a follow of a secret page.
    */
-  const walksKept = new WalksKept<Walk[]>();
-  /** Kept per filter and, for a Member, the secret pages they see (`WalksKept`). */
-  const walks = (filter: FollowFilter, viewer: Viewer, secretSeen: string[]): Walk[] =>
-    walksKept.get(JSON.stringify([filter.followable_type, filter.followable_id, filter.user_id, viewer.isAdmin || secretSeen]), () =>
-      buildWalks(filter, viewer, secretSeen),
-    );
   const buildWalks = (filter: FollowFilter, viewer: Viewer, secretSeen: string[]): Walk[] => {
     if (viewer.isAdmin) return [{ query: matching(filter), keys }];
     const query = matching(filter).where((eb) =>
@@ -78,6 +72,12 @@ export function followsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
     );
     return [{ query, keys }];
   };
+  const walksKept = new WalksKept<Walk[]>();
+  /** The walks kept per filter and, for a Member, the secret pages they see (`WalksKept`). */
+  const walks = (filter: FollowFilter, viewer: Viewer, secretSeen: string[]): Walk[] =>
+    walksKept.get(JSON.stringify([filter.followable_type, filter.followable_id, filter.user_id, viewer.isAdmin || secretSeen]), () =>
+      buildWalks(filter, viewer, secretSeen),
+    );
 
   /** All matching follows, less those of secret pages, plus those of the secret pages the viewer sees. */
   const total = async (filter: FollowFilter, viewer: Viewer, secretSeen: string[]): Promise<number> => {

@@ -104,6 +104,7 @@ export function pagesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
         (filter.page_configuration_id === undefined || p.page_configuration_id === filter.page_configuration_id),
     );
 
+  const walksKept = new WalksKept<Walk>();
   /**
    * The one index walk of a list. A Member's: the pages that are not secret and the secret ones they see,
    * tested entry by entry on an index that carries the privacy after the order (`…, id, privacy`), so that
@@ -124,7 +125,6 @@ export function pagesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
       return { query, keys: ['pages.id'] };
     });
   };
-  const walksKept = new WalksKept<Walk>();
 
   /** Exact, from the kept counts: all matching pages, less the secret ones, plus the secret ones the viewer sees. */
   const total = async (filter: PageFilter, viewer: Viewer, seen: Seen): Promise<number> => {

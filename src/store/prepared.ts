@@ -54,7 +54,6 @@ export function prepared<V extends Record<string, unknown>, Row = any>(build: (d
   };
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export interface Prepared<V, Row> {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   compile(db: Kysely<any>, values: V): CompiledQuery<Row>;
