@@ -37,7 +37,7 @@
 
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, createWriteStream, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -320,9 +320,38 @@ async function drain(target) {
   }
 }
 
+/**
+ * Reads the SQLite file and its log through once, so that a run measures the store in the machine's page cache
+ * rather than the disk: on the machines this was measured on, the host now and then drops the guest's cache
+ * (`free` showed 264 MB cached minutes after a 3 GB store was copied), and a run on a store read back from disk
+ * at a million pages cost several times the CPU (major faults through the memory map). Says so when that
+ * took long (the file was not cached).
+ */
+function warmPageCache(file) {
+  const buffer = Buffer.allocUnsafe(4 << 20);
+  const t0 = performance.now();
+  let bytes = 0;
+  for (const path of [file, `${file}-wal`]) {
+    let fd;
+    try {
+      fd = openSync(path, 'r');
+    } catch {
+      continue;
+    }
+    try {
+      for (let n; (n = readSync(fd, buffer, 0, buffer.length, null)) > 0; ) bytes += n;
+    } finally {
+      closeSync(fd);
+    }
+  }
+  const s = (performance.now() - t0) / 1000;
+  if (s > 1) console.log(`(the store was not all in the page cache: ${fmt(bytes / 2 ** 20)} MB read back in ${fmt(s, 1)} s)`);
+}
+
 /** One autocannon run over `target.urls` (connections round-robin over them); CPU from `target.pids`/`database`. */
 async function run(label, target, requests, expectedNon2xx = false) {
   const url = target.urls.length === 1 ? target.urls[0] : target.urls;
+  if (target.file) warmPageCache(target.file);
   await autocannon({ url, connections: CONNECTIONS, duration: 1, requests }); // warm-up
   await drain(target);
   const cpu0 = cpuSnapshot(target.pids, target.database);
@@ -484,7 +513,7 @@ async function benchSize(pages, bareUrl, barePid) {
       const workers = st === 'sqlite' ? ['--workers', WORKERS] : [];
       for (let i = 0; i < processes; i++)
         servers.push(await startListening([BIN, 'serve', '--port', '0', '--db', where, ...workers], env, `agora serve (${st})`, NODE_ARGS));
-      const target = { urls: servers.map((x) => x.url), pids: servers.map((x) => x.child.pid), database: pgDb[st] };
+      const target = { urls: servers.map((x) => x.url), pids: servers.map((x) => x.child.pid), database: pgDb[st], file: st === 'sqlite' ? db : undefined };
       console.log(
         `\n== ${pages.toLocaleString('en')} pages, ${st === 'sqlite' ? `SQLite, ${WORKERS} worker(s)` : `PostgreSQL, ${processes} process(es)`}, ` +
           `${CONNECTIONS} connections, ${DURATION} s per run; load ${readFileSync('/proc/loadavg', 'utf8').trim()}`,

@@ -108,8 +108,8 @@ export interface Walked<Row> {
 const KEY = (i: number) => `__k${i}`;
 
 /**
- * A reading connection of the store's own (SQLite: a second, read-only connection), answering a compiled
- * read synchronously, or undefined for a statement that is not a pure read. Registered for the store's root
+ * A reading connection of the store's own (SQLite: the writing connection while it has no transaction open,
+ * else a second, read-only one; `CommittedReads` in sqlite.ts), answering a compiled read synchronously, or undefined for a statement that is not a pure read. Registered for the store's root
  * Kysely only: a transaction's queries (another Kysely object) always go through Kysely, on the connection
  * that holds the transaction, and see its writes.
  */
@@ -134,7 +134,7 @@ export function readDirectly(db: object, reader: DirectReader): void {
 }
 
 /**
- * The rows of a compiled read. Where the store gave `db` a reading connection (SQLite, outside transactions),
+ * The rows of a compiled read. Where the store gave `db` a direct reader (SQLite, outside transactions),
  * straight from it: committed data only (never a group of transactions still open, which may yet roll back,
  * and without waiting for one), with none of Kysely's per-query driver work (its connection mutex and a few
  * promises: about 15 µs a query). Elsewhere through Kysely.
