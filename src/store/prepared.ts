@@ -64,8 +64,8 @@ export interface Prepared<V, Row> {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   first(db: Kysely<any>, values: V): Promise<Row | undefined>;
   /**
-   * A read's rows, as `rowsOfRead` reads: outside a transaction straight from SQLite's reading connection
-   * (committed data only), inside one through the transaction.
+   * A read's rows, as `rowsOfRead` reads: outside a transaction straight from SQLite (committed data only:
+   * `CommittedReads`), inside one through the transaction.
    */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   read(db: Kysely<any>, values: V): Promise<Row[]>;

@@ -144,6 +144,9 @@ interface CommittedReads {
 
 function committedReads(writer: Database.Database, watcher: Database.Database): CommittedReads {
   let pinned: Database.Database | undefined;
+  // `inTransaction` is SQLite's autocommit flag: set by BEGIN and SAVEPOINT (every write of the store's runs in a
+  // group's `begin immediate`), and not by a writing statement still being iterated outside one (its rows, not
+  // yet committed, would be seen on the writer). The store iterates none: writes run to their end (`all`/`run`).
   const connection = () => pinned ?? (writer.inTransaction ? watcher : writer);
   const snapshots = new Map<Database.Database, <T>(read: () => T) => T>();
   return {

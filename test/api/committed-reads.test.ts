@@ -58,3 +58,68 @@ describe('reads outside a transaction', () => {
     expect(seen[1]).toMatchObject({ byId: { id }, byIds: [{ id }], total: before.total + 1, listed: before.rows.length + 1 });
   });
 });
+
+describe('reads while a write of ours is open', () => {
+  it('are answered at once, from the read-only connection, without what it wrote: a list of one walk and of several', async () => {
+    // A Member's waiting requests are two walks (their own, and those to the page they created), read in a
+    // snapshot; the pages list is one walk, its texts kept or read by id.
+    const m = await t.member();
+    const other = await t.member();
+    const config = await t.call('POST', '/page_configurations', { body: { name: `Held ${newId()}` } });
+    const pageOf = async (as: typeof m) =>
+      (
+        await t.call('POST', '/pages', {
+          as: as.creds,
+          body: { name: `Page ${newId()}`, privacy: 'public', page_configuration_id: config.body.id, user_id: as.user.id },
+        })
+      ).body.id as string;
+    const mine = await pageOf(m);
+    const theirs = await pageOf(other);
+    expect((await t.call('POST', '/page_access_requests', { as: other.creds, body: { page_id: mine, user_id: other.user.id } })).status).toBe(201);
+    expect((await t.call('POST', '/page_access_requests', { as: m.creds, body: { page_id: theirs, user_id: m.user.id } })).status).toBe(201);
+    const urls = ['/page_access_requests?state=waiting&per_page=1', '/page_access_requests?state=waiting', '/pages?per_page=2', '/pages?per_page=2&page=2'];
+    const ask = async () => {
+      const answers: string[] = [];
+      for (const url of urls) {
+        const res = await t.app.inject({ method: 'GET', url: `/public-api/v1${url}`, headers: { 'api-key': m.creds.key, 'api-secret': m.creds.secret } });
+        expect(res.statusCode, res.body).toBe(200);
+        answers.push(res.body);
+      }
+      return answers;
+    };
+    const before = await ask();
+    // Twice more: from the second use on, a list's fetch is compiled and its texts are kept.
+    expect(await ask()).toEqual(before);
+    // A transaction of ours that waits (its group takes the write lock on the next turns of the loop).
+    let release = () => {};
+    let opened = false;
+    const written = newId();
+    const held = t.store.transaction(async (tx) => {
+      const now = new Date().toISOString();
+      await tx.pages.insert({
+        id: written,
+        name: `Held ${written}`,
+        slug: `held-${written}`,
+        description: null,
+        privacy: 'public',
+        page_configuration_id: config.body.id as string,
+        user_id: other.user.id,
+        created_at: now,
+        updated_at: now,
+      });
+      opened = true;
+      await new Promise<void>((done) => (release = done));
+    });
+    while (!opened) await new Promise((next) => setImmediate(next));
+    try {
+      expect(await ask()).toEqual(before);
+    } finally {
+      release();
+      await held;
+    }
+    // Committed: in the pages list's total now.
+    const after = await ask();
+    expect(after.slice(0, 2)).toEqual(before.slice(0, 2));
+    expect(JSON.parse(after[2]!).total_items).toBe(JSON.parse(before[2]!).total_items + 1);
+  });
+});
