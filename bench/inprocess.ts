@@ -8,7 +8,7 @@
 // follow and mixed mixes show the CPU of each answer apart (with BENCH_CONCURRENCY=1); `process.cpuUsage` is called
 // twice a request, which a machine with slow system calls shows as a share of every figure.
 // BENCH_STATEMENTS=1 counts the statements per request (with SQLLOG=1 it also prints each, with its parameters).
-import { closeSync, existsSync, openSync, readSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, writeFileSync } from 'node:fs';
 import { issueApiKey } from '../src/domain/api-keys.js';
 import { createApp } from '../src/server/app.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
@@ -153,6 +153,14 @@ const one = async () => {
   await new Promise<void>((ok) => setImmediate(ok));
 };
 for (let i = 0; i < Math.min(200, count); i++) await one(); // warm-up (and every key verified once)
+// BENCH_PROFILE=FILE: a CPU profile of the measured requests alone (not the start, the store's read-through or the
+// warm-up, which `--cpu-prof` includes), written as FILE.cpuprofile.
+const profiler = process.env.BENCH_PROFILE ? new (await import('node:inspector/promises')).Session() : undefined;
+if (profiler) {
+  profiler.connect();
+  await profiler.post('Profiler.enable');
+  await profiler.post('Profiler.start');
+}
 const cpu0 = process.cpuUsage();
 byStatus.clear();
 waits.GET = [];
@@ -167,6 +175,11 @@ await Promise.all(Array.from({ length: concurrency }, async () => {
   while (left-- > 0) await one();
 }));
 const cpu = process.cpuUsage(cpu0);
+if (profiler) {
+  const { profile } = await profiler.post('Profiler.stop');
+  writeFileSync(`${process.env.BENCH_PROFILE}.cpuprofile`, JSON.stringify(profile));
+  profiler.disconnect();
+}
 console.log(
   `${mix}: ${count} requests, ${((cpu.user + cpu.system) / count).toFixed(0)} µs CPU each, ${(((performance.now() - t0) * 1000) / count).toFixed(0)} µs wall`,
 );
