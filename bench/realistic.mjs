@@ -132,6 +132,23 @@ function cpuSnapshot(pids, database) {
   return snap;
 }
 
+/**
+ * Major page faults of the servers so far (`/proc/PID/stat`): pages of the memory-mapped store read back from the
+ * disk. A run with many measured the disk (the host dropped the page cache mid-run), not the server.
+ */
+function majorFaults(pids) {
+  let n = 0;
+  for (const pid of pids) {
+    try {
+      const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      n += Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[9]);
+    } catch {
+      // gone
+    }
+  }
+  return n;
+}
+
 /** CPU ms spent between two snapshots: by the servers, by the database's backends, and backends that left. */
 function cpuSpent(before, after) {
   let server = 0;
@@ -355,8 +372,10 @@ async function run(label, target, requests, expectedNon2xx = false) {
   await autocannon({ url, connections: CONNECTIONS, duration: 1, requests }); // warm-up
   await drain(target);
   const cpu0 = cpuSnapshot(target.pids, target.database);
+  const faults0 = majorFaults(target.pids);
   const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, requests, timeout: 10 });
   const spent = cpuSpent(cpu0, cpuSnapshot(target.pids, target.database));
+  const faults = majorFaults(target.pids) - faults0;
   const cpu = ((spent.server + spent.db) * 1000) / r.requests.total;
   const cpuDb = (spent.db * 1000) / r.requests.total;
   const unexpected = r.errors + r.timeouts + (expectedNon2xx ? 0 : r.non2xx);
@@ -366,6 +385,7 @@ async function run(label, target, requests, expectedNon2xx = false) {
       `CPU ${fmt(cpu).padStart(5)} µs/req` +
       (target.database ? ` (PostgreSQL ${fmt(cpuDb)}${spent.gone ? `, ${spent.gone} backend(s) left mid-run, their CPU not counted` : ''})` : '') +
       `  ${row.total} req, ${row.non2xx} non-2xx, ${unexpected} unexpected` +
+      (faults ? `, ${faults} major page faults (read from disk)` : '') +
       (r.non2xx ? ` (status ${Object.entries(r.statusCodeStats ?? {}).filter(([c]) => !c.startsWith('2')).map(([c, v]) => `${c}×${v.count}`).join(', ')})` : ''),
   );
   return row;
