@@ -1,21 +1,30 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { newId } from '../../src/shared/ids.js';
-import { startApp, type TestApp } from '../helpers/app.js';
-import { removeDir } from '../helpers/server.js';
+import type { Store } from '../../src/store/store.js';
+import { useApp } from '../helpers/app.js';
 
 /**
  * A read outside the store's transactions sees committed data only, whichever connection answers it (SQLite:
  * the writing connection while it has no transaction open, the read-only one while it has; `CommittedReads`),
  * and sees a commit at once. On PostgreSQL the reads take a connection of their own from the pool.
  */
-let t: TestApp;
-beforeAll(async () => {
-  t = await startApp();
-});
-afterAll(async () => {
-  await t.close();
-  removeDir(t.dir);
-});
+const t = useApp();
+
+/** A public page written inside the transaction `tx`, with the id given. */
+const insertPage = (tx: Store, id: string, config: string, owner: string) => {
+  const now = new Date().toISOString();
+  return tx.pages.insert({
+    id,
+    name: `Open ${id}`,
+    slug: `open-${id}`,
+    description: null,
+    privacy: 'public',
+    page_configuration_id: config,
+    user_id: owner,
+    created_at: now,
+    updated_at: now,
+  });
+};
 
 describe('reads outside a transaction', () => {
   it('do not see a transaction still open, and see it once committed', async () => {
@@ -36,18 +45,7 @@ describe('reads outside a transaction', () => {
       });
     };
     await t.store.transaction(async (tx) => {
-      const now = new Date().toISOString();
-      await tx.pages.insert({
-        id,
-        name: `Open ${id}`,
-        slug: `open-${id}`,
-        description: null,
-        privacy: 'public',
-        page_configuration_id: res.body.id as string,
-        user_id: t.admin.id,
-        created_at: now,
-        updated_at: now,
-      });
+      await insertPage(tx, id, res.body.id as string, t.admin.id);
       // Inside the transaction, its own write is seen through it…
       expect(await tx.pages.getById(id)).toMatchObject({ id });
       // …and not by the reads outside it.
@@ -95,18 +93,7 @@ describe('reads while a write of ours is open', () => {
     let opened = false;
     const written = newId();
     const held = t.store.transaction(async (tx) => {
-      const now = new Date().toISOString();
-      await tx.pages.insert({
-        id: written,
-        name: `Held ${written}`,
-        slug: `held-${written}`,
-        description: null,
-        privacy: 'public',
-        page_configuration_id: config.body.id as string,
-        user_id: other.user.id,
-        created_at: now,
-        updated_at: now,
-      });
+      await insertPage(tx, written, config.body.id as string, other.user.id);
       opened = true;
       await new Promise<void>((done) => (release = done));
     });
