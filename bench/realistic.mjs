@@ -341,7 +341,8 @@ async function drain(target) {
  * Reads the SQLite file and its log through once, so that a run measures the store in the machine's page cache
  * rather than the disk: on the machines this was measured on, the host now and then drops the guest's cache
  * (`free` showed 264 MB cached minutes after a 3 GB store was copied), and a run on a store read back from disk
- * at a million pages cost several times the CPU (major faults through the memory map). Says so when that
+ * at a million pages cost more CPU (in process, 487 µs a varied read against 326–373 with the store cached: major
+ * faults through the memory map). Says so when that
  * took long (the file was not cached).
  */
 function warmPageCache(file) {
