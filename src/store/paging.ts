@@ -110,8 +110,9 @@ const KEY = (i: number) => `__k${i}`;
 /**
  * A reading connection of the store's own (SQLite: the writing connection while it has no transaction open,
  * else a second, read-only one; `CommittedReads` in sqlite.ts), answering a compiled read synchronously, or
- * undefined for a statement that is not a pure read. Registered for the store's root Kysely only: a transaction's queries (another Kysely object) always go through Kysely, on the connection
- * that holds the transaction, and see its writes.
+ * undefined for a statement that is not a pure read. Registered for the store's root Kysely only: a
+ * transaction's queries (another Kysely object) always go through Kysely, on the connection that holds the
+ * transaction, and see its writes.
  */
 export interface DirectReader {
   /** The rows as objects, as Kysely would answer them. */

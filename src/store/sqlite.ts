@@ -132,9 +132,9 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
  * while it has no transaction open, else on the read-only one (the watcher). Either sees what any process
  * committed, and never a transaction of ours still open. The writer is preferred for its page cache: SQLite
  * empties a connection's cache whenever it finds that another connection committed, so the watcher re-read
- * every page after each of our writes (at a million pages, the 90/10 mix's reads in process: 346 → 272 µs
- * each, a written follow 1,980 → 1,800; measured alternately), while the writer's own commits leave its cache
- * as it is. A snapshot (several reads as of one moment) keeps its reads, and the versions read within it,
+ * every page after each of our writes (at a million pages, in process, the builds alternated three times: the
+ * 90/10 mix's reads 342–466 → 286–299 µs each, a written follow 1,159–1,416 → 1,062–1,070), while the writer's
+ * own commits leave its cache as it is. A snapshot (several reads as of one moment) keeps its reads, and the versions read within it,
  * on the connection it began on.
  */
 interface CommittedReads {
