@@ -134,11 +134,13 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
  * empties a connection's cache whenever it finds that another connection committed, so the watcher re-read
  * every page after each of our writes (at a million pages, in process, the builds alternated three times: the
  * 90/10 mix's reads 342–466 → 286–299 µs each, a written follow 1,159–1,416 → 1,062–1,070), while the writer's
- * own commits leave its cache as it is. A snapshot (several reads as of one moment) keeps its reads, and the versions read within it,
- * on the connection it began on.
+ * own commits leave its cache as it is. A snapshot (several reads as of one moment) keeps its reads, and the
+ * versions read within it, on the connection it began on.
  */
 interface CommittedReads {
   connection(): Database.Database;
+  /** What `make` makes of the connection the reads run on now (a statement, a cache of them): once per connection. */
+  perConnection<T>(make: (connection: Database.Database) => T): () => T;
   snapshot<T>(read: () => T): T;
 }
 
@@ -148,17 +150,25 @@ function committedReads(writer: Database.Database, watcher: Database.Database): 
   // group's `begin immediate`), and not by a writing statement still being iterated outside one (its rows, not
   // yet committed, would be seen on the writer). The store iterates none: writes run to their end (`all`/`run`).
   const connection = () => pinned ?? (writer.inTransaction ? watcher : writer);
-  const snapshots = new Map<Database.Database, <T>(read: () => T) => T>();
+  const perConnection = <T>(make: (on: Database.Database) => T): (() => T) => {
+    const made = new Map<Database.Database, T>();
+    return () => {
+      const on = connection();
+      let value = made.get(on);
+      if (value === undefined) made.set(on, (value = make(on)));
+      return value;
+    };
+  };
+  const transaction = perConnection((on) => on.transaction(<T>(read: () => T): T => read()) as <T>(read: () => T) => T);
   return {
     connection,
+    perConnection,
     snapshot<T>(read: () => T): T {
       if (pinned) return read();
-      const on = connection();
-      let snapshot = snapshots.get(on);
-      if (!snapshot) snapshots.set(on, (snapshot = on.transaction(<U>(r: () => U): U => r()) as <U>(r: () => U) => U));
-      pinned = on;
+      const inSnapshot = transaction();
+      pinned = connection();
       try {
-        return snapshot(read);
+        return inSnapshot(read);
       } finally {
         pinned = undefined;
       }
@@ -178,13 +188,7 @@ function tableVersions(sqlite: Database.Database, reads: CommittedReads, dataVer
   const all = new Set(
     sqlite.prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`).pluck().all() as string[],
   );
-  const statements = new Map<Database.Database, Database.Statement>();
-  const versionsOf = () => {
-    const connection = reads.connection();
-    let statement = statements.get(connection);
-    if (!statement) statements.set(connection, (statement = connection.prepare('select name, v from table_versions').raw()));
-    return statement;
-  };
+  const versionsOf = reads.perConnection((on) => on.prepare('select name, v from table_versions').raw());
   let vector = new Map<string, number>();
   let readAt: string | undefined;
   const tablesBySql = new Map<string, readonly string[]>();
@@ -222,9 +226,9 @@ function tableVersions(sqlite: Database.Database, reads: CommittedReads, dataVer
 /**
  * Reads straight from SQLite on the connection `CommittedReads` picks: each statement prepared once per
  * connection (bounded), run synchronously, its rows made objects as Kysely's would be (`rowsOf`), or answered
- * as arrays of values (a list's page, whose objects `walkPage` makes itself without the sort keys). A statement that is not a pure read (SQLite's own
- * `readonly`) is left to Kysely (undefined). Each read is one statement run to its end, so the connection
- * never keeps a read transaction open between them.
+ * as arrays of values (a list's page, whose objects `walkPage` makes itself without the sort keys). A statement
+ * that is not a pure read (SQLite's own `readonly`) is left to Kysely (undefined). Each read is one statement run
+ * to its end, so the connection never keeps a read transaction open between them.
  */
 function directReader(
   reads: CommittedReads,
@@ -238,11 +242,10 @@ function directReader(
     values: (parameters: readonly unknown[]) => unknown[][];
     objects: (values: unknown[][]) => Record<string, unknown>[];
   }
-  const byConnection = new Map<Database.Database, Map<string, Reading | null>>();
+  const statementsOf = reads.perConnection(() => new Map<string, Reading | null>());
   const prepared = (sql: string): Reading | null => {
     const connection = reads.connection();
-    let statements = byConnection.get(connection);
-    if (!statements) byConnection.set(connection, (statements = new Map()));
+    const statements = statementsOf();
     let reading = statements.get(sql);
     if (reading === undefined) {
       if (statements.size >= max) statements.clear();
