@@ -8,10 +8,11 @@
 // follow and mixed mixes show the CPU of each answer apart (with BENCH_CONCURRENCY=1); `process.cpuUsage` is called
 // twice a request, which a machine with slow system calls shows as a share of every figure.
 // BENCH_STATEMENTS=1 counts the statements per request (with SQLLOG=1 it also prints each, with its parameters).
-import { closeSync, existsSync, openSync, readSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { issueApiKey } from '../src/domain/api-keys.js';
 import { createApp } from '../src/server/app.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
+import { readThrough } from './page-cache.mjs';
 
 const [file, countArg, mix = 'varied'] = process.argv.slice(2);
 // BENCH_SEED: the same requests every run (a seeded generator instead of Math.random), so that instruction
@@ -45,18 +46,8 @@ const store = await openSqliteStore(file, {
 });
 const deps = { store, clock: () => new Date() };
 const app = await createApp({ store, rateLimit: false });
-// The store read through once first: the host of the machines measured on drops the guest's page cache now and
-// then, and a million-page store read back from disk through the memory map costs more CPU (487 µs a varied read
-// against 326–373 with it cached).
-{
-  const buffer = Buffer.allocUnsafe(4 << 20);
-  for (const path of [file, `${file}-wal`]) {
-    if (!existsSync(path)) continue;
-    const fd = openSync(path, 'r');
-    while (readSync(fd, buffer, 0, buffer.length, null) > 0);
-    closeSync(fd);
-  }
-}
+// The store read into the page cache first (`page-cache.mjs`).
+readThrough(file);
 const raw = (await import('better-sqlite3')).default;
 const db = new raw(file, { readonly: true });
 const members = db.prepare(`select u.id from users u join permission_sets r on r.id = u.permission_set_id where r.system_key = 'members' order by u.id limit 3`).pluck().all() as string[];

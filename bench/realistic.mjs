@@ -37,10 +37,11 @@
 
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, createWriteStream, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readThrough } from './page-cache.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = join(ROOT, 'bin', 'agora.js');
@@ -337,33 +338,10 @@ async function drain(target) {
   }
 }
 
-/**
- * Reads the SQLite file and its log through once, so that a run measures the store in the machine's page cache
- * rather than the disk: on the machines this was measured on, the host now and then drops the guest's cache
- * (`free` showed 264 MB cached minutes after a 3 GB store was copied), and a run on a store read back from disk
- * at a million pages cost more CPU (in process, 487 µs a varied read against 326–373 with the store cached: major
- * faults through the memory map). Says so when that
- * took long (the file was not cached).
- */
+/** The store read into the page cache first (`page-cache.mjs`); says so when that took long (it was not cached). */
 function warmPageCache(file) {
-  const buffer = Buffer.allocUnsafe(4 << 20);
-  const t0 = performance.now();
-  let bytes = 0;
-  for (const path of [file, `${file}-wal`]) {
-    let fd;
-    try {
-      fd = openSync(path, 'r');
-    } catch {
-      continue;
-    }
-    try {
-      for (let n; (n = readSync(fd, buffer, 0, buffer.length, null)) > 0; ) bytes += n;
-    } finally {
-      closeSync(fd);
-    }
-  }
-  const s = (performance.now() - t0) / 1000;
-  if (s > 1) console.log(`(the store was not all in the page cache: ${fmt(bytes / 2 ** 20)} MB read back in ${fmt(s, 1)} s)`);
+  const { bytes, seconds } = readThrough(file);
+  if (seconds > 1) console.log(`(the store was not all in the page cache: ${fmt(bytes / 2 ** 20)} MB read back in ${fmt(seconds, 1)} s)`);
 }
 
 /** One autocannon run over `target.urls` (connections round-robin over them); CPU from `target.pids`/`database`. */
