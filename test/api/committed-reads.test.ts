@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { newId } from '../../src/shared/ids.js';
-import type { Store } from '../../src/store/store.js';
-import { useApp } from '../helpers/app.js';
+import { insertPage, useApp } from '../helpers/app.js';
 
 /**
  * A read outside the store's transactions sees committed data only, whichever connection answers it (SQLite:
@@ -9,22 +8,6 @@ import { useApp } from '../helpers/app.js';
  * and sees a commit at once. On PostgreSQL the reads take a connection of their own from the pool.
  */
 const t = useApp();
-
-/** A public page written inside the transaction `tx`, with the id given. */
-const insertPage = (tx: Store, id: string, config: string, owner: string) => {
-  const now = new Date().toISOString();
-  return tx.pages.insert({
-    id,
-    name: `Open ${id}`,
-    slug: `open-${id}`,
-    description: null,
-    privacy: 'public',
-    page_configuration_id: config,
-    user_id: owner,
-    created_at: now,
-    updated_at: now,
-  });
-};
 
 describe('reads outside a transaction', () => {
   it('do not see a transaction still open, and see it once committed', async () => {
@@ -45,7 +28,7 @@ describe('reads outside a transaction', () => {
       });
     };
     await t.store.transaction(async (tx) => {
-      await insertPage(tx, id, res.body.id as string, t.admin.id);
+      await insertPage(tx, { id, config: res.body.id as string, owner: t.admin.id });
       // Inside the transaction, its own write is seen through it…
       expect(await tx.pages.getById(id)).toMatchObject({ id });
       // …and not by the reads outside it.
@@ -93,7 +76,7 @@ describe('reads while a write of ours is open', () => {
     let opened = false;
     const written = newId();
     const held = t.store.transaction(async (tx) => {
-      await insertPage(tx, written, config.body.id as string, other.user.id);
+      await insertPage(tx, { id: written, config: config.body.id as string, owner: other.user.id });
       opened = true;
       await new Promise<void>((done) => (release = done));
     });

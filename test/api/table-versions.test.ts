@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/shared/ids.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
-import { startApp, type TestApp } from '../helpers/app.js';
+import { insertPage, startApp, type TestApp } from '../helpers/app.js';
 import { removeDir } from '../helpers/server.js';
 import { onPostgres, TEST_SECRET_KEY } from '../helpers/store-target.js';
 
@@ -36,20 +36,7 @@ const configId = async () => {
 
 /** A page written straight through the other connection, with the id given (its place in the list). */
 const pageByOther = (id: string, config: string, privacy: 'public' | 'secret' = 'public') =>
-  other.transaction(async (tx) => {
-    const now = new Date().toISOString();
-    await tx.pages.insert({
-      id,
-      name: `Other ${id}`,
-      slug: `other-${id}`,
-      description: null,
-      privacy,
-      page_configuration_id: config,
-      user_id: t.admin.id,
-      created_at: now,
-      updated_at: now,
-    });
-  });
+  other.transaction((tx) => insertPage(tx, { id, config, owner: t.admin.id, privacy }));
 
 describe('remembered list state, per table', () => {
   it('survives a follow, and is retired by a page written here or by another connection', async () => {

@@ -172,6 +172,28 @@ export async function seedMembers(store: Store, count: number, now = new Date().
   return ids;
 }
 
+/**
+ * A page written straight into the store, with the id given (its place in id order); `store` may be a
+ * transaction's, to write it inside that transaction.
+ */
+export function insertPage(
+  store: Store,
+  page: { id: string; config: string; owner: string; privacy?: 'public' | 'private' | 'secret' },
+): Promise<void> {
+  const now = new Date().toISOString();
+  return store.pages.insert({
+    id: page.id,
+    name: `Page ${page.id}`,
+    slug: `page-${page.id}`,
+    description: null,
+    privacy: page.privacy ?? 'public',
+    page_configuration_id: page.config,
+    user_id: page.owner,
+    created_at: now,
+    updated_at: now,
+  });
+}
+
 /** Makes users follow a page (or a user), straight into the store. */
 export async function seedFollows(store: Store, userIds: string[], type: 'Page' | 'User', targetId: string, now: string) {
   await store.transaction(async (tx) => {
