@@ -8,7 +8,7 @@ import type {
   NotificationType,
 } from '../shared/schemas/notifications.js';
 import { SYSTEM_ROLES } from '../store/default-roles.js';
-import type { Audience, NotificationContentRow, NotificationRow } from '../store/notifications.js';
+import type { Audience, Content, NotificationContentRow, NotificationOwn, NotificationRow, NotificationsPage } from '../store/notifications.js';
 import type { Store } from '../store/store.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 
@@ -164,14 +164,16 @@ async function requireUser(store: Store, userId: string) {
   return user;
 }
 
+/** What `actionableIds` reads of a notification: whose it is, and what it is about. */
+type Actionable = Pick<NotificationRow, 'id' | 'user_id' | 'notification_type' | 'target_id'>;
+const ACTIONABLE_TYPES: ReadonlySet<string> = new Set(['page_access_request', 'invite']);
+
 /**
  * Which of the rows the reader (the notified user) may still act on: a request or invite they may still
  * accept or refuse. Once it is settled, it no longer is.
  */
-async function actionableIds(store: Store, rows: NotificationRow[]): Promise<Set<string>> {
-  const actionable = rows.filter(
-    (r) => (r.notification_type === 'page_access_request' || r.notification_type === 'invite') && r.target_id,
-  );
+async function actionableIds(store: Store, rows: readonly Actionable[]): Promise<Set<string>> {
+  const actionable = rows.filter((r) => ACTIONABLE_TYPES.has(r.notification_type) && r.target_id);
   const open = new Set<string>();
   if (actionable.length > 0) {
     const readers = new Map((await store.users.getByIds([...new Set(actionable.map((r) => r.user_id))])).map((u) => [u.id, u]));
@@ -194,7 +196,7 @@ async function actionableIds(store: Store, rows: NotificationRow[]): Promise<Set
 }
 
 /** What a notification says of its content, in the record's order: the fields before `permissions`. */
-const contentBefore = (r: NotificationRow) => ({
+const contentBefore = (r: Content) => ({
   action_name: r.action_name as Notification['action_name'],
   link_type: r.link_type,
   notification_type: r.notification_type as Notification['notification_type'],
@@ -203,7 +205,7 @@ const contentBefore = (r: NotificationRow) => ({
   comment_info: JSON.parse(r.comment_info) as Notification['comment_info'],
 });
 /** … and the fields after it. */
-const contentAfter = (r: NotificationRow) => ({
+const contentAfter = (r: Content) => ({
   target_name: r.target_name,
   picture_url: r.picture_url,
   link_id: r.link_id,
@@ -220,7 +222,7 @@ const contentAfter = (r: NotificationRow) => ({
 });
 
 /** Notification records, `permissions` worked out for the reader (see `actionableIds`). */
-export async function toNotificationRecords(store: Store, rows: NotificationRow[]): Promise<Notification[]> {
+export async function toNotificationRecords(store: Store, rows: readonly (NotificationOwn & Content)[]): Promise<Notification[]> {
   const open = await actionableIds(store, rows);
   return rows.map((r) => ({
     id: r.id,
@@ -235,39 +237,36 @@ export async function toNotificationRecords(store: Store, rows: NotificationRow[
 }
 
 /**
- * The JSON of a content's fields, before and after `permissions` (without their braces), remembered per
- * store while no content is written (`notification_contents`' version): a content is shared by all its
- * recipients and shown again with every page that lists it.
+ * The JSON of a content's fields, before and after `permissions` (without their braces), made once per content
+ * the store hands: it hands the same object for a content while no content is written (`NotificationsPage`), and
+ * a content is shared by all its recipients and shown again with every page that lists it.
  */
-const contentJson = new WeakMap<Store, { version: string; byId: Map<string, [string, string]> }>();
-const MAX_CONTENT_JSON = 20_000;
+const contentJson = new WeakMap<Content, readonly [string, string]>();
 const inner = (value: object) => JSON.stringify(value).slice(1, -1);
 
 /**
  * The records of `toNotificationRecords` as JSON, byte for byte what `JSON.stringify` writes of them (the
- * same keys in the same order), but each content's part written once and remembered. `version`: the
- * contents' version taken before the rows were read (a content written after it retires what this call
- * remembers, not the other way round).
+ * same keys in the same order), but each content's part written once (`contentJson`).
  */
-export async function toNotificationsJson(store: Store, rows: NotificationRow[], version: string | undefined): Promise<string> {
-  const open = await actionableIds(store, rows);
-  let known = contentJson.get(store);
-  if (version !== undefined && known?.version !== version) contentJson.set(store, (known = { version, byId: new Map() }));
+export async function toNotificationsJson(store: Store, page: NotificationsPage): Promise<string> {
+  const { rows, contents } = page;
+  const actionable: Actionable[] = [];
+  for (let i = 0; i < rows.length; i++) {
+    const c = contents[i]!;
+    if (ACTIONABLE_TYPES.has(c.notification_type))
+      actionable.push({ id: rows[i]!.id, user_id: rows[i]!.user_id, notification_type: c.notification_type, target_id: c.target_id });
+  }
+  const open = actionable.length > 0 ? await actionableIds(store, actionable) : undefined;
   let json = '[';
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i]!;
-    let content = version === undefined ? undefined : known!.byId.get(r.content_id);
-    if (!content) {
-      content = [inner(contentBefore(r)), inner(contentAfter(r))];
-      if (version !== undefined) {
-        if (known!.byId.size >= MAX_CONTENT_JSON) known!.byId.clear();
-        known!.byId.set(r.content_id, content);
-      }
-    }
+    const c = contents[i]!;
+    let content = contentJson.get(c);
+    if (!content) contentJson.set(c, (content = [inner(contentBefore(c)), inner(contentAfter(c))]));
     json +=
       `${i ? ',' : ''}{"id":${JSON.stringify(r.id)},"user_id":${JSON.stringify(r.user_id)},"seen":${r.seen === 1},` +
       `"created_at":${JSON.stringify(r.created_at)},"updated_at":${JSON.stringify(r.updated_at)},${content[0]},` +
-      `"permissions":${open.has(r.id) ? '["accept","refuse"]' : '[]'},${content[1]}}`;
+      `"permissions":${open?.has(r.id) ? '["accept","refuse"]' : '[]'},${content[1]}}`;
   }
   return `${json}]`;
 }
@@ -283,13 +282,12 @@ export async function listNotifications(
   // The caller was just found (as the store stands): only another user's may be missing.
   if (caller.user.id !== userId) await requireUser(deps.store, userId);
   const unseen = query.status === 'unseen';
-  const contents = deps.store.versionOf(['notification_contents']);
   const [walked, counts] = await Promise.all([
     deps.store.notifications.list(userId, unseen, query),
     deps.store.notifications.counts(userId),
   ]);
   return {
-    json: await toNotificationsJson(deps.store, walked.rows, contents),
+    json: await toNotificationsJson(deps.store, walked),
     total: unseen ? counts.unseen : counts.total,
     next: walked.next,
   };

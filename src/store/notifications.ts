@@ -4,20 +4,34 @@ import { fixed } from './dialect.js';
 import type { Dialect } from './store.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database, NotificationContentTable, NotificationJobTable, NotificationTable } from './schema.js';
-import { type Selection, type Walk, type Walked, Pager, WalksKept } from './paging.js';
+import { type Selection, type Walk, Pager, WalksKept } from './paging.js';
 import { prepared } from './prepared.js';
 
+/** A user's notification's own columns, but its number (`seq`, the live stream's). */
+export type NotificationOwn = Omit<Selectable<NotificationTable>, 'seq'>;
 /** What every recipient of one notification is told. */
 export type NotificationContentRow = Selectable<NotificationContentTable>;
 /** A user's notification, with what it says. */
 export type NotificationRow = Selectable<NotificationTable> & Omit<NotificationContentRow, 'id' | 'created_at'>;
 export type NotificationJobRow = Selectable<NotificationJobTable>;
 
+/** The columns of `NotificationOwn`, all in the user's walk's index (migration 0018). */
+const OWN_COLUMNS = ['id', 'user_id', 'content_id', 'seen', 'created_at', 'updated_at'] as const satisfies readonly (keyof NotificationOwn)[];
+
 /** Rows per insert statement: well under SQLite's limit of bound parameters. */
 const ROWS_PER_INSERT = 500;
 
 /** What a notification says, of its content: every column but the content's own id and date. */
-type Content = Omit<NotificationContentRow, 'id' | 'created_at'>;
+export type Content = Omit<NotificationContentRow, 'id' | 'created_at'>;
+/**
+ * A page of a user's notifications: each row's own columns and, at the same place in `contents`, what it says.
+ * A content shared by several rows, or kept from an earlier page while no content is written, is the same object.
+ */
+export interface NotificationsPage {
+  rows: NotificationOwn[];
+  contents: Content[];
+  next?: string[];
+}
 const CONTENT_COLUMNS = [
   'notification_type',
   'action_name',
@@ -40,35 +54,6 @@ const CONTENT_COLUMNS = [
   'comment_info',
 ] as const satisfies readonly (keyof Content)[];
 
-/** A user's notification and its content, as one row (the columns in the order the join selects them). */
-const joined = (n: Selectable<NotificationTable>, c: Content): NotificationRow => ({
-  id: n.id,
-  user_id: n.user_id,
-  content_id: n.content_id,
-  seen: n.seen,
-  created_at: n.created_at,
-  updated_at: n.updated_at,
-  seq: n.seq,
-  notification_type: c.notification_type,
-  action_name: c.action_name,
-  subject_type: c.subject_type,
-  subject_id: c.subject_id,
-  subject_slug: c.subject_slug,
-  subject_name: c.subject_name,
-  target_type: c.target_type,
-  target_id: c.target_id,
-  target_slug: c.target_slug,
-  target_name: c.target_name,
-  final_target_type: c.final_target_type,
-  final_target_id: c.final_target_id,
-  final_target_slug: c.final_target_slug,
-  final_target_name: c.final_target_name,
-  link_type: c.link_type,
-  link_id: c.link_id,
-  link_slug: c.link_slug,
-  picture_url: c.picture_url,
-  comment_info: c.comment_info,
-});
 const contentOf = (r: Content): Content => ({
   notification_type: r.notification_type,
   action_name: r.action_name,
@@ -160,7 +145,7 @@ export function notificationsRepo(db: Kysely<Database>, pager: Pager = new Pager
   // A user's walk kept (`WalksKept`): the same query, compiled once, for every page of their notifications.
   const walksKept = new WalksKept<Walk[]>();
   const withContents: Selection = (query) => withContent(query.innerJoin('notification_contents as c', 'c.id', 'n.content_id'));
-  const ownColumns: Selection = (query) => query.selectAll('n');
+  const ownColumns: Selection = (query) => query.select(OWN_COLUMNS.map((column) => `n.${column}` as const));
   /**
    * The contents known, while no content is written (by anyone: the table's version): a notification's
    * content is shared by all its recipients and read again with every page that shows it. Where the store
@@ -220,12 +205,13 @@ export function notificationsRepo(db: Kysely<Database>, pager: Pager = new Pager
       return notified;
     },
     /**
-     * Newest first: one walk of the user's notifications. Their contents come from those known (see
-     * `knownContents`), the others in one statement by id; the first list after a content was written (and
-     * every list where nothing is remembered) joins them in the walk instead, as it used to, and what it read
-     * is remembered.
+     * Newest first: one walk of the user's notifications, their own columns read from its index alone
+     * (migration 0018), each with its content apart (`NotificationsPage`), never joined into one object a row.
+     * Their contents come from those known (see `knownContents`), the others in one statement by id; the first
+     * list after a content was written (and every list where nothing is remembered) joins them in the walk
+     * instead, as it used to, and what it read is remembered.
      */
-    async list(userId: string, unseenOnly: boolean, page: Pagination): Promise<Walked<NotificationRow>> {
+    async list(userId: string, unseenOnly: boolean, page: Pagination): Promise<NotificationsPage> {
       const walks = walksKept.get(`${userId}\u0000${unseenOnly}`, () => {
         let q = db.selectFrom('notifications as n').where('n.user_id', '=', userId);
         if (unseenOnly) q = q.where('n.seen', '=', sql.lit(0));
@@ -235,10 +221,14 @@ export function notificationsRepo(db: Kysely<Database>, pager: Pager = new Pager
       if (!known.read) {
         known.read = true;
         const walked = await pager.walk<NotificationRow>(db, walks, withContents, page, true);
-        for (const row of walked.rows) if (!known.byId.has(row.content_id)) remember(known, row.content_id, contentOf(row));
-        return walked;
+        const contents = walked.rows.map((row) => {
+          let content = known.byId.get(row.content_id);
+          if (!content) remember(known, row.content_id, (content = contentOf(row)));
+          return content;
+        });
+        return { rows: walked.rows, contents, next: walked.next };
       }
-      const walked = await pager.walk<Selectable<NotificationTable>>(db, walks, ownColumns, page, true);
+      const walked = await pager.walk<NotificationOwn>(db, walks, ownColumns, page, true);
       const missing = new Set<string>();
       for (const row of walked.rows) if (!known.byId.has(row.content_id)) missing.add(row.content_id);
       const found = new Map<string, Content>();
@@ -248,13 +238,17 @@ export function notificationsRepo(db: Kysely<Database>, pager: Pager = new Pager
           found.set(row.id, content);
           remember(known, row.id, content);
         }
-      const rows: NotificationRow[] = [];
+      const rows: NotificationOwn[] = [];
+      const contents: Content[] = [];
       for (const row of walked.rows) {
         const content = known.byId.get(row.content_id) ?? found.get(row.content_id);
         // (A content deleted meanwhile takes its notifications with it, as the join would have.)
-        if (content) rows.push(joined(row, content));
+        if (content) {
+          rows.push(row);
+          contents.push(content);
+        }
       }
-      return { rows, next: walked.next };
+      return { rows, contents, next: walked.next };
     },
     /**
      * Oldest first, after the user's notification numbered `afterSeq`: what a live stream has not sent yet.

@@ -22,6 +22,7 @@ import { secretFollows } from './migrations/0014-secret-follows.js';
 import { flagCounts } from './migrations/0015-flag-counts.js';
 import { auditFilters } from './migrations/0016-audit-filters.js';
 import { keptRecords } from './migrations/0017-kept-records.js';
+import { notificationWalks } from './migrations/0018-notification-walks.js';
 import { commentsRepo, likesRepo, statusesRepo } from './content.js';
 import { attendancesRepo, eventsRepo } from './events.js';
 import { notificationJobsRepo, notificationsRepo } from './notifications.js';
@@ -48,6 +49,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015-flag-counts': flagCounts,
   '0016-audit-filters': auditFilters,
   '0017-kept-records': keptRecords,
+  '0018-notification-walks': notificationWalks,
 };
 
 class StaticMigrations implements MigrationProvider {
