@@ -9,6 +9,7 @@ import { newId } from '../shared/ids.js';
 import type { Store } from '../store/store.js';
 import { LiveStreams } from './live-streams.js';
 import { requestIdOf } from './request-id.js';
+import { TurnWrites } from './turn-writes.js';
 import { NotificationFanOut, type FanOutOptions } from './notification-fanout.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimitSettings } from './rate-limit.js';
 import { RouteRegistry } from './route.js';
@@ -97,6 +98,11 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     // What other processes committed before this request arrived is seen by it (and its version kept for
     // the rest of this turn of the event loop: one look per request, not one per cache).
     options.store.dataVersion(true);
+  });
+  // The answers of one turn written together, at its end (`TurnWrites`).
+  const turnWrites = new TurnWrites((error) => app.log.error({ err: error }, 'writing an answer failed'));
+  app.addHook('onSend', (_request, _reply, payload, done) => {
+    turnWrites.defer(() => done(null, payload));
   });
 
   const webhookSettings = options.webhooks ?? {};
