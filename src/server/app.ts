@@ -1,6 +1,7 @@
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
+import type { ServerResponse } from 'node:http';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { Authenticator, type AuthLimits } from '../domain/authenticator.js';
 import type { Clock, Deps } from '../domain/context.js';
 import { can } from '../domain/permissions.js';
@@ -92,17 +93,27 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     // X-Request-Id: the client's when sane, else ours; in every log line (reqId), error body and audit entry.
     genReqId: requestIdOf,
   });
+  const turnWrites = new TurnWrites();
+  let closing = false;
   app.addHook('onRequest', async (request, reply) => {
     // On the raw response, so that streams that take the reply over (SSE) carry it too.
     reply.raw.setHeader('x-request-id', request.id);
     // What other processes committed before this request arrived is seen by it (and its version kept for
     // the rest of this turn of the event loop: one look per request, not one per cache).
     options.store.dataVersion(true);
+    turnWrites.reading();
   });
-  // The answers of one turn written together, at its end (`TurnWrites`).
-  const turnWrites = new TurnWrites((error) => app.log.error({ err: error }, 'writing an answer failed'));
-  app.addHook('onSend', (_request, _reply, payload, done) => {
-    turnWrites.defer(() => done(null, payload));
+  // The answers of one turn written together, at its end (`TurnWrites`). Once the app closes, each goes at once
+  // and its connection is closed after it: an answer still waiting would keep its connection from being idle,
+  // so the server's close would not close it and would wait for the client to leave (keep-alive: 72 s).
+  app.addHook('onSend', (request, reply, payload, done) => {
+    turnWrites.defer(
+      () => {
+        if (closing) reply.header('connection', 'close');
+        done(null, payload);
+      },
+      (error) => unwritten(app, request, reply.raw, error),
+    );
   });
 
   const webhookSettings = options.webhooks ?? {};
@@ -217,7 +228,11 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     if (options.fanOut?.autoStart !== false) fanOut.start();
   });
   // Live streams never end by themselves: end them first, so that closing does not wait for listeners.
-  app.addHook('preClose', async () => live.closeAll());
+  app.addHook('preClose', async () => {
+    closing = true;
+    turnWrites.stop();
+    live.closeAll();
+  });
   app.addHook('onClose', async () => {
     await Promise.all([sender.stop(), fanOut.stop()]);
   });
@@ -263,6 +278,24 @@ const CODE_BY_STATUS: Record<number, string> = {
   422: ErrorCode.validationFailed,
   429: ErrorCode.rateLimited,
 };
+
+/**
+ * An answer whose write threw (Fastify throws from `writeHead` on a header it cannot send): logged, and answered
+ * with a 500 in the contract's shape as Fastify would have, or, where even that cannot be written (its head gone
+ * already), its connection closed. Never left unanswered.
+ */
+function unwritten(app: FastifyInstance, request: FastifyRequest, raw: ServerResponse, error: unknown): void {
+  app.log.error({ err: error, reqId: request.id }, 'writing an answer failed');
+  try {
+    if (raw.headersSent) throw error;
+    const appError = toAppError(error as FastifyError, DEFAULT_BODY_LIMIT);
+    const body = JSON.stringify(appError.toBody(request.id));
+    raw.writeHead(appError.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+    raw.end(body);
+  } catch {
+    raw.destroy();
+  }
+}
 
 /** Maps whatever was thrown to the contract's error shape; a 500 never shows internals. */
 function toAppError(error: FastifyError, bodyLimit: number): AppError {

@@ -8,26 +8,45 @@
  * Measured on this 2-core machine, 50 connections, the load generator on the same cores: a bare node:http server
  * doing 150 µs of work a request, 193–197 → 177–180 µs of CPU a request (p99 17–18 → 14–15 ms); agora's varied
  * reads at 10,000 pages 154–166 → 94–111 µs, at a million 199–237 → 166–174 (README, "The current figures").
- * An answer waits for the others of its own turn, never for a later one: alone in its turn, it goes out at once.
+ *
+ * An answer waits for the others of its own turn, never for a later one: alone in its turn, it goes out at once
+ * (in that turn's check phase), and one ready after the writes went (a write transaction's, whose group commits
+ * in the same check phase, after them) goes out at once too, until the next request is read (`reading`).
  */
 export class TurnWrites {
-  private readonly writes: (() => void)[] = [];
+  private readonly writes: { write: () => void; failed: (error: unknown) => void }[] = [];
+  /** The turn's writes went, and no request was read since: what is ready now goes at once. */
+  private late = false;
+  private stopped = false;
 
-  constructor(private readonly onError: (error: unknown) => void) {}
-
-  /** Runs `write` at the end of this turn, after the writes deferred before it. */
-  defer(write: () => void): void {
-    if (this.writes.push(write) === 1) setImmediate(this.flush);
+  /** Runs `write` at the end of this turn, after the writes deferred before it; `failed` if it throws. */
+  defer(write: () => void, failed: (error: unknown) => void): void {
+    if (this.late || this.stopped) return run(write, failed);
+    if (this.writes.push({ write, failed }) === 1) setImmediate(this.flush);
   }
 
-  /** One write that throws is reported, and the others still run. */
+  /** A request is being read: a new turn's answers wait for each other again. */
+  reading(): void {
+    this.late = false;
+  }
+
+  /** Writes what waits now, and from now on each write at once (the server is closing). */
+  stop(): void {
+    this.stopped = true;
+    this.flush();
+  }
+
   private readonly flush = () => {
-    for (const write of this.writes.splice(0)) {
-      try {
-        write();
-      } catch (error) {
-        this.onError(error);
-      }
-    }
+    this.late = true;
+    for (const { write, failed } of this.writes.splice(0)) run(write, failed);
   };
+}
+
+/** One write that throws is handed to its `failed`, and the others still run. */
+function run(write: () => void, failed: (error: unknown) => void): void {
+  try {
+    write();
+  } catch (error) {
+    failed(error);
+  }
 }

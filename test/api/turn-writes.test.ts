@@ -3,36 +3,60 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { TurnWrites } from '../../src/server/turn-writes.js';
 import { PREFIX } from '../helpers/server.js';
-import { useApp } from '../helpers/app.js';
+import { startApp, useApp } from '../helpers/app.js';
 
 describe('TurnWrites', () => {
+  const failed = (error: unknown) => {
+    throw new Error(`unexpected: ${String(error)}`);
+  };
+
   it('runs the writes of a turn at its end, in order, after its promises, before the next turn', async () => {
     const ran: string[] = [];
-    const writes = new TurnWrites((error) => ran.push(`error ${String(error)}`));
-    writes.defer(() => ran.push('a'));
+    const writes = new TurnWrites();
+    writes.reading();
+    writes.defer(() => ran.push('a'), failed);
     await Promise.resolve();
-    writes.defer(() => ran.push('b'));
+    writes.defer(() => ran.push('b'), failed);
     await Promise.resolve();
     expect(ran).toEqual([]);
     await nextTurn();
     expect(ran).toEqual(['a', 'b']);
-    // A later turn's writes: at the end of that one.
-    writes.defer(() => ran.push('c'));
-    expect(ran).toEqual(['a', 'b']);
-    await nextTurn();
+    // Ready after they went, before a request was read (a write transaction's answer, its group committed in the
+    // same check phase): at once.
+    writes.defer(() => ran.push('c'), failed);
     expect(ran).toEqual(['a', 'b', 'c']);
+    // A request read: the writes of its turn wait for each other again.
+    writes.reading();
+    writes.defer(() => ran.push('d'), failed);
+    expect(ran).toEqual(['a', 'b', 'c']);
+    await nextTurn();
+    expect(ran).toEqual(['a', 'b', 'c', 'd']);
   });
 
-  it('reports a write that throws and still runs the others', async () => {
+  it('hands a write that throws to its own failure, and still runs the others', async () => {
     const ran: string[] = [];
-    const writes = new TurnWrites((error) => ran.push(`error ${(error as Error).message}`));
-    writes.defer(() => ran.push('a'));
-    writes.defer(() => {
-      throw new Error('socket gone');
-    });
-    writes.defer(() => ran.push('c'));
+    const writes = new TurnWrites();
+    writes.defer(() => ran.push('a'), failed);
+    writes.defer(
+      () => {
+        throw new Error('socket gone');
+      },
+      (error) => ran.push(`failed: ${(error as Error).message}`),
+    );
+    writes.defer(() => ran.push('c'), failed);
     await nextTurn();
-    expect(ran).toEqual(['a', 'error socket gone', 'c']);
+    expect(ran).toEqual(['a', 'failed: socket gone', 'c']);
+  });
+
+  it('once stopped, writes what waits at once, and every later write at once', () => {
+    const ran: string[] = [];
+    const writes = new TurnWrites();
+    writes.defer(() => ran.push('a'), failed);
+    writes.stop();
+    expect(ran).toEqual(['a']);
+    writes.reading();
+    writes.defer(() => ran.push('b'), failed);
+    expect(ran).toEqual(['a', 'b']);
   });
 });
 
@@ -82,6 +106,55 @@ describe('the answers of one turn', () => {
       for (const socket of sockets) socket.destroy();
     } finally {
       t.app.server.off('request', onRequest);
+    }
+  });
+});
+
+describe('an answer kept for the end of its turn', () => {
+  it('is written at once when the app closes meanwhile, and its connection closed after it', async () => {
+    const t = await startApp();
+    try {
+      expect((await t.call('GET', '/pages?per_page=1')).status).toBe(200);
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = t.app.server.address() as { port: number };
+      let closed: Promise<void> | undefined;
+      // The close begins in the turn that handled the request, before its answer's turn ends (as a SIGTERM
+      // handled in that turn would): this runs first in the turn's check phase, ahead of the answers' writes.
+      t.app.server.prependOnceListener('request', () => setImmediate(() => (closed = t.app.close())));
+      const socket = connect(port, '127.0.0.1');
+      await new Promise((ok) => socket.once('connect', ok));
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk));
+      const ended = new Promise((ok) => socket.once('close', ok));
+      socket.write(`GET ${PREFIX}/pages?per_page=1 HTTP/1.1\r\nhost: x\r\napi-key: ${t.admin.key}\r\napi-secret: ${t.admin.secret}\r\n\r\n`);
+      // The client keeps its end open: only the server's close of the connection ends it (keep-alive would have
+      // kept it, and the app's close, waiting for 72 s).
+      await ended;
+      expect(text).toMatch(/^HTTP\/1\.1 200 OK/);
+      expect(text.toLowerCase()).toContain('\r\nconnection: close\r\n');
+      await closed;
+    } finally {
+      await t.app.close();
+      await t.store.close();
+    }
+  });
+
+  it('is a 500 in the contract shape when its write throws, and the next answers still go', async () => {
+    const t = await startApp({
+      beforeReady: (app) =>
+        app.get('/unwritable', (_request, reply) => {
+          // A header Node refuses to send: Fastify throws from its writeHead, after the hooks.
+          void reply.header('x-unsendable', 'caf\u00e9 \u263a').send({ ok: true });
+        }),
+    });
+    try {
+      const res = await t.app.inject({ method: 'GET', url: '/unwritable', headers: { 'api-key': t.admin.key, 'api-secret': t.admin.secret } });
+      expect(res.statusCode).toBe(500);
+      expect(res.json()).toEqual({ error: { code: 'internal_error', message: expect.any(String), request_id: res.headers['x-request-id'] } });
+      expect(res.headers['x-unsendable']).toBeUndefined();
+      expect((await t.call('GET', '/pages?per_page=1')).status).toBe(200);
+    } finally {
+      await t.close();
     }
   });
 });

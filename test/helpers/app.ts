@@ -61,7 +61,12 @@ export interface TestApp {
  * AGORA_TEST_DB a PostgreSQL schema of its own (test/helpers/store-target.ts).
  */
 export async function startApp(
-  options: Partial<Omit<AppOptions, 'store'>> & { dir?: string; storeOptions?: OpenStoreOptions } = {},
+  options: Partial<Omit<AppOptions, 'store'>> & {
+    dir?: string;
+    storeOptions?: OpenStoreOptions;
+    /** Routes of the test's own, added to the real app before it is ready (a route that fails as no route of ours can). */
+    beforeReady?: (app: FastifyInstance) => void;
+  } = {},
 ): Promise<TestApp> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'agora-app-'));
   const file = await storeTargetFor(dir);
@@ -70,8 +75,9 @@ export async function startApp(
   const deps: Deps = { store, clock };
   const adminId = await ensureBootstrapAdmin(deps);
   const key = await issueApiKey(deps, adminId);
-  const { storeOptions: _storeOptions, ...appOptions } = options;
+  const { storeOptions: _storeOptions, beforeReady, ...appOptions } = options;
   const app = await createApp({ ...appOptions, store, clock });
+  beforeReady?.(app);
   await app.ready();
   const admin = { id: adminId, key: key.api_key, secret: key.api_secret };
 
