@@ -12,7 +12,7 @@ export interface OpenStoreOptions {
   onMigrated?: (applied: string[]) => void;
   /** SQLite: checkpoint the write-ahead log on a thread of its own (a server's store). */
   checkpointInBackground?: boolean;
-  /** SQLite: how many embedded users and pages to keep of each kind (`EmbeddedRecords`; 20,000). */
+  /** SQLite: how many embedded users and pages to keep of each kind (`EmbeddedRecords`; `KEPT_TEXTS`, 60,000). */
   embeddedKept?: number;
 }
 

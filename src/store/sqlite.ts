@@ -24,7 +24,7 @@ export interface SqliteStoreOptions {
   checkpointInBackground?: boolean;
   /**
    * How many of the users and of the pages other records embed are kept as JSON text (`EmbeddedRecords`,
-   * `src/store/embedded.ts`): 20,000 of each unless said.
+   * `src/store/embedded.ts`): `KEPT_TEXTS` (60,000) of each unless said.
    */
   embeddedKept?: number;
 }
