@@ -138,7 +138,6 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
  * versions read within it, on the connection it began on.
  */
 interface CommittedReads {
-  connection(): Database.Database;
   /** What `make` makes of the connection the reads run on now (a statement, a cache of them): once per connection. */
   perConnection<T>(make: (connection: Database.Database) => T): () => T;
   snapshot<T>(read: () => T): T;
@@ -161,7 +160,6 @@ function committedReads(writer: Database.Database, watcher: Database.Database): 
   };
   const transaction = perConnection((on) => on.transaction(<T>(read: () => T): T => read()) as <T>(read: () => T) => T);
   return {
-    connection,
     perConnection,
     snapshot<T>(read: () => T): T {
       if (pinned) return read();
@@ -242,10 +240,10 @@ function directReader(
     values: (parameters: readonly unknown[]) => unknown[][];
     objects: (values: unknown[][]) => Record<string, unknown>[];
   }
-  const statementsOf = reads.perConnection(() => new Map<string, Reading | null>());
+  // Each connection's statements, with the connection they are prepared on.
+  const statementsOf = reads.perConnection((connection) => ({ connection, statements: new Map<string, Reading | null>() }));
   const prepared = (sql: string): Reading | null => {
-    const connection = reads.connection();
-    const statements = statementsOf();
+    const { connection, statements } = statementsOf();
     let reading = statements.get(sql);
     if (reading === undefined) {
       if (statements.size >= max) statements.clear();
