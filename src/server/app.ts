@@ -112,7 +112,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
         if (closing) reply.header('connection', 'close');
         done(null, payload);
       },
-      (error) => unwritten(app, request, reply.raw, error),
+      (error) => unwritten(app, request, reply.raw, error, bodyLimit),
     );
   });
 
@@ -284,11 +284,17 @@ const CODE_BY_STATUS: Record<number, string> = {
  * with a 500 in the contract's shape as Fastify would have, or, where even that cannot be written (its head gone
  * already), its connection closed. Never left unanswered.
  */
-function unwritten(app: FastifyInstance, request: FastifyRequest, raw: ServerResponse, error: unknown): void {
+function unwritten(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  raw: ServerResponse,
+  error: unknown,
+  bodyLimit: number,
+): void {
   app.log.error({ err: error, reqId: request.id }, 'writing an answer failed');
   try {
     if (raw.headersSent) throw error;
-    const appError = toAppError(error as FastifyError, DEFAULT_BODY_LIMIT);
+    const appError = toAppError(error as FastifyError, bodyLimit);
     const body = JSON.stringify(appError.toBody(request.id));
     raw.writeHead(appError.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
     raw.end(body);
