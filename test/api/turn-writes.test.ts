@@ -3,7 +3,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { TurnWrites } from '../../src/server/turn-writes.js';
 import { PREFIX } from '../helpers/server.js';
-import { startApp, useApp } from '../helpers/app.js';
+import { startApp, useApp, type TestApp } from '../helpers/app.js';
 
 describe('TurnWrites', () => {
   const failed = (error: unknown) => {
@@ -60,14 +60,31 @@ describe('TurnWrites', () => {
   });
 });
 
+/**
+ * The test app listening on a port, its key verified once first (scrypt, on the thread pool: from then on a
+ * request is handled within its turn), and how to talk to it over raw sockets.
+ */
+async function listening(t: TestApp) {
+  expect((await t.call('GET', '/pages?per_page=1')).status).toBe(200);
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = t.app.server.address() as { port: number };
+  return {
+    /** A connection of its own, open. */
+    async connect(): Promise<Socket> {
+      const socket = connect(port, '127.0.0.1');
+      await new Promise((ok) => socket.once('connect', ok));
+      return socket;
+    },
+    /** A request for the first page of pages, as the Admin. */
+    get: `GET ${PREFIX}/pages?per_page=1 HTTP/1.1\r\nhost: x\r\napi-key: ${t.admin.key}\r\napi-secret: ${t.admin.secret}\r\n\r\n`,
+  };
+}
+
 describe('the answers of one turn', () => {
   const t = useApp();
 
   it('are written together once every request read in that turn was handled, and all arrive', async () => {
-    // The key verified once (scrypt, on the thread pool): from then on a request is handled within its turn.
-    expect((await t.call('GET', '/pages?per_page=1')).status).toBe(200);
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const { port } = t.app.server.address() as { port: number };
+    const server = await listening(t);
     // When each request came in and when each answer was written, as the server's own events say.
     const events: string[] = [];
     const onRequest = (_req: unknown, res: { on(event: string, listener: () => void): void }) => {
@@ -77,11 +94,7 @@ describe('the answers of one turn', () => {
     t.app.server.prependListener('request', onRequest);
     try {
       const sockets: Socket[] = [];
-      for (let i = 0; i < 6; i++) {
-        const socket = connect(port, '127.0.0.1');
-        await new Promise((ok) => socket.once('connect', ok));
-        sockets.push(socket);
-      }
+      for (let i = 0; i < 6; i++) sockets.push(await server.connect());
       const answers = sockets.map(
         (socket) =>
           new Promise<string>((ok) => {
@@ -96,10 +109,7 @@ describe('the answers of one turn', () => {
           }),
       );
       // Written in one turn of this process's loop (the server's too): the server reads them all in its next one.
-      for (const socket of sockets)
-        socket.write(
-          `GET ${PREFIX}/pages?per_page=1 HTTP/1.1\r\nhost: x\r\napi-key: ${t.admin.key}\r\napi-secret: ${t.admin.secret}\r\n\r\n`,
-        );
+      for (const socket of sockets) socket.write(server.get);
       const texts = await Promise.all(answers);
       for (const text of texts) expect(text).toMatch(/^HTTP\/1\.1 200 OK/);
       expect(events).toEqual([...Array(6).fill('request'), ...Array(6).fill('answer')]);
@@ -114,19 +124,16 @@ describe('an answer kept for the end of its turn', () => {
   it('is written at once when the app closes meanwhile, and its connection closed after it', async () => {
     const t = await startApp();
     try {
-      expect((await t.call('GET', '/pages?per_page=1')).status).toBe(200);
-      await t.app.listen({ port: 0, host: '127.0.0.1' });
-      const { port } = t.app.server.address() as { port: number };
+      const server = await listening(t);
       let closed: Promise<void> | undefined;
       // The close begins in the turn that handled the request, before its answer's turn ends (as a SIGTERM
       // handled in that turn would): this runs first in the turn's check phase, ahead of the answers' writes.
       t.app.server.prependOnceListener('request', () => setImmediate(() => (closed = t.app.close())));
-      const socket = connect(port, '127.0.0.1');
-      await new Promise((ok) => socket.once('connect', ok));
+      const socket = await server.connect();
       let text = '';
       socket.on('data', (chunk) => (text += chunk));
       const ended = new Promise((ok) => socket.once('close', ok));
-      socket.write(`GET ${PREFIX}/pages?per_page=1 HTTP/1.1\r\nhost: x\r\napi-key: ${t.admin.key}\r\napi-secret: ${t.admin.secret}\r\n\r\n`);
+      socket.write(server.get);
       // The client keeps its end open: only the server's close of the connection ends it (keep-alive would have
       // kept it, and the app's close, waiting for 72 s).
       await ended;
