@@ -1,7 +1,7 @@
 // Server CPU per request without HTTP or a load generator: the real app (`createApp`) on a store the realistic
 // benchmark seeded (`BENCH_KEEP=1 BENCH_RUNS=bare npm run bench` keeps one), answering `inject` in a loop with
 // the realistic mix. Run by hand: `node bench/inprocess.mjs DB [requests] [mix]` (it bundles this file first);
-// `BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR"` profiles the server's own work. mix: varied (default), follows,
+// `BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR"` profiles the server's own work. mix: varied (default), pages, follows,
 // events, notifications, users, requests, invites (each list, as in the realistic benchmark, a random page that
 // exists for a random caller and filter), url (BENCH_URL), create, mixed (90 % varied reads, 10 % follows), first,
 // firstadmin, follow (a Member following any page, as the realistic benchmark's follows: 201, 403, 404, 409). The
@@ -67,6 +67,7 @@ const P = '/public-api/v1';
 // The list mixes ask, as the realistic benchmark does, random pages that exist: for each caller and filter, a
 // page from 1 to that list's own last page (asked first), up to the benchmark's cap.
 const LISTS: Record<string, { path: (key: (typeof keys)[number]) => string; filters: string[]; cap: number; who: typeof keys }> = {
+  pages: { path: () => '/pages', filters: ['', '&privacy=public', '&privacy=private', '&privacy=secret'], cap: 400, who: keys },
   users: { path: () => '/users', filters: [''], cap: 4, who: keys },
   follows: { path: () => '/follows', filters: ['', '&followable_type=User'], cap: 400, who: keys },
   requests: { path: () => '/page_access_requests', filters: [''], cap: 40, who: keys },
@@ -120,6 +121,8 @@ const next = (): { method: 'GET' | 'POST'; url: string; key: (typeof keys)[numbe
 const byStatus = new Map<number, { n: number; us: number; statements: number }>();
 // The wall time of each request, by method (with several in flight: how long reads wait behind writes).
 const waits: Record<string, number[]> = { GET: [], POST: [] };
+// The bytes of the answers' bodies (what a list's records cost the socket and the client).
+let bytes = 0;
 const one = async () => {
   const r = next();
   const c0 = process.cpuUsage();
@@ -132,6 +135,7 @@ const one = async () => {
     payload: r.body ? JSON.stringify(r.body) : undefined,
   });
   const c = process.cpuUsage(c0);
+  bytes += res.rawPayload.length;
   waits[r.method]!.push(performance.now() - w0);
   const seen = byStatus.get(res.statusCode) ?? { n: 0, us: 0, statements: 0 };
   seen.n++;
@@ -160,6 +164,7 @@ waits.GET = [];
 waits.POST = [];
 statements = 0;
 skips = 0;
+bytes = 0;
 const t0 = performance.now();
 // BENCH_CONCURRENCY requests in flight at once (as many connections would).
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 1);
@@ -174,7 +179,7 @@ if (profiler) {
   profiler.disconnect();
 }
 console.log(
-  `${mix}: ${count} requests, ${((cpu.user + cpu.system) / count).toFixed(0)} µs CPU each, ${(((performance.now() - t0) * 1000) / count).toFixed(0)} µs wall`,
+  `${mix}: ${count} requests, ${((cpu.user + cpu.system) / count).toFixed(0)} µs CPU each, ${(((performance.now() - t0) * 1000) / count).toFixed(0)} µs wall, ${(bytes / count).toFixed(0)} bytes an answer`,
 );
 if (concurrency === 1 && (mix === 'follow' || mix === 'mixed'))
   console.log(

@@ -249,12 +249,12 @@ const inner = (value: object) => JSON.stringify(value).slice(1, -1);
  * same keys in the same order), but each content's part written once (`contentJson`).
  */
 export async function toNotificationsJson(store: Store, page: NotificationsPage): Promise<string> {
-  const { rows, contents } = page;
+  const { rows, contents, userId } = page;
   const actionable: Actionable[] = [];
   for (let i = 0; i < rows.length; i++) {
     const c = contents[i]!;
     if (ACTIONABLE_TYPES.has(c.notification_type))
-      actionable.push({ id: rows[i]!.id, user_id: rows[i]!.user_id, notification_type: c.notification_type, target_id: c.target_id });
+      actionable.push({ id: rows[i]!.id, user_id: userId, notification_type: c.notification_type, target_id: c.target_id });
   }
   const open = actionable.length > 0 ? await actionableIds(store, actionable) : undefined;
   let json = '[';
@@ -263,10 +263,8 @@ export async function toNotificationsJson(store: Store, page: NotificationsPage)
     const c = contents[i]!;
     let content = contentJson.get(c);
     if (!content) contentJson.set(c, (content = [inner(contentBefore(c)), inner(contentAfter(c))]));
-    json +=
-      `${i ? ',' : ''}{"id":${JSON.stringify(r.id)},"user_id":${JSON.stringify(r.user_id)},"seen":${r.seen === 1},` +
-      `"created_at":${JSON.stringify(r.created_at)},"updated_at":${JSON.stringify(r.updated_at)},${content[0]},` +
-      `"permissions":${open?.has(r.id) ? '["accept","refuse"]' : '[]'},${content[1]}}`;
+    // The row's own fields come written (`NotificationListed.head`).
+    json += `${i ? ',' : ''}${r.head},${content[0]},"permissions":${open?.has(r.id) ? '["accept","refuse"]' : '[]'},${content[1]}}`;
   }
   return `${json}]`;
 }

@@ -454,7 +454,9 @@ describe('the list as JSON', () => {
     for (const userId of users)
       for (let round = 0; round < 2; round++) {
         const listed = await t.store.notifications.list(userId, false, { page: 1, per_page: 100 });
-        const rows = listed.rows.map((r, i) => ({ ...r, ...listed.contents[i]! }));
+        // The records as the live stream reads them (every column, joined), newest first as the list.
+        const rows = (await t.store.notifications.listAfter(userId, 0, 100)).sort((a, b) => (a.id < b.id ? 1 : -1));
+        expect(listed.rows.map((r) => r.id)).toEqual(rows.map((r) => r.id));
         rows.forEach((r) => kinds.add(`${r.notification_type} ${r.comment_info !== '{}'}`));
         const records = JSON.stringify(await toNotificationRecords(t.store, rows));
         if (records.includes('"permissions":["accept","refuse"]')) actionable++;
@@ -472,5 +474,30 @@ describe('the list as JSON', () => {
     // Every kind of notification the tests above made, comments' excerpts and actionable ones among them.
     expect(kinds.size).toBeGreaterThan(5);
     expect(actionable).toBeGreaterThan(0);
+  });
+
+  it("quotes a row's own fields as JSON.stringify does, whatever they hold", async () => {
+    // Not values the service makes (its ids are hex, its dates ISO), but a store written by hand or imported.
+    const [mine] = await t.store.db.selectFrom('notifications').selectAll().orderBy('id', 'desc').limit(1).execute();
+    const content = await t.store.db.selectFrom('notification_contents').selectAll().where('id', '=', mine!.content_id).executeTakeFirstOrThrow();
+    const copy = { ...content, id: 'f'.repeat(32) };
+    const odd = { ...mine!, id: `zz"q\\b\n\t\u0001\u001f é ✓ \u2028`, content_id: copy.id, created_at: '2026-01-01T00:00:00.000Z"\u0007', seq: 1_000_000_000 };
+    await t.store.db.insertInto('notification_contents').values(copy).execute();
+    await t.store.db.insertInto('notifications').values(odd).execute();
+    try {
+      const listed = await t.store.notifications.list(odd.user_id, false, { page: 1, per_page: 1 });
+      const [record] = await toNotificationRecords(t.store, [{ ...odd, ...listed.contents[0]! }]);
+      expect(await toNotificationsJson(t.store, listed)).toBe(JSON.stringify([record]));
+      expect(JSON.parse(listed.rows[0]!.head + '}')).toEqual({
+        id: odd.id,
+        user_id: odd.user_id,
+        seen: odd.seen === 1,
+        created_at: odd.created_at,
+        updated_at: odd.updated_at,
+      });
+    } finally {
+      await t.store.db.deleteFrom('notifications').where('id', '=', odd.id).execute();
+      await t.store.db.deleteFrom('notification_contents').where('id', '=', copy.id).execute();
+    }
   });
 });
