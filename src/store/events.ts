@@ -5,7 +5,7 @@ import type { Dialect } from './store.js';
 import { secretPageOf } from './follows.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, EventAttendanceTable, EventTable } from './schema.js';
-import { eventJson } from './records-json.js';
+import { keptParts, partsSelection } from './records-json.js';
 import { counterKey, countOf, narrowed, type Listed, type Selection, type Walk, Pager, WalksKept } from './paging.js';
 
 /** An event in a secret page says so (`secret_page`): the store's own, neither written nor read by the domain. */
@@ -22,8 +22,8 @@ export interface EventFilter {
 }
 
 const selectEvents: Selection = (q) => q.selectAll('events');
-/** An event's record as JSON text, written by SQLite (`records-json.ts`). */
-const eventsAsJson: Selection = (q) => q.select(eventJson().as('json'));
+/** An event's record as JSON text, written by SQLite and kept by id (`KEPT_RECORDS` in `records-json.ts`). */
+const eventsAsJson = partsSelection(keptParts('E'));
 const selectAttendances: Selection = (q) => q.selectAll('event_attendances');
 
 export function eventsRepo(db: Kysely<Database>, dialect: Dialect, pager: Pager = new Pager()) {
@@ -135,7 +135,7 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect, pager: Pager 
       // (PostgreSQL remembers nothing between requests: there it would be one statement more for nothing.)
       if (asked.runningFrom !== undefined && dialect === 'sqlite') filter = { ...asked, runningFrom: await windowStart(asked.runningFrom) };
       const longestMs = filter.runningFrom === undefined ? 0 : await pager.count(db, 'events.longest_ms');
-      const json = options.json ? { select: eventsAsJson } : undefined;
+      const json = options.json ? eventsAsJson : undefined;
       return pager.list<EventRow>(db, walksOf(filter, viewer, secretSeen, longestMs), selectEvents, page, total(filter, viewer, secretSeen, longestMs), false, json);
     },
     slugsStartingWith: (base: string): Promise<string[]> => slugsStartingWith(db, 'events', base),

@@ -214,8 +214,37 @@ export const followParts = (): Parts => {
   ]);
 };
 
+/**
+ * An event's record (`toEventRecord` in `src/domain/events.ts`), of the row of `events`: one object of its own
+ * fields, kept by id (`KEPT_RECORDS`, migration 0019). Its tickets are kept as the JSON text `JSON.stringify` wrote
+ * (an array of objects of strings), which `json(…)` embeds as it is.
+ */
+export const eventParts = (): Parts => {
+  const e = column('events');
+  return {
+    ...parts([
+      ['id', e('id')],
+      ['name', e('name')],
+      ['slug', e('slug')],
+      ['description', e('description')],
+      ['user_id', e('user_id')],
+      ['page_id', e('page_id')],
+      ['start_date', e('start_date')],
+      ['end_date', e('end_date')],
+      ['places_limit', e('places_limit')],
+      ['places_left', sql`case when ${e('places_limit')} is null then null else max(0, ${e('places_limit')} - ${e('attendees_count')}) end`],
+      ['attendees_count', e('attendees_count')],
+      ['tickets', sql`json(${e('tickets')})`],
+      ['created_at', e('created_at')],
+      ['updated_at', e('updated_at')],
+    ]),
+    noUsers: true,
+    noPages: true,
+  };
+};
+
 /** The kinds of a list's own records kept by id (`EmbeddedRecords`): a reference's first letter. */
-export type KeptKind = 'F' | 'R' | 'I';
+export type KeptKind = 'F' | 'R' | 'I' | 'E';
 
 /**
  * A list's own records kept by id as their parts, spliced like the users and pages they embed: the table, the
@@ -227,17 +256,24 @@ export const KEPT_RECORDS: Readonly<Record<KeptKind, { table: string; alias: str
   F: { table: 'follows', alias: 'follows', parts: followParts },
   R: { table: 'page_access_requests', alias: 'r', parts: accessRequestParts },
   I: { table: 'invites', alias: 'i', parts: inviteParts },
+  E: { table: 'events', alias: 'events', parts: eventParts },
 };
 
 /**
  * A list's record kept by id (`KEPT_RECORDS`): the record one reference (`F`, `R` or `I` + its id), its walk's
  * keys alone read (the record's parts read by id when not kept, `recordsJsonByIds`).
  */
-export const keptParts = (kind: KeptKind): Parts => ({
-  columns: [sql`${sql.lit(kind)} || ${sql.ref(`${KEPT_RECORDS[kind].alias}.id`)}`],
-  layout: [''],
-  kept: kind,
-});
+export const keptParts = (kind: KeptKind): Parts => {
+  // The versions of the users and pages the record embeds: none read where it embeds none (an event).
+  const { noUsers, noPages } = KEPT_RECORDS[kind].parts();
+  return {
+    columns: [sql`${sql.lit(kind)} || ${sql.ref(`${KEPT_RECORDS[kind].alias}.id`)}`],
+    layout: [''],
+    kept: kind,
+    ...(noUsers ? { noUsers } : {}),
+    ...(noPages ? { noPages } : {}),
+  };
+};
 
 /** The records of kind `kind` among the ids in `ids` (a JSON array): each one's reference, then its parts. */
 export const recordsJsonByIds = (kind: KeptKind, ids: RawBuilder<unknown>): RawBuilder<unknown> => {
@@ -255,27 +291,3 @@ export const partsSelectionFor = (viewer: Viewer, selection: ReturnType<typeof p
   ...selection,
   viewer: viewer.isAdmin ? null : viewer.id,
 });
-
-/**
- * An event's record (`toEventRecord` in `src/domain/events.ts`), of the row of `events`. Its tickets are kept
- * as the JSON text `JSON.stringify` wrote (an array of objects of strings), which `json(…)` embeds as it is.
- */
-export const eventJson = (): RawBuilder<string> => {
-  const e = column('events');
-  return object([
-    ['id', e('id')],
-    ['name', e('name')],
-    ['slug', e('slug')],
-    ['description', e('description')],
-    ['user_id', e('user_id')],
-    ['page_id', e('page_id')],
-    ['start_date', e('start_date')],
-    ['end_date', e('end_date')],
-    ['places_limit', e('places_limit')],
-    ['places_left', sql`case when ${e('places_limit')} is null then null else max(0, ${e('places_limit')} - ${e('attendees_count')}) end`],
-    ['attendees_count', e('attendees_count')],
-    ['tickets', sql`json(${e('tickets')})`],
-    ['created_at', e('created_at')],
-    ['updated_at', e('updated_at')],
-  ]);
-};

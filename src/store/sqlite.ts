@@ -301,7 +301,7 @@ function embeddedStatements(db: Kysely<Schema>): EmbeddedStatements {
   return {
     users: usersJsonByIds(ids).compile(db).sql,
     pages: pagesJsonByIds(ids).compile(db).sql,
-    records: { F: records('F'), R: records('R'), I: records('I') },
+    records: { F: records('F'), R: records('R'), I: records('I'), E: records('E') },
   };
 }
 interface EmbeddedStatements {

@@ -23,6 +23,7 @@ import { flagCounts } from './migrations/0015-flag-counts.js';
 import { auditFilters } from './migrations/0016-audit-filters.js';
 import { keptRecords } from './migrations/0017-kept-records.js';
 import { notificationWalks } from './migrations/0018-notification-walks.js';
+import { keptEvents } from './migrations/0019-kept-events.js';
 import { commentsRepo, likesRepo, statusesRepo } from './content.js';
 import { attendancesRepo, eventsRepo } from './events.js';
 import { notificationJobsRepo, notificationsRepo } from './notifications.js';
@@ -50,6 +51,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0016-audit-filters': auditFilters,
   '0017-kept-records': keptRecords,
   '0018-notification-walks': notificationWalks,
+  '0019-kept-events': keptEvents,
 };
 
 class StaticMigrations implements MigrationProvider {

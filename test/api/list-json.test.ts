@@ -193,11 +193,11 @@ describe(`lists with embedded records written from JSON text${kept ? ' (one embe
             expect(link && new URL(/<([^>]+)>/.exec(link)![1]!, 'http://x').searchParams.get('cursor')).toBe(next && encodeCursor(next));
             // (SQLite's reading connection writes the JSON; PostgreSQL answers rows, mapped as inside the transaction.)
             if (!j.file.startsWith('postgres') && JSON.parse(res.body).items.length) {
-              // Every record but an event is one reference, its text kept by id (written by SQLite in parts
-              // when first read, the users and pages it embeds spliced in).
-              const reference = { '/pages': 'P', '/users': 'U', '/follows': 'F', '/page_access_requests': 'R', '/invites': 'I' }[path];
-              if (reference) expect(queries.some((q) => q.includes(`'${reference}' ||`))).toBe(true);
-              else expect(queries.some((q) => q.includes('json_object('))).toBe(true);
+              // Every record is one reference, its text kept by id (written by SQLite in parts when first read,
+              // the users and pages it embeds spliced in).
+              const reference = { '/pages': 'P', '/users': 'U', '/follows': 'F', '/page_access_requests': 'R', '/invites': 'I', '/events': 'E' }[path];
+              expect(reference, path).toBeDefined();
+              expect(queries.some((q) => q.includes(`'${reference}' ||`))).toBe(true);
             }
           }
         }
@@ -479,6 +479,62 @@ describe('the records a list keeps by id (follows, access requests, invites)', (
         const after = await ask('/follows?per_page=100');
         expect(after.map((f) => f.id)).toContain(fresh.body.id);
         expect(readById('F', from)).toEqual([fresh.body.id]);
+      } finally {
+        await k.close();
+        removeDir(k.dir);
+      }
+    },
+  );
+});
+
+describe('the events the list keeps by id', () => {
+  it.skipIf(onPostgres)(
+    'are retired by an attendance, an update or a delete, whoever writes it, and not by an event created [SQLite]',
+    async () => {
+      const reads: string[] = [];
+      const k = await startApp({ storeOptions: { onQuery: (sql) => reads.push(sql) } });
+      try {
+        const a = await k.member();
+        const times = (day: number) => ({ start_date: `2030-01-0${day}T10:00:00.000Z`, end_date: `2030-01-0${day}T12:00:00.000Z` });
+        const create = async (name: string, day: number) => {
+          const res = await k.call('POST', '/events', { as: a.creds, body: { name, user_id: a.user.id, places_limit: 5, ...times(day) } });
+          expect(res.status, JSON.stringify(res.body)).toBe(201);
+          return res.body.id as string;
+        };
+        const first = await create('First', 1);
+        const second = await create('Second', 2);
+        const list = async () => {
+          const res = await k.app.inject({ method: 'GET', url: '/public-api/v1/events', headers: { 'api-key': k.admin.key, 'api-secret': k.admin.secret } });
+          expect(res.statusCode, res.body).toBe(200);
+          return (JSON.parse(res.body).items as { id: string; name: string; attendees_count: number; places_left: number }[]).map(
+            (e) => [e.name, e.attendees_count, e.places_left],
+          );
+        };
+        /** The events read by id (their texts) since `from`. */
+        const readById = (from: number) => reads.slice(from).filter((sql) => sql.startsWith(`select 'E' ||`) && sql.includes('json_each')).length;
+        // Three times: compiled from the second use on, then kept: nothing read by id.
+        for (let round = 0; round < 3; round++) expect(await list()).toEqual([['First', 0, 5], ['Second', 0, 5]]);
+        let from = reads.length;
+        await list();
+        expect(readById(from)).toBe(0);
+
+        // An attendance (here) moves a count the text is made of.
+        expect((await k.call('PUT', `/events/${first}/attendance`, { as: a.creds, body: { user_id: a.user.id, answer: 'yes' } })).status).toBe(200);
+        expect(await list()).toEqual([['First', 1, 4], ['Second', 0, 5]]);
+        // Another process renames one, then deletes the other.
+        const raw = new Database(k.file);
+        raw.prepare("update events set name = 'Renamed' where id = ?").run(second);
+        expect(await list()).toEqual([['First', 1, 4], ['Renamed', 0, 5]]);
+        raw.prepare('delete from events where id = ?').run(first);
+        raw.close();
+        expect(await list()).toEqual([['Renamed', 0, 5]]);
+
+        // An event created: the one kept stays, the new one alone is read.
+        await list();
+        await create('Third', 3);
+        from = reads.length;
+        expect(await list()).toEqual([['Renamed', 0, 5], ['Third', 0, 5]]);
+        expect(readById(from)).toBe(1);
       } finally {
         await k.close();
         removeDir(k.dir);

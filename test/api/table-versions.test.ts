@@ -151,15 +151,16 @@ describe('the table versions themselves [SQLite]', () => {
     try {
       const names = raw.prepare('select name from table_versions order by name').pluck().all() as string[];
       const versioned = names.filter((name) => !name.startsWith('records:'));
-      // The versions of the records kept by id (migration 0017), bumped by their updates and deletes.
-      expect(names.filter((name) => name.startsWith('records:'))).toEqual(['records:follows', 'records:invites', 'records:page_access_requests']);
+      // The versions of the records kept by id (migrations 0017 and 0019), bumped by their updates and deletes.
+      const kept = ['events', 'follows', 'invites', 'page_access_requests'];
+      expect(names.filter((name) => name.startsWith('records:'))).toEqual(kept.map((table) => `records:${table}`));
       expect(versioned).toEqual(expect.arrayContaining(['pages', 'permission_sets', 'users', 'follows', 'invites', 'page_access_requests']));
       const triggers = new Set(raw.prepare(`select name from sqlite_master where type = 'trigger'`).pluck().all() as string[]);
       const missing = versioned.flatMap((table) =>
         ['insert', 'update', 'delete'].map((event) => `${table}_version_${event}`).filter((name) => !triggers.has(name)),
       );
       expect(missing).toEqual([]);
-      const records = ['follows', 'invites', 'page_access_requests'].flatMap((table) =>
+      const records = kept.flatMap((table) =>
         ['update', 'delete', 'replace'].map((event) => `${table}_records_version_${event}`).filter((name) => !triggers.has(name)),
       );
       expect(records).toEqual([]);
@@ -175,9 +176,11 @@ describe('the table versions themselves [SQLite]', () => {
 
 describe('the records kept by id [SQLite]', () => {
   it('are retired by updates of every column their text is made of', async () => {
-    // The columns the triggers of migration 0017 watch are written by hand: a field added to a record's parts
-    // without its column there would never retire the texts kept.
-    const { KEPT_COLUMNS } = await import('../../src/store/migrations/0017-kept-records.js');
+    // The columns the triggers of migrations 0017 and 0019 watch are written by hand: a field added to a record's
+    // parts without its column there would never retire the texts kept.
+    const { KEPT_COLUMNS: kept } = await import('../../src/store/migrations/0017-kept-records.js');
+    const { EVENT_COLUMNS } = await import('../../src/store/migrations/0019-kept-events.js');
+    const KEPT_COLUMNS: Record<string, readonly string[]> = { ...kept, events: EVENT_COLUMNS };
     const { KEPT_RECORDS, recordsJsonByIds } = await import('../../src/store/records-json.js');
     const { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql } = await import('kysely');
     const compiler = new Kysely<unknown>({

@@ -27,23 +27,26 @@ export const keptRecords: Migration = {
   async up(db: Kysely<any>) {
     if (dialectOf(db) === 'postgres') return;
     await inOneTransaction(db, async () => {
-      for (const [table, columns] of Object.entries(KEPT_COLUMNS)) {
-        const name = `records:${table}`;
-        await sql`insert into table_versions (name, v) values (${name}, 0) on conflict (name) do nothing`.execute(db);
-        const bump = `update table_versions set v = v + 1 where name = '${name}';`;
-        await sql.raw(`create trigger if not exists ${table}_records_version_delete after delete on ${table} begin ${bump} end`).execute(db);
-        // `INSERT OR REPLACE` (`REPLACE INTO`) deletes the row it replaces without firing delete triggers (unless
-        // `recursive_triggers` is on): a record written again with its id is told apart before it lands.
-        await sql
-          .raw(
-            `create trigger if not exists ${table}_records_version_replace before insert on ${table} ` +
-              `when exists (select 1 from ${table} where id = new.id) begin ${bump} end`,
-          )
-          .execute(db);
-        await sql
-          .raw(`create trigger if not exists ${table}_records_version_update after update of ${columns.join(', ')} on ${table} begin ${bump} end`)
-          .execute(db);
-      }
+      for (const [table, columns] of Object.entries(KEPT_COLUMNS)) await versionRecords(db, table, columns);
     });
   },
 };
+
+/** The version `records:<table>` and the triggers that bump it (see `keptRecords`), in the caller's transaction. */
+export async function versionRecords(db: Kysely<any>, table: string, columns: readonly string[]): Promise<void> {
+  const name = `records:${table}`;
+  await sql`insert into table_versions (name, v) values (${name}, 0) on conflict (name) do nothing`.execute(db);
+  const bump = `update table_versions set v = v + 1 where name = '${name}';`;
+  await sql.raw(`create trigger if not exists ${table}_records_version_delete after delete on ${table} begin ${bump} end`).execute(db);
+  // `INSERT OR REPLACE` (`REPLACE INTO`) deletes the row it replaces without firing delete triggers (unless
+  // `recursive_triggers` is on): a record written again with its id is told apart before it lands.
+  await sql
+    .raw(
+      `create trigger if not exists ${table}_records_version_replace before insert on ${table} ` +
+        `when exists (select 1 from ${table} where id = new.id) begin ${bump} end`,
+    )
+    .execute(db);
+  await sql
+    .raw(`create trigger if not exists ${table}_records_version_update after update of ${columns.join(', ')} on ${table} begin ${bump} end`)
+    .execute(db);
+}
