@@ -2,7 +2,8 @@
  * The texts a list's page is spliced from, kept by id: the users and pages that other records embed (an
  * invite's two users and its page, an access request's page and user, a followed page or user; the pages and
  * users lists' own records too), and the records of the lists that keep theirs (follows, access requests,
- * invites: `KEPT_RECORDS` in `records-json.ts`), each as its parts with the references it embeds. A page then
+ * invites, events: `KEPT_RECORDS` in `records-json.ts`), each as its parts with the references it embeds (an
+ * event embeds none). A page then
  * reads its walk's keys alone (an index), instead of a correlated lookup and a `json_object` of a dozen fields
  * for every row and every record it embeds: the invites list's statement went from 191 to 58 µs a page of 25,
  * then to about 13 with the invites kept too (SQLite only).
