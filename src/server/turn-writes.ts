@@ -17,17 +17,33 @@ export class TurnWrites {
   private readonly writes: { write: () => void; failed: (error: unknown) => void }[] = [];
   /** The turn's writes went, and no request was read since: what is ready now goes at once. */
   private late = false;
+  /** The turn's flush is asked for (in its check phase). */
+  private flushing = false;
   private stopped = false;
 
   /** Runs `write` at the end of this turn, after the writes deferred before it; `failed` if it throws. */
   defer(write: () => void, failed: (error: unknown) => void): void {
     if (this.late || this.stopped) return run(write, failed);
-    if (this.writes.push({ write, failed }) === 1) setImmediate(this.flush);
+    this.writes.push({ write, failed });
+    this.flushAtTurnEnd();
   }
 
-  /** A request is being read: a new turn's answers wait for each other again. */
+  /**
+   * A request is being read: a new turn's answers wait for each other again. The turn's flush is asked for now,
+   * before anything its requests ask for the check phase: a write transaction's group commit (`GroupCommit` in
+   * `src/store/store.ts`) asked for by a write read before the turn's first answer was ready would otherwise run
+   * first, and the turn's read answers wait for its commit (one turn in eleven in the 90/10 mix at a million pages,
+   * 34 answers each).
+   */
   reading(): void {
     this.late = false;
+    this.flushAtTurnEnd();
+  }
+
+  private flushAtTurnEnd(): void {
+    if (this.flushing || this.stopped) return;
+    this.flushing = true;
+    setImmediate(this.flush);
   }
 
   /** Writes what waits now, and from now on each write at once (the server is closing). */
@@ -37,6 +53,7 @@ export class TurnWrites {
   }
 
   private readonly flush = () => {
+    this.flushing = false;
     this.late = true;
     for (const { write, failed } of this.writes.splice(0)) run(write, failed);
   };

@@ -3,7 +3,9 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { TurnWrites } from '../../src/server/turn-writes.js';
 import { PREFIX } from '../helpers/server.js';
+import Database from 'better-sqlite3';
 import { startApp, useApp, type TestApp } from '../helpers/app.js';
+import { onPostgres } from '../helpers/store-target.js';
 
 describe('TurnWrites', () => {
   const failed = (error: unknown) => {
@@ -116,6 +118,44 @@ describe('the answers of one turn', () => {
       for (const socket of sockets) socket.destroy();
     } finally {
       t.app.server.off('request', onRequest);
+    }
+  });
+});
+
+describe('the answers of a turn with a write in it', () => {
+  const t = useApp();
+
+  it.skipIf(onPostgres)('go before the write commits, though the write was read first [SQLite]', async () => {
+    const server = await listening(t);
+    const config = await t.call('POST', '/page_configurations', { body: { name: 'Turn writes' } });
+    expect(config.status).toBe(201);
+    const name = `Read first ${Date.now()}`;
+    const body = JSON.stringify({ name, privacy: 'public', page_configuration_id: config.body.id, user_id: t.admin.id });
+    const post =
+      `POST ${PREFIX}/pages HTTP/1.1\r\nhost: x\r\napi-key: ${t.admin.key}\r\napi-secret: ${t.admin.secret}\r\n` +
+      `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    // Whether the page was committed when each answer was written, read on a connection of its own.
+    const raw = new Database(t.file, { readonly: true });
+    const committed = () => raw.prepare('select count(*) from pages where name = ?').pluck().get(name) === 1;
+    const written: string[] = [];
+    const onRequest = (req: { method?: string }, res: { on(event: string, listener: () => void): void }) =>
+      res.on('prefinish', () => written.push(`${req.method} ${committed() ? 'after' : 'before'} the commit`));
+    t.app.server.prependListener('request', onRequest);
+    try {
+      const sockets: Socket[] = [];
+      for (let i = 0; i < 4; i++) sockets.push(await server.connect());
+      const answers = sockets.map(
+        (socket) => new Promise<void>((ok) => socket.on('data', (chunk) => String(chunk).includes('\r\n\r\n') && ok())),
+      );
+      // Read in one turn, the write first: it asks for its group's commit before any answer of the turn is ready.
+      sockets[0]!.write(post);
+      for (const socket of sockets.slice(1)) socket.write(server.get);
+      await Promise.all(answers);
+      expect(written).toEqual([...Array(3).fill('GET before the commit'), 'POST after the commit']);
+      for (const socket of sockets) socket.destroy();
+    } finally {
+      t.app.server.off('request', onRequest);
+      raw.close();
     }
   });
 });
