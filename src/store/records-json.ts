@@ -86,7 +86,10 @@ export const pagesJsonByIds = (ids: RawBuilder<unknown>): RawBuilder<unknown> =>
 // Two lookups by key (a third cheaper than a `group_concat` over `name in (…)`).
 const USERS_VERSION = `(select v from table_versions where name = 'users') || '.' || (select v from table_versions where name = 'permission_sets')`;
 const PAGES_VERSION = `(select v from table_versions where name = 'pages')`;
-/** The version of a table's existing records (bumped by their updates and deletes, not by inserts: migration 0017). */
+/**
+ * The version of a table's existing records (bumped by their updates and deletes, not by inserts: migrations 0017
+ * and 0019).
+ */
 const RECORDS_VERSION = (table: string) => `(select v from table_versions where name = 'records:${table}')`;
 
 /** A reference to the user whose id is the column `ref`, spliced in by `EmbeddedRecords`. */
@@ -249,8 +252,8 @@ export type KeptKind = 'F' | 'R' | 'I' | 'E';
 /**
  * A list's own records kept by id as their parts, spliced like the users and pages they embed: the table, the
  * alias its parts name, the parts. Kept for the version of the table's existing records, which its updates and
- * deletes bump (migration 0017): an insert adds a record no list has kept yet, so a follow does not retire the
- * follows kept.
+ * deletes bump (migrations 0017 and 0019): an insert adds a record no list has kept yet, so a follow does not
+ * retire the follows kept.
  */
 export const KEPT_RECORDS: Readonly<Record<KeptKind, { table: string; alias: string; parts: () => Parts }>> = {
   F: { table: 'follows', alias: 'follows', parts: followParts },
@@ -260,7 +263,7 @@ export const KEPT_RECORDS: Readonly<Record<KeptKind, { table: string; alias: str
 };
 
 /**
- * A list's record kept by id (`KEPT_RECORDS`): the record one reference (`F`, `R` or `I` + its id), its walk's
+ * A list's record kept by id (`KEPT_RECORDS`): the record one reference (`F`, `R`, `I` or `E` + its id), its walk's
  * keys alone read (the record's parts read by id when not kept, `recordsJsonByIds`).
  */
 export const keptParts = (kind: KeptKind): Parts => {

@@ -3,7 +3,7 @@ import { dialectOf, inOneTransaction } from '../dialect.js';
 
 /**
  * The columns of each table whose records a list keeps by id as text (`KEPT_RECORDS` in `records-json.ts`):
- * those its text is made of.
+ * those its text is made of. (The events' are `EVENT_COLUMNS`, migration 0019.)
  */
 export const KEPT_COLUMNS: Readonly<Record<string, readonly string[]>> = {
   follows: ['id', 'user_id', 'followable_type', 'followable_id', 'created_at'],
