@@ -4,7 +4,7 @@ import { FOLLOWABLE_TYPES } from '../shared/schemas/follows.js';
 import { fixed } from './dialect.js';
 import type { Viewer } from './pages.js';
 import type { Database, FollowTable } from './schema.js';
-import { counterKey, narrowed, type Listed, type Selection, type Walk, Pager, WalksKept } from './paging.js';
+import { counterKey, countOf, narrowed, type Listed, type Selection, type Walk, Pager, WalksKept } from './paging.js';
 import { keptParts, partsSelection, partsSelectionFor } from './records-json.js';
 import { prepared } from './prepared.js';
 
@@ -63,15 +63,17 @@ export function followsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
    * secrecy and the page are on the index that orders the list, and the set of seen pages is looked in only
    * for a follow of a secret page.
    */
-  const buildWalks = (filter: FollowFilter, viewer: Viewer, secretSeen: string[]): Walk[] => {
-    if (viewer.isAdmin) return [{ query: matching(filter), keys }];
-    const query = matching(filter).where((eb) =>
-      secretSeen.length
-        ? eb.or([eb('follows.secret_page', '=', sql.lit(0)), eb('follows.followable_id', 'in', secretSeen)])
-        : eb('follows.secret_page', '=', sql.lit(0)),
-    );
-    return [{ query, keys }];
-  };
+  const seenBy = (query: ReturnType<typeof matching>, viewer: Viewer, secretSeen: string[]) =>
+    viewer.isAdmin
+      ? query
+      : query.where((eb) =>
+          secretSeen.length
+            ? eb.or([eb('follows.secret_page', '=', sql.lit(0)), eb('follows.followable_id', 'in', secretSeen)])
+            : eb('follows.secret_page', '=', sql.lit(0)),
+        );
+  const buildWalks = (filter: FollowFilter, viewer: Viewer, secretSeen: string[]): Walk[] => [
+    { query: seenBy(matching(filter), viewer, secretSeen), keys },
+  ];
   const walksKept = new WalksKept<Walk[]>();
   /** The walks kept per filter and, for a Member, the secret pages they see (`WalksKept`). */
   const walks = (filter: FollowFilter, viewer: Viewer, secretSeen: string[]): Walk[] =>
@@ -79,15 +81,44 @@ export function followsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
       buildWalks(filter, viewer, secretSeen),
     );
 
+  /**
+   * The kept counts whose sum is the filter's: a followable's follows are counted with its type (`unkept` in
+   * `counters.ts`), and ids are unique across users and pages, so a filter on the followable alone adds its two.
+   */
+  const keysOf = (filter: FollowFilter, secret?: string): string[] =>
+    filter.followable_type === undefined && filter.followable_id !== undefined
+      ? FOLLOWABLE_TYPES.map((type) => key({ ...filter, followable_type: type }, secret))
+      : [key(filter, secret)];
+  const sum = (ns: number[]) => ns.reduce((a, b) => a + b, 0);
+
+  /** The follows of one user and one followable, of either type when the filter names none (`followable_type IN`). */
+  const pair = (filter: FollowFilter) =>
+    matching({ ...filter, followable_type: undefined }).where(
+      'follows.followable_type',
+      'in',
+      filter.followable_type === undefined ? FOLLOWABLE_TYPES : [fixed(filter.followable_type, FOLLOWABLE_TYPES)],
+    );
+
   /** All matching follows, less those of secret pages, plus those of the secret pages the viewer sees. */
   const total = async (filter: FollowFilter, viewer: Viewer, secretSeen: string[]): Promise<number> => {
-    if (viewer.isAdmin) return pager.count(db, key(filter));
-    const seen = secretSeen.flatMap((page) => {
-      const one = narrowed(filter, { followable_type: 'Page', followable_id: page });
-      return one ? [key(one)] : [];
-    });
-    const [all, secret, ...visible] = await pager.counts(db, [key(filter), key(filter, '1'), ...seen]);
-    return all! - secret! + visible.reduce((a, b) => a + b, 0);
+    // A user's follows of one followable: none or one a type, looked up on the unique index (not kept).
+    if (filter.user_id !== undefined && filter.followable_id !== undefined) return countOf(seenBy(pair(filter), viewer, secretSeen));
+    if (viewer.isAdmin) return sum(await pager.counts(db, keysOf(filter)));
+    const all = keysOf(filter);
+    const secret = keysOf(filter, '1');
+    const [counts, seen] = await Promise.all([pager.counts(db, [...all, ...secret]), seenFollows(filter, secretSeen)]);
+    return sum(counts.slice(0, all.length)) - sum(counts.slice(all.length)) + seen;
+  };
+
+  /**
+   * The filter's follows of the secret pages the viewer sees: kept counts per page, or for one user's follows
+   * (a user's follows of a page are not kept) looked up on the unique index, a page at a time.
+   */
+  const seenFollows = async (filter: FollowFilter, secretSeen: string[]): Promise<number> => {
+    const pages = secretSeen.filter((page) => narrowed(filter, { followable_type: 'Page', followable_id: page }));
+    if (!pages.length) return 0;
+    if (filter.user_id === undefined) return sum(await pager.counts(db, pages.map((page) => key({ followable_type: 'Page', followable_id: page }))));
+    return countOf(matching({ user_id: filter.user_id, followable_type: 'Page' }).where('follows.followable_id', 'in', pages));
   };
 
   return {

@@ -24,6 +24,7 @@ import { auditFilters } from './migrations/0016-audit-filters.js';
 import { keptRecords } from './migrations/0017-kept-records.js';
 import { notificationWalks } from './migrations/0018-notification-walks.js';
 import { keptEvents } from './migrations/0019-kept-events.js';
+import { followPairs } from './migrations/0020-follow-pairs.js';
 import { commentsRepo, likesRepo, statusesRepo } from './content.js';
 import { attendancesRepo, eventsRepo } from './events.js';
 import { notificationJobsRepo, notificationsRepo } from './notifications.js';
@@ -52,6 +53,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0017-kept-records': keptRecords,
   '0018-notification-walks': notificationWalks,
   '0019-kept-events': keptEvents,
+  '0020-follow-pairs': followPairs,
 };
 
 class StaticMigrations implements MigrationProvider {

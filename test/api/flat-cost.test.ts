@@ -7,6 +7,7 @@ import { onPostgres, openRaw } from '../helpers/store-target.js';
 import { countersFor, recount } from '../../src/store/counters.js';
 import { withStableLimits } from '../../src/store/sqlite.js';
 import { flagCounts } from '../../src/store/migrations/0015-flag-counts.js';
+import { followPairs } from '../../src/store/migrations/0020-follow-pairs.js';
 
 /**
  * Flat cost per request: every list query the store can produce is an index walk (no table scan, no
@@ -85,6 +86,7 @@ beforeAll(async () => {
     });
     const inviteId = invite.body.success[0].id;
     expect((await t.call('PUT', `/invites/${inviteId}/accept`, { as: other.creds })).status).toBe(200);
+    if (round === 0) ids.secretSeen = secret.body.id;
   }
   // Two webhooks, so that their list has a deep page too, each for an invite deleted, at a reserved name
   // (RFC 2606): their deliveries are written, never tried (the sender holds them, see `startApp` above).
@@ -404,6 +406,68 @@ describe('kept counts of a flag', () => {
     expect(follows.status).toBe(200);
     expect(follows.body.items.length).toBeGreaterThan(0);
     expect(follows.body.total_items).toBe(follows.body.items.length);
+  });
+});
+
+describe('kept counts of follows', () => {
+  /** Every combination of the follows' filters, for a public page, a secret page, and a user. */
+  const followLists = () =>
+    [
+      { followable_type: 'Page', followable_id: ids.public!, user_id: member.user.id },
+      { followable_type: 'Page', followable_id: ids.secretSeen!, user_id: member.user.id },
+      { followable_type: 'User', followable_id: other.user.id, user_id: member.user.id },
+    ].flatMap((filters) => combinations(filters).map((q) => `/follows?${q}&per_page=100`));
+  /** What each caller is told of each list: its total and the records walked, which must agree. */
+  const told = async (outsider: Who) => {
+    const answers: Record<string, number> = {};
+    for (const url of followLists())
+      for (const [who, as] of [['admin', undefined], ['member', member.creds], ['owner', other.creds], ['outsider', outsider.creds]] as const) {
+        const res = await t.call('GET', url, { as });
+        expect(res.status, `${who} ${url}`).toBe(200);
+        expect(res.body.total_items, `${who} ${url}`).toBe(res.body.items.length);
+        answers[`${who} ${url}`] = res.body.total_items;
+      }
+    return answers;
+  };
+
+  it('keep no count of one user’s follows of one followable, nor of a followable without its type; every total is right, and an older store loses those in migration 0020', async () => {
+    const outsider = await t.member();
+    const before = await told(outsider);
+    // The secret page's follows: its creator's and the Member's, seen by both and by the admin only.
+    const ofSecret = `/follows?followable_id=${ids.secretSeen}&per_page=100`;
+    expect([before[`admin ${ofSecret}`], before[`member ${ofSecret}`], before[`owner ${ofSecret}`], before[`outsider ${ofSecret}`]]).toEqual([2, 2, 2, 0]);
+    const spec = countersFor(onPostgres ? 'postgres' : 'sqlite').find((s) => s.list === 'follows')!;
+    const raw = await openRaw(t.file);
+    // Keys that fix the followable and the user, or the followable without its type.
+    const unkept = async () =>
+      (
+        await raw.all<{ key: string }>(
+          `select key from list_counts where key like 'follows|%' and n <> 0 and ((key like 'follows|*|%' and key not like 'follows|*|*|%') or key not like '%|*|%') order by key`,
+        )
+      ).map((r) => r.key);
+    try {
+      expect(await unkept()).toEqual([]);
+      // What an older agora kept: every combination.
+      for (const [key, n] of await recount(t.store.db, { ...spec, unkept: undefined }))
+        await raw.all(`insert into list_counts (key, n) values (?, ?) on conflict (key) do update set n = excluded.n`, [key, n]);
+      const older = await unkept();
+      expect(older).toContain(`follows|Page|${ids.public}|${member.user.id}|*`);
+      expect(older).toContain(`follows|*|${ids.secretSeen}|*|1`);
+      expect(older).toContain(`follows|User|${other.user.id}|${member.user.id}|*`);
+      expect((await t.store.checkCounts()).map((d) => d.key).sort()).toEqual(older);
+      await followPairs.up(t.store.db);
+      expect(await unkept()).toEqual([]);
+      expect(await t.store.checkCounts()).toEqual([]);
+    } finally {
+      await raw.close();
+    }
+    // The lists answer as before, after the migration and after a follow and an unfollow counted by the new triggers.
+    expect(await told(outsider)).toEqual(before);
+    const followed = await t.call('POST', '/follows', { as: outsider.creds, body: { user_id: outsider.user.id, followable_type: 'User', followable_id: other.user.id } });
+    expect(followed.status).toBe(201);
+    expect((await t.call('DELETE', `/follows/${followed.body.id}`, { as: outsider.creds })).status).toBe(204);
+    expect(await told(outsider)).toEqual(before);
+    expect(await t.store.checkCounts()).toEqual([]);
   });
 });
 
