@@ -29,7 +29,7 @@
 // PostgreSQL backends connected to that database (from /proc, matched by the database name in their title),
 // since that is where the work moves; the shared background processes (WAL writer, checkpointer) are not counted.
 // Env: BENCH_DURATION seconds per run (default 8), BENCH_CONNECTIONS (50), BENCH_SIZES, BENCH_WORKERS,
-// BENCH_STORES, BENCH_PG_URL; BENCH_RUNS picks runs by name
+// BENCH_STORES, BENCH_PG_URL, BENCH_SPLIT=1 (each status's latencies apart); BENCH_RUNS picks runs by name
 // (bare,varied,mixed,pages,users,follows,requests,invites,events,notifications,create); BENCH_NODE_ARGS goes to the
 // servers' node (`--cpu-prof --cpu-prof-dir=/tmp/prof` profiles them); BENCH_KEEP=1 keeps the seeded store's
 // folder, BENCH_DB=FILE runs on such a store again (no seeding); BENCH_SERVER_LOG=FILE appends the servers'
@@ -352,7 +352,15 @@ async function run(label, target, requests, expectedNon2xx = false) {
   await drain(target);
   const cpu0 = cpuSnapshot(target.pids, target.database);
   const faults0 = majorFaults(target.pids);
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, requests, timeout: 10 });
+  const tracker = autocannon({ url, connections: CONNECTIONS, duration: DURATION, requests, timeout: 10 });
+  // BENCH_SPLIT=1: the latency of each status apart (in the mixed run, the reads' 200s from the follows' answers).
+  const byStatus = new Map();
+  if (process.env.BENCH_SPLIT)
+    tracker.on('response', (_client, status, _bytes, ms) => {
+      if (!byStatus.has(status)) byStatus.set(status, []);
+      byStatus.get(status).push(ms);
+    });
+  const r = await tracker;
   const spent = cpuSpent(cpu0, cpuSnapshot(target.pids, target.database));
   const faults = majorFaults(target.pids) - faults0;
   const cpu = ((spent.server + spent.db) * 1000) / r.requests.total;
@@ -367,6 +375,11 @@ async function run(label, target, requests, expectedNon2xx = false) {
       (faults ? `, ${faults} major page faults (read from disk)` : '') +
       (r.non2xx ? ` (status ${Object.entries(r.statusCodeStats ?? {}).filter(([c]) => !c.startsWith('2')).map(([c, v]) => `${c}×${v.count}`).join(', ')})` : ''),
   );
+  for (const [status, times] of [...byStatus].sort(([a], [b]) => a - b)) {
+    times.sort((a, b) => a - b);
+    const at = (q) => times[Math.min(times.length - 1, Math.floor(q * times.length))].toFixed(1);
+    console.log(`  ${status}: ${times.length} answers, p50 ${at(0.5)} ms, p90 ${at(0.9)} ms, p99 ${at(0.99)} ms, max ${at(1)} ms`);
+  }
   return row;
 }
 

@@ -22,6 +22,8 @@ export interface SqliteStoreOptions {
    * (`src/store/checkpointer.ts`): for a long-running server (`agora serve`), not a short command.
    */
   checkpointInBackground?: boolean;
+  /** How often that thread looks at the log, in milliseconds (200). */
+  checkpointIntervalMs?: number;
   /**
    * How many of the users and of the pages other records embed are kept as JSON text (`EmbeddedRecords`,
    * `src/store/embedded.ts`): `KEPT_TEXTS` (60,000) of each unless said.
@@ -69,7 +71,10 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
   // Should the thread fail, commits checkpoint again as SQLite's default has them do.
   const checkpointer =
     options.checkpointInBackground && !inMemory
-      ? startCheckpointer(file, { onError: () => sqlite.open && sqlite.pragma('wal_autocheckpoint = 1000') })
+      ? startCheckpointer(file, {
+          intervalMs: options.checkpointIntervalMs,
+          onError: () => sqlite.open && sqlite.pragma('wal_autocheckpoint = 1000'),
+        })
       : undefined;
   if (checkpointer) sqlite.pragma('wal_autocheckpoint = 10000');
   // The data version: SQLite's data_version as a second connection sees it (it moves when any other
@@ -114,6 +119,7 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
     dataVersion,
     versions: reads && tableVersions(sqlite, reads, dataVersion),
     committed: forget,
+    beforeGroup: checkpointer && (() => checkpointer.idle()),
     control: (statement) => sqlite.exec(statement),
     secrets,
     // Before the writer: the last connection to close checkpoints the WAL and removes it, which a

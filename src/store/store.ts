@@ -131,6 +131,8 @@ export function createKyselyStore(
     versions?: TableVersions;
     /** Told after each group of transactions committed (the data version is looked at again). */
     committed?: () => void;
+    /** SQLite: what a group of transactions waits for before it begins (a checkpoint in progress, `Checkpointer.idle`). */
+    beforeGroup?: () => Promise<void> | undefined;
     /**
      * Runs a transaction control statement (begin, savepoint, release, commit, rollback) on the store's one
      * connection (SQLite: straight on the driver, without building and compiling a query for each).
@@ -182,7 +184,13 @@ export function createKyselyStore(
     transaction(fn) {
       if (options.inTransaction) return fn(store);
       if (dialect === 'postgres') return retried(() => db.transaction().execute((trx) => fn(createKyselyStore(trx, dialect, { inTransaction: true, secrets }))));
-      commits ??= new GroupCommit(db, (conn) => createKyselyStore(conn, dialect, { inTransaction: true, secrets }), options.committed, options.control);
+      commits ??= new GroupCommit(
+        db,
+        (conn) => createKyselyStore(conn, dialect, { inTransaction: true, secrets }),
+        options.committed,
+        options.control,
+        options.beforeGroup,
+      );
       return commits.run(fn);
     },
     async close() {
@@ -213,6 +221,7 @@ class GroupCommit {
     private readonly storeOn: (conn: Kysely<Database>) => Store,
     private readonly committed?: () => void,
     private readonly onDriver?: (statement: string) => void,
+    private readonly beforeGroup?: () => Promise<void> | undefined,
     private readonly maxGroup = 32,
   ) {}
 
@@ -242,9 +251,15 @@ class GroupCommit {
 
   private async drain(): Promise<void> {
     try {
-      await this.db.connection().execute(async (conn) => {
-        while (this.waiting.length) await this.group(conn);
-      });
+      // Before each group, what it must wait for (`beforeGroup`: SQLite's log being copied back whole, so that
+      // the group starts it over), waited for with the connection let go: reads on it go on meanwhile.
+      let pause: Promise<void> | undefined;
+      while (this.waiting.length) {
+        if (pause) await pause;
+        await this.db.connection().execute(async (conn) => {
+          while (this.waiting.length && !(pause = this.beforeGroup?.())) await this.group(conn);
+        });
+      }
     } catch (error) {
       // The connection could not be had at all: every one waiting fails.
       for (const job of this.waiting.splice(0)) job.reject(error);
