@@ -1,10 +1,11 @@
 import Database from 'better-sqlite3';
+import type { Migration } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { badPlans } from '../helpers/plans.js';
 import { removeDir, type Credentials } from '../helpers/server.js';
 import { onPostgres, openRaw } from '../helpers/store-target.js';
-import { countersFor, recount } from '../../src/store/counters.js';
+import { countersFor, recount, type CounterSpec } from '../../src/store/counters.js';
 import { withStableLimits } from '../../src/store/sqlite.js';
 import { flagCounts } from '../../src/store/migrations/0015-flag-counts.js';
 import { followPairs } from '../../src/store/migrations/0020-follow-pairs.js';
@@ -372,6 +373,30 @@ describe('kept counts', () => {
   });
 });
 
+/**
+ * The counts an older agora kept (recounted by its specifications, `older`) written over the kept ones, and then
+ * `migration`: the keys this agora does not keep (`notKept`, none before) are kept with no row that this agora
+ * counts by them, drift to `agora admin check`, until the migration removes them. `checkOlder` sees those keys.
+ */
+async function olderCountsMigrated(
+  raw: Awaited<ReturnType<typeof openRaw>>,
+  older: CounterSpec[],
+  notKept: () => Promise<string[]>,
+  migration: Migration,
+  checkOlder: (keys: string[]) => void,
+): Promise<void> {
+  expect(await notKept()).toEqual([]);
+  for (const spec of older)
+    for (const [key, n] of await recount(t.store.db, spec))
+      await raw.all(`insert into list_counts (key, n) values (?, ?) on conflict (key) do update set n = excluded.n`, [key, n]);
+  const keys = await notKept();
+  checkOlder(keys);
+  expect((await t.store.checkCounts()).map((d) => d.key).sort()).toEqual(keys);
+  await migration.up(t.store.db);
+  expect(await notKept()).toEqual([]);
+  expect(await t.store.checkCounts()).toEqual([]);
+}
+
 describe('kept counts of a flag', () => {
   it('are kept only for rows whose flag is 1, and an older store that kept them at 0 too loses those in migration 0015', async () => {
     // A user's own status reaches their followers (flag 1); one in a private page does not (flag 0).
@@ -385,18 +410,10 @@ describe('kept counts of a flag', () => {
     const atZero = async () =>
       (await raw.all<{ key: string }>(`select key from list_counts where (${lists}) and n <> 0 and key not like '%|*' and key not like '%|1' order by key`)).map((r) => r.key);
     try {
-      expect(await atZero()).toEqual([]);
       // What an older agora kept: every combination, the flag at 0 as well.
-      for (const spec of flagged)
-        for (const [key, n] of await recount(t.store.db, { ...spec, flag: undefined }))
-          await raw.all(`insert into list_counts (key, n) values (?, ?) on conflict (key) do update set n = excluded.n`, [key, n]);
-      const older = await atZero();
-      expect(older.some((key) => key.startsWith('follows|')) && older.some((key) => key.startsWith('events|')) && older.some((key) => key.startsWith('statuses|'))).toBe(true);
-      // Kept, with no row that this agora counts by them: drift, until the migration removes them.
-      expect((await t.store.checkCounts()).map((d) => d.key).sort()).toEqual(older);
-      await flagCounts.up(t.store.db);
-      expect(await atZero()).toEqual([]);
-      expect(await t.store.checkCounts()).toEqual([]);
+      await olderCountsMigrated(raw, flagged.map((spec) => ({ ...spec, flag: undefined })), atZero, flagCounts, (older) =>
+        expect(older.some((key) => key.startsWith('follows|')) && older.some((key) => key.startsWith('events|')) && older.some((key) => key.startsWith('statuses|'))).toBe(true),
+      );
     } finally {
       await raw.close();
     }
@@ -446,18 +463,12 @@ describe('kept counts of follows', () => {
         )
       ).map((r) => r.key);
     try {
-      expect(await unkept()).toEqual([]);
       // What an older agora kept: every combination.
-      for (const [key, n] of await recount(t.store.db, { ...spec, unkept: undefined }))
-        await raw.all(`insert into list_counts (key, n) values (?, ?) on conflict (key) do update set n = excluded.n`, [key, n]);
-      const older = await unkept();
-      expect(older).toContain(`follows|Page|${ids.public}|${member.user.id}|*`);
-      expect(older).toContain(`follows|*|${ids.secretSeen}|*|1`);
-      expect(older).toContain(`follows|User|${other.user.id}|${member.user.id}|*`);
-      expect((await t.store.checkCounts()).map((d) => d.key).sort()).toEqual(older);
-      await followPairs.up(t.store.db);
-      expect(await unkept()).toEqual([]);
-      expect(await t.store.checkCounts()).toEqual([]);
+      await olderCountsMigrated(raw, [{ ...spec, unkept: undefined }], unkept, followPairs, (older) => {
+        expect(older).toContain(`follows|Page|${ids.public}|${member.user.id}|*`);
+        expect(older).toContain(`follows|*|${ids.secretSeen}|*|1`);
+        expect(older).toContain(`follows|User|${other.user.id}|${member.user.id}|*`);
+      });
     } finally {
       await raw.close();
     }
