@@ -25,8 +25,8 @@ import { Worker } from 'node:worker_threads';
  */
 export interface Checkpointer {
   /**
-   * While a catch-up checkpoint runs (below): a promise settled when it ends (or after `maxWaitMs`, 50, should it
-   * take longer); undefined otherwise. A writer that waits for it before its transaction begins finds the log
+   * While a catch-up checkpoint runs (below): a promise settled when it ends, or once `maxWaitMs` (50) have passed
+   * since it began, should it take longer; undefined otherwise. A writer that waits for it before its transaction begins finds the log
    * copied whole and starts it over.
    */
   idle(): Promise<void> | undefined;
@@ -64,11 +64,12 @@ export function startCheckpointer(
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const worker = new Worker(THREAD, { eval: true, workerData: { file, driver } });
   worker.unref();
+  const maxWaitMs = options.maxWaitMs ?? 50;
   let busy = false;
   let stopped = false;
   let exited = false;
   // The catch-up checkpoint in progress (below), settled as it ends (or as the thread exits).
-  let catchUp: { settled: Promise<void>; end: () => void } | undefined;
+  let catchUp: { settled: Promise<void>; end: () => void; until: number } | undefined;
   const ended = () => {
     catchUp?.end();
     catchUp = undefined;
@@ -89,7 +90,7 @@ export function startCheckpointer(
     busy = true;
     if (catchingUp) {
       let end = () => {};
-      catchUp = { settled: new Promise<void>((resolve) => (end = resolve)), end: () => end() };
+      catchUp = { settled: new Promise<void>((resolve) => (end = resolve)), end: () => end(), until: Date.now() + maxWaitMs };
     }
     worker.postMessage('check');
   };
@@ -114,11 +115,12 @@ export function startCheckpointer(
     clearInterval(timer);
     options.onError?.(error);
   });
-  const maxWaitMs = options.maxWaitMs ?? 50;
   return {
     idle() {
-      if (!catchUp) return undefined;
-      return Promise.race([catchUp.settled, new Promise<void>((resolve) => setTimeout(resolve, maxWaitMs).unref())]);
+      // Waited for up to `maxWaitMs` in all, however many writers ask, and however often.
+      const left = catchUp ? catchUp.until - Date.now() : 0;
+      if (!catchUp || left <= 0) return undefined;
+      return Promise.race([catchUp.settled, new Promise<void>((resolve) => setTimeout(resolve, left).unref())]);
     },
     stop() {
       stopped = true;

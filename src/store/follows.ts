@@ -4,7 +4,7 @@ import { FOLLOWABLE_TYPES } from '../shared/schemas/follows.js';
 import { fixed } from './dialect.js';
 import type { Viewer } from './pages.js';
 import type { Database, FollowTable } from './schema.js';
-import { counterKey, countOf, narrowed, type Listed, type Selection, type Walk, Pager, WalksKept } from './paging.js';
+import { counterKey, countRead, narrowed, type Listed, type Selection, type Walk, Pager, WalksKept } from './paging.js';
 import { keptParts, partsSelection, partsSelectionFor } from './records-json.js';
 import { prepared } from './prepared.js';
 
@@ -102,7 +102,7 @@ export function followsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   /** All matching follows, less those of secret pages, plus those of the secret pages the viewer sees. */
   const total = async (filter: FollowFilter, viewer: Viewer, secretSeen: string[]): Promise<number> => {
     // A user's follows of one followable: none or one a type, looked up on the unique index (not kept).
-    if (filter.user_id !== undefined && filter.followable_id !== undefined) return countOf(seenBy(pair(filter), viewer, secretSeen));
+    if (filter.user_id !== undefined && filter.followable_id !== undefined) return countRead(db, seenBy(pair(filter), viewer, secretSeen));
     if (viewer.isAdmin) return sum(await pager.counts(db, keysOf(filter)));
     const all = keysOf(filter);
     const secret = keysOf(filter, '1');
@@ -118,7 +118,7 @@ export function followsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
     const pages = secretSeen.filter((page) => narrowed(filter, { followable_type: 'Page', followable_id: page }));
     if (!pages.length) return 0;
     if (filter.user_id === undefined) return sum(await pager.counts(db, pages.map((page) => key({ followable_type: 'Page', followable_id: page }))));
-    return countOf(matching({ user_id: filter.user_id, followable_type: 'Page' }).where('follows.followable_id', 'in', pages));
+    return countRead(db, matching({ user_id: filter.user_id, followable_type: 'Page' }).where('follows.followable_id', 'in', pages));
   };
 
   return {

@@ -16,6 +16,19 @@ export async function countOf<DB, TB extends keyof DB>(query: SelectQueryBuilder
   return Number((row as { n: number | string | bigint }).n);
 }
 
+/**
+ * `countOf`, read as `rowsOfRead` reads: outside transactions straight from the store's reading connection, never
+ * queued behind a write group (for a total counted on a request's path: a lookup of a few index entries).
+ */
+export async function countRead<DB, TB extends keyof DB>(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  db: Kysely<any>,
+  query: SelectQueryBuilder<DB, TB, object>,
+): Promise<number> {
+  const rows = await rowsOfRead<{ n: number | string | bigint }>(db, query.select((eb) => eb.fn.countAll<number>().as('n')).compile());
+  return Number(rows[0]?.n ?? 0);
+}
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyQuery = SelectQueryBuilder<any, any, any>;
 /**
@@ -732,7 +745,12 @@ export class Pager {
  * dimensions its filters use. A key is the list's name and, for each dimension in order, its value or `*`.
  */
 export const counterKey = (list: string, dims: readonly (string | null | undefined)[]): string =>
-  `${list}|${dims.map((d) => (d === undefined ? '*' : (d ?? ''))).join('|')}`;
+  `${list}|${dims.map((d) => (d === undefined ? '*' : d === null ? '' : /[*|]/.test(d) ? NO_ROW : d)).join('|')}`;
+/**
+ * A filter's value that no row has (no id, enum or flag holds `*` or `|`): its key is one no trigger writes, so
+ * that `?followable_id=*` counts none, as its list walks none, not every follow (`*` is "any" in a key).
+ */
+const NO_ROW = '\u0001';
 
 /** The counts of several keys at once (0 for a key never counted). */
 export async function countersOf(db: Kysely<Database>, keys: string[]): Promise<number[]> {

@@ -338,6 +338,16 @@ describe('kept counts', () => {
     }
   });
 
+  it('count none for a filter value no row has that a key would read as "any" (`*`) or as a separator (`|`)', async () => {
+    for (const url of ['/follows?followable_id=*', '/follows?user_id=*', '/follows?followable_type=Page&followable_id=*', '/pages?owner=*', '/pages?page_configuration_id=a%7C*']) {
+      for (const as of [undefined, member.creds]) {
+        const res = await t.call('GET', url, { as });
+        expect(res.status, url).toBe(200);
+        expect([res.body.total_items, res.body.items.length], url).toEqual([0, 0]);
+      }
+    }
+  });
+
   it('move a page’s follows and events when its privacy changes (written straight to the database: no request changes it)', async () => {
     const page = await t.call('POST', '/pages', {
       as: other.creds,
