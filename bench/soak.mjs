@@ -7,8 +7,9 @@
 // reads as an Admin and a Member, creates (page configurations, pages, access requests that feed the
 // hanging webhook), and failed logins (wrong secrets, answered 401 then 429). Each minute it prints the
 // requests, p99 latency of the good traffic, unexpected answers (5xx, network errors, or a status other
-// than the one the request calls for) and the server's RSS. At the end: PASS when there was no unexpected
-// answer and the RSS at the end is within 10 % of the RSS at minute 2; the exit code is 1 otherwise.
+// than the one the request calls for) and the server's RSS (its own memory and the files mapped apart). At the
+// end: PASS when there was no unexpected answer and the server's own memory (RssAnon) at the end is within 10 %
+// of minute 2's; the exit code is 1 otherwise.
 
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -126,9 +127,11 @@ const pick = () => {
   return MIX[0];
 };
 
+/** The server's resident memory in MB: all of it, and its parts (the process's own; the database file mapped in). */
 const rssMb = () => {
   const status = readFileSync(`/proc/${server.pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
+  const kb = (name) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN) / 1024;
+  return { all: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile'), shmem: kb('RssShmem') };
 };
 
 const minutes = [];
@@ -153,11 +156,13 @@ const p99 = (xs) => {
 const ticker = setInterval(() => {
   const done = current;
   current = { good: [], requests: 0, unexpected: 0, examples: [] };
-  const row = { minute: minutes.length + 1, requests: done.requests, p99: p99(done.good), unexpected: done.unexpected, rss: rssMb() };
+  const rss = rssMb();
+  const row = { minute: minutes.length + 1, requests: done.requests, p99: p99(done.good), unexpected: done.unexpected, rss: rss.all, rssParts: rss };
   minutes.push(row);
   console.log(
     `minute ${String(row.minute).padStart(2)}: ${String(row.requests).padStart(7)} requests, p99 ${row.p99.toFixed(1).padStart(6)} ms, ` +
-      `unexpected ${row.unexpected}, server RSS ${row.rss.toFixed(1)} MB${done.examples.length ? `  e.g. ${done.examples.join(' | ')}` : ''}`,
+      `unexpected ${row.unexpected}, server RSS ${row.rss.toFixed(1)} MB (own ${rss.anon.toFixed(1)}, files mapped ${rss.file.toFixed(1)}, ` +
+      `shared ${rss.shmem.toFixed(1)})${done.examples.length ? `  e.g. ${done.examples.join(' | ')}` : ''}`,
   );
   if (Date.now() >= deadline - 100) stop = true;
 }, MINUTE_MS);
@@ -173,11 +178,15 @@ rmSync(dir, { recursive: true, force: true });
 const unexpected = minutes.reduce((n, m) => n + m.unexpected, 0);
 const second = minutes[Math.min(1, minutes.length - 1)];
 const last = minutes[minutes.length - 1];
-const growth = (last.rss - second.rss) / second.rss;
+// The process's own memory (RssAnon) is what must stay flat: the database file mapped in (`mmap_size`, read
+// through a map since 2026-11-23) is the page cache of a file that grows with every record created, and
+// counts in VmRSS as it is read.
+const growth = (last.rssParts.anon - second.rssParts.anon) / second.rssParts.anon;
 const flat = Math.abs(growth) <= 0.1;
 console.log(
   `\n${MINUTES} minute(s), ${WORKERS} clients: ${minutes.reduce((n, m) => n + m.requests, 0)} requests, ${unexpected} unexpected answers; ` +
-    `RSS ${second.rss.toFixed(1)} MB at minute ${second.minute}, ${last.rss.toFixed(1)} MB at the end (${(growth * 100).toFixed(1)} %)`,
+    `own memory ${second.rssParts.anon.toFixed(1)} MB at minute ${second.minute}, ${last.rssParts.anon.toFixed(1)} MB at the end ` +
+    `(${(growth * 100).toFixed(1)} %); RSS with the files mapped ${second.rss.toFixed(1)} and ${last.rss.toFixed(1)} MB`,
 );
-console.log(`${unexpected === 0 ? 'PASS' : 'FAIL'} no errors; ${flat ? 'PASS' : 'FAIL'} flat memory (within 10 % of minute 2)`);
+console.log(`${unexpected === 0 ? 'PASS' : 'FAIL'} no errors; ${flat ? 'PASS' : 'FAIL'} flat memory (own, within 10 % of minute 2)`);
 process.exitCode = unexpected === 0 && flat ? 0 : 1;
