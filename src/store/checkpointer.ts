@@ -26,8 +26,8 @@ import { Worker } from 'node:worker_threads';
 export interface Checkpointer {
   /**
    * While a catch-up checkpoint runs (below): a promise settled when it ends, or once `maxWaitMs` (50) have passed
-   * since it began, should it take longer; undefined otherwise. A writer that waits for it before its transaction begins finds the log
-   * copied whole and starts it over.
+   * since it began, should it take longer; undefined otherwise. A writer that waits for it before its transaction
+   * begins finds the log copied whole and starts it over.
    */
   idle(): Promise<void> | undefined;
   /** Stops the thread (after any checkpoint in progress). */
@@ -85,8 +85,9 @@ export function startCheckpointer(
   // over; one left partly copied would have every read search its index until the next write.
   let seen = '';
   let whole = true;
-  const check = (catchingUp: boolean) => {
-    seen = stampOf(wal);
+  /** Asks the thread for a checkpoint of the log as it is now (`stamp`, its modification time and size). */
+  const check = (stamp: string, catchingUp: boolean) => {
+    seen = stamp;
     busy = true;
     if (catchingUp) {
       let end = () => {};
@@ -101,12 +102,14 @@ export function startCheckpointer(
     ended();
     // Commits went on while it copied the log whole: one more at once, which the writer waits for (`idle`), short
     // since it copies only what those commits wrote; the next write transaction then starts the log over.
-    if (whole && !caughtUp && !stopped && stampOf(wal) !== seen) check(true);
+    if (!whole || caughtUp || stopped) return;
+    const now = stampOf(wal);
+    if (now !== seen) check(now, true);
   });
   const timer = setInterval(() => {
     if (busy || stopped) return;
-    if (stampOf(wal) === seen && whole) return;
-    check(false);
+    const now = stampOf(wal);
+    if (now !== seen || !whole) check(now, false);
   }, options.intervalMs ?? 200);
   timer.unref();
   // The thread is gone after an error (it exits): no checkpoint is asked of it again, and the caller is told.
