@@ -12,7 +12,7 @@ import {
   ListAccessRequestsQuery,
   ListPageAccessRequestsQuery,
 } from '../../shared/schemas/membership.js';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from '../context.js';
 
 const IdParams = z.object({ id: z.string() });
 

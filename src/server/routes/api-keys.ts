@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { listApiKeys, revokeApiKey } from '../../domain/api-keys.js';
 import { requireAdmin } from '../../domain/permissions.js';
 import { ApiKeyListSchema, ListApiKeysQuery } from '../../shared/schemas/api-keys.js';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from '../context.js';
 
 const IdParams = z.object({ id: z.string() });
 

@@ -13,7 +13,7 @@ import {
   StreamQuery,
 } from '../../shared/schemas/content.js';
 import { UserIdParams } from '../../shared/schemas/users.js';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from '../context.js';
 
 const StatusParams = z.object({ status_id: z.string() });
 

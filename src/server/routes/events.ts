@@ -10,7 +10,7 @@ import {
   ListAttendeesQuery,
   ListEventsQuery,
 } from '../../shared/schemas/events.js';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from '../context.js';
 
 const EventParams = z.object({ event_id: z.string() });
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { createFollow, deleteFollow, listFollows } from '../../domain/follows.js';
 import { CreateFollowInput, FollowListSchema, FollowSchema, ListFollowsQuery } from '../../shared/schemas/follows.js';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from '../context.js';
 
 export function registerFollowRoutes({ routes, deps }: RouteContext): void {
   const tag = 'Follows';

@@ -15,7 +15,7 @@ import {
   ListInvitesQuery,
   ListPageInvitesQuery,
 } from '../../shared/schemas/membership.js';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from '../context.js';
 
 const IdParams = z.object({ id: z.string() });
 

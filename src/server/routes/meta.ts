@@ -1,4 +1,4 @@
-import { API_PREFIX, type RouteContext } from '../app.js';
+import { API_PREFIX, type RouteContext } from '../context.js';
 import { buildOpenApi } from '../openapi.js';
 
 import { VERSION } from '../../shared/version.js';

@@ -2,7 +2,7 @@ import { listAuditLog } from '../../domain/audit.js';
 import { listModerationQueue } from '../../domain/moderation.js';
 import { AuditLogQuery, AuditLogSchema } from '../../shared/schemas/audit.js';
 import { ModerationQueueQuery, ModerationQueueSchema } from '../../shared/schemas/moderation.js';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from '../context.js';
 
 export function registerModerationRoutes({ routes, deps }: RouteContext): void {
   routes.add(

@@ -15,7 +15,7 @@ import {
   MarkNotificationsSeenInput,
   NotificationListSchema,
 } from '../../shared/schemas/notifications.js';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from '../context.js';
 
 const StreamQuery = z.object({
   last_event_id: z.string().optional().describe('For clients that cannot send the Last-Event-ID header'),

@@ -17,7 +17,7 @@ import {
   PageListSchema,
   PageSchema,
 } from '../../shared/schemas/pages.js';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from '../context.js';
 
 export function registerPageRoutes({ routes, deps }: RouteContext): void {
   let tag = 'Page configurations';

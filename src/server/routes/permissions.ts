@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { permissionsOf } from '../../domain/permissions.js';
 import { PermissionsQuery, PermissionsSchema } from '../../shared/schemas/permissions.js';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from '../context.js';
 
 export function registerPermissionRoutes({ routes, deps }: RouteContext): void {
   const tag = 'Permissions';

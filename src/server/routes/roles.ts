@@ -16,7 +16,7 @@ import {
   UpdatePermissionSetInput,
 } from '../../shared/schemas/roles.js';
 import { UserSchema } from '../../shared/schemas/users.js';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from '../context.js';
 
 const IdParams = z.object({ id: z.string() });
 

@@ -10,7 +10,7 @@ import {
   UserListSchema,
   UserSchema,
 } from '../../shared/schemas/users.js';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from '../context.js';
 
 const UserParams = z.object({ user_id: z.string() });
 

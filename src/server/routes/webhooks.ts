@@ -17,7 +17,7 @@ import {
   WebhookListSchema,
   WebhookSchema,
 } from '../../shared/schemas/webhooks.js';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from '../context.js';
 
 const IdParams = z.object({ id: z.string() });
 
