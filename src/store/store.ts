@@ -390,6 +390,7 @@ function refuseUnordered(applied: readonly string[]): void {
  * database holding a migration this build does not know was moved on by a newer agora: refused, naming both
  * versions, before anything is changed.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the migrations' Kysely, typed against no schema
 export async function migrateToLatest(db: Kysely<Database>, migrationDb: Kysely<any> = db): Promise<string[]> {
   const applied = await appliedMigrations(db);
   refuseNewerSchema(applied);
@@ -424,6 +425,7 @@ const MIGRATION_LOCK = '3853314791062309107';
  * name order, all in one transaction under the same advisory lock, so stores of one database migrate one at a
  * time and nothing outside this schema is read.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the migrations' Kysely, typed against no schema
 async function migratePostgres(migrationDb: Kysely<any>, schema: string): Promise<string[]> {
   const table = (name: string) => sql.id(schema, name);
   return migrationDb.connection().execute(async (connection) => {
