@@ -20,10 +20,13 @@ const pool = new pg.Pool({ connectionString: url, max: 10 });
 
 const COLUMNS = 'p.id, p.name, p.slug, p.description, p.privacy, p.page_configuration_id, p.user_id, p.created_at, p.updated_at';
 const kept = (key) => `coalesce((select n from list_counts where key = ${key}), 0)`;
-/** The secret pages a Member is in or created: two index walks (their follows, their pages). */
-const SEEN = `select f.followable_id as id from follows f where f.user_id = $1 and f.followable_type = 'Page'
+/**
+ * The secret pages a Member is in or created: two short index walks, their follows of secret pages (the follow's
+ * copy of its page's secrecy, `secret_page`, and its partial index) and the secret pages they created.
+ */
+const SEEN = `select f.followable_id as id from follows f where f.user_id = $1 and f.followable_type = 'Page' and f.secret_page = 1
   union select p.id from pages p where p.user_id = $1 and p.privacy = 'secret'`;
-const seenCount = `(select count(*) from pages p where p.privacy = 'secret' and p.id in (${SEEN}))`;
+const seenCount = `(select count(*) from (${SEEN}) seen)`;
 /** The rows (one more than asked: a next page?) beside the total, one row with no page when the list is empty. */
 const statement = (name, total, where, limit = '$2') => ({
   name,
