@@ -28,9 +28,10 @@
 // Prints a table (Markdown) with the issue's bound beside each figure and whether it is met; PostgreSQL's bounds
 // are multiples of the floor's GET /pages figure (CPU µs a request, server + backends), as in the issue.
 // Env: BENCH_DURATION, BENCH_CONNECTIONS, BENCH_PAGES, BENCH_ENGINES (sqlite,pg), BENCH_CLASSES (a subset of
-// first,pages,cursors,numbers,mixed), BENCH_PG_URL, BENCH_NODE_ARGS (node flags of agora serve, e.g.
-// `--cpu-prof --cpu-prof-dir=/tmp/prof`). CPU figures are steadier than req/s on a busy machine, but still
-// inflated by it: say the load (printed before each run) with the figures.
+// first,pages,cursors,numbers,mixed), BENCH_KINDS=1 (each list of `first` measured apart too, printed only),
+// BENCH_PG_URL, BENCH_NODE_ARGS (node flags of agora serve, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+// CPU figures are steadier than req/s on a busy machine, but still inflated by it: give the load (printed before
+// each run) with the figures.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
@@ -71,21 +72,23 @@ const linkPath = (link) => (typeof link === 'string' ? /^<([^>]+)>/.exec(link)?.
 async function traffic(s, base) {
   const callers = [s.admin, ...s.members];
   const publicPages = s.pageIds.filter((_, i) => i % 10 < 8); // seed.mjs: i % 10 is 8 private, 9 secret
-  const firsts = [
-    () => ({ path: `${PREFIX}/pages${pick(PRIVACY)}`, headers: pick(callers) }),
-    () => ({ path: `${PREFIX}/users`, headers: pick(callers) }),
-    () => ({ path: `${PREFIX}/follows?followable_type=Page&followable_id=${pick(publicPages)}`, headers: pick(callers) }),
-    () => ({ path: `${PREFIX}/events?event_date=current_and_coming`, headers: pick(callers) }),
-    () => {
+  const kinds = {
+    pages: () => ({ path: `${PREFIX}/pages${pick(PRIVACY)}`, headers: pick(callers) }),
+    users: () => ({ path: `${PREFIX}/users`, headers: pick(callers) }),
+    follows: () => ({ path: `${PREFIX}/follows?followable_type=Page&followable_id=${pick(publicPages)}`, headers: pick(callers) }),
+    events: () => ({ path: `${PREFIX}/events?event_date=current_and_coming`, headers: pick(callers) }),
+    notifications: () => {
       const i = Math.floor(Math.random() * s.members.length);
       return { path: `${PREFIX}/users/${s.memberIds[i]}/notifications`, headers: s.members[i] };
     },
-  ];
-  // Each kind answers 200 for each caller before anything is measured.
-  for (const kind of firsts) for (let k = 0; k < 8; k++) {
-    const r = kind();
-    await getJson(base, r.path, r.headers);
-  }
+  };
+  const firsts = Object.values(kinds);
+  // Each kind answers 200 before anything is measured.
+  for (const kind of firsts)
+    for (let k = 0; k < 8; k++) {
+      const r = kind();
+      await getJson(base, r.path, r.headers);
+    }
   const first = () => ({ method: 'GET', ...pick(firsts)() });
   const pagesFirst = () => ({ method: 'GET', path: `${PREFIX}/pages${pick(PRIVACY)}`, headers: pick(callers) });
 
@@ -118,7 +121,8 @@ async function traffic(s, base) {
   const numbers = () => ({ method: 'GET', path: `${PREFIX}/pages?page=${rand(400)}`, headers: pick(callers) });
   const mixed = () => (Math.random() < 0.1 ? followRequest(s, publicPages) : first());
   const each = (make) => [{ setupRequest: (req) => ({ ...req, ...make() }) }];
-  return { first: each(first), pages: each(pagesFirst), cursors, numbers: each(numbers), mixed: each(mixed) };
+  const apart = Object.entries(kinds).map(([name, make]) => [`first/${name}`, each(() => ({ method: 'GET', ...make() }))]);
+  return { first: each(first), pages: each(pagesFirst), cursors, numbers: each(numbers), mixed: each(mixed), kinds: apart };
 }
 
 /** The floor answers the `pages` class as agora does: the same body and Link, each caller and privacy filter. */
@@ -146,7 +150,12 @@ async function measureAgora(s, label, where, env, database, file) {
     const requests = await traffic(s, server.url);
     header(label);
     const rows = {};
-    for (const c of CLASSES) rows[c.name] = await measure(`${label}: ${c.name}`, target, requests[c.name], opts(c));
+    for (const c of CLASSES) {
+      rows[c.name] = await measure(`${label}: ${c.name}`, target, requests[c.name], opts(c));
+      // BENCH_KINDS=1: each kind of list of the first class measured on its own as well (printed, not tabled).
+      if (c.name === 'first' && process.env.BENCH_KINDS)
+        for (const [name, kind] of requests.kinds) await measure(`${label}: ${name}`, target, kind, opts({}));
+    }
     return rows;
   } finally {
     await stop(server.child);
