@@ -149,6 +149,12 @@ export function warmPageCache(file) {
   if (seconds > 1) console.log(`(the store was not all in the page cache: ${fmt(bytes / 2 ** 20)} MB read back in ${fmt(seconds, 1)} s)`);
 }
 
+/** Traffic sent and not measured: the server's code made hot (JIT) and its caches filled before measuring. */
+export async function warm(target, requests, { connections, duration }) {
+  await autocannon({ url: target.urls.length === 1 ? target.urls[0] : target.urls, connections, duration, requests });
+  await drain(target);
+}
+
 /**
  * One autocannon run over `target.urls` (connections round-robin over them), after a second of warm-up; CPU from
  * `target.pids` (and their children) and the backends of `target.database`. `cpu` is µs a request of both,
