@@ -66,6 +66,11 @@ async function getJson(base, path, headers) {
   if (res.statusCode !== 200) throw new Error(`GET ${path}: ${res.statusCode} ${JSON.stringify(body)}`);
   return { body, link: res.headers.link };
 }
+/** The requests of the `pages` class (and of the floor): a first page, a random privacy filter or none, 4 callers. */
+const pagesFirstOf = (s) => {
+  const callers = [s.admin, ...s.members];
+  return () => ({ method: 'GET', path: `${PREFIX}/pages${pick(PRIVACY)}`, headers: pick(callers) });
+};
 const linkPath = (link) => (typeof link === 'string' ? /^<([^>]+)>/.exec(link)?.[1] : undefined);
 
 /** The requests of each class against one agora server (`base`); `s` is the seeded community. */
@@ -90,7 +95,6 @@ async function traffic(s, base) {
       await getJson(base, r.path, r.headers);
     }
   const first = () => ({ method: 'GET', ...pick(firsts)() });
-  const pagesFirst = () => ({ method: 'GET', path: `${PREFIX}/pages${pick(PRIVACY)}`, headers: pick(callers) });
 
   // Where chains of cursors start: the Link of 25 page numbers spread over each caller's whole list.
   const starts = [];
@@ -122,17 +126,17 @@ async function traffic(s, base) {
   const mixed = () => (Math.random() < 0.1 ? followRequest(s, publicPages) : first());
   const each = (make) => [{ setupRequest: (req) => ({ ...req, ...make() }) }];
   const apart = Object.entries(kinds).map(([name, make]) => [`first/${name}`, each(() => ({ method: 'GET', ...make() }))]);
-  return { first: each(first), pages: each(pagesFirst), cursors, numbers: each(numbers), mixed: each(mixed), kinds: apart };
+  return { first: each(first), pages: each(pagesFirstOf(s)), cursors, numbers: each(numbers), mixed: each(mixed), kinds: apart };
 }
 
 /** The floor answers the `pages` class as agora does: the same body and Link, each caller and privacy filter. */
 async function sameAnswers(s, agoraUrl, floorUrl) {
   const differ = [];
-  for (const headers of [s.admin, ...s.members])
+  for (const [i, headers] of [s.admin, ...s.members].entries())
     for (const filter of PRIVACY) {
       const path = `${PREFIX}/pages${filter}`;
       const [a, f] = await Promise.all([getJson(agoraUrl, path, headers), getJson(floorUrl, path, headers)]);
-      if (!isDeepStrictEqual(a.body, f.body) || a.link !== f.link) differ.push(`${path} as ${headers['api-key'].slice(0, 8)}…`);
+      if (!isDeepStrictEqual(a.body, f.body) || a.link !== f.link) differ.push(`${path} as ${i ? `Member ${i}` : 'the Admin'}`);
     }
   if (differ.length) console.log(`WARNING: the floor does not answer as agora does (${differ.join(', ')}): its figures compare different work`);
   else console.log('the floor answers GET /pages as agora does (body and Link), for the 4 callers × 4 privacy filters');
@@ -172,8 +176,8 @@ async function measureFloor(s, database, env) {
   try {
     const same = await sameAnswers(s, agora.url, floor.url);
     await stop(agora.child);
-    const callers = [s.admin, ...s.members];
-    const requests = [{ setupRequest: (req) => ({ ...req, method: 'GET', path: `${PREFIX}/pages${pick(PRIVACY)}`, headers: pick(callers) }) }];
+    const pagesFirst = pagesFirstOf(s);
+    const requests = [{ setupRequest: (req) => ({ ...req, ...pagesFirst() }) }];
     header('floor (Fastify + pg), PostgreSQL');
     const row = await measure('floor: GET /pages first page', { urls: [floor.url], pids: [floor.child.pid], database }, requests, opts({}));
     return { ...row, same };
