@@ -380,8 +380,8 @@ function refuseUnordered(applied: readonly string[]): void {
   const at = applied.findIndex((name, i) => name !== KNOWN_MIGRATIONS[i]);
   if (at >= 0)
     throw new Error(
-      `the database applied migration ${applied[at]} where ${KNOWN_MIGRATIONS[at]} comes first: migrations apply in name order, ` +
-        'and this database was migrated out of it (by a build of agora from before they had to be)',
+      `the database applied migration ${applied[at]} where ${KNOWN_MIGRATIONS[at]} comes first: migrations apply in name order ` +
+        'only, and this database was migrated out of it',
     );
 }
 
