@@ -82,7 +82,7 @@ export class Output {
   }
 
   async list<T>(result: Listing<T>, columns: Column<T>[], view: ListView = {}): Promise<void> {
-    if (this.json) return this.printJson({ items: result.items, total_items: result.total_items });
+    if (this.json) return this.printJson({ items: await pickFields(result.items, view.fields), total_items: result.total_items });
     const chosen = await chooseColumns(columns, view.fields, result.items);
     const cells = await this.cells(result.items, chosen);
     const shown = result.items.length;
@@ -230,7 +230,7 @@ async function chooseColumns<T>(columns: Column<T>[], fields: string[] | undefin
   const chosen = fields.map((field) => {
     const column = columns.find((c) => key(c.header) === key(field));
     if (column) return column;
-    if (sample && field in sample) return { header: field, value: (row: T) => (row as Record<string, unknown>)[field] } as Column<T>;
+    if (sample && Object.hasOwn(sample, field)) return { header: field, value: (row: T) => (row as Record<string, unknown>)[field] } as Column<T>;
     unknown.push(field);
     return undefined;
   });
@@ -242,6 +242,23 @@ async function chooseColumns<T>(columns: Column<T>[], fields: string[] | undefin
     );
   }
   return chosen as Column<T>[];
+}
+
+/**
+ * `--json --fields id,name`: each record with only those fields, in that order (as gh's `--json id,name`); the
+ * names are the records' own fields, matched as `--fields` matches columns.
+ */
+async function pickFields<T>(items: T[], fields: string[] | undefined): Promise<unknown[]> {
+  if (!fields || fields.length === 0 || items.length === 0) return items;
+  const key = (s: string) => s.toLowerCase().replace(/[\s_-]+/g, '_');
+  const present = [...new Set(items.flatMap((item) => Object.keys(item as object)))];
+  const named = fields.map((field) => present.find((name) => key(name) === key(field)));
+  const unknown = fields.filter((_, i) => named[i] === undefined);
+  if (unknown.length > 0) {
+    const { UsageError } = await import('./errors.js');
+    throw new UsageError(`--fields: no field ${unknown.map((f) => `"${f}"`).join(', ')}; the records' fields are ${present.join(', ')}`);
+  }
+  return items.map((item) => Object.fromEntries(named.map((name) => [name!, (item as Record<string, unknown>)[name!] ?? null])));
 }
 
 const guarded = new WeakSet<NodeJS.WriteStream>();
