@@ -177,7 +177,7 @@ export class Output {
       columns.map((c) => {
         if (c.name) {
           const id = c.name[1](row);
-          return visibleLine(id ? (this.names?.get(c.name[0], id) ?? id) : '');
+          return visibleLine(id ? (this.names?.get(c.name[0], id) ?? id) : text(c.value?.(row)));
         }
         return visibleLine(text(c.value?.(row)));
       }),
