@@ -101,7 +101,9 @@ export class Output {
       return;
     }
     await loadTables();
-    this.line(this.renderTable(chosen, cells));
+    const { table, left } = this.renderTable(chosen, cells);
+    this.line(table);
+    if (left.length > 0) this.line(this.dim(`(${left.join(', ')} left out for the terminal's width; --fields picks the columns)`));
     const pages = view.perPage ? Math.max(1, Math.ceil(result.total_items / view.perPage)) : 1;
     const more = result.walked
       ? shown < result.total_items
@@ -184,21 +186,26 @@ export class Output {
     );
   }
 
-  private renderTable<T>(columns: Column<T>[], cells: string[][]): string {
+  /**
+   * A table no wider than the terminal: ids cut first to their shortest unique prefix (accepted back by every
+   * command), then the last columns left out while the rest cannot keep `NAME_ROOM`, then the widest cells cut.
+   */
+  private renderTable<T>(columns: Column<T>[], cells: string[][]): { table: string; left: string[] } {
     const head = columns.map((c) => c.header);
-    const shape = { head, width: this.width, paint: { head: this.cyan, border: this.grey } };
+    const shape = { width: this.width, paint: { head: this.cyan, border: this.grey } };
     let rows = cells.map((r) => r.map((c) => (c === '' ? '-' : c)));
-    if (tableModule!.naturalWidth(head, rows) <= this.width) return renderTableLazy({ ...shape, rows });
-    {
-      // Ids give way first: a unique prefix names a record as well on the screen, and is kept whole after that.
-      const { uniquePrefixes } = tableModule!;
-      columns.forEach((c, i) => {
-        if (!c.id) return;
-        const short = uniquePrefixes(rows.map((r) => r[i]!));
-        rows = rows.map((r, k) => r.map((cell, j) => (j === i ? short[k]! : cell)));
-      });
-    }
-    return renderTableLazy({ ...shape, rows, firm: columns.map((c) => !!c.id) });
+    if (tableModule!.naturalWidth(head, rows) <= this.width) return { table: renderTableLazy({ ...shape, head, rows }), left: [] };
+    const { uniquePrefixes, columnsThatFit } = tableModule!;
+    columns.forEach((c, i) => {
+      if (!c.id) return;
+      const short = uniquePrefixes(rows.map((r) => r[i]!));
+      rows = rows.map((r, k) => r.map((cell, j) => (j === i ? short[k]! : cell)));
+    });
+    const firm = columns.map((c) => !!c.id);
+    const kept = columnsThatFit(head, rows, this.width, firm);
+    const pick = <V>(values: V[]) => kept.map((i) => values[i]!);
+    const table = renderTableLazy({ ...shape, head: pick(head), rows: rows.map(pick), firm: pick(firm) });
+    return { table, left: head.filter((_, i) => !kept.includes(i)) };
   }
 
   private paint = (code: number, text: string) => (this.color ? `\u001b[${code}m${text}\u001b[0m` : text);

@@ -176,3 +176,30 @@ describe('first run', () => {
     expect(wrongKey.stderr).toMatch(/The key of profile "ops" was refused: log in again with .*agora login --profile ops\n$/);
   });
 });
+
+describe('narrow terminals', () => {
+  it('keeps ids whole (a unique prefix) and names readable, leaving out the last columns and saying so', async () => {
+    const { stripAnsi, withoutSpinner } = await import('./support.js');
+    const { runCliTty } = await import('../helpers/cli.js');
+    const env = envFor(server);
+    const ids = JSON.parse((await runCli(['users', 'list', '--json', '--per-page', '100'], { home: server.dir, env })).stdout).items.map(
+      (u: { id: string }) => u.id,
+    ) as string[];
+    for (const columns of [40, 60]) {
+      const run = await runCliTty(['users', 'list', '--per-page', '100'], { home: home(), env, columns });
+      expect(run.code, run.stdout).toBe(0);
+      const screen = stripAnsi(withoutSpinner(run.stdout)).replace(/\r/g, '');
+      const lines = screen.split('\n').filter((l) => l.startsWith('│'));
+      for (const line of screen.split('\n').filter((l) => /^[┌├└│]/.test(l))) expect(line.length, line).toBeLessThanOrEqual(columns);
+      const shown = lines.slice(1).map((l) => l.split('│')[1]!.trim());
+      // Each shown id is a prefix of exactly one user's id, and not cut with an ellipsis.
+      for (const prefix of shown) {
+        expect(prefix).not.toContain('…');
+        expect(ids.filter((id) => id.startsWith(prefix))).toHaveLength(1);
+      }
+      // The nickname column keeps room: "admin" whole.
+      expect(lines.some((l) => l.split('│')[2]!.trim() === 'admin')).toBe(true);
+      if (columns === 40) expect(screen).toMatch(/left out for the terminal's width; --fields picks the columns/);
+    }
+  });
+});
