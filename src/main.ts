@@ -141,6 +141,7 @@ const LOCAL_ERRORS: Record<string, { exit: number; code: string }> = {
   CredentialsError: { exit: ExitCode.failure, code: 'credentials_damaged' },
   ImportFileError: { exit: ExitCode.failure, code: 'unreadable_file' },
   NameNotFoundError: { exit: ExitCode.failure, code: 'not_found' },
+  InterruptedError: { exit: 130, code: 'interrupted' },
 };
 
 const agora = async () => (await import('./cli/self-command.js')).selfCommand();
