@@ -203,3 +203,54 @@ describe('narrow terminals', () => {
     }
   });
 });
+
+describe('prompts check each answer as it is given', () => {
+  const tty = async (args: string[], answers: { when: RegExp; send: string }[]) => {
+    const { runCliTty } = await import('../helpers/cli.js');
+    const { stripAnsi } = await import('./support.js');
+    const run = await runCliTty(args, { home: home(), env: envFor(server), answers, timeoutMs: 30_000 });
+    return { ...run, screen: stripAnsi(run.stdout) };
+  };
+
+  it('"No" to the confidentiality consent explains and asks again, keeping everything typed', async () => {
+    const nickname = `consent${Date.now() % 100000}`;
+    const consent = /Does the user accept the confidentiality policy\? \(y\/N\)/;
+    const run = await tty(
+      ['users', 'create', '--first-name', 'Con', '--last-name', 'Sent', '--nickname', nickname, '--email', `${nickname}@example.org`,
+        '--password', 'secret123', '--accept-conditions'],
+      [
+        { when: consent, send: 'n\r' },
+        { when: /answer yes, or Ctrl-C to stop/, send: 'y\r' },
+      ],
+    );
+    expect(run.code, run.screen).toBe(0);
+    expect(run.screen).toMatch(/Without it nothing can be created \(--accept-confidentiality\); answer yes, or Ctrl-C to stop/);
+    const found = await runCli(['users', 'list', '--nickname', nickname, '--json'], { home: server.dir, env: envFor(server) });
+    expect(JSON.parse(found.stdout).total_items).toBe(1);
+  });
+
+  it('an end date before the start is refused as it is typed, and asked again', async () => {
+    const name = `Swap ${Date.now() % 100000}`;
+    const run = await tty(['events', 'create', '--name', name, '--start', '2031-05-02 10:00'], [
+      { when: /Ends \(YYYY-MM-DD HH:MM\)/, send: '2031-05-01 10:00\r' },
+      { when: /the end must not be before the start/, send: '\u00152031-05-02 12:00\r' },
+    ]);
+    expect(run.code, run.screen).toBe(0);
+    expect(run.screen).toMatch(/the end must not be before the start/);
+    const found = await runCli(['events', 'list', '--json', '--all'], { home: server.dir, env: envFor(server) });
+    expect(JSON.parse(found.stdout).items.filter((e: { name: string }) => e.name === name)).toHaveLength(1);
+  });
+
+  it('a confirmation takes y or yes, not "yy"', async () => {
+    const id = 'f'.repeat(32);
+    const prompt = /Delete follow f{32}\? \(y\/N\)/;
+    const run = await tty(['follows', 'delete', id], [
+      { when: prompt, send: 'yy\r' },
+      { when: /answer y or n/, send: '\u0015n\r' },
+    ]);
+    // Declined: nothing was sent (a sent delete of an unknown follow would fail with 404, exit 1).
+    expect(run.code, run.screen).toBe(0);
+    expect(run.screen).toMatch(/answer y or n/);
+    expect(run.screen).not.toMatch(/not_found|HTTP 404/);
+  });
+});
