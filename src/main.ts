@@ -156,6 +156,8 @@ async function report(error: unknown, json: boolean): Promise<number> {
   // Messages carry what the server said and names it stores: never a control character to the terminal.
   const say = (line: string) => process.stderr.write(`${json ? line : visible(line)}\n`);
   if (name === 'ExitPromptError') return 130;
+  // Stopped by a signal, quietly: 130 for Ctrl-C, 143 for SIGTERM, as a shell reports them.
+  if (name === 'InterruptedError' && !(error as Error).message) return (error as Error).cause === 'SIGTERM' ? 143 : 130;
   if (name === 'DeclinedError') return ExitCode.ok;
   if (name === 'ApiError') {
     const e = error as Error & { status: number; code: string; body: unknown };

@@ -254,3 +254,46 @@ describe('prompts check each answer as it is given', () => {
     expect(run.screen).not.toMatch(/not_found|HTTP 404/);
   });
 });
+
+describe('Ctrl-C and a lost connection', () => {
+  it('notifications watch names the user, says once that it lost the server and once that it is back, and exits 130 on Ctrl-C', async () => {
+    const { startServer } = await import('../helpers/server.js');
+    const { Terminal } = await import('../helpers/tmux.js');
+    const own = await startServer();
+    const port = new URL(own.url).port;
+    // A shell at the prompt runs it, as a person would: Ctrl-C reaches the command, and the shell shows its code.
+    const term = new Terminal(home(), { ...envFor(own), AGORA_URL: own.url }, { width: 120, height: 30 });
+    term.type(`${process.execPath} ${BIN} notifications watch; echo watch-exit=$?`);
+    let again: Awaited<ReturnType<typeof startServer>> | undefined;
+    try {
+      await term.waitFor(/Watching the notifications of admin; Ctrl-C to stop\./, 15_000);
+      await own.stop('SIGTERM');
+      await term.waitFor(/connection lost \(.*\); reconnecting…/, 10_000);
+      // A few tries fail while the server is down: still one line.
+      await new Promise((r) => setTimeout(r, 2500));
+      expect(term.screen().match(/reconnecting…/g)).toHaveLength(1);
+      again = await startServer({ dir: own.dir, args: ['--port', port] });
+      await term.waitFor(/^reconnected$/m, 20_000);
+      term.keys('C-c');
+      expect(/watch-exit=(\d+)/.exec(await term.waitFor(/watch-exit=\d+/))![1]).toBe('130');
+    } finally {
+      term.close();
+      await again?.stop();
+      removeDir(own.dir);
+    }
+  });
+
+  it('queue exits 130 on Ctrl-C and 0 on q', async () => {
+    const { Terminal } = await import('../helpers/tmux.js');
+    for (const [key, code] of [['C-c', 130], ['q', 0]] as const) {
+      const term = new Terminal(home(), envFor(server), { agora: ['queue'], width: 80, height: 24 });
+      try {
+        await term.waitFor(/agora queue/, 15_000);
+        term.keys(key);
+        expect(await term.exitCode()).toBe(code);
+      } finally {
+        term.close();
+      }
+    }
+  });
+});
