@@ -67,6 +67,18 @@ describe('the documents', () => {
     expect(firstBlock).toContain('npm run test:pg');
   });
 
+  it("says in the README why each dependency is there", () => {
+    const table = read('README.md').split('## Dependencies: why each is there')[1] ?? '';
+    const named = new Set(
+      [...table.matchAll(/^\|([^|]+)\|/gm)].flatMap(([, cell]) => cell!.split(',').map((name) => name.replace(/\(dev\)/, '').trim())),
+    );
+    const pkg = JSON.parse(read('package.json')) as Record<'dependencies' | 'devDependencies', Record<string, string>>;
+    const missing = Object.keys({ ...pkg.dependencies, ...pkg.devDependencies }).filter(
+      (name) => !named.has(name) && !(name.startsWith('@types/') && named.has('@types/*')),
+    );
+    expect(missing).toEqual([]);
+  });
+
   it('has a document for each reader, a changelog and a guide for contributors', () => {
     for (const path of [...DOCS, 'CHANGELOG.md', 'CONTRIBUTING.md']) {
       expect(existsSync(join(ROOT, path)), path).toBe(true);
