@@ -297,3 +297,33 @@ describe('Ctrl-C and a lost connection', () => {
     }
   });
 });
+
+describe('completion of --profile', () => {
+  it('offers the stored profiles, not file names; --db still offers files', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { writeFileSync, mkdirSync } = await import('node:fs');
+    const dir = home();
+    const login = await runCli(['login', '--url', server.url, '--api-key', server.admin.key, '--api-secret', server.admin.secret, '--profile', 'staging'], { home: dir });
+    expect(login.code, login.stderr).toBe(0);
+    mkdirSync(join(dir, 'work'));
+    writeFileSync(join(dir, 'work', 'stuff.db'), '');
+    const script = (await runCli(['completion', 'bash'], { home: dir })).stdout;
+    const complete = (words: string[]) =>
+      `COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; COMPREPLY=(); _agora; echo "\${COMPREPLY[*]}"`;
+    const run = spawnSync('bash', [], {
+      cwd: join(dir, 'work'),
+      env: { ...process.env, HOME: dir, XDG_CONFIG_HOME: join(dir, '.config') },
+      input: `agora() { ${process.execPath} ${BIN} "$@"; }\n${script}\n${[
+        ['agora', '--profile', ''],
+        ['agora', 'pages', 'list', '--profile', 'st'],
+        ['agora', 'admin', 'create-key', '--db', ''],
+        ['agora', 'pages', 'list', '--owner', ''],
+      ]
+        .map(complete)
+        .join('\n')}\n`,
+      encoding: 'utf8',
+    });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout.split('\n').slice(0, 4)).toEqual(['staging', 'staging', 'stuff.db', '']);
+  });
+});
