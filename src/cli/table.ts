@@ -72,9 +72,16 @@ export function fitWidths(natural: number[], minimum: number[], available: numbe
   return widths;
 }
 
+/**
+ * A cell without zero-width joiners: terminals disagree on whether 👨‍👩‍👧 is one glyph two columns wide or three
+ * emoji six columns wide (tmux and many others), and a border placed for one is out of line on the other.
+ * Unjoined, it is three emoji everywhere, and measured so. Only tables do this; `--json` keeps the text.
+ */
+export const unjoined = (cell: string): string => cell.replace(/\u200d/g, '');
+
 /** How wide the table would be with no cell cut. */
 export function naturalWidth(head: string[], rows: string[][]): number {
-  const widths = head.map((h, i) => Math.max(1, stringWidth(h), ...rows.map((r) => stringWidth(r[i] ?? ''))));
+  const widths = head.map((h, i) => Math.max(1, stringWidth(h), ...rows.map((r) => stringWidth(unjoined(r[i] ?? '')))));
   return widths.reduce((a, b) => a + b, 0) + 3 * head.length + 1;
 }
 
@@ -83,7 +90,8 @@ export function naturalWidth(head: string[], rows: string[][]): number {
  * fitted here (cli-table3 would wrap or overflow); cli-table3 draws it, and the rule under the header is its
  * top border with the joints turned.
  */
-export function renderTable({ head, rows, width, wrap = [], firm = [], paint }: TableInput): string {
+export function renderTable({ head, rows: given, width, wrap = [], firm = [], paint }: TableInput): string {
+  const rows = given.map((row) => row.map(unjoined));
   const columns = head?.length ?? rows[0]?.length ?? 0;
   const natural = Array.from({ length: columns }, (_, i) =>
     Math.max(1, stringWidth(head?.[i] ?? ''), ...rows.map((r) => stringWidth(r[i] ?? ''))),

@@ -327,3 +327,21 @@ describe('completion of --profile', () => {
     expect(run.stdout.split('\n').slice(0, 4)).toEqual(['staging', 'staging', 'stuff.db', '']);
   });
 });
+
+describe('emoji in tables', () => {
+  it('a joined emoji (👨‍👩‍👧) is drawn unjoined, so every terminal puts the borders in line; --json keeps it', async () => {
+    const { runCliTty } = await import('../helpers/cli.js');
+    const { stripAnsi, withoutSpinner } = await import('./support.js');
+    const stringWidth = (await import('string-width')).default;
+    const name = `Fam 👨‍👩‍👧 ${Date.now() % 100000}`;
+    const env = envFor(server);
+    expect((await runCli(['page-configs', 'create', '--name', name], { home: server.dir, env })).code).toBe(0);
+    const json = await runCli(['page-configs', 'list', '--json', '--all'], { home: server.dir, env });
+    expect(JSON.parse(json.stdout).items.map((c: { name: string }) => c.name)).toContain(name);
+    const run = await runCliTty(['page-configs', 'list', '--all'], { home: home(), env });
+    const lines = stripAnsi(withoutSpinner(run.stdout)).replace(/\r/g, '').split('\n').filter((l) => /^[┌├└│]/.test(l));
+    expect(lines.some((l) => l.includes('Fam 👨👩👧'))).toBe(true);
+    expect(lines.join('\n')).not.toContain('\u200d');
+    expect(new Set(lines.map((l) => stringWidth(l))).size).toBe(1);
+  });
+});
