@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Id, listOf, PaginationQuery, queryText, Timestamp } from './common.js';
+import { exampleAuditEntry } from './examples.js';
 
 /** Every administrative act the log records, as `<resource>.<verb>` (CONTRACT §7). */
 export const AUDIT_ACTIONS = [
@@ -29,6 +30,7 @@ const isoBound = (name: string) =>
     .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2}))?$/, `${name} must be an ISO 8601 date or time with offset, e.g. 2026-11-01 or 2026-11-01T10:00:00Z`)
     .refine((v) => !Number.isNaN(Date.parse(v)), `${name} is not a real date`)
     .transform((v) => new Date(v).toISOString())
+    .meta({ examples: ['2026-11-01T10:00:00Z'] })
     .optional();
 
 export const AuditLogQuery = PaginationQuery.extend({
@@ -49,7 +51,7 @@ export const AuditEntrySchema = z.object({
   target_type: z.string(),
   target_id: Id,
   summary: z.string(),
-  request_id: z.string().nullable(),
-});
+  request_id: z.string().nullable().describe('The X-Request-Id of the request that made the change'),
+}).meta({ id: 'AuditEntry', examples: [exampleAuditEntry] });
 export type AuditEntry = z.infer<typeof AuditEntrySchema>;
 export const AuditLogSchema = listOf(AuditEntrySchema);
