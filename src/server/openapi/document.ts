@@ -133,7 +133,12 @@ function operation(spec: AnySpec, components: SchemaComponents, used: Used): Rec
     const example = firstExample(resolved);
     content = { 'application/json': { schema, ...(example ? { example } : {}) } };
   } else if (status !== '204') {
-    content = { 'application/json': { schema: { type: 'object', description: 'A JSON document' } } };
+    content = {
+      'application/json': {
+        schema: { type: 'object', description: 'A JSON document' },
+        example: { openapi: '3.1.0', info: { title: 'agora public API', version: API_VERSION }, paths: {} },
+      },
+    };
   }
   const success = { description: SUCCESS[status] ?? 'OK', headers, ...(content ? { content } : {}) };
   op.responses = { [status]: success, ...errorResponses(spec, used, { pathParams: pathNames.length > 0, namesIds }) };
