@@ -19,7 +19,7 @@ let baseUrl: string;
 beforeAll(async () => {
   api = await startApp({ rateLimit: false });
   baseUrl = await api.app.listen({ port: 0, host: '127.0.0.1' });
-  const doc = await (await fetch(`${baseUrl}/public-api/v1/openapi.json`)).json();
+  const doc = (await (await fetch(`${baseUrl}/public-api/v1/openapi.json`)).json()) as Parameters<typeof openapiTS>[0];
   mkdirSync(join(DIR, 'generated'), { recursive: true });
   writeFileSync(join(DIR, 'generated', 'agora-api.ts'), astToString(await openapiTS(doc)));
 });

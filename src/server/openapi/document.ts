@@ -58,7 +58,7 @@ function errorResponses(spec: AnySpec, used: Used, facts: { pathParams: boolean;
 
 function describe(spec: AnySpec, isList: boolean): string {
   if (spec.description) return spec.description;
-  const notes = [/[.)]$/.test(spec.summary) ? spec.summary : `${spec.summary}.`];
+  const notes = [spec.summary.endsWith('.') ? spec.summary : `${spec.summary}.`];
   if (isList)
     notes.push('Paged with page and per_page; the Link header (rel="next") walks the whole list with a cursor, each step as cheap as the first.');
   if (spec.method === 'POST') notes.push('An Idempotency-Key makes a retry safe.');
