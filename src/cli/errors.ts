@@ -1,4 +1,4 @@
-/** Exit codes of CONTRACT §6. */
+/** Exit codes (the README's "Commands"). */
 export const ExitCode = { ok: 0, failure: 1, usage: 2, auth: 4 } as const;
 
 /** A mistake in how the command was called: exit 2. */

@@ -51,7 +51,7 @@ export const coloursFor = (stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv =
   !!stream.isTTY && !env.NO_COLOR && env.TERM !== 'dumb';
 
 /**
- * The three faces of CONTRACT §6: a table on a TTY; the API's JSON exactly with --json; plain
+ * The three faces of the README's "Commands": a table on a TTY; the API's JSON exactly with --json; plain
  * tab-separated rows (no colour) when stdout is not a TTY. Every string from the server passes through
  * `visible` on its way to a table, a TSV row, a record, a note or a confirmation: no control character
  * reaches the terminal. This is the only place output is written.

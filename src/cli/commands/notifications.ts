@@ -70,7 +70,7 @@ export function registerNotificationCommands(program: Command): void {
     withContext<PageOptions & { user?: string; unseen?: boolean }>(async ({ client, out, names }, o) => {
       const { seg } = await import('../../client/api-client.js');
       const userId = await userOf(client, names, o.user);
-      // A bare array with the total in X-Total-Count (CONTRACT §4): --json prints the array, as the API does.
+      // A bare array with the total in X-Total-Count (docs/api.md): --json prints the array, as the API does.
       const listing = await fetchList<Notification>(
         client,
         `/users/${seg(userId)}/notifications`,
