@@ -10,3 +10,8 @@ export class UsageError extends Error {
 export class AuthError extends Error {
   override name = 'AuthError';
 }
+
+/** The person stopped the command (Ctrl-C) after it finished what was in flight: exit 130, as a shell does. */
+export class InterruptedError extends Error {
+  override name = 'InterruptedError';
+}
