@@ -2,7 +2,6 @@ import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'k
 import { apiKeysRepo, idempotencyRepo, permissionSetsRepo } from './access.js';
 import { checkCounts, type Drift } from './counters.js';
 import { dialectOf } from './dialect.js';
-import { Pager, type TableVersions } from './paging.js';
 import { followsRepo } from './follows.js';
 import { membership } from './migrations/0002-membership.js';
 import { foundation } from './migrations/0001-foundation.js';
@@ -128,7 +127,7 @@ export function createKyselyStore(
     onClose?: () => Promise<void>;
     dataVersion?: (fresh?: boolean) => string;
     /** Per-table versions (SQLite), for caches that a write to another table does not retire. */
-    versions?: TableVersions;
+    versions?: { of(tables: readonly string[]): string | undefined };
     /** Told after each group of transactions committed (the data version is looked at again). */
     committed?: () => void;
     /** SQLite: what a group of transactions waits for before it begins (a checkpoint in progress, `Checkpointer.idle`). */
@@ -144,36 +143,33 @@ export function createKyselyStore(
   } = {},
 ): Store {
   const secrets = options.secrets ?? SecretBox.ephemeral();
-  // Positions known of lists are kept only where the data version is known (not inside a transaction).
+  // Versions are known only outside transactions.
   const dataVersion = options.dataVersion;
-  const versions: TableVersions | undefined = options.inTransaction || !dataVersion
-    ? undefined
-    : (options.versions ?? { of: () => dataVersion(), tablesIn: () => [] });
-  const pager = new Pager(versions);
+  const versions = options.inTransaction || !dataVersion ? undefined : (options.versions ?? { of: () => dataVersion() });
   let commits: GroupCommit | undefined;
   const store: Store = {
     dialect,
     db,
-    users: usersRepo(db, pager),
-    pages: pagesRepo(db, pager),
-    pageConfigurations: pageConfigurationsRepo(db, pager),
-    follows: followsRepo(db, pager),
-    permissionSets: permissionSetsRepo(db, dialect, pager),
+    users: usersRepo(db),
+    pages: pagesRepo(db),
+    pageConfigurations: pageConfigurationsRepo(db),
+    follows: followsRepo(db),
+    permissionSets: permissionSetsRepo(db, dialect),
     apiKeys: apiKeysRepo(db),
     idempotency: idempotencyRepo(db),
-    accessRequests: accessRequestsRepo(db, pager),
-    invites: invitesRepo(db, pager),
-    webhooks: webhooksRepo(db, secrets, pager),
-    deliveries: deliveriesRepo(db, dialect, pager),
-    statuses: statusesRepo(db, pager),
-    comments: commentsRepo(db, pager),
+    accessRequests: accessRequestsRepo(db),
+    invites: invitesRepo(db),
+    webhooks: webhooksRepo(db, secrets),
+    deliveries: deliveriesRepo(db, dialect),
+    statuses: statusesRepo(db),
+    comments: commentsRepo(db),
     likes: likesRepo(db),
-    events: eventsRepo(db, dialect, pager),
-    attendances: attendancesRepo(db, pager),
-    notifications: notificationsRepo(db, pager),
+    events: eventsRepo(db, dialect),
+    attendances: attendancesRepo(db),
+    notifications: notificationsRepo(db),
     notificationJobs: notificationJobsRepo(db, dialect),
-    auditLog: auditLogRepo(db, pager),
-    moderationQueue: moderationQueueRepo(db, pager),
+    auditLog: auditLogRepo(db),
+    moderationQueue: moderationQueueRepo(db),
     checkCounts: (repair, onDrift) => checkCounts(db, dialect, repair, onDrift),
     dataVersion: (fresh) => (options.inTransaction ? undefined : options.dataVersion?.(fresh)),
     versionOf: (tables) => {
