@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { CommentTable, Database, LikeTable, StatusTable } from './schema.js';
+import { reachesFollowers as followersSee } from './visibility.js';
 import { counterKey, countersOf, countOf, listPage, type Listed, type Selection, type Walk } from './paging.js';
 
 export type StatusRow = Selectable<StatusTable>;
@@ -35,13 +36,7 @@ export function statusesRepo(db: Kysely<Database>) {
       events: [...new Set([...attended.map((a) => a.event_id), ...created.map((e) => e.id)])],
     };
   };
-  const reachesFollowers = (q: ReturnType<typeof fromStatuses>) =>
-    q.where('s.event_id', 'is', null).where((eb) =>
-      eb.or([
-        eb('s.page_id', 'is', null),
-        eb.exists(eb.selectFrom('pages').select('pages.id').whereRef('pages.id', '=', 's.page_id').where('pages.privacy', '=', 'public')),
-      ]),
-    );
+  const reachesFollowers = (q: ReturnType<typeof fromStatuses>) => q.where((eb) => followersSee(eb));
   const fromStatuses = () => db.selectFrom('statuses as s');
   return {
     async insert(row: StatusRow): Promise<void> {

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
-import type { Viewer } from './pages.js';
+import { notSecretOrSeen, visibleTotal, type Viewer } from './visibility.js';
 import type { Dialect } from './store.js';
 import { secretPageOf } from './follows.js';
 import { slugsStartingWith } from './slugs.js';
@@ -52,11 +52,7 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
    */
   const walks = (filter: EventFilter, viewer: Viewer, secretSeen: string[], longestMs: number, ordered = true): Walk[] => {
     if (viewer.isAdmin) return [{ query: matching(filter, longestMs, ordered), keys }];
-    const query = matching(filter, longestMs, ordered).where((eb) =>
-      secretSeen.length
-        ? eb.or([eb('events.secret_page', '=', 0), eb('events.page_id', 'in', secretSeen)])
-        : eb('events.secret_page', '=', 0),
-    );
+    const query = matching(filter, longestMs, ordered).where((eb) => notSecretOrSeen(eb, eb('events.secret_page', '=', 0), 'events.page_id', secretSeen));
     return [{ query, keys }];
   };
   const key = (f: EventFilter, secret?: string) => counterKey('events', [f.owner, f.page_id, secret]);
@@ -73,7 +69,7 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
       return f ? [key(f)] : [];
     });
     const [all, secret, ...visible] = await countersOf(db, [key(filter), key(filter, '1'), ...seen]);
-    return all! - secret! + visible.reduce((a, b) => a + b, 0);
+    return visibleTotal(all!, secret!, visible.reduce((a, b) => a + b, 0));
   };
   return {
     async insert(row: EventRow): Promise<void> {

@@ -2,7 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { FOLLOWABLE_TYPES } from '../shared/schemas/follows.js';
 import { fixed } from './dialect.js';
-import type { Viewer } from './pages.js';
+import { notSecretOrSeen, visibleTotal, type Viewer } from './visibility.js';
 import type { Database, FollowTable } from './schema.js';
 import { counterKey, countersOf, countOf, listPage, narrowed, type Listed, type Selection, type Walk } from './paging.js';
 
@@ -42,11 +42,7 @@ export function followsRepo(db: Kysely<Database>) {
   const seenBy = (query: ReturnType<typeof matching>, viewer: Viewer, secretSeen: string[]) =>
     viewer.isAdmin
       ? query
-      : query.where((eb) =>
-          secretSeen.length
-            ? eb.or([eb('follows.secret_page', '=', sql.lit(0)), eb('follows.followable_id', 'in', secretSeen)])
-            : eb('follows.secret_page', '=', sql.lit(0)),
-        );
+      : query.where((eb) => notSecretOrSeen(eb, eb('follows.secret_page', '=', sql.lit(0)), 'follows.followable_id', secretSeen));
   const walks = (filter: FollowFilter, viewer: Viewer, secretSeen: string[]): Walk[] => [
     { query: seenBy(matching(filter), viewer, secretSeen), keys },
   ];
@@ -77,7 +73,7 @@ export function followsRepo(db: Kysely<Database>) {
     const all = keysOf(filter);
     const secret = keysOf(filter, '1');
     const [counts, seen] = await Promise.all([countersOf(db, [...all, ...secret]), seenFollows(filter, secretSeen)]);
-    return sum(counts.slice(0, all.length)) - sum(counts.slice(all.length)) + seen;
+    return visibleTotal(sum(counts.slice(0, all.length)), sum(counts.slice(all.length)), seen);
   };
 
   /**

@@ -2,7 +2,7 @@ import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { ACCESS_REQUEST_STATES, INVITE_STATES } from '../shared/schemas/membership.js';
 import { fixed } from './dialect.js';
-import type { Viewer } from './pages.js';
+import { accessRequestsSeenBy, invitesSeenBy, type Viewer } from './visibility.js';
 import type { Database, InviteTable, PageAccessRequestTable } from './schema.js';
 import { counterKey, countersOf, listPage, narrowed, type Listed, type Selection, type Walk } from './paging.js';
 
@@ -48,20 +48,6 @@ export interface InviteFilter {
   user_id?: string;
   user_target_id?: string;
   state?: string;
-}
-
-/**
- * Who may know of an access request: the Admins, the user who asks, and the page's creator (who settles
- * it). Who may know of an invite: the Admins, its sender, the invited user, and the page's creator. Each
- * rule is written once, here, as data: the lists walk one index per condition, and a single read (and
- * through it every transition: accept, refuse, withdraw) tests the same conditions in SQL.
- */
-export function accessRequestsSeenBy(viewer: Viewer): 'all' | (AccessRequestFilter & { owner?: string })[] {
-  return viewer.isAdmin ? 'all' : [{ user_id: viewer.id }, { owner: viewer.id }];
-}
-
-export function invitesSeenBy(viewer: Viewer): 'all' | (InviteFilter & { owner?: string })[] {
-  return viewer.isAdmin ? 'all' : [{ user_id: viewer.id }, { user_target_id: viewer.id }, { owner: viewer.id }];
 }
 
 const REQUEST_COLUMNS = ['r.id', 'r.page_id', 'r.user_id', 'r.state', 'r.is_validate', 'r.created_at', 'r.updated_at'] as const;

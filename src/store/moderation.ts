@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
-import type { Viewer } from './pages.js';
+import type { Viewer } from './visibility.js';
 import { countOf, listPage, type Listed, type Selection } from './paging.js';
 import type { Database, ModerationQueueTable } from './schema.js';
 

@@ -1,17 +1,14 @@
-import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, PageConfigurationTable, PageTable } from './schema.js';
+import { notSecretOrSeen, pageVisibleTo, secretPagesSeen, visibleTotal, type Viewer } from './visibility.js';
 import { counterKey, countersOf, countOf, listPage, readRows, type Listed, type Selection, type Walk } from './paging.js';
 
 export type PageRow = Selectable<PageTable>;
 export type PageConfigurationRow = Selectable<PageConfigurationTable>;
 
-/** Who is looking: secret pages show only to their members, their creator and project administrators. */
-export interface Viewer {
-  id: string;
-  isAdmin: boolean;
-}
+export type { Viewer } from './visibility.js';
 
 export interface PageFilter {
   page_configuration_id?: string;
@@ -20,49 +17,11 @@ export interface PageFilter {
   slug?: string;
 }
 
-/** A SQL condition: the page (`pages.id`) is visible to the viewer. */
-export function pageVisibleTo(eb: ExpressionBuilder<Database, 'pages'>, viewer: Viewer) {
-  return eb.or([
-    eb('pages.privacy', '!=', 'secret'),
-    eb('pages.user_id', '=', viewer.id),
-    eb.exists(
-      eb
-        .selectFrom('follows')
-        .select('follows.id')
-        .whereRef('follows.followable_id', '=', 'pages.id')
-        .where('follows.followable_type', '=', sql.lit('Page'))
-        .where('follows.user_id', '=', viewer.id),
-    ),
-  ]);
-}
-
 const selectPages: Selection = (q) => q.selectAll('pages');
 const selectConfigurations: Selection = (q) => q.selectAll('page_configurations');
 
 export function pagesRepo(db: Kysely<Database>) {
   const pageById = (id: string) => db.selectFrom('pages').selectAll().where('pages.id', '=', id);
-  /**
-   * The secret pages a user sees, in one statement of two index walks: from the viewer's follows to those pages
-   * (joined the other way, SQLite would walk every secret page), and the secret pages they created (a page in both
-   * comes twice).
-   */
-  const secretSeen = (viewer: string) => {
-    const columns = ['pages.id', 'pages.user_id', 'pages.page_configuration_id'] as const;
-    return db
-      .selectFrom('pages')
-      .select(columns)
-      .where('pages.id', 'in', (eb) =>
-        eb
-          .selectFrom('follows')
-          .select('follows.followable_id')
-          .where('follows.user_id', '=', viewer)
-          // Literals, so that SQLite sees the partial index's condition (migration 0014) in the query.
-          .where('follows.followable_type', '=', sql.lit('Page'))
-          .where('follows.secret_page', '=', sql.lit(1)),
-      )
-      .where('pages.privacy', '=', 'secret')
-      .unionAll(db.selectFrom('pages').select(columns).where('pages.user_id', '=', viewer).where('pages.privacy', '=', 'secret'));
-  };
   const pagesByIds = (ids: readonly string[]) => db.selectFrom('pages').selectAll().where('id', 'in', ids);
   const matching = (filter: PageFilter) => {
     let q = db.selectFrom('pages');
@@ -77,7 +36,7 @@ export function pagesRepo(db: Kysely<Database>) {
 
   /** The secret pages the viewer sees (those they are in or created): a few per user, walked by index. */
   const secretSeenBy = async (viewer: Viewer): Promise<Pick<PageRow, 'id' | 'user_id' | 'page_configuration_id'>[]> => {
-    const rows = await readRows<Pick<PageRow, 'id' | 'user_id' | 'page_configuration_id'>>(db, secretSeen(viewer.id));
+    const rows = await readRows<Pick<PageRow, 'id' | 'user_id' | 'page_configuration_id'>>(db, secretPagesSeen(db, viewer.id));
     return [...new Map(rows.map((r) => [r.id, r])).values()].sort((a, b) => (a.id < b.id ? -1 : 1));
   };
 
@@ -100,9 +59,7 @@ export function pagesRepo(db: Kysely<Database>) {
     if (!open && filter.privacy === 'secret' && !ids.length) return undefined;
     if (open) return { query: matching(filter), keys: ['pages.id'] };
     if (filter.privacy === 'secret') return { query: matching(filter).where('pages.id', 'in', ids), keys: ['pages.id'] };
-    const query = matching(filter).where((eb) =>
-      ids.length ? eb.or([eb('pages.privacy', '!=', 'secret'), eb('pages.id', 'in', ids)]) : eb('pages.privacy', '!=', 'secret'),
-    );
+    const query = matching(filter).where((eb) => notSecretOrSeen(eb, eb('pages.privacy', '!=', 'secret'), 'pages.id', ids));
     return { query, keys: ['pages.id'] };
   };
 
@@ -115,7 +72,7 @@ export function pagesRepo(db: Kysely<Database>) {
     }
     if (viewer.isAdmin || (filter.privacy !== undefined && filter.privacy !== 'secret')) return (await countersOf(db, [count(filter)]))[0]!;
     const [all, allSecret] = await countersOf(db, [count(filter), count({ ...filter, privacy: 'secret' })]);
-    return (filter.privacy === 'secret' ? 0 : all! - allSecret!) + seenMatching(filter, seen).length;
+    return filter.privacy === 'secret' ? seenMatching(filter, seen).length : visibleTotal(all!, allSecret!, seenMatching(filter, seen).length);
   };
 
   return {
