@@ -3,7 +3,7 @@ import type { Pagination } from '../shared/schemas/common.js';
 import type { ApiKeyTable, Database, IdempotencyKeyTable, PermissionSetTable } from './schema.js';
 import { counterKey, counterOf, countOf, listPage, offsetOf, type Listed, type Selection } from './paging.js';
 import type { UserWithRole } from './users.js';
-import type { Dialect } from './store.js';
+import type { Dialect } from './dialect.js';
 
 export type PermissionSetRow = Selectable<PermissionSetTable>;
 export type IdempotencyRow = Selectable<IdempotencyKeyTable>;

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { notSecretOrSeen, visibleTotal, type Viewer } from './visibility.js';
-import type { Dialect } from './store.js';
+import type { Dialect } from './dialect.js';
 import { secretPageOf } from './follows.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, EventAttendanceTable, EventTable } from './schema.js';

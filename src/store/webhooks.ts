@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { Dialect } from './store.js';
+import type { Dialect } from './dialect.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database, WebhookDeliveryTable, WebhookTable } from './schema.js';
 import { SecretBox } from './secret-box.js';
