@@ -20,7 +20,7 @@ const selectAuditLog: Selection = (q) => q.selectAll('audit_log');
 
 /**
  * The audit log: written in the transaction of each administrative change, read newest first, paged like
- * every list (`Pager`); its total is counted (a time window's entries, by index range).
+ * every list (`listPage`); its total is counted (a time window's entries, by index range).
  */
 export function auditLogRepo(db: Kysely<Database>) {
   const sqlite = dialectOf(db) === 'sqlite';

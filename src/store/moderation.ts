@@ -11,7 +11,7 @@ const selectModerationItems: Selection = (q) => q.selectAll('moderation_queue');
 /**
  * The moderation queue: the waiting access requests and invites of the pages a viewer administers, oldest
  * first. Its rows are written and removed by the membership repositories, with the records themselves.
- * Paged like every list (`Pager`: page numbers over the index, the `Link` cursor); its total is counted
+ * Paged like every list (`listPage`: page numbers over the index, the `Link` cursor); its total is counted
  * (the queue holds only what waits, and a page's creator administers few).
  */
 export function moderationQueueRepo(db: Kysely<Database>) {
