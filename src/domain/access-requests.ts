@@ -1,6 +1,6 @@
 import { AppError, ErrorCode, forbidden, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import { listResult, listResultText, type JsonText, type ListResult } from '../shared/schemas/common.js';
+import { listResult, type ListResult } from '../shared/schemas/common.js';
 import type {
   AccessRequest,
   CreateAccessRequestInput,
@@ -96,16 +96,13 @@ export async function listAccessRequests(
   deps: Deps,
   caller: Caller,
   query: ListAccessRequestsQuery,
-): Promise<ListResult<AccessRequest> | JsonText> {
+): Promise<ListResult<AccessRequest>> {
   if (query.page_id !== undefined) await findVisiblePage(deps.store, caller, query.page_id);
   const listed = await deps.store.accessRequests.list(
     { page_id: query.page_id, user_id: query.user_id, state: query.state },
     { id: caller.user.id, isAdmin: caller.isAdmin },
     query,
-    { json: true },
   );
-  // Records the store wrote as JSON itself (the fields and order of `toRecords`) go out as they are.
-  if (listed.json) return listResultText(listed.json, listed);
   return listResult(await toRecords(deps.store, caller, listed.rows), listed);
 }
 

@@ -1,7 +1,7 @@
 import { listByIds } from './by-ids.js';
 import { AppError, ErrorCode } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import { listResult, listResultText, type JsonText, type ListResult } from '../shared/schemas/common.js';
+import { listResult, type ListResult } from '../shared/schemas/common.js';
 import type {
   Attendance,
   AttendanceInput,
@@ -78,7 +78,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * Events, soonest first. `date` keeps the events running at some moment of that (UTC) day;
  * `event_date=current_and_coming` those not yet ended, by the clock.
  */
-export async function listEvents(deps: Deps, caller: Caller, query: ListEventsQuery): Promise<ListResult<Event> | JsonText> {
+export async function listEvents(deps: Deps, caller: Caller, query: ListEventsQuery): Promise<ListResult<Event>> {
   if (query.ids) return listByIds(query.ids, query, (id) => getEvent(deps, caller, id));
   const now = nowIso(deps);
   let runningFrom = query.event_date === 'current_and_coming' ? now : undefined;
@@ -94,10 +94,7 @@ export async function listEvents(deps: Deps, caller: Caller, query: ListEventsQu
     viewerOf(caller),
     caller.isAdmin ? [] : (await deps.store.pages.secretSeenBy(viewerOf(caller))).map((p) => p.id),
     query,
-    { json: true },
   );
-  // Records the store wrote as JSON itself (the fields and order of `toEventRecord`) go out as they are.
-  if (listed.json) return listResultText(listed.json, listed);
   return listResult(listed.rows.map(toEventRecord), listed);
 }
 

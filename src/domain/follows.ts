@@ -1,6 +1,6 @@
 import { AppError, ErrorCode, forbidden, invalidField, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import { listResult, listResultText, type JsonText, type ListResult } from '../shared/schemas/common.js';
+import { listResult, type ListResult } from '../shared/schemas/common.js';
 import type { CreateFollowInput, Follow, FollowableType, ListFollowsQuery } from '../shared/schemas/follows.js';
 import type { FollowRow } from '../store/follows.js';
 import type { PageRow } from '../store/pages.js';
@@ -79,7 +79,7 @@ function admitOrRefuse(caller: Caller, userId: string, page: PageRow): void {
     throw forbidden(`This page is ${page.privacy}: join it through an access request or an invite`, ErrorCode.accessRequestRequired);
 }
 
-export async function listFollows(deps: Deps, caller: Caller, query: ListFollowsQuery): Promise<ListResult<Follow> | JsonText> {
+export async function listFollows(deps: Deps, caller: Caller, query: ListFollowsQuery): Promise<ListResult<Follow>> {
   const viewer = { id: caller.user.id, isAdmin: caller.isAdmin };
   const secretSeen = viewer.isAdmin ? [] : (await deps.store.pages.secretSeenBy(viewer)).map((p) => p.id);
   const listed = await deps.store.follows.list(
@@ -87,10 +87,7 @@ export async function listFollows(deps: Deps, caller: Caller, query: ListFollows
     viewer,
     secretSeen,
     query,
-    { json: true },
   );
-  // Records the store wrote as JSON itself (the fields and order of `toFollowRecord`, the followable embedded).
-  if (listed.json) return listResultText(listed.json, listed);
   const rows = listed.rows;
   const pageIds = rows.filter((r) => r.followable_type === 'Page').map((r) => r.followable_id);
   const userIds = rows.filter((r) => r.followable_type === 'User').map((r) => r.followable_id);

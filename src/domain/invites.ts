@@ -1,6 +1,6 @@
 import { AppError, ErrorCode, forbidden, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import { listResult, listResultText, type JsonText, type ListResult } from '../shared/schemas/common.js';
+import { listResult, type ListResult } from '../shared/schemas/common.js';
 import type { CreateInvitesInput, Invite, InviteCreation, ListInvitesQuery } from '../shared/schemas/membership.js';
 import type { InviteRow } from '../store/membership.js';
 import type { PageRow } from '../store/pages.js';
@@ -108,7 +108,7 @@ export async function createInvites(deps: Deps, caller: Caller, input: CreateInv
   return { success: await toRecords(deps.store, caller, created), errors };
 }
 
-export async function listInvites(deps: Deps, caller: Caller, query: ListInvitesQuery): Promise<ListResult<Invite> | JsonText> {
+export async function listInvites(deps: Deps, caller: Caller, query: ListInvitesQuery): Promise<ListResult<Invite>> {
   if (query.target_id !== undefined) await findVisiblePage(deps.store, caller, query.target_id);
   const listed = await deps.store.invites.list(
     {
@@ -120,10 +120,7 @@ export async function listInvites(deps: Deps, caller: Caller, query: ListInvites
     },
     { id: caller.user.id, isAdmin: caller.isAdmin },
     query,
-    { json: true },
   );
-  // Records the store wrote as JSON itself (the fields and order of `toRecords`) go out as they are.
-  if (listed.json) return listResultText(listed.json, listed);
   return listResult(await toRecords(deps.store, caller, listed.rows), listed);
 }
 

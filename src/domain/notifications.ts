@@ -8,7 +8,7 @@ import type {
   NotificationType,
 } from '../shared/schemas/notifications.js';
 import { SYSTEM_ROLES } from '../store/default-roles.js';
-import type { Audience, Content, NotificationContentRow, NotificationOwn, NotificationRow, NotificationsPage } from '../store/notifications.js';
+import type { Audience, Content, NotificationContentRow, NotificationOwn, NotificationRow } from '../store/notifications.js';
 import type { Store } from '../store/store.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 
@@ -236,46 +236,13 @@ export async function toNotificationRecords(store: Store, rows: readonly (Notifi
   }));
 }
 
-/**
- * The JSON of a content's fields, before and after `permissions` (without their braces), made once per content
- * the store hands: it hands the same object for a content while no content is written (`NotificationsPage`), and
- * a content is shared by all its recipients and shown again with every page that lists it.
- */
-const contentJson = new WeakMap<Content, readonly [string, string]>();
-const inner = (value: object) => JSON.stringify(value).slice(1, -1);
-
-/**
- * The records of `toNotificationRecords` as JSON, byte for byte what `JSON.stringify` writes of them (the
- * same keys in the same order), but each content's part written once (`contentJson`).
- */
-export async function toNotificationsJson(store: Store, page: NotificationsPage): Promise<string> {
-  const { rows, contents, userId } = page;
-  const actionable: Actionable[] = [];
-  for (let i = 0; i < rows.length; i++) {
-    const c = contents[i]!;
-    if (ACTIONABLE_TYPES.has(c.notification_type))
-      actionable.push({ id: rows[i]!.id, user_id: userId, notification_type: c.notification_type, target_id: c.target_id });
-  }
-  const open = actionable.length > 0 ? await actionableIds(store, actionable) : undefined;
-  let json = '[';
-  for (let i = 0; i < rows.length; i++) {
-    const r = rows[i]!;
-    const c = contents[i]!;
-    let content = contentJson.get(c);
-    if (!content) contentJson.set(c, (content = [inner(contentBefore(c)), inner(contentAfter(c))]));
-    // The row's own fields come written (`NotificationListed.head`).
-    json += `${i ? ',' : ''}${r.head},${content[0]},"permissions":${open?.has(r.id) ? '["accept","refuse"]' : '[]'},${content[1]}}`;
-  }
-  return `${json}]`;
-}
-
-/** A page of the user's notifications, newest first (as JSON), and the total for `X-Total-Count`. */
+/** A page of the user's notifications, newest first, and the total for `X-Total-Count`. */
 export async function listNotifications(
   deps: Deps,
   caller: Caller,
   userId: string,
   query: ListNotificationsQuery,
-): Promise<{ json: string; total: number; next?: string[] }> {
+): Promise<{ records: Notification[]; total: number; next?: string[] }> {
   requireSelfOrAdmin(caller, userId, 'read');
   // The caller was just found (as the store stands): only another user's may be missing.
   if (caller.user.id !== userId) await requireUser(deps.store, userId);
@@ -285,7 +252,7 @@ export async function listNotifications(
     deps.store.notifications.counts(userId),
   ]);
   return {
-    json: await toNotificationsJson(deps.store, walked),
+    records: await toNotificationRecords(deps.store, walked.rows),
     total: unseen ? counts.unseen : counts.total,
     next: walked.next,
   };

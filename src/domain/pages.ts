@@ -1,7 +1,7 @@
 import { listByIds } from './by-ids.js';
 import { notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import { listResult, listResultText, type JsonText, type ListResult, type Pagination } from '../shared/schemas/common.js';
+import { listResult, type ListResult, type Pagination } from '../shared/schemas/common.js';
 import type {
   CreatePageConfigurationInput,
   CreatePageInput,
@@ -126,15 +126,12 @@ export async function getPage(deps: Deps, caller: Caller, id: string): Promise<P
   return toPageRecord(await findVisiblePage(deps.store, caller, id));
 }
 
-export async function listPages(deps: Deps, caller: Caller, query: ListPagesQuery): Promise<ListResult<Page> | JsonText> {
+export async function listPages(deps: Deps, caller: Caller, query: ListPagesQuery): Promise<ListResult<Page>> {
   if (query.ids) return listByIds(query.ids, query, (id) => getPage(deps, caller, id));
   const listed = await deps.store.pages.list(
     { page_configuration_id: query.page_configuration_id, owner: query.owner, privacy: query.privacy, slug: query.slug },
     { id: caller.user.id, isAdmin: caller.isAdmin },
     query,
-    { json: true },
   );
-  // Records the store wrote as JSON itself (the same fields and order as `toPageRecord`) go out as they are.
-  if (listed.json) return listResultText(listed.json, listed);
   return listResult(listed.rows.map(toPageRecord), listed);
 }

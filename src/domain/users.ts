@@ -1,7 +1,7 @@
 import { listByIds } from './by-ids.js';
 import { AppError, ErrorCode, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import { listResult, listResultText, type JsonText, type ListResult } from '../shared/schemas/common.js';
+import { listResult, type ListResult } from '../shared/schemas/common.js';
 import { EXPORT_COLUMNS, type CreateUserInput, type ExportedUser, type ListUsersQuery, type User } from '../shared/schemas/users.js';
 import { SYSTEM_ROLES } from '../store/default-roles.js';
 import { isUniqueViolation } from '../store/errors.js';
@@ -88,7 +88,7 @@ export async function getUser(deps: Deps, caller: Caller, id: string): Promise<U
   return toUserRecord(row, caller);
 }
 
-export async function listUsers(deps: Deps, caller: Caller, query: ListUsersQuery): Promise<ListResult<User> | JsonText> {
+export async function listUsers(deps: Deps, caller: Caller, query: ListUsersQuery): Promise<ListResult<User>> {
   requirePermission(caller, 'users', 'index');
   if (query.ids) {
     const rows = new Map((await deps.store.users.getByIds(query.ids)).map((row) => [row.id, row]));
@@ -100,11 +100,7 @@ export async function listUsers(deps: Deps, caller: Caller, query: ListUsersQuer
   }
   // A role is named by id or by name; an unknown one matches nobody.
   const role = query.role === undefined ? undefined : ((await deps.store.permissionSets.findByRef(query.role))?.id ?? query.role);
-  const listed = await deps.store.users.list({ nickname: query.nickname, role }, query, {
-    json: { id: caller.user.id, isAdmin: caller.isAdmin },
-  });
-  // Records the store wrote as JSON itself (`toUserRecord`'s fields, in its order) go out as they are.
-  if (listed.json) return listResultText(listed.json, listed);
+  const listed = await deps.store.users.list({ nickname: query.nickname, role }, query);
   return listResult(
     listed.rows.map((r) => toUserRecord(r, caller)),
     listed,

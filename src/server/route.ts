@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { Caller } from '../domain/context.js';
 import type { ErrorCodeValue } from '../shared/errors.js';
-import { encodeCursor, JSON_TEXT, NEXT_PAGE, type JsonText } from '../shared/schemas/common.js';
+import { encodeCursor, NEXT_PAGE } from '../shared/schemas/common.js';
 import { withIdempotency, type IdempotencyGuard, type Outcome } from './idempotency.js';
 import { parseBody, parseParams, parseQuery, refuseUnreadableBody } from './input.js';
 
@@ -63,10 +63,6 @@ function nextLink(url: string, body: unknown): string | undefined {
   return `<${path}?${params.toString()}>; rel="next"`;
 }
 
-/** The text of an answer the domain wrote as JSON itself (`JSON_TEXT`: the bytes `JSON.stringify` would write). */
-const jsonTextOf = (body: unknown): string | undefined =>
-  typeof body === 'object' && body !== null ? (body as Partial<JsonText>)[JSON_TEXT] : undefined;
-
 /** Collects route specs as they are registered, for the OpenAPI document. */
 export class RouteRegistry {
   readonly specs: RouteSpec<z.ZodType, z.ZodType, z.ZodType>[] = [];
@@ -126,8 +122,6 @@ export class RouteRegistry {
         if (result.status === 204 || result.body === undefined) return reply.code(204).send();
         const link = nextLink(request.url, result.body);
         if (link) reply.header('link', link);
-        const text = jsonTextOf(result.body);
-        if (text !== undefined) return reply.code(result.status).type('application/json; charset=utf-8').send(text);
         return reply.code(result.status).send(result.body);
       },
     });

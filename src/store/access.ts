@@ -1,9 +1,9 @@
 import { type Kysely, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { ApiKeyTable, Database, IdempotencyKeyTable, PermissionSetTable } from './schema.js';
-import { counterKey, countOf, offsetOf, type Listed, type Selection, Pager } from './paging.js';
+import { counterKey, counterOf, countOf, listPage, offsetOf, type Listed, type Selection } from './paging.js';
 import type { UserWithRole } from './users.js';
-import type { Dialect } from './store.js';
+import type { Dialect } from './dialect.js';
 
 export type PermissionSetRow = Selectable<PermissionSetTable>;
 export type IdempotencyRow = Selectable<IdempotencyKeyTable>;
@@ -11,7 +11,7 @@ export type IdempotencyRow = Selectable<IdempotencyKeyTable>;
 const selectPermissionSets: Selection = (q) => q.selectAll('permission_sets');
 
 /** Permission sets (roles). */
-export function permissionSetsRepo(db: Kysely<Database>, dialect: Dialect, pager: Pager = new Pager()) {
+export function permissionSetsRepo(db: Kysely<Database>, dialect: Dialect) {
   return {
     getById(id: string): Promise<PermissionSetRow | undefined> {
       return db.selectFrom('permission_sets').selectAll().where('id', '=', id).executeTakeFirst();
@@ -41,12 +41,12 @@ export function permissionSetsRepo(db: Kysely<Database>, dialect: Dialect, pager
       return db.selectFrom('permission_sets').selectAll().orderBy('id').execute();
     },
     async page(page: Pagination): Promise<Listed<PermissionSetRow>> {
-      return pager.list<PermissionSetRow>(
+      return listPage<PermissionSetRow>(
         db,
         [{ query: db.selectFrom('permission_sets'), keys: ['permission_sets.id'] }],
         selectPermissionSets,
         page,
-        pager.count(db, counterKey('permission_sets', [])),
+        counterOf(db, counterKey('permission_sets', [])),
       );
     },
     async insert(row: PermissionSetRow): Promise<void> {
@@ -94,7 +94,7 @@ export function apiKeysRepo(db: Kysely<Database>) {
         filter.user_id === undefined ? q : (q.where('user_id', '=', filter.user_id) as Q);
       const [rows, total] = await Promise.all([
         filtered(listed()).orderBy('id').limit(page.per_page).offset(offsetOf(page)).execute(),
-        countOf(filtered(db.selectFrom('api_keys'))),
+        countOf(db, filtered(db.selectFrom('api_keys'))),
       ]);
       return { rows, total };
     },

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { dialectOf } from './dialect.js';
-import { countOf, Pager, type Listed, type Selection } from './paging.js';
+import { countOf, listPage, type Listed, type Selection } from './paging.js';
 import type { AuditLogTable, Database } from './schema.js';
 
 export type AuditEntryRow = Selectable<AuditLogTable>;
@@ -20,9 +20,9 @@ const selectAuditLog: Selection = (q) => q.selectAll('audit_log');
 
 /**
  * The audit log: written in the transaction of each administrative change, read newest first, paged like
- * every list (`Pager`); its total is counted (a time window's entries, by index range).
+ * every list (`listPage`); its total is counted (a time window's entries, by index range).
  */
-export function auditLogRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
+export function auditLogRepo(db: Kysely<Database>) {
   const sqlite = dialectOf(db) === 'sqlite';
   /** `ordered`: for the list's walk (not its count, which has no page to resume from). */
   const filtered = (filter: AuditFilter, ordered = false) => {
@@ -50,12 +50,12 @@ export function auditLogRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
       await db.insertInto('audit_log').values(row).execute();
     },
     async list(filter: AuditFilter, page: Pagination): Promise<Listed<AuditEntryRow>> {
-      return pager.list<AuditEntryRow>(
+      return listPage<AuditEntryRow>(
         db,
         [{ query: filtered(filter, true), keys: ['audit_log.created_at', 'audit_log.id'] }],
         selectAuditLog,
         page,
-        countOf(filtered(filter)),
+        countOf(db, filtered(filter)),
         true,
       );
     },

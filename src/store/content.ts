@@ -1,7 +1,8 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { CommentTable, Database, LikeTable, StatusTable } from './schema.js';
-import { counterKey, countOf, type Listed, type Selection, type Walk, Pager } from './paging.js';
+import { reachesFollowers as followersSee } from './visibility.js';
+import { counterKey, countersOf, countOf, listPage, type Listed, type Selection, type Walk } from './paging.js';
 
 export type StatusRow = Selectable<StatusTable>;
 export type CommentRow = Selectable<CommentTable>;
@@ -10,7 +11,7 @@ export type LikeRow = Selectable<LikeTable>;
 const selectStatuses: Selection = (q) => q.selectAll('s');
 const selectComments: Selection = (q) => q.selectAll('comments');
 
-export function statusesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
+export function statusesRepo(db: Kysely<Database>) {
   /**
    * The statuses in a user's stream: those posted in the pages they are in, in the events they answered yes
    * to or created, and by the users they follow where the reader may see them (not in a page or an event, or
@@ -35,13 +36,7 @@ export function statusesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
       events: [...new Set([...attended.map((a) => a.event_id), ...created.map((e) => e.id)])],
     };
   };
-  const reachesFollowers = (q: ReturnType<typeof fromStatuses>) =>
-    q.where('s.event_id', 'is', null).where((eb) =>
-      eb.or([
-        eb('s.page_id', 'is', null),
-        eb.exists(eb.selectFrom('pages').select('pages.id').whereRef('pages.id', '=', 's.page_id').where('pages.privacy', '=', 'public')),
-      ]),
-    );
+  const reachesFollowers = (q: ReturnType<typeof fromStatuses>) => q.where((eb) => followersSee(eb));
   const fromStatuses = () => db.selectFrom('statuses as s');
   return {
     async insert(row: StatusRow): Promise<void> {
@@ -76,20 +71,20 @@ export function statusesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
       ];
       const twice =
         pages.length && users.length
-          ? countOf(reachesFollowers(fromStatuses().where('s.user_id', 'in', users).where('s.page_id', 'in', pages)))
+          ? countOf(db, reachesFollowers(fromStatuses().where('s.user_id', 'in', users).where('s.page_id', 'in', pages)))
           : 0;
       // A followed user's status on a followed page is in two walks and two kept counts, and answered once: it
       // is taken off the sum once.
-      const total = Promise.all([pager.counts(db, counted), twice]).then(
+      const total = Promise.all([countersOf(db, counted), twice]).then(
         ([counts, overlap]) => counts.reduce((a, b) => a + b, 0) - overlap,
       );
-      return pager.list<StatusRow>(db, walks, selectStatuses, page, total, true);
+      return listPage<StatusRow>(db, walks, selectStatuses, page, total, true);
     },
   };
 }
 export type StatusesRepo = ReturnType<typeof statusesRepo>;
 
-export function commentsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
+export function commentsRepo(db: Kysely<Database>) {
   return {
     async insert(row: CommentRow): Promise<void> {
       await db.insertInto('comments').values(row).execute();
@@ -111,7 +106,7 @@ export function commentsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
         .where('id', '=', statusId)
         .executeTakeFirst()
         .then((status) => status?.comments_count ?? 0);
-      return pager.list<CommentRow>(
+      return listPage<CommentRow>(
         db,
         [{ query: db.selectFrom('comments').where('comments.status_id', '=', statusId), keys: ['comments.id'] }],
         selectComments,

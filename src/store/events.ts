@@ -1,12 +1,11 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
-import type { Viewer } from './pages.js';
-import type { Dialect } from './store.js';
+import { notSecretOrSeen, visibleTotal, type Viewer } from './visibility.js';
+import type { Dialect } from './dialect.js';
 import { secretPageOf } from './follows.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, EventAttendanceTable, EventTable } from './schema.js';
-import { keptParts, partsSelection } from './records-json.js';
-import { counterKey, countOf, narrowed, type Listed, type Selection, type Walk, Pager, WalksKept } from './paging.js';
+import { counterKey, countersOf, counterOf, countOf, listPage, narrowed, type Listed, type Selection, type Walk } from './paging.js';
 
 /** An event in a secret page says so (`secret_page`): the store's own, neither written nor read by the domain. */
 export type EventRow = Omit<Selectable<EventTable>, 'secret_page'>;
@@ -22,11 +21,9 @@ export interface EventFilter {
 }
 
 const selectEvents: Selection = (q) => q.selectAll('events');
-/** An event's record as JSON text, written by SQLite and kept by id (`KEPT_RECORDS` in `records-json.ts`). */
-const eventsAsJson = partsSelection(keptParts('E'));
 const selectAttendances: Selection = (q) => q.selectAll('event_attendances');
 
-export function eventsRepo(db: Kysely<Database>, dialect: Dialect, pager: Pager = new Pager()) {
+export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
   /** `ordered`: for a walk in the list's order (not a count, which walks whichever index fits it best). */
   const matching = (filter: EventFilter, longestMs: number, ordered: boolean) => {
     let q = db.selectFrom('events');
@@ -55,69 +52,24 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect, pager: Pager 
    */
   const walks = (filter: EventFilter, viewer: Viewer, secretSeen: string[], longestMs: number, ordered = true): Walk[] => {
     if (viewer.isAdmin) return [{ query: matching(filter, longestMs, ordered), keys }];
-    const query = matching(filter, longestMs, ordered).where((eb) =>
-      secretSeen.length
-        ? eb.or([eb('events.secret_page', '=', 0), eb('events.page_id', 'in', secretSeen)])
-        : eb('events.secret_page', '=', 0),
-    );
+    const query = matching(filter, longestMs, ordered).where((eb) => notSecretOrSeen(eb, eb('events.secret_page', '=', 0), 'events.page_id', secretSeen));
     return [{ query, keys }];
-  };
-  /**
-   * The walks of a list, built once per filter, caller's view and window (a query is only a description:
-   * the same one serves every request that asks the same).
-   */
-  const built = new WalksKept<Walk[]>();
-  /** What a list's walks depend on: its filter, its window, and what the caller sees. */
-  const listName = (filter: EventFilter, viewer: Viewer, secretSeen: string[], longestMs: number) =>
-    JSON.stringify([filter.owner, filter.page_id, filter.slug, filter.runningFrom, filter.runningBefore, longestMs, viewer.isAdmin || secretSeen]);
-  const walksOf = (filter: EventFilter, viewer: Viewer, secretSeen: string[], longestMs: number, ordered = true): Walk[] => {
-    const name = `${listName(filter, viewer, secretSeen, longestMs)}\u0000${ordered}`;
-    return built.get(name, () => walks(filter, viewer, secretSeen, longestMs, ordered));
   };
   const key = (f: EventFilter, secret?: string) => counterKey('events', [f.owner, f.page_id, secret]);
   const total = async (filter: EventFilter, viewer: Viewer, secretSeen: string[], longestMs: number): Promise<number> => {
     // Dated lists count their window (events running in a span of time, by index range), a slug its one
-    // event; the others, kept counts. A window's count is remembered while no event is written (its bounds
-    // are the events' own end dates, see `windowStart`, so the same window is asked again and again).
+    // event; the others, kept counts.
     if (filter.runningFrom !== undefined || filter.runningBefore !== undefined || filter.slug !== undefined) {
-      return pager.memo(`events.window\u0000${listName(filter, viewer, secretSeen, longestMs)}`, ['events'], async () => {
-        const counts = await Promise.all(walksOf(filter, viewer, secretSeen, longestMs, false).map((w) => countOf(w.query)));
-        return counts.reduce((a, b) => a + b, 0);
-      });
+      const counts = await Promise.all(walks(filter, viewer, secretSeen, longestMs, false).map((w) => countOf(db, w.query)));
+      return counts.reduce((a, b) => a + b, 0);
     }
-    if (viewer.isAdmin) return pager.count(db, key(filter));
+    if (viewer.isAdmin) return counterOf(db, key(filter));
     const seen = secretSeen.flatMap((page) => {
       const f = narrowed(filter, { page_id: page });
       return f ? [key(f)] : [];
     });
-    const [all, secret, ...visible] = await pager.counts(db, [key(filter), key(filter, '1'), ...seen]);
-    return all! - secret! + visible.reduce((a, b) => a + b, 0);
-  };
-  /**
-   * Where a dated list's window starts, as the events' own end dates put it: the events still running at
-   * `from` (ending at or after it) are exactly those ending at or after the first end date at or after it
-   * (found by the index on end dates), so a dated list asks with that instead of the clock, and its walk and
-   * its count are the same list, positions and all, from one request to the next until the clock passes an
-   * event's end or an event is written. (The start bound, `from` less the longest event, moves later with
-   * it: every event ending at or after that end started at or after that bound.) When no event ends at or
-   * after `from`, the first such `from` asked stands for the later ones (the list is empty either way).
-   * What was found is remembered as spans [from, end] in which no event ends, while no event is written, so
-   * a clock that moves on within one costs no statement.
-   */
-  const windowStart = async (from: string): Promise<string> => {
-    const spans = await pager.memo('events.ends', ['events'], async () => [] as { from: string; end: string | undefined }[]);
-    for (const span of spans) if (span.from <= from && (span.end === undefined || from <= span.end)) return span.end ?? span.from;
-    const row = await db
-      .selectFrom('events')
-      .select((eb) => eb.fn.min('events.end_date').as('end'))
-      .where('events.end_date', '>=', from)
-      .executeTakeFirst();
-    const end = row?.end ?? undefined;
-    // An end date this store did not write (not a date): the clock's own bound, as asked.
-    if (end !== undefined && Number.isNaN(Date.parse(end))) return from;
-    if (spans.length >= 64) spans.length = 0;
-    spans.push({ from, end });
-    return end ?? from;
+    const [all, secret, ...visible] = await countersOf(db, [key(filter), key(filter, '1'), ...seen]);
+    return visibleTotal(all!, secret!, visible.reduce((a, b) => a + b, 0));
   };
   return {
     async insert(row: EventRow): Promise<void> {
@@ -126,17 +78,10 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect, pager: Pager 
     getById(id: string): Promise<EventRow | undefined> {
       return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
     },
-    /**
-     * Soonest first. `secretSeen`: the secret pages a Member sees (pages.secretSeenBy). `json`: the records may
-     * come as JSON text (`Listed.json`, read straight from SQLite) instead of rows.
-     */
-    async list(asked: EventFilter, viewer: Viewer, secretSeen: string[], page: Pagination, options: { json?: boolean } = {}): Promise<Listed<EventRow>> {
-      let filter = asked;
-      // (PostgreSQL remembers nothing between requests: there it would be one statement more for nothing.)
-      if (asked.runningFrom !== undefined && dialect === 'sqlite') filter = { ...asked, runningFrom: await windowStart(asked.runningFrom) };
-      const longestMs = filter.runningFrom === undefined ? 0 : await pager.count(db, 'events.longest_ms');
-      const json = options.json ? eventsAsJson : undefined;
-      return pager.list<EventRow>(db, walksOf(filter, viewer, secretSeen, longestMs), selectEvents, page, total(filter, viewer, secretSeen, longestMs), false, json);
+    /** Soonest first. `secretSeen`: the secret pages a Member sees (pages.secretSeenBy). */
+    async list(filter: EventFilter, viewer: Viewer, secretSeen: string[], page: Pagination): Promise<Listed<EventRow>> {
+      const longestMs = filter.runningFrom === undefined ? 0 : await counterOf(db, 'events.longest_ms');
+      return listPage<EventRow>(db, walks(filter, viewer, secretSeen, longestMs), selectEvents, page, total(filter, viewer, secretSeen, longestMs));
     },
     slugsStartingWith: (base: string): Promise<string[]> => slugsStartingWith(db, 'events', base),
     /**
@@ -171,7 +116,7 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect, pager: Pager 
 }
 export type EventsRepo = ReturnType<typeof eventsRepo>;
 
-export function attendancesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
+export function attendancesRepo(db: Kysely<Database>) {
   const filtered = (eventId: string, answer?: string) => {
     let q = db.selectFrom('event_attendances').where('event_attendances.event_id', '=', eventId);
     if (answer !== undefined) q = q.where('event_attendances.answer', '=', answer);
@@ -194,8 +139,8 @@ export function attendancesRepo(db: Kysely<Database>, pager: Pager = new Pager()
     },
     /** In user order. */
     async list(eventId: string, answer: string | undefined, page: Pagination): Promise<Listed<AttendanceRow>> {
-      const total = pager.count(db, counterKey('event_attendances', [eventId, answer]));
-      return pager.list<AttendanceRow>(db, [{ query: filtered(eventId, answer), keys: ['event_attendances.user_id'] }], selectAttendances, page, total);
+      const total = counterOf(db, counterKey('event_attendances', [eventId, answer]));
+      return listPage<AttendanceRow>(db, [{ query: filtered(eventId, answer), keys: ['event_attendances.user_id'] }], selectAttendances, page, total);
     },
   };
 }

@@ -2,11 +2,9 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { FOLLOWABLE_TYPES } from '../shared/schemas/follows.js';
 import { fixed } from './dialect.js';
-import type { Viewer } from './pages.js';
+import { notSecretOrSeen, visibleTotal, type Viewer } from './visibility.js';
 import type { Database, FollowTable } from './schema.js';
-import { counterKey, countRead, narrowed, type Listed, type Selection, type Walk, Pager, WalksKept } from './paging.js';
-import { keptParts, partsSelection, partsSelectionFor } from './records-json.js';
-import { prepared } from './prepared.js';
+import { counterKey, countersOf, countOf, listPage, narrowed, type Listed, type Selection, type Walk } from './paging.js';
 
 /** A follow of a secret page says so (`secret_page`): the store's own, neither written nor read by the domain. */
 export type FollowRow = Omit<Selectable<FollowTable>, 'secret_page'>;
@@ -22,30 +20,8 @@ export const secretPageOf = (pageId: string | null) =>
   sql<number>`coalesce((select case when ${sql.ref('pages.privacy')} = 'secret' then 1 else 0 end from ${sql.table('pages')} where ${sql.ref('pages.id')} = ${pageId}), 0)`;
 
 const selectFollows: Selection = (q) => q.selectAll('follows');
-// The records as JSON text kept by id (written by SQLite in parts when first read), the followed page or user
-// spliced in (`records-json.ts`): the walk reads its index alone.
-const followsAsJson = partsSelection(keptParts('F'));
 
-/**
- * A new follow unless the user follows that already (`ON CONFLICT … DO NOTHING`: never aborts the transaction),
- * its copy of the page's secrecy read from the page (`page`: the page followed, null for a user). Built once.
- */
-const insertIfAbsent = prepared<FollowRow & { page: string | null }, { id: string }>((db: Kysely<Database>, p) =>
-  db
-    .insertInto('follows')
-    .values({
-      id: p.id,
-      user_id: p.user_id,
-      followable_type: p.followable_type,
-      followable_id: p.followable_id,
-      created_at: p.created_at,
-      secret_page: secretPageOf(p.page),
-    })
-    .onConflict((oc) => oc.columns(['user_id', 'followable_type', 'followable_id']).doNothing())
-    .returning('id'),
-);
-
-export function followsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
+export function followsRepo(db: Kysely<Database>) {
   const matching = (filter: FollowFilter) => {
     let q = db.selectFrom('follows');
     if (filter.followable_type !== undefined) q = q.where('follows.followable_type', '=', fixed(filter.followable_type, FOLLOWABLE_TYPES));
@@ -66,20 +42,10 @@ export function followsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   const seenBy = (query: ReturnType<typeof matching>, viewer: Viewer, secretSeen: string[]) =>
     viewer.isAdmin
       ? query
-      : query.where((eb) =>
-          secretSeen.length
-            ? eb.or([eb('follows.secret_page', '=', sql.lit(0)), eb('follows.followable_id', 'in', secretSeen)])
-            : eb('follows.secret_page', '=', sql.lit(0)),
-        );
-  const buildWalks = (filter: FollowFilter, viewer: Viewer, secretSeen: string[]): Walk[] => [
+      : query.where((eb) => notSecretOrSeen(eb, eb('follows.secret_page', '=', sql.lit(0)), 'follows.followable_id', secretSeen));
+  const walks = (filter: FollowFilter, viewer: Viewer, secretSeen: string[]): Walk[] => [
     { query: seenBy(matching(filter), viewer, secretSeen), keys },
   ];
-  const walksKept = new WalksKept<Walk[]>();
-  /** The walks kept per filter and, for a Member, the secret pages they see (`WalksKept`). */
-  const walks = (filter: FollowFilter, viewer: Viewer, secretSeen: string[]): Walk[] =>
-    walksKept.get(JSON.stringify([filter.followable_type, filter.followable_id, filter.user_id, viewer.isAdmin || secretSeen]), () =>
-      buildWalks(filter, viewer, secretSeen),
-    );
 
   /**
    * The kept counts whose sum is the filter's: a followable's follows are counted with its type (`unkept` in
@@ -102,12 +68,12 @@ export function followsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   /** All matching follows, less those of secret pages, plus those of the secret pages the viewer sees. */
   const total = async (filter: FollowFilter, viewer: Viewer, secretSeen: string[]): Promise<number> => {
     // A user's follows of one followable: none or one a type, looked up on the unique index (not kept).
-    if (filter.user_id !== undefined && filter.followable_id !== undefined) return countRead(db, seenBy(pair(filter), viewer, secretSeen));
-    if (viewer.isAdmin) return sum(await pager.counts(db, keysOf(filter)));
+    if (filter.user_id !== undefined && filter.followable_id !== undefined) return countOf(db, seenBy(pair(filter), viewer, secretSeen));
+    if (viewer.isAdmin) return sum(await countersOf(db, keysOf(filter)));
     const all = keysOf(filter);
     const secret = keysOf(filter, '1');
-    const [counts, seen] = await Promise.all([pager.counts(db, [...all, ...secret]), seenFollows(filter, secretSeen)]);
-    return sum(counts.slice(0, all.length)) - sum(counts.slice(all.length)) + seen;
+    const [counts, seen] = await Promise.all([countersOf(db, [...all, ...secret]), seenFollows(filter, secretSeen)]);
+    return visibleTotal(sum(counts.slice(0, all.length)), sum(counts.slice(all.length)), seen);
   };
 
   /**
@@ -117,8 +83,8 @@ export function followsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   const seenFollows = async (filter: FollowFilter, secretSeen: string[]): Promise<number> => {
     const pages = secretSeen.filter((page) => narrowed(filter, { followable_type: 'Page', followable_id: page }));
     if (!pages.length) return 0;
-    if (filter.user_id === undefined) return sum(await pager.counts(db, pages.map((page) => key({ followable_type: 'Page', followable_id: page }))));
-    return countRead(db, matching({ user_id: filter.user_id, followable_type: 'Page' }).where('follows.followable_id', 'in', pages));
+    if (filter.user_id === undefined) return sum(await countersOf(db, pages.map((page) => key({ followable_type: 'Page', followable_id: page }))));
+    return countOf(db, matching({ user_id: filter.user_id, followable_type: 'Page' }).where('follows.followable_id', 'in', pages));
   };
 
   return {
@@ -130,7 +96,12 @@ export function followsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
     },
     /** Inserts the follow unless it exists (`ON CONFLICT … DO NOTHING`: never aborts the transaction); false when it did. */
     async insertIfAbsent(row: FollowRow): Promise<boolean> {
-      const inserted = await insertIfAbsent.first(db, { ...row, page: row.followable_type === 'Page' ? row.followable_id : null });
+      const inserted = await db
+        .insertInto('follows')
+        .values({ ...row, secret_page: secretPageOf(row.followable_type === 'Page' ? row.followable_id : null) })
+        .onConflict((oc) => oc.columns(['user_id', 'followable_type', 'followable_id']).doNothing())
+        .returning('id')
+        .executeTakeFirst();
       return !!inserted;
     },
     getById(id: string): Promise<FollowRow | undefined> {
@@ -148,19 +119,9 @@ export function followsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
     async delete(id: string): Promise<void> {
       await db.deleteFrom('follows').where('id', '=', id).execute();
     },
-    /**
-     * `secretSeen`: the secret pages the viewer sees (pages.secretSeenBy), for a Member. `json`: the records may
-     * come as JSON text (`Listed.json`, read straight from SQLite) instead of rows.
-     */
-    async list(
-      filter: FollowFilter,
-      viewer: Viewer,
-      secretSeen: string[],
-      page: Pagination,
-      options: { json?: boolean } = {},
-    ): Promise<Listed<FollowRow>> {
-      const json = options.json ? partsSelectionFor(viewer, followsAsJson) : undefined;
-      return pager.list<FollowRow>(db, walks(filter, viewer, secretSeen), selectFollows, page, total(filter, viewer, secretSeen), false, json);
+    /** `secretSeen`: the secret pages the viewer sees (pages.secretSeenBy), for a Member. */
+    async list(filter: FollowFilter, viewer: Viewer, secretSeen: string[], page: Pagination): Promise<Listed<FollowRow>> {
+      return listPage<FollowRow>(db, walks(filter, viewer, secretSeen), selectFollows, page, total(filter, viewer, secretSeen));
     },
   };
 }

@@ -2,10 +2,9 @@ import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { ACCESS_REQUEST_STATES, INVITE_STATES } from '../shared/schemas/membership.js';
 import { fixed } from './dialect.js';
-import type { Viewer } from './pages.js';
+import { accessRequestsSeenBy, invitesSeenBy, type Viewer } from './visibility.js';
 import type { Database, InviteTable, PageAccessRequestTable } from './schema.js';
-import { counterKey, narrowed, type JsonSelection, type Listed, type Selection, type Walk, Pager, WalksKept } from './paging.js';
-import { keptParts, partsSelection, partsSelectionFor } from './records-json.js';
+import { counterKey, countersOf, listPage, narrowed, type Listed, type Selection, type Walk } from './paging.js';
 
 /** The page's owner is the store's own (a trigger writes it): the domain neither writes nor reads it. */
 export type AccessRequestRow = Omit<Selectable<PageAccessRequestTable>, 'page_owner_id'>;
@@ -51,20 +50,6 @@ export interface InviteFilter {
   state?: string;
 }
 
-/**
- * Who may know of an access request: the Admins, the user who asks, and the page's creator (who settles
- * it). Who may know of an invite: the Admins, its sender, the invited user, and the page's creator. Each
- * rule is written once, here, as data: the lists walk one index per condition, and a single read (and
- * through it every transition: accept, refuse, withdraw) tests the same conditions in SQL.
- */
-export function accessRequestsSeenBy(viewer: Viewer): 'all' | (AccessRequestFilter & { owner?: string })[] {
-  return viewer.isAdmin ? 'all' : [{ user_id: viewer.id }, { owner: viewer.id }];
-}
-
-export function invitesSeenBy(viewer: Viewer): 'all' | (InviteFilter & { owner?: string })[] {
-  return viewer.isAdmin ? 'all' : [{ user_id: viewer.id }, { user_target_id: viewer.id }, { owner: viewer.id }];
-}
-
 const REQUEST_COLUMNS = ['r.id', 'r.page_id', 'r.user_id', 'r.state', 'r.is_validate', 'r.created_at', 'r.updated_at'] as const;
 const INVITE_COLUMNS = [
   'i.id', 'i.target_type', 'i.target_id', 'i.user_id', 'i.user_target_id', 'i.state', 'i.is_validate', 'i.is_accepted',
@@ -72,10 +57,6 @@ const INVITE_COLUMNS = [
 ] as const;
 const selectRequests: Selection = (q) => q.select(REQUEST_COLUMNS);
 const selectInvites: Selection = (q) => q.select(INVITE_COLUMNS);
-// The records as JSON text kept by id (written by SQLite in parts when first read), the embedded pages and users
-// spliced in (`records-json.ts`): the walks read their indexes alone.
-const requestsAsJson = partsSelection(keptParts('R'));
-const invitesAsJson = partsSelection(keptParts('I'));
 
 type RequestColumn = 'r.page_id' | 'r.user_id' | 'r.state' | 'r.page_owner_id';
 type InviteColumn = 'i.target_type' | 'i.target_id' | 'i.user_id' | 'i.user_target_id' | 'i.state' | 'i.page_owner_id';
@@ -109,9 +90,7 @@ function inviteConditions(f: InviteFilter & { owner?: string }): [InviteColumn, 
 type Value = string | RawBuilder<string>;
 
 /** Page access requests. Non-administrators see their own requests and those to the pages they created. */
-export function accessRequestsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
-  // Each walk kept per its filter (`WalksKept`): the same query, compiled once, for every request that asks it.
-  const walksKept = new WalksKept<Walk>();
+export function accessRequestsRepo(db: Kysely<Database>) {
   const matching = (filter: AccessRequestFilter & { owner?: string }) =>
     requestConditions(filter).reduce((q, [column, value]) => q.where(column, '=', value), db.selectFrom('page_access_requests as r'));
   const key = (f: AccessRequestFilter & { owner?: string }) =>
@@ -174,20 +153,16 @@ export function accessRequestsRepo(db: Kysely<Database>, pager: Pager = new Page
       await dequeue(db, id);
       return true;
     },
-    /** `json`: the records may come as JSON text (`Listed.json`, read straight from SQLite) instead of rows. */
-    async list(filter: AccessRequestFilter, viewer: Viewer, page: Pagination, options: { json?: boolean } = {}): Promise<Listed<AccessRequestRow>> {
+    async list(filter: AccessRequestFilter, viewer: Viewer, page: Pagination): Promise<Listed<AccessRequestRow>> {
       const { walks, plus, minus } = parts(filter, viewer);
-      const json = options.json ? partsSelectionFor(viewer, requestsAsJson) : undefined;
-      return listed(db, pager, walks.map((f) => walksKept.get(JSON.stringify(f), () => ({ query: matching(f), keys: ['r.id'] }))), plus.map(key), minus.map(key), page, selectRequests, json);
+      return listed(db, walks.map((f) => ({ query: matching(f), keys: ['r.id'] })), plus.map(key), minus.map(key), page, selectRequests);
     },
   };
 }
 export type AccessRequestsRepo = ReturnType<typeof accessRequestsRepo>;
 
 /** Invites. Non-administrators see the invites they sent or received and those to pages they created. */
-export function invitesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
-  // Each walk kept per its filter (`WalksKept`): the same query, compiled once, for every request that asks it.
-  const walksKept = new WalksKept<Walk>();
+export function invitesRepo(db: Kysely<Database>) {
   const matching = (filter: InviteFilter & { owner?: string }) =>
     inviteConditions(filter).reduce((q, [column, value]) => q.where(column, '=', value), db.selectFrom('invites as i'));
   const key = (f: InviteFilter & { owner?: string }) =>
@@ -247,11 +222,9 @@ export function invitesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
       await db.deleteFrom('invites').where('id', '=', id).execute();
       await dequeue(db, id);
     },
-    /** `json`: as the access requests'. */
-    async list(filter: InviteFilter, viewer: Viewer, page: Pagination, options: { json?: boolean } = {}): Promise<Listed<InviteRow>> {
+    async list(filter: InviteFilter, viewer: Viewer, page: Pagination): Promise<Listed<InviteRow>> {
       const { walks, plus, minus } = parts(filter, viewer);
-      const json = options.json ? partsSelectionFor(viewer, invitesAsJson) : undefined;
-      return listed(db, pager, walks.map((f) => walksKept.get(JSON.stringify(f), () => ({ query: matching(f), keys: ['i.id'] }))), plus.map(key), minus.map(key), page, selectInvites, json);
+      return listed(db, walks.map((f) => ({ query: matching(f), keys: ['i.id'] })), plus.map(key), minus.map(key), page, selectInvites);
     },
   };
 }
@@ -277,17 +250,14 @@ function unionOf<F extends object>(filter: F, anyOf: Partial<F>[]) {
 
 async function listed<Row>(
   db: Kysely<Database>,
-  pager: Pager,
   walks: Walk[],
   plus: string[],
   minus: string[],
   page: Pagination,
   select: Selection,
-  json?: JsonSelection,
 ): Promise<Listed<Row>> {
   if (walks.length === 0) return { rows: [], total: 0 };
-  const total = pager
-    .counts(db, [...plus, ...minus])
+  const total = countersOf(db, [...plus, ...minus])
     .then((counts) => counts.slice(0, plus.length).reduce((a, b) => a + b, 0) - counts.slice(plus.length).reduce((a, b) => a + b, 0));
-  return pager.list<Row>(db, walks, select, page, total, false, json);
+  return listPage<Row>(db, walks, select, page, total);
 }

@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
-import type { Viewer } from './pages.js';
-import { countOf, Pager, type Listed, type Selection } from './paging.js';
+import type { Viewer } from './visibility.js';
+import { countOf, listPage, type Listed, type Selection } from './paging.js';
 import type { Database, ModerationQueueTable } from './schema.js';
 
 export type ModerationItemRow = Selectable<ModerationQueueTable>;
@@ -11,10 +11,10 @@ const selectModerationItems: Selection = (q) => q.selectAll('moderation_queue');
 /**
  * The moderation queue: the waiting access requests and invites of the pages a viewer administers, oldest
  * first. Its rows are written and removed by the membership repositories, with the records themselves.
- * Paged like every list (`Pager`: page numbers over the index, the `Link` cursor); its total is counted
+ * Paged like every list (`listPage`: page numbers over the index, the `Link` cursor); its total is counted
  * (the queue holds only what waits, and a page's creator administers few).
  */
-export function moderationQueueRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
+export function moderationQueueRepo(db: Kysely<Database>) {
   const administered = (viewer: Viewer) => {
     let q = db.selectFrom('moderation_queue');
     if (!viewer.isAdmin) q = q.where('moderation_queue.page_owner_id', '=', viewer.id);
@@ -22,12 +22,12 @@ export function moderationQueueRepo(db: Kysely<Database>, pager: Pager = new Pag
   };
   return {
     async list(viewer: Viewer, page: Pagination): Promise<Listed<ModerationItemRow>> {
-      return pager.list<ModerationItemRow>(
+      return listPage<ModerationItemRow>(
         db,
         [{ query: administered(viewer), keys: ['moderation_queue.created_at', 'moderation_queue.id'] }],
         selectModerationItems,
         page,
-        countOf(administered(viewer)),
+        countOf(db, administered(viewer)),
       );
     },
   };

@@ -1,11 +1,10 @@
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import { FOLLOWABLE_TYPES } from '../shared/schemas/follows.js';
 import { dialectOf, fixed } from './dialect.js';
-import type { Dialect } from './store.js';
+import type { Dialect } from './dialect.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database, NotificationContentTable, NotificationJobTable, NotificationTable } from './schema.js';
-import { type Selection, type Walk, Pager, WalksKept } from './paging.js';
-import { prepared } from './prepared.js';
+import { readRows, walkPage, type Selection, type Walked } from './paging.js';
 
 /** A user's notification's own columns, but its number (`seq`, the live stream's). */
 export type NotificationOwn = Omit<Selectable<NotificationTable>, 'seq'>;
@@ -15,33 +14,11 @@ export type NotificationContentRow = Selectable<NotificationContentTable>;
 export type NotificationRow = Selectable<NotificationTable> & Omit<NotificationContentRow, 'id' | 'created_at'>;
 export type NotificationJobRow = Selectable<NotificationJobTable>;
 
-/**
- * A notification of a user's list: its own fields as the record's JSON already (`head`: `{"id":…,"user_id":…,
- * "seen":…,"created_at":…,"updated_at":…`, the record's first five fields, unclosed), written by the database
- * from the walk's index (migration 0018), and what the rest is read by: its content.
- */
-export interface NotificationListed {
-  id: string;
-  content_id: string;
-  head: string;
-}
-
 /** Rows per insert statement: well under SQLite's limit of bound parameters. */
 const ROWS_PER_INSERT = 500;
 
 /** What a notification says, of its content: every column but the content's own id and date. */
 export type Content = Omit<NotificationContentRow, 'id' | 'created_at'>;
-/**
- * A page of a user's notifications: each row's own fields and, at the same place in `contents`, what it says.
- * A content shared by several rows, or kept from an earlier page while no content is written, is the same object.
- */
-export interface NotificationsPage {
-  /** Whose notifications they are. */
-  userId: string;
-  rows: NotificationListed[];
-  contents: Content[];
-  next?: string[];
-}
 const CONTENT_COLUMNS = [
   'notification_type',
   'action_name',
@@ -64,36 +41,6 @@ const CONTENT_COLUMNS = [
   'comment_info',
 ] as const satisfies readonly (keyof Content)[];
 
-const contentOf = (r: Content): Content => ({
-  notification_type: r.notification_type,
-  action_name: r.action_name,
-  subject_type: r.subject_type,
-  subject_id: r.subject_id,
-  subject_slug: r.subject_slug,
-  subject_name: r.subject_name,
-  target_type: r.target_type,
-  target_id: r.target_id,
-  target_slug: r.target_slug,
-  target_name: r.target_name,
-  final_target_type: r.final_target_type,
-  final_target_id: r.final_target_id,
-  final_target_slug: r.final_target_slug,
-  final_target_name: r.final_target_name,
-  link_type: r.link_type,
-  link_id: r.link_id,
-  link_slug: r.link_slug,
-  picture_url: r.picture_url,
-  comment_info: r.comment_info,
-});
-
-/** Contents remembered at most (a few hundred bytes each). */
-const MAX_CONTENTS = 20_000;
-/** The contents read while `notification_contents` stands still; `read`: whether a list read any yet. */
-interface KnownContents {
-  byId: Map<string, Content>;
-  read: boolean;
-}
-
 type CounterChange = { user_id: string; total: number; unseen: number; seq: number };
 /** Counters moved by the rows inserted (`count` below): added to those that exist, each answering its `seq` after. */
 const counting = (db: Kysely<Database>, rows: CounterChange | CounterChange[]) =>
@@ -115,72 +62,12 @@ const notifying = (db: Kysely<Database>, rows: Insertable<NotificationTable> | I
     .values(rows)
     .onConflict((oc) => oc.columns(['content_id', 'user_id']).doNothing())
     .returning('user_id');
-// What a notification of one user writes (most: a follow, an access request, an invite), built once (`prepared.ts`).
-const countOne = prepared<CounterChange, { user_id: string; seq: number }>((db: Kysely<Database>, p) =>
-  counting(db, { user_id: p.user_id, total: p.total, unseen: p.unseen, seq: p.seq }),
-);
-const notifyOne = prepared<Selectable<NotificationTable>, { user_id: string }>((db: Kysely<Database>, p) =>
-  notifying(db, { id: p.id, user_id: p.user_id, content_id: p.content_id, seen: p.seen, created_at: p.created_at, updated_at: p.updated_at, seq: p.seq }),
-);
-const insertContent = prepared<NotificationContentRow>((db: Kysely<Database>, p) =>
-  db.insertInto('notification_contents').values({
-    id: p.id,
-    notification_type: p.notification_type,
-    action_name: p.action_name,
-    subject_type: p.subject_type,
-    subject_id: p.subject_id,
-    subject_slug: p.subject_slug,
-    subject_name: p.subject_name,
-    target_type: p.target_type,
-    target_id: p.target_id,
-    target_slug: p.target_slug,
-    target_name: p.target_name,
-    final_target_type: p.final_target_type,
-    final_target_id: p.final_target_id,
-    final_target_slug: p.final_target_slug,
-    final_target_name: p.final_target_name,
-    link_type: p.link_type,
-    link_id: p.link_id,
-    link_slug: p.link_slug,
-    picture_url: p.picture_url,
-    comment_info: p.comment_info,
-    created_at: p.created_at,
-  }),
-);
-
-export function notificationsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
+export function notificationsRepo(db: Kysely<Database>) {
   const withContent = (
     query = db.selectFrom('notifications as n').innerJoin('notification_contents as c', 'c.id', 'n.content_id'),
   ) => query.selectAll('n').select(CONTENT_COLUMNS.map((column) => `c.${column}` as const));
-  // A user's walk kept (`WalksKept`): the same query, compiled once, for every page of their notifications.
-  const walksKept = new WalksKept<Walk[]>();
-  /**
-   * A notification's own fields as JSON (`NotificationListed.head`), each value quoted by the database as
-   * `JSON.stringify` quotes it (SQLite's `json_quote`, PostgreSQL's `to_json`): 25 rows' five fields were 25
-   * objects and 100 `JSON.stringify` calls a page.
-   */
-  const postgres = dialectOf(db) === 'postgres';
-  const quoted = (column: string) =>
-    postgres ? sql`to_json(${sql.ref(`n.${column}`)})::text` : sql`json_quote(${sql.ref(`n.${column}`)})`;
-  const head = sql<string>`'{"id":' || ${quoted('id')} || ',"user_id":' || ${quoted('user_id')} || ',"seen":' ||
-    case when n.seen = 1 then 'true' else 'false' end || ',"created_at":' || ${quoted('created_at')} ||
-    ',"updated_at":' || ${quoted('updated_at')}`;
-  const listed: Selection = (query) => query.select(['n.id', 'n.content_id', head.as('head')]);
   const withContents: Selection = (query) =>
-    listed(query.innerJoin('notification_contents as c', 'c.id', 'n.content_id')).select(
-      CONTENT_COLUMNS.map((column) => `c.${column}` as const),
-    );
-  /**
-   * The contents known, while no content is written (by anyone: the table's version): a notification's
-   * content is shared by all its recipients and read again with every page that shows it. Where the store
-   * keeps no versions (PostgreSQL, a transaction) each call answers a new, empty set.
-   */
-  const knownContents = (): Promise<KnownContents> =>
-    pager.memo('notification_contents', ['notification_contents'], async () => ({ byId: new Map(), read: false }));
-  const remember = (known: KnownContents, id: string, content: Content) => {
-    if (known.byId.size >= MAX_CONTENTS) known.byId.clear();
-    known.byId.set(id, content);
-  };
+    query.innerJoin('notification_contents as c', 'c.id', 'n.content_id').selectAll('n').select(CONTENT_COLUMNS.map((column) => `c.${column}` as const));
   /**
    * Adds to the counters of each user, one statement for the whole batch, and answers each user's counter
    * after it (`seq`: the number their next notification takes). Users are taken in id order, so two
@@ -190,13 +77,13 @@ export function notificationsRepo(db: Kysely<Database>, pager: Pager = new Pager
     if (changes.length === 0) return new Map<string, number>();
     const rows =
       changes.length === 1
-        ? await countOne.execute(db, changes[0]!)
+        ? await counting(db, changes[0]!).execute()
         : await counting(db, [...changes].sort((a, b) => (a.user_id < b.user_id ? -1 : a.user_id > b.user_id ? 1 : 0))).execute();
     return new Map(rows.map((r) => [r.user_id, Number(r.seq)]));
   };
   return {
     async insertContent(row: NotificationContentRow): Promise<void> {
-      await insertContent.execute(db, row);
+      await db.insertInto('notification_contents').values(row).execute();
     },
     /**
      * Gives each user the notification (ids from `newId`). Each user's counter is moved first: it numbers the
@@ -220,7 +107,7 @@ export function notificationsRepo(db: Kysely<Database>, pager: Pager = new Pager
           updated_at: now,
           seq: seqOf.get(r.userId)!,
         }));
-        const inserted = rows.length === 1 ? await notifyOne.execute(db, rows[0]!) : await notifying(db, rows).execute();
+        const inserted = await notifying(db, rows).execute();
         const got = new Set(inserted.map((r) => r.user_id));
         notified.push(...got);
         if (got.size < chunk.length)
@@ -228,52 +115,11 @@ export function notificationsRepo(db: Kysely<Database>, pager: Pager = new Pager
       }
       return notified;
     },
-    /**
-     * Newest first: one walk of the user's notifications, their own fields written as JSON from its index alone
-     * (migration 0018, `head`), each with its content apart (`NotificationsPage`), never joined into one object a row.
-     * Their contents come from those known (see `knownContents`), the others in one statement by id; the first
-     * list after a content was written (and every list where nothing is remembered) joins them in the walk
-     * instead, as it used to, and what it read is remembered.
-     */
-    async list(userId: string, unseenOnly: boolean, page: Pagination): Promise<NotificationsPage> {
-      const walks = walksKept.get(`${userId}\u0000${unseenOnly}`, () => {
-        let q = db.selectFrom('notifications as n').where('n.user_id', '=', userId);
-        if (unseenOnly) q = q.where('n.seen', '=', sql.lit(0));
-        return [{ query: q, keys: ['n.id'] }];
-      });
-      const known = await knownContents();
-      if (!known.read) {
-        known.read = true;
-        const walked = await pager.walk<NotificationListed & Content>(db, walks, withContents, page, true);
-        const rows = walked.rows.map((row) => ({ id: row.id, content_id: row.content_id, head: row.head }));
-        const contents = walked.rows.map((row) => {
-          let content = known.byId.get(row.content_id);
-          if (!content) remember(known, row.content_id, (content = contentOf(row)));
-          return content;
-        });
-        return { userId, rows, contents, next: walked.next };
-      }
-      const walked = await pager.walk<NotificationListed>(db, walks, listed, page, true);
-      const missing = new Set<string>();
-      for (const row of walked.rows) if (!known.byId.has(row.content_id)) missing.add(row.content_id);
-      const found = new Map<string, Content>();
-      if (missing.size > 0)
-        for (const row of await db.selectFrom('notification_contents').select(['id', ...CONTENT_COLUMNS]).where('id', 'in', [...missing]).execute()) {
-          const content = contentOf(row);
-          found.set(row.id, content);
-          remember(known, row.id, content);
-        }
-      const rows: NotificationListed[] = [];
-      const contents: Content[] = [];
-      for (const row of walked.rows) {
-        const content = known.byId.get(row.content_id) ?? found.get(row.content_id);
-        // (A content deleted meanwhile takes its notifications with it, as the join would have.)
-        if (content) {
-          rows.push(row);
-          contents.push(content);
-        }
-      }
-      return { userId, rows, contents, next: walked.next };
+    /** Newest first: one walk of the user's notifications (its index), each joined with its content. */
+    async list(userId: string, unseenOnly: boolean, page: Pagination): Promise<Walked<NotificationRow>> {
+      let q = db.selectFrom('notifications as n').where('n.user_id', '=', userId);
+      if (unseenOnly) q = q.where('n.seen', '=', sql.lit(0));
+      return walkPage<NotificationRow>(db, [{ query: q, keys: ['n.id'] }], withContents, page, true);
     },
     /**
      * Oldest first, after the user's notification numbered `afterSeq`: what a live stream has not sent yet.
@@ -320,16 +166,13 @@ export function notificationsRepo(db: Kysely<Database>, pager: Pager = new Pager
         .executeTakeFirst();
       return Number(before?.seq ?? 0);
     },
-    /** The user's counts, remembered while no counter is written. */
-    counts(userId: string): Promise<{ readonly total: number; readonly unseen: number }> {
-      return pager.memo(`notification_counters\u0000${userId}`, ['notification_counters'], async () => {
-        const row = await db
-          .selectFrom('notification_counters')
-          .select(['total', 'unseen'])
-          .where('user_id', '=', userId)
-          .executeTakeFirst();
-        return { total: row?.total ?? 0, unseen: row?.unseen ?? 0 };
-      });
+    /** The user's counts. */
+    async counts(userId: string): Promise<{ readonly total: number; readonly unseen: number }> {
+      const [row] = await readRows<{ total: number; unseen: number }>(
+        db,
+        db.selectFrom('notification_counters').select(['total', 'unseen']).where('user_id', '=', userId),
+      );
+      return { total: Number(row?.total ?? 0), unseen: Number(row?.unseen ?? 0) };
     },
     /** Marks the user's unseen notifications seen (all, or those of `ids`); answers how many changed. */
     async markSeen(userId: string, ids: string[] | undefined, now: string): Promise<number> {

@@ -1,19 +1,14 @@
-import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
-import { pageParts, partsSelection } from './records-json.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, PageConfigurationTable, PageTable } from './schema.js';
-import { counterKey, countOf, readByIds, type Listed, type Selection, type Walk, Pager, WalksKept } from './paging.js';
-import { prepared } from './prepared.js';
+import { notSecretOrSeen, pageVisibleTo, secretPagesSeen, visibleTotal, type Viewer } from './visibility.js';
+import { counterKey, countersOf, countOf, listPage, readRows, type Listed, type Selection, type Walk } from './paging.js';
 
 export type PageRow = Selectable<PageTable>;
 export type PageConfigurationRow = Selectable<PageConfigurationTable>;
 
-/** Who is looking: secret pages show only to their members, their creator and project administrators. */
-export interface Viewer {
-  id: string;
-  isAdmin: boolean;
-}
+export type { Viewer } from './visibility.js';
 
 export interface PageFilter {
   page_configuration_id?: string;
@@ -22,60 +17,11 @@ export interface PageFilter {
   slug?: string;
 }
 
-/** A SQL condition: the page (`pages.id`) is visible to the viewer. */
-export function pageVisibleTo(eb: ExpressionBuilder<Database, 'pages'>, viewer: Viewer) {
-  return eb.or([
-    eb('pages.privacy', '!=', 'secret'),
-    eb('pages.user_id', '=', viewer.id),
-    eb.exists(
-      eb
-        .selectFrom('follows')
-        .select('follows.id')
-        .whereRef('follows.followable_id', '=', 'pages.id')
-        .where('follows.followable_type', '=', sql.lit('Page'))
-        .where('follows.user_id', '=', viewer.id),
-    ),
-  ]);
-}
-
 const selectPages: Selection = (q) => q.selectAll('pages');
-// Single reads, built once (`prepared.ts`): a follow, an access request, an invite and a page's read each ask.
-const pageById = prepared<{ id: string }, PageRow>((db: Kysely<Database>, p) => db.selectFrom('pages').selectAll().where('pages.id', '=', p.id));
-const visiblePageById = prepared<{ id: string; viewer: string }, PageRow>((db: Kysely<Database>, p) =>
-  db
-    .selectFrom('pages')
-    .selectAll()
-    .where('pages.id', '=', p.id)
-    .where((eb) => pageVisibleTo(eb, { id: p.viewer, isAdmin: false })),
-);
-/** A page's record as JSON text (`records-json.ts`): by reference, spliced from the kept pages' texts. */
-const pagesAsJson = partsSelection(pageParts());
 const selectConfigurations: Selection = (q) => q.selectAll('page_configurations');
 
-/**
- * The secret pages a user sees, in one statement of two index walks: from the viewer's follows to those pages
- * (joined the other way, SQLite would walk every secret page), and the secret pages they created (a page in both
- * comes twice). Built once: a Member's lists read it again after every follow written.
- */
-const secretSeen = prepared<{ viewer: string }, Pick<PageRow, 'id' | 'user_id' | 'page_configuration_id'>>((db: Kysely<Database>, p) => {
-  const columns = ['pages.id', 'pages.user_id', 'pages.page_configuration_id'] as const;
-  return db
-    .selectFrom('pages')
-    .select(columns)
-    .where('pages.id', 'in', (eb) =>
-      eb
-        .selectFrom('follows')
-        .select('follows.followable_id')
-        .where('follows.user_id', '=', p.viewer)
-        // Literals, so that SQLite sees the partial index's condition (migration 0014) in the query.
-        .where('follows.followable_type', '=', sql.lit('Page'))
-        .where('follows.secret_page', '=', sql.lit(1)),
-    )
-    .where('pages.privacy', '=', 'secret')
-    .unionAll(db.selectFrom('pages').select(columns).where('pages.user_id', '=', p.viewer).where('pages.privacy', '=', 'secret'));
-});
-
-export function pagesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
+export function pagesRepo(db: Kysely<Database>) {
+  const pageById = (id: string) => db.selectFrom('pages').selectAll().where('pages.id', '=', id);
   const pagesByIds = (ids: readonly string[]) => db.selectFrom('pages').selectAll().where('id', 'in', ids);
   const matching = (filter: PageFilter) => {
     let q = db.selectFrom('pages');
@@ -89,10 +35,8 @@ export function pagesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
   const count = (filter: PageFilter) => counterKey('pages', [filter.page_configuration_id, filter.owner, filter.privacy]);
 
   /** The secret pages the viewer sees (those they are in or created): a few per user, walked by index. */
-  const secretSeenBy = (viewer: Viewer): Promise<Pick<PageRow, 'id' | 'user_id' | 'page_configuration_id'>[]> =>
-    pager.memo(`secretSeenBy\u0000${viewer.id}`, ['follows', 'pages'], () => readSecretSeenBy(viewer));
-  const readSecretSeenBy = async (viewer: Viewer): Promise<Pick<PageRow, 'id' | 'user_id' | 'page_configuration_id'>[]> => {
-    const rows = await secretSeen.read(db, { viewer: viewer.id });
+  const secretSeenBy = async (viewer: Viewer): Promise<Pick<PageRow, 'id' | 'user_id' | 'page_configuration_id'>[]> => {
+    const rows = await readRows<Pick<PageRow, 'id' | 'user_id' | 'page_configuration_id'>>(db, secretPagesSeen(db, viewer.id));
     return [...new Map(rows.map((r) => [r.id, r])).values()].sort((a, b) => (a.id < b.id ? -1 : 1));
   };
 
@@ -104,7 +48,6 @@ export function pagesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
         (filter.page_configuration_id === undefined || p.page_configuration_id === filter.page_configuration_id),
     );
 
-  const walksKept = new WalksKept<Walk>();
   /**
    * The one index walk of a list. A Member's: the pages that are not secret and the secret ones they see,
    * tested entry by entry on an index that carries the privacy after the order (`…, id, privacy`), so that
@@ -114,16 +57,10 @@ export function pagesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
     const open = viewer.isAdmin || filter.privacy === 'public' || filter.privacy === 'private';
     const ids = open ? [] : seenMatching(filter, seen).map((p) => p.id);
     if (!open && filter.privacy === 'secret' && !ids.length) return undefined;
-    // Kept per what it depends on: the filter and, for a Member, the secret pages they see among it.
-    const name = JSON.stringify([filter.page_configuration_id, filter.owner, filter.privacy, filter.slug, open, ids]);
-    return walksKept.get(name, () => {
-      if (open) return { query: matching(filter), keys: ['pages.id'] };
-      if (filter.privacy === 'secret') return { query: matching(filter).where('pages.id', 'in', ids), keys: ['pages.id'] };
-      const query = matching(filter).where((eb) =>
-        ids.length ? eb.or([eb('pages.privacy', '!=', 'secret'), eb('pages.id', 'in', ids)]) : eb('pages.privacy', '!=', 'secret'),
-      );
-      return { query, keys: ['pages.id'] };
-    });
+    if (open) return { query: matching(filter), keys: ['pages.id'] };
+    if (filter.privacy === 'secret') return { query: matching(filter).where('pages.id', 'in', ids), keys: ['pages.id'] };
+    const query = matching(filter).where((eb) => notSecretOrSeen(eb, eb('pages.privacy', '!=', 'secret'), 'pages.id', ids));
+    return { query, keys: ['pages.id'] };
   };
 
   /** Exact, from the kept counts: all matching pages, less the secret ones, plus the secret ones the viewer sees. */
@@ -131,11 +68,11 @@ export function pagesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
     // A slug names one page at most (its unique index): counting its walks reads that one entry.
     if (filter.slug !== undefined) {
       const one = walk(filter, viewer, seen);
-      return one ? countOf(one.query) : 0;
+      return one ? countOf(db, one.query) : 0;
     }
-    if (viewer.isAdmin || (filter.privacy !== undefined && filter.privacy !== 'secret')) return pager.count(db, count(filter));
-    const [all, allSecret] = await pager.counts(db, [count(filter), count({ ...filter, privacy: 'secret' })]);
-    return (filter.privacy === 'secret' ? 0 : all! - allSecret!) + seenMatching(filter, seen).length;
+    if (viewer.isAdmin || (filter.privacy !== undefined && filter.privacy !== 'secret')) return (await countersOf(db, [count(filter)]))[0]!;
+    const [all, allSecret] = await countersOf(db, [count(filter), count({ ...filter, privacy: 'secret' })]);
+    return filter.privacy === 'secret' ? seenMatching(filter, seen).length : visibleTotal(all!, allSecret!, seenMatching(filter, seen).length);
   };
 
   return {
@@ -143,7 +80,7 @@ export function pagesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
       await db.insertInto('pages').values(row).execute();
     },
     getById(id: string): Promise<PageRow | undefined> {
-      return pageById.readFirst(db, { id });
+      return readRows<PageRow>(db, pageById(id)).then((rows) => rows[0]);
     },
     /** Whether the user and the page configuration a new page names exist: one statement, two key lookups. */
     async prerequisites(userId: string, configurationId: string): Promise<{ user: boolean; configuration: boolean }> {
@@ -160,24 +97,24 @@ export function pagesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
     },
     /** The page if the viewer may know of it: the one rule of page visibility, for single reads and lists. */
     getVisible(id: string, viewer: Viewer): Promise<PageRow | undefined> {
-      return viewer.isAdmin ? pageById.readFirst(db, { id }) : visiblePageById.readFirst(db, { id, viewer: viewer.id });
+      const query = viewer.isAdmin ? pageById(id) : pageById(id).where((eb) => pageVisibleTo(eb, viewer));
+      return readRows<PageRow>(db, query).then((rows) => rows[0]);
     },
     getByIds(ids: string[]): Promise<PageRow[]> {
-      return readByIds<PageRow>(db, pagesByIds, ids);
+      return ids.length ? readRows<PageRow>(db, pagesByIds(ids)) : Promise.resolve([]);
     },
     secretSeenBy,
-    /** `json`: the records may come as JSON text (`Listed.json`, read straight from SQLite) instead of rows. */
-    async list(filter: PageFilter, viewer: Viewer, page: Pagination, options: { json?: boolean } = {}): Promise<Listed<PageRow>> {
+    async list(filter: PageFilter, viewer: Viewer, page: Pagination): Promise<Listed<PageRow>> {
       const seen = viewer.isAdmin ? [] : await secretSeenBy(viewer);
       const walks = [walk(filter, viewer, seen)].filter((w) => w !== undefined);
-      return pager.list<PageRow>(db, walks, selectPages, page, total(filter, viewer, seen), false, options.json ? pagesAsJson : undefined);
+      return listPage<PageRow>(db, walks, selectPages, page, total(filter, viewer, seen));
     },
     slugsStartingWith: (base: string): Promise<string[]> => slugsStartingWith(db, 'pages', base),
   };
 }
 export type PagesRepo = ReturnType<typeof pagesRepo>;
 
-export function pageConfigurationsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
+export function pageConfigurationsRepo(db: Kysely<Database>) {
   return {
     async insert(row: PageConfigurationRow): Promise<void> {
       await db.insertInto('page_configurations').values(row).execute();
@@ -189,8 +126,8 @@ export function pageConfigurationsRepo(db: Kysely<Database>, pager: Pager = new 
       // By name: configurations sharing a name are few (an exact match on the name index).
       const q = db.selectFrom('page_configurations');
       const matching = filter.name === undefined ? q : q.where('page_configurations.name', '=', filter.name);
-      const total = filter.name === undefined ? pager.count(db, counterKey('page_configurations', [])) : countOf(matching);
-      return pager.list<PageConfigurationRow>(db, [{ query: matching, keys: ['page_configurations.id'] }], selectConfigurations, page, total);
+      const total = filter.name === undefined ? countersOf(db, [counterKey('page_configurations', [])]).then(([n]) => n!) : countOf(db, matching);
+      return listPage<PageConfigurationRow>(db, [{ query: matching, keys: ['page_configurations.id'] }], selectConfigurations, page, total);
     },
   };
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { SqliteTypesOnPostgres } from './dialect.js';
@@ -42,6 +43,8 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   // An idle connection the server closed (a restart) is an 'error' event: the pool replaces it; without a
   // listener it would end the process.
   pool.on('error', () => {});
+  // First, so that the access watch below sees the statements as Kysely sends them.
+  pool.on('connect', (client) => namePreparedStatements(client));
   const listener = new AccessListener({ connectionString: url, connectionTimeoutMillis: 10_000, keepAlive: true });
   // Each pooled connection, as it is made: this process's own committed key, user and role changes.
   pool.on('connect', (client) => watchAccessWrites(client, () => listener.changed()));
@@ -67,6 +70,31 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   const store = createKyselyStore(db, 'postgres', { secrets, accessVersion: () => listener.version(), onClose: () => listener.close() });
   if (options.secretKey) await store.webhooks.sealClearSecrets();
   return store;
+}
+
+/**
+ * Sends each single statement as a named prepared statement (its name a hash of its text): PostgreSQL parses and
+ * plans it once per connection and then only binds and runs it, as an unnamed statement would have it parse and
+ * plan every time. A text holding `;` (a migration's several statements, a function's body) goes as it is.
+ */
+function namePreparedStatements(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    const [text, values] = args;
+    if (typeof text !== 'string' || text.includes(';') || !Array.isArray(values)) return query(...args);
+    return query({ name: statementName(text), text, values });
+  };
+}
+
+const names = new Map<string, string>();
+function statementName(text: string): string {
+  let name = names.get(text);
+  if (name === undefined) {
+    name = `a${createHash('sha1').update(text).digest('base64url')}`;
+    if (names.size >= 5000) names.clear();
+    names.set(text, name);
+  }
+  return name;
 }
 
 /** `database "agora" on 127.0.0.1:5432 as user "root"`: what a person needs to find it, without the password. */

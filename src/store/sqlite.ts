@@ -1,13 +1,11 @@
 import Database from 'better-sqlite3';
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { Kysely, SqliteDialect, sql, type CompiledQuery, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import type { Database as Schema } from './schema.js';
 import { startCheckpointer } from './checkpointer.js';
-import { EmbeddedRecords, type Layout } from './embedded.js';
-import { KEPT_RECORDS, pagesJsonByIds, recordsJsonByIds, usersJsonByIds, type KeptKind } from './records-json.js';
 import { SecretBox } from './secret-box.js';
-import { readDirectly, withVersionsRow, type DirectReader, type TableVersions } from './paging.js';
+import { readDirectly, type DirectReader } from './paging.js';
 import { createKyselyStore, migrateToLatest, type Store } from './store.js';
 
 export interface SqliteStoreOptions {
@@ -24,11 +22,6 @@ export interface SqliteStoreOptions {
   checkpointInBackground?: boolean;
   /** How often that thread looks at the log, in milliseconds (200). */
   checkpointIntervalMs?: number;
-  /**
-   * How many of the users and of the pages other records embed are kept as JSON text (`EmbeddedRecords`,
-   * `src/store/embedded.ts`): `KEPT_TEXTS` (60,000) of each unless said.
-   */
-  embeddedKept?: number;
 }
 
 /**
@@ -95,7 +88,7 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
     sqlite.pragma('mmap_size = 2147418112');
     reads = committedReads(sqlite, watcher);
     // The hot reads outside transactions (`rowsOfRead`): committed data only.
-    readDirectly(db, directReader(reads, onQuery, embeddedStatements(db), options.embeddedKept));
+    readDirectly(db, directReader(reads, onQuery));
   }
   const committed = watcher.prepare('PRAGMA data_version').pluck();
   let seen: number | undefined;
@@ -117,7 +110,7 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
   const dataVersion = (fresh = false) => `${look(fresh)}.${writes.count}`;
   const store = createKyselyStore(db, 'sqlite', {
     dataVersion,
-    versions: reads && tableVersions(sqlite, reads, dataVersion),
+    versions: reads && tableVersions(reads, dataVersion),
     committed: forget,
     beforeGroup: checkpointer && (() => checkpointer.idle()),
     control: (statement) => sqlite.exec(statement),
@@ -188,14 +181,10 @@ function committedReads(writer: Database.Database, watcher: Database.Database): 
  * it read, not by every write. A table without a version (created later without the triggers) answers the
  * store's single data version.
  */
-function tableVersions(sqlite: Database.Database, reads: CommittedReads, dataVersion: () => string): TableVersions {
-  const all = new Set(
-    sqlite.prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`).pluck().all() as string[],
-  );
+function tableVersions(reads: CommittedReads, dataVersion: () => string): { of(tables: readonly string[]): string } {
   const versionsOf = reads.perConnection((on) => on.prepare('select name, v from table_versions').raw());
   let vector = new Map<string, number>();
   let readAt: string | undefined;
-  const tablesBySql = new Map<string, readonly string[]>();
   return {
     of(tables) {
       // Again after any commit seen, and after each write of ours (its commit then tells `look`).
@@ -213,108 +202,35 @@ function tableVersions(sqlite: Database.Database, reads: CommittedReads, dataVer
       }
       return version;
     },
-    tablesIn(text) {
-      let tables = tablesBySql.get(text);
-      if (!tables) {
-        // Every word of the statement that names a table: a superset (a column named like a table only
-        // adds a dependency), never fewer than it reads.
-        tables = [...new Set(text.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? [])].filter((word) => all.has(word)).sort();
-        if (tablesBySql.size >= 2000) tablesBySql.clear();
-        tablesBySql.set(text, tables);
-      }
-      return tables;
-    },
   };
 }
 
 /**
  * Reads straight from SQLite on the connection `CommittedReads` picks: each statement prepared once per
- * connection (bounded), run synchronously, its rows made objects as Kysely's would be (`rowsOf`), or answered
- * as arrays of values (a list's page, whose objects `walkPage` makes itself without the sort keys). A statement
+ * connection (bounded), run synchronously, its rows made objects as Kysely's would be (`rowsOf`). A statement
  * that is not a pure read (SQLite's own `readonly`) is left to Kysely (undefined). Each read is one statement run
  * to its end, so the connection never keeps a read transaction open between them.
  */
-function directReader(
-  reads: CommittedReads,
-  onQuery: ((sql: string, parameters: readonly unknown[]) => void) | undefined,
-  embedded: EmbeddedStatements,
-  embeddedKept: number | undefined,
-  max = 1000,
-): DirectReader {
-  interface Reading {
-    names: readonly string[];
-    values: (parameters: readonly unknown[]) => unknown[][];
-    objects: (values: unknown[][]) => Record<string, unknown>[];
-  }
-  // Each connection's statements, with the connection they are prepared on.
-  const statementsOf = reads.perConnection((connection) => ({ connection, statements: new Map<string, Reading | null>() }));
-  const prepared = (sql: string): Reading | null => {
-    const { connection, statements } = statementsOf();
-    let reading = statements.get(sql);
-    if (reading === undefined) {
-      if (statements.size >= max) statements.clear();
-      const statement = connection.prepare(withStableLimits(sql));
-      reading =
-        statement.readonly && statement.reader
-          ? {
-              names: statement.columns().map((c) => c.name),
-              objects: rowsOf(statement),
-              values: (parameters) => statement.all(...parameters) as unknown[][],
-            }
-          : null;
-      statements.set(sql, reading);
-    }
-    return reading;
-  };
-  const values = (compiled: CompiledQuery) => {
-    const reading = prepared(compiled.sql);
-    if (!reading) return undefined;
-    onQuery?.(compiled.sql, compiled.parameters);
-    return { reading, values: reading.values(compiled.parameters) };
-  };
-  const rawValues = (sql: string, parameters: readonly unknown[]) => values({ sql, parameters } as CompiledQuery)!.values;
-  // A read by ids of `columns` columns, with `versions` (SQL) read by the same statement in a last row of its own.
-  const byIds = (sql: string, columns: number, ids: readonly string[], versions: string | undefined) => {
-    if (versions === undefined) return { rows: rawValues(sql, [JSON.stringify(ids)]) };
-    const rows = rawValues(withVersionsRow(sql, versions, () => columns, false), [JSON.stringify(ids)]);
-    return { rows, versions: rows.pop()?.[0] as string | null | undefined };
-  };
+function directReader(reads: CommittedReads, onQuery: ((sql: string, parameters: readonly unknown[]) => void) | undefined, max = 1000): DirectReader {
+  // Each connection's statements.
+  const statementsOf = reads.perConnection((connection) => ({ connection, statements: new Map<string, ((parameters: readonly unknown[]) => Record<string, unknown>[]) | null>() }));
   return {
     rows(compiled) {
-      const read = values(compiled);
-      return read && read.reading.objects(read.values);
-    },
-    embedded: new EmbeddedRecords({
-      users: (ids, versions) => byIds(embedded.users, 3, ids, versions),
-      pages: (ids, versions) => byIds(embedded.pages, 2, ids, versions),
-      records: (kind, ids, versions) => ({
-        layout: embedded.records[kind].layout,
-        ...byIds(embedded.records[kind].sql, 1 + embedded.records[kind].layout.length, ids, versions),
-      }),
-    }, embeddedKept),
-    values(compiled) {
-      const read = values(compiled);
-      return read && { names: read.reading.names, values: read.values };
+      const { connection, statements } = statementsOf();
+      let read = statements.get(compiled.sql);
+      if (read === undefined) {
+        if (statements.size >= max) statements.clear();
+        const statement = connection.prepare(withStableLimits(compiled.sql));
+        const objects = statement.readonly && statement.reader ? rowsOf(statement) : undefined;
+        read = objects ? (parameters) => objects(statement.all(...parameters) as unknown[][]) : null;
+        statements.set(compiled.sql, read);
+      }
+      if (!read) return undefined;
+      onQuery?.(compiled.sql, compiled.parameters);
+      return read(compiled.parameters);
     },
     snapshot: reads.snapshot,
   };
-}
-
-/** The statements that read the records other records embed (`EmbeddedRecords`), compiled once. */
-function embeddedStatements(db: Kysely<Schema>): EmbeddedStatements {
-  const ids = sql.val('[]');
-  const records = (kind: KeptKind) => ({ sql: recordsJsonByIds(kind, ids).compile(db).sql, layout: KEPT_RECORDS[kind].parts().layout });
-  return {
-    users: usersJsonByIds(ids).compile(db).sql,
-    pages: pagesJsonByIds(ids).compile(db).sql,
-    records: { F: records('F'), R: records('R'), I: records('I'), E: records('E') },
-  };
-}
-interface EmbeddedStatements {
-  users: string;
-  pages: string;
-  /** A list's own records kept by id (`KEPT_RECORDS`): the statement that reads them by id, and their parts' layout. */
-  records: Record<KeptKind, { sql: string; layout: Layout }>;
 }
 
 /**

@@ -2,7 +2,7 @@ import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'k
 import { apiKeysRepo, idempotencyRepo, permissionSetsRepo } from './access.js';
 import { checkCounts, type Drift } from './counters.js';
 import { dialectOf, type Dialect } from './dialect.js';
-import { Pager, type TableVersions } from './paging.js';
+import { GroupCommit } from './group-commit.js';
 import { followsRepo } from './follows.js';
 import { membership } from './migrations/0002-membership.js';
 import { foundation } from './migrations/0001-foundation.js';
@@ -128,7 +128,7 @@ export function createKyselyStore(
     onClose?: () => Promise<void>;
     dataVersion?: (fresh?: boolean) => string;
     /** Per-table versions (SQLite), for caches that a write to another table does not retire. */
-    versions?: TableVersions;
+    versions?: { of(tables: readonly string[]): string | undefined };
     /** Told after each group of transactions committed (the data version is looked at again). */
     committed?: () => void;
     /** SQLite: what a group of transactions waits for before it begins (a checkpoint in progress, `Checkpointer.idle`). */
@@ -144,36 +144,33 @@ export function createKyselyStore(
   } = {},
 ): Store {
   const secrets = options.secrets ?? SecretBox.ephemeral();
-  // Positions known of lists are kept only where the data version is known (not inside a transaction).
+  // Versions are known only outside transactions.
   const dataVersion = options.dataVersion;
-  const versions: TableVersions | undefined = options.inTransaction || !dataVersion
-    ? undefined
-    : (options.versions ?? { of: () => dataVersion(), tablesIn: () => [] });
-  const pager = new Pager(versions);
-  let commits: GroupCommit | undefined;
+  const versions = options.inTransaction || !dataVersion ? undefined : (options.versions ?? { of: () => dataVersion() });
+  let commits: GroupCommit<Store> | undefined;
   const store: Store = {
     dialect,
     db,
-    users: usersRepo(db, pager),
-    pages: pagesRepo(db, pager),
-    pageConfigurations: pageConfigurationsRepo(db, pager),
-    follows: followsRepo(db, pager),
-    permissionSets: permissionSetsRepo(db, dialect, pager),
+    users: usersRepo(db),
+    pages: pagesRepo(db),
+    pageConfigurations: pageConfigurationsRepo(db),
+    follows: followsRepo(db),
+    permissionSets: permissionSetsRepo(db, dialect),
     apiKeys: apiKeysRepo(db),
     idempotency: idempotencyRepo(db),
-    accessRequests: accessRequestsRepo(db, pager),
-    invites: invitesRepo(db, pager),
-    webhooks: webhooksRepo(db, secrets, pager),
-    deliveries: deliveriesRepo(db, dialect, pager),
-    statuses: statusesRepo(db, pager),
-    comments: commentsRepo(db, pager),
+    accessRequests: accessRequestsRepo(db),
+    invites: invitesRepo(db),
+    webhooks: webhooksRepo(db, secrets),
+    deliveries: deliveriesRepo(db, dialect),
+    statuses: statusesRepo(db),
+    comments: commentsRepo(db),
     likes: likesRepo(db),
-    events: eventsRepo(db, dialect, pager),
-    attendances: attendancesRepo(db, pager),
-    notifications: notificationsRepo(db, pager),
+    events: eventsRepo(db, dialect),
+    attendances: attendancesRepo(db),
+    notifications: notificationsRepo(db),
     notificationJobs: notificationJobsRepo(db, dialect),
-    auditLog: auditLogRepo(db, pager),
-    moderationQueue: moderationQueueRepo(db, pager),
+    auditLog: auditLogRepo(db),
+    moderationQueue: moderationQueueRepo(db),
     checkCounts: (repair, onDrift) => checkCounts(db, dialect, repair, onDrift),
     dataVersion: (fresh) => (options.inTransaction ? undefined : options.dataVersion?.(fresh)),
     versionOf: (tables) => {
@@ -200,110 +197,6 @@ export function createKyselyStore(
     },
   };
   return store;
-}
-
-/**
- * SQLite transactions, committed in groups. Each `transaction(fn)` is one savepoint; the ones asked for
- * while a group is open join it (up to `maxGroup`), and the group commits once: SQLite writes the pages
- * they share once instead of once per transaction, which is most of what a small write costs. Each is
- * answered only after its group committed (an acknowledged write is durable as before); one that fails is
- * rolled back to its savepoint alone, and the others go on.
- *
- * The write lock is taken up front (`begin immediate`): a deferred BEGIN that reads and then writes fails
- * with SQLITE_BUSY when another process (a second `agora serve` on the same file) wrote in between.
- */
-class GroupCommit {
-  private readonly waiting: { fn: (tx: Store) => Promise<unknown>; resolve: (value: unknown) => void; reject: (error: unknown) => void }[] = [];
-  private running = false;
-
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly storeOn: (conn: Kysely<Database>) => Store,
-    private readonly committed?: () => void,
-    private readonly onDriver?: (statement: string) => void,
-    private readonly beforeGroup?: () => Promise<void> | undefined,
-    private readonly maxGroup = 32,
-  ) {}
-
-  /** Runs a transaction control statement on the connection held: straight on the driver when it can. */
-  private async control(conn: Kysely<Database>, statement: string): Promise<void> {
-    if (this.onDriver) this.onDriver(statement);
-    else await sql.raw(statement).execute(conn);
-  }
-
-  /** The store of the connection held (its repositories hold no state: one serves every transaction on it). */
-  private onConn?: { conn: Kysely<Database>; store: Store };
-  private storeFor(conn: Kysely<Database>): Store {
-    if (this.onConn?.conn !== conn) this.onConn = { conn, store: this.storeOn(conn) };
-    return this.onConn.store;
-  }
-
-  run<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.waiting.push({ fn, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.running) {
-        this.running = true;
-        // After this turn's other requests have asked for theirs: they join the same group.
-        setImmediate(() => void this.drain());
-      }
-    });
-  }
-
-  private async drain(): Promise<void> {
-    try {
-      // Before each group, what it must wait for (`beforeGroup`: SQLite's log being copied back whole, so that
-      // the group starts it over), waited for with the connection let go: reads on it go on meanwhile.
-      let pause: Promise<void> | undefined;
-      while (this.waiting.length) {
-        if (pause) await pause;
-        await this.db.connection().execute(async (conn) => {
-          while (this.waiting.length && !(pause = this.beforeGroup?.())) await this.group(conn);
-        });
-      }
-    } catch (error) {
-      // The connection could not be had at all: every one waiting fails.
-      for (const job of this.waiting.splice(0)) job.reject(error);
-    } finally {
-      this.running = false;
-      if (this.waiting.length) {
-        this.running = true;
-        setImmediate(() => void this.drain());
-      }
-    }
-  }
-
-  private async group(conn: Kysely<Database>): Promise<void> {
-    const done: { resolve: () => void; reject: (error: unknown) => void }[] = [];
-    let current: { reject: (error: unknown) => void; settled: boolean } | undefined;
-    await this.control(conn, 'begin immediate');
-    try {
-      for (let n = 0; n < this.maxGroup && this.waiting.length; n++) {
-        const job = this.waiting.shift()!;
-        current = { reject: job.reject, settled: false };
-        await this.control(conn, 'savepoint agora_tx');
-        try {
-          const value = await job.fn(this.storeFor(conn));
-          await this.control(conn, 'release agora_tx');
-          current.settled = true;
-          done.push({ resolve: () => job.resolve(value), reject: job.reject });
-        } catch (error) {
-          current.settled = true;
-          job.reject(error);
-          await this.control(conn, 'rollback to agora_tx');
-          await this.control(conn, 'release agora_tx');
-        }
-      }
-      await this.control(conn, 'commit');
-      this.committed?.();
-    } catch (error) {
-      // The group could not commit (or SQLite rolled it back itself): none of it was written.
-      await this.control(conn, 'rollback').catch(() => undefined);
-      if (current && !current.settled) current.reject(error);
-      for (const job of done) job.reject(error);
-      return;
-    }
-    for (const job of done) job.resolve();
-  }
 }
 
 /**

@@ -2,13 +2,7 @@ import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, UserTable } from './schema.js';
-import { counterKey, countOf, readByIds, type Listed, type Selection, Pager } from './paging.js';
-import type { Viewer } from './pages.js';
-import { partsSelection, partsSelectionFor, userParts } from './records-json.js';
-import { prepared } from './prepared.js';
-
-/** A user's record as JSON text (`records-json.ts`): by reference, spliced from the kept users' texts. */
-const usersAsJson = partsSelection(userParts());
+import { counterKey, counterOf, countOf, listPage, readRows, type Listed, type Selection } from './paging.js';
 
 export type UserRow = Selectable<UserTable>;
 /** A user with the role fields that user records show (tagline). */
@@ -39,13 +33,8 @@ const joinRole = (q: SelectQueryBuilder<Database, 'users', object>) =>
       'permission_sets.show_as_tagline as role_show_as_tagline',
       'permission_sets.image_url as role_image_url',
     ]);
-// Built once (`prepared.ts`): every write that names a user reads them.
-const userById = prepared<{ id: string }, UserWithRole>((db: Kysely<Database>, p) => joinRole(db.selectFrom('users')).where('users.id', '=', p.id));
-const userWithPermissions = prepared<{ id: string }, UserWithRole & { role_permissions: string }>((db: Kysely<Database>, p) =>
-  joinRole(db.selectFrom('users')).select('permission_sets.permissions as role_permissions').where('users.id', '=', p.id),
-);
 
-export function usersRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
+export function usersRepo(db: Kysely<Database>) {
   const withRole = () => joinRole(db.selectFrom('users'));
   const selectWithRole: Selection = (query) => joinRole(query as SelectQueryBuilder<Database, 'users', object>);
   const usersByIds = (ids: readonly string[]) => withRole().where('users.id', 'in', ids);
@@ -58,32 +47,27 @@ export function usersRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
         .execute();
     },
     getById(id: string): Promise<UserWithRole | undefined> {
-      return userById.first(db, { id });
+      return withRole().where('users.id', '=', id).executeTakeFirst();
     },
     /** The user with their role's permissions (JSON), in one query: what every request needs of its caller. */
     getWithPermissions(id: string): Promise<(UserWithRole & { role_permissions: string }) | undefined> {
-      return userWithPermissions.first(db, { id });
+      return withRole().select('permission_sets.permissions as role_permissions').where('users.id', '=', id).executeTakeFirst();
     },
     getByIds(ids: string[]): Promise<UserWithRole[]> {
-      return readByIds<UserWithRole>(db, usersByIds, ids);
+      return ids.length ? readRows<UserWithRole>(db, usersByIds(ids)) : Promise.resolve([]);
     },
     async isNicknameTaken(nickname: string): Promise<boolean> {
       const row = await db.selectFrom('users').select('id').where('nickname_key', '=', nicknameKey(nickname)).executeTakeFirst();
       return !!row;
     },
-    /**
-     * `role` is a permission set id here: the domain resolves a name first. `json`: the records may come as
-     * JSON text (`Listed.json`, read straight from SQLite) as `viewer` may see them (the email to
-     * administrators and to the user themself) instead of rows.
-     */
-    async list(filter: UserFilter, page: Pagination, options: { json?: Viewer } = {}): Promise<Listed<UserWithRole>> {
+    /** `role` is a permission set id here: the domain resolves a name first. */
+    async list(filter: UserFilter, page: Pagination): Promise<Listed<UserWithRole>> {
       let q = db.selectFrom('users');
       if (filter.nickname !== undefined) q = q.where('users.nickname', '=', filter.nickname);
       if (filter.role !== undefined) q = q.where('users.permission_set_id', '=', filter.role);
       // A nickname names one user at most: its unique index answers.
-      const total = filter.nickname !== undefined ? countOf(q) : pager.count(db, counterKey('users', [filter.role]));
-      const json = options.json ? partsSelectionFor(options.json, usersAsJson) : undefined;
-      return pager.list<UserWithRole>(db, [{ query: q, keys: ['users.id'] }], selectWithRole, page, total, false, json);
+      const total = filter.nickname !== undefined ? countOf(db, q) : counterOf(db, counterKey('users', [filter.role]));
+      return listPage<UserWithRole>(db, [{ query: q, keys: ['users.id'] }], selectWithRole, page, total);
     },
     /** The next users after `afterId` in id order: an export walks the whole table in constant memory. */
     listAfter(afterId: string | undefined, limit: number): Promise<UserWithRole[]> {
@@ -104,7 +88,7 @@ export function usersRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
       return rows.map((r) => r.id);
     },
     async countWithRole(permissionSetId: string): Promise<number> {
-      return pager.count(db, counterKey('users', [permissionSetId]));
+      return counterOf(db, counterKey('users', [permissionSetId]));
     },
   };
 }

@@ -1,9 +1,9 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { Dialect } from './store.js';
+import type { Dialect } from './dialect.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database, WebhookDeliveryTable, WebhookTable } from './schema.js';
 import { SecretBox } from './secret-box.js';
-import { counterKey, type Listed, type Selection, Pager } from './paging.js';
+import { counterKey, counterOf, listPage, type Listed, type Selection } from './paging.js';
 
 export type WebhookRow = Selectable<WebhookTable>;
 export type DeliveryRow = Selectable<WebhookDeliveryTable>;
@@ -15,7 +15,7 @@ const selectDeliveries: Selection = (q) => q.selectAll('webhook_deliveries');
  * Webhooks; their signing secrets are stored sealed by `box`. Rows are read with the secret still sealed
  * (listing webhooks never needs it); `openSecret` gives it in clear to the sender.
  */
-export function webhooksRepo(db: Kysely<Database>, box: SecretBox, pager: Pager = new Pager()) {
+export function webhooksRepo(db: Kysely<Database>, box: SecretBox) {
   return {
     openSecret(sealed: string): string {
       return box.open(sealed);
@@ -54,12 +54,12 @@ export function webhooksRepo(db: Kysely<Database>, box: SecretBox, pager: Pager 
       return clear.length;
     },
     async list(page: Pagination): Promise<Listed<WebhookRow>> {
-      return pager.list<WebhookRow>(
+      return listPage<WebhookRow>(
         db,
         [{ query: db.selectFrom('webhooks'), keys: ['webhooks.id'] }],
         selectWebhooks,
         page,
-        pager.count(db, counterKey('webhooks', [])),
+        counterOf(db, counterKey('webhooks', [])),
       );
     },
     async delete(id: string): Promise<void> {
@@ -104,7 +104,7 @@ export function webhooksRepo(db: Kysely<Database>, box: SecretBox, pager: Pager 
 export type WebhooksRepo = ReturnType<typeof webhooksRepo>;
 
 /** The delivery outbox: rows written in the same transaction as the change they report. */
-export function deliveriesRepo(db: Kysely<Database>, dialect: Dialect, pager: Pager = new Pager()) {
+export function deliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
   return {
     async insert(row: DeliveryRow): Promise<void> {
       await db.insertInto('webhook_deliveries').values(row).execute();
@@ -152,12 +152,12 @@ export function deliveriesRepo(db: Kysely<Database>, dialect: Dialect, pager: Pa
     },
     /** Newest first. */
     async listForWebhook(webhookId: string, page: Pagination): Promise<Listed<DeliveryRow>> {
-      return pager.list<DeliveryRow>(
+      return listPage<DeliveryRow>(
         db,
         [{ query: db.selectFrom('webhook_deliveries').where('webhook_deliveries.webhook_id', '=', webhookId), keys: ['webhook_deliveries.id'] }],
         selectDeliveries,
         page,
-        pager.count(db, counterKey('webhook_deliveries', [webhookId])),
+        counterOf(db, counterKey('webhook_deliveries', [webhookId])),
         true,
       );
     },

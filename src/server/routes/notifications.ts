@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JSON_TEXT, NEXT_PAGE } from '../../shared/schemas/common.js';
+import { NEXT_PAGE } from '../../shared/schemas/common.js';
 import {
   listNotifications,
   markNotificationsSeen,
@@ -36,10 +36,10 @@ export function registerNotificationRoutes({ routes, deps, live }: RouteContext)
       response: NotificationListSchema,
     },
     async ({ params, query, caller, reply }) => {
-      const { json, total, next } = await listNotifications(deps, caller, params.user_id, query);
+      const { records, total, next } = await listNotifications(deps, caller, params.user_id, query);
       reply.header('x-total-count', String(total));
-      // A bare array (written as JSON already) still answers the Link header of every list.
-      return { [JSON_TEXT]: json, [NEXT_PAGE]: next };
+      // A bare array still answers the Link header of every list.
+      return Object.assign(records, { [NEXT_PAGE]: next });
     },
   );
   routes.add(

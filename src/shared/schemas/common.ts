@@ -155,16 +155,6 @@ export const documented = <T extends z.ZodType>(schema: T, shown: z.ZodType): T 
 /** Where the next page of a list starts; not serialised (a symbol key), sent as the `Link` header. */
 export const NEXT_PAGE = Symbol('next page');
 
-/**
- * An answer already written as JSON (the same bytes `JSON.stringify` would write of its records), sent as
- * it is; `NEXT_PAGE` beside it still makes the `Link` header.
- */
-export const JSON_TEXT = Symbol('json text');
-export interface JsonText {
-  [JSON_TEXT]: string;
-  [NEXT_PAGE]?: string[];
-}
-
 export interface ListResult<T> {
   items: T[];
   total_items: number;
@@ -178,8 +168,3 @@ export const listResult = <T>(items: T[], listed: { total: number; next?: string
   [NEXT_PAGE]: listed.next,
 });
 
-/** The same answer from records the store wrote as JSON text itself (`Walked.json`): `listResult`'s bytes. */
-export const listResultText = (records: readonly string[], listed: { total: number; next?: string[] }): JsonText => ({
-  [JSON_TEXT]: `{"items":[${records.join(',')}],"total_items":${JSON.stringify(listed.total)}}`,
-  [NEXT_PAGE]: listed.next,
-});

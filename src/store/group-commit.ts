@@ -1,0 +1,106 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from './schema.js';
+
+/**
+ * SQLite transactions, committed in groups. Each `transaction(fn)` is one savepoint; the ones asked for
+ * while a group is open join it (up to `maxGroup`), and the group commits once: SQLite writes the pages
+ * they share once instead of once per transaction, which is most of what a small write costs. Each is
+ * answered only after its group committed (an acknowledged write is durable as before); one that fails is
+ * rolled back to its savepoint alone, and the others go on.
+ *
+ * The write lock is taken up front (`begin immediate`): a deferred BEGIN that reads and then writes fails
+ * with SQLITE_BUSY when another process (a second `agora serve` on the same file) wrote in between.
+ */
+export class GroupCommit<S> {
+  private readonly waiting: { fn: (tx: S) => Promise<unknown>; resolve: (value: unknown) => void; reject: (error: unknown) => void }[] = [];
+  private running = false;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly storeOn: (conn: Kysely<Database>) => S,
+    private readonly committed?: () => void,
+    private readonly onDriver?: (statement: string) => void,
+    private readonly beforeGroup?: () => Promise<void> | undefined,
+    private readonly maxGroup = 32,
+  ) {}
+
+  /** Runs a transaction control statement on the connection held: straight on the driver when it can. */
+  private async control(conn: Kysely<Database>, statement: string): Promise<void> {
+    if (this.onDriver) this.onDriver(statement);
+    else await sql.raw(statement).execute(conn);
+  }
+
+  /** The store of the connection held (its repositories hold no state: one serves every transaction on it). */
+  private onConn?: { conn: Kysely<Database>; store: S };
+  private storeFor(conn: Kysely<Database>): S {
+    if (this.onConn?.conn !== conn) this.onConn = { conn, store: this.storeOn(conn) };
+    return this.onConn.store;
+  }
+
+  run<T>(fn: (tx: S) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.running) {
+        this.running = true;
+        // After this turn's other requests have asked for theirs: they join the same group.
+        setImmediate(() => void this.drain());
+      }
+    });
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      // Before each group, what it must wait for (`beforeGroup`: SQLite's log being copied back whole, so that
+      // the group starts it over), waited for with the connection let go: reads on it go on meanwhile.
+      let pause: Promise<void> | undefined;
+      while (this.waiting.length) {
+        if (pause) await pause;
+        await this.db.connection().execute(async (conn) => {
+          while (this.waiting.length && !(pause = this.beforeGroup?.())) await this.group(conn);
+        });
+      }
+    } catch (error) {
+      // The connection could not be had at all: every one waiting fails.
+      for (const job of this.waiting.splice(0)) job.reject(error);
+    } finally {
+      this.running = false;
+      if (this.waiting.length) {
+        this.running = true;
+        setImmediate(() => void this.drain());
+      }
+    }
+  }
+
+  private async group(conn: Kysely<Database>): Promise<void> {
+    const done: { resolve: () => void; reject: (error: unknown) => void }[] = [];
+    let current: { reject: (error: unknown) => void; settled: boolean } | undefined;
+    await this.control(conn, 'begin immediate');
+    try {
+      for (let n = 0; n < this.maxGroup && this.waiting.length; n++) {
+        const job = this.waiting.shift()!;
+        current = { reject: job.reject, settled: false };
+        await this.control(conn, 'savepoint agora_tx');
+        try {
+          const value = await job.fn(this.storeFor(conn));
+          await this.control(conn, 'release agora_tx');
+          current.settled = true;
+          done.push({ resolve: () => job.resolve(value), reject: job.reject });
+        } catch (error) {
+          current.settled = true;
+          job.reject(error);
+          await this.control(conn, 'rollback to agora_tx');
+          await this.control(conn, 'release agora_tx');
+        }
+      }
+      await this.control(conn, 'commit');
+      this.committed?.();
+    } catch (error) {
+      // The group could not commit (or SQLite rolled it back itself): none of it was written.
+      await this.control(conn, 'rollback').catch(() => undefined);
+      if (current && !current.settled) current.reject(error);
+      for (const job of done) job.reject(error);
+      return;
+    }
+    for (const job of done) job.resolve();
+  }
+}

@@ -1,0 +1,101 @@
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
+import type { Database } from './schema.js';
+
+/**
+ * Who sees what, once per resource: the single read, the list, its total and the kept counts it adds up all
+ * follow the rules written here.
+ */
+
+/** Who is looking: an administrator sees everything; a Member what the rules below let them. */
+export interface Viewer {
+  id: string;
+  isAdmin: boolean;
+}
+
+/**
+ * Pages. A page that is not secret is seen by everyone; a secret one by its creator and by those who follow it
+ * (its members), and by administrators. What is in a secret page (its follows, events, statuses) is as hidden as
+ * the page. A single read tests the rule in SQL (`pageVisibleTo`); a list reads the secret pages the Member sees
+ * first (`secretPagesSeen`: a few per user, walked by index) and walks the rows that are not of a secret page or
+ * are of one of those (`notSecretOrSeen`); its total is the kept count of all rows, less those of secret pages,
+ * plus those of the secret pages seen (`visibleTotal`).
+ */
+export function pageVisibleTo(eb: ExpressionBuilder<Database, 'pages'>, viewer: Viewer) {
+  return eb.or([
+    eb('pages.privacy', '!=', 'secret'),
+    eb('pages.user_id', '=', viewer.id),
+    eb.exists(
+      eb
+        .selectFrom('follows')
+        .select('follows.id')
+        .whereRef('follows.followable_id', '=', 'pages.id')
+        .where('follows.followable_type', '=', sql.lit('Page'))
+        .where('follows.user_id', '=', viewer.id),
+    ),
+  ]);
+}
+
+/**
+ * The secret pages a Member sees, in one statement of two index walks: from their follows of secret pages to those
+ * pages (joined the other way, SQLite would walk every secret page), and the secret pages they created (a page in
+ * both comes twice).
+ */
+export function secretPagesSeen(db: Kysely<Database>, viewer: string) {
+  const columns = ['pages.id', 'pages.user_id', 'pages.page_configuration_id'] as const;
+  return db
+    .selectFrom('pages')
+    .select(columns)
+    .where('pages.id', 'in', (eb) =>
+      eb
+        .selectFrom('follows')
+        .select('follows.followable_id')
+        .where('follows.user_id', '=', viewer)
+        // Literals, so that SQLite sees the partial index's condition (migration 0014) in the query.
+        .where('follows.followable_type', '=', sql.lit('Page'))
+        .where('follows.secret_page', '=', sql.lit(1)),
+    )
+    .where('pages.privacy', '=', 'secret')
+    .unionAll(db.selectFrom('pages').select(columns).where('pages.user_id', '=', viewer).where('pages.privacy', '=', 'secret'));
+}
+
+/**
+ * A list's condition: the row is not of a secret page (`notSecret`), or its page (`page`) is among those seen.
+ * Tested entry by entry on an index that carries the secrecy after the order, so the set is looked in only for a
+ * row of a secret page.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function notSecretOrSeen(eb: ExpressionBuilder<any, any>, notSecret: Expression<SqlBool>, page: string, seen: readonly string[]): Expression<SqlBool> {
+  return seen.length ? eb.or([notSecret, eb(page, 'in', seen)]) : notSecret;
+}
+
+/** A Member's total from kept counts: all rows, less those of secret pages, plus those of the secret pages seen. */
+export const visibleTotal = (all: number, ofSecretPages: number, ofPagesSeen: number): number => all - ofSecretPages + ofPagesSeen;
+
+/**
+ * Access requests: the administrators, the user who asks, and the page's creator (who settles it). Invites: the
+ * administrators, its sender, the invited user, and the page's creator. Written as data: a list walks one index per
+ * condition (its total by inclusion–exclusion over the kept counts), and a single read tests the same conditions.
+ */
+export function accessRequestsSeenBy(viewer: Viewer): 'all' | { user_id?: string; owner?: string }[] {
+  return viewer.isAdmin ? 'all' : [{ user_id: viewer.id }, { owner: viewer.id }];
+}
+
+export function invitesSeenBy(viewer: Viewer): 'all' | { user_id?: string; user_target_id?: string; owner?: string }[] {
+  return viewer.isAdmin ? 'all' : [{ user_id: viewer.id }, { user_target_id: viewer.id }, { owner: viewer.id }];
+}
+
+/**
+ * Statuses: a status posted in a page reaches the page's followers, one in an event the event's attendees and
+ * creator; a user's followers see their statuses that are in no page and no event, or in a public page (a private
+ * page's reach its members through the page).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function reachesFollowers(eb: ExpressionBuilder<any, any>) {
+  return eb.and([
+    eb('s.event_id', 'is', null),
+    eb.or([
+      eb('s.page_id', 'is', null),
+      eb.exists(eb.selectFrom('pages').select('pages.id').whereRef('pages.id', '=', 's.page_id').where('pages.privacy', '=', 'public')),
+    ]),
+  ]);
+}
