@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import { FOLLOWABLE_TYPES } from '../shared/schemas/follows.js';
-import { dialectOf, fixed } from './dialect.js';
+import { fixed } from './dialect.js';
 import type { Dialect } from './dialect.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database, NotificationContentTable, NotificationJobTable, NotificationTable } from './schema.js';
