@@ -96,6 +96,9 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     // X-Request-Id: the client's when sane, else ours; in every log line (reqId), error body and audit entry.
     genReqId: requestIdOf,
   });
+  // First: a request on a connection being closed is not handled at all.
+  const guard = new ConnectionGuard(options.connections);
+  guard.install(app);
   const turnWrites = new TurnWrites();
   let closing = false;
   app.addHook('onRequest', async (request, reply) => {
@@ -176,8 +179,6 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     }
   });
 
-  const guard = new ConnectionGuard(options.connections);
-  guard.install(app);
   const authenticator = new Authenticator(deps, options.auth);
   const limiter = options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT, clock);
   app.addHook('onRequest', async (request, reply) => {
@@ -188,7 +189,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     };
     // Without valid credentials: answered at once, its body never read, its connection closed (CONTRACT §9).
     const caller = await authenticator.authenticate(header('api-key'), header('api-secret'), request.ip).catch((error: unknown) => {
-      reply.header('connection', 'close');
+      guard.closeAfter(request.raw.socket, reply);
       throw error;
     });
     guard.authenticated(request.raw.socket);

@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ErrorCode } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 
@@ -13,18 +13,26 @@ export interface ConnectionLimits {
 export const DEFAULT_CONNECTION_LIMITS = { bodyTimeoutMs: 10_000, unauthenticatedPerAddress: 100 } satisfies Required<ConnectionLimits>;
 
 /**
- * What a stranger can hold without credentials (CONTRACT §9). A request the server answers before reading
- * its body whole (a 401, a 413 announced, a 408) closes its connection, so that nobody keeps one open by
- * sending a body a byte at a time; every body has a deadline; and one address holds at most so many
- * connections that have not yet authenticated (beyond it a new one is answered 429 and closed, before
- * anything is read from it), so that one host cannot take every descriptor of the process.
+ * How long a connection being closed still takes (and drops) what its client sends, after the answer: closed at
+ * once with bytes unread, the kernel would answer them with a reset, and the client could lose the answer
+ * (a 401, a 413) while it is still writing its body.
+ */
+const LINGER_MS = 2000;
+
+/**
+ * What a stranger can hold without credentials (CONTRACT §9). A request answered without valid credentials,
+ * or before its body was read whole while unauthenticated, closes its connection, so that nobody keeps one
+ * open by sending a body a byte at a time; every body has a deadline (408, closed); and one address holds at
+ * most so many connections that have not yet authenticated (beyond it a new one is answered 429 and closed
+ * before any request on it is handled), so that one host cannot take every descriptor of the process.
  */
 export class ConnectionGuard {
   private readonly limits: Required<ConnectionLimits>;
   private readonly unauthenticated = new Map<string, number>();
   /** Sockets counted against their address, and the address each is counted under. */
   private readonly counted = new WeakMap<Socket, string>();
-  private readonly refused = new WeakSet<Socket>();
+  /** Sockets being closed: a request that still arrives on one is not handled. */
+  private readonly ending = new WeakSet<Socket>();
 
   constructor(limits: ConnectionLimits = {}) {
     const given = Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined));
@@ -34,33 +42,36 @@ export class ConnectionGuard {
   install(app: FastifyInstance): void {
     app.server.on('connection', (socket: Socket) => this.admit(socket));
     app.addHook('onRequest', async (request, reply) => {
-      // A refused connection's request is never handled: its 429 is on its way and the socket closes after it.
-      if (this.refused.has(request.raw.socket)) {
-        reply.hijack();
-        request.raw.socket.destroy();
-      }
+      if (this.ending.has(request.raw.socket)) return void reply.hijack();
+      if (hasBody(request.headers)) this.armDeadline(request, reply);
     });
     app.addHook('preParsing', async (request, reply, payload) => {
-      const length = request.headers['content-length'];
-      if ((length === undefined || length === '0') && request.headers['transfer-encoding'] === undefined) return payload;
-      const left = Math.max(0, this.limits.bodyTimeoutMs - reply.elapsedTime);
-      const timer = setTimeout(() => {
-        // Fastify reads the body through its listeners on the request stream: an error there answers it.
-        if (!request.raw.complete && request.raw.listenerCount('error') > 0)
-          request.raw.emit(
-            'error',
-            new AppError(408, ErrorCode.requestTimeout, `The request body did not arrive whole within ${this.limits.bodyTimeoutMs} ms`),
-          );
-      }, left);
-      const done = () => clearTimeout(timer);
-      request.raw.once('end', done);
-      reply.raw.once('close', done);
+      // Authentication waited past the deadline (a long scrypt queue): no time is left to read the body.
+      if (hasBody(request.headers) && request.raw.complete === false && reply.elapsedTime >= this.limits.bodyTimeoutMs)
+        throw this.timedOut();
       return payload;
     });
-    app.addHook('onSend', async (request, reply) => {
-      // Answered before its body was read whole: the rest of it is not read, and the connection goes with it.
-      if (request.raw.complete === false) reply.header('connection', 'close');
+    // Synchronous (a callback): installed before the hook that writes answers at the end of the turn, which
+    // catches a failing write only while its `done` runs within its own call.
+    app.addHook('onSend', (request, reply, payload, done) => {
+      // Its body not read whole, and nobody known sent it: the rest is not read, the connection goes with it.
+      if (reply.statusCode === 408 || (!request.caller && request.raw.complete === false)) this.closeAfter(request.raw.socket, reply);
+      done(null, payload);
     });
+  }
+
+  /** The connection closes once this answer is written, lingering a little (LINGER_MS) for the client to read it. */
+  closeAfter(socket: Socket, reply: FastifyReply): void {
+    void reply.header('connection', 'close');
+    if (this.ending.has(socket)) return;
+    this.ending.add(socket);
+    // Node ends a `Connection: close` socket with destroySoon once the answer is written.
+    socket.destroySoon = () => {
+      socket.end();
+      const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+      timer.unref();
+      socket.once('close', () => clearTimeout(timer));
+    };
   }
 
   /** A request on this socket authenticated: it no longer counts against its address. */
@@ -73,12 +84,36 @@ export class ConnectionGuard {
     else this.unauthenticated.delete(address);
   }
 
+  private timedOut(): AppError {
+    return new AppError(408, ErrorCode.requestTimeout, `The request body did not arrive whole within ${this.limits.bodyTimeoutMs} ms`);
+  }
+
+  /**
+   * At the deadline, a body still arriving is answered 408 (Fastify reads it through its listeners on the
+   * request stream: an error there answers it); one still being drained after an early answer (Node reads
+   * and drops the rest of an authenticated request's body) has its connection closed.
+   */
+  private armDeadline(request: FastifyRequest, reply: FastifyReply): void {
+    let timer: NodeJS.Timeout;
+    const check = () => {
+      if (request.raw.complete !== false) return;
+      if (reply.raw.writableFinished) request.raw.socket.destroy();
+      else if (!reply.raw.headersSent && request.raw.listenerCount('error') > 0) request.raw.emit('error', this.timedOut());
+      // Neither read nor answered yet (authentication still under way): looked at again shortly.
+      else (timer = setTimeout(check, 50)).unref();
+    };
+    (timer = setTimeout(check, this.limits.bodyTimeoutMs)).unref();
+    request.raw.once('end', () => clearTimeout(timer));
+    request.raw.socket?.once('close', () => clearTimeout(timer));
+  }
+
   private admit(socket: Socket): void {
     const address = socket.remoteAddress ?? 'unknown';
     const held = this.unauthenticated.get(address) ?? 0;
     if (held >= this.limits.unauthenticatedPerAddress) {
-      this.refused.add(socket);
-      socket.end(tooManyConnections(this.limits.unauthenticatedPerAddress), () => socket.destroy());
+      this.ending.add(socket);
+      socket.end(tooManyConnections(this.limits.unauthenticatedPerAddress));
+      setTimeout(() => socket.destroy(), LINGER_MS).unref();
       return;
     }
     this.unauthenticated.set(address, held + 1);
@@ -86,6 +121,9 @@ export class ConnectionGuard {
     socket.once('close', () => this.authenticated(socket));
   }
 }
+
+const hasBody = (headers: FastifyRequest['headers']) =>
+  (headers['content-length'] !== undefined && headers['content-length'] !== '0') || headers['transfer-encoding'] !== undefined;
 
 function tooManyConnections(limit: number): string {
   const requestId = newId();
