@@ -88,7 +88,7 @@ export class AppError extends Error {
     });
     const body = build(this.message, this.fields);
     if (jsonBytes(body) <= MAX_ERROR_BYTES) return body;
-    const message = clip(this.message, 1000);
+    const message = clip(this.message, 1000, 60);
     let fields = this.fields?.map((f) => ({ field: clip(f.field, 200), message: clip(f.message, 200) }));
     // Each character may take 6 bytes escaped (\u0000): drop fields from the end until it fits.
     while (fields?.length && jsonBytes(build(message, fields)) > MAX_ERROR_BYTES) fields = fields.slice(0, -1);
@@ -102,12 +102,17 @@ export const MAX_FIELDS_NAMED = 20;
 
 const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 
-/** A text cut to `max` characters (an ellipsis saying so), never inside a surrogate pair. */
-export function clip(text: string, max: number): string {
+/**
+ * A text cut to `max` characters, an ellipsis where it was cut, never inside a surrogate pair; `keepEnd`
+ * characters of its end are kept (a message's last words say how many more fields there are).
+ */
+export function clip(text: string, max: number, keepEnd = 0): string {
   if (text.length <= max) return text;
-  let end = max - 1;
+  let end = max - 1 - keepEnd;
   if (/[\ud800-\udbff]/.test(text[end - 1] ?? '')) end -= 1;
-  return `${text.slice(0, end)}…`;
+  let from = text.length - keepEnd;
+  if (/[\udc00-\udfff]/.test(text[from] ?? '')) from += 1;
+  return `${text.slice(0, end)}…${keepEnd ? text.slice(from) : ''}`;
 }
 
 export const notFound = (what: string): AppError => new AppError(404, ErrorCode.notFound, `${what} not found`);
