@@ -10,11 +10,17 @@
 // than the one the request calls for) and the server's RSS (its own memory and the files mapped apart). At the
 // end: PASS when there was no unexpected answer and the server's own memory (RssAnon) at the end is within 10 %
 // of minute 2's; the exit code is 1 otherwise.
+//
+// SOAK_HOSTILE=1 adds, from a second loopback address (127.0.0.2), what CONTRACT §9 bounds: 2,000 idle live
+// streams asked for (8 for each of 250 users; beyond AGORA_MAX_STREAMS the refused ones ask again after their
+// Retry-After) and 2,000 slow unauthenticated bodies (a gigabyte announced, a byte every 5 s; each answered
+// 401 and closed, then opened again 5 s later). Compare its p99 with a run without it.
 
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +31,8 @@ const PREFIX = '/public-api/v1';
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 10);
 const WORKERS = Number(process.env.SOAK_WORKERS ?? 16);
 const MINUTE_MS = Number(process.env.SOAK_MINUTE_MS ?? 60_000);
+const HOSTILE = process.env.SOAK_HOSTILE === '1';
+const HOSTILE_FROM = '127.0.0.2';
 
 const hex = (n) => randomBytes(n).toString('hex');
 const dir = mkdtempSync(join(tmpdir(), 'agora-soak-'));
@@ -99,6 +107,7 @@ const memberCreds = { key: issued.api_key, secret: issued.api_secret };
 const config = await must('POST', '/page_configurations', admin, { name: 'Soak' }, 201);
 const adminUserId = (await must('GET', '/me', admin, undefined, 200)).id;
 await must('POST', '/webhooks', admin, { url: `http://127.0.0.1:${hanging.address().port}/hook`, events: ['page_access_request.created'] }, 201);
+const hostile = HOSTILE ? await startHostile() : undefined;
 
 // The mix: [weight, name, run() → {status, ms}, statuses that are right].
 const MIX = [
@@ -168,6 +177,8 @@ const ticker = setInterval(() => {
 }, MINUTE_MS);
 await Promise.all(Array.from({ length: WORKERS }, worker));
 clearInterval(ticker);
+hostile?.stop();
+if (hostile) console.log(`hostile traffic from ${HOSTILE_FROM}: ${JSON.stringify(hostile.counts)}`);
 
 server.kill('SIGTERM');
 await new Promise((ok) => server.on('exit', ok));
@@ -190,3 +201,68 @@ console.log(
 );
 console.log(`${unexpected === 0 ? 'PASS' : 'FAIL'} no errors; ${flat ? 'PASS' : 'FAIL'} flat memory (own, within 10 % of minute 2)`);
 process.exitCode = unexpected === 0 && flat ? 0 : 1;
+
+/** The hostile load of SOAK_HOSTILE=1, from HOSTILE_FROM; answers how it went and how to stop it. */
+async function startHostile() {
+  const { hostname, port } = new URL(base);
+  const counts = { streamsOpen: 0, streamsRefused: {}, slowBodiesAnswered: {}, slowBodiesClosedByServer: 0 };
+  const sockets = new Set();
+  let stopped = false;
+  const bump = (table, key) => (table[key] = (table[key] ?? 0) + 1);
+  // 250 users, each asked for 8 streams by the Admin (who may read anyone's notifications).
+  const users = [];
+  for (let i = 0; i < 250; i++) users.push((await must('POST', '/users', admin, newUser(`h${i}_${hex(3)}`), 201)).id);
+  const openStream = (userId) =>
+    new Promise((done) => {
+      const request = http.get(
+        { host: hostname, port, localAddress: HOSTILE_FROM, path: `${PREFIX}/users/${userId}/notifications/stream`, headers: { 'api-key': admin.key, 'api-secret': admin.secret } },
+        (res) => {
+          if (res.statusCode === 200) {
+            counts.streamsOpen += 1;
+            sockets.add(res.socket);
+            res.resume();
+            res.on('close', () => (counts.streamsOpen -= 1));
+            return done();
+          }
+          bump(counts.streamsRefused, res.statusCode);
+          res.resume();
+          const wait = Number(res.headers['retry-after'] ?? 10) * 1000;
+          setTimeout(() => !stopped && openStream(userId), wait).unref();
+          done();
+        },
+      );
+      request.on('error', () => done());
+    });
+  const asks = users.flatMap((id) => Array(8).fill(id));
+  // At most 50 connecting at once: connections not yet authenticated are bounded per address.
+  for (let i = 0; i < asks.length; i += 50) await Promise.all(asks.slice(i, i + 50).map(openStream));
+  console.log(`hostile: ${counts.streamsOpen} idle streams open, refused ${JSON.stringify(counts.streamsRefused)}`);
+  const slowBody = () => {
+    if (stopped) return;
+    const socket = net.connect({ host: hostname, port, localAddress: HOSTILE_FROM });
+    sockets.add(socket);
+    let answer = '';
+    const drip = setInterval(() => socket.writable && socket.write('x'), 5000);
+    socket.on('connect', () =>
+      socket.write(`POST ${PREFIX}/statuses HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n{`),
+    );
+    socket.on('data', (chunk) => (answer += chunk));
+    socket.on('end', () => socket.end());
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      clearInterval(drip);
+      sockets.delete(socket);
+      bump(counts.slowBodiesAnswered, answer.split(' ')[1] ?? 'none');
+      counts.slowBodiesClosedByServer += 1;
+      setTimeout(slowBody, 5000).unref();
+    });
+  };
+  for (let i = 0; i < 2000; i++) slowBody();
+  return {
+    counts,
+    stop() {
+      stopped = true;
+      for (const socket of sockets) socket.destroy();
+    },
+  };
+}

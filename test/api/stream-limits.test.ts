@@ -32,7 +32,7 @@ async function open(userId: string, creds: Credentials): Promise<number> {
 /** A stream the server refuses: its status, Retry-After and error body. */
 async function refused(userId: string, creds: Credentials) {
   const res = await fetch(`${base}${PREFIX}/users/${userId}/notifications/stream`, { headers: { 'api-key': creds.key, 'api-secret': creds.secret } });
-  return { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json() };
+  return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as { error: { code: string } } };
 }
 
 const closeAll = async () => {
