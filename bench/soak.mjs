@@ -76,7 +76,7 @@ async function call(method, path, creds, body) {
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : undefined, ms: performance.now() - started };
   } catch (error) {
-    return { status: 0, error: String(error), ms: performance.now() - started };
+    return { status: 0, error: `${error} (${error.cause?.code ?? error.cause?.message ?? "?"})`, ms: performance.now() - started };
   }
 }
 

@@ -103,8 +103,14 @@ export class ConnectionGuard {
       else (timer = setTimeout(check, 50)).unref();
     };
     (timer = setTimeout(check, this.limits.bodyTimeoutMs)).unref();
-    request.raw.once('end', () => clearTimeout(timer));
-    request.raw.socket?.once('close', () => clearTimeout(timer));
+    // The socket outlives the request (keep-alive): its listener goes when the request has been read.
+    const socket = request.raw.socket;
+    const stop = () => clearTimeout(timer);
+    socket.once('close', stop);
+    request.raw.once('end', () => {
+      stop();
+      socket.off('close', stop);
+    });
   }
 
   private admit(socket: Socket): void {
