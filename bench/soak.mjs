@@ -20,7 +20,6 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -107,6 +106,7 @@ const memberCreds = { key: issued.api_key, secret: issued.api_secret };
 const config = await must('POST', '/page_configurations', admin, { name: 'Soak' }, 201);
 const adminUserId = (await must('GET', '/me', admin, undefined, 200)).id;
 await must('POST', '/webhooks', admin, { url: `http://127.0.0.1:${hanging.address().port}/hook`, events: ['page_access_request.created'] }, 201);
+// In a process of its own: its thousands of sockets must not slow down the clients that measure.
 const hostile = HOSTILE ? await startHostile() : undefined;
 
 // The mix: [weight, name, run() → {status, ms}, statuses that are right].
@@ -177,8 +177,7 @@ const ticker = setInterval(() => {
 }, MINUTE_MS);
 await Promise.all(Array.from({ length: WORKERS }, worker));
 clearInterval(ticker);
-hostile?.stop();
-if (hostile) console.log(`hostile traffic from ${HOSTILE_FROM}: ${JSON.stringify(hostile.counts)}`);
+if (hostile) console.log(`hostile traffic from ${HOSTILE_FROM}: ${await hostile.stop()}`);
 
 server.kill('SIGTERM');
 await new Promise((ok) => server.on('exit', ok));
@@ -202,67 +201,23 @@ console.log(
 console.log(`${unexpected === 0 ? 'PASS' : 'FAIL'} no errors; ${flat ? 'PASS' : 'FAIL'} flat memory (own, within 10 % of minute 2)`);
 process.exitCode = unexpected === 0 && flat ? 0 : 1;
 
-/** The hostile load of SOAK_HOSTILE=1, from HOSTILE_FROM; answers how it went and how to stop it. */
+/** Starts bench/hostile-load.mjs against the server, once its streams are open; answers how to stop it. */
 async function startHostile() {
-  const { hostname, port } = new URL(base);
-  const counts = { streamsOpen: 0, streamsRefused: {}, slowBodiesAnswered: {}, slowBodiesClosedByServer: 0 };
-  const sockets = new Set();
-  let stopped = false;
-  const bump = (table, key) => (table[key] = (table[key] ?? 0) + 1);
-  // 250 users, each asked for 8 streams by the Admin (who may read anyone's notifications).
   const users = [];
   for (let i = 0; i < 250; i++) users.push((await must('POST', '/users', admin, newUser(`h${i}_${hex(3)}`), 201)).id);
-  const openStream = (userId) =>
-    new Promise((done) => {
-      const request = http.get(
-        { host: hostname, port, localAddress: HOSTILE_FROM, path: `${PREFIX}/users/${userId}/notifications/stream`, headers: { 'api-key': admin.key, 'api-secret': admin.secret } },
-        (res) => {
-          if (res.statusCode === 200) {
-            counts.streamsOpen += 1;
-            sockets.add(res.socket);
-            res.resume();
-            res.on('close', () => (counts.streamsOpen -= 1));
-            return done();
-          }
-          bump(counts.streamsRefused, res.statusCode);
-          res.resume();
-          const wait = Number(res.headers['retry-after'] ?? 10) * 1000;
-          setTimeout(() => !stopped && openStream(userId), wait).unref();
-          done();
-        },
-      );
-      request.on('error', () => done());
-    });
-  const asks = users.flatMap((id) => Array(8).fill(id));
-  // At most 50 connecting at once: connections not yet authenticated are bounded per address.
-  for (let i = 0; i < asks.length; i += 50) await Promise.all(asks.slice(i, i + 50).map(openStream));
-  console.log(`hostile: ${counts.streamsOpen} idle streams open, refused ${JSON.stringify(counts.streamsRefused)}`);
-  const slowBody = () => {
-    if (stopped) return;
-    const socket = net.connect({ host: hostname, port, localAddress: HOSTILE_FROM });
-    sockets.add(socket);
-    let answer = '';
-    const drip = setInterval(() => socket.writable && socket.write('x'), 5000);
-    socket.on('connect', () =>
-      socket.write(`POST ${PREFIX}/statuses HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n{`),
-    );
-    socket.on('data', (chunk) => (answer += chunk));
-    socket.on('end', () => socket.end());
-    socket.on('error', () => {});
-    socket.on('close', () => {
-      clearInterval(drip);
-      sockets.delete(socket);
-      bump(counts.slowBodiesAnswered, answer.split(' ')[1] ?? 'none');
-      counts.slowBodiesClosedByServer += 1;
-      setTimeout(slowBody, 5000).unref();
-    });
-  };
-  for (let i = 0; i < 2000; i++) slowBody();
+  const child = spawn(process.execPath, [join(ROOT, 'bench', 'hostile-load.mjs')], {
+    env: { ...process.env, HOSTILE_BASE: base, HOSTILE_FROM, HOSTILE_KEY: admin.key, HOSTILE_SECRET: admin.secret, HOSTILE_USERS: users.join(',') },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (c) => (out += c));
+  await new Promise((ok) => child.stdout.on('data', () => out.includes('\n') && ok()));
+  console.log(out.trim());
   return {
-    counts,
-    stop() {
-      stopped = true;
-      for (const socket of sockets) socket.destroy();
-    },
+    stop: () =>
+      new Promise((ok) => {
+        child.once('exit', () => ok(out.split('\n').filter(Boolean).pop()));
+        child.kill('SIGTERM');
+      }),
   };
 }
