@@ -55,7 +55,10 @@ export class ConnectionGuard {
     // catches a failing write only while its `done` runs within its own call.
     app.addHook('onSend', (request, reply, payload, done) => {
       // Its body not read whole, and nobody known sent it: the rest is not read, the connection goes with it.
-      if (reply.statusCode === 408 || (!request.caller && request.raw.complete === false)) this.closeAfter(request.raw.socket, reply);
+      // (Fastify closes the connection itself after a body it could not read, a 413: that close lingers too.)
+      const incomplete = request.raw.complete === false;
+      if (reply.statusCode === 408 || (incomplete && (!request.caller || reply.getHeader('connection') === 'close')))
+        this.closeAfter(request.raw.socket, reply);
       done(null, payload);
     });
   }
