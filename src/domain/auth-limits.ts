@@ -1,7 +1,7 @@
 import { rateLimited } from '../shared/errors.js';
 
 /**
- * Failed authentications counted per client address and per API key, in fixed windows. Past the limit the
+ * Failed authentications counted per client address, or per API key and address, in fixed windows. Past the limit the
  * request is refused (429 with `Retry-After`) before any scrypt is spent on it.
  */
 export class FailureLimiter {
@@ -54,7 +54,7 @@ interface Waiter {
 
 /**
  * A bounded queue in front of scrypt (which costs tens of milliseconds of a thread each): at most
- * `concurrency` checks run at once and `maxWaiting` wait. Checks from an address or key that already failed
+ * `concurrency` checks run at once and `maxWaiting` wait. Checks from an address, or a key from an address, that already failed
  * ("suspect") wait behind the others, and are the first refused when the queue is full, so that a flood of
  * wrong secrets cannot delay the verification of a valid key.
  */

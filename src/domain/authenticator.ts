@@ -10,7 +10,10 @@ import { fastDigest, verifySecret } from './secrets.js';
 export interface AuthLimits {
   /** Failed authentications allowed per client address in a window (default 20). */
   failuresPerAddress?: number;
-  /** Failed authentications allowed per API key in a window (default 10). */
+  /**
+   * Failed authentications allowed per API key *and* address in a window (default 10): a flood of wrong
+   * secrets for a key from one address never holds back that key from another address.
+   */
   failuresPerKey?: number;
   /** The window, in milliseconds (default 60 s). */
   windowMs?: number;
@@ -55,15 +58,17 @@ const KEY_TABLES = ['api_keys'] as const;
  * remembered (by a SHA-256 digest of the secret, never the secret) for a few minutes; it is trusted only while
  * its key's row is unchanged, re-read whenever the store's access version moved (a key, user or role changed,
  * by this process or another: SQLite's data version, PostgreSQL's LISTEN/NOTIFY), so a revoked key is refused
- * from the next request (on PostgreSQL, once the notification has arrived). Failures are limited per address and per key, and scrypt
- * checks go through a bounded queue where those who failed wait last.
+ * from the next request (on PostgreSQL, once the notification has arrived). Scrypt
+ * checks go through a bounded queue where those who failed wait last. Failures are counted per address and per
+ * key *and* address, never per key alone: the `api_key` is no secret, so counting per key would let anyone
+ * lock its owner out (CONTRACT §9).
  */
 export class Authenticator {
   private readonly verified = new Map<string, VerifiedPair>();
   private readonly callers = new Map<string, { version: string; caller: Caller }>();
   private readonly limits: Required<AuthLimits>;
   private readonly byAddress: FailureLimiter;
-  private readonly byKey: FailureLimiter;
+  private readonly byPair: FailureLimiter;
   private readonly queue: VerificationQueue;
 
   constructor(
@@ -74,7 +79,7 @@ export class Authenticator {
     const given = Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined));
     this.limits = { ...DEFAULT_AUTH_LIMITS, ...given };
     this.byAddress = new FailureLimiter(this.limits.failuresPerAddress, this.limits.windowMs);
-    this.byKey = new FailureLimiter(this.limits.failuresPerKey, this.limits.windowMs);
+    this.byPair = new FailureLimiter(this.limits.failuresPerKey, this.limits.windowMs);
     this.queue = new VerificationQueue(this.limits.verifyConcurrency, this.limits.verifyQueue);
   }
 
@@ -144,19 +149,20 @@ export class Authenticator {
 
   private async verifyLimited(apiKey: string, apiSecret: string, address: string, known: boolean): Promise<string> {
     const now = this.now();
-    const wait = known ? 0 : Math.max(this.byAddress.retryAfter(address, now), this.byKey.retryAfter(apiKey, now));
+    const pair = pairOf(apiKey, address);
+    const wait = known ? 0 : Math.max(this.byAddress.retryAfter(address, now), this.byPair.retryAfter(pair, now));
     if (wait > 0)
       throw rateLimited(`Too many failed authentications: retry in ${Math.ceil(wait)} s`, wait);
-    if (apiKey.length > 200 || apiSecret.length > 200) return this.failed(apiKey, address);
-    const suspect = !known && (this.byAddress.count(address, now) > 0 || this.byKey.count(apiKey, now) > 0);
+    if (apiKey.length > 200 || apiSecret.length > 200) return this.failed(pair, address);
+    const suspect = !known && (this.byAddress.count(address, now) > 0 || this.byPair.count(pair, now) > 0);
     const row = await this.queue.run(suspect, async () => {
       const found = await this.deps.store.apiKeys.findSecretHash(apiKey);
       // Unknown keys cost a scrypt too, so that timing does not tell which keys exist.
       const ok = await verifySecret(apiSecret, found?.secret_hash ?? DUMMY_HASH);
       return found && ok ? found : undefined;
     });
-    if (!row) return this.failed(apiKey, address);
-    this.byKey.forget(apiKey);
+    if (!row) return this.failed(pair, address);
+    this.byPair.forget(pair);
     if (this.verified.size >= this.limits.maxEntries) {
       const oldest = this.verified.keys().next().value;
       if (oldest !== undefined) this.verified.delete(oldest);
@@ -174,12 +180,15 @@ export class Authenticator {
     return row.user_id;
   }
 
-  private failed(apiKey: string, address: string): never {
+  private failed(pair: string, address: string): never {
     const now = this.now();
     this.byAddress.fail(address, now);
-    this.byKey.fail(apiKey, now);
+    this.byPair.fail(pair, now);
     throw unauthorized(INVALID);
   }
 }
+
+/** The failure counter of a key from an address; a key past 200 characters (refused anyway) is counted by its start. */
+const pairOf = (apiKey: string, address: string) => `${address} ${apiKey.slice(0, 200)}`;
 
 const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';

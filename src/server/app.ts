@@ -1,5 +1,4 @@
 import formbody from '@fastify/formbody';
-import multipart from '@fastify/multipart';
 import type { ServerResponse } from 'node:http';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { Authenticator, type AuthLimits } from '../domain/authenticator.js';
@@ -8,8 +7,10 @@ import { can } from '../domain/permissions.js';
 import { AppError, ErrorCode } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { Store } from '../store/store.js';
+import { ConnectionGuard, type ConnectionLimits } from './connection-limits.js';
 import { API_PREFIX, type RouteContext } from './context.js';
-import { LiveStreams } from './live-streams.js';
+import { LiveStreams, type LiveStreamLimits } from './live-streams.js';
+import { boundaryOf, parseMultipart } from './multipart.js';
 import { requestIdOf } from './request-id.js';
 import { TurnWrites } from './turn-writes.js';
 import { NotificationFanOut, type FanOutOptions } from './notification-fanout.js';
@@ -48,8 +49,10 @@ export interface AppOptions {
   webhooks?: Omit<WebhookSenderOptions, 'store' | 'clock'>;
   /** The notification fan-out; `autoStart: false` leaves recorded jobs waiting (tests of a restart). */
   fanOut?: Omit<FanOutOptions, 'deps' | 'onError'> & { autoStart?: boolean };
-  /** Live streams: how often they look for new notifications, and the keep-alive interval. */
-  live?: { pollMs?: number; heartbeatMs?: number };
+  /** The body deadline and the connections one address may hold before authenticating (DEFAULT_CONNECTION_LIMITS). */
+  connections?: ConnectionLimits;
+  /** Live streams: how often they look for new notifications, the keep-alive interval, how many may be open. */
+  live?: LiveStreamLimits;
 }
 
 declare module 'fastify' {
@@ -86,6 +89,9 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     // X-Request-Id: the client's when sane, else ours; in every log line (reqId), error body and audit entry.
     genReqId: requestIdOf,
   });
+  // First: a request on a connection being closed is not handled at all.
+  const guard = new ConnectionGuard(options.connections);
+  guard.install(app);
   const turnWrites = new TurnWrites();
   let closing = false;
   app.addHook('onRequest', async (request, reply) => {
@@ -124,7 +130,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   });
   deps.notifications = fanOut;
   app.decorate('fanOut', fanOut);
-  const live = new LiveStreams(options.live?.pollMs, options.live?.heartbeatMs);
+  const live = new LiveStreams(options.live);
 
   // JSON, urlencoded and multipart bodies; nothing else. An empty JSON body (as `PUT …/accept` sends) is no body.
   const defaultJson = app.getDefaultJsonParser('error', 'error');
@@ -134,9 +140,15 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     defaultJson(request, body as string, done);
   });
   await app.register(formbody, { bodyLimit });
-  await app.register(multipart, {
-    attachFieldsToBody: 'keyValues',
-    limits: { ...MULTIPART_LIMITS, fieldSize: bodyLimit, fileSize: bodyLimit },
+  // Read whole (within the body limit) and parsed strictly: a body cut short is a 400, not an empty form.
+  app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer' }, (request, body, done) => {
+    const boundary = boundaryOf(request.headers['content-type'] ?? '');
+    if (!boundary) return done(new AppError(400, ErrorCode.invalidBody, 'A multipart/form-data body needs a boundary in its Content-Type'));
+    try {
+      done(null, parseMultipart(body as Buffer, boundary));
+    } catch (error) {
+      done(error as Error);
+    }
   });
   // Forms send arrays as repeated `field` or `field[]`.
   app.addHook('preValidation', async (request) => {
@@ -147,8 +159,15 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
       if (!key.endsWith('[]')) continue;
       const name = key.slice(0, -2);
       const value = body[key];
-      const previous = body[name];
-      body[name] = previous === undefined ? value : ([] as unknown[]).concat(previous, value);
+      // Own keys only: `toString[]` must not pick up the inherited toString.
+      const previous = Object.hasOwn(body, name) ? body[name] : undefined;
+      // Defined, not assigned: assigning `__proto__` would replace the body's prototype.
+      Object.defineProperty(body, name, {
+        value: previous === undefined ? value : ([] as unknown[]).concat(previous, value),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
       delete body[key];
     }
   });
@@ -161,7 +180,12 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
       const value = request.headers[name];
       return typeof value === 'string' ? value : undefined;
     };
-    const caller = await authenticator.authenticate(header('api-key'), header('api-secret'), request.ip);
+    // Without valid credentials: answered at once, its body never read, its connection closed (CONTRACT §9).
+    const caller = await authenticator.authenticate(header('api-key'), header('api-secret'), request.ip).catch((error: unknown) => {
+      guard.closeAfter(request.raw.socket, reply);
+      throw error;
+    });
+    guard.authenticated(request.raw.socket);
     const retryAfter = limiter?.take(header('api-key')!);
     if (retryAfter !== undefined) {
       reply.header('retry-after', String(retryAfter));
@@ -232,8 +256,6 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   return app;
 }
 
-const MULTIPART_LIMITS = { fields: 500, files: 5, parts: 505 };
-
 /** Answers, in the contract's shape, a request Node's HTTP parser refused; then closes the connection. */
 function answerClientError(error: Error & { code?: string }, socket: import('node:net').Socket): void {
   if (!socket.writable) {
@@ -303,30 +325,15 @@ function toAppError(error: FastifyError, bodyLimit: number): AppError {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
     case 'FST_REQ_FILE_TOO_LARGE':
       return new AppError(413, ErrorCode.payloadTooLarge, `The request body is larger than the limit of ${bodyLimit} bytes`);
-    case 'FST_PARTS_LIMIT':
-    case 'FST_FILES_LIMIT':
-    case 'FST_FIELDS_LIMIT':
-      return new AppError(
-        413,
-        ErrorCode.tooManyParts,
-        `A multipart/form-data body may carry at most ${MULTIPART_LIMITS.fields} fields and ${MULTIPART_LIMITS.files} files`,
-      );
     case 'FST_ERR_BAD_URL':
       return new AppError(400, ErrorCode.malformedRequest, 'The URL is malformed');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
       return new AppError(
         415,
         ErrorCode.unsupportedMediaType,
         'Unsupported Content-Type: send application/json, application/x-www-form-urlencoded or multipart/form-data',
       );
   }
-  // The multipart parser throws plain errors, without a status, for a body cut short or malformed.
-  // A body cut inside a file part: the parser's error, or, when the request had ended before the parts were read
-  // (a slower store, e.g. PostgreSQL, answers authentication after the bytes have all arrived), a stream closed early.
-  const cut = (error as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE';
-  if (!error.statusCode && (cut || /^(Multipart: |Unexpected end of (form|multipart data)|Malformed part header|Part terminated early)/.test(error.message)))
-    return new AppError(400, ErrorCode.invalidBody, 'The multipart/form-data body is malformed');
   const status = error.statusCode ?? 500;
   if (status === 413) return new AppError(413, ErrorCode.payloadTooLarge, error.message);
   if (status === 414) return new AppError(414, ErrorCode.uriTooLong, 'A part of the URL path is longer than 1024 characters');

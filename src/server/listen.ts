@@ -165,6 +165,11 @@ async function serveOne(options: ServeOptions, asWorker: boolean): Promise<void>
     auth: authLimitsFromEnv(process.env),
     rateLimit: rateLimitFromEnv(process.env),
     fanOut: { leaseMs: positiveNumber(process.env, 'AGORA_LEASE_MS') },
+    connections: {
+      bodyTimeoutMs: positiveNumber(process.env, 'AGORA_BODY_TIMEOUT_MS'),
+      unauthenticatedPerAddress: positiveNumber(process.env, 'AGORA_MAX_UNAUTH_CONNECTIONS_PER_ADDRESS'),
+    },
+    live: { max: positiveNumber(process.env, 'AGORA_MAX_STREAMS') },
   });
   const address = await app.listen({ host: options.host, port: options.port }).catch(async (error: NodeJS.ErrnoException) => {
     await app.close();
@@ -200,7 +205,10 @@ const positiveNumber = (env: NodeJS.ProcessEnv, name: string): number | undefine
   return n;
 };
 
-/** AGORA_AUTH_FAILURES_PER_ADDRESS (20) and AGORA_AUTH_FAILURES_PER_KEY (10) failed authentications a minute. */
+/**
+ * AGORA_AUTH_FAILURES_PER_ADDRESS (20) and AGORA_AUTH_FAILURES_PER_KEY (10, per key and address) failed
+ * authentications a minute.
+ */
 export function authLimitsFromEnv(env: NodeJS.ProcessEnv) {
   return {
     failuresPerAddress: positiveNumber(env, 'AGORA_AUTH_FAILURES_PER_ADDRESS'),

@@ -38,6 +38,9 @@ export const ErrorCode = {
   idempotencyKeyReused: 'idempotency_key_reused',
   idempotencyKeyInUse: 'idempotency_key_in_use',
   rateLimited: 'rate_limited',
+  tooManyStreams: 'too_many_streams',
+  tooManyConnections: 'too_many_connections',
+  serverBusy: 'server_busy',
   internal: 'internal_error',
 } as const;
 
@@ -70,17 +73,46 @@ export class AppError extends Error {
     this.name = 'AppError';
   }
 
-  /** The contract's error body; the server adds the id of the request it answers. */
+  /**
+   * The contract's error body; the server adds the id of the request it answers. Never larger than
+   * MAX_ERROR_BYTES as JSON, whatever the client sent to be named in it (a field name may be 900 KB long).
+   */
   toBody(requestId?: string): ErrorBody {
-    return {
+    const build = (message: string, fields: FieldError[] | undefined): ErrorBody => ({
       error: {
         code: this.code,
-        message: this.message,
-        ...(this.fields && this.status === 422 ? { fields: this.fields } : {}),
+        message,
+        ...(fields && this.status === 422 ? { fields } : {}),
         ...(requestId ? { request_id: requestId } : {}),
       },
-    };
+    });
+    const body = build(this.message, this.fields);
+    if (jsonBytes(body) <= MAX_ERROR_BYTES) return body;
+    const message = clip(this.message, 1000, 60);
+    let fields = this.fields?.map((f) => ({ field: clip(f.field, 200), message: clip(f.message, 200) }));
+    // Each character may take 6 bytes escaped (\u0000): drop fields from the end until it fits.
+    while (fields?.length && jsonBytes(build(message, fields)) > MAX_ERROR_BYTES) fields = fields.slice(0, -1);
+    return build(message, fields?.length ? fields : undefined);
   }
+}
+
+/** No error reply is larger than this (CONTRACT §9), and a 422 names at most MAX_FIELDS_NAMED fields. */
+export const MAX_ERROR_BYTES = 16 * 1024;
+export const MAX_FIELDS_NAMED = 20;
+
+const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+
+/**
+ * A text cut to `max` characters, an ellipsis where it was cut, never inside a surrogate pair; `keepEnd`
+ * characters of its end are kept (a message's last words say how many more fields there are).
+ */
+export function clip(text: string, max: number, keepEnd = 0): string {
+  if (text.length <= max) return text;
+  let end = max - 1 - keepEnd;
+  if (/[\ud800-\udbff]/.test(text[end - 1] ?? '')) end -= 1;
+  let from = text.length - keepEnd;
+  if (/[\udc00-\udfff]/.test(text[from] ?? '')) from += 1;
+  return `${text.slice(0, end)}…${keepEnd ? text.slice(from) : ''}`;
 }
 
 export const notFound = (what: string): AppError => new AppError(404, ErrorCode.notFound, `${what} not found`);
@@ -90,13 +122,16 @@ export const forbidden = (message: string, code: string = ErrorCode.forbidden): 
 
 export const conflict = (code: string, message: string): AppError => new AppError(409, code, message);
 
-export const invalidFields = (fields: FieldError[], message?: string): AppError =>
-  new AppError(
-    422,
-    ErrorCode.validationFailed,
-    message ?? fields.map((f) => `${f.field}: ${f.message}`).join('; '),
-    fields,
-  );
+/** 422 naming at most MAX_FIELDS_NAMED of the fields (names and messages clipped), its message saying how many more. */
+export const invalidFields = (fields: FieldError[], message?: string): AppError => {
+  const named = fields.slice(0, MAX_FIELDS_NAMED).map((f) => ({ field: clip(f.field, 200), message: clip(f.message, 300) }));
+  const more = fields.length - named.length;
+  const text =
+    message ??
+    named.map((f) => `${f.field}: ${f.message}`).join('; ') +
+      (more ? `; and ${more.toLocaleString('en-US')} more field${more === 1 ? '' : 's'}` : '');
+  return new AppError(422, ErrorCode.validationFailed, text, named);
+};
 
 /** 429 with `Retry-After` (whole seconds, at least 1). */
 export const rateLimited = (message: string, retryAfterSeconds: number): AppError =>

@@ -109,9 +109,8 @@ describe('request bodies', () => {
     expect(await countWithNickname(body.nickname as string)).toBe(0);
   });
 
-  // The multipart parser reads the raw stream, so a body without a declared length could run past the limit:
-  // such a body is refused before it is read.
-  it('refuses a chunked multipart body (no Content-Length) with 411 length_required', async () => {
+  // Sent in chunks, without a declared length: still held to the body limit as it is read.
+  it('refuses a chunked multipart body (no Content-Length) over 1 MiB with 413 payload_too_large', async () => {
     const body = userBody({ filler_a: 'a'.repeat(MIB / 2), filler_b: 'b'.repeat(MIB / 2 + 10) });
     const form = new FormData();
     for (const [k, v] of Object.entries(body)) form.append(k, String(v));
@@ -127,7 +126,7 @@ describe('request bodies', () => {
       duplex: 'half',
     } as RequestInit);
     const res = { status: response.status, headers: response.headers, body: await response.json() };
-    expectErrorShape(res, 411, 'length_required');
+    expectErrorShape(res, 413, 'payload_too_large');
     expect(await countWithNickname(body.nickname as string)).toBe(0);
   });
 

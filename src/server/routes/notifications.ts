@@ -80,15 +80,7 @@ export function registerNotificationRoutes({ routes, deps, live }: RouteContext)
         throw new AppError(400, ErrorCode.invalidQuery, 'Last-Event-ID must be the id of a notification');
       let last = await openNotificationStream(deps, caller, params.user_id, resume || undefined);
 
-      reply.hijack();
       const raw = reply.raw;
-      raw.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache, no-transform',
-        connection: 'keep-alive',
-        'x-accel-buffering': 'no',
-      });
-      raw.write('retry: 2000\n\n');
       let closed = false;
       let wakeUp: (() => void) | undefined;
       const close = () => {
@@ -97,11 +89,20 @@ export function registerNotificationRoutes({ routes, deps, live }: RouteContext)
         wakeUp?.();
         raw.end();
       };
-      const forget = live.add(close);
-      raw.on('close', close);
+      // Counted before the answer starts: one too many is still answered 429 or 503 in the contract's shape.
+      const forget = live.add(params.user_id, close);
       let seenVersion: string | undefined;
       let lastWrite = Date.now();
       try {
+        reply.hijack();
+        raw.writeHead(200, {
+          'content-type': 'text/event-stream; charset=utf-8',
+          'cache-control': 'no-cache, no-transform',
+          connection: 'keep-alive',
+          'x-accel-buffering': 'no',
+        });
+        raw.write('retry: 2000\n\n');
+        raw.on('close', close);
         while (!closed) {
           const version = deps.store.dataVersion();
           // Nothing written anywhere since the last look: nothing new to send. (No version: always look.)

@@ -1,0 +1,150 @@
+import type { Socket } from 'node:net';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, ErrorCode } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+
+export interface ConnectionLimits {
+  /** A request body must arrive whole within this many milliseconds of its headers (AGORA_BODY_TIMEOUT_MS). */
+  bodyTimeoutMs?: number;
+  /** Connections one address may hold open before a request on them authenticates (AGORA_MAX_UNAUTH_CONNECTIONS_PER_ADDRESS). */
+  unauthenticatedPerAddress?: number;
+}
+
+export const DEFAULT_CONNECTION_LIMITS = { bodyTimeoutMs: 10_000, unauthenticatedPerAddress: 100 } satisfies Required<ConnectionLimits>;
+
+/**
+ * How long a connection being closed still takes (and drops) what its client sends, after the answer: closed at
+ * once with bytes unread, the kernel would answer them with a reset, and the client could lose the answer
+ * (a 401, a 413) while it is still writing its body.
+ */
+const LINGER_MS = 2000;
+
+/**
+ * What a stranger can hold without credentials (CONTRACT §9). A request answered without valid credentials,
+ * or before its body was read whole while unauthenticated, closes its connection, so that nobody keeps one
+ * open by sending a body a byte at a time; every body has a deadline (408, closed); and one address holds at
+ * most so many connections that have not yet authenticated (beyond it a new one is answered 429 and closed
+ * before any request on it is handled), so that one host cannot take every descriptor of the process.
+ */
+export class ConnectionGuard {
+  private readonly limits: Required<ConnectionLimits>;
+  private readonly unauthenticated = new Map<string, number>();
+  /** Sockets counted against their address, and the address each is counted under. */
+  private readonly counted = new WeakMap<Socket, string>();
+  /** Sockets being closed: a request that still arrives on one is not handled. */
+  private readonly ending = new WeakSet<Socket>();
+
+  constructor(limits: ConnectionLimits = {}) {
+    const given = Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined));
+    this.limits = { ...DEFAULT_CONNECTION_LIMITS, ...given };
+  }
+
+  install(app: FastifyInstance): void {
+    app.server.on('connection', (socket: Socket) => this.admit(socket));
+    app.addHook('onRequest', async (request, reply) => {
+      if (this.ending.has(request.raw.socket)) return void reply.hijack();
+      if (hasBody(request.headers)) this.armDeadline(request, reply);
+    });
+    app.addHook('preParsing', async (request, reply, payload) => {
+      // Authentication waited past the deadline (a long scrypt queue): no time is left to read the body.
+      if (hasBody(request.headers) && request.raw.complete === false && reply.elapsedTime >= this.limits.bodyTimeoutMs)
+        throw this.timedOut();
+      return payload;
+    });
+    // Synchronous (a callback): installed before the hook that writes answers at the end of the turn, which
+    // catches a failing write only while its `done` runs within its own call.
+    app.addHook('onSend', (request, reply, payload, done) => {
+      // Its body not read whole, and nobody known sent it: the rest is not read, the connection goes with it.
+      // (Fastify closes the connection itself after a body it could not read, a 413: that close lingers too.)
+      const incomplete = request.raw.complete === false;
+      if (reply.statusCode === 408 || (incomplete && (!request.caller || reply.getHeader('connection') === 'close')))
+        this.closeAfter(request.raw.socket, reply);
+      done(null, payload);
+    });
+  }
+
+  /** The connection closes once this answer is written, lingering a little (LINGER_MS) for the client to read it. */
+  closeAfter(socket: Socket, reply: FastifyReply): void {
+    void reply.header('connection', 'close');
+    if (this.ending.has(socket)) return;
+    this.ending.add(socket);
+    // Node ends a `Connection: close` socket with destroySoon once the answer is written.
+    socket.destroySoon = () => {
+      socket.end();
+      const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+      timer.unref();
+      socket.once('close', () => clearTimeout(timer));
+    };
+  }
+
+  /** A request on this socket authenticated: it no longer counts against its address. */
+  authenticated(socket: Socket): void {
+    const address = this.counted.get(socket);
+    if (address === undefined) return;
+    this.counted.delete(socket);
+    const left = (this.unauthenticated.get(address) ?? 1) - 1;
+    if (left > 0) this.unauthenticated.set(address, left);
+    else this.unauthenticated.delete(address);
+  }
+
+  private timedOut(): AppError {
+    return new AppError(408, ErrorCode.requestTimeout, `The request body did not arrive whole within ${this.limits.bodyTimeoutMs} ms`);
+  }
+
+  /**
+   * At the deadline, a body still arriving is answered 408 (Fastify reads it through its listeners on the
+   * request stream: an error there answers it); one still being drained after an early answer (Node reads
+   * and drops the rest of an authenticated request's body) has its connection closed.
+   */
+  private armDeadline(request: FastifyRequest, reply: FastifyReply): void {
+    let timer: NodeJS.Timeout;
+    const check = () => {
+      if (request.raw.complete !== false) return;
+      if (reply.raw.writableFinished) request.raw.socket.destroy();
+      else if (!reply.raw.headersSent && request.raw.listenerCount('error') > 0) request.raw.emit('error', this.timedOut());
+      // Neither read nor answered yet (authentication still under way): looked at again shortly.
+      else (timer = setTimeout(check, 50)).unref();
+    };
+    (timer = setTimeout(check, this.limits.bodyTimeoutMs)).unref();
+    // The socket outlives the request (keep-alive): its listener goes when the request has been read.
+    const socket = request.raw.socket;
+    const stop = () => clearTimeout(timer);
+    socket.once('close', stop);
+    request.raw.once('end', () => {
+      stop();
+      socket.off('close', stop);
+    });
+  }
+
+  private admit(socket: Socket): void {
+    const address = socket.remoteAddress ?? 'unknown';
+    const held = this.unauthenticated.get(address) ?? 0;
+    if (held >= this.limits.unauthenticatedPerAddress) {
+      this.ending.add(socket);
+      socket.end(tooManyConnections(this.limits.unauthenticatedPerAddress));
+      setTimeout(() => socket.destroy(), LINGER_MS).unref();
+      return;
+    }
+    this.unauthenticated.set(address, held + 1);
+    this.counted.set(socket, address);
+    socket.once('close', () => this.authenticated(socket));
+  }
+}
+
+const hasBody = (headers: FastifyRequest['headers']) =>
+  (headers['content-length'] !== undefined && headers['content-length'] !== '0') || headers['transfer-encoding'] !== undefined;
+
+function tooManyConnections(limit: number): string {
+  const requestId = newId();
+  const body = JSON.stringify(
+    new AppError(
+      429,
+      ErrorCode.tooManyConnections,
+      `This address holds ${limit} connections that have not authenticated yet, the most allowed: use those, or close some`,
+    ).toBody(requestId),
+  );
+  return (
+    `HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+    `retry-after: 5\r\nx-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`
+  );
+}

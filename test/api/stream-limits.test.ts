@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { PREFIX, removeDir, type Credentials } from '../helpers/server.js';
+
+/** CONTRACT §9: live streams per user (8) and per process (AGORA_MAX_STREAMS), over a real socket. */
+
+let t: TestApp;
+let base: string;
+beforeAll(async () => {
+  t = await startApp({ live: { max: 12, heartbeatMs: 60_000 } });
+  base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+});
+afterAll(async () => {
+  await t.close();
+  removeDir(t.dir);
+});
+
+const opened: AbortController[] = [];
+
+/** Opens a stream of `userId` and leaves it open (only its head read); answers its status. */
+async function open(userId: string, creds: Credentials): Promise<number> {
+  const controller = new AbortController();
+  const res = await fetch(`${base}${PREFIX}/users/${userId}/notifications/stream`, {
+    headers: { 'api-key': creds.key, 'api-secret': creds.secret },
+    signal: controller.signal,
+  });
+  if (res.status === 200) opened.push(controller);
+  else await res.text();
+  return res.status;
+}
+
+/** A stream the server refuses: its status, Retry-After and error body. */
+async function refused(userId: string, creds: Credentials) {
+  const res = await fetch(`${base}${PREFIX}/users/${userId}/notifications/stream`, { headers: { 'api-key': creds.key, 'api-secret': creds.secret } });
+  return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as { error: { code: string } } };
+}
+
+const closeAll = async () => {
+  for (const controller of opened.splice(0)) controller.abort();
+  // The server sees each close on its own turn.
+  await new Promise((ok) => setTimeout(ok, 200));
+};
+
+describe('live streams', () => {
+  it('are at most 8 open at once per user: the 9th is a 429 too_many_streams with Retry-After, others are not held back', async () => {
+    const ada = await t.member();
+    const bob = await t.member();
+    for (let i = 0; i < 8; i++) expect(await open(ada.user.id, ada.creds)).toBe(200);
+    const ninth = await refused(ada.user.id, ada.creds);
+    expect(ninth.status).toBe(429);
+    expect(ninth.body.error.code).toBe('too_many_streams');
+    expect(Number(ninth.retryAfter)).toBeGreaterThan(0);
+    expect(await open(bob.user.id, bob.creds)).toBe(200);
+    // One closed frees a place.
+    opened.shift()!.abort();
+    await new Promise((ok) => setTimeout(ok, 200));
+    expect(await open(ada.user.id, ada.creds)).toBe(200);
+    await closeAll();
+  });
+
+  it('are at most AGORA_MAX_STREAMS per process: beyond, a 503 with Retry-After', async () => {
+    const users = await Promise.all([t.member(), t.member()]);
+    for (const { user, creds } of users) for (let i = 0; i < 6; i++) expect(await open(user.id, creds)).toBe(200);
+    const carol = await t.member();
+    const beyond = await refused(carol.user.id, carol.creds);
+    expect(beyond.status).toBe(503);
+    expect(beyond.body.error.code).toBe('server_busy');
+    expect(Number(beyond.retryAfter)).toBeGreaterThan(0);
+    await closeAll();
+    expect(await open(carol.user.id, carol.creds)).toBe(200);
+    await closeAll();
+  });
+});
