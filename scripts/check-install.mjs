@@ -5,9 +5,10 @@
 // better-sqlite3's addon (no prebuilt binary can be downloaded here), which is why it is not a vitest test.
 // Prints `pack-install: passed` or `pack-install: failed` with the reasons, and exits 0 or 1.
 //
-// `--allow-scripts=better-sqlite3` is what a user passes too (npm 11 lists every package with install scripts that
-// the user has not allowed). `agora` is in it only because npm lists the `prepare` of a package installed from a
-// tarball file although it runs `prepare` for git and linked packages only (none for a registry or tarball install).
+// `--allow-scripts=better-sqlite3` is what a user passes too: npm 11 lists every package with install scripts that
+// the user has not allowed, and better-sqlite3 compiles its addon at install. The tarball is allowed by its path
+// because npm lists the `prepare` of a package installed from a tarball file, although it runs `prepare` only for
+// git and linked packages (a registry install lists none).
 
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -67,7 +68,7 @@ try {
   const maps = files.filter((name) => name.endsWith('.map'));
   if (maps.length) problems.push(`the tarball ships source maps: ${maps.join(', ')}`);
 
-  const install = run('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', '--allow-scripts=agora,better-sqlite3', join(work, tarball)]);
+  const install = run('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', `--allow-scripts=better-sqlite3,file:${join(work, tarball)}`, join(work, tarball)]);
   if (install.status !== 0) throw new Error(`npm install -g failed:\n${install.output}`);
   const warnings = install.output.split('\n').filter((line) => /^npm (warn|WARN|error|ERR)/.test(line));
   if (warnings.length) problems.push(`npm install -g warned:\n${warnings.join('\n')}`);
