@@ -1,6 +1,8 @@
-// Bundles the CLI with esbuild (`npm run build`, run by `npm install` and `npm test`): node then reads one file
-// at start instead of a few hundred, and each command's heavy modules sit in chunks loaded by its action only.
-// Type checking is tsc's (`npm test` runs `tsc --noEmit`).
+// Bundles the program, client and server, with esbuild (`npm run build`, run by `npm install` and `npm test`): node
+// then reads one file at start instead of a few hundred, and each command's heavy modules sit in chunks loaded by
+// its action only. What is bundled is a devDependency in package.json: an install of the package downloads only
+// what the bundle leaves external and needs at run time (`dependencies`). Type checking is tsc's (`npm test` runs
+// `tsc --noEmit`).
 import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -34,14 +36,16 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  sourcemap: true,
   // AGORA_MINIFY=0 keeps names and lines, for reading a CPU profile.
   minify: process.env.AGORA_MINIFY !== '0',
   logLevel: 'warning',
   plugins: [zodEnglishOnly],
-  // Server-side packages stay in node_modules: a native addon, and packages that find files of their own at run time.
-  // ink (agora queue) and React load only in that command, from node_modules (ink's optional devtools too).
-  external: ['better-sqlite3', 'pg', 'fastify', '@fastify/*', 'pino', 'kysely', 'ink', 'react', 'react-devtools-core'],
+  // No source maps: nothing reads them, and they made two thirds of the package.
+  sourcemap: false,
+  // better-sqlite3 is a native addon, the one runtime dependency. The others are optional packages loaded only on
+  // request, neither installed nor bundled: pg-native (pg's native driver), pg-cloudflare (Cloudflare Workers)
+  // and react-devtools-core (ink with DEV=true).
+  external: ['better-sqlite3', 'pg-native', 'pg-cloudflare', 'react-devtools-core'],
   // Bundled CommonJS packages call require(); an ES module has none unless it is given one.
   banner: { js: "import { createRequire as __agoraRequire } from 'node:module'; const require = __agoraRequire(import.meta.url);" },
 });
