@@ -123,9 +123,10 @@ async function report(error: unknown, json: boolean): Promise<number> {
     return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
   }
   const name = (error as Error)?.name;
-  const { visible } = await import('./cli/safe-text.js');
+  const { terminalJson, visible } = await import('./cli/safe-text.js');
   // Messages carry what the server said and names it stores: never a control character to the terminal.
-  const say = (line: string) => process.stderr.write(`${json ? line : visible(line)}\n`);
+  const say = (line: string) =>
+    process.stderr.write(`${json ? (process.stderr.isTTY ? terminalJson(line) : line) : visible(line)}\n`);
   if (name === 'ExitPromptError') return 130;
   if (name === 'DeclinedError') return ExitCode.ok;
   if (name === 'ApiError') {
