@@ -160,14 +160,18 @@ describe('profiles, --profile and logout', () => {
     expect(result.stderr).toBe('error: No profile named "nosuch": run agora login --profile nosuch\n');
   });
 
-  it('logout removes the profile and keeps the file private', async () => {
+  it('logout removes the profile and keeps the file private; a profile taking over as the current one is named', async () => {
     const other = freshHome(server);
     expect((await login(other, server.admin)).code).toBe(0);
-    expect((await login(other, member, ['--profile', 'member'])).code).toBe(0);
+    const second = await login(other, member, ['--profile', 'member']);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toMatch(/; profile "member" saved, and now the current one \(was "default"\)\n$/);
+    const relogin = await login(other, member, ['--profile', 'member']);
+    expect(relogin.stdout).toMatch(/; profile "member" saved\n$/);
 
-    const out = await runCli(['logout', '--profile', 'member'], { home: other });
+    const out = await runCli(['logout'], { home: other });
     expect(out.code, out.stderr).toBe(0);
-    expect(out.stdout).toBe('Logged out: profile "member" removed\n');
+    expect(out.stdout).toBe(`Logged out: profile "member" removed; the current profile is now "default" (${server.url}): agora profiles use NAME for another\n`);
     const stored = JSON.parse(readFileSync(credentialsFile(other), 'utf8'));
     expect(Object.keys(stored.profiles)).toEqual(['default']);
     expect(stored.current).toBe('default');
@@ -182,8 +186,10 @@ describe('profiles, --profile and logout', () => {
     expect(useIt.code).toBe(2);
     expect(list.stdout).toBe(`*\tdefault\t${server.url}\t${server.admin.key}\n`);
 
-    // Logging out of the last profile leaves the client without credentials.
-    expect((await runCli(['logout'], { home: other })).code).toBe(0);
+    // Logging out of the last profile leaves the client without credentials, and says so.
+    const last = await runCli(['logout'], { home: other });
+    expect(last.code).toBe(0);
+    expect(last.stdout).toBe('Logged out: profile "default" removed; no profile is left (agora login)\n');
     const none = await runCli(['pages', 'list'], { home: other });
     expect(none.code).toBe(4);
   });
