@@ -2,7 +2,7 @@
 // cache rather than the disk: the host of the machines measured on drops the guest's cache now and then (`free`
 // showed 264 MB cached minutes after a 3 GB store was copied), and a million-page store read back from disk
 // through the memory map costs more CPU (in process, 487 µs a varied read against 326–373 with it cached: major
-// faults). Used by realistic.mjs before each run and by inprocess.ts before it starts.
+// faults). Used by harness.mjs before each measured run and by inprocess.ts before it starts.
 import { closeSync, openSync, readSync } from 'node:fs';
 
 /** Reads `file` and `file-wal` through; the bytes read and the seconds it took (long: they were not cached). */
