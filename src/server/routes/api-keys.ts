@@ -12,6 +12,7 @@ export function registerApiKeyRoutes({ routes, deps }: RouteContext): void {
     {
       method: 'GET',
       url: '/api_keys',
+      operationId: 'list_api_keys',
       tag,
       summary: 'List API key pairs, never a secret (Admins)',
       query: ListApiKeysQuery,
@@ -26,6 +27,7 @@ export function registerApiKeyRoutes({ routes, deps }: RouteContext): void {
     {
       method: 'DELETE',
       url: '/api_keys/:id',
+      operationId: 'revoke_api_key',
       tag,
       summary: 'Revoke an API key pair (Admins): refused from the next request by every server on the store',
       params: IdParams,

@@ -9,6 +9,7 @@ export function registerModerationRoutes({ routes, deps }: RouteContext): void {
     {
       method: 'GET',
       url: '/moderation_queue',
+      operationId: 'get_moderation_queue',
       tag: 'Moderation',
       summary:
         'The waiting access requests and invites of the pages the caller administers, oldest first (Link rel="next" with a cursor)',
@@ -21,6 +22,7 @@ export function registerModerationRoutes({ routes, deps }: RouteContext): void {
     {
       method: 'GET',
       url: '/audit_log',
+      operationId: 'list_audit_log',
       tag: 'Moderation',
       summary: 'Every administrative act, newest first (Admins only; Link rel="next" with a cursor)',
       query: AuditLogQuery,
