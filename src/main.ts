@@ -173,7 +173,8 @@ async function report(error: unknown, json: boolean): Promise<number> {
   const local = LOCAL_ERRORS[name ?? ''] ?? { exit: ExitCode.failure, code: 'failed' };
   const message = (error as Error)?.message ?? String(error);
   say(json ? JSON.stringify({ error: { code: local.code, message } }) : `error: ${message}`);
-  if (!json && name === 'ConnectionError' && /Cannot reach/.test(message))
+  // Not when a proxy was in the way (HTTP_PROXY): then it is the proxy, or the path through it, to look at.
+  if (!json && name === 'ConnectionError' && /^Cannot reach the agora server at \S+ \(/.test(message))
     say(`Is the server running? Start one with ${await agora()} serve, or log in to another with ${await agora()} login --url URL`);
   return local.exit;
 }

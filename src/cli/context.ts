@@ -19,6 +19,8 @@ export interface Context {
   out: Output;
   names: Names;
   profile: string;
+  /** The key is AGORA_API_KEY's, not the profile's (a refusal then names no profile to log in again). */
+  keyFromEnvironment: boolean;
 }
 
 export interface Target {
@@ -28,6 +30,8 @@ export interface Target {
   apiSecret?: string;
   /** Why there is no key for this server, when a stored one was kept from it (exit 4 with this message). */
   missing?: string;
+  /** The key and secret are AGORA_API_KEY's and AGORA_API_SECRET's. */
+  fromEnvironment?: boolean;
 }
 
 /**
@@ -43,13 +47,14 @@ export async function resolveTarget(options: GlobalOptions, env: NodeJS.ProcessE
   if (fromEnv && !(env.AGORA_API_KEY && env.AGORA_API_SECRET))
     throw new UsageError('AGORA_API_KEY and AGORA_API_SECRET go together: set both or neither');
   // The environment gives all of it (a script, CI): the file is not read, so a damaged one does not stand in the way.
-  if (!explicit && url && fromEnv) return { profile: 'default', url, apiKey: env.AGORA_API_KEY, apiSecret: env.AGORA_API_SECRET };
+  const pair = { apiKey: env.AGORA_API_KEY, apiSecret: env.AGORA_API_SECRET, fromEnvironment: true };
+  if (!explicit && url && fromEnv) return { profile: 'default', url, ...pair };
   const file = await readCredentials(credentialsPath(env));
   const profile = explicit ?? file.current ?? 'default';
   const stored = file.profiles[profile];
   if (explicit && !stored && !fromEnv)
     throw new UsageError(`No profile named "${profile}": run agora login --profile ${profile}`);
-  if (fromEnv) return { profile, url: url ?? stored?.url ?? DEFAULT_URL, apiKey: env.AGORA_API_KEY, apiSecret: env.AGORA_API_SECRET };
+  if (fromEnv) return { profile, url: url ?? stored?.url ?? DEFAULT_URL, ...pair };
   const pick = (name: string, chosen: Profile | undefined): Target => ({
     profile: name,
     url: url ?? chosen?.url ?? DEFAULT_URL,
@@ -128,5 +133,6 @@ export async function createContext(options: GlobalOptions): Promise<Context> {
     throw new AuthError(target.missing ?? 'Not logged in: run agora login, or set AGORA_API_KEY and AGORA_API_SECRET');
   const client = clientFor(options, target);
   const names = new Names(client);
-  return { client, names, out: new Output({ json: !!options.json, names }), profile: target.profile };
+  const out = new Output({ json: !!options.json, names });
+  return { client, names, out, profile: target.profile, keyFromEnvironment: !!target.fromEnvironment };
 }
