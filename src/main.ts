@@ -152,9 +152,10 @@ async function report(error: unknown, json: boolean): Promise<number> {
     return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
   }
   const name = (error as Error)?.name;
-  const { visible } = await import('./cli/safe-text.js');
+  const { terminalJson, visible } = await import('./cli/safe-text.js');
   // Messages carry what the server said and names it stores: never a control character to the terminal.
-  const say = (line: string) => process.stderr.write(`${json ? line : visible(line)}\n`);
+  const say = (line: string) =>
+    process.stderr.write(`${json ? (process.stderr.isTTY ? terminalJson(line) : line) : visible(line)}\n`);
   if (name === 'ExitPromptError') return 130;
   // Stopped by a signal, quietly: 130 for Ctrl-C, 143 for SIGTERM, as a shell reports them.
   if (name === 'InterruptedError' && !(error as Error).message) return (error as Error).cause === 'SIGTERM' ? 143 : 130;
@@ -172,7 +173,8 @@ async function report(error: unknown, json: boolean): Promise<number> {
   const local = LOCAL_ERRORS[name ?? ''] ?? { exit: ExitCode.failure, code: 'failed' };
   const message = (error as Error)?.message ?? String(error);
   say(json ? JSON.stringify({ error: { code: local.code, message } }) : `error: ${message}`);
-  if (!json && name === 'ConnectionError' && /Cannot reach/.test(message))
+  // Not when a proxy was in the way (HTTP_PROXY): then it is the proxy, or the path through it, to look at.
+  if (!json && name === 'ConnectionError' && /^Cannot reach the agora server at \S+ \(/.test(message))
     say(`Is the server running? Start one with ${await agora()} serve, or log in to another with ${await agora()} login --url URL`);
   return local.exit;
 }

@@ -17,7 +17,7 @@ export function withContext<O>(run: (ctx: Context, options: O, args: string[]) =
       await run(ctx, options, command.args);
     } catch (error) {
       // A refused key: the error report names the profile whose key it was, and how to log in again.
-      if ((error as { status?: number }).status === 401) Object.assign(error as object, { profile: ctx.profile });
+      if ((error as { status?: number }).status === 401 && !ctx.keyFromEnvironment) Object.assign(error as object, { profile: ctx.profile });
       throw error;
     } finally {
       await ctx.client.close();

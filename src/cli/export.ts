@@ -41,6 +41,8 @@ export async function exportUsers(
     if (file) renameSync(file.partial, output!);
   } catch (error) {
     if (file) rmSync(file.partial, { force: true });
+    // Standard output's reader left (`| head`): its choice, not a failure (CONTRACT §10).
+    if (!file && isClosedPipe(error)) return users();
     throw error;
   } finally {
     if (timer) {
@@ -50,6 +52,9 @@ export async function exportUsers(
   }
   return users();
 }
+
+const isClosedPipe = (error: unknown) =>
+  (error as NodeJS.ErrnoException).code === 'EPIPE' && (error as NodeJS.ErrnoException).syscall === 'write';
 
 /** `.name.partial-<pid>` beside the file, open before the request: a folder that cannot be written stops here. */
 async function openPartial(output: string): Promise<{ partial: string; stream: WriteStream }> {

@@ -1,4 +1,5 @@
 import type { ApiClient } from '../client/api-client.js';
+import { fetchList } from './command-kit.js';
 import { UsageError } from './errors.js';
 
 export type NameKind = 'user' | 'page' | 'event' | 'config' | 'role';
@@ -21,8 +22,37 @@ const KINDS: Record<NameKind, Kind> = {
 };
 
 const ID = /^[0-9a-f]{32}$/;
+/** An id as a narrow table shows it: a prefix of at least 6 of its characters. */
+const ID_PREFIX = /^[0-9a-f]{6,31}$/;
 /** The API's bound on `ids=` (MAX_IDS in the shared schemas, not imported: that module brings zod). */
 const MAX_IDS = 100;
+
+/** Where records of one kind are listed, to find the one an id prefix names. */
+export interface IdList {
+  label: string;
+  /** The list's path, or how to find it (asked only when a prefix is given). */
+  path: string | ((client: ApiClient) => Promise<string>);
+  /** The list is a bare array (notifications), not `{items, total_items}`. */
+  bare?: boolean;
+  /** A record in an error listing several: its id and what people call it. */
+  describe?: (record: Record<string, unknown>) => string;
+  /** Which records the list holds, for the error naming none ('you may see'). */
+  among?: string;
+}
+
+/** The lists of the kinds commands take by id alone. */
+export const ID_LISTS = {
+  accessRequest: { label: 'access request', path: '/page_access_requests' },
+  invite: { label: 'invite', path: '/invites' },
+  follow: { label: 'follow', path: '/follows' },
+  // There is no list of every status: the ids shown come from the caller's stream (`agora stream`).
+  status: {
+    label: 'status',
+    path: async (client: ApiClient) => `/users/${(await client.get<{ id: string }>('/me')).id}/stream`,
+    among: 'in your stream',
+  },
+  webhook: { label: 'webhook', path: '/webhooks', describe: (r: Record<string, unknown>) => `${r.id} (${r.url})` },
+} satisfies Record<string, IdList>;
 
 /** A record that a name was looked for but none matched: a failure of the lookup, exit 1 like a 404. */
 export class NameNotFoundError extends Error {
@@ -54,12 +84,37 @@ export class Names {
       this.resolved.set(`${kind}:${record.id}`, k.nameOf(record));
       return String(record.id);
     }
-    if (found.items.length === 0)
+    if (found.items.length === 0) {
+      if (ID_PREFIX.test(value)) return (await this.fullIds({ ...k, describe: (r) => `${r.id} (${k.nameOf(r)})` }, [value]))[0]!;
       throw new NameNotFoundError(`No ${k.label} with the id or ${k.filter} "${value}"`);
+    }
     const listed = found.items.map((r) => `${r.id} (${k.nameOf(r)})`).join(', ');
     throw new UsageError(
       `${found.total_items} ${k.label}s have the ${k.filter} "${value}": ${listed}${found.total_items > found.items.length ? ', …' : ''}; give the id`,
     );
+  }
+
+  /**
+   * Every id the CLI prints is accepted back (CONTRACT §10): each ref as a full id, a full id as it is and a
+   * prefix of 6 characters or more resolved among the records the caller may see. The API has no prefix
+   * filter, so the list is read whole, once for all the prefixes of one call. A prefix naming several records
+   * is a usage error listing them (exit 2); one naming none, a failure like a 404 (exit 1).
+   */
+  async fullIds(list: IdList, refs: string[]): Promise<string[]> {
+    if (refs.every((ref) => !ID_PREFIX.test(ref.trim()))) return refs;
+    const path = typeof list.path === 'string' ? list.path : await list.path(this.client);
+    const { items } = await fetchList<Record<string, unknown>>(this.client, path, {}, { perPage: 100, all: true }, list.bare);
+    return refs.map((ref) => {
+      const prefix = ref.trim();
+      if (!ID_PREFIX.test(prefix)) return ref;
+      const found = items.filter((record) => String(record.id).startsWith(prefix));
+      if (found.length === 1) return String(found[0]!.id);
+      if (found.length === 0) throw new NameNotFoundError(`No ${list.label} ${list.among ?? 'you may see'} has an id starting with ${prefix}`);
+      const shown = found.slice(0, 10).map((r) => list.describe?.(r) ?? String(r.id));
+      throw new UsageError(
+        `${found.length} ${list.label.endsWith('s') ? `${list.label}es` : `${list.label}s`} have an id starting with ${prefix}: ${shown.join(', ')}${found.length > 10 ? ', …' : ''}; give more of the id`,
+      );
+    });
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { Names, NameKind } from './names.js';
-import { visible, visibleLine } from './safe-text.js';
+import { terminalJson, visible, visibleLine } from './safe-text.js';
 
 export interface Column<T> {
   header: string;
@@ -53,8 +53,8 @@ export const coloursFor = (stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv =
 /**
  * The three faces of the README's "Commands": a table on a TTY; the API's JSON exactly with --json; plain
  * tab-separated rows (no colour) when stdout is not a TTY. Every string from the server passes through
- * `visible` on its way to a table, a TSV row, a record, a note or a confirmation: no control character
- * reaches the terminal. This is the only place output is written.
+ * `visible` on its way to a table, a TSV row, a record, a note or a confirmation, and JSON for a terminal
+ * through `terminalJson`: no control character reaches the terminal. This is the only place output is written.
  */
 export class Output {
   readonly json: boolean;
@@ -117,7 +117,7 @@ export class Output {
 
   /** One row as it arrives (a live feed): a TSV row when piped, the cells spaced out on a terminal. */
   row<T>(item: T, columns: Column<T>[]): void {
-    if (this.json) return this.line(JSON.stringify(item));
+    if (this.json) return this.jsonLine(JSON.stringify(item));
     const cells = columns.map((c) => visibleLine(text(c.value?.(item))));
     this.line(this.tty ? cells.map((cell, i) => (i === 0 ? this.dim(cell) : cell)).join('  ') : cells.join('\t'));
   }
@@ -154,7 +154,12 @@ export class Output {
   }
 
   printJson(data: unknown): void {
-    this.line(JSON.stringify(data, null, this.tty ? 2 : undefined));
+    this.jsonLine(JSON.stringify(data, null, this.tty ? 2 : undefined));
+  }
+
+  /** JSON as the API sent it, but on a terminal with its control characters escaped (CONTRACT §9). */
+  private jsonLine(json: string): void {
+    this.line(this.tty ? terminalJson(json) : json);
   }
 
   /** A confirmation for people; scripts get the JSON or nothing. */

@@ -18,3 +18,17 @@ export function visible(text: string): string {
 
 /** One line of a cell: tabs and line breaks (U+2028 and U+2029 too) become one space, then every other control is made visible. */
 export const visibleLine = (text: string): string => visible(text.replace(/[\t\r\n\u2028\u2029]+/g, ' '));
+
+/**
+ * What a terminal would act on inside JSON text: C0 (JSON.stringify escapes it already; the tab, line feed and
+ * carriage return it writes raw are its own indentation), DEL, C1, the bidirectional controls, U+2028/U+2029.
+ */
+const JSON_UNSAFE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
+
+/**
+ * JSON for a terminal: the same document, each of those characters written as its `\uXXXX` escape. Outside
+ * strings JSON is printable ASCII and whitespace, and inside one an escape stands for the same character, so
+ * `JSON.parse` gives back exactly what the API sent. Piped, the API's text goes out as it is.
+ */
+export const terminalJson = (json: string): string =>
+  json.replace(JSON_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);

@@ -5,23 +5,25 @@ import type { Dispatcher as UndiciDispatcher } from 'undici';
 import connect from 'undici/lib/api/api-connect.js';
 import request from 'undici/lib/api/api-request.js';
 import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';
-import EnvHttpProxyAgent from 'undici/lib/dispatcher/env-http-proxy-agent.js';
+import Agent from 'undici/lib/dispatcher/agent.js';
+import ProxyAgent from 'undici/lib/dispatcher/proxy-agent.js';
+import type { Proxy } from './proxy.js';
 
 // What the index does to every dispatcher (`Object.assign(Dispatcher.prototype, api)`), for the two methods
 // used: `request` by the client, `connect` by ProxyAgent to open its tunnel (CONNECT) through a proxy.
 Object.assign(Dispatcher.prototype, { request, connect });
 
 /**
- * The run's keep-alive agent. EnvHttpProxyAgent reads HTTP_PROXY, HTTPS_PROXY and NO_PROXY (either case) as
- * curl and other CLIs do, and sends everything else straight to the server.
+ * The run's keep-alive agent, straight to the server or through `proxy` (proxyFor: HTTP(S)_PROXY and NO_PROXY
+ * as curl reads them). Through a proxy, an http:// server gets plain requests with an absolute URI, as curl
+ * sends them (`proxyTunnel: false`): most forward proxies refuse CONNECT to any port but 443. An https://
+ * server still goes through a CONNECT tunnel, so that the proxy sees no more than the host.
  */
-export function createAgent(options: { connections: number; connectTimeoutMs: number }): UndiciDispatcher {
+export function createAgent(options: { connections: number; connectTimeoutMs: number; proxy?: Proxy }): UndiciDispatcher {
   keepWasmOnBaselineCompiler();
-  return new EnvHttpProxyAgent({
-    connections: options.connections,
-    keepAliveTimeout: 10_000,
-    connect: { timeout: options.connectTimeoutMs },
-  });
+  const agent = { connections: options.connections, keepAliveTimeout: 10_000, connect: { timeout: options.connectTimeoutMs } };
+  if (!options.proxy) return new Agent(agent);
+  return new ProxyAgent({ ...agent, uri: options.proxy.url, proxyTunnel: false, proxyTls: { timeout: options.connectTimeoutMs } });
 }
 
 /**

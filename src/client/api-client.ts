@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { ErrorBody } from '../shared/errors.js';
+import { proxyFor, shownProxy, type Proxy } from './proxy.js';
 
 export const API_PREFIX = '/public-api/v1';
 export const DEFAULT_TIMEOUT_SECONDS = 30;
@@ -83,6 +84,8 @@ const RETRYABLE_CONNECTION = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
 const MAX_RETRY_AFTER_MS = 60_000;
+/** Failures to open a connection at all: through a proxy, the proxy is what could not be reached. */
+const PROXY_UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /**
  * The typed HTTP client of the API, on undici: one keep-alive agent per client (so per run), which honours
@@ -94,10 +97,12 @@ export class ApiClient {
   readonly baseUrl: string;
   readonly timeoutSeconds: number;
   private agent?: Promise<Dispatcher>;
+  private readonly proxy?: Proxy;
 
   constructor(private readonly options: ClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.timeoutSeconds = options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
+    this.proxy = URL.canParse(this.baseUrl) ? proxyFor(new URL(this.baseUrl)) : undefined;
   }
 
   async call<T>(method: Method, path: string, init: CallInit<T> = {}): Promise<T> {
@@ -185,8 +190,7 @@ export class ApiClient {
       });
     } catch (error) {
       if (init.signal?.aborted) throw error;
-      const code = (error as NodeJS.ErrnoException).code ?? '';
-      throw new ConnectionError(`Cannot reach the agora server at ${this.baseUrl} (${code || (error as Error).message})`);
+      throw this.unreachable(error);
     }
     if (res.statusCode >= 400) throw toApiError(res.statusCode, await res.body.text());
     return res.body;
@@ -214,9 +218,23 @@ export class ApiClient {
 
   private dispatcher(): Promise<Dispatcher> {
     this.agent ??= import('./agent.js').then(({ createAgent }) =>
-      createAgent({ connections: this.options.connections ?? 16, connectTimeoutMs: this.timeoutSeconds * 1000 }),
+      createAgent({ connections: this.options.connections ?? 16, connectTimeoutMs: this.timeoutSeconds * 1000, proxy: this.proxy }),
     );
     return this.agent;
+  }
+
+  /**
+   * A call that got no answer, named by where it failed: through a proxy every connection is the proxy's, so
+   * one that could not be opened names the proxy (and the variable that set it), not the server behind it.
+   */
+  private unreachable(error: unknown): ConnectionError {
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    // An aborted request's code says less than its message (a proxy refusing CONNECT: "Proxy response (403) …").
+    const why = code && code !== 'UND_ERR_ABORTED' ? code : (error as Error).message;
+    if (!this.proxy) return new ConnectionError(`Cannot reach the agora server at ${this.baseUrl} (${why})`);
+    const proxy = `the proxy ${shownProxy(this.proxy)} (${this.proxy.variable})`;
+    if (PROXY_UNREACHABLE.has(code)) return new ConnectionError(`Cannot reach ${proxy} (${why})`);
+    return new ConnectionError(`Cannot reach the agora server at ${this.baseUrl} through ${proxy} (${why})`);
   }
 
   private url(path: string, query: Query = {}): URL {
@@ -310,7 +328,7 @@ export class ApiClient {
             continue;
           }
           if (error instanceof ApiError || error instanceof ConnectionError) throw error;
-          throw new ConnectionError(`Cannot reach the agora server at ${this.baseUrl} (${code || (error as Error).message})`);
+          throw this.unreachable(error);
         }
       }
     } finally {

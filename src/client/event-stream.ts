@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { createParser } from 'eventsource-parser';
 import { ApiError, type ApiClient } from './api-client.js';
 
 export interface ServerSentEvent {
@@ -7,31 +8,29 @@ export interface ServerSentEvent {
   data: string;
 }
 
-/** Splits a text/event-stream body into events (comment lines and `retry:` are skipped). */
+/** The most a stream may hold back unfinished (a line, or an event's data lines) before it counts as broken. */
+const MAX_PENDING_CHARS = 1024 * 1024;
+
+/**
+ * The events of a text/event-stream body, by eventsource-parser (the WHATWG rules: `\r\n`, `\r` and `\n`
+ * end a line wherever the chunks split them, an `id` holding NUL is ignored); comments and `retry:` are skipped.
+ */
 export async function* parseEventStream(body: Readable): AsyncGenerator<ServerSentEvent> {
-  let buffer = '';
+  const ready: ServerSentEvent[] = [];
+  let broken: Error | undefined;
+  const parser = createParser({
+    maxBufferSize: MAX_PENDING_CHARS,
+    onEvent: ({ event, id, data }) => ready.push({ event: event ?? 'message', id, data }),
+    onError: (error) => {
+      if (error.type === 'max-buffer-size-exceeded') broken = new Error('the live stream sent an event too large to read');
+    },
+  });
   // Decoded as one stream: a character split across two chunks stays whole.
   const decoder = new TextDecoder();
   for await (const chunk of body as AsyncIterable<Buffer | string>) {
-    buffer += (typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true })).replace(/\r\n?/g, '\n');
-    for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const event: ServerSentEvent = { event: 'message', data: '' };
-      const data: string[] = [];
-      for (const line of block.split('\n')) {
-        if (line === '' || line.startsWith(':')) continue;
-        const at = line.indexOf(':');
-        const field = at === -1 ? line : line.slice(0, at);
-        const value = at === -1 ? '' : line.slice(at + 1).replace(/^ /, '');
-        if (field === 'event') event.event = value;
-        else if (field === 'id') event.id = value;
-        else if (field === 'data') data.push(value);
-      }
-      if (data.length === 0) continue;
-      event.data = data.join('\n');
-      yield event;
-    }
+    parser.feed(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
+    if (broken) throw broken;
+    yield* ready.splice(0);
   }
 }
 

@@ -1,8 +1,13 @@
 // undici ships types for its index only; these are the modules of it that the client loads directly.
-declare module 'undici/lib/dispatcher/env-http-proxy-agent.js' {
-  import type { EnvHttpProxyAgent } from 'undici';
-  const EnvHttpProxyAgentClass: typeof EnvHttpProxyAgent;
-  export default EnvHttpProxyAgentClass;
+declare module 'undici/lib/dispatcher/agent.js' {
+  import type { Agent } from 'undici';
+  const AgentClass: typeof Agent;
+  export default AgentClass;
+}
+declare module 'undici/lib/dispatcher/proxy-agent.js' {
+  import type { ProxyAgent } from 'undici';
+  const ProxyAgentClass: typeof ProxyAgent;
+  export default ProxyAgentClass;
 }
 declare module 'undici/lib/api/api-request.js' {
   import type { Dispatcher } from 'undici';

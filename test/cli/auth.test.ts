@@ -1,8 +1,9 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createPage, createPageConfiguration, createUserWithKey } from '../helpers/api.js';
 import { runCli, runCliTty } from '../helpers/cli.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { useServer, type Credentials } from '../helpers/server.js';
 import { ANSI, freshHome } from './support.js';
 
@@ -135,15 +136,18 @@ describe('profiles, --profile and logout', () => {
   it('lets AGORA_API_KEY/AGORA_API_SECRET and AGORA_URL override the stored profile, and --url override them', async () => {
     const adminEnv = { AGORA_API_KEY: server.admin.key, AGORA_API_SECRET: server.admin.secret };
     expect(await pageNames(home, [], adminEnv)).toContain(secretPage.name);
-
     const dead = 'http://127.0.0.1:9';
+    const direct = await runCli(['pages', 'list'], { home, env: { ...adminEnv, AGORA_URL: dead } });
+    expect(direct.stderr.split('\n')[0]).toBe(`error: Cannot reach the agora server at ${dead} (ECONNREFUSED)`);
+
     const [envUrl, flagUrl, halfPair] = await Promise.all([
       runCli(['pages', 'list'], { home, env: { AGORA_URL: dead } }),
       runCli(['pages', 'list', '--url', server.url], { home, env: { AGORA_URL: dead } }),
       runCli(['pages', 'list'], { home, env: { AGORA_API_KEY: server.admin.key } }),
     ]);
-    expect(envUrl.code).toBe(1);
-    expect(envUrl.stderr.split('\n')[0]).toBe(`error: Cannot reach the agora server at ${dead} (ECONNREFUSED)`);
+    // The stored profiles are for another server: their keys stay home (see 'credentials belong to their server').
+    expect(envUrl.code).toBe(4);
+    expect(envUrl.stderr).toContain(`No credentials stored for ${dead}`);
     expect(flagUrl.code, flagUrl.stderr).toBe(0);
     // A key from the environment is never paired with the stored profile's secret.
     expect(halfPair.code).toBe(2);
@@ -156,14 +160,18 @@ describe('profiles, --profile and logout', () => {
     expect(result.stderr).toBe('error: No profile named "nosuch": run agora login --profile nosuch\n');
   });
 
-  it('logout removes the profile and keeps the file private', async () => {
+  it('logout removes the profile and keeps the file private; a profile taking over as the current one is named', async () => {
     const other = freshHome(server);
     expect((await login(other, server.admin)).code).toBe(0);
-    expect((await login(other, member, ['--profile', 'member'])).code).toBe(0);
+    const second = await login(other, member, ['--profile', 'member']);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toMatch(/; profile "member" saved, and now the current one \(was "default"\)\n$/);
+    const relogin = await login(other, member, ['--profile', 'member']);
+    expect(relogin.stdout).toMatch(/; profile "member" saved\n$/);
 
-    const out = await runCli(['logout', '--profile', 'member'], { home: other });
+    const out = await runCli(['logout'], { home: other });
     expect(out.code, out.stderr).toBe(0);
-    expect(out.stdout).toBe('Logged out: profile "member" removed\n');
+    expect(out.stdout).toBe(`Logged out: profile "member" removed; the current profile is now "default" (${server.url}): agora profiles use NAME for another\n`);
     const stored = JSON.parse(readFileSync(credentialsFile(other), 'utf8'));
     expect(Object.keys(stored.profiles)).toEqual(['default']);
     expect(stored.current).toBe('default');
@@ -178,8 +186,10 @@ describe('profiles, --profile and logout', () => {
     expect(useIt.code).toBe(2);
     expect(list.stdout).toBe(`*\tdefault\t${server.url}\t${server.admin.key}\n`);
 
-    // Logging out of the last profile leaves the client without credentials.
-    expect((await runCli(['logout'], { home: other })).code).toBe(0);
+    // Logging out of the last profile leaves the client without credentials, and says so.
+    const last = await runCli(['logout'], { home: other });
+    expect(last.code).toBe(0);
+    expect(last.stdout).toBe('Logged out: profile "default" removed; no profile is left (agora login)\n');
     const none = await runCli(['pages', 'list'], { home: other });
     expect(none.code).toBe(4);
   });
@@ -219,5 +229,69 @@ describe('without credentials', () => {
       JSON.stringify({ current: 'x', profiles: { x: { url: server.url, api_key: member.key, api_secret: member.secret } } }),
     );
     expect(await pageNames(home)).not.toContain(secretPage.name);
+  });
+});
+
+describe('credentials belong to their server', () => {
+  // The other host: a listener that records what reaches it (it answers nothing the CLI accepts).
+  let other: Receiver;
+  let otherUrl: string;
+  let home: string;
+  const elsewhere = { key: 'ak_for_the_other_host', secret: 'as_for_the_other_host' };
+  beforeAll(async () => {
+    other = await startReceiver();
+    otherUrl = new URL(other.url).origin;
+    home = freshHome(server);
+    expect((await login(home, server.admin)).code).toBe(0);
+  });
+  afterAll(() => other?.close());
+  const sentTo = (from: number) => other.requests.slice(from).map((r) => [r.headers['api-key'], r.headers['api-secret']]);
+
+  it("--url or AGORA_URL naming another server sends it no stored key: exit 4 naming that server", async () => {
+    const before = other.requests.length;
+    const [flag, env] = await Promise.all([
+      runCli(['pages', 'list', '--url', otherUrl], { home }),
+      runCli(['users', 'list', '--json'], { home, env: { AGORA_URL: `${otherUrl}/public-api/v1/` } }),
+    ]);
+    for (const r of [flag, env]) {
+      expect(r.code, r.stderr).toBe(4);
+      expect(r.stdout).toBe('');
+    }
+    expect(flag.stderr).toBe(
+      `error: No credentials stored for ${otherUrl} (profile "default" is for ${server.url}): run agora login --url ${otherUrl} --profile NAME, or set AGORA_API_KEY and AGORA_API_SECRET\n`,
+    );
+    expect(JSON.parse(env.stderr).error).toMatchObject({ code: 'not_logged_in', message: expect.stringContaining(`No credentials stored for ${otherUrl}`) });
+    expect(other.requests.length).toBe(before);
+    // --profile names a key stored for the first server: it is not sent to the other one either.
+    const named = await runCli(['pages', 'list', '--profile', 'default', '--url', otherUrl], { home });
+    expect(named.code).toBe(4);
+    expect(named.stderr).toContain(`Profile "default" is stored for ${server.url}, not ${otherUrl}`);
+    expect(other.requests.length).toBe(before);
+  });
+
+  it("uses the profile stored for the other server, or the environment's pair, and the same server however it is spelt", async () => {
+    const both = freshHome(server);
+    mkdirSync(join(both, '.config', 'agora'), { recursive: true });
+    writeFileSync(
+      credentialsFile(both),
+      JSON.stringify({
+        current: 'here',
+        profiles: {
+          here: { url: server.url, api_key: server.admin.key, api_secret: server.admin.secret },
+          there: { url: `${otherUrl}/`, api_key: elsewhere.key, api_secret: elsewhere.secret },
+        },
+      }),
+    );
+    const before = other.requests.length;
+    await runCli(['pages', 'list', '--url', otherUrl.replace('http://', '')], { home: both });
+    await runCli(['pages', 'list'], { home, env: { AGORA_URL: otherUrl, AGORA_API_KEY: 'ak_from_env', AGORA_API_SECRET: 'as_from_env' } });
+    expect(sentTo(before)).toEqual([
+      [elsewhere.key, elsewhere.secret],
+      ['ak_from_env', 'as_from_env'],
+    ]);
+    // The first server named without its scheme, with the API's prefix: still its own profile.
+    const spelt = await runCli(['pages', 'list', '--json', '--url', `${server.url.replace('http://', '')}/public-api/v1`], { home: both });
+    expect(spelt.code, spelt.stderr).toBe(0);
+    expect(JSON.parse(spelt.stdout).items.map((p: { name: string }) => p.name)).toContain(secretPage.name);
   });
 });

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, connect, type Server } from 'node:net';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { call, createPageConfiguration, createUser, createUserWithKey, userBody } from '../helpers/api.js';
@@ -315,40 +315,6 @@ describe('agora users export', () => {
 });
 
 describe('the HTTP client', () => {
-  it('goes through HTTP_PROXY, and straight to the server for hosts in NO_PROXY', async () => {
-    const tunnels: string[] = [];
-    // A small CONNECT proxy on loopback, as undici speaks to HTTP proxies.
-    const proxy: Server = createServer((socket) => {
-      socket.once('data', (head) => {
-        const [, target] = /^CONNECT (\S+) HTTP/.exec(head.toString()) ?? [];
-        if (!target) return socket.destroy();
-        tunnels.push(target);
-        const [host, port] = target.split(':');
-        const upstream = connect(Number(port), host!, () => {
-          socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-          upstream.pipe(socket).pipe(upstream);
-        });
-        upstream.on('error', () => socket.destroy());
-      });
-    });
-    await new Promise<void>((ok) => proxy.listen(0, '127.0.0.1', ok));
-    const proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
-    try {
-      const dir = freshHome(server);
-      const via = await runCli(['pages', 'list'], { home: dir, env: { ...envFor(server), HTTP_PROXY: proxyUrl, NO_PROXY: undefined, no_proxy: undefined } });
-      expect(via.code, via.stderr).toBe(0);
-      // Every call went through the proxy to the server (a list and its name lookups may open more than one tunnel).
-      expect(tunnels.length).toBeGreaterThan(0);
-      expect(new Set(tunnels)).toEqual(new Set([new URL(server.url).host]));
-      const through = tunnels.length;
-      const bypass = await runCli(['pages', 'list'], { home: dir, env: { ...envFor(server), HTTP_PROXY: proxyUrl, NO_PROXY: '127.0.0.1' } });
-      expect(bypass.code, bypass.stderr).toBe(0);
-      expect(tunnels).toHaveLength(through);
-    } finally {
-      proxy.close();
-    }
-  });
-
   it('gives up after --timeout seconds on a server that never answers, naming the URL', async () => {
     const silent = createServer(() => undefined);
     await new Promise<void>((ok) => silent.listen(0, '127.0.0.1', ok));

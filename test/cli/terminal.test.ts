@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createPage, createPageConfiguration, createUser } from '../helpers/api.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliTty } from '../helpers/cli.js';
 import { openStore } from '../../src/store/open.js';
 import { seedMembers } from '../helpers/app.js';
 import { useServer } from '../helpers/server.js';
 import { onPostgres, TEST_SECRET_KEY } from '../helpers/store-target.js';
 import { Terminal } from '../helpers/tmux.js';
-import { envFor, freshHome, tsvRows } from './support.js';
+import { envFor, freshHome, tsvRows, withoutSpinner } from './support.js';
 
 /**
  * The CLI as a person meets it on a real terminal (tmux) and as a script meets it through a pipe: escape
@@ -60,6 +60,32 @@ describe('safe output', () => {
     expect(tsv.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
     expect(Object.fromEntries(tsvRows(tsv.stdout)).name).toBe(`Evil␛]0;pwned␇␛[2J␛[31mred\\x9b1m ${String(page.name).split(" ").pop()}`);
     expect(JSON.parse(json.stdout).name).toBe(page.name);
+  });
+
+  it('--json at a terminal writes C1 and bidirectional controls as \\u escapes, the same JSON; piped, the exact text', async () => {
+    const controls = '\u009b31m\u0085\u202eevil\u2066x\u2069\u200e\u200f\u061c\u007f';
+    const escaped = '\\u009b31m\\u0085\\u202eevil\\u2066x\\u2069\\u200e\\u200f\\u061c\\u007f';
+    const config = await createPageConfiguration(server);
+    const page = await createPage(server, { user_id: adminId, page_configuration_id: config.id, name: `Bidi${controls} ${tag()}`, privacy: 'public' });
+    const env = envFor(server);
+    const [piped, tty, error] = await Promise.all([
+      agora(['pages', 'get', page.slug, '--json']),
+      runCliTty(['pages', 'get', page.slug, '--json'], { home: server.dir, env }),
+      runCliTty(['pages', 'get', `no-such${controls}`, '--json'], { home: server.dir, env }),
+    ]);
+    expect(piped.stdout).toContain(controls);
+    expect(JSON.parse(piped.stdout).name).toBe(page.name);
+    const unsafe = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+    for (const r of [tty, error]) expect(r.stdout).not.toMatch(unsafe);
+    expect(tty.stdout).toContain(escaped);
+    expect(JSON.parse(withoutSpinner(tty.stdout))).toEqual(JSON.parse(piped.stdout));
+    // The error body on stderr (the same terminal) too.
+    expect(JSON.parse(withoutSpinner(error.stdout)).error.message).toContain(`no-such${controls}`);
+    // On a real terminal nothing was acted on: the escapes are on the screen as text.
+    term.clear();
+    const shown = await term.agora(`pages get ${page.slug} --json`);
+    expect(shown.code).toBe(0);
+    expect(shown.screen).toContain(`"name": "Bidi${escaped} `);
   });
 
   it('piped, a list keeps one record a line: line and paragraph separators in a name become spaces', async () => {

@@ -68,9 +68,9 @@ export function registerAccessRequestCommands(program: Command): void {
     'agora access-requests accept 3f2a…',
     "agora access-requests list --state waiting --fields id | agora access-requests accept -",
   ).action(
-    withContext(async ({ client, out }, _o, args) => {
-      const { seg } = await import('../../client/api-client.js');
-      for (const id of await idsFrom(args))
+    withContext(async ({ client, out, names }, _o, args) => {
+      const [{ seg }, { ID_LISTS }] = await Promise.all([import('../../client/api-client.js'), import('../names.js')]);
+      for (const id of await names.fullIds(ID_LISTS.accessRequest, await idsFrom(args)))
         await out.record(await client.put<AccessRequest>(`/page_access_requests/${seg(id)}/accept`), ACCESS_REQUEST_VIEW);
     }),
   );
@@ -84,12 +84,13 @@ export function registerAccessRequestCommands(program: Command): void {
     'agora access-requests refuse 3f2a… --yes',
   ).action(
     withContext<{ yes?: boolean }>(async (ctx, o, args) => {
-      const [{ seg }, { confirmOrStop }, { interactive }] = await Promise.all([
+      const [{ seg }, { confirmOrStop }, { interactive }, { ID_LISTS }] = await Promise.all([
         import('../../client/api-client.js'),
         import('../confirm.js'),
         import('../prompts.js'),
+        import('../names.js'),
       ]);
-      const ids = await idsFrom(args);
+      const ids = await ctx.names.fullIds(ID_LISTS.accessRequest, await idsFrom(args));
       // There is no GET of one request: the waiting ones are read once to name them in the question.
       const waiting =
         !o.yes && interactive()

@@ -43,12 +43,18 @@ export function registerAuthCommands(program: Command): void {
       const me = await client.get<{ id: string; nickname: string }>('/me').finally(() => client.close());
       const profile = globals.profile ?? process.env.AGORA_PROFILE ?? 'default';
       const file = await creds.readCredentials();
+      const previous = file.current && file.current !== profile && file.profiles[file.current] ? file.current : undefined;
       file.profiles[profile] = { url: client.baseUrl, api_key: apiKey, api_secret: apiSecret };
       file.current = profile;
       await creds.writeCredentials(file);
       const out = new Output({ json: !!globals.json });
       if (out.json) out.printJson({ profile, url: client.baseUrl, user: me });
-      else out.done(`Logged in to ${client.baseUrl} as ${me.nickname} (${me.id}); profile "${profile}" saved`);
+      else
+        out.done(
+          `Logged in to ${client.baseUrl} as ${me.nickname} (${me.id}); profile "${profile}" saved` +
+            // The commands that follow run as this profile: said when it takes over from another one.
+            (previous ? `, and now the current one (was "${previous}")` : ''),
+        );
     });
 
   examples(program.command('whoami').description('the profile, server and user the next command would use'), 'agora whoami').action(
@@ -74,9 +80,16 @@ export function registerAuthCommands(program: Command): void {
       const profile = globals.profile ?? process.env.AGORA_PROFILE ?? file.current ?? 'default';
       if (!file.profiles[profile]) throw new UsageError(`No profile named "${profile}"`);
       delete file.profiles[profile];
-      if (file.current === profile) file.current = Object.keys(file.profiles)[0];
+      const wasCurrent = file.current === profile;
+      if (wasCurrent) file.current = Object.keys(file.profiles)[0];
       await creds.writeCredentials(file);
-      new Output({ json: !!globals.json }).done(`Logged out: profile "${profile}" removed`);
+      // Another profile taking over runs the next command as someone else: never without saying so.
+      const next = !wasCurrent
+        ? ''
+        : file.current
+          ? `; the current profile is now "${file.current}" (${file.profiles[file.current]!.url}): agora profiles use NAME for another`
+          : '; no profile is left (agora login)';
+      new Output({ json: !!globals.json }).done(`Logged out: profile "${profile}" removed${next}`);
     });
 
   const profiles = program.command('profiles').description('the stored profiles: list them, pick the current one');

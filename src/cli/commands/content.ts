@@ -61,8 +61,9 @@ export function registerContentCommands(program: Command): void {
     }),
   );
   examples(statuses.command('get').description('show one status').argument('<id>', 'status id'), 'agora statuses get 3f2a…').action(
-    withContext(async ({ client, out }, _o, [id]) => {
-      const { seg } = await import('../../client/api-client.js');
+    withContext(async ({ client, out, names }, _o, args) => {
+      const [{ seg }, { ID_LISTS }] = await Promise.all([import('../../client/api-client.js'), import('../names.js')]);
+      const [id] = await names.fullIds(ID_LISTS.status, args);
       await out.record(await client.get<Status>(`/statuses/${seg(id!)}`), STATUS_VIEW);
     }),
   );
@@ -70,8 +71,9 @@ export function registerContentCommands(program: Command): void {
     paginationOptions(statuses.command('comments').description('the comments on a status, oldest first').argument('<id>', 'status id')),
     'agora statuses comments 3f2a… --all',
   ).action(
-    withContext<PageOptions>(async (ctx, o, [id]) => {
-      const { seg } = await import('../../client/api-client.js');
+    withContext<PageOptions>(async (ctx, o, args) => {
+      const [{ seg }, { ID_LISTS }] = await Promise.all([import('../../client/api-client.js'), import('../names.js')]);
+      const [id] = await ctx.names.fullIds(ID_LISTS.status, args);
       await showList(ctx, `/statuses/${seg(id!)}/comments`, {}, COMMENT_COLUMNS, o);
     }),
   );

@@ -93,9 +93,13 @@ export function registerFollowCommands(program: Command): void {
       .option('-y, --yes', 'do not ask for confirmation'),
     'agora follows delete 3f2a… --yes',
   ).action(
-    withContext<{ yes?: boolean }>(async ({ client, out }, o, args) => {
-      const [{ seg }, { confirmOrStop }] = await Promise.all([import('../../client/api-client.js'), import('../confirm.js')]);
-      for (const id of await idsFrom(args)) {
+    withContext<{ yes?: boolean }>(async ({ client, out, names }, o, args) => {
+      const [{ seg }, { confirmOrStop }, { ID_LISTS }] = await Promise.all([
+        import('../../client/api-client.js'),
+        import('../confirm.js'),
+        import('../names.js'),
+      ]);
+      for (const id of await names.fullIds(ID_LISTS.follow, await idsFrom(args))) {
         await confirmOrStop(`Delete follow ${id}?`, o.yes);
         await client.delete(`/follows/${seg(id)}`);
         out.done(`Follow ${id} deleted`);

@@ -103,8 +103,9 @@ export function registerInviteCommands(program: Command): void {
   );
 
   examples(invites.command('get').description('show one invite').argument('<id>', 'invite id'), 'agora invites get 3f2a…').action(
-    withContext(async ({ client, out }, _o, [id]) => {
-      const { seg } = await import('../../client/api-client.js');
+    withContext(async ({ client, out, names }, _o, args) => {
+      const [{ seg }, { ID_LISTS }] = await Promise.all([import('../../client/api-client.js'), import('../names.js')]);
+      const [id] = await names.fullIds(ID_LISTS.invite, args);
       await out.record(await client.get<Invite>(`/invites/${seg(id!)}`), INVITE_VIEW);
     }),
   );
@@ -116,9 +117,10 @@ export function registerInviteCommands(program: Command): void {
       .argument('<id...>', 'invite ids, or - to read them from standard input'),
     'agora invites accept 3f2a… 9b1c…',
   ).action(
-    withContext(async ({ client, out }, _o, args) => {
-      const { seg } = await import('../../client/api-client.js');
-      for (const id of await idsFrom(args)) await out.record(await client.put<Invite>(`/invites/${seg(id)}/accept`), INVITE_VIEW);
+    withContext(async ({ client, out, names }, _o, args) => {
+      const [{ seg }, { ID_LISTS }] = await Promise.all([import('../../client/api-client.js'), import('../names.js')]);
+      for (const id of await names.fullIds(ID_LISTS.invite, await idsFrom(args)))
+        await out.record(await client.put<Invite>(`/invites/${seg(id)}/accept`), INVITE_VIEW);
     }),
   );
 
@@ -134,13 +136,14 @@ export function registerInviteCommands(program: Command): void {
         .option('-y, --yes', 'do not ask for confirmation'),
       `agora invites ${verb} 3f2a… --yes`,
     ).action(
-      withContext<{ yes?: boolean }>(async ({ client, out }, o, args) => {
-        const [{ seg }, { confirmOrStop }, { interactive }] = await Promise.all([
+      withContext<{ yes?: boolean }>(async ({ client, out, names }, o, args) => {
+        const [{ seg }, { confirmOrStop }, { interactive }, { ID_LISTS }] = await Promise.all([
           import('../../client/api-client.js'),
           import('../confirm.js'),
           import('../prompts.js'),
+          import('../names.js'),
         ]);
-        for (const id of await idsFrom(args)) {
+        for (const id of await names.fullIds(ID_LISTS.invite, await idsFrom(args))) {
           const invite = !o.yes && interactive() ? await client.get<Invite>(`/invites/${seg(id)}`) : undefined;
           await confirmOrStop(`${verb[0]!.toUpperCase()}${verb.slice(1)} ${invite ? describe(invite) : `invite ${id}`}?`, o.yes);
           const result = await client.call<Invite | undefined>(method, `/invites/${seg(id)}${path}`);

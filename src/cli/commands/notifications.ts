@@ -157,10 +157,18 @@ export function registerNotificationCommands(program: Command): void {
             await confirmOrStop(`Mark ${unseen.length === 100 ? '100 or more' : unseen.length} unseen notifications as seen?`, false);
           }
         }
-        const result = await client.put<{ updated: number }>(
-          `/users/${seg(userId)}/set_notifications_seen`,
-          o.ids ? { notification_ids: o.ids } : undefined,
-        );
+        const path = `/users/${seg(userId)}`;
+        const ids = o.ids && (await names.fullIds({ label: 'notification', path: `${path}/notifications`, bare: true }, o.ids));
+        const result = await client.put<{ updated: number }>(`${path}/set_notifications_seen`, ids ? { notification_ids: ids } : undefined);
+        // Ids that name none of the user's notifications are a mistake to report, not "0 marked" (CONTRACT §10);
+        // ids of notifications seen already are not.
+        if (ids && result.updated === 0) {
+          const { items } = await fetchList<Notification>(client, `${path}/notifications`, {}, { perPage: 100, all: true }, true);
+          if (!items.some((n) => ids.includes(n.id))) {
+            const { NameNotFoundError } = await import('../names.js');
+            throw new NameNotFoundError(`No notification of this user has the id ${ids.join(' or ')}: nothing marked seen`);
+          }
+        }
         if (out.json) return out.printJson(result);
         out.done(`${result.updated} notification${result.updated === 1 ? '' : 's'} marked seen`);
       }),

@@ -66,8 +66,9 @@ export function registerWebhookCommands(program: Command): void {
     webhooks.command('get').description('show one webhook (never its secret)').argument('<id>', 'webhook id'),
     'agora webhooks get 3f2a…',
   ).action(
-      withContext(async ({ client, out }, _o, [id]) => {
-        const { seg } = await import('../../client/api-client.js');
+      withContext(async ({ client, out, names }, _o, args) => {
+        const [{ seg }, { ID_LISTS }] = await Promise.all([import('../../client/api-client.js'), import('../names.js')]);
+        const [id] = await names.fullIds(ID_LISTS.webhook, args);
         await out.record(await client.get<Webhook>(`/webhooks/${seg(id!)}`), WEBHOOK_VIEW);
       }),
     );
@@ -80,13 +81,14 @@ export function registerWebhookCommands(program: Command): void {
       .option('-y, --yes', 'do not ask for confirmation'),
     'agora webhooks remove 3f2a… --yes',
   ).action(
-      withContext<{ yes?: boolean }>(async ({ client, out }, o, args) => {
-        const [{ seg }, { confirmOrStop }, { interactive }] = await Promise.all([
+      withContext<{ yes?: boolean }>(async ({ client, out, names }, o, args) => {
+        const [{ seg }, { confirmOrStop }, { interactive }, { ID_LISTS }] = await Promise.all([
           import('../../client/api-client.js'),
           import('../confirm.js'),
           import('../prompts.js'),
+          import('../names.js'),
         ]);
-        for (const id of await idsFrom(args)) {
+        for (const id of await names.fullIds(ID_LISTS.webhook, await idsFrom(args))) {
           const hook = !o.yes && interactive() ? await client.get<Webhook>(`/webhooks/${seg(id)}`) : undefined;
           await confirmOrStop(`Remove the webhook to ${hook ? hook.url : id}?`, o.yes);
           await client.delete(`/webhooks/${seg(id)}`);
@@ -101,8 +103,9 @@ export function registerWebhookCommands(program: Command): void {
     ),
     'agora webhooks deliveries 3f2a…',
   ).action(
-    withContext<PageOptions>(async (ctx, o, [id]) => {
-      const { seg } = await import('../../client/api-client.js');
+    withContext<PageOptions>(async (ctx, o, args) => {
+      const [{ seg }, { ID_LISTS }] = await Promise.all([import('../../client/api-client.js'), import('../names.js')]);
+      const [id] = await ctx.names.fullIds(ID_LISTS.webhook, args);
       await showList(ctx, `/webhooks/${seg(id!)}/deliveries`, {}, DELIVERY_COLUMNS, o);
     }),
   );

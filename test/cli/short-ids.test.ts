@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { call, createPage, createPageConfiguration, createUserWithKey } from '../helpers/api.js';
+import { runCli } from '../helpers/cli.js';
+import { useServer, type Credentials } from '../helpers/server.js';
+import { envFor } from './support.js';
+
+/**
+ * Every id the CLI prints is accepted back (CONTRACT §10): a table shortens ids to a unique prefix, and that
+ * prefix (6 characters or more) names the record in every command; several matches exit 2 listing them, none 1.
+ * Ids are time-ordered (48 bits of milliseconds first): records made in one run share their first 6 characters,
+ * and 20 characters name one record.
+ */
+const server = useServer();
+const agora = (args: string[], creds: Credentials = server.admin) => runCli(args, { home: server.dir, env: envFor(server, creds) });
+const adminId = async () => ((await call(server, 'GET', '/me')).body as { id: string }).id;
+
+describe('short ids', () => {
+  it('statuses get takes a unique prefix; a shared one exits 2 listing them, one matching nothing exits 1', async () => {
+    const [author, fan] = await Promise.all([createUserWithKey(server), createUserWithKey(server)]);
+    await call(server, 'POST', '/follows', { as: fan.creds, body: { followable_type: 'User', followable_id: author.user.id, user_id: fan.user.id } });
+    const posted: { id: string }[] = [];
+    for (const content of ['first', 'second'])
+      posted.push((await call(server, 'POST', '/statuses', { as: author.creds, body: { user_id: author.user.id, content } })).body);
+    // The fan's stream is filled by a fan-out of the server's: waited for, briefly.
+    for (let i = 0; i < 100; i++) {
+      const stream = (await call(server, 'GET', `/users/${fan.user.id}/stream`, { as: fan.creds })).body as { items: { id: string }[] };
+      if (stream.items.length >= 2) break;
+      await new Promise((ok) => setTimeout(ok, 50));
+    }
+    const [one, shared, none] = await Promise.all([
+      agora(['statuses', 'get', posted[0]!.id.slice(0, 20), '--json'], fan.creds),
+      agora(['statuses', 'get', posted[0]!.id.slice(0, 6)], fan.creds),
+      agora(['statuses', 'get', 'ffffff0'], fan.creds),
+    ]);
+    expect(one.code, one.stderr).toBe(0);
+    expect(JSON.parse(one.stdout)).toMatchObject({ id: posted[0]!.id, content: 'first' });
+    expect(shared.code).toBe(2);
+    expect(shared.stderr).toMatch(new RegExp(`^error: 2 statuses have an id starting with ${posted[0]!.id.slice(0, 6)}: .*; give more of the id\\n$`));
+    for (const { id } of posted) expect(shared.stderr).toContain(id);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toBe('error: No status in your stream has an id starting with ffffff0\n');
+  });
+
+  it('pages get and access-requests accept take the prefix a table shows', async () => {
+    const config = await createPageConfiguration(server);
+    const page = (await createPage(server, { user_id: await adminId(), page_configuration_id: config.id, privacy: 'private' })) as unknown as { id: string; name: string };
+    const asker = await createUserWithKey(server);
+    const request = (await call(server, 'POST', '/page_access_requests', { as: asker.creds, body: { page_id: page.id, user_id: asker.user.id } }))
+      .body as { id: string };
+    expect(request.id, JSON.stringify(request)).toBeTruthy();
+    const shown = await agora(['pages', 'get', page.id.slice(0, 20), '--json']);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(JSON.parse(shown.stdout).name).toBe(page.name);
+    const accepted = await agora(['access-requests', 'accept', request.id.slice(0, 20), '--json']);
+    expect(accepted.code, accepted.stderr).toBe(0);
+    expect(JSON.parse(accepted.stdout)).toMatchObject({ id: request.id, state: 'accepted' });
+  });
+
+  it('notifications seen --ids takes a prefix; ids naming none of the user\'s notifications exit 1, not "0 marked"', async () => {
+    const target = await createUserWithKey(server);
+    const fan = await createUserWithKey(server);
+    await call(server, 'POST', '/follows', { as: fan.creds, body: { followable_type: 'User', followable_id: target.user.id, user_id: fan.user.id } });
+    const [notification] = (await call(server, 'GET', `/users/${target.user.id}/notifications`, { as: target.creds })).body as { id: string }[];
+    const marked = await agora(['notifications', 'seen', '--ids', notification!.id.slice(0, 20)], target.creds);
+    expect(marked.code, marked.stderr).toBe(0);
+    expect(marked.stdout).toBe('1 notification marked seen\n');
+    const [again, nothing] = await Promise.all([
+      agora(['notifications', 'seen', '--ids', notification!.id], target.creds),
+      agora(['notifications', 'seen', '--ids', 'f'.repeat(32)], target.creds),
+    ]);
+    // Seen already: nothing to do, and no mistake either.
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toBe('0 notifications marked seen\n');
+    expect(nothing.code).toBe(1);
+    expect(nothing.stdout).toBe('');
+    expect(nothing.stderr).toBe(`error: No notification of this user has the id ${'f'.repeat(32)}: nothing marked seen\n`);
+  });
+});
