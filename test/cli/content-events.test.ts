@@ -118,8 +118,8 @@ describe('agora notifications watch', () => {
     const names = fans.map((f) => `${f.user.first_name} ${f.user.last_name} followed you`);
     expect(row!.split('\t')[2]).toBe('follow');
     expect(names).toContain(row!.split('\t')[3]);
-    expect(await json.stop()).toBe(0);
-    expect(await tsv.stop()).toBe(0);
+    expect(await json.stop()).toBe(130);
+    expect(await tsv.stop()).toBe(130);
   });
 });
 

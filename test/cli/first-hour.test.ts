@@ -163,15 +163,16 @@ describe('first run', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/Cannot reach the agora server at http:\/\/127\.0\.0\.1:1 \(ECONNREFUSED\)\n/);
     expect(refused.stderr).toMatch(/Is the server running\? Start one with .*agora serve, or log in to another with .*agora login --url URL\n$/);
+    // A stored profile whose secret the server no longer takes (revoked, or rotated elsewhere).
     const wrongHome = home();
-    const login = await runCli(['login', '--url', server.url, '--api-key', server.admin.key, '--api-secret', server.admin.secret, '--profile', 'ops'], {
-      home: wrongHome,
-    });
-    expect(login.code, login.stderr).toBe(0);
-    const wrongKey = await runCli(['pages', 'list', '--profile', 'ops'], {
-      home: wrongHome,
-      env: { AGORA_API_KEY: server.admin.key, AGORA_API_SECRET: 'as_wrongwrongwrongwrong' },
-    });
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    mkdirSync(join(wrongHome, '.config', 'agora'), { recursive: true });
+    writeFileSync(
+      join(wrongHome, '.config', 'agora', 'credentials.json'),
+      JSON.stringify({ current: 'ops', profiles: { ops: { url: server.url, api_key: server.admin.key, api_secret: 'as_wrongwrongwrongwrong' } } }),
+      { mode: 0o600 },
+    );
+    const wrongKey = await runCli(['pages', 'list', '--profile', 'ops'], { home: wrongHome });
     expect(wrongKey.code).toBe(4);
     expect(wrongKey.stderr).toMatch(/The key of profile "ops" was refused: log in again with .*agora login --profile ops\n$/);
   });
