@@ -25,9 +25,10 @@ import {
 import { nowIso, type Caller, type Deps } from './context.js';
 import { enqueueFanOut, eventRef, excerpt, notifyUsers, pageRef, userRef, type Ref } from './notifications.js';
 import { requireActingFor } from './permissions.js';
+import { removedStatus } from './removals.js';
 import { toUserRecord } from './users.js';
 
-async function toStatusRecords(store: Store, caller: Caller, rows: StatusRow[]): Promise<Status[]> {
+export async function toStatusRecords(store: Store, caller: Caller, rows: StatusRow[]): Promise<Status[]> {
   const users = new Map((await store.users.getByIds([...new Set(rows.map((r) => r.user_id))])).map((u) => [u.id, u]));
   return rows.map((r) => {
     const user = users.get(r.user_id);
@@ -47,7 +48,7 @@ async function toStatusRecords(store: Store, caller: Caller, rows: StatusRow[]):
   });
 }
 
-async function toCommentRecords(store: Store, caller: Caller, rows: CommentRow[]): Promise<Comment[]> {
+export async function toCommentRecords(store: Store, caller: Caller, rows: CommentRow[]): Promise<Comment[]> {
   const users = new Map((await store.users.getByIds([...new Set(rows.map((r) => r.user_id))])).map((u) => [u.id, u]));
   return rows.map((r) => ({
     id: r.id,
@@ -62,7 +63,7 @@ async function toCommentRecords(store: Store, caller: Caller, rows: CommentRow[]
 }
 
 /** Where a status was posted: its page, its event, or its author's profile. */
-async function placeOf(store: Store, status: StatusRow): Promise<Ref & { name: string }> {
+export async function placeOf(store: Store, status: StatusRow): Promise<Ref & { name: string }> {
   if (status.page_id) {
     const page = await store.pages.getById(status.page_id);
     if (page) return pageRef(page);
@@ -140,6 +141,8 @@ export async function createStatus(deps: Deps, caller: Caller, input: CreateStat
 }
 
 export async function getStatus(deps: Deps, caller: Caller, id: string): Promise<Status> {
+  const removed = await removedStatus(deps, caller, id);
+  if (removed) return removed;
   const row = await readableStatus(deps.store, viewerOf(caller), id);
   return (await toStatusRecords(deps.store, caller, [row]))[0]!;
 }

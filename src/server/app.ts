@@ -17,6 +17,7 @@ import { RouteRegistry } from './route.js';
 import { registerAccessRequestRoutes } from './routes/access-requests.js';
 import { registerApiKeyRoutes } from './routes/api-keys.js';
 import { registerContentRoutes } from './routes/content.js';
+import { registerRemovalRoutes } from './routes/removals.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerNotificationRoutes } from './routes/notifications.js';
 import { registerFollowRoutes } from './routes/follows.js';
@@ -217,6 +218,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   registerWebhookRoutes(ctx, { allowPrivate: webhookSettings.allowPrivate ?? false });
   registerApiKeyRoutes(ctx);
   registerContentRoutes(ctx);
+  registerRemovalRoutes(ctx);
   registerEventRoutes(ctx);
   registerNotificationRoutes(ctx);
   registerModerationRoutes(ctx);

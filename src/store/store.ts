@@ -25,6 +25,8 @@ import { keptRecords } from './migrations/0017-kept-records.js';
 import { notificationWalks } from './migrations/0018-notification-walks.js';
 import { keptEvents } from './migrations/0019-kept-events.js';
 import { followPairs } from './migrations/0020-follow-pairs.js';
+import { moderation } from './migrations/0030-moderation.js';
+import { removalsRepo } from './removals.js';
 import { commentsRepo, likesRepo, statusesRepo } from './content.js';
 import { attendancesRepo, eventsRepo } from './events.js';
 import { notificationJobsRepo, notificationsRepo } from './notifications.js';
@@ -54,6 +56,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0018-notification-walks': notificationWalks,
   '0019-kept-events': keptEvents,
   '0020-follow-pairs': followPairs,
+  '0030-moderation': moderation,
 };
 
 class StaticMigrations implements MigrationProvider {
@@ -91,6 +94,7 @@ export interface Store {
   readonly notificationJobs: ReturnType<typeof notificationJobsRepo>;
   readonly auditLog: ReturnType<typeof auditLogRepo>;
   readonly moderationQueue: ReturnType<typeof moderationQueueRepo>;
+  readonly removals: ReturnType<typeof removalsRepo>;
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
   /**
    * Recounts every list and answers where the kept counts drifted (`repair`: writes the recount);
@@ -174,6 +178,7 @@ export function createKyselyStore(
     notificationJobs: notificationJobsRepo(db, dialect),
     auditLog: auditLogRepo(db, pager),
     moderationQueue: moderationQueueRepo(db, pager),
+    removals: removalsRepo(db, pager),
     checkCounts: (repair, onDrift) => checkCounts(db, dialect, repair, onDrift),
     dataVersion: (fresh) => (options.inTransaction ? undefined : options.dataVersion?.(fresh)),
     versionOf: (tables) => {
