@@ -15,6 +15,7 @@ import type { Audience } from '../store/notifications.js';
 import type { Store } from '../store/store.js';
 import {
   actingUser,
+  authorShown,
   eventKnownTo,
   pageKnownTo,
   readableStatus,
@@ -26,6 +27,7 @@ import { nowIso, type Caller, type Deps } from './context.js';
 import { enqueueFanOut, eventRef, excerpt, notifyUsers, pageRef, userRef, type Ref } from './notifications.js';
 import { requireActingFor } from './permissions.js';
 import { removedStatus } from './removals.js';
+import { hiddenAuthors } from './suspensions.js';
 import { toUserRecord } from './users.js';
 
 export async function toStatusRecords(store: Store, caller: Caller, rows: StatusRow[]): Promise<Status[]> {
@@ -143,14 +145,14 @@ export async function createStatus(deps: Deps, caller: Caller, input: CreateStat
 export async function getStatus(deps: Deps, caller: Caller, id: string): Promise<Status> {
   const removed = await removedStatus(deps, caller, id);
   if (removed) return removed;
-  const row = await readableStatus(deps.store, viewerOf(caller), id);
+  const row = await readableStatus(deps.store, viewerOf(caller), id, nowIso(deps));
   return (await toStatusRecords(deps.store, caller, [row]))[0]!;
 }
 
 /** Comments on a status, oldest first, for those who may read the status. */
 export async function listComments(deps: Deps, caller: Caller, statusId: string, page: Pagination): Promise<ListResult<Comment>> {
-  await readableStatus(deps.store, viewerOf(caller), statusId);
-  const listed = await deps.store.comments.listForStatus(statusId, page);
+  await readableStatus(deps.store, viewerOf(caller), statusId, nowIso(deps));
+  const listed = await deps.store.comments.listForStatus(statusId, page, await hiddenAuthors(deps, caller));
   return listResult(await toCommentRecords(deps.store, caller, listed.rows), listed);
 }
 
@@ -159,7 +161,7 @@ export async function createComment(deps: Deps, caller: Caller, input: CreateCom
   requireActingFor(caller, input.user_id);
   const row = await deps.store.transaction(async (tx) => {
     const { user: author, viewer } = await actingUser(tx, caller, input.user_id);
-    const status = await readableStatus(tx, viewer, input.status_id);
+    const status = await readableStatus(tx, viewer, input.status_id, nowIso(deps));
     const now = nowIso(deps);
     const comment: CommentRow = {
       id: newId(),
@@ -201,15 +203,15 @@ export async function createLike(deps: Deps, caller: Caller, input: CreateLikeIn
     let status: StatusRow;
     if (input.comment_id) {
       comment = await tx.comments.getById(input.comment_id);
-      if (!comment) throw notFound('Comment');
+      if (!comment || !(await authorShown(tx, viewer, comment.user_id, nowIso(deps)))) throw notFound('Comment');
       try {
-        status = await readableStatus(tx, viewer, comment.status_id);
+        status = await readableStatus(tx, viewer, comment.status_id, nowIso(deps));
       } catch (error) {
         if ((error as AppError).status === 404) throw notFound('Comment');
         throw error;
       }
     } else {
-      status = await readableStatus(tx, viewer, input.status_id!);
+      status = await readableStatus(tx, viewer, input.status_id!, nowIso(deps));
     }
     const now = nowIso(deps);
     const like: LikeRow = {
@@ -253,6 +255,6 @@ export async function createLike(deps: Deps, caller: Caller, input: CreateLikeIn
 export async function getStream(deps: Deps, caller: Caller, userId: string, page: Pagination): Promise<ListResult<Status>> {
   if (caller.user.id !== userId && !caller.isAdmin) throw forbidden('You may read only your own stream');
   if (!(await deps.store.users.getById(userId))) throw notFound('User');
-  const listed = await deps.store.statuses.stream(userId, page);
+  const listed = await deps.store.statuses.stream(userId, page, await hiddenAuthors(deps, caller));
   return listResult(await toStatusRecords(deps.store, caller, listed.rows), listed);
 }

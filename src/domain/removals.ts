@@ -6,10 +6,11 @@ import type { CommentRow, StatusRow } from '../store/content.js';
 import type { RemovedRow } from '../store/removals.js';
 import type { Store } from '../store/store.js';
 import { recordAudit } from './audit.js';
-import { readableStatus, viewerOf } from './content-access.js';
+import { authorShown, readableStatus, viewerOf } from './content-access.js';
 import { placeOf, toCommentRecords, toStatusRecords } from './content.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { excerpt, notifyUsers, userRef } from './notifications.js';
+import { hiddenAuthors } from './suspensions.js';
 
 /**
  * Removing content (CONTRACT §8): a status or comment is removed by its author, an administrator of the page
@@ -55,8 +56,9 @@ export async function getComment(deps: Deps, caller: Caller, id: string): Promis
     const [record] = await toCommentRecords(deps.store, caller, [row]);
     return { ...record!, ...removedFields(removed) };
   }
+  if (!(await authorShown(deps.store, viewerOf(caller), comment.user_id, nowIso(deps)))) throw notFound('Comment');
   try {
-    await readableStatus(deps.store, viewerOf(caller), comment.status_id);
+    await readableStatus(deps.store, viewerOf(caller), comment.status_id, nowIso(deps));
   } catch (error) {
     if ((error as { status?: number }).status === 404) throw notFound('Comment');
     throw error;
@@ -67,7 +69,7 @@ export async function getComment(deps: Deps, caller: Caller, id: string): Promis
 /** Statuses newest first, each visible to the caller as in the stream. */
 export async function listStatuses(deps: Deps, caller: Caller, query: ListStatusesQuery): Promise<ListResult<Status>> {
   const { user_id, page_id, event_id } = query;
-  const listed = await deps.store.removals.listStatuses(viewerOf(caller), { user_id, page_id, event_id }, query);
+  const listed = await deps.store.removals.listStatuses(viewerOf(caller), { user_id, page_id, event_id }, query, await hiddenAuthors(deps, caller));
   return listResult(await toStatusRecords(deps.store, caller, listed.rows), listed);
 }
 
@@ -93,7 +95,7 @@ async function tellAuthor(tx: Store, now: string, caller: Caller, status: Status
 
 export async function removeStatus(deps: Deps, caller: Caller, id: string, reason: string | null): Promise<void> {
   await deps.store.transaction(async (tx) => {
-    const status = await readableStatus(tx, viewerOf(caller), id);
+    const status = await readableStatus(tx, viewerOf(caller), id, nowIso(deps));
     if (!(await mayRemove(tx, caller, status.user_id, status)))
       throw forbidden("Only the author, the page's administrators and project administrators may remove this status");
     const now = nowIso(deps);
@@ -115,7 +117,7 @@ export async function removeComment(deps: Deps, caller: Caller, id: string, reas
     if (!comment) throw notFound('Comment');
     let status: StatusRow;
     try {
-      status = await readableStatus(tx, viewerOf(caller), comment.status_id);
+      status = await readableStatus(tx, viewerOf(caller), comment.status_id, nowIso(deps));
     } catch (error) {
       if ((error as { status?: number }).status === 404) throw notFound('Comment');
       throw error;

@@ -1,3 +1,4 @@
+import { withSuspension } from './suspensions.js';
 import { listByIds } from './by-ids.js';
 import { AppError, ErrorCode, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
@@ -85,7 +86,7 @@ export async function getUser(deps: Deps, caller: Caller, id: string): Promise<U
   if (id !== caller.user.id) requirePermission(caller, 'users', 'show');
   const row = await deps.store.users.getById(id);
   if (!row) throw notFound('User');
-  return toUserRecord(row, caller);
+  return withSuspension(deps, caller, row);
 }
 
 export async function listUsers(deps: Deps, caller: Caller, query: ListUsersQuery): Promise<ListResult<User> | JsonText> {

@@ -2,6 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { CommentTable, Database, LikeTable, StatusTable } from './schema.js';
 import { counterKey, countOf, type Listed, type Selection, type Walk, Pager } from './paging.js';
+import { contentVisible } from './suspensions.js';
 
 export type StatusRow = Selectable<StatusTable>;
 export type CommentRow = Selectable<CommentTable>;
@@ -60,13 +61,15 @@ export function statusesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
         .where('id', '=', id)
         .execute();
     },
-    async stream(userId: string, page: Pagination): Promise<Listed<StatusRow>> {
+    /** `hidden`: authors whose statuses the reader may not see (suspended), left out of the page and the total. */
+    async stream(userId: string, page: Pagination, hidden: readonly string[] = []): Promise<Listed<StatusRow>> {
       const { pages, users, events } = await sources(userId);
       const keys = ['s.id'];
+      const shown = () => fromStatuses().where(contentVisible('s.user_id', hidden));
       const walks: Walk[] = [
-        ...pages.map((id) => ({ query: fromStatuses().where('s.page_id', '=', id), keys })),
-        ...events.map((id) => ({ query: fromStatuses().where('s.event_id', '=', id), keys })),
-        ...users.map((id) => ({ query: reachesFollowers(fromStatuses().where('s.user_id', '=', id)), keys })),
+        ...pages.map((id) => ({ query: shown().where('s.page_id', '=', id), keys })),
+        ...events.map((id) => ({ query: shown().where('s.event_id', '=', id), keys })),
+        ...users.filter((id) => !hidden.includes(id)).map((id) => ({ query: reachesFollowers(shown().where('s.user_id', '=', id)), keys })),
       ];
       if (walks.length === 0) return { rows: [], total: 0 };
       const counted = [
@@ -80,8 +83,22 @@ export function statusesRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
           : 0;
       // A followed user's status on a followed page is in two walks and two kept counts, and answered once: it
       // is taken off the sum once.
-      const total = Promise.all([pager.counts(db, counted), twice]).then(
-        ([counts, overlap]) => counts.reduce((a, b) => a + b, 0) - overlap,
+      // The hidden authors' statuses in these sources, each once, taken off the kept counts.
+      const unseen = hidden.length
+        ? countOf(
+            fromStatuses()
+              .where('s.user_id', 'in', hidden)
+              .where((eb) =>
+                eb.or([
+                  ...(pages.length ? [eb('s.page_id', 'in', pages)] : []),
+                  ...(events.length ? [eb('s.event_id', 'in', events)] : []),
+                  ...(users.length ? [eb.and([eb('s.user_id', 'in', users), eb('s.event_id', 'is', null), eb.or([eb('s.page_id', 'is', null), eb.exists(eb.selectFrom('pages').select('pages.id').whereRef('pages.id', '=', 's.page_id').where('pages.privacy', '=', 'public'))])])] : []),
+                ]),
+              ),
+          )
+        : 0;
+      const total = Promise.all([pager.counts(db, counted), twice, unseen]).then(
+        ([counts, overlap, hiddenCount]) => counts.reduce((a, b) => a + b, 0) - overlap - hiddenCount,
       );
       return pager.list<StatusRow>(db, walks, selectStatuses, page, total, true);
     },
@@ -104,16 +121,20 @@ export function commentsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
         .where('id', '=', id)
         .execute();
     },
-    async listForStatus(statusId: string, page: Pagination): Promise<Listed<CommentRow>> {
-      const total = db
+    async listForStatus(statusId: string, page: Pagination, hidden: readonly string[] = []): Promise<Listed<CommentRow>> {
+      const kept = db
         .selectFrom('statuses')
         .select('comments_count')
         .where('id', '=', statusId)
         .executeTakeFirst()
         .then((status) => status?.comments_count ?? 0);
+      const unseen = hidden.length
+        ? countOf(db.selectFrom('comments').where('comments.status_id', '=', statusId).where('comments.user_id', 'in', hidden))
+        : 0;
+      const total = Promise.all([kept, unseen]).then(([n, hiddenCount]) => n - hiddenCount);
       return pager.list<CommentRow>(
         db,
-        [{ query: db.selectFrom('comments').where('comments.status_id', '=', statusId), keys: ['comments.id'] }],
+        [{ query: db.selectFrom('comments').where('comments.status_id', '=', statusId).where(contentVisible('comments.user_id', hidden)), keys: ['comments.id'] }],
         selectComments,
         page,
         total,

@@ -5,6 +5,7 @@ import type { RemovedContentTable } from './moderation-tables.js';
 import { countOf, type Listed, type Selection, Pager } from './paging.js';
 import type { Viewer } from './pages.js';
 import type { Database } from './schema.js';
+import { contentVisible } from './suspensions.js';
 
 export type RemovedRow = Selectable<RemovedContentTable>;
 export interface Removal {
@@ -92,8 +93,8 @@ export function removalsRepo(db: Kysely<Database>, pager: Pager = new Pager()) {
 
   return {
     /** Statuses newest first, filtered, those the viewer may read only. */
-    async listStatuses(viewer: Viewer, filter: StatusFilter, page: Pagination): Promise<Listed<StatusRow>> {
-      let query = visibleStatuses(viewer);
+    async listStatuses(viewer: Viewer, filter: StatusFilter, page: Pagination, hidden: readonly string[] = []): Promise<Listed<StatusRow>> {
+      let query = visibleStatuses(viewer).where(contentVisible('s.user_id', hidden));
       if (filter.user_id !== undefined) query = query.where('s.user_id', '=', filter.user_id);
       if (filter.page_id !== undefined) query = query.where('s.page_id', '=', filter.page_id);
       if (filter.event_id !== undefined) query = query.where('s.event_id', '=', filter.event_id);

@@ -27,6 +27,7 @@ import { keptEvents } from './migrations/0019-kept-events.js';
 import { followPairs } from './migrations/0020-follow-pairs.js';
 import { moderation } from './migrations/0030-moderation.js';
 import { removalsRepo } from './removals.js';
+import { suspensionsRepo } from './suspensions.js';
 import { commentsRepo, likesRepo, statusesRepo } from './content.js';
 import { attendancesRepo, eventsRepo } from './events.js';
 import { notificationJobsRepo, notificationsRepo } from './notifications.js';
@@ -95,6 +96,7 @@ export interface Store {
   readonly auditLog: ReturnType<typeof auditLogRepo>;
   readonly moderationQueue: ReturnType<typeof moderationQueueRepo>;
   readonly removals: ReturnType<typeof removalsRepo>;
+  readonly suspensions: ReturnType<typeof suspensionsRepo>;
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
   /**
    * Recounts every list and answers where the kept counts drifted (`repair`: writes the recount);
@@ -179,6 +181,7 @@ export function createKyselyStore(
     auditLog: auditLogRepo(db, pager),
     moderationQueue: moderationQueueRepo(db, pager),
     removals: removalsRepo(db, pager),
+    suspensions: suspensionsRepo(db),
     checkCounts: (repair, onDrift) => checkCounts(db, dialect, repair, onDrift),
     dataVersion: (fresh) => (options.inTransaction ? undefined : options.dataVersion?.(fresh)),
     versionOf: (tables) => {
