@@ -98,7 +98,12 @@ export async function removeStatus(deps: Deps, caller: Caller, id: string, reaso
     const status = await readableStatus(tx, viewerOf(caller), id, nowIso(deps));
     if (!(await mayRemove(tx, caller, status.user_id, status)))
       throw forbidden("Only the author, the page's administrators and project administrators may remove this status");
-    const now = nowIso(deps);
+    await removeStatusIn(tx, nowIso(deps), caller, status, reason);
+  });
+}
+
+/** The removal of a status the caller may remove, in the caller's transaction (a report's `remove` too). */
+export async function removeStatusIn(tx: Store, now: string, caller: Caller, status: StatusRow, reason: string | null): Promise<void> {
     await tx.removals.removeStatus(status, { removed_at: now, removed_by: caller.user.id, removal_reason: reason });
     if (status.user_id === caller.user.id) return;
     await tellAuthor(tx, now, caller, status, { type: 'Status', id: status.id, content: status.content, authorId: status.user_id });
@@ -108,7 +113,6 @@ export async function removeStatus(deps: Deps, caller: Caller, id: string, reaso
       target_id: status.id,
       summary: `removed a status: "${excerpt(status.content)}"${reason ? ` (${reason})` : ''}`,
     });
-  });
 }
 
 export async function removeComment(deps: Deps, caller: Caller, id: string, reason: string | null): Promise<void> {
@@ -124,7 +128,12 @@ export async function removeComment(deps: Deps, caller: Caller, id: string, reas
     }
     if (!(await mayRemove(tx, caller, comment.user_id, status)))
       throw forbidden("Only the author, the page's administrators and project administrators may remove this comment");
-    const now = nowIso(deps);
+    await removeCommentIn(tx, nowIso(deps), caller, comment, status, reason);
+  });
+}
+
+/** The removal of a comment the caller may remove, in the caller's transaction. */
+export async function removeCommentIn(tx: Store, now: string, caller: Caller, comment: CommentRow, status: StatusRow, reason: string | null): Promise<void> {
     await tx.removals.removeComment(comment, status, { removed_at: now, removed_by: caller.user.id, removal_reason: reason });
     if (comment.user_id === caller.user.id) return;
     await tellAuthor(tx, now, caller, status, { type: 'Comment', id: comment.id, content: comment.content, authorId: comment.user_id });
@@ -134,7 +143,6 @@ export async function removeComment(deps: Deps, caller: Caller, id: string, reas
       target_id: comment.id,
       summary: `removed a comment: "${excerpt(comment.content)}"${reason ? ` (${reason})` : ''}`,
     });
-  });
 }
 
 /** An unlike: only the user who liked (an Admin for anyone); 404 for a like the caller does not own. */

@@ -58,6 +58,14 @@ export async function suspendUser(deps: Deps, caller: Caller, userId: string, in
   const row = await deps.store.transaction(async (tx) => {
     const user = await tx.users.getById(userId);
     if (!user) throw notFound('User');
+    await suspendIn(tx, now, caller, user, input);
+    return (await tx.users.getById(user.id))!;
+  });
+  return withSuspension(deps, caller, row);
+}
+
+/** Suspends a user, in the caller's transaction (a report's `suspend` too): never oneself nor the last Admin. */
+export async function suspendIn(tx: Store, now: string, caller: Caller, user: UserWithRole, input: SuspendUserInput): Promise<void> {
     if (user.id === caller.user.id) throw conflict(ErrorCode.conflict, 'You cannot suspend yourself');
     const admins = await tx.suspensions.unsuspendedAdminIds(now);
     if (admins.length === 1 && admins[0] === user.id) throw conflict(ErrorCode.lastAdmin, 'You cannot suspend the last unsuspended Admin');
@@ -68,9 +76,6 @@ export async function suspendUser(deps: Deps, caller: Caller, userId: string, in
       target_id: user.id,
       summary: `suspended ${user.nickname} ${endOf({ until: input.until ?? null })}: ${input.reason}`,
     });
-    return (await tx.users.getById(user.id))!;
-  });
-  return withSuspension(deps, caller, row);
 }
 
 export async function liftSuspension(deps: Deps, caller: Caller, userId: string): Promise<User> {

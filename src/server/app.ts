@@ -19,6 +19,7 @@ import { registerApiKeyRoutes } from './routes/api-keys.js';
 import { registerContentRoutes } from './routes/content.js';
 import { registerRemovalRoutes } from './routes/removals.js';
 import { registerSuspensionRoutes } from './routes/suspensions.js';
+import { registerReportRoutes } from './routes/reports.js';
 import { requireNotSuspended } from '../domain/suspensions.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerNotificationRoutes } from './routes/notifications.js';
@@ -223,6 +224,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   registerContentRoutes(ctx);
   registerRemovalRoutes(ctx);
   registerSuspensionRoutes(ctx);
+  registerReportRoutes(ctx);
   registerEventRoutes(ctx);
   registerNotificationRoutes(ctx);
   registerModerationRoutes(ctx);

@@ -28,6 +28,7 @@ import { followPairs } from './migrations/0020-follow-pairs.js';
 import { moderation } from './migrations/0030-moderation.js';
 import { removalsRepo } from './removals.js';
 import { suspensionsRepo } from './suspensions.js';
+import { reportsRepo } from './reports.js';
 import { commentsRepo, likesRepo, statusesRepo } from './content.js';
 import { attendancesRepo, eventsRepo } from './events.js';
 import { notificationJobsRepo, notificationsRepo } from './notifications.js';
@@ -97,6 +98,7 @@ export interface Store {
   readonly moderationQueue: ReturnType<typeof moderationQueueRepo>;
   readonly removals: ReturnType<typeof removalsRepo>;
   readonly suspensions: ReturnType<typeof suspensionsRepo>;
+  readonly reports: ReturnType<typeof reportsRepo>;
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
   /**
    * Recounts every list and answers where the kept counts drifted (`repair`: writes the recount);
@@ -182,6 +184,7 @@ export function createKyselyStore(
     moderationQueue: moderationQueueRepo(db, pager),
     removals: removalsRepo(db, pager),
     suspensions: suspensionsRepo(db),
+    reports: reportsRepo(db, pager),
     checkCounts: (repair, onDrift) => checkCounts(db, dialect, repair, onDrift),
     dataVersion: (fresh) => (options.inTransaction ? undefined : options.dataVersion?.(fresh)),
     versionOf: (tables) => {

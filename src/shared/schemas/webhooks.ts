@@ -8,6 +8,8 @@ export const WEBHOOK_EVENTS = [
   'invite.created',
   'invite.updated',
   'invite.deleted',
+  'report.created',
+  'report.updated',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
@@ -68,6 +70,6 @@ export const DeliveryListSchema = listOf(DeliverySchema);
 export interface WebhookPayload {
   id: string;
   webhook_type: 'create' | 'update' | 'destroy';
-  resource: 'page_access_request' | 'invite';
+  resource: 'page_access_request' | 'invite' | 'report';
   data: unknown;
 }
