@@ -165,7 +165,7 @@ async function benchSize(pages, bareUrl, barePid) {
       results[st] = await scenarios(s, target);
       while (servers.length) await stop(servers.pop().child);
     }
-    // One table to read them side by side (Markdown, as in the README).
+    // One table to read them side by side (Markdown, as in docs/performance.md).
     console.log(`\n| run | ${STORES.map((st) => `${st}: req/s | p99 | CPU/req`).join(' | ')} |`);
     console.log(`|---|${STORES.map(() => '---|---|---|').join('')}`);
     console.log(`| bare node:http, fixed list | ${fmt(bare.rps)} | ${bare.p99} ms | ${fmt(bare.cpu)} µs |${STORES.slice(1).map(() => ' | | |').join('')}`);

@@ -83,16 +83,42 @@ export function buildProgram(argv?: string[]): Command {
     .option('--json', "print the API's JSON exactly")
     .option('--timeout <seconds>', 'give up on a call after this many seconds (env AGORA_TIMEOUT; default 30)', positiveSeconds)
     .showSuggestionAfterError()
+    // gh's "INHERITED FLAGS": every subcommand's help lists --json, --profile, --url and --timeout too.
+    .configureHelp({ showGlobalOptions: true })
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ agora serve --demo\n  $ agora login --url http://127.0.0.1:4010 --api-key ak_… --api-secret as_…\n' +
+        '  $ agora pages list --privacy private\n  $ agora help pages create\n',
+    )
     .exitOverride();
   const only = argv && commandNamed(argv);
   for (const [names, register] of REGISTRARS) if (!only || names.includes(only)) register(program);
   return program;
 }
 
+/**
+ * `agora help pages list` as `agora pages list --help`: commander's own help command reads only the first word
+ * after `help`, so it would show the group's help, not the verb's.
+ */
+export function helpAsFlag(argv: string[]): string[] {
+  for (let i = 2; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (GLOBAL_WITH_VALUE.has(arg)) i++;
+    else if (arg.startsWith('-')) continue;
+    else if (arg !== 'help') return argv;
+    else {
+      const words = argv.slice(i + 1);
+      return words.length === 0 ? argv : [...argv.slice(0, i), ...words, '--help'];
+    }
+  }
+  return argv;
+}
+
 /** Runs the program; the only place that decides the process's exit code. */
-export async function main(argv: string[]): Promise<void> {
+export async function main(rawArgv: string[]): Promise<void> {
   // `agora --help | head -1`: commander writes before any Output exists; a reader that left is not an error.
   ignoreClosedPipe(process.stdout);
+  const argv = helpAsFlag(rawArgv);
   const program = buildProgram(argv);
   try {
     await program.parseAsync(argv);
@@ -115,7 +141,10 @@ const LOCAL_ERRORS: Record<string, { exit: number; code: string }> = {
   CredentialsError: { exit: ExitCode.failure, code: 'credentials_damaged' },
   ImportFileError: { exit: ExitCode.failure, code: 'unreadable_file' },
   NameNotFoundError: { exit: ExitCode.failure, code: 'not_found' },
+  InterruptedError: { exit: 130, code: 'interrupted' },
 };
+
+const agora = async () => (await import('./cli/self-command.js')).selfCommand();
 
 async function report(error: unknown, json: boolean): Promise<number> {
   if (error instanceof CommanderError) {
@@ -127,16 +156,23 @@ async function report(error: unknown, json: boolean): Promise<number> {
   // Messages carry what the server said and names it stores: never a control character to the terminal.
   const say = (line: string) => process.stderr.write(`${json ? line : visible(line)}\n`);
   if (name === 'ExitPromptError') return 130;
+  // Stopped by a signal, quietly: 130 for Ctrl-C, 143 for SIGTERM, as a shell reports them.
+  if (name === 'InterruptedError' && !(error as Error).message) return (error as Error).cause === 'SIGTERM' ? 143 : 130;
   if (name === 'DeclinedError') return ExitCode.ok;
   if (name === 'ApiError') {
     const e = error as Error & { status: number; code: string; body: unknown };
     if (json) say(JSON.stringify(e.body));
     else say(`error: ${e.message} (${e.code}, HTTP ${e.status})`);
+    const profile = (error as { profile?: string }).profile;
+    if (!json && e.status === 401 && profile !== undefined)
+      say(`The key of profile "${profile}" was refused: log in again with ${await agora()} login --profile ${profile}`);
     // A key refused, or a key whose role may not use the API: either way the credentials do not get in.
     return e.status === 401 || e.code === 'api_access_denied' ? ExitCode.auth : ExitCode.failure;
   }
   const local = LOCAL_ERRORS[name ?? ''] ?? { exit: ExitCode.failure, code: 'failed' };
   const message = (error as Error)?.message ?? String(error);
   say(json ? JSON.stringify({ error: { code: local.code, message } }) : `error: ${message}`);
+  if (!json && name === 'ConnectionError' && /Cannot reach/.test(message))
+    say(`Is the server running? Start one with ${await agora()} serve, or log in to another with ${await agora()} login --url URL`);
   return local.exit;
 }

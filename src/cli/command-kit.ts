@@ -15,6 +15,10 @@ export function withContext<O>(run: (ctx: Context, options: O, args: string[]) =
     const ctx = await createContext(command.optsWithGlobals() as GlobalOptions);
     try {
       await run(ctx, options, command.args);
+    } catch (error) {
+      // A refused key: the error report names the profile whose key it was, and how to log in again.
+      if ((error as { status?: number }).status === 401) Object.assign(error as object, { profile: ctx.profile });
+      throw error;
     } finally {
       await ctx.client.close();
     }
@@ -42,7 +46,7 @@ export function paginationOptions(command: Command): Command {
     .option('--per-page <n>', 'results per page (at most 100)', intOption(1, 100), 25)
     .option('--all', 'every record, following the list to its end')
     .option('--limit <n>', 'at most this many records, over as many pages as it takes', intOption(1, 10_000_000))
-    .option('--fields <a,b,c>', 'these columns, in this order (table and tab-separated output)', commaList)
+    .option('--fields <a,b,c>', 'these columns, in this order (with --json: these fields of each record)', commaList)
     .option('--header', 'a header row before tab-separated output');
 }
 

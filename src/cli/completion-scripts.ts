@@ -9,6 +9,8 @@ interface Flag {
   description: string;
   takesValue: boolean;
   choices: string[];
+  /** What a value without fixed choices completes to: file names (`<file>`), stored profiles, or nothing. */
+  completes: 'files' | 'profiles' | 'none';
 }
 
 /** One command of the tree, named by its path of words after `agora` ("" for the program itself). */
@@ -27,7 +29,13 @@ const toFlag = (option: Option): Flag => ({
   description: option.description,
   takesValue: option.required || option.optional,
   choices: option.argChoices ?? [],
+  completes: option.long === '--profile' ? 'profiles' : /<file/.test(option.flags) ? 'files' : 'none',
 });
+
+/** Every option, in any command, whose value is a file name. */
+const fileFlags = (nodes: Node[]) => [
+  ...new Set(nodes.flatMap((n) => n.flags.filter((x) => x.completes === 'files').flatMap(flagNames))),
+];
 
 /**
  * Reads the command tree off the commander program, so that the scripts follow every command added
@@ -135,8 +143,11 @@ ${f}() {
   if ((expect_value)); then
     words="$(${f}_choices "$path" "\${COMP_WORDS[COMP_CWORD-1]}")"
     if [[ -z $words ]]; then
-      COMPREPLY=($(compgen -f -- "$cur"))
-      return
+      case "\${COMP_WORDS[COMP_CWORD-1]}" in
+        --profile) words="$(${name} profiles 2>/dev/null | cut -f2)" ;;
+        ${fileFlags(nodes).join('|')}) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        *) COMPREPLY=(); return ;;
+      esac
     fi
   elif [[ $cur == -* ]]; then
     words="$(${f}_options "$path")"
@@ -217,7 +228,11 @@ ${f}() {
   done
   if ((expect_value)); then
     ${f}_choices "$path_" "\${words[CURRENT-1]}"
-    if ((\${#reply})); then compadd -a reply; else _files; fi
+    if ((\${#reply})); then compadd -a reply; return; fi
+    case "\${words[CURRENT-1]}" in
+      --profile) reply=(\${(f)"$(${name} profiles 2>/dev/null | cut -f2)"}); compadd -a reply ;;
+      ${fileFlags(nodes).join('|')}) _files ;;
+    esac
     return
   fi
   if [[ $PREFIX == -* ]]; then
@@ -263,7 +278,9 @@ function fishScript(name: string, nodes: Node[]): string {
       if (x.long) parts.push(`-l ${fishQuote(x.long.replace(/^--/, ''))}`);
       if (x.short) parts.push(`-s ${fishQuote(x.short.replace(/^-/, ''))}`);
       if (x.choices.length) parts.push(`-x -a ${fishQuote(x.choices.join(' '))}`);
-      else if (x.takesValue) parts.push('-r -F');
+      else if (x.completes === 'profiles') parts.push(`-x -a ${fishQuote(`(${name} profiles 2>/dev/null | string split -f2 \t)`)}`);
+      else if (x.completes === 'files') parts.push('-r -F');
+      else if (x.takesValue) parts.push('-x');
       parts.push(`-d ${fishQuote(x.description)}`);
       lines.push(parts.join(' '));
     }

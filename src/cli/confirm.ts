@@ -11,6 +11,6 @@ export class DeclinedError extends Error {
  */
 export async function confirmOrStop(message: string, yes: boolean | undefined): Promise<void> {
   if (yes || !process.stdin.isTTY || !process.stdout.isTTY) return;
-  const { confirm } = await import('@inquirer/prompts');
-  if (!(await confirm({ message: visible(message), default: false }))) throw new DeclinedError('declined');
+  const [prompts, { confirmStrict }] = await Promise.all([import('@inquirer/prompts'), import('./prompts.js')]);
+  if (!(await confirmStrict(prompts, visible(message)))) throw new DeclinedError('declined');
 }

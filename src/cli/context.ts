@@ -62,7 +62,7 @@ export function normalizeUrl(url: string): string {
   return value.replace(/\/+$/, '').replace(/\/public-api\/v1$/, '');
 }
 
-/** `--timeout`, else `AGORA_TIMEOUT`, else 30 s (CONTRACT §6). */
+/** `--timeout`, else `AGORA_TIMEOUT`, else 30 s (docs/operations.md, "The client"). */
 export function timeoutSeconds(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): number {
   if (options.timeout !== undefined) return options.timeout;
   if (env.AGORA_TIMEOUT === undefined || env.AGORA_TIMEOUT === '') return DEFAULT_TIMEOUT_SECONDS;

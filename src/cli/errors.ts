@@ -1,4 +1,4 @@
-/** Exit codes of CONTRACT §6. */
+/** Exit codes (the README's "Commands"). */
 export const ExitCode = { ok: 0, failure: 1, usage: 2, auth: 4 } as const;
 
 /** A mistake in how the command was called: exit 2. */
@@ -9,4 +9,9 @@ export class UsageError extends Error {
 /** No usable credentials: exit 4. */
 export class AuthError extends Error {
   override name = 'AuthError';
+}
+
+/** The person stopped the command (Ctrl-C) after it finished what was in flight: exit 130, as a shell does. */
+export class InterruptedError extends Error {
+  override name = 'InterruptedError';
 }

@@ -51,7 +51,7 @@ export const coloursFor = (stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv =
   !!stream.isTTY && !env.NO_COLOR && env.TERM !== 'dumb';
 
 /**
- * The three faces of CONTRACT §6: a table on a TTY; the API's JSON exactly with --json; plain
+ * The three faces of the README's "Commands": a table on a TTY; the API's JSON exactly with --json; plain
  * tab-separated rows (no colour) when stdout is not a TTY. Every string from the server passes through
  * `visible` on its way to a table, a TSV row, a record, a note or a confirmation: no control character
  * reaches the terminal. This is the only place output is written.
@@ -82,7 +82,7 @@ export class Output {
   }
 
   async list<T>(result: Listing<T>, columns: Column<T>[], view: ListView = {}): Promise<void> {
-    if (this.json) return this.printJson({ items: result.items, total_items: result.total_items });
+    if (this.json) return this.printJson({ items: await pickFields(result.items, view.fields), total_items: result.total_items });
     const chosen = await chooseColumns(columns, view.fields, result.items);
     const cells = await this.cells(result.items, chosen);
     const shown = result.items.length;
@@ -101,7 +101,9 @@ export class Output {
       return;
     }
     await loadTables();
-    this.line(this.renderTable(chosen, cells));
+    const { table, left } = this.renderTable(chosen, cells);
+    this.line(table);
+    if (left.length > 0) this.line(this.dim(`(${left.join(', ')} left out for the terminal's width; --fields picks the columns)`));
     const pages = view.perPage ? Math.max(1, Math.ceil(result.total_items / view.perPage)) : 1;
     const more = result.walked
       ? shown < result.total_items
@@ -177,28 +179,33 @@ export class Output {
       columns.map((c) => {
         if (c.name) {
           const id = c.name[1](row);
-          return visibleLine(id ? (this.names?.get(c.name[0], id) ?? id) : '');
+          return visibleLine(id ? (this.names?.get(c.name[0], id) ?? id) : text(c.value?.(row)));
         }
         return visibleLine(text(c.value?.(row)));
       }),
     );
   }
 
-  private renderTable<T>(columns: Column<T>[], cells: string[][]): string {
+  /**
+   * A table no wider than the terminal: ids cut first to their shortest unique prefix (accepted back by every
+   * command), then the last columns left out while the rest cannot keep `NAME_ROOM`, then the widest cells cut.
+   */
+  private renderTable<T>(columns: Column<T>[], cells: string[][]): { table: string; left: string[] } {
     const head = columns.map((c) => c.header);
-    const shape = { head, width: this.width, paint: { head: this.cyan, border: this.grey } };
+    const shape = { width: this.width, paint: { head: this.cyan, border: this.grey } };
     let rows = cells.map((r) => r.map((c) => (c === '' ? '-' : c)));
-    if (tableModule!.naturalWidth(head, rows) <= this.width) return renderTableLazy({ ...shape, rows });
-    {
-      // Ids give way first: a unique prefix names a record as well on the screen, and is kept whole after that.
-      const { uniquePrefixes } = tableModule!;
-      columns.forEach((c, i) => {
-        if (!c.id) return;
-        const short = uniquePrefixes(rows.map((r) => r[i]!));
-        rows = rows.map((r, k) => r.map((cell, j) => (j === i ? short[k]! : cell)));
-      });
-    }
-    return renderTableLazy({ ...shape, rows, firm: columns.map((c) => !!c.id) });
+    if (tableModule!.naturalWidth(head, rows) <= this.width) return { table: renderTableLazy({ ...shape, head, rows }), left: [] };
+    const { uniquePrefixes, columnsThatFit } = tableModule!;
+    columns.forEach((c, i) => {
+      if (!c.id) return;
+      const short = uniquePrefixes(rows.map((r) => r[i]!));
+      rows = rows.map((r, k) => r.map((cell, j) => (j === i ? short[k]! : cell)));
+    });
+    const firm = columns.map((c) => !!c.id);
+    const kept = columnsThatFit(head, rows, this.width, firm);
+    const pick = <V>(values: V[]) => kept.map((i) => values[i]!);
+    const table = renderTableLazy({ ...shape, head: pick(head), rows: rows.map(pick), firm: pick(firm) });
+    return { table, left: head.filter((_, i) => !kept.includes(i)) };
   }
 
   private paint = (code: number, text: string) => (this.color ? `\u001b[${code}m${text}\u001b[0m` : text);
@@ -230,7 +237,7 @@ async function chooseColumns<T>(columns: Column<T>[], fields: string[] | undefin
   const chosen = fields.map((field) => {
     const column = columns.find((c) => key(c.header) === key(field));
     if (column) return column;
-    if (sample && field in sample) return { header: field, value: (row: T) => (row as Record<string, unknown>)[field] } as Column<T>;
+    if (sample && Object.hasOwn(sample, field)) return { header: field, value: (row: T) => (row as Record<string, unknown>)[field] } as Column<T>;
     unknown.push(field);
     return undefined;
   });
@@ -242,6 +249,23 @@ async function chooseColumns<T>(columns: Column<T>[], fields: string[] | undefin
     );
   }
   return chosen as Column<T>[];
+}
+
+/**
+ * `--json --fields id,name`: each record with only those fields, in that order (as gh's `--json id,name`); the
+ * names are the records' own fields, matched as `--fields` matches columns.
+ */
+async function pickFields<T>(items: T[], fields: string[] | undefined): Promise<unknown[]> {
+  if (!fields || fields.length === 0 || items.length === 0) return items;
+  const key = (s: string) => s.toLowerCase().replace(/[\s_-]+/g, '_');
+  const present = [...new Set(items.flatMap((item) => Object.keys(item as object)))];
+  const named = fields.map((field) => present.find((name) => key(name) === key(field)));
+  const unknown = fields.filter((_, i) => named[i] === undefined);
+  if (unknown.length > 0) {
+    const { UsageError } = await import('./errors.js');
+    throw new UsageError(`--fields: no field ${unknown.map((f) => `"${f}"`).join(', ')}; the records' fields are ${present.join(', ')}`);
+  }
+  return items.map((item) => Object.fromEntries(named.map((name) => [name!, (item as Record<string, unknown>)[name!] ?? null])));
 }
 
 const guarded = new WeakSet<NodeJS.WriteStream>();

@@ -9,8 +9,11 @@ export interface Question {
   kind?: 'text' | 'secret' | 'choice' | 'confirm';
   /** The menu: fixed values, or records to pick from (page configurations, roles). */
   choices?: string[] | (() => Promise<{ name: string; value: string }[]>);
-  /** An error message for a bad answer, which is asked again; undefined when it is good. */
-  check?: (value: string) => string | undefined;
+  /**
+   * An error message for a bad answer, which is asked again; undefined when it is good. `answers` holds the
+   * values given so far (an end checked against its start), as the shared schema will read them.
+   */
+  check?: (value: string, answers: Record<string, unknown>) => string | undefined;
   /** Turns the answer into the value (a date to ISO 8601); throws to ask again. */
   parse?: (value: string) => unknown;
 }
@@ -31,14 +34,12 @@ export async function askMissing<V extends Record<string, unknown>>(values: V, q
     throw new UsageError(`missing ${missing.map(([, q]) => q.flag).join(', ')} (asked for on a terminal; required otherwise)`);
   const prompts = await import('@inquirer/prompts');
   const validate = (q: Question) => (value: string) => {
-    const problem = q.check?.(value);
-    if (problem) return problem;
     try {
       q.parse?.(value);
     } catch (error) {
       return (error as Error).message;
     }
-    return true;
+    return q.check?.(value, values) ?? true;
   };
   for (const [key, q] of missing) {
     let answer: unknown;
@@ -53,8 +54,9 @@ export async function askMissing<V extends Record<string, unknown>>(values: V, q
         process.stderr.write('The two do not match; once more.\n');
       }
     } else if (q.kind === 'confirm') {
-      answer = await prompts.confirm({ message: q.message, default: false });
-      if (!answer) throw new UsageError(`${q.flag} is required`);
+      // A no is not the end of everything typed so far: say why it is needed and ask again (Ctrl-C stops).
+      while (!(answer = await confirmStrict(prompts, q.message)))
+        process.stderr.write(`Without it nothing can be created (${q.flag}); answer yes, or Ctrl-C to stop.\n`);
     } else if (q.choices) {
       // Names come from the server: shown with their control characters made visible, like every other output.
       const choices = (Array.isArray(q.choices) ? q.choices.map((c) => ({ name: c, value: c })) : await q.choices()).map((c) => ({
@@ -70,6 +72,19 @@ export async function askMissing<V extends Record<string, unknown>>(values: V, q
     (values as Record<string, unknown>)[key] = answer;
   }
   return values;
+}
+
+/**
+ * A yes/no question that takes only a whole word: `y`, `yes`, `n`, `no` (any case); `yy` or `yes please` are
+ * asked again rather than read as yes (inquirer's confirm takes any answer starting with y).
+ */
+export async function confirmStrict(prompts: typeof import('@inquirer/prompts'), message: string, byDefault = false): Promise<boolean> {
+  const answer = await prompts.input({
+    message: `${message} (${byDefault ? 'Y/n' : 'y/N'})`,
+    validate: (value) => (/^(y|yes|n|no)?$/i.test(value.trim()) ? true : 'answer y or n'),
+  });
+  const word = answer.trim().toLowerCase();
+  return word === '' ? byDefault : word.startsWith('y');
 }
 
 /** A check from a field of a shared zod schema: its first message, without the field's name repeated. */

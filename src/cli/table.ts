@@ -55,10 +55,12 @@ function wrapText(text: string, width: number): string[] {
  * Column widths that fit `available`: the widest columns give way first, down to the header's width (or 4),
  * then below that when even those do not fit.
  */
-export function fitWidths(natural: number[], minimum: number[], available: number): number[] {
+export function fitWidths(natural: number[], minimum: number[], available: number, firm: boolean[] = []): number[] {
   const widths = [...natural];
   const total = () => widths.reduce((a, b) => a + b, 0);
-  for (const floor of [minimum, minimum.map((m, i) => (m === natural[i] ? m : 1)), widths.map(() => 1)]) {
+  // A firm column (a unique id prefix) never gives way: cut, it would no longer name one record.
+  const last = widths.map((_, i) => (firm[i] ? natural[i]! : 1));
+  for (const floor of [minimum, minimum.map((m, i) => (m === natural[i] ? m : last[i]!)), last]) {
     while (total() > available) {
       let widest = -1;
       for (let i = 0; i < widths.length; i++)
@@ -70,9 +72,16 @@ export function fitWidths(natural: number[], minimum: number[], available: numbe
   return widths;
 }
 
+/**
+ * A cell without zero-width joiners: terminals disagree on whether 👨‍👩‍👧 is one glyph two columns wide or three
+ * emoji six columns wide (tmux and many others), and a border placed for one is out of line on the other.
+ * Unjoined, it is three emoji everywhere, and measured so. Only tables do this; `--json` keeps the text.
+ */
+export const unjoined = (cell: string): string => cell.replace(/\u200d/g, '');
+
 /** How wide the table would be with no cell cut. */
 export function naturalWidth(head: string[], rows: string[][]): number {
-  const widths = head.map((h, i) => Math.max(1, stringWidth(h), ...rows.map((r) => stringWidth(r[i] ?? ''))));
+  const widths = head.map((h, i) => Math.max(1, stringWidth(h), ...rows.map((r) => stringWidth(unjoined(r[i] ?? '')))));
   return widths.reduce((a, b) => a + b, 0) + 3 * head.length + 1;
 }
 
@@ -81,13 +90,14 @@ export function naturalWidth(head: string[], rows: string[][]): number {
  * fitted here (cli-table3 would wrap or overflow); cli-table3 draws it, and the rule under the header is its
  * top border with the joints turned.
  */
-export function renderTable({ head, rows, width, wrap = [], firm = [], paint }: TableInput): string {
+export function renderTable({ head, rows: given, width, wrap = [], firm = [], paint }: TableInput): string {
+  const rows = given.map((row) => row.map(unjoined));
   const columns = head?.length ?? rows[0]?.length ?? 0;
   const natural = Array.from({ length: columns }, (_, i) =>
     Math.max(1, stringWidth(head?.[i] ?? ''), ...rows.map((r) => stringWidth(r[i] ?? ''))),
   );
   const minimum = natural.map((n, i) => (firm[i] ? n : Math.min(n, Math.max(4, stringWidth(head?.[i] ?? '')))));
-  const widths = fitWidths(natural, minimum, Math.max(columns, width - (3 * columns + 1)));
+  const widths = fitWidths(natural, minimum, Math.max(columns, width - (3 * columns + 1)), firm);
   const paintLines = (text: string, style: (s: string) => string) => text.split('\n').map(style).join('\n');
   const table = new Table({
     ...(head ? { head: head.map((h, i) => (paint ? paint.head(truncate(h, widths[i]!)) : truncate(h, widths[i]!))) } : {}),
@@ -107,6 +117,24 @@ export function renderTable({ head, rows, width, wrap = [], firm = [], paint }: 
   if (head) lines.splice(2, 0, lines[0]!.replace('┌', '├').replace(/┬/g, '┼').replace('┐', '┤'));
   const border = paint?.border;
   return lines.map((l) => (border ? l.replace(/[┌┬┐├┼┤└┴┘│─]+/g, (m) => border(m)) : l)).join('\n');
+}
+
+/** The narrowest a column other than an id is cut to before columns are left out: a name keeps this much. */
+export const NAME_ROOM = 10;
+
+/**
+ * The columns to show at `width`: every one when each fits at its floor (an id column whole, any other at
+ * `NAME_ROOM` or its header), else the last ones left out, one by one, keeping the first two.
+ */
+export function columnsThatFit(head: string[], rows: string[][], width: number, firm: boolean[]): number[] {
+  const floor = head.map((h, i) => {
+    const natural = Math.max(1, stringWidth(h), ...rows.map((r) => stringWidth(r[i] ?? '')));
+    return firm[i] ? natural : Math.min(natural, Math.max(NAME_ROOM, Math.min(stringWidth(h), NAME_ROOM)));
+  });
+  const kept = head.map((_, i) => i);
+  const needed = () => kept.reduce((sum, i) => sum + floor[i]! + 3, 1);
+  while (kept.length > 2 && needed() > width) kept.pop();
+  return kept;
 }
 
 /** The ids cut to the shortest common length (at least `min` characters) at which no two of them share a prefix. */

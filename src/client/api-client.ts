@@ -64,7 +64,7 @@ export interface Answer<T> {
   replayed: boolean;
   /** `X-Total-Count`, on lists that are bare arrays (notifications). */
   total?: number;
-  /** The query of the `Link: <…>; rel="next"` URL (CONTRACT §4), when more records follow. */
+  /** The query of the `Link: <…>; rel="next"` URL (docs/api.md), when more records follow. */
   next?: Query;
 }
 

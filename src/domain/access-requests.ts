@@ -44,7 +44,7 @@ const toRecord = async (store: Store, caller: Caller, row: AccessRequestRow) =>
 /**
  * Asks to join a page. Rule 1: one waiting request per user and page (a unique index, so concurrent
  * duplicates end in one record). Rule 2: a member may not ask. A secret page is 404 to outsiders, and
- * joined by invite only (CONTRACT §5), so even those who can see it cannot ask for somebody to join it.
+ * joined by invite only (docs/api.md, "Resources"), so even those who can see it cannot ask for somebody to join it.
  */
 export async function createAccessRequest(
   deps: Deps,

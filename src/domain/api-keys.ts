@@ -18,6 +18,14 @@ export interface IssuedKey {
   api_secret: string;
 }
 
+/** A user named by id or by nickname (offline commands take either, as every command does). */
+export async function userIdOf(deps: Deps, ref: string): Promise<string> {
+  if (/^[0-9a-f]{32}$/.test(ref)) return ref;
+  const found = await deps.store.users.list({ nickname: ref }, { page: 1, per_page: 1 });
+  if (!found.rows[0]) throw new AppError(404, ErrorCode.notFound, `No user with the id or nickname "${ref}"`);
+  return found.rows[0].id;
+}
+
 /** The bootstrap administrator `admin` (role Admins), created on first need. */
 export async function ensureBootstrapAdmin(deps: Deps): Promise<string> {
   const { store } = deps;
@@ -66,7 +74,7 @@ export async function ensureBootstrapAdmin(deps: Deps): Promise<string> {
  * once. Offline (`agora admin create-key`) there is no caller: the audit entry names no actor.
  */
 export async function issueApiKey(deps: Deps, userId?: string, caller: Caller | null = null): Promise<IssuedKey> {
-  const owner = userId ?? (await ensureBootstrapAdmin(deps));
+  const owner = userId === undefined ? await ensureBootstrapAdmin(deps) : await userIdOf(deps, userId);
   const pair = { api_key: newApiKey(), api_secret: newApiSecret() };
   const secretHash = await hashSecret(pair.api_secret);
   await deps.store.transaction(async (tx) => {

@@ -133,7 +133,7 @@ export async function listInvites(deps: Deps, caller: Caller, query: ListInvites
 /**
  * The invite, if the caller may know of it (the store's rule, `invitesSeenBy`: the one the list follows).
  * One they may not know of is a 403 (`refusal`) when they know of its page (only the page's
- * administrators settle its invites, CONTRACT), else a 404: its page is secret to them.
+ * administrators settle its invites: docs/api.md), else a 404: its page is secret to them.
  */
 async function findInvite(tx: Store, caller: Caller, id: string, refusal: string): Promise<{ row: InviteRow; page: PageRow }> {
   const viewer = { id: caller.user.id, isAdmin: caller.isAdmin };

@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
-import { ensureApiKey, issueApiKey } from '../domain/api-keys.js';
+import { ensureApiKey, issueApiKey, listApiKeys } from '../domain/api-keys.js';
 import type { Deps } from '../domain/context.js';
 import { seedDemo } from '../domain/demo.js';
 import { isPostgresTarget, openStore } from '../store/open.js';
@@ -20,6 +20,8 @@ export interface ServeOptions {
   log?: boolean;
   /** Processes serving the one store (node:cluster); 1 serves in this process. */
   workers?: number | 'auto';
+  /** How the person who started the server runs agora (`agora`, or `npx agora` in a checkout): next steps print it. */
+  command?: string;
   /** Where the server's own lines go (stdout). */
   print: (line: string) => void;
   /** Where `--log` lines go: JSON lines, or lines a person reads on a terminal. */
@@ -49,7 +51,7 @@ export async function serve(options: ServeOptions): Promise<void> {
  * worker listens; SIGINT or SIGTERM stops them all gracefully; a worker that dies otherwise is replaced.
  */
 async function servePrimary(options: ServeOptions, workers: number): Promise<void> {
-  const demoKey = await prepareStore(options);
+  const prepared = await prepareStore(options);
   let stopping = false;
   const listening = new Set<number>();
   let announce: (port: number) => void = () => {};
@@ -84,19 +86,30 @@ async function servePrimary(options: ServeOptions, workers: number): Promise<voi
   });
   for (let i = 0; i < workers; i++) start();
   const port = await Promise.race([allListening, stopped.then(() => undefined)]);
-  if (port !== undefined) announceListening(options, port, demoKey);
+  if (port !== undefined) announceListening(options, port, prepared);
   await stopped;
 }
 
 const hostInUrl = (host: string) => (host.includes(':') ? `[${host}]` : host);
 
 type DemoKey = { api_key: string; api_secret: string };
+/** What preparing the store left to say: the demo's key, or that no key exists yet. */
+type Prepared = { demoKey?: DemoKey; keyless: boolean };
 
-/** The `listening on` line (once), and with `--demo` the ready `agora login` line to paste. */
-function announceListening(options: ServeOptions, port: number, demoKey: DemoKey | undefined): void {
+/**
+ * The `listening on` line (once), and the next step: with `--demo` the ready `agora login` line to paste; on a
+ * store without any API key, how to make the first one (nothing can call the API before that).
+ */
+function announceListening(options: ServeOptions, port: number, { demoKey, keyless }: Prepared): void {
   const base = `http://${hostInUrl(options.host)}:${port}`;
+  const agora = options.command ?? 'agora';
   options.print(`listening on ${base}`);
-  if (demoKey) options.print(`log in with: agora login --url ${base} --api-key ${demoKey.api_key} --api-secret ${demoKey.api_secret}`);
+  if (demoKey) options.print(`log in with: ${agora} login --url ${base} --api-key ${demoKey.api_key} --api-secret ${demoKey.api_secret}`);
+  else if (keyless) {
+    const db = isPostgresTarget(options.db) ? `'${options.db}'` : options.db;
+    options.print(`no API key yet: make the first (for the administrator "admin") with: ${agora} admin create-key --db ${db}`);
+    options.print(`then log in with: ${agora} login --url ${base}`);
+  }
 }
 
 /**
@@ -112,7 +125,7 @@ async function openServedStore(options: ServeOptions): Promise<Store> {
 }
 
 /** Migrations, the bootstrap key and the demo, once, before any request. */
-async function prepareStore(options: ServeOptions): Promise<DemoKey | undefined> {
+async function prepareStore(options: ServeOptions): Promise<Prepared> {
   const store = await openServedStore(options);
   try {
     return await prepare({ store, clock: () => new Date() }, options);
@@ -121,8 +134,8 @@ async function prepareStore(options: ServeOptions): Promise<DemoKey | undefined>
   }
 }
 
-/** Answers the demo administrator's new key pair, when `--demo` made one. */
-async function prepare(deps: Deps, options: ServeOptions): Promise<DemoKey | undefined> {
+/** The demo administrator's new key pair, when `--demo` made one, and whether the store has no key at all. */
+async function prepare(deps: Deps, options: ServeOptions): Promise<Prepared> {
   if (options.bootstrapKey || options.bootstrapSecret) {
     if (!options.bootstrapKey || !options.bootstrapSecret)
       throw new Error('AGORA_BOOTSTRAP_API_KEY and AGORA_BOOTSTRAP_API_SECRET go together');
@@ -136,13 +149,14 @@ async function prepare(deps: Deps, options: ServeOptions): Promise<DemoKey | und
     options.print(seeded ? 'demo community seeded' : 'demo community already present');
     options.print(`demo administrator key: api_key=${key.api_key} api_secret=${key.api_secret}`);
   }
-  return lastKey;
+  if (lastKey) return { demoKey: lastKey, keyless: false };
+  return { keyless: (await listApiKeys(deps, { page: 1, per_page: 1 })).total_items === 0 };
 }
 
 /** One serving process: alone, or a worker that tells the primary its port instead of printing it. */
 async function serveOne(options: ServeOptions, asWorker: boolean): Promise<void> {
   const store = await openServedStore(options);
-  const demoKey = await prepare({ store, clock: () => new Date() }, options);
+  const prepared = await prepare({ store, clock: () => new Date() }, options);
   const app = await createApp({
     store,
     logger: options.log ?? false,
@@ -152,7 +166,14 @@ async function serveOne(options: ServeOptions, asWorker: boolean): Promise<void>
     rateLimit: rateLimitFromEnv(process.env),
     fanOut: { leaseMs: positiveNumber(process.env, 'AGORA_LEASE_MS') },
   });
-  const address = await app.listen({ host: options.host, port: options.port });
+  const address = await app.listen({ host: options.host, port: options.port }).catch(async (error: NodeJS.ErrnoException) => {
+    await app.close();
+    await store.close();
+    if (error.code !== 'EADDRINUSE') throw error;
+    throw new Error(
+      `port ${options.port} on ${options.host} is already in use (another agora serve?): stop it, or pick another with --port (--port 0 picks a free one)`,
+    );
+  });
   // Handlers go in before the `listening on` line: a signal sent as soon as it is read still stops cleanly.
   const stopped = new Promise<void>((resolve) => {
     const stop = () => {
@@ -165,7 +186,7 @@ async function serveOne(options: ServeOptions, asWorker: boolean): Promise<void>
   });
   const url = new URL(address);
   if (asWorker) process.send?.({ listening: Number(url.port) });
-  else announceListening(options, Number(url.port), demoKey);
+  else announceListening(options, Number(url.port), prepared);
   await stopped;
   await app.close();
   await store.close();

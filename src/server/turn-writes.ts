@@ -7,7 +7,7 @@
  *
  * Measured on this 2-core machine, 50 connections, the load generator on the same cores: a bare node:http server
  * doing 150 µs of work a request, 193–197 → 177–180 µs of CPU a request (p99 17–18 → 14–15 ms); agora's varied
- * reads at 10,000 pages 154–166 → 94–111 µs, at a million 199–237 → 166–174 (README, "The current figures").
+ * reads at 10,000 pages 154–166 → 94–111 µs, at a million 199–237 → 166–174 (docs/performance.md).
  *
  * An answer waits for the others of its own turn, never for a later one: alone in its turn, it goes out at once
  * (in that turn's check phase), and one ready after the writes went (a write transaction's, whose group commits

@@ -6,7 +6,7 @@ export type SystemRole = (typeof SYSTEM_ROLES)[keyof typeof SYSTEM_ROLES];
 const everyday = { index: true, show: true, create: true, edit: true, destroy: true };
 const readOnly = { index: true, show: true };
 
-/** The three permission sets that exist from the start (CONTRACT §5). */
+/** The three permission sets that exist from the start (docs/api.md, "Resources"). */
 export const DEFAULT_ROLES: { systemKey: SystemRole; name: string; permissions: Permissions }[] = [
   { systemKey: 'admins', name: 'Admins', permissions: allPermissions() },
   {

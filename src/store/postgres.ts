@@ -63,7 +63,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     : SecretBox.unavailable('AGORA_SECRET_KEY is required with a PostgreSQL store: it seals the webhook signing secrets');
   // No data version: another process may write at any moment and nothing cheap would tell, so the response
   // cache and the remembered list positions stay off. Keys, users and roles have LISTEN/NOTIFY instead: the
-  // verified-key and caller caches hold while the listener vouches that nothing changed (README "PostgreSQL").
+  // verified-key and caller caches hold while the listener vouches that nothing changed (docs/operations.md).
   const store = createKyselyStore(db, 'postgres', { secrets, accessVersion: () => listener.version(), onClose: () => listener.close() });
   if (options.secretKey) await store.webhooks.sealClearSecrets();
   return store;

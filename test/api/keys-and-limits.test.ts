@@ -138,7 +138,7 @@ describe('API keys', () => {
       const [key] = (await api.call('GET', `/api_keys?user_id=${member.id}`)).body.items;
       expect((await api.call('DELETE', `/api_keys/${key.id}`)).status).toBe(204);
       // SQLite: the next request sees the commit (its data version). PostgreSQL: once the revocation's
-      // notification has reached the other server (README, "Caches across processes": p99 4 ms, at most 2 s),
+      // notification has reached the other server (docs/operations.md, "Several processes": p99 4 ms, at most 2 s),
       // so a request sent at once may still be answered by the old pair; it is asked again until the bound.
       const deadline = Date.now() + (onPostgres ? 2_000 : 0);
       let status = (await me()).statusCode;

@@ -130,7 +130,7 @@ describe('remembered list state, per table', () => {
     const admins = await other.db.selectFrom('permission_sets').select('id').where('system_key', '=', 'admins').executeTakeFirstOrThrow();
     await other.transaction((tx) => tx.users.setRole(user.id, admins.id, new Date().toISOString()));
     // SQLite: from the next call. PostgreSQL: once the change's notice has reached this store's listening
-    // connection (LISTEN/NOTIFY, asynchronous: measured p99 4 ms, bounded at 2 s; README, PostgreSQL), so the
+    // connection (LISTEN/NOTIFY, asynchronous: measured p99 4 ms, bounded at 2 s; docs/operations.md), so the
     // next calls are asked until then; a cache that ignored the change would answer 403 to the end.
     const deadline = Date.now() + (onPostgres ? 2_000 : 0);
     let status = (await t.call('GET', '/webhooks', { as: creds })).status;

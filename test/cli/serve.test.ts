@@ -23,7 +23,9 @@ describe('agora serve', () => {
       const taken = await runCli(['serve', '--port', port, '--db', join(server.dir, 'other.db')], { home: server.dir });
       expect(taken.code).toBe(1);
       expect(taken.stdout).toBe('');
-      expect(taken.stderr).toBe(`error: listen EADDRINUSE: address already in use 127.0.0.1:${port}\n`);
+      expect(taken.stderr).toBe(
+        `error: port ${port} on 127.0.0.1 is already in use (another agora serve?): stop it, or pick another with --port (--port 0 picks a free one)\n`,
+      );
       expect(await server.stop('SIGINT')).toBe(0);
       expect(server.output().split('\n').filter(Boolean)).toHaveLength(1);
       await expect(fetch(`${server.url}/public-api/v1/openapi.json`)).rejects.toThrow();

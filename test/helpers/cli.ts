@@ -21,6 +21,7 @@ export function runCli(
       ...process.env,
       HOME: options.home,
       XDG_CONFIG_HOME: join(options.home, '.config'),
+      XDG_STATE_HOME: join(options.home, '.local', 'state'),
       AGORA_URL: undefined,
       AGORA_API_KEY: undefined,
       AGORA_API_SECRET: undefined,
@@ -57,20 +58,22 @@ export interface TtyAnswer {
  */
 export function runCliTty(
   args: string[],
-  options: { home: string; env?: Record<string, string | undefined>; answers?: TtyAnswer[]; timeoutMs?: number },
+  options: { home: string; env?: Record<string, string | undefined>; answers?: TtyAnswer[]; timeoutMs?: number; columns?: number },
 ): Promise<CliResult> {
+  const columns = options.columns ?? 200;
   const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
   return new Promise((resolve, reject) => {
     const env: Record<string, string | undefined> = {
       ...process.env,
       HOME: options.home,
       XDG_CONFIG_HOME: join(options.home, '.config'),
+      XDG_STATE_HOME: join(options.home, '.local', 'state'),
       TERM: 'xterm',
-      COLUMNS: '200',
+      COLUMNS: String(columns),
       ...options.env,
     };
     for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
-    const child = spawn('script', ['-qfec', `stty cols 200 2>/dev/null; ${quoted}`, '/dev/null'], {
+    const child = spawn('script', ['-qfec', `stty cols ${columns} 2>/dev/null; ${quoted}`, '/dev/null'], {
       env: env as NodeJS.ProcessEnv,
       stdio: ['pipe', 'pipe', 'pipe'],
     });

@@ -312,7 +312,7 @@ describe('two agora serve processes on one database', () => {
 /**
  * The documented bound for a key revoked or a role edited through one process to apply in another: none on
  * SQLite (its next request); on PostgreSQL the notification's delivery, and at worst the listener's trust
- * window (2 s: README "PostgreSQL", `src/store/pg-listener.ts`).
+ * window (2 s: docs/operations.md, "Several processes", `src/store/pg-listener.ts`).
  */
 const BOUND_MS = TARGET ? 2000 : 0;
 

@@ -36,7 +36,13 @@ export function registerAdminCommands(program: Command): void {
     .command('create-key')
     .description('create an API key pair and print it once (for the bootstrap administrator unless --user)')
     .requiredOption('--db <file>', DB_HELP, process.env.AGORA_DB)
-    .option('--user <id>', 'user who owns the key')
+    .option('--user <user>', 'user who owns the key (id or nickname)')
+    .addHelpText(
+      'after',
+      '\nWith the global --json it prints {"user_id", "api_key", "api_secret"} on one line, for scripts.\n\nExamples:\n' +
+        '  $ agora admin create-key --db ./agora.db\n  $ agora admin create-key --db ./agora.db --user ada --json\n' +
+        '  $ agora admin create-key --db postgres://agora@127.0.0.1:5432/agora --user ada\n',
+    )
     .action(async (options: { db: string; user?: string }, command: Command) => {
       const { issueApiKey } = await import('../../domain/api-keys.js');
       const key = await withStore(options.db, (deps) => issueApiKey(deps, options.user));
@@ -51,13 +57,14 @@ export function registerAdminCommands(program: Command): void {
     .command('list-keys')
     .description('list API key pairs: id, owner, created, last used (never a secret)')
     .requiredOption('--db <file>', DB_HELP, process.env.AGORA_DB)
-    .option('--user <id>', 'only the keys of this user')
+    .option('--user <user>', 'only the keys of this user (id or nickname)')
     .action(async (options: { db: string; user?: string }, command: Command) => {
-      const { listApiKeys } = await import('../../domain/api-keys.js');
+      const { listApiKeys, userIdOf } = await import('../../domain/api-keys.js');
       const items = await withStore(options.db, async (deps) => {
+        const user = options.user === undefined ? undefined : await userIdOf(deps, options.user);
         const all = [];
         for (let page = 1; ; page += 1) {
-          const { items, total_items } = await listApiKeys(deps, { user_id: options.user, page, per_page: 100 });
+          const { items, total_items } = await listApiKeys(deps, { user_id: user, page, per_page: 100 });
           all.push(...items);
           if (all.length >= total_items || items.length === 0) return all;
         }

@@ -100,7 +100,17 @@ export function registerEventCommands(program: Command): void {
           {
             name: { flag: '--name', message: 'Event name', check: fieldCheck(CreateEventInput.shape.name) },
             start: { flag: '--start', message: 'Starts (YYYY-MM-DD HH:MM)', ...when },
-            end: { flag: '--end', message: 'Ends (YYYY-MM-DD HH:MM)', ...when },
+            end: {
+              flag: '--end',
+              message: 'Ends (YYYY-MM-DD HH:MM)',
+              ...when,
+              // The shared schema's own rule, as the answer is given: an end before the start is asked again.
+              check: (value, so) => {
+                const draft = { name: so.name, user_id: 'me', start_date: so.start ?? o.start, end_date: parseWhen(value) };
+                const issue = CreateEventInput.safeParse(draft).error?.issues.find((i) => i.path[0] === 'end_date');
+                return issue ? `the end ${issue.message.replace('start_date', 'the start')}` : undefined;
+              },
+            },
           },
         );
         const body = {

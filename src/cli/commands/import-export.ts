@@ -82,8 +82,8 @@ export function registerImportExportCommands(program: Command): void {
       .addOption(new Option('--format <format>', 'csv, json or ndjson (default: from the extension)').choices(['csv', 'json', 'ndjson']))
       .option('--dry-run', 'validate every row and report; send nothing')
       .option('--concurrency <n>', 'rows sent at once', intOption(1, 64), 8)
-      .option('--report <file>', 'write one NDJSON line per row (row, status, id or error)')
-      .option('--resume', 'skip the rows the --report of an earlier run shows as done, and append to it');
+      .option('--report <file>', 'one NDJSON line per row (row, status, id or error); default: kept under $XDG_STATE_HOME/agora/imports/, named after the file')
+      .option('--resume', 'skip the rows the report of an earlier run of this file shows as done, and append to it');
     if (name === 'users')
       command.option('--password-file <file>', "a file whose first line is the password of every row that has none");
     examples(command, ...IMPORTS[name].examples);
@@ -96,6 +96,16 @@ export function registerImportExportCommands(program: Command): void {
         const format = formatOf(file!, o.format);
         let failures = 0;
         const password = o.passwordFile ? await firstLine(o.passwordFile) : undefined;
+        const { defaultReport } = await import('../import/report-path.js');
+        // A dry run keeps no report unless asked: it would stand in for the real run's, and --resume would read it.
+        const report = o.report ?? (o.dryRun ? undefined : await defaultReport(file!));
+        const stopped = { value: false };
+        const interrupt = () => {
+          stopped.value = true;
+          if (process.stderr.isTTY) process.stderr.write('\r\u001b[2K');
+          out.note('stopping: the rows already sent finish and are recorded…');
+        };
+        process.once('SIGINT', interrupt);
         const summary = await runImport({
           client,
           kind: {
@@ -104,33 +114,52 @@ export function registerImportExportCommands(program: Command): void {
             schema: await schemaOf(name),
             complete: password === undefined ? undefined : (fields) => ({ password, ...fields }),
             resolve: RESOLVE[name] && ((body) => RESOLVE[name]!(names, body)),
+            ...(name === 'users' ? usersExtras(client, names) : {}),
           },
           source: openSource(file!, format),
           concurrency: o.concurrency,
           dryRun: !!o.dryRun,
-          report: o.report,
+          report,
           resume: !!o.resume,
+          stopped,
           progress: process.stderr.isTTY ? process.stderr : undefined,
           onFailure: (failure) => {
             if (o.report || ++failures > FAILURES_SHOWN) return;
             // On a terminal the progress bar holds the last line: clear it, the bar redraws below.
             if (process.stderr.isTTY) process.stderr.write('\r\u001b[2K');
-            out.note(`row ${failure.row}: ${failure.error?.message ?? 'failed'} (${failure.error?.code ?? 'failed'})`);
+            if (failure.status === 'skipped') out.note(`row ${failure.row}: skipped: ${failure.reason}`);
+            else out.note(`row ${failure.row}: ${failure.error?.message ?? 'failed'} (${failure.error?.code ?? 'failed'})`);
           },
-        });
-        const rows = summary.created + summary.already + summary.failed + summary.valid + summary.skipped;
+        }).finally(() => process.off('SIGINT', interrupt));
+        if (stopped.value) {
+          const { selfCommand } = await import('../self-command.js');
+          const again = [selfCommand(), name, 'import', file!, ...(o.report ? ['--report', o.report] : []), '--resume'];
+          const { InterruptedError } = await import('../errors.js');
+          throw new InterruptedError(
+            `interrupted: ${summary.created + summary.already} rows imported, ${summary.failed} failed; the rest with: ${again.join(' ')}`,
+          );
+        }
+        const rows = summary.created + summary.already + summary.failed + summary.valid + summary.skipped + summary.left_out;
         if (rows === 0) out.note(`${file === '-' ? 'standard input' : file} has no rows: nothing to import`);
         if (out.json) out.printJson(summary);
         else if (o.dryRun) out.done(`dry run: ${summary.valid} of ${rows} rows valid, ${summary.failed} invalid; nothing sent`);
         else
           out.done(
             `created ${summary.created}, already there ${summary.already + summary.skipped}, failed ${summary.failed}` +
-              (summary.skipped ? ` (${summary.skipped} skipped by --resume)` : ''),
+              (summary.skipped ? ` (${summary.skipped} skipped by --resume)` : '') +
+              (summary.left_out ? `, skipped ${summary.left_out}` : ''),
           );
+        if (report && !o.report && !out.json && summary.failed === 0 && process.stderr.isTTY) out.note(`report: ${report}`);
         if (summary.failed > 0)
           throw new Error(
             `${summary.failed} of ${rows} rows failed` +
-              (o.report ? ` (see ${o.report})` : summary.failed > FAILURES_SHOWN ? ` (the first ${FAILURES_SHOWN} above; --report FILE lists every row)` : ''),
+              (o.report
+                ? ` (see ${o.report})`
+                : summary.failed > FAILURES_SHOWN
+                  ? ` (the first ${FAILURES_SHOWN} above; every row in ${report ?? '--report FILE'})`
+                  : report
+                    ? ` (every row in ${report})`
+                    : ''),
           );
       }),
     );
@@ -154,6 +183,25 @@ export function registerImportExportCommands(program: Command): void {
       if (o.output) out.done(`exported ${count} users to ${o.output}`);
     }),
   );
+}
+
+/**
+ * What an export of users carries beyond a create: its role (set by name once the user exists, when it is not
+ * the Members every new user has), and the bootstrap administrator `admin`, whom every server makes itself.
+ */
+function usersExtras(client: import('../../client/api-client.js').ApiClient, names: Names) {
+  return {
+    skip: (fields: Body) =>
+      fields.nickname === 'admin' && fields.role === 'Admins'
+        ? 'admin is the bootstrap administrator every server makes for itself (agora admin create-key)'
+        : undefined,
+    after: async (id: string, fields: Body) => {
+      const role = typeof fields.role === 'string' ? fields.role.trim() : '';
+      if (!role || role === 'Members') return;
+      const { seg } = await import('../../client/api-client.js');
+      await client.put(`/users/${seg(id)}/role`, { permission_set_id: await names.resolveOnce('role', role) });
+    },
+  };
 }
 
 async function firstLine(path: string): Promise<string> {

@@ -76,7 +76,7 @@ export function registerNotificationCommands(program: Command): void {
     withContext<PageOptions & { user?: string; unseen?: boolean }>(async ({ client, out, names }, o) => {
       const { seg } = await import('../../client/api-client.js');
       const userId = await userOf(client, names, o.user);
-      // A bare array with the total in X-Total-Count (CONTRACT §4): --json prints the array, as the API does.
+      // A bare array with the total in X-Total-Count (docs/api.md): --json prints the array, as the API does.
       const listing = await fetchList<Notification>(
         client,
         `/users/${seg(userId)}/notifications`,
@@ -102,21 +102,42 @@ export function registerNotificationCommands(program: Command): void {
         const { watchNotifications } = await import('../../client/event-stream.js');
         const userId = await userOf(client, names, o.user);
         const stop = new AbortController();
-        const interrupted = () => stop.abort();
+        let signal: NodeJS.Signals | undefined;
+        const interrupted = (received: NodeJS.Signals) => {
+          signal = received;
+          stop.abort();
+        };
         process.once('SIGINT', interrupted);
         process.once('SIGTERM', interrupted);
-        if (out.tty && !out.json) out.note(`Watching the notifications of ${userId}; Ctrl-C to stop.`);
+        if (out.tty && !out.json) {
+          const { seg } = await import('../../client/api-client.js');
+          const user = await client.get<{ nickname: string }>(`/users/${seg(userId)}`);
+          out.note(`Watching the notifications of ${user.nickname}; Ctrl-C to stop.`);
+        }
+        // One line when the connection drops and one when it is back, not a line for every try in between.
+        let down = false;
         try {
           for await (const { data } of watchNotifications(client, userId, {
             signal: stop.signal,
             lastEventId: o.since,
-            onDrop: (e) => out.note(`connection lost (${(e as Error).message}); reconnecting…`),
+            onDrop: (e) => {
+              if (!down) out.note(`connection lost (${(e as Error).message}); reconnecting…`);
+              down = true;
+            },
+            onOpen: () => {
+              if (down) out.note('reconnected');
+              down = false;
+            },
           })) {
             out.row(data as Notification, out.tty ? WATCH_COLUMNS : NOTIFICATION_COLUMNS);
           }
         } finally {
           process.off('SIGINT', interrupted);
           process.off('SIGTERM', interrupted);
+        }
+        if (signal) {
+          const { InterruptedError } = await import('../errors.js');
+          throw new InterruptedError('', { cause: signal });
         }
       }),
     );

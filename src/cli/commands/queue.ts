@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { ListResult } from '../../shared/schemas/common.js';
 import type { ModerationItem } from '../../shared/schemas/moderation.js';
-import { paginationOptions, showList, withContext, type PageOptions } from '../command-kit.js';
+import { examples, paginationOptions, showList, withContext, type PageOptions } from '../command-kit.js';
 import type { Column } from '../output.js';
 
 export const QUEUE_COLUMNS: Column<ModerationItem>[] = [
@@ -16,11 +16,16 @@ export const QUEUE_COLUMNS: Column<ModerationItem>[] = [
 const REFRESH_MS = 5000;
 
 export function registerQueueCommand(program: Command): void {
-  paginationOptions(
-    program
-      .command('queue')
-      .description('moderate: the waiting access requests and invites of the pages you administer, live on a terminal')
-      .option('-y, --yes', 'refuse without asking for confirmation'),
+  examples(
+    paginationOptions(
+      program
+        .command('queue')
+        .description('moderate: the waiting access requests and invites of the pages you administer, live on a terminal')
+        .option('-y, --yes', 'refuse without asking for confirmation'),
+    ),
+    'agora queue',
+    'agora queue --all | cut -f1,2',
+    'agora queue --json',
   ).action(
     withContext<PageOptions & { yes?: boolean }>(async (ctx, o) => {
       const { client, out } = ctx;

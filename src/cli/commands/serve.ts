@@ -21,13 +21,18 @@ export function registerServeCommand(program: Command): void {
     )
     .addHelpText('after', '\nExamples:\n  $ agora serve --demo --db ./demo.db\n  $ agora serve --port 8080 --log 2>> agora.log\n  $ agora serve --workers auto\n  $ AGORA_SECRET_KEY=… agora serve --db postgres://agora@127.0.0.1:5432/agora\n')
     .action(async (options: { host: string; port: number; db: string; demo?: boolean; log?: boolean; workers: number | 'auto' }) => {
-      const [{ serve }, { readableLog }] = await Promise.all([import('../../server/listen.js'), import('../log-lines.js')]);
+      const [{ serve }, { readableLog }, { selfCommand }] = await Promise.all([
+        import('../../server/listen.js'),
+        import('../log-lines.js'),
+        import('../self-command.js'),
+      ]);
       await serve({
         ...options,
         logStream: options.log ? (process.stderr.isTTY ? readableLog(process.stderr) : process.stderr) : undefined,
         bootstrapKey: process.env.AGORA_BOOTSTRAP_API_KEY,
         bootstrapSecret: process.env.AGORA_BOOTSTRAP_API_SECRET,
         secretKey: process.env.AGORA_SECRET_KEY,
+        command: selfCommand(),
         print: (line) => process.stdout.write(`${line}\n`),
       });
     });

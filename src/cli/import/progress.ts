@@ -6,6 +6,8 @@ export interface ProgressState {
   valid: number;
   skipped: number;
   bytes: number;
+  /** Bytes of the rows an earlier run did (`--resume`): passed over at once, they say nothing of the rate. */
+  bytesSkipped?: number;
   total?: number;
 }
 
@@ -34,13 +36,20 @@ export class ProgressBar {
     const s = this.state();
     const rows = s.created + s.already + s.failed + s.valid + s.skipped;
     const seconds = (Date.now() - this.started) / 1000;
-    const rate = seconds > 0 ? rows / seconds : 0;
+    const sent = rows - s.skipped;
+    const rate = seconds > 0 ? sent / seconds : 0;
     const share = s.total ? Math.min(1, s.bytes / s.total) : undefined;
-    const width = 24;
-    const bar = share === undefined ? '' : `[${'#'.repeat(Math.round(share * width)).padEnd(width, '.')}] ${Math.floor(share * 100)}% `;
-    const eta = share && share < 1 && seconds > 1 ? ` · ETA ${formatSeconds((seconds / share) * (1 - share))}` : '';
-    const line = `${bar}${rows} rows · ${Math.round(rate)}/s${eta} · ${s.failed} failed`;
-    this.stream.write(`\r\u001b[2K${line}`);
+    // The time left at this run's own pace: the bytes still to do over the bytes this run did a second.
+    const pace = seconds > 1 ? (s.bytes - (s.bytesSkipped ?? 0)) / seconds : 0;
+    const eta = share !== undefined && share < 1 && pace > 0 ? ` · ETA ${formatSeconds((s.total! - s.bytes) / pace)}` : '';
+    const counts = `${rows} rows · ${Math.round(rate)}/s${eta} · ${s.failed} failed`;
+    // Never wider than the terminal: a line that wraps is redrawn below itself and fills the screen.
+    const columns = (this.stream.columns || 80) - 1;
+    const room = Math.min(24, columns - counts.length - 8);
+    const bar =
+      share === undefined ? '' : room >= 5 ? `[${'#'.repeat(Math.round(share * room)).padEnd(room, '.')}] ${Math.floor(share * 100)}% ` : `${Math.floor(share * 100)}% `;
+    const line = `${bar}${counts}`;
+    this.stream.write(`\r\u001b[2K${line.length > columns ? `${line.slice(0, columns - 1)}…` : line}`);
   }
 }
 

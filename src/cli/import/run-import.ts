@@ -6,7 +6,7 @@ import { UsageError } from '../errors.js';
 import { ProgressBar } from './progress.js';
 import type { Source, SourceRow } from './read-rows.js';
 
-export type RowStatus = 'created' | 'already' | 'failed' | 'valid';
+export type RowStatus = 'created' | 'already' | 'failed' | 'valid' | 'skipped';
 
 /** One line of `--report`: what became of a row. */
 export interface RowReport {
@@ -14,6 +14,8 @@ export interface RowReport {
   status: RowStatus;
   id?: string;
   error?: { code: string; message: string };
+  /** Why a row was left_out over (`skipped`). */
+  reason?: string;
 }
 
 interface SafeSchema {
@@ -30,6 +32,10 @@ export interface ImportKind {
   complete?: (fields: Record<string, unknown>) => Record<string, unknown>;
   /** The ids of a valid row's body for the names people wrote instead (a nickname, a slug, a configuration's name). */
   resolve?: (body: Record<string, unknown>) => Promise<Record<string, unknown>>;
+  /** Why a row is not to be imported at all (the bootstrap administrator of an export), or undefined. */
+  skip?: (fields: Record<string, unknown>) => string | undefined;
+  /** What a row carries beyond its create body, set once the record exists (an exported user's role). */
+  after?: (id: string, fields: Record<string, unknown>) => Promise<void>;
 }
 
 export interface ImportOptions {
@@ -42,8 +48,10 @@ export interface ImportOptions {
   resume: boolean;
   /** The progress bar's stream: stderr when it is a terminal. */
   progress?: NodeJS.WriteStream;
-  /** Told of each row that failed, as it fails (the command shows the first ones). */
+  /** Told of each row that failed or was left_out over, as it happens (the command shows the first ones). */
   onFailure?: (report: RowReport) => void;
+  /** Set when the import is to stop (Ctrl-C): no new row is sent, the rows in flight finish and are reported. */
+  stopped?: { value: boolean };
 }
 
 export interface ImportSummary {
@@ -52,6 +60,8 @@ export interface ImportSummary {
   failed: number;
   valid: number;
   skipped: number;
+  /** Rows left_out over for a reason of their own (not by `--resume`). */
+  left_out: number;
 }
 
 /**
@@ -62,14 +72,21 @@ export interface ImportSummary {
  */
 export async function runImport(options: ImportOptions): Promise<ImportSummary> {
   const { kind } = options;
-  if (options.resume && !options.report) throw new UsageError('--resume needs --report FILE: the report of the earlier run');
+  if (options.resume && !options.report) throw new UsageError('--resume needs the report of the earlier run');
   const done = options.resume ? await rowsDone(options.report!) : new Set<number>();
   const report = options.report ? await openReport(options.report, options.resume) : undefined;
-  const summary: ImportSummary = { created: 0, already: 0, failed: 0, valid: 0, skipped: 0 };
+  const summary: ImportSummary = { created: 0, already: 0, failed: 0, valid: 0, skipped: 0, left_out: 0 };
   // The bar's share is of the rows done, not of the file read: the reading runs far ahead of the sending.
   let bytesDone = 0;
+  let bytesSkipped = 0;
   const bar = options.progress
-    ? new ProgressBar(options.progress, () => ({ ...summary, bytes: bytesDone, total: options.source.size }))
+    ? new ProgressBar(options.progress, () => ({
+        ...summary,
+        skipped: summary.skipped + summary.left_out,
+        bytes: bytesDone,
+        bytesSkipped,
+        total: options.source.size,
+      }))
     : undefined;
   const fields = Object.keys(kind.schema.shape);
 
@@ -77,24 +94,30 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
     if (done.has(source.row)) {
       summary.skipped++;
       bytesDone += source.bytes;
+      bytesSkipped += source.bytes;
       return;
     }
     const outcome = await importRow(source);
-    summary[outcome.status]++;
+    if (outcome.status === 'skipped') summary.left_out++;
+    else summary[outcome.status]++;
     bytesDone += source.bytes;
     report?.write(`${JSON.stringify(outcome)}\n`);
-    if (outcome.status === 'failed') options.onFailure?.(outcome);
+    if (outcome.status === 'failed' || outcome.status === 'skipped') options.onFailure?.(outcome);
   };
 
   const importRow = async (source: SourceRow): Promise<RowReport> => {
     const row = source.row;
     if (!source.fields) return { row, status: 'failed', error: { code: 'unreadable_row', message: source.unreadable ?? 'unreadable' } };
+    const reason = kind.skip?.(source.fields);
+    if (reason) return { row, status: 'skipped', reason };
     const given = kind.complete ? kind.complete(source.fields) : source.fields;
     // Only the fields the API takes: an export's extra columns (id, role, created_at) are not sent.
     const body = Object.fromEntries(fields.filter((f) => given[f] !== undefined).map((f) => [f, given[f]]));
     const parsed = kind.schema.safeParse(body);
     if (!parsed.success) {
-      const message = parsed.error.issues.map((i) => `${String(i.path[0] ?? 'row')}: ${i.message}`).join('; ');
+      const message = parsed.error.issues
+        .map((i) => `${String(i.path[0] ?? 'row')}: ${i.message}${i.path[0] === 'password' && given.password === undefined ? ' (--password-file FILE gives every row one)' : ''}`)
+        .join('; ');
       return { row, status: 'failed', error: { code: 'validation_failed', message } };
     }
     try {
@@ -109,7 +132,9 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
         body: sent,
         headers: { 'idempotency-key': key },
       });
-      return { row, status: answer.replayed ? 'already' : 'created', id: answer.data?.id };
+      const id = answer.data?.id;
+      if (id && kind.after) await kind.after(id, given);
+      return { row, status: answer.replayed ? 'already' : 'created', id };
     } catch (error) {
       if (error instanceof ApiError) return { row, status: 'failed', error: { code: error.code, message: error.message } };
       const name = (error as Error).name;
@@ -135,7 +160,7 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
     return row;
   };
   const worker = async () => {
-    for (let row = await next(); !row.done; row = await next()) await handle(row.value);
+    for (let row = await next(); !row.done && !options.stopped?.value; row = await next()) await handle(row.value);
   };
   try {
     await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
@@ -173,7 +198,8 @@ function checkColumns(source: Source, kind: ImportKind, fields: string[]): void 
   if (missing.length === 0) return;
   throw new UsageError(
     `${source.name} has no column ${missing.join(', ')} (its header: ${columns.join(', ') || 'empty'}); ` +
-      `${kind.name} import reads ${fields.join(', ')}`,
+      `${kind.name} import reads ${fields.join(', ')}` +
+      (missing.includes('password') ? '; give every row the same first password with --password-file FILE' : ''),
   );
 }
 
@@ -197,7 +223,7 @@ async function rowsDone(path: string): Promise<Set<number>> {
       // The last line of a run killed mid-write may be cut short: it is simply not counted.
       try {
         const entry = JSON.parse(line) as RowReport;
-        if (entry.status === 'created' || entry.status === 'already') done.add(entry.row);
+        if (entry.status === 'created' || entry.status === 'already' || entry.status === 'skipped') done.add(entry.row);
       } catch {
         continue;
       }

@@ -1,4 +1,5 @@
 import { Box, render, Text, useApp, useInput, useStdout } from 'ink';
+import { InterruptedError } from '../errors.js';
 import { createElement as h, useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import type { ModerationItem } from '../../shared/schemas/moderation.js';
 
@@ -120,7 +121,9 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
       }
       return;
     }
-    if (input === 'q' || (key.ctrl && input === 'c')) return exit();
+    if (input === 'q') return exit();
+    // Ctrl-C ends the run as it ends every command: exit 130 (`q` is the way out that is not an interruption).
+    if (key.ctrl && input === 'c') return exit(new InterruptedError(''));
     if (mode === 'details' && (key.escape || key.return || key.backspace || key.leftArrow)) return setMode('list');
     if (key.upArrow || input === 'k') return setSelectedId(items[Math.max(0, index - 1)]?.id);
     if (key.downArrow || input === 'j') return setSelectedId(items[Math.min(items.length - 1, index + 1)]?.id);

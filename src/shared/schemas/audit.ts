@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Id, listOf, PaginationQuery, queryText, Timestamp } from './common.js';
 
-/** Every administrative act the log records, as `<resource>.<verb>` (CONTRACT §7). */
+/** Every administrative act the log records, as `<resource>.<verb>` (docs/api.md, "Resources"). */
 export const AUDIT_ACTIONS = [
   'page_access_request.accept',
   'page_access_request.refuse',

@@ -1,0 +1,30 @@
+import { realpathSync } from 'node:fs';
+import { delimiter, dirname, join, relative, sep } from 'node:path';
+
+const real = (path: string): string | undefined => {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * How the person who ran this program runs it again, for the next steps it prints (CONTRACT §10): `agora` when
+ * that name on PATH is this very program (a global install), `npx agora` inside a checkout of it, else the
+ * launcher's path through node.
+ */
+export function selfCommand(env: NodeJS.ProcessEnv = process.env, launcher = process.argv[1] ?? '', cwd = process.cwd()): string {
+  const self = real(launcher);
+  if (!self) return 'agora';
+  for (const dir of (env.PATH ?? '').split(delimiter).filter(Boolean)) {
+    if (real(join(dir, 'agora')) === self) return 'agora';
+  }
+  // bin/agora.js of a checkout (or of node_modules/agora): `npx agora` finds it from anywhere inside.
+  const root = dirname(dirname(self));
+  const here = real(cwd) ?? cwd;
+  if (here === root || here.startsWith(root + sep)) return 'npx agora';
+  if (real(join(here, 'node_modules', '.bin', 'agora')) === self) return 'npx agora';
+  const path = relative(here, self);
+  return `node ${path && !path.startsWith('..') ? path : self}`;
+}
