@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { useApp } from '../helpers/app.js';
+import { seedDemo } from '../../src/domain/demo.js';
+import { startApp, useApp } from '../helpers/app.js';
 import type { Credentials } from '../helpers/server.js';
 
 /** POST/GET /reports, resolve and dismiss (CONTRACT §8): who reports, who sees, who settles, once for all reports on a target. */
@@ -150,5 +151,19 @@ describe('settling reports', () => {
     const deliveries = (await t.call('GET', `/webhooks/${hook.body.id}/deliveries`)).body.items as { event: string }[];
     expect(deliveries.map((d) => d.event).sort()).toEqual(['report.created', 'report.updated']);
     await t.call('DELETE', `/webhooks/${hook.body.id}`);
+  });
+});
+
+describe('the demo community', () => {
+  it('is seeded with an open report on a spam status', async () => {
+    const demo = await startApp();
+    try {
+      expect(await seedDemo(demo.deps)).toBe(true);
+      const open = (await demo.call('GET', '/reports?state=open')).body;
+      expect(open.total_items).toBe(1);
+      expect(open.items[0]).toMatchObject({ target_type: 'Status', reason: 'spam', target: { excerpt: expect.stringContaining('followers overnight') } });
+    } finally {
+      await demo.close();
+    }
   });
 });
