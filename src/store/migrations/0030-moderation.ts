@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Migration } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type Migration } from 'kysely';
 
 /**
  * Moderation (CONTRACT §8), a snapshot: it imports nothing from the live code.
@@ -61,5 +61,15 @@ export const moderation: Migration = {
     await db.schema.createIndex('reports_page').on('reports').columns(['page_id', 'id']).execute();
     await db.schema.createIndex('reports_user').on('reports').columns(['user_id', 'id']).execute();
     await sql`create unique index reports_open_once on reports (user_id, target_type, target_id) where state = 'open'`.execute(db);
+
+    // SQLite: each table's version in `table_versions`, bumped by triggers on every write (as migration 0010 does
+    // for the tables before it), so that read caches see these tables change.
+    if (!(db.getExecutor().adapter instanceof PostgresAdapter))
+      for (const table of ['removed_content', 'suspensions', 'reports']) {
+        await sql`insert into table_versions (name, v) values (${table}, 0)`.execute(db);
+        const bump = `update table_versions set v = v + 1 where name = '${table}';`;
+        for (const event of ['insert', 'update', 'delete'])
+          await sql.raw(`create trigger ${table}_version_${event} after ${event} on ${table} begin ${bump} end`).execute(db);
+      }
   },
 };
