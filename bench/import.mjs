@@ -10,7 +10,7 @@
 //    loop (the imports' and the reads' work beside the hashes), the CLI, the reads' own client (this process),
 //    and how much of the machine was idle (on a quiet machine: time the hashes could have had).
 // Cold starts are measured by bench/cold-start.mjs.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes, scrypt } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';

@@ -30,7 +30,7 @@ await time('pages.list member public random', () => store.pages.list({ privacy: 
 await time('pages.secretSeenBy', () => store.pages.secretSeenBy(viewer));
 {
   const { Kysely, SqliteDialect, sql } = await import('kysely');
-  const k = new Kysely<any>({ dialect: new SqliteDialect({ database: new raw(':memory:') }) });
+  const k = new Kysely<{ pages: { id: string; privacy: string } }>({ dialect: new SqliteDialect({ database: new raw(':memory:') }) });
   await time('kysely build+compile fetch', async () =>
     k.selectFrom('pages').where('pages.privacy', '=', 'public').where(sql<boolean>`(${sql.ref('pages.id')}) >= (${sql.val('x')})`).selectAll('pages').select(sql.ref('pages.id').as('__k0')).orderBy('pages.id', 'asc').limit(26).compile());
   const built = k.selectFrom('pages').where('pages.privacy', '=', 'public').where(sql<boolean>`(${sql.ref('pages.id')}) >= (${sql.val('x')})`).selectAll('pages').select(sql.ref('pages.id').as('__k0')).orderBy('pages.id', 'asc').limit(26);

@@ -38,7 +38,7 @@ const drop = async () => {
   if (!given) await admin(`drop database if exists ${name} with (force)`).catch((e) => console.error(`could not drop ${name}: ${e.message}`));
 };
 
-let code = 1;
+let code;
 try {
   if (spawnSync('npm', ['run', 'build'], { stdio: 'inherit' }).status !== 0) throw new Error('build failed');
   const args = process.argv.slice(2);

@@ -86,7 +86,7 @@ export async function fetchList<T>(
   const want = o.limit ?? Infinity;
   const perPage = Math.min(100, want);
   const items: T[] = [];
-  let total = 0;
+  let total: number;
   let q: Query = { ...query, page: 1, per_page: perPage };
   for (let page = 1; ; page++) {
     const got = await read(q);

@@ -1,5 +1,5 @@
 import { listByIds } from './by-ids.js';
-import { AppError, ErrorCode, notFound } from '../shared/errors.js';
+import { AppError, ErrorCode } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { listResult, listResultText, type JsonText, type ListResult } from '../shared/schemas/common.js';
 import type {

@@ -3,7 +3,7 @@ import { listByIds } from './by-ids.js';
 import { AppError, ErrorCode, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { listResult, listResultText, type JsonText, type ListResult } from '../shared/schemas/common.js';
-import type { CreateUserInput, ListUsersQuery, User } from '../shared/schemas/users.js';
+import { EXPORT_COLUMNS, type CreateUserInput, type ExportedUser, type ListUsersQuery, type User } from '../shared/schemas/users.js';
 import { SYSTEM_ROLES } from '../store/default-roles.js';
 import { isUniqueViolation } from '../store/errors.js';
 import type { UserWithRole } from '../store/users.js';
@@ -116,18 +116,6 @@ export async function isNicknameAvailable(deps: Deps, nickname: string): Promise
   return !(await deps.store.users.isNicknameTaken(nickname));
 }
 
-/** The columns of an export, each one `agora users import` reads back (with a password added). */
-export const EXPORT_COLUMNS = [
-  'id',
-  'first_name',
-  'last_name',
-  'nickname',
-  'email',
-  'role',
-  'accept_conditions',
-  'accept_confidentiality',
-  'created_at',
-] as const;
 export type ExportFormat = 'ndjson' | 'csv';
 
 const EXPORT_BATCH = 500;
@@ -146,7 +134,7 @@ export async function* exportUsers(deps: Deps, caller: Caller, format: ExportFor
     let chunk = '';
     for (const row of rows) {
       const user = toUserRecord(row, caller);
-      const record = {
+      const record: ExportedUser = {
         id: user.id,
         first_name: user.first_name,
         last_name: user.last_name,

@@ -8,6 +8,7 @@ import { can } from '../domain/permissions.js';
 import { AppError, ErrorCode } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { Store } from '../store/store.js';
+import { API_PREFIX, type RouteContext } from './context.js';
 import { LiveStreams } from './live-streams.js';
 import { requestIdOf } from './request-id.js';
 import { TurnWrites } from './turn-writes.js';
@@ -34,7 +35,6 @@ import { registerUserRoutes } from './routes/users.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
 import { WebhookSender, type WebhookSenderOptions } from './webhook-sender.js';
 
-export const API_PREFIX = '/public-api/v1';
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 export interface AppOptions {
@@ -54,13 +54,6 @@ export interface AppOptions {
   fanOut?: Omit<FanOutOptions, 'deps' | 'onError'> & { autoStart?: boolean };
   /** Live streams: how often they look for new notifications, and the keep-alive interval. */
   live?: { pollMs?: number; heartbeatMs?: number };
-}
-
-export interface RouteContext {
-  routes: RouteRegistry;
-  deps: Deps;
-  authenticator: Authenticator;
-  live: LiveStreams;
 }
 
 declare module 'fastify' {

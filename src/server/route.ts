@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { Caller } from '../domain/context.js';
+import type { ErrorCodeValue } from '../shared/errors.js';
 import { encodeCursor, JSON_TEXT, NEXT_PAGE, type JsonText } from '../shared/schemas/common.js';
 import { withIdempotency, type IdempotencyGuard, type Outcome } from './idempotency.js';
 import { parseBody, parseParams, parseQuery, refuseUnreadableBody } from './input.js';
@@ -11,7 +12,11 @@ export interface RouteSpec<B extends z.ZodType, Q extends z.ZodType, P extends z
   method: Method;
   /** Fastify style, relative to the API prefix: `/pages/:page_id`. */
   url: string;
+  /** The operation's name in the OpenAPI document and the clients generated from it: snake_case, never changed. */
+  operationId: string;
   summary: string;
+  /** More than the summary says, for the OpenAPI document. */
+  description?: string;
   tag: string;
   body?: B;
   query?: Q;
@@ -23,6 +28,10 @@ export interface RouteSpec<B extends z.ZodType, Q extends z.ZodType, P extends z
   open?: boolean;
   /** The handler takes the reply over (a live stream) and answers by itself. */
   stream?: boolean;
+  /** The 409 codes the operation may answer, for the OpenAPI document. */
+  conflicts?: ErrorCodeValue[];
+  /** An answer that is text, not JSON (a stream): per media type, what it holds and an example. */
+  text?: Record<string, { description: string; example: string }>;
 }
 
 export interface RouteInput<B, Q, P> {

@@ -1,7 +1,7 @@
 import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import { apiKeysRepo, idempotencyRepo, permissionSetsRepo } from './access.js';
 import { checkCounts, type Drift } from './counters.js';
-import { dialectOf } from './dialect.js';
+import { dialectOf, type Dialect } from './dialect.js';
 import { Pager, type TableVersions } from './paging.js';
 import { followsRepo } from './follows.js';
 import { membership } from './migrations/0002-membership.js';
@@ -44,10 +44,10 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002-membership': membership,
   '0003-content': content,
   '0004-hardening': hardening,
-  '0006-audit': audit,
   '0005-flat-cost': flatCost,
-  '0008-concurrency': concurrency,
+  '0006-audit': audit,
   '0007-single-walks': singleWalks,
+  '0008-concurrency': concurrency,
   '0010-table-versions': tableVersions,
   '0011-access-notify': accessNotify,
   '0012-lean-writes': leanWrites,
@@ -121,7 +121,7 @@ export interface Store {
   close(): Promise<void>;
 }
 
-export type Dialect = 'sqlite' | 'postgres';
+export type { Dialect };
 
 /** PostgreSQL's answer when a transaction lost a race it cannot wait out: serialization failure, deadlock. */
 const RETRYABLE = new Set(['40001', '40P01']);
@@ -352,11 +352,14 @@ async function schemaOf(db: Kysely<Database>): Promise<string | undefined> {
   return schema;
 }
 
-/** The migrations a database has applied ([] when it has none: a new, empty database). */
+/**
+ * The migrations a database has applied, in the order it applied them (by time, then name, as Kysely's migrator
+ * reads them); [] when it has none: a new, empty database.
+ */
 async function appliedMigrations(db: Kysely<Database>): Promise<string[]> {
   try {
-    const rows = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
-    return rows.rows.map((r) => r.name);
+    const rows = await sql<{ name: string; timestamp: string }>`select name, timestamp from kysely_migration`.execute(db);
+    return inAppliedOrder(rows.rows);
   } catch (error) {
     const e = error as { code?: string; message?: string };
     // SQLite: "no such table"; PostgreSQL: undefined_table.
@@ -375,25 +378,43 @@ function refuseNewerSchema(applied: Iterable<string>): void {
     );
 }
 
+const inAppliedOrder = (rows: { name: string; timestamp: string }[]): string[] =>
+  rows
+    .sort((a, b) => new Date(a.timestamp).getTime() - new Date(b.timestamp).getTime() || a.name.localeCompare(b.name))
+    .map((r) => r.name);
+
+/**
+ * Refuses a database whose migrations were not applied in name order (Kysely's `allowUnorderedMigrations` off,
+ * for both engines): each one runs on the schema of those before it, and no other.
+ */
+function refuseUnordered(applied: readonly string[]): void {
+  const at = applied.findIndex((name, i) => name !== KNOWN_MIGRATIONS[i]);
+  if (at >= 0)
+    throw new Error(
+      `the database applied migration ${applied[at]} where ${KNOWN_MIGRATIONS[at]} comes first: migrations apply in name order ` +
+        'only, and this database was migrated out of it',
+    );
+}
+
 /**
  * Applies the migrations the database lacks (all of them on an empty one) and answers their names. A
  * database holding a migration this build does not know was moved on by a newer agora: refused, naming both
  * versions, before anything is changed.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the migrations' Kysely, typed against no schema
 export async function migrateToLatest(db: Kysely<Database>, migrationDb: Kysely<any> = db): Promise<string[]> {
   const applied = await appliedMigrations(db);
   refuseNewerSchema(applied);
   // Up to date (every start but the first): nothing to ask Kysely's migrator, which reads the catalog of every
   // schema of the database to find its own tables.
   if (KNOWN_MIGRATIONS.every((name) => applied.includes(name))) return [];
-  // Numbered migrations were written side by side (0004, 0005, 0006 landed together): a store that has a
-  // later one may still lack an earlier one, which is then applied; none depends on another's order.
+  refuseUnordered(applied);
   const schema = await schemaOf(db);
   if (schema !== undefined) return migratePostgres(migrationDb, schema);
   const migrator = new Migrator({
     db: migrationDb,
     provider: new StaticMigrations(),
-    allowUnorderedMigrations: true,
+    allowUnorderedMigrations: false,
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
@@ -415,6 +436,7 @@ const MIGRATION_LOCK = '3853314791062309107';
  * name order, all in one transaction under the same advisory lock, so stores of one database migrate one at a
  * time and nothing outside this schema is read.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the migrations' Kysely, typed against no schema
 async function migratePostgres(migrationDb: Kysely<any>, schema: string): Promise<string[]> {
   const table = (name: string) => sql.id(schema, name);
   return migrationDb.connection().execute(async (connection) => {
@@ -435,10 +457,12 @@ async function migratePostgres(migrationDb: Kysely<any>, schema: string): Promis
           .addColumn('is_locked', 'integer', (col) => col.notNull().defaultTo(0))
           .execute();
         await sql`insert into ${table('kysely_migration_lock')} (id, is_locked) values ('migration_lock', 0) on conflict do nothing`.execute(trx);
-        const done = new Set((await sql<{ name: string }>`select name from ${table('kysely_migration')}`.execute(trx)).rows.map((r) => r.name));
+        const applied = inAppliedOrder((await sql<{ name: string; timestamp: string }>`select name, timestamp from ${table('kysely_migration')}`.execute(trx)).rows);
         // A newer agora may have migrated the database while this one waited for the lock.
-        refuseNewerSchema(done);
-        const applied: string[] = [];
+        refuseNewerSchema(applied);
+        refuseUnordered(applied);
+        const done = new Set(applied);
+        const newlyApplied: string[] = [];
         for (const name of KNOWN_MIGRATIONS) {
           if (done.has(name)) continue;
           try {
@@ -447,9 +471,9 @@ async function migratePostgres(migrationDb: Kysely<any>, schema: string): Promis
             throw new Error(`database migration ${name} failed: ${String((error as Error)?.message ?? error)}`, { cause: error });
           }
           await sql`insert into ${table('kysely_migration')} (name, timestamp) values (${name}, ${new Date().toISOString()})`.execute(trx);
-          applied.push(name);
+          newlyApplied.push(name);
         }
-        return applied;
+        return newlyApplied;
       });
     } finally {
       // (A connection that died meanwhile has let the lock go with it: the migration's own error is the one to tell.)

@@ -67,7 +67,7 @@ describe('notification fan-out', () => {
   it('carries on after a restart in the middle of a fan-out: nobody missed, nobody twice', async () => {
     const first = await startApp({ fanOut: { batchSize: 50 } });
     dirs.push(first.dir);
-    const { owner, pageId, members } = await pageWithMembers(first, MEMBERS);
+    const { owner, pageId } = await pageWithMembers(first, MEMBERS);
     const res = await first.call('POST', '/statuses', { as: owner.creds, body: { user_id: owner.user.id, content: 'Half way', page_id: pageId } });
     expect(res.status).toBe(201);
     // Stop the server once part of the audience is notified (the worker yields between batches).

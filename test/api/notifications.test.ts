@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { toNotificationRecords, toNotificationsJson } from '../../src/domain/notifications.js';
-import { useApp, type TestApp } from '../helpers/app.js';
+import { useApp } from '../helpers/app.js';
 import { HEX_ID, ISO } from '../helpers/api.js';
 import type { Credentials } from '../helpers/server.js';
 

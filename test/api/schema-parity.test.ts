@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
+import { schemaDump } from '../helpers/migrations.js';
 import { removeDir } from '../helpers/server.js';
 import { ACCESS_TRIGGER_SUFFIX } from '../../src/store/migrations/0011-access-notify.js';
 import { KNOWN_MIGRATIONS } from '../../src/store/store.js';
@@ -90,42 +91,6 @@ async function postgresSchema(target: string): Promise<Schema> {
   return schema;
 }
 
-/**
- * Everything a PostgreSQL schema holds, as text: each table's definition (columns with types, defaults and
- * nullability, constraints), indexes, triggers and functions as the catalog prints them, and the rows the
- * migrations write (ids, given by newId(), left out).
- */
-async function postgresCatalog(target: string): Promise<Record<string, string[]>> {
-  const raw = await openRaw(target);
-  // Without the schema's own name, which the catalog prints in front of each of its objects.
-  const list = async (sql: string) =>
-    (await raw.all<{ x: string }>(`select replace(x, current_schema() || '.', '') as x from (${sql}) q`)).map((r) => r.x).sort();
-  try {
-    return {
-      columns: await list(
-        `select table_name || '.' || column_name || ' ' || data_type || ' ' || coalesce(collation_name, '') || ' ' || is_nullable
-           || ' ' || coalesce(column_default, '') || ' #' || ordinal_position as x
-         from information_schema.columns where table_schema = current_schema()`,
-      ),
-      constraints: await list(
-        `select conrelid::regclass::text || ' ' || conname || ' ' || pg_get_constraintdef(oid) as x
-         from pg_constraint where connamespace = current_schema()::regnamespace`,
-      ),
-      indexes: await list(`select indexdef as x from pg_indexes where schemaname = current_schema()`),
-      triggers: await list(
-        `select pg_get_triggerdef(g.oid) as x from pg_trigger g join pg_class c on c.oid = g.tgrelid
-         where c.relnamespace = current_schema()::regnamespace and not g.tgisinternal`,
-      ),
-      functions: await list(`select pg_get_functiondef(p.oid) as x from pg_proc p where p.pronamespace = current_schema()::regnamespace`),
-      roles: await list(`select name || ' ' || coalesce(system_key, '') || ' ' || permissions as x from permission_sets`),
-      counts: await list(`select key || '=' || n as x from list_counts`),
-      migrations: await list(`select name as x from kysely_migration`),
-    };
-  } finally {
-    await raw.close();
-  }
-}
-
 describe('the schema', () => {
   it.skipIf(!onPostgres)('is the same on PostgreSQL as on SQLite: columns, indexes, triggers [runs with AGORA_TEST_DB]', async () => {
     const [sqlite, postgres] = await Promise.all([sqliteSchema(), postgresStore('migrated', { empty: true }).then(postgresSchema)]);
@@ -137,7 +102,7 @@ describe('the schema', () => {
 
   it.skipIf(!onPostgres)("made from the run's template (the tests' stores) is the one the migrations make [runs with AGORA_TEST_DB]", async () => {
     const [migrated, copied] = await Promise.all([postgresStore('migrated', { empty: true }), postgresStore('template', {})]);
-    const [a, b] = await Promise.all([postgresCatalog(migrated), postgresCatalog(copied)]);
+    const [a, b] = await Promise.all([schemaDump(migrated), schemaDump(copied)]);
     expect(b).toEqual(a);
     expect(a.functions!.length).toBeGreaterThan(10);
     expect(a.triggers!.length).toBeGreaterThan(30);

@@ -6,6 +6,7 @@ import { openStore } from '../../src/store/open.js';
 import { startCheckpointer } from '../../src/store/checkpointer.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import { startApp } from '../helpers/app.js';
+import { migrateOnly } from '../helpers/migrations.js';
 import { removeDir } from '../helpers/server.js';
 import { onPostgres, openRaw, sqliteOnly, storeTargetFor, TEST_SECRET_KEY } from '../helpers/store-target.js';
 
@@ -176,18 +177,11 @@ describe('webhook signing secrets', () => {
 
 describe('the nickname migration', () => {
   it('reports nicknames that differ only by case, naming them, instead of failing on a bare constraint', async () => {
-    const db = onPostgres ? await storeTargetFor(mkdtempSync(join(root, 'clash-'))) : join(root, 'clash.db');
+    const db = onPostgres ? await storeTargetFor(mkdtempSync(join(root, 'clash-')), { empty: true }) : join(root, 'clash.db');
     const options = onPostgres ? { secretKey: TEST_SECRET_KEY } : {};
-    await (await openStore(db, options)).close();
-    // Back to the schema before 0004, with two nicknames that now clash.
+    // A store from before 0004, with two nicknames that now clash.
+    await migrateOnly(db, ['0001-foundation', '0002-membership', '0003-content']);
     const raw = await openRaw(db);
-    await raw.exec(`
-      drop index users_nickname_key_unique;
-      alter table users drop column nickname_key;
-      alter table api_keys drop column last_used_at;
-      alter table webhooks drop column consecutive_failures;
-      alter table webhooks drop column circuit_open_until;
-      delete from kysely_migration where name = '0004-hardening';`);
     const [role] = await raw.all<{ id: string }>("select id from permission_sets where system_key = 'members'");
     const insert = `insert into users (id, first_name, last_name, nickname, email, password_hash, permission_set_id, slug,
         conditions_accepted_at, confidentiality_accepted_at, created_at, updated_at) values (?, 'Z', 'Z', ?, ?, 'x', ?, ?, 'now', 'now', 'now', 'now')`;

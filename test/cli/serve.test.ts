@@ -128,9 +128,9 @@ describe('version and help', () => {
     for (const group of ['serve', 'login', 'users', 'pages', 'page-configs', 'follows', 'permissions', 'openapi', 'completion'])
       expect(help.stdout).toMatch(new RegExp(`^  ${group}\\b`, 'm'));
     expect(groupHelp.code).toBe(0);
-    expect(groupHelp.stdout).toMatch(/^  create \[options\]/m);
-    expect(groupHelp.stdout).toMatch(/^  list \[options\]/m);
-    expect(groupHelp.stdout).toMatch(/^  get <page>/m);
+    expect(groupHelp.stdout).toMatch(/^ {2}create \[options\]/m);
+    expect(groupHelp.stdout).toMatch(/^ {2}list \[options\]/m);
+    expect(groupHelp.stdout).toMatch(/^ {2}get <page>/m);
   });
 
   it('an unknown command is a usage error (exit 2) with a suggestion', async () => {

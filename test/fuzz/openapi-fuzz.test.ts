@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../../src/domain/api-keys.js';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { inlineRefs } from '../helpers/openapi.js';
 import { removeDir, type Credentials } from '../helpers/server.js';
 import { onPostgres, openRaw, type RawDb } from '../helpers/store-target.js';
 
@@ -61,7 +62,7 @@ beforeAll(async () => {
   // The per-key request rate is not what is fuzzed here: with it on, most requests would be 429s.
   api = await startApp({ webhooks: { allowPrivate: false }, rateLimit: false });
   raw = await openRaw(api.file, { readonly: true });
-  const doc = (await api.call('GET', '/openapi.json', { as: null })).body;
+  const doc = inlineRefs((await api.call('GET', '/openapi.json', { as: null })).body);
   operations = [];
   for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>))
     for (const [method, op] of Object.entries(ops)) {

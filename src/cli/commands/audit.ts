@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import type { AuditEntry } from '../../shared/schemas/audit.js';
-import type { ListResult } from '../../shared/schemas/common.js';
 import { examples, paginationOptions, showList, withContext, type PageOptions } from '../command-kit.js';
 import type { Column } from '../output.js';
 

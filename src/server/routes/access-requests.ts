@@ -1,3 +1,4 @@
+import { ErrorCode } from '../../shared/errors.js';
 import { z } from 'zod';
 import {
   acceptAccessRequest,
@@ -12,7 +13,7 @@ import {
   ListAccessRequestsQuery,
   ListPageAccessRequestsQuery,
 } from '../../shared/schemas/membership.js';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from '../context.js';
 
 const IdParams = z.object({ id: z.string() });
 
@@ -22,6 +23,8 @@ export function registerAccessRequestRoutes({ routes, deps }: RouteContext): voi
     {
       method: 'POST',
       url: '/page_access_requests',
+      operationId: 'create_page_access_request',
+      conflicts: [ErrorCode.accessRequestPending, ErrorCode.alreadyMember],
       tag,
       summary: 'Ask to join a page',
       body: CreateAccessRequestInput,
@@ -33,6 +36,7 @@ export function registerAccessRequestRoutes({ routes, deps }: RouteContext): voi
     {
       method: 'GET',
       url: '/page_access_requests',
+      operationId: 'list_page_access_requests',
       tag,
       summary: 'List access requests (yours, and those to pages you administer)',
       query: ListAccessRequestsQuery,
@@ -44,6 +48,7 @@ export function registerAccessRequestRoutes({ routes, deps }: RouteContext): voi
     {
       method: 'GET',
       url: '/pages/:page_id/page_access_requests',
+      operationId: 'list_page_access_requests_of_page',
       tag,
       summary: "List a page's access requests",
       params: z.object({ page_id: z.string() }),
@@ -56,6 +61,8 @@ export function registerAccessRequestRoutes({ routes, deps }: RouteContext): voi
     {
       method: 'PUT',
       url: '/page_access_requests/:id/accept',
+      operationId: 'accept_page_access_request',
+      conflicts: [ErrorCode.alreadyAccepted],
       tag,
       summary: 'Accept a waiting request (page administrators): the user follows the page',
       params: IdParams,
@@ -67,6 +74,8 @@ export function registerAccessRequestRoutes({ routes, deps }: RouteContext): voi
     {
       method: 'PUT',
       url: '/page_access_requests/:id/refuse',
+      operationId: 'refuse_page_access_request',
+      conflicts: [ErrorCode.alreadyAccepted],
       tag,
       summary: 'Refuse a waiting request (page administrators): the request is deleted',
       params: IdParams,

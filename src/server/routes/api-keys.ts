@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { listApiKeys, revokeApiKey } from '../../domain/api-keys.js';
 import { requireAdmin } from '../../domain/permissions.js';
 import { ApiKeyListSchema, ListApiKeysQuery } from '../../shared/schemas/api-keys.js';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from '../context.js';
 
 const IdParams = z.object({ id: z.string() });
 
@@ -12,6 +12,7 @@ export function registerApiKeyRoutes({ routes, deps }: RouteContext): void {
     {
       method: 'GET',
       url: '/api_keys',
+      operationId: 'list_api_keys',
       tag,
       summary: 'List API key pairs, never a secret (Admins)',
       query: ListApiKeysQuery,
@@ -26,6 +27,7 @@ export function registerApiKeyRoutes({ routes, deps }: RouteContext): void {
     {
       method: 'DELETE',
       url: '/api_keys/:id',
+      operationId: 'revoke_api_key',
       tag,
       summary: 'Revoke an API key pair (Admins): refused from the next request by every server on the store',
       params: IdParams,

@@ -1,3 +1,4 @@
+import { ErrorCode } from '../../shared/errors.js';
 import { z } from 'zod';
 import { createComment, createLike, createStatus, getStatus, getStream, listComments } from '../../domain/content.js';
 import {
@@ -13,7 +14,7 @@ import {
   StreamQuery,
 } from '../../shared/schemas/content.js';
 import { UserIdParams } from '../../shared/schemas/users.js';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from '../context.js';
 
 const StatusParams = z.object({ status_id: z.string() });
 
@@ -23,6 +24,7 @@ export function registerContentRoutes({ routes, deps }: RouteContext): void {
     {
       method: 'POST',
       url: '/statuses',
+      operationId: 'create_status',
       tag,
       summary: "Post a status on your profile, in a page you are in, or in an event's conversation",
       body: CreateStatusInput,
@@ -31,13 +33,14 @@ export function registerContentRoutes({ routes, deps }: RouteContext): void {
     ({ body, caller }) => createStatus(deps, caller, body),
   );
   routes.add(
-    { method: 'GET', url: '/statuses/:status_id', tag, summary: 'Get a status', params: StatusParams, response: StatusSchema },
+    { method: 'GET', url: '/statuses/:status_id', operationId: 'get_status', tag, summary: 'Get a status', params: StatusParams, response: StatusSchema },
     ({ params, caller }) => getStatus(deps, caller, params.status_id),
   );
   routes.add(
     {
       method: 'GET',
       url: '/statuses/:status_id/comments',
+      operationId: 'list_status_comments',
       tag,
       summary: 'The comments on a status, oldest first',
       params: StatusParams,
@@ -47,13 +50,15 @@ export function registerContentRoutes({ routes, deps }: RouteContext): void {
     ({ params, query, caller }) => listComments(deps, caller, params.status_id, query),
   );
   routes.add(
-    { method: 'POST', url: '/comments', tag, summary: 'Comment on a status', body: CreateCommentInput, response: CommentSchema },
+    { method: 'POST', url: '/comments', operationId: 'create_comment', tag, summary: 'Comment on a status', body: CreateCommentInput, response: CommentSchema },
     ({ body, caller }) => createComment(deps, caller, body),
   );
   routes.add(
     {
       method: 'POST',
       url: '/likes',
+      operationId: 'create_like',
+      conflicts: [ErrorCode.alreadyLiked],
       tag,
       summary: 'Like a status or a comment (once per user; 409 already_liked after that)',
       body: CreateLikeInput,
@@ -65,6 +70,7 @@ export function registerContentRoutes({ routes, deps }: RouteContext): void {
     {
       method: 'GET',
       url: '/users/:user_id/stream',
+      operationId: 'get_user_stream',
       tag,
       summary: 'The statuses of the users, pages and events a user follows, newest first',
       params: UserIdParams,

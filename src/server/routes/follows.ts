@@ -1,22 +1,24 @@
+import { ErrorCode } from '../../shared/errors.js';
 import { z } from 'zod';
 import { createFollow, deleteFollow, listFollows } from '../../domain/follows.js';
 import { CreateFollowInput, FollowListSchema, FollowSchema, ListFollowsQuery } from '../../shared/schemas/follows.js';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from '../context.js';
 
 export function registerFollowRoutes({ routes, deps }: RouteContext): void {
   const tag = 'Follows';
   routes.add(
-    { method: 'POST', url: '/follows', tag, summary: 'Follow a page or a user', body: CreateFollowInput, response: FollowSchema },
+    { method: 'POST', url: '/follows', operationId: 'create_follow', conflicts: [ErrorCode.alreadyFollowing], tag, summary: 'Follow a page or a user', body: CreateFollowInput, response: FollowSchema },
     ({ body, caller }) => createFollow(deps, caller, body),
   );
   routes.add(
-    { method: 'GET', url: '/follows', tag, summary: 'List follows', query: ListFollowsQuery, response: FollowListSchema },
+    { method: 'GET', url: '/follows', operationId: 'list_follows', tag, summary: 'List follows', query: ListFollowsQuery, response: FollowListSchema },
     ({ query, caller }) => listFollows(deps, caller, query),
   );
   routes.add(
     {
       method: 'DELETE',
       url: '/follows/:follow_id',
+      operationId: 'delete_follow',
       tag,
       summary: 'Unfollow',
       params: z.object({ follow_id: z.string() }),

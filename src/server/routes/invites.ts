@@ -1,3 +1,4 @@
+import { ErrorCode } from '../../shared/errors.js';
 import { z } from 'zod';
 import {
   acceptInvite,
@@ -15,7 +16,7 @@ import {
   ListInvitesQuery,
   ListPageInvitesQuery,
 } from '../../shared/schemas/membership.js';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from '../context.js';
 
 const IdParams = z.object({ id: z.string() });
 
@@ -25,6 +26,7 @@ export function registerInviteRoutes({ routes, deps }: RouteContext): void {
     {
       method: 'POST',
       url: '/invites',
+      operationId: 'create_invites',
       tag,
       summary: 'Invite users to a page: each invitee lands in success or in errors',
       body: CreateInvitesInput,
@@ -34,13 +36,14 @@ export function registerInviteRoutes({ routes, deps }: RouteContext): void {
     ({ body, caller }) => createInvites(deps, caller, body),
   );
   routes.add(
-    { method: 'GET', url: '/invites', tag, summary: 'List invites', query: ListInvitesQuery, response: InviteListSchema },
+    { method: 'GET', url: '/invites', operationId: 'list_invites', tag, summary: 'List invites', query: ListInvitesQuery, response: InviteListSchema },
     ({ query, caller }) => listInvites(deps, caller, query),
   );
   routes.add(
     {
       method: 'GET',
       url: '/pages/:page_id/invites',
+      operationId: 'list_invites_of_page',
       tag,
       summary: "List a page's invites",
       params: z.object({ page_id: z.string() }),
@@ -50,13 +53,15 @@ export function registerInviteRoutes({ routes, deps }: RouteContext): void {
     ({ params, query, caller }) => listInvites(deps, caller, { ...query, target_type: 'Page', target_id: params.page_id }),
   );
   routes.add(
-    { method: 'GET', url: '/invites/:id', tag, summary: 'Get an invite', params: IdParams, response: InviteSchema },
+    { method: 'GET', url: '/invites/:id', operationId: 'get_invite', tag, summary: 'Get an invite', params: IdParams, response: InviteSchema },
     ({ params, caller }) => getInvite(deps, caller, params.id),
   );
   routes.add(
     {
       method: 'PUT',
       url: '/invites/:id/accept',
+      operationId: 'accept_invite',
+      conflicts: [ErrorCode.alreadyAccepted, ErrorCode.alreadyRefused],
       tag,
       summary: 'Accept a waiting invite (page administrators): the invited user follows the page',
       params: IdParams,
@@ -68,6 +73,8 @@ export function registerInviteRoutes({ routes, deps }: RouteContext): void {
     {
       method: 'PUT',
       url: '/invites/:id/refuse',
+      operationId: 'refuse_invite',
+      conflicts: [ErrorCode.alreadyAccepted, ErrorCode.alreadyRefused],
       tag,
       summary: 'Refuse a waiting invite (page administrators): kept with is_validate false',
       params: IdParams,
@@ -79,6 +86,7 @@ export function registerInviteRoutes({ routes, deps }: RouteContext): void {
     {
       method: 'DELETE',
       url: '/invites/:id',
+      operationId: 'delete_invite',
       tag,
       summary: 'Withdraw an invite (its sender or a page administrator)',
       params: IdParams,

@@ -8,6 +8,7 @@ import {
 } from '../../domain/notifications.js';
 import { AppError, ErrorCode } from '../../shared/errors.js';
 import { ID_PATTERN } from '../../shared/ids.js';
+import { exampleNotification } from '../../shared/schemas/examples.js';
 import { UserIdParams } from '../../shared/schemas/users.js';
 import {
   ListNotificationsQuery,
@@ -15,7 +16,7 @@ import {
   MarkNotificationsSeenInput,
   NotificationListSchema,
 } from '../../shared/schemas/notifications.js';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from '../context.js';
 
 const StreamQuery = z.object({
   last_event_id: z.string().optional().describe('For clients that cannot send the Last-Event-ID header'),
@@ -27,6 +28,7 @@ export function registerNotificationRoutes({ routes, deps, live }: RouteContext)
     {
       method: 'GET',
       url: '/users/:user_id/notifications',
+      operationId: 'list_notifications',
       tag,
       summary: "A user's notifications, newest first (a bare array; the total in X-Total-Count)",
       params: UserIdParams,
@@ -44,6 +46,7 @@ export function registerNotificationRoutes({ routes, deps, live }: RouteContext)
     {
       method: 'PUT',
       url: '/users/:user_id/set_notifications_seen',
+      operationId: 'set_notifications_seen',
       tag,
       summary: 'Mark all unseen notifications seen, or only those of notification_ids',
       params: UserIdParams,
@@ -56,11 +59,19 @@ export function registerNotificationRoutes({ routes, deps, live }: RouteContext)
     {
       method: 'GET',
       url: '/users/:user_id/notifications/stream',
+      operationId: 'stream_notifications',
       tag,
       summary: 'New notifications as they come (Server-Sent Events); Last-Event-ID resumes after that notification',
       params: UserIdParams,
       query: StreamQuery,
       stream: true,
+      text: {
+        'text/event-stream': {
+          description:
+            'Server-Sent Events: first `retry: 2000`; then each new notification as `event: notification`, `id:` its id and `data:` the Notification as JSON; a comment line every 15 s keeps proxies open',
+          example: `retry: 2000\n\nevent: notification\nid: ${exampleNotification.id}\ndata: ${JSON.stringify(exampleNotification)}\n\n`,
+        },
+      },
     },
     async ({ params, query, caller, request, reply }) => {
       const header = request.headers['last-event-id'];

@@ -17,7 +17,7 @@ import {
   PageListSchema,
   PageSchema,
 } from '../../shared/schemas/pages.js';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from '../context.js';
 
 export function registerPageRoutes({ routes, deps }: RouteContext): void {
   let tag = 'Page configurations';
@@ -25,6 +25,7 @@ export function registerPageRoutes({ routes, deps }: RouteContext): void {
     {
       method: 'POST',
       url: '/page_configurations',
+      operationId: 'create_page_configuration',
       tag,
       summary: 'Create a page configuration (Admins)',
       body: CreatePageConfigurationInput,
@@ -36,6 +37,7 @@ export function registerPageRoutes({ routes, deps }: RouteContext): void {
     {
       method: 'GET',
       url: '/page_configurations',
+      operationId: 'list_page_configurations',
       tag,
       summary: 'List page configurations',
       query: ListPageConfigurationsQuery,
@@ -47,6 +49,7 @@ export function registerPageRoutes({ routes, deps }: RouteContext): void {
     {
       method: 'GET',
       url: '/page_configurations/:id',
+      operationId: 'get_page_configuration',
       tag,
       summary: 'Get a page configuration',
       params: z.object({ id: z.string() }),
@@ -57,17 +60,18 @@ export function registerPageRoutes({ routes, deps }: RouteContext): void {
 
   tag = 'Pages';
   routes.add(
-    { method: 'POST', url: '/pages', tag, summary: 'Create a page', body: CreatePageInput, response: PageSchema },
+    { method: 'POST', url: '/pages', operationId: 'create_page', tag, summary: 'Create a page', body: CreatePageInput, response: PageSchema },
     ({ body, caller }) => createPage(deps, caller, body),
   );
   routes.add(
-    { method: 'GET', url: '/pages', tag, summary: 'List pages', query: ListPagesQuery, response: PageListSchema },
+    { method: 'GET', url: '/pages', operationId: 'list_pages', tag, summary: 'List pages', query: ListPagesQuery, response: PageListSchema },
     ({ query, caller }) => listPages(deps, caller, query),
   );
   routes.add(
     {
       method: 'GET',
       url: '/pages/:page_id',
+      operationId: 'get_page',
       tag,
       summary: 'Get a page',
       params: z.object({ page_id: z.string() }),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { permissionsOf } from '../../domain/permissions.js';
 import { PermissionsQuery, PermissionsSchema } from '../../shared/schemas/permissions.js';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from '../context.js';
 
 export function registerPermissionRoutes({ routes, deps }: RouteContext): void {
   const tag = 'Permissions';
@@ -9,6 +9,7 @@ export function registerPermissionRoutes({ routes, deps }: RouteContext): void {
     {
       method: 'GET',
       url: '/permissions',
+      operationId: 'get_permissions',
       tag,
       summary: "A user's permissions; without user_id, those of a non-connected visitor",
       query: PermissionsQuery,
@@ -20,6 +21,7 @@ export function registerPermissionRoutes({ routes, deps }: RouteContext): void {
     {
       method: 'GET',
       url: '/users/:user_id/permissions',
+      operationId: 'get_user_permissions',
       tag,
       summary: "A user's permissions",
       params: z.object({ user_id: z.string() }),

@@ -1,20 +1,21 @@
 import { z } from 'zod';
 import { createReport, dismissReport, getReport, listReports, resolveReport } from '../../domain/reports.js';
 import { CreateReportInput, ListReportsQuery, ReportListSchema, ReportSchema, ResolveReportInput } from '../../shared/schemas/reports.js';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from '../context.js';
 
 const IdParams = z.object({ id: z.string() });
 
 export function registerReportRoutes({ routes, deps }: RouteContext): void {
   const tag = 'Reports';
   routes.add(
-    { method: 'POST', url: '/reports', tag, summary: 'Report a status, a comment or a user you can see', body: CreateReportInput, response: ReportSchema },
+    { method: 'POST', url: '/reports', operationId: 'create_report', tag, summary: 'Report a status, a comment or a user you can see', body: CreateReportInput, response: ReportSchema },
     ({ body, caller }) => createReport(deps, caller, body),
   );
   routes.add(
     {
       method: 'GET',
       url: '/reports',
+      operationId: 'list_reports',
       tag,
       summary: "Reports oldest first: Admins all, a page's administrators those on its content, anyone else their own",
       query: ListReportsQuery,
@@ -23,13 +24,14 @@ export function registerReportRoutes({ routes, deps }: RouteContext): void {
     ({ query, caller }) => listReports(deps, caller, query),
   );
   routes.add(
-    { method: 'GET', url: '/reports/:id', tag, summary: 'Get a report', params: IdParams, response: ReportSchema },
+    { method: 'GET', url: '/reports/:id', operationId: 'get_report', tag, summary: 'Get a report', params: IdParams, response: ReportSchema },
     ({ params, caller }) => getReport(deps, caller, params.id),
   );
   routes.add(
     {
       method: 'PUT',
       url: '/reports/:id/resolve',
+      operationId: 'resolve_report',
       tag,
       summary: 'Resolve a report and every open report on its target: remove the content, suspend the user (Admins), or none',
       params: IdParams,
@@ -39,7 +41,7 @@ export function registerReportRoutes({ routes, deps }: RouteContext): void {
     ({ params, body, caller }) => resolveReport(deps, caller, params.id, body),
   );
   routes.add(
-    { method: 'PUT', url: '/reports/:id/dismiss', tag, summary: 'Dismiss a report and every open report on its target', params: IdParams, response: ReportSchema },
+    { method: 'PUT', url: '/reports/:id/dismiss', operationId: 'dismiss_report', tag, summary: 'Dismiss a report and every open report on its target', params: IdParams, response: ReportSchema },
     ({ params, caller }) => dismissReport(deps, caller, params.id),
   );
 }

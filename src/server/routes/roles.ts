@@ -1,3 +1,4 @@
+import { ErrorCode } from '../../shared/errors.js';
 import { z } from 'zod';
 import {
   createPermissionSet,
@@ -16,7 +17,7 @@ import {
   UpdatePermissionSetInput,
 } from '../../shared/schemas/roles.js';
 import { UserSchema } from '../../shared/schemas/users.js';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from '../context.js';
 
 const IdParams = z.object({ id: z.string() });
 
@@ -26,6 +27,7 @@ export function registerRoleRoutes({ routes, deps }: RouteContext): void {
     {
       method: 'GET',
       url: '/permission_sets',
+      operationId: 'list_permission_sets',
       tag,
       summary: 'List permission sets (roles)',
       query: ListPermissionSetsQuery,
@@ -37,6 +39,8 @@ export function registerRoleRoutes({ routes, deps }: RouteContext): void {
     {
       method: 'POST',
       url: '/permission_sets',
+      operationId: 'create_permission_set',
+      conflicts: [ErrorCode.conflict],
       tag,
       summary: 'Create a permission set (users.add_roles); actions left out are false',
       body: CreatePermissionSetInput,
@@ -45,13 +49,15 @@ export function registerRoleRoutes({ routes, deps }: RouteContext): void {
     ({ body, caller }) => createPermissionSet(deps, caller, body),
   );
   routes.add(
-    { method: 'GET', url: '/permission_sets/:id', tag, summary: 'Get a permission set', params: IdParams, response: PermissionSetSchema },
+    { method: 'GET', url: '/permission_sets/:id', operationId: 'get_permission_set', tag, summary: 'Get a permission set', params: IdParams, response: PermissionSetSchema },
     ({ params }) => getPermissionSet(deps, params.id),
   );
   routes.add(
     {
       method: 'PUT',
       url: '/permission_sets/:id',
+      operationId: 'update_permission_set',
+      conflicts: [ErrorCode.conflict],
       tag,
       summary: 'Update a permission set (users.edit_roles); actions left out keep their value',
       params: IdParams,
@@ -64,6 +70,8 @@ export function registerRoleRoutes({ routes, deps }: RouteContext): void {
     {
       method: 'DELETE',
       url: '/permission_sets/:id',
+      operationId: 'delete_permission_set',
+      conflicts: [ErrorCode.permissionSetInUse, ErrorCode.defaultPermissionSet],
       tag,
       summary: 'Delete a permission set nobody has (users.destroy_roles); the defaults stay',
       params: IdParams,
@@ -78,6 +86,8 @@ export function registerRoleRoutes({ routes, deps }: RouteContext): void {
     {
       method: 'PUT',
       url: '/users/:user_id/role',
+      operationId: 'set_user_role',
+      conflicts: [ErrorCode.conflict],
       tag,
       summary: "Change a user's role (Admins)",
       params: z.object({ user_id: z.string() }),

@@ -1,8 +1,10 @@
+import { ErrorCode } from '../../shared/errors.js';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { createUser, exportUsers, getUser, isNicknameAvailable, listUsers } from '../../domain/users.js';
 import {
   CreateUserInput,
+  EXPORT_MEDIA,
   ExportUsersQuery,
   ListUsersQuery,
   NicknameAvailabilityQuery,
@@ -10,27 +12,29 @@ import {
   UserListSchema,
   UserSchema,
 } from '../../shared/schemas/users.js';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from '../context.js';
 
 const UserParams = z.object({ user_id: z.string() });
 
 export function registerUserRoutes({ routes, deps }: RouteContext): void {
   const tag = 'Users';
   routes.add(
-    { method: 'POST', url: '/users', tag, summary: 'Create a user (role Members)', body: CreateUserInput, response: UserSchema },
+    { method: 'POST', url: '/users', operationId: 'create_user', conflicts: [ErrorCode.emailTaken, ErrorCode.nicknameTaken], tag, summary: 'Create a user (role Members)', body: CreateUserInput, response: UserSchema },
     ({ body, caller }) => createUser(deps, caller, body),
   );
   routes.add(
-    { method: 'GET', url: '/users', tag, summary: 'List users', query: ListUsersQuery, response: UserListSchema },
+    { method: 'GET', url: '/users', operationId: 'list_users', tag, summary: 'List users', query: ListUsersQuery, response: UserListSchema },
     ({ query, caller }) => listUsers(deps, caller, query),
   );
   routes.add(
     {
       method: 'GET',
       url: '/users/export',
+      operationId: 'export_users',
       tag,
       summary: 'Every user you may see, streamed as NDJSON or CSV (permission users.export); never a password',
       query: ExportUsersQuery,
+      text: EXPORT_MEDIA,
     },
     async ({ query, caller, reply }) => {
       const lines = exportUsers(deps, caller, query.format);
@@ -52,6 +56,7 @@ export function registerUserRoutes({ routes, deps }: RouteContext): void {
     {
       method: 'GET',
       url: '/users/nickname_availability',
+      operationId: 'get_nickname_availability',
       tag,
       summary: 'Tell whether a nickname is free',
       query: NicknameAvailabilityQuery,
@@ -60,11 +65,11 @@ export function registerUserRoutes({ routes, deps }: RouteContext): void {
     async ({ query }) => ({ nickname: query.nickname, available: await isNicknameAvailable(deps, query.nickname) }),
   );
   routes.add(
-    { method: 'GET', url: '/users/:user_id', tag, summary: 'Get a user', params: UserParams, response: UserSchema },
+    { method: 'GET', url: '/users/:user_id', operationId: 'get_user', tag, summary: 'Get a user', params: UserParams, response: UserSchema },
     ({ params, caller }) => getUser(deps, caller, params.user_id),
   );
   routes.add(
-    { method: 'GET', url: '/me', tag, summary: 'The user whose API key signs the request', response: UserSchema },
+    { method: 'GET', url: '/me', operationId: 'get_me', tag, summary: 'The user whose API key signs the request', response: UserSchema },
     ({ caller }) => getUser(deps, caller, caller.user.id),
   );
 }

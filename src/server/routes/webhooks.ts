@@ -1,3 +1,4 @@
+import { ErrorCode } from '../../shared/errors.js';
 import { z } from 'zod';
 import {
   createWebhook,
@@ -17,7 +18,7 @@ import {
   WebhookListSchema,
   WebhookSchema,
 } from '../../shared/schemas/webhooks.js';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from '../context.js';
 
 const IdParams = z.object({ id: z.string() });
 
@@ -27,6 +28,7 @@ export function registerWebhookRoutes({ routes, deps }: RouteContext, policy: We
     {
       method: 'POST',
       url: '/webhooks',
+      operationId: 'create_webhook',
       tag,
       summary: 'Register a webhook (Admins); the signing secret is shown only in this answer',
       body: CreateWebhookInput,
@@ -35,15 +37,15 @@ export function registerWebhookRoutes({ routes, deps }: RouteContext, policy: We
     ({ body, caller }) => createWebhook(deps, caller, body, policy),
   );
   routes.add(
-    { method: 'GET', url: '/webhooks', tag, summary: 'List webhooks (Admins)', query: ListWebhooksQuery, response: WebhookListSchema },
+    { method: 'GET', url: '/webhooks', operationId: 'list_webhooks', tag, summary: 'List webhooks (Admins)', query: ListWebhooksQuery, response: WebhookListSchema },
     ({ query, caller }) => listWebhooks(deps, caller, query),
   );
   routes.add(
-    { method: 'GET', url: '/webhooks/:id', tag, summary: 'Get a webhook (Admins)', params: IdParams, response: WebhookSchema },
+    { method: 'GET', url: '/webhooks/:id', operationId: 'get_webhook', tag, summary: 'Get a webhook (Admins)', params: IdParams, response: WebhookSchema },
     ({ params, caller }) => getWebhook(deps, caller, params.id),
   );
   routes.add(
-    { method: 'DELETE', url: '/webhooks/:id', tag, summary: 'Remove a webhook (Admins)', params: IdParams, status: 204 },
+    { method: 'DELETE', url: '/webhooks/:id', operationId: 'delete_webhook', tag, summary: 'Remove a webhook (Admins)', params: IdParams, status: 204 },
     async ({ params, caller }) => {
       await deleteWebhook(deps, caller, params.id);
       return undefined;
@@ -53,6 +55,7 @@ export function registerWebhookRoutes({ routes, deps }: RouteContext, policy: We
     {
       method: 'GET',
       url: '/webhooks/:id/deliveries',
+      operationId: 'list_webhook_deliveries',
       tag,
       summary: "A webhook's deliveries, newest first: status, attempts, last response",
       params: IdParams,
@@ -65,6 +68,8 @@ export function registerWebhookRoutes({ routes, deps }: RouteContext, policy: We
     {
       method: 'POST',
       url: '/webhook_deliveries/:id/redeliver',
+      operationId: 'redeliver_webhook_delivery',
+      conflicts: [ErrorCode.conflict],
       tag,
       summary: 'Send a delivery again (a new delivery of the same message)',
       params: IdParams,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { Id, listOf, PaginationQuery, queryText, Timestamp } from './common.js';
+import { documented, Id, listOf, PaginationQuery, queryText, Timestamp } from './common.js';
+import { exampleAuditEntry } from './examples.js';
 
 /** Every administrative act the log records, as `<resource>.<verb>` (docs/api.md, "Resources"). */
 export const AUDIT_ACTIONS = [
@@ -27,15 +28,22 @@ export const AUDIT_ACTIONS = [
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
+/** What the document shows of a bound: a day or a date-time, each in its JSON Schema format. */
+const documentedBound = z
+  .union([z.string().meta({ format: 'date-time' }), z.string().meta({ format: 'date' })])
+  .meta({ examples: ['2026-11-01T10:00:00Z'] });
+
 /** A date (`2026-11-01`, midnight UTC) or an ISO 8601 time with its offset, normalised to UTC. */
 const isoBound = (name: string) =>
-  z
-    .string()
-    .trim()
-    .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2}))?$/, `${name} must be an ISO 8601 date or time with offset, e.g. 2026-11-01 or 2026-11-01T10:00:00Z`)
-    .refine((v) => !Number.isNaN(Date.parse(v)), `${name} is not a real date`)
-    .transform((v) => new Date(v).toISOString())
-    .optional();
+  documented(
+    z
+      .string()
+      .trim()
+      .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2}))?$/, `${name} must be an ISO 8601 date or time with offset, e.g. 2026-11-01 or 2026-11-01T10:00:00Z`)
+      .refine((v) => !Number.isNaN(Date.parse(v)), `${name} is not a real date`)
+      .transform((v) => new Date(v).toISOString()),
+    documentedBound,
+  ).optional();
 
 export const AuditLogQuery = PaginationQuery.extend({
   actor_id: queryText,
@@ -55,7 +63,7 @@ export const AuditEntrySchema = z.object({
   target_type: z.string(),
   target_id: Id,
   summary: z.string(),
-  request_id: z.string().nullable(),
-});
+  request_id: z.string().nullable().describe('The X-Request-Id of the request that made the change'),
+}).meta({ id: 'AuditEntry', examples: [exampleAuditEntry] });
 export type AuditEntry = z.infer<typeof AuditEntrySchema>;
 export const AuditLogSchema = listOf(AuditEntrySchema);

@@ -25,7 +25,8 @@ export const optionalText = (max: number) =>
 export const idInput = z
   .union([z.string(), z.number()], typeError('an identifier'))
   .transform((v) => String(v).trim())
-  .pipe(z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters'));
+  .pipe(z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters'))
+  .meta({ description: 'An identifier, as a string or a number' });
 
 const booleanWords: Record<string, boolean> = {
   true: true,
@@ -93,8 +94,8 @@ const cursorQuery = z
   .optional();
 
 export const PaginationQuery = z.object({
-  page: queryInt('page', 1, 1_000_000).default(1),
-  per_page: queryInt('per_page', 1, MAX_PER_PAGE).default(DEFAULT_PER_PAGE),
+  page: queryInt('page', 1, 1_000_000).default(1).describe('The page to answer, from 1'),
+  per_page: queryInt('per_page', 1, MAX_PER_PAGE).default(DEFAULT_PER_PAGE).describe(`Records per page, at most ${MAX_PER_PAGE}`),
   cursor: cursorQuery.describe('Where the previous page ended, from the Link rel="next" URL (not with page)'),
 });
 export type Pagination = z.infer<typeof PaginationQuery>;
@@ -123,11 +124,33 @@ export const queryText = z.string().trim().min(1).max(255).optional();
 export const queryEnum = <const T extends readonly [string, ...string[]]>(name: string, values: T) =>
   z.enum(values, { error: `${name} must be one of: ${values.join(', ')}` }).optional();
 
-export const Timestamp = z.string().describe('ISO 8601 timestamp with UTC offset');
+export const Timestamp = z.string().meta({ description: 'ISO 8601 timestamp with UTC offset', format: 'date-time' });
 export const Id = z.string().describe('Opaque identifier (32 lowercase hex characters)');
 
-export const listOf = <T extends z.ZodType>(item: T) =>
-  z.object({ items: z.array(item), total_items: z.number().int() });
+/**
+ * A list answer: named after its records' schema (`User` → `UserList`) in the OpenAPI document, its example
+ * made of theirs.
+ */
+export const listOf = <T extends z.ZodType>(item: T) => {
+  const meta = z.globalRegistry.get(item);
+  const example = (meta?.examples as unknown[] | undefined)?.[0];
+  return z.object({ items: z.array(item), total_items: z.number().int().describe('How many records the whole list holds') }).meta({
+    ...(meta?.id ? { id: `${meta.id}List`, description: `A page of ${meta.id} records, and how many the whole list holds` } : {}),
+    ...(example ? { examples: [{ items: [example], total_items: 1 }] } : {}),
+  });
+};
+
+/**
+ * The schema the OpenAPI document shows in place of one whose rules JSON Schema cannot see (a rule across
+ * fields, a value refused with a better message than a type error): it accepts what the server accepts.
+ */
+export const documentedAs = new WeakMap<z.ZodType, z.ZodType>();
+
+/** The schema itself, shown in the document as `shown`. */
+export const documented = <T extends z.ZodType>(schema: T, shown: z.ZodType): T => {
+  documentedAs.set(schema, shown);
+  return schema;
+};
 
 /** Where the next page of a list starts; not serialised (a symbol key), sent as the `Link` header. */
 export const NEXT_PAGE = Symbol('next page');

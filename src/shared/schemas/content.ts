@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { Id, idInput, listOf, PaginationQuery, text, Timestamp } from './common.js';
+import { documentedAs, Id, idInput, listOf, PaginationQuery, text, Timestamp } from './common.js';
+import { EXAMPLE_ID, exampleComment, exampleLike, exampleStatus } from './examples.js';
 import { UserSchema } from './users.js';
 
 export const MAX_CONTENT = 5000;
@@ -14,7 +15,12 @@ export const CreateStatusInput = z
     page_id: optionalId,
     event_id: optionalId,
   })
-  .refine((s) => !(s.page_id && s.event_id), { message: 'give page_id or event_id, not both', path: ['event_id'] });
+  .refine((s) => !(s.page_id && s.event_id), { message: 'give page_id or event_id, not both', path: ['event_id'] })
+  .meta({
+    id: 'CreateStatusInput',
+    description: 'On your profile; in a page (page_id) or in an event\'s conversation (event_id), not both',
+    examples: [{ user_id: EXAMPLE_ID.grace, content: 'Who brings the clocks?', page_id: EXAMPLE_ID.page }],
+  });
 export type CreateStatusInput = z.infer<typeof CreateStatusInput>;
 
 export const StatusSchema = z.object({
@@ -32,7 +38,7 @@ export const StatusSchema = z.object({
   removed_at: Timestamp.optional().describe('When it was removed (removed content: Admins only)'),
   removed_by: Id.optional().describe('Who removed it'),
   removal_reason: z.string().nullable().optional().describe('Why, as given'),
-});
+}).meta({ id: 'Status', examples: [exampleStatus] });
 export type Status = z.infer<typeof StatusSchema>;
 export const StatusListSchema = listOf(StatusSchema);
 
@@ -40,7 +46,7 @@ export const CreateCommentInput = z.object({
   user_id: idInput,
   status_id: idInput,
   content: text(MAX_CONTENT),
-});
+}).meta({ id: 'CreateCommentInput', examples: [{ user_id: EXAMPLE_ID.ada, status_id: EXAMPLE_ID.status, content: 'I do' }] });
 export type CreateCommentInput = z.infer<typeof CreateCommentInput>;
 
 export const CommentSchema = z.object({
@@ -56,7 +62,7 @@ export const CommentSchema = z.object({
   removed_at: Timestamp.optional().describe('When it was removed (removed content: Admins only)'),
   removed_by: Id.optional().describe('Who removed it'),
   removal_reason: z.string().nullable().optional().describe('Why, as given'),
-});
+}).meta({ id: 'Comment', examples: [exampleComment] });
 export type Comment = z.infer<typeof CommentSchema>;
 export const CommentListSchema = listOf(CommentSchema);
 
@@ -65,7 +71,20 @@ export const CreateLikeInput = z
   .refine((l) => !!l.status_id !== !!l.comment_id, {
     message: 'give exactly one of status_id and comment_id',
     path: ['status_id'],
+  })
+  .meta({
+    id: 'CreateLikeInput',
+    description: 'A like of a status (status_id) or of a comment (comment_id): exactly one of them',
+    examples: [{ user_id: EXAMPLE_ID.grace, comment_id: EXAMPLE_ID.comment }],
   });
+// "Exactly one of" is a rule across fields, refused with its own message: the document says it as a oneOf.
+documentedAs.set(
+  CreateLikeInput,
+  z.xor([
+    z.strictObject({ user_id: idInput, status_id: idInput }).meta({ id: 'LikeStatusInput' }),
+    z.strictObject({ user_id: idInput, comment_id: idInput }).meta({ id: 'LikeCommentInput' }),
+  ]),
+);
 export type CreateLikeInput = z.infer<typeof CreateLikeInput>;
 
 export const LikeSchema = z.object({
@@ -74,7 +93,7 @@ export const LikeSchema = z.object({
   status_id: Id.nullable(),
   comment_id: Id.nullable(),
   created_at: Timestamp,
-});
+}).meta({ id: 'Like', examples: [exampleLike] });
 export type Like = z.infer<typeof LikeSchema>;
 
 export const StreamQuery = PaginationQuery;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { Id, idInput, idsQuery, listOf, optionalText, PaginationQuery, queryEnum, queryText, text, Timestamp, typeError } from './common.js';
+import { documentedAs, Id, idInput, idsQuery, listOf, optionalText, PaginationQuery, queryEnum, queryText, text, Timestamp, typeError } from './common.js';
+import { EXAMPLE_ID, exampleAttendance, exampleEvent, exampleTicket } from './examples.js';
 import { UserSchema } from './users.js';
 
 export const ANSWERS = ['yes', 'no', 'maybe'] as const;
@@ -15,7 +16,8 @@ export const isoDateTime = z
     'must be an ISO 8601 date and time with a UTC offset, e.g. 2026-12-01T18:00:00Z',
   )
   .refine((v) => !Number.isNaN(Date.parse(v)) && sameCalendarDay(v), 'is not a real date and time')
-  .transform((v) => new Date(v).toISOString());
+  .transform((v) => new Date(v).toISOString())
+  .meta({ format: 'date-time', description: 'ISO 8601 date and time with a UTC offset' });
 
 /** Date.parse rolls 2026-02-30 over to March; a date whose day does not exist is refused instead. */
 function sameCalendarDay(value: string): boolean {
@@ -24,12 +26,16 @@ function sameCalendarDay(value: string): boolean {
   return check.getUTCFullYear() === y && check.getUTCMonth() === m - 1 && check.getUTCDate() === d;
 }
 
+const PRICE = /^\d{1,10}(\.\d{1,2})?$/;
+
 /** A price as a decimal string ("12.50"), never a float: at most two decimals, up to 1,000,000,000. */
 export const Price = z
   .union([z.string(), z.number()], typeError('a decimal string such as "12.50"'))
   .refine((v) => typeof v === 'string', 'must be a decimal string such as "12.50", not a number')
   .transform((v) => String(v).trim())
-  .pipe(z.string().regex(/^\d{1,10}(\.\d{1,2})?$/, 'must be a decimal string with at most two decimals, e.g. "12.50"'));
+  .pipe(z.string().regex(PRICE, 'must be a decimal string with at most two decimals, e.g. "12.50"'));
+// A number is refused (with a message saying so): the document shows the string alone.
+documentedAs.set(Price, z.string().regex(PRICE).describe('A decimal string with at most two decimals, never a number'));
 
 export const TicketSchema = z.object({
   name: text(100),
@@ -39,7 +45,7 @@ export const TicketSchema = z.object({
     .trim()
     .toUpperCase()
     .regex(/^[A-Z]{3}$/, 'must be a three-letter ISO 4217 currency code, e.g. EUR'),
-});
+}).meta({ id: 'TicketInput', examples: [exampleTicket] });
 export type Ticket = z.infer<typeof TicketSchema>;
 
 /** Tickets as a JSON array, or (in forms) as a JSON string. */
@@ -73,7 +79,22 @@ export const CreateEventInput = z
     places_limit: placesLimit,
     tickets: tickets.optional(),
   })
-  .refine((e) => e.end_date >= e.start_date, { message: 'must not be before start_date', path: ['end_date'] });
+  .refine((e) => e.end_date >= e.start_date, { message: 'must not be before start_date', path: ['end_date'] })
+  .meta({
+    id: 'CreateEventInput',
+    description: 'end_date must not be before start_date',
+    examples: [
+      {
+        name: 'Winter open',
+        user_id: EXAMPLE_ID.ada,
+        start_date: '2026-12-05T09:00:00Z',
+        end_date: '2026-12-05T18:00:00Z',
+        page_id: EXAMPLE_ID.page,
+        places_limit: 32,
+        tickets: [exampleTicket],
+      },
+    ],
+  });
 export type CreateEventInput = z.infer<typeof CreateEventInput>;
 
 export const EventSchema = z.object({
@@ -88,10 +109,10 @@ export const EventSchema = z.object({
   places_limit: z.number().int().nullable().describe('null: unlimited'),
   places_left: z.number().int().nullable().describe('null: unlimited'),
   attendees_count: z.number().int().describe('Users who answered yes'),
-  tickets: z.array(z.object({ name: z.string(), price: z.string(), currency: z.string() })),
+  tickets: z.array(z.object({ name: z.string(), price: z.string(), currency: z.string() }).meta({ id: 'Ticket' })),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}).meta({ id: 'Event', examples: [exampleEvent] });
 export type Event = z.infer<typeof EventSchema>;
 export const EventListSchema = listOf(EventSchema);
 
@@ -100,6 +121,7 @@ const day = z
   .trim()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'date must be a day as YYYY-MM-DD')
   .refine((v) => sameCalendarDay(v), 'date is not a real day')
+  .meta({ format: 'date', description: 'Events running that day (YYYY-MM-DD)' })
   .optional();
 
 export const ListEventsQuery = PaginationQuery.extend({
@@ -118,7 +140,7 @@ export const AttendanceInput = z.object({
     (v) => (typeof v === 'string' ? v.trim().toLowerCase() : v),
     z.enum(ANSWERS, typeError(`one of: ${ANSWERS.join(', ')}`)),
   ),
-});
+}).meta({ id: 'AttendanceInput', examples: [{ user_id: EXAMPLE_ID.grace, answer: 'yes' }] });
 export type AttendanceInput = z.infer<typeof AttendanceInput>;
 
 export const AttendanceSchema = z.object({
@@ -128,10 +150,13 @@ export const AttendanceSchema = z.object({
   answer: z.enum(ANSWERS),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}).meta({ id: 'Attendance', examples: [exampleAttendance] });
 export type Attendance = z.infer<typeof AttendanceSchema>;
 export const AttendanceListSchema = listOf(AttendanceSchema);
-export const AttendanceResultSchema = AttendanceSchema.extend({ event: EventSchema });
+export const AttendanceResultSchema = AttendanceSchema.extend({ event: EventSchema }).meta({
+  id: 'AttendanceResult',
+  examples: [{ ...exampleAttendance, event: exampleEvent }],
+});
 export type AttendanceResult = z.infer<typeof AttendanceResultSchema>;
 
 export const ListAttendeesQuery = PaginationQuery.extend({ answer: queryEnum('answer', ANSWERS) });

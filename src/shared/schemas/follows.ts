@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Id, idInput, listOf, PaginationQuery, queryText, Timestamp, typeError } from './common.js';
+import { EXAMPLE_ID, exampleFollow } from './examples.js';
 import { PageSchema } from './pages.js';
 import { UserSchema } from './users.js';
 
@@ -16,7 +17,7 @@ export const CreateFollowInput = z.object({
   followable_type: followableType,
   followable_id: idInput,
   user_id: idInput,
-});
+}).meta({ id: 'CreateFollowInput', examples: [{ followable_type: 'Page', followable_id: EXAMPLE_ID.page, user_id: EXAMPLE_ID.ada }] });
 export type CreateFollowInput = z.infer<typeof CreateFollowInput>;
 
 export const ListFollowsQuery = PaginationQuery.extend({
@@ -31,8 +32,8 @@ export const FollowSchema = z.object({
   user_id: Id,
   followable_type: z.enum(FOLLOWABLE_TYPES),
   followable_id: Id,
-  followable: z.union([PageSchema, UserSchema]).nullable().optional(),
+  followable: z.union([PageSchema, UserSchema]).nullable().optional().describe('The page or user followed, in lists'),
   created_at: Timestamp,
-});
+}).meta({ id: 'Follow', examples: [exampleFollow] });
 export type Follow = z.infer<typeof FollowSchema>;
 export const FollowListSchema = listOf(FollowSchema);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { formArray, Id, idInput, listOf, PaginationQuery, queryEnum, queryText, Timestamp } from './common.js';
+import { EXAMPLE_ID, exampleAccessRequest, exampleInvite } from './examples.js';
 import { PageSchema } from './pages.js';
 import { UserSchema } from './users.js';
 
@@ -7,7 +8,9 @@ export const ACCESS_REQUEST_STATES = ['waiting', 'accepted'] as const;
 export const INVITE_STATES = ['waiting', 'accepted', 'refused'] as const;
 export const MAX_INVITEES = 100;
 
-export const CreateAccessRequestInput = z.object({ page_id: idInput, user_id: idInput });
+export const CreateAccessRequestInput = z
+  .object({ page_id: idInput, user_id: idInput })
+  .meta({ id: 'CreateAccessRequestInput', examples: [{ page_id: EXAMPLE_ID.page, user_id: EXAMPLE_ID.grace }] });
 export type CreateAccessRequestInput = z.infer<typeof CreateAccessRequestInput>;
 
 export const ListAccessRequestsQuery = PaginationQuery.extend({
@@ -28,7 +31,7 @@ export const AccessRequestSchema = z.object({
   state: z.enum(ACCESS_REQUEST_STATES),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}).meta({ id: 'PageAccessRequest', examples: [exampleAccessRequest] });
 export type AccessRequest = z.infer<typeof AccessRequestSchema>;
 export const AccessRequestListSchema = listOf(AccessRequestSchema);
 
@@ -44,6 +47,9 @@ export const CreateInvitesInput = z.object({
   user_target_ids: formArray(idInput)
     .refine((ids) => ids.length > 0, 'must name at least one user')
     .refine((ids) => ids.length <= MAX_INVITEES, `must name at most ${MAX_INVITEES} users`),
+}).meta({
+  id: 'CreateInvitesInput',
+  examples: [{ target_type: 'Page', target_id: EXAMPLE_ID.page, user_id: EXAMPLE_ID.ada, user_target_ids: [EXAMPLE_ID.grace] }],
 });
 export type CreateInvitesInput = z.infer<typeof CreateInvitesInput>;
 
@@ -71,13 +77,20 @@ export const InviteSchema = z.object({
   state: z.enum(INVITE_STATES),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}).meta({ id: 'Invite', examples: [exampleInvite] });
 export type Invite = z.infer<typeof InviteSchema>;
 export const InviteListSchema = listOf(InviteSchema);
 
-export const InviteCreationSchema = z.object({
-  success: z.array(InviteSchema),
-  errors: z.array(z.record(z.string(), z.string())),
-});
+export const InviteCreationSchema = z
+  .object({
+    success: z.array(InviteSchema).describe('The invites created'),
+    errors: z
+      .array(z.record(z.string(), z.string()))
+      .describe('One object per user not invited, mapping their id to why: User already invite, User already member, User not found'),
+  })
+  .meta({
+    id: 'InviteCreation',
+    examples: [{ success: [exampleInvite], errors: [{ [EXAMPLE_ID.ada]: 'User already member' }] }],
+  });
 export type InviteCreation = z.infer<typeof InviteCreationSchema>;
 

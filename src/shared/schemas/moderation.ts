@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Id, listOf, PaginationQuery, Timestamp } from './common.js';
+import { exampleInvite, examplePage } from './examples.js';
 import { PageSchema } from './pages.js';
 import { UserSchema } from './users.js';
 
@@ -15,6 +16,9 @@ export const ModerationItemSchema = z.object({
   page: PageSchema,
   user: UserSchema,
   created_at: Timestamp,
+}).meta({
+  id: 'ModerationItem',
+  examples: [{ kind: 'invite', id: exampleInvite.id, page: examplePage, user: exampleInvite.user_target, created_at: exampleInvite.created_at }],
 });
 export type ModerationItem = z.infer<typeof ModerationItemSchema>;
 export const ModerationQueueSchema = listOf(ModerationItemSchema);

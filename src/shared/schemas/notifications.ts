@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { formArray, Id, idInput, PaginationQuery, queryEnum, Timestamp } from './common.js';
+import { EXAMPLE_ID, exampleNotification } from './examples.js';
 
 export const NOTIFICATION_TYPES = [
   'follow',
@@ -28,8 +29,9 @@ export type ListNotificationsQuery = z.infer<typeof ListNotificationsQuery>;
 export const MarkNotificationsSeenInput = z.object({
   notification_ids: formArray(idInput)
     .refine((ids) => ids.length <= MAX_NOTIFICATION_IDS, `must name at most ${MAX_NOTIFICATION_IDS} notifications`)
-    .optional(),
-});
+    .optional()
+    .describe('The notifications to mark; without it, every unseen notification of the user'),
+}).meta({ id: 'MarkNotificationsSeenInput', examples: [{ notification_ids: [EXAMPLE_ID.notification] }] });
 export type MarkNotificationsSeenInput = z.infer<typeof MarkNotificationsSeenInput>;
 
 const nullableId = Id.nullable();
@@ -61,8 +63,14 @@ export const NotificationSchema = z.object({
   final_target_type: nullableText,
   final_target_id: nullableId,
   final_target_slug: nullableText,
-});
+}).meta({ id: 'Notification', examples: [exampleNotification] });
 export type Notification = z.infer<typeof NotificationSchema>;
-export const NotificationListSchema = z.array(NotificationSchema);
+export const NotificationListSchema = z.array(NotificationSchema).meta({
+  id: 'NotificationList',
+  description: 'A page of notifications, newest first: a bare array (the total is in X-Total-Count)',
+  examples: [[exampleNotification]],
+});
 
-export const MarkedSeenSchema = z.object({ updated: z.number().int() });
+export const MarkedSeenSchema = z
+  .object({ updated: z.number().int().describe('How many notifications were marked seen') })
+  .meta({ id: 'NotificationsMarkedSeen', examples: [{ updated: 1 }] });

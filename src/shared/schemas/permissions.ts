@@ -42,11 +42,17 @@ export type PartialPermissions = { [C in PermissionCategory]?: Partial<Record<Pe
 const categorySchema = (actions: readonly string[]) =>
   z.object(Object.fromEntries(actions.map((a) => [a, z.boolean()])));
 
-export const PermissionsSchema = z.object({
-  posts: categorySchema(PERMISSION_CATALOGUE.posts),
-  users: categorySchema(PERMISSION_CATALOGUE.users),
-  statuses: categorySchema(PERMISSION_CATALOGUE.statuses),
-});
+export const PermissionsSchema = z
+  .object({
+    posts: categorySchema(PERMISSION_CATALOGUE.posts),
+    users: categorySchema(PERMISSION_CATALOGUE.users),
+    statuses: categorySchema(PERMISSION_CATALOGUE.statuses),
+  })
+  .meta({
+    id: 'Permissions',
+    description: 'Per category, each action granted (true) or not',
+    examples: [buildPermissions({ users: { can_use_api: true, index: true, show: true }, statuses: { index: true, show: true, create: true } })],
+  });
 
 /** Builds a full permissions object: every action false except the ones granted. */
 export function buildPermissions(granted: PartialPermissions = {}, base?: Permissions): Permissions {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { formBoolean, Id, idInput, idsQuery, listOf, PaginationQuery, queryText, text, Timestamp, typeError } from './common.js';
-import { PERMISSION_CATALOGUE, PermissionsSchema } from './permissions.js';
+import { EXAMPLE_ID } from './examples.js';
+import { buildPermissions, PERMISSION_CATALOGUE, PermissionsSchema } from './permissions.js';
 
 /** Names the keys that are not in the catalogue, and the ones that are. */
 const unknownKeys = (what: string, known: readonly string[], otherwise: (issue: { input?: unknown }) => string | undefined) =>
@@ -37,7 +38,7 @@ const PartialPermissionsInput = z.preprocess(
         typeError('an object of categories, each mapping actions to booleans').error,
       ),
     },
-  ),
+  ).meta({ id: 'PermissionsInput', description: 'Per category, the actions to grant (true) or withhold (false); in forms, as JSON' }),
 );
 
 const imageUrl = z.preprocess(
@@ -50,6 +51,10 @@ export const CreatePermissionSetInput = z.object({
   show_as_tagline: formBoolean.optional(),
   image_url: imageUrl,
   permissions: PartialPermissionsInput.optional(),
+}).meta({
+  id: 'CreatePermissionSetInput',
+  description: 'Actions left out are not granted',
+  examples: [{ name: 'Moderators', show_as_tagline: true, permissions: { statuses: { moderate: true, index: true, show: true } } }],
 });
 export type CreatePermissionSetInput = z.infer<typeof CreatePermissionSetInput>;
 
@@ -58,6 +63,10 @@ export const UpdatePermissionSetInput = z.object({
   show_as_tagline: formBoolean.optional(),
   image_url: imageUrl,
   permissions: PartialPermissionsInput.optional(),
+}).meta({
+  id: 'UpdatePermissionSetInput',
+  description: 'Fields and actions left out keep their value',
+  examples: [{ permissions: { posts: { moderate: true } } }],
 });
 export type UpdatePermissionSetInput = z.infer<typeof UpdatePermissionSetInput>;
 
@@ -73,10 +82,26 @@ export const PermissionSetSchema = z.object({
   is_default: z.boolean().describe('Admins, Members and Visitors: editable, never deleted'),
   created_at: Timestamp,
   updated_at: Timestamp,
+}).meta({
+  id: 'PermissionSet',
+  examples: [
+    {
+      id: EXAMPLE_ID.members,
+      name: 'Members',
+      show_as_tagline: false,
+      image_url: null,
+      permissions: buildPermissions({ users: { can_use_api: true, index: true, show: true } }),
+      is_default: true,
+      created_at: '2026-11-20T10:00:00.000Z',
+      updated_at: '2026-11-20T10:00:00.000Z',
+    },
+  ],
 });
 export type PermissionSet = z.infer<typeof PermissionSetSchema>;
 export const PermissionSetListSchema = listOf(PermissionSetSchema);
 
-export const SetUserRoleInput = z.object({ permission_set_id: idInput });
+export const SetUserRoleInput = z
+  .object({ permission_set_id: idInput })
+  .meta({ id: 'SetUserRoleInput', examples: [{ permission_set_id: EXAMPLE_ID.members }] });
 export type SetUserRoleInput = z.infer<typeof SetUserRoleInput>;
 

@@ -1,11 +1,17 @@
 import { z } from 'zod';
-import { formBoolean, Id, idInput, idsQuery, listOf, PaginationQuery, queryText, text, Timestamp, typeError } from './common.js';
+import { exampleUser } from './examples.js';
+import { documented, documentedAs, formBoolean, Id, idInput, idsQuery, listOf, PaginationQuery, queryText, text, Timestamp, typeError } from './common.js';
 import { SuspensionSchema } from './suspensions.js';
 
 export const PASSWORD_RULE = 'must be at least 8 characters and contain at least one letter and one digit';
 
 const NICKNAME_PATTERN = /^[\p{L}\p{N}_.-]+$/u;
 const NICKNAME_CHARACTERS = 'letters, digits, ".", "_" and "-"';
+/**
+ * What the document shows of a nickname: its pattern's \p{L} (any letter) reads as a plain "p" to the many
+ * validators that do not read patterns as Unicode, so the rule is said in words.
+ */
+const documentedNickname = z.string().min(1).max(50).describe(`Unique; ${NICKNAME_CHARACTERS} only`);
 
 const mustBeTrue = (field: string) =>
   formBoolean.refine((v) => v === true, `must be true: the ${field} consent is required`);
@@ -13,19 +19,34 @@ const mustBeTrue = (field: string) =>
 export const CreateUserInput = z.object({
   first_name: text(100),
   last_name: text(100),
-  nickname: text(50).regex(NICKNAME_PATTERN, `may contain only ${NICKNAME_CHARACTERS}`),
+  nickname: documented(text(50).regex(NICKNAME_PATTERN, `may contain only ${NICKNAME_CHARACTERS}`), documentedNickname),
   email: z
     .string(typeError('a string'))
     .trim()
     .toLowerCase()
     .max(254, 'must be at most 254 characters')
-    .pipe(z.email('must be a valid email address')),
+    .pipe(z.email('must be a valid email address'))
+    .meta({ format: 'email' }),
   password: z
     .string(typeError('a string'))
     .max(128, 'must be at most 128 characters')
-    .refine((p) => p.length >= 8 && /\p{L}/u.test(p) && /\p{Nd}/u.test(p), PASSWORD_RULE),
+    .refine((p) => p.length >= 8 && /\p{L}/u.test(p) && /\p{Nd}/u.test(p), PASSWORD_RULE)
+    .meta({ description: `The password: it ${PASSWORD_RULE}`, minLength: 8 }),
   accept_conditions: mustBeTrue('conditions'),
   accept_confidentiality: mustBeTrue('confidentiality'),
+}).meta({
+  id: 'CreateUserInput',
+  examples: [
+    {
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      nickname: 'ada',
+      email: 'ada@example.org',
+      password: 'engine1843',
+      accept_conditions: true,
+      accept_confidentiality: true,
+    },
+  ],
 });
 export type CreateUserInput = z.infer<typeof CreateUserInput>;
 
@@ -44,8 +65,11 @@ export const NicknameAvailabilityQuery = z.object({
     .max(50, 'nickname must be at most 50 characters')
     .regex(NICKNAME_PATTERN, `nickname may contain only ${NICKNAME_CHARACTERS}`),
 });
+documentedAs.set(NicknameAvailabilityQuery.shape.nickname, documentedNickname);
 
-export const TaglineSchema = z.object({ name: z.string(), image_url: z.string().nullable() });
+export const TaglineSchema = z
+  .object({ name: z.string(), image_url: z.string().nullable() })
+  .meta({ id: 'Tagline', description: "The user's role, shown beside their name when the role says so" });
 
 export const UserSchema = z.object({
   id: Id,
@@ -61,11 +85,49 @@ export const UserSchema = z.object({
   created_at: Timestamp,
   updated_at: Timestamp,
   suspension: SuspensionSchema.nullable().optional().describe('On a single user record: null, or the suspension in force'),
-});
+}).meta({ id: 'User', examples: [exampleUser] });
 export type User = z.infer<typeof UserSchema>;
 export const UserListSchema = listOf(UserSchema);
 
-export const NicknameAvailabilitySchema = z.object({ nickname: z.string(), available: z.boolean() });
+export const NicknameAvailabilitySchema = z
+  .object({ nickname: z.string(), available: z.boolean() })
+  .meta({ id: 'NicknameAvailability', examples: [{ nickname: 'ada', available: false }] });
 
 export const UserIdParams = z.object({ user_id: z.string() });
 export const SetRoleInput = z.object({ permission_set_id: idInput });
+
+/** One line of `GET /users/export` (NDJSON), or one row of it (CSV, these columns in this order, with a header). */
+export const ExportedUserSchema = z.object({
+  id: Id,
+  first_name: z.string(),
+  last_name: z.string(),
+  nickname: z.string(),
+  email: z.string().nullable(),
+  role: z.string().describe("The name of the user's permission set"),
+  accept_conditions: z.boolean(),
+  accept_confidentiality: z.boolean(),
+  created_at: Timestamp,
+});
+export type ExportedUser = z.infer<typeof ExportedUserSchema>;
+
+/** The columns of an export, each one `agora users import` reads back (with a password added). */
+export const EXPORT_COLUMNS = Object.keys(ExportedUserSchema.shape) as (keyof ExportedUser)[];
+
+const exampleExported: ExportedUser = {
+  ...(({ id, first_name, last_name, nickname, email, created_at }) => ({ id, first_name, last_name, nickname, email, created_at }))(exampleUser),
+  role: 'Members',
+  accept_conditions: true,
+  accept_confidentiality: true,
+};
+
+/** What `GET /users/export` answers, per format, for the OpenAPI document. */
+export const EXPORT_MEDIA = {
+  'application/x-ndjson': {
+    description: `format=ndjson (the default): one JSON object per line, with ${EXPORT_COLUMNS.join(', ')}`,
+    example: `${JSON.stringify(Object.fromEntries(EXPORT_COLUMNS.map((c) => [c, exampleExported[c]])))}\n`,
+  },
+  'text/csv': {
+    description: `format=csv: a header line, then one row per user (RFC 4180), the columns ${EXPORT_COLUMNS.join(', ')}`,
+    example: `${EXPORT_COLUMNS.join(',')}\r\n${EXPORT_COLUMNS.map((c) => String(exampleExported[c] ?? '')).join(',')}\r\n`,
+  },
+};

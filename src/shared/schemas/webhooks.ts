@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { formArray, Id, listOf, PaginationQuery, Timestamp, typeError } from './common.js';
+import { documentedAs, formArray, Id, listOf, PaginationQuery, Timestamp, typeError } from './common.js';
+import { exampleDelivery, exampleWebhook, exampleWebhookPayload } from './examples.js';
+import { AccessRequestSchema, InviteSchema } from './membership.js';
 
 export const WEBHOOK_EVENTS = [
   'page_access_request.created',
@@ -18,11 +20,12 @@ export const CreateWebhookInput = z.object({
     .string(typeError('a string'))
     .trim()
     .max(2048, 'must be at most 2048 characters')
-    .pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })),
+    .pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }))
+    .meta({ format: 'uri', description: 'An http(s) URL; not a loopback or private address unless the server allows them' }),
   events: formArray(z.enum(WEBHOOK_EVENTS, { error: `must each be one of: ${WEBHOOK_EVENTS.join(', ')}` }))
     .refine((e) => e.length > 0, 'must name at least one event')
     .transform((e) => [...new Set(e)]),
-});
+}).meta({ id: 'CreateWebhookInput', examples: [{ url: exampleWebhook.url, events: exampleWebhook.events }] });
 export type CreateWebhookInput = z.infer<typeof CreateWebhookInput>;
 
 export const WebhookSchema = z.object({
@@ -36,12 +39,14 @@ export const WebhookSchema = z.object({
       consecutive_failures: z.number().int(),
       open_until: Timestamp.nullable(),
     })
-    .describe(
-      'Circuit breaker: after 5 failed attempts in a row the webhook is left alone until open_until (60 s, doubling, at most 1 h); then one attempt (half_open) closes it on success',
-    ),
+    .meta({
+      id: 'WebhookCircuit',
+      description:
+        'Circuit breaker: after 5 failed attempts in a row the webhook is left alone until open_until (60 s, doubling, at most 1 h); then one attempt (half_open) closes it on success',
+    }),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}).meta({ id: 'Webhook', examples: [exampleWebhook] });
 export type Webhook = z.infer<typeof WebhookSchema>;
 export const WebhookListSchema = listOf(WebhookSchema);
 export const ListWebhooksQuery = PaginationQuery;
@@ -62,7 +67,7 @@ export const DeliverySchema = z.object({
   delivered_at: Timestamp.nullable(),
   created_at: Timestamp,
   payload: z.unknown(),
-});
+}).meta({ id: 'Delivery', examples: [exampleDelivery] });
 export type Delivery = z.infer<typeof DeliverySchema>;
 export const DeliveryListSchema = listOf(DeliverySchema);
 
@@ -73,3 +78,15 @@ export interface WebhookPayload {
   resource: 'page_access_request' | 'invite' | 'report';
   data: unknown;
 }
+
+/** What the document shows of a delivery's payload: the body POSTed, as it was when the change happened. */
+const WebhookPayloadSchema = z
+  .object({
+    id: Id.describe('The message id, also the webhook-id header'),
+    webhook_type: z.enum(['create', 'update', 'destroy']),
+    resource: z.enum(['page_access_request', 'invite']),
+    data: z.union([AccessRequestSchema, InviteSchema]).describe('The record, as the API answered it then'),
+  })
+  .meta({ id: 'WebhookPayload', examples: [exampleWebhookPayload] });
+// Kept as sent, so read back as it is (an older payload may lack a field added since): the document shows its shape.
+documentedAs.set(DeliverySchema.shape.payload, WebhookPayloadSchema);

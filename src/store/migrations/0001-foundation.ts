@@ -1,6 +1,37 @@
 import type { Kysely, Migration } from 'kysely';
-import { newId } from '../../shared/ids.js';
-import { DEFAULT_ROLES } from '../default-roles.js';
+
+/**
+ * The three roles that exist from the start (CONTRACT §5), as this migration wrote them: each resource's
+ * permissions in the order the JSON keeps them, and those each role is granted.
+ */
+const PERMISSIONS: Record<string, readonly string[]> = {
+  posts: ['any', 'newsletter', 'edit', 'index', 'create', 'show', 'destroy', 'moderate', 'seo', 'validate'],
+  users: ['edit', 'destroy', 'export', 'import', 'multi_sectors', 'index', 'landing', 'show', 'add_roles', 'edit_roles', 'destroy_roles', 'can_use_api'],
+  statuses: ['any', 'edit', 'index', 'create', 'show', 'destroy', 'moderate', 'seo', 'landing', 'in_profile', 'publish_as', 'publish_in', 'pin'],
+};
+const everyday = ['index', 'show', 'create', 'edit', 'destroy'];
+const readOnly = ['index', 'show'];
+const ROLES: { system_key: string; name: string; grants: Record<string, readonly string[]> | 'all' }[] = [
+  { system_key: 'admins', name: 'Admins', grants: 'all' },
+  { system_key: 'members', name: 'Members', grants: { posts: everyday, statuses: everyday, users: ['can_use_api', 'index', 'show'] } },
+  { system_key: 'visitors', name: 'Visitors', grants: { posts: readOnly, statuses: readOnly, users: readOnly } },
+];
+
+const permissionsOf = (grants: Record<string, readonly string[]> | 'all') =>
+  JSON.stringify(
+    Object.fromEntries(
+      Object.entries(PERMISSIONS).map(([resource, names]) => [
+        resource,
+        Object.fromEntries(names.map((name) => [name, grants === 'all' || (grants[resource] ?? []).includes(name)])),
+      ]),
+    ),
+  );
+
+/** An id as the store makes them (32 hex characters, time-ordered): the milliseconds, a sequence, random bits. */
+const idOf = (ms: number, sequence: number) =>
+  ms.toString(16).padStart(12, '0') +
+  sequence.toString(16).padStart(4, '0') +
+  Buffer.from(crypto.getRandomValues(new Uint8Array(8))).toString('hex');
 
 /** Users, roles, API keys, page configurations, pages, follows and idempotency keys. */
 export const foundation: Migration = {
@@ -107,19 +138,19 @@ export const foundation: Migration = {
       .addPrimaryKeyConstraint('idempotency_keys_pk', ['user_id', 'idempotency_key'])
       .execute();
 
-    const now = new Date().toISOString();
+    const now = new Date();
     await db
       .insertInto('permission_sets')
       .values(
-        DEFAULT_ROLES.map((r) => ({
-          id: newId(),
-          name: r.name,
-          system_key: r.systemKey,
+        ROLES.map((role, i) => ({
+          id: idOf(now.getTime(), i),
+          name: role.name,
+          system_key: role.system_key,
           show_as_tagline: 0,
           image_url: null,
-          permissions: JSON.stringify(r.permissions),
-          created_at: now,
-          updated_at: now,
+          permissions: permissionsOf(role.grants),
+          created_at: now.toISOString(),
+          updated_at: now.toISOString(),
         })),
       )
       .execute();

@@ -1,5 +1,7 @@
 import type { Kysely, Migration } from 'kysely';
-import { nicknameKey } from '../users.js';
+
+/** A nickname's key, unique whatever its case, as this migration wrote it (the store writes the same). */
+const nicknameKey = (nickname: string): string => nickname.normalize('NFKC').toLowerCase();
 
 /**
  * Nicknames unique whatever their case (a `nickname_key` column), when each API key was last used, and

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
-import { counterTriggers, counterTriggersPg, countersFor, longestEventMsPg, recount, type CounterSpec } from '../counters.js';
-import { dialectOf } from '../dialect.js';
+import { counterTriggers, counterTriggersPg, countersFor, longestEventMsPg, recount, type CounterSpec } from './counting.js';
+import { isPostgres } from './steps.js';
 
 /**
  * The counted lists as this migration counted them: follows and events by a look at their page's privacy
@@ -20,7 +20,7 @@ export function countersAsWritten(pg: boolean): readonly CounterSpec[] {
     ],
     events: ['r.user_id', 'r.page_id', secret('page_id')],
   };
-  return countersFor(pg ? 'postgres' : 'sqlite').map((spec) => ({ ...spec, dims: dims[spec.list] ?? spec.dims }));
+  return countersFor(pg).map((spec) => ({ ...spec, dims: dims[spec.list] ?? spec.dims }));
 }
 
 /**
@@ -30,7 +30,7 @@ export function countersAsWritten(pg: boolean): readonly CounterSpec[] {
  */
 export const flatCost: Migration = {
   async up(db: Kysely<any>) {
-    const pg = dialectOf(db) === 'postgres';
+    const pg = isPostgres(db);
     const index = async (name: string, table: string, columns: string[]) =>
       db.schema.createIndex(name).on(table).columns(columns).execute();
     const drop = async (name: string) => db.schema.dropIndex(name).ifExists().execute();

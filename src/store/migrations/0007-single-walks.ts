@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Migration } from 'kysely';
-import { dialectOf } from '../dialect.js';
+import { isPostgres } from './steps.js';
 
 /**
  * A Member's list as one index walk (issue 7): the rows they may see are told apart entry by entry on the
@@ -91,7 +91,7 @@ export const singleWalks: Migration = {
         .alterTable(copy.table)
         .addColumn('secret_page', 'integer', (c) => c.notNull().defaultTo(0))
         .execute();
-      const triggers = dialectOf(db) === 'postgres' ? secretPageTriggersPg(copy) : secretPageTriggers(copy);
+      const triggers = isPostgres(db) ? secretPageTriggersPg(copy) : secretPageTriggers(copy);
       for (const trigger of triggers) await sql.raw(trigger).execute(db);
     }
     await refreshSecretPages(db);

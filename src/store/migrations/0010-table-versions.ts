@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Migration } from 'kysely';
-import { dialectOf } from '../dialect.js';
+import { isPostgres } from './steps.js';
 
 /**
  * Tables whose writes are not versioned: the versions themselves, the kept counts (a count changes only with
@@ -29,7 +29,7 @@ export function versionTriggers(table: string): string[] {
  */
 export const tableVersions: Migration = {
   async up(db: Kysely<any>) {
-    if (dialectOf(db) === 'postgres') return;
+    if (isPostgres(db)) return;
     await sql`create table table_versions (name text primary key, v integer not null) without rowid`.execute(db);
     const { rows } = await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(db);
     for (const { name } of rows) {

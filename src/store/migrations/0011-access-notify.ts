@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Migration } from 'kysely';
-import { dialectOf } from '../dialect.js';
+import { isPostgres } from './steps.js';
 
 /** The channel of these triggers; the payload is `schema.table` (several agora schemas may share one database). */
 export const ACCESS_CHANNEL = 'agora_access';
@@ -19,7 +19,7 @@ export const ACCESS_TRIGGER_SUFFIX = '_notify_access';
  */
 export const accessNotify: Migration = {
   async up(db: Kysely<any>) {
-    if (dialectOf(db) !== 'postgres') return;
+    if (!isPostgres(db)) return;
     await sql`create function agora_access_changed() returns trigger language plpgsql as $$
       begin
         perform pg_notify(${sql.lit(ACCESS_CHANNEL)}, tg_table_schema || '.' || tg_table_name);

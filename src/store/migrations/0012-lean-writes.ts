@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
-import { countersFor, replaceCounterTriggers } from '../counters.js';
-import { inOneTransaction } from '../dialect.js';
+import { countersFor, replaceCounterTriggers } from './counting.js';
+import { inOneTransaction } from './steps.js';
 import { SECRET_PAGE_COPIES } from './0007-single-walks.js';
 
 /** The counted lists whose keys now read the row's own copy of its page's secrecy. */
@@ -39,7 +39,7 @@ async function replace(db: Kysely<any>, pg: boolean): Promise<void> {
       `where p.id = ${copy.table}.${copy.pageColumn}${about}), 0)`;
     await sql.raw(`update ${copy.table} set secret_page = ${value} where secret_page <> ${value}`).execute(db);
   }
-  for (const spec of countersFor(pg ? 'postgres' : 'sqlite').filter((s) => COUNTED_BY_COPY.includes(s.list)))
+  for (const spec of countersFor(pg).filter((s) => COUNTED_BY_COPY.includes(s.list)))
     await replaceCounterTriggers(db, spec, pg);
 }
 

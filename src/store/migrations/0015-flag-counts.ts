@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
-import { countersFor, replaceCounterTriggers } from '../counters.js';
-import { inOneTransaction } from '../dialect.js';
+import { countersFor, replaceCounterTriggers } from './counting.js';
+import { inOneTransaction } from './steps.js';
 
 /**
  * Fewer pages written per follow (issue 7: the cost of a write at a million records):
@@ -25,7 +25,7 @@ export const flagCounts: Migration = {
 };
 
 async function apply(db: Kysely<any>, pg: boolean): Promise<void> {
-  for (const spec of countersFor(pg ? 'postgres' : 'sqlite')) {
+  for (const spec of countersFor(pg)) {
     if (spec.flag === undefined) continue;
     // The keys are `list|value|…|value`: the flag being the last dimension, a key that fixes it ends `|1` or
     // `|0` (or `|` for none), one that does not ends `|*`.

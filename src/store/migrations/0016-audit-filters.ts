@@ -1,5 +1,5 @@
 import type { Kysely, Migration } from 'kysely';
-import { inOneTransaction } from '../dialect.js';
+import { inOneTransaction } from './steps.js';
 
 /**
  * The audit log's lists, whatever their filters, as index walks that read no row to test one:

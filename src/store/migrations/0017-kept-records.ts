@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Migration } from 'kysely';
-import { dialectOf, inOneTransaction } from '../dialect.js';
+import { inOneTransaction, isPostgres } from './steps.js';
 
 /**
  * The columns of each table whose records a list keeps by id as text (`KEPT_RECORDS` in `records-json.ts`):
@@ -25,7 +25,7 @@ export const KEPT_COLUMNS: Readonly<Record<string, readonly string[]>> = {
  */
 export const keptRecords: Migration = {
   async up(db: Kysely<any>) {
-    if (dialectOf(db) === 'postgres') return;
+    if (isPostgres(db)) return;
     await inOneTransaction(db, async () => {
       for (const [table, columns] of Object.entries(KEPT_COLUMNS)) await versionRecords(db, table, columns);
     });

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Migration } from 'kysely';
-import { inOneTransaction } from '../dialect.js';
+import { inOneTransaction } from './steps.js';
 
 /**
  * A user's notifications listed from their index alone: the walk's indexes (all of them, and the unseen) carry

@@ -1,5 +1,5 @@
 import type { Kysely, Migration } from 'kysely';
-import { dialectOf, inOneTransaction } from '../dialect.js';
+import { inOneTransaction, isPostgres } from './steps.js';
 import { versionRecords } from './0017-kept-records.js';
 
 /** The columns of an event its record is made of (`eventParts` in `records-json.ts`): all but `secret_page`. */
@@ -29,7 +29,7 @@ export const EVENT_COLUMNS = [
  */
 export const keptEvents: Migration = {
   async up(db: Kysely<any>) {
-    if (dialectOf(db) === 'postgres') return;
+    if (isPostgres(db)) return;
     await inOneTransaction(db, () => versionRecords(db, 'events', EVENT_COLUMNS));
   },
 };

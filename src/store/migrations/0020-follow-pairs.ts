@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
-import { countersFor, replaceCounterTriggers } from '../counters.js';
-import { inOneTransaction } from '../dialect.js';
+import { countersFor, replaceCounterTriggers } from './counting.js';
+import { inOneTransaction } from './steps.js';
 
 /**
  * Fewer counts moved per follow (issue 7: a follow's cost at a million records). A follow moved eight kept counts;
@@ -25,7 +25,7 @@ export const followPairs: Migration = {
 };
 
 async function apply(db: Kysely<any>, pg: boolean): Promise<void> {
-  const spec = countersFor(pg ? 'postgres' : 'sqlite').find((s) => s.list === 'follows')!;
+  const spec = countersFor(pg).find((s) => s.list === 'follows')!;
   await replaceCounterTriggers(db, spec, pg);
   // `follows|type|followable|user|flag`, each value or `*` (ids are hex: no `*`, `|`, `%` or `_`): keys of the
   // followable without its type, and keys that fix all three (none of them `*`).

@@ -1,0 +1,100 @@
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { counterTriggers, counterTriggersPg, countersFor } from '../../src/store/counters.js';
+import { openStore } from '../../src/store/open.js';
+import { KNOWN_MIGRATIONS } from '../../src/store/store.js';
+import { migrateOnly, migrationFiles, MIGRATIONS_DIR, schemaDump } from '../helpers/migrations.js';
+import { removeDir } from '../helpers/server.js';
+import { onPostgres, openRaw, storeTargetFor, TEST_SECRET_KEY } from '../helpers/store-target.js';
+
+/**
+ * The numbered migrations are frozen (a migration is a snapshot of its day: it never imports the store's live
+ * code, which moves on) and run in name order on both engines: a store migrated from any older version ends
+ * with the schema of a new one, and one migrated out of order is refused.
+ */
+const root = mkdtempSync(join(tmpdir(), 'agora-migrations-'));
+afterAll(() => removeDir(root));
+const options = onPostgres ? { secretKey: TEST_SECRET_KEY } : {};
+let made = 0;
+/** A new, empty store (a SQLite file, or on PostgreSQL an empty schema of its own). */
+const emptyStore = () => storeTargetFor(mkdtempSync(join(root, `s${made++}-`)), { empty: true });
+const opened = async (target: string) => (await openStore(target, options)).close();
+
+describe('the migrations', () => {
+  it('import nothing but Kysely and each other: no live code of src/', () => {
+    const files = readdirSync(MIGRATIONS_DIR).filter((file) => file.endsWith('.ts'));
+    expect(files.length).toBeGreaterThan(KNOWN_MIGRATIONS.length);
+    const outside: string[] = [];
+    for (const file of files) {
+      const text = readFileSync(join(MIGRATIONS_DIR, file), 'utf8');
+      // Static imports and re-exports, bare imports, and dynamic ones.
+      const specifiers = /^(?:import|export)\b[^;]*?\bfrom\s*['"]([^'"]+)['"]|^import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]/gm;
+      for (const match of text.matchAll(specifiers)) {
+        const from = match[1] ?? match[2] ?? match[3]!;
+        if (from !== 'kysely' && !/^\.\/[\w-]+\.js$/.test(from)) outside.push(`${file}: ${from}`);
+      }
+    }
+    expect(outside).toEqual([]);
+  });
+
+  it('are the files of the folder, one number each, applied in name order', () => {
+    expect(migrationFiles()).toEqual([...KNOWN_MIGRATIONS]);
+    const numbers = KNOWN_MIGRATIONS.map((name) => name.slice(0, 4));
+    expect(new Set(numbers).size).toBe(numbers.length);
+  });
+
+  it('give a store migrated from each older version the schema and rows of a new one', async () => {
+    const fresh = await emptyStore();
+    await opened(fresh);
+    const expected = await schemaDump(fresh);
+    expect(expected.migrations).toEqual([...KNOWN_MIGRATIONS]);
+    for (let applied = 1; applied < KNOWN_MIGRATIONS.length; applied++) {
+      const older = await emptyStore();
+      await migrateOnly(older, KNOWN_MIGRATIONS.slice(0, applied));
+      await opened(older);
+      expect(await schemaDump(older), `from ${KNOWN_MIGRATIONS[applied - 1]}`).toEqual(expected);
+    }
+  });
+
+  it('refuse a store that applied a later migration before an earlier one, naming both, and change nothing', async () => {
+    // As main's builds left a store for a few minutes on 22 November: 0006 applied before 0004 and 0005 existed.
+    const target = await emptyStore();
+    const first = ['0001-foundation', '0002-membership', '0003-content', '0006-audit'];
+    await migrateOnly(target, first);
+    await expect(openStore(target, options)).rejects.toThrow(/applied migration 0006-audit where 0004-hardening comes first/);
+    const raw = await openRaw(target);
+    try {
+      expect((await raw.all<{ name: string }>('select name from kysely_migration order by name')).map((r) => r.name)).toEqual(first);
+    } finally {
+      await raw.close();
+    }
+  });
+
+  it("leave the counting triggers counters.ts specifies: a change to what is counted comes with its migration", async () => {
+    const target = await emptyStore();
+    await opened(target);
+    const raw = await openRaw(target);
+    try {
+      const specs = countersFor(onPostgres ? 'postgres' : 'sqlite');
+      if (!onPostgres) {
+        const kept = await raw.all<{ sql: string }>("select sql from sqlite_master where type = 'trigger' and name like '%\\_counts\\_%' escape '\\'");
+        expect(kept.map((t) => t.sql.replace(/^CREATE TRIGGER/, 'create trigger')).sort()).toEqual(specs.flatMap(counterTriggers).sort());
+        return;
+      }
+      // PostgreSQL: each trigger's function, as its body.
+      const kept = await raw.all<{ name: string; body: string }>(
+        `select proname as name, prosrc as body from pg_proc where pronamespace = current_schema()::regnamespace and proname like '%\\_counts\\_%'`,
+      );
+      const bodies = specs
+        .flatMap(counterTriggersPg)
+        .map((statement) => /^create function (\w+)\(\).*?\$\$(.*)\$\$$/s.exec(statement))
+        .filter((match) => match !== null)
+        .map((match) => `${match[1]}:${match[2]}`);
+      expect(kept.map((f) => `${f.name}:${f.body}`).sort()).toEqual(bodies.sort());
+    } finally {
+      await raw.close();
+    }
+  });
+});
