@@ -6,7 +6,7 @@ import type { RouteContext } from '../context.js';
 const IdParams = z.object({ id: z.string() });
 
 export function registerReportRoutes({ routes, deps }: RouteContext): void {
-  const tag = 'Reports';
+  const tag = 'Moderation';
   routes.add(
     { method: 'POST', url: '/reports', operationId: 'create_report', tag, summary: 'Report a status, a comment or a user you can see', body: CreateReportInput, response: ReportSchema },
     ({ body, caller }) => createReport(deps, caller, body),

@@ -40,7 +40,7 @@ export const ReportSchema = z.object({
   created_at: Timestamp,
   updated_at: Timestamp,
   target: ReportTargetSchema,
-});
+}).meta({ id: 'Report' });
 export type Report = z.infer<typeof ReportSchema>;
 export const ReportListSchema = listOf(ReportSchema);
 
