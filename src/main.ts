@@ -4,6 +4,7 @@ import { registerAdminCommands } from './cli/commands/admin.js';
 import { registerAuthCommands } from './cli/commands/auth.js';
 import { registerCompletionCommand } from './cli/commands/completion.js';
 import { registerContentCommands } from './cli/commands/content.js';
+import { registerModerationCommands } from './cli/commands/moderation.js';
 import { registerEventCommands } from './cli/commands/events.js';
 import { registerFollowCommands } from './cli/commands/follows.js';
 import { registerImportExportCommands } from './cli/commands/import-export.js';
@@ -54,6 +55,7 @@ const REGISTRARS: [string[], (program: Command) => void][] = [
   [['queue'], registerQueueCommand],
   [['audit'], registerAuditCommands],
   [['users'], (program) => registerSetRoleCommand(program.commands.find((c) => c.name() === 'users')!)],
+  [['statuses', 'comments', 'likes', 'users', 'reports'], (program) => registerModerationCommands(program)],
   [['users', 'pages', 'follows'], registerImportExportCommands],
   [['openapi'], registerOpenApiCommand],
   [['completion'], registerCompletionCommand],

@@ -1,7 +1,10 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Query } from '../client/api-client.js';
 import type { Context, GlobalOptions } from './context.js';
-import type { Column, Listing } from './output.js';
+import type { Column } from './output.js';
+import { fetchList, type PageOptions } from './list-walk.js';
+
+export { fetchList, pageQuery, type PageOptions } from './list-walk.js';
 
 /**
  * The pieces every command file uses. Kept free of heavy imports: the client, the output and zod load
@@ -48,57 +51,6 @@ export function paginationOptions(command: Command): Command {
     .option('--limit <n>', 'at most this many records, over as many pages as it takes', intOption(1, 10_000_000))
     .option('--fields <a,b,c>', 'these columns, in this order (with --json: these fields of each record)', commaList)
     .option('--header', 'a header row before tab-separated output');
-}
-
-export interface PageOptions {
-  page?: number;
-  perPage: number;
-  all?: boolean;
-  limit?: number;
-  fields?: string[];
-  header?: boolean;
-}
-
-export const pageQuery = (o: PageOptions) => ({ page: o.page ?? 1, per_page: o.perPage });
-
-/**
- * One page of a list, or with `--all`/`--limit` the whole of it: the `Link: rel="next"` cursor when the server
- * gives one, else `page=1,2,…` until `total_items` is reached. `bare` lists (notifications) are arrays with the
- * total in `X-Total-Count`.
- */
-export async function fetchList<T>(
-  client: Context['client'],
-  path: string,
-  query: Query,
-  o: PageOptions,
-  bare = false,
-): Promise<Listing<T>> {
-  const read = async (q: Query) => {
-    const answer = await client.answer<unknown>('GET', path, { query: q });
-    const items = (bare ? answer.data : (answer.data as { items: T[] }).items) as T[];
-    const total = bare ? (answer.total ?? items.length) : (answer.data as { total_items: number }).total_items;
-    return { items, total, next: answer.next };
-  };
-  if (!o.all && o.limit === undefined) {
-    const { items, total } = await read({ ...query, ...pageQuery(o) });
-    return { items, total_items: total, first: (pageQuery(o).page - 1) * o.perPage + 1 };
-  }
-  const want = o.limit ?? Infinity;
-  const perPage = Math.min(100, want);
-  const items: T[] = [];
-  let total: number;
-  let q: Query = { ...query, page: 1, per_page: perPage };
-  for (let page = 1; ; page++) {
-    const got = await read(q);
-    items.push(...got.items);
-    total = got.total;
-    if (items.length >= want || got.items.length === 0) break;
-    if (got.next) q = { ...query, ...got.next };
-    else if (items.length >= total) break;
-    else q = { ...query, page: page + 1, per_page: perPage };
-  }
-  const limited = items.length > want || (o.limit !== undefined && items.length === want && total > want);
-  return { items: items.slice(0, want), total_items: total, first: 1, walked: true, limited };
 }
 
 /** A list command's whole action: fetch (a page or all), then print with the columns and `--fields`. */

@@ -1,5 +1,5 @@
 import type { ApiClient } from '../client/api-client.js';
-import { fetchList } from './command-kit.js';
+import { fetchList } from './list-walk.js';
 import { UsageError } from './errors.js';
 
 export type NameKind = 'user' | 'page' | 'event' | 'config' | 'role';

@@ -1,4 +1,7 @@
+import type { Listing } from './list-walk.js';
 import type { Names, NameKind } from './names.js';
+
+export type { Listing } from './list-walk.js';
 import { terminalJson, visible, visibleLine } from './safe-text.js';
 
 export interface Column<T> {
@@ -11,17 +14,6 @@ export interface Column<T> {
 }
 
 /** A page of a list, or the whole of it (`--all`, `--limit`). */
-export interface Listing<T> {
-  items: T[];
-  total_items: number;
-  /** Position of the first item in the whole list, from 1. */
-  first?: number;
-  /** Fetched by walking (`--all`, `--limit`): the paging hint is about those flags, not `--page`. */
-  walked?: boolean;
-  /** The walk stopped at `--limit`. */
-  limited?: boolean;
-}
-
 export interface ListView {
   page?: number;
   perPage?: number;

@@ -39,6 +39,7 @@ const moderation = () => import('../shared/schemas/moderation.js');
 const audit = () => import('../shared/schemas/audit.js');
 const webhooks = () => import('../shared/schemas/webhooks.js');
 const apiKeys = () => import('../shared/schemas/api-keys.js');
+const reports = () => import('../shared/schemas/reports.js');
 
 const none = async (): Promise<Expected> => 'none';
 const any = async (): Promise<Expected> => 'any';
@@ -87,6 +88,18 @@ export const RESPONSES: [Method, string, () => Promise<Expected>][] = [
   ['GET', '/statuses/:status_id/comments', async () => (await content()).CommentListSchema],
   ['POST', '/comments', async () => (await content()).CommentSchema],
   ['POST', '/likes', async () => (await content()).LikeSchema],
+  ['GET', '/statuses', async () => (await content()).StatusListSchema],
+  ['DELETE', '/statuses/:id', none],
+  ['GET', '/comments/:id', async () => (await content()).CommentSchema],
+  ['DELETE', '/comments/:id', none],
+  ['DELETE', '/likes/:id', none],
+  ['PUT', '/users/:user_id/suspension', async () => (await users()).UserSchema],
+  ['DELETE', '/users/:user_id/suspension', async () => (await users()).UserSchema],
+  ['POST', '/reports', async () => (await reports()).ReportSchema],
+  ['GET', '/reports', async () => (await reports()).ReportListSchema],
+  ['GET', '/reports/:id', async () => (await reports()).ReportSchema],
+  ['PUT', '/reports/:id/resolve', async () => (await reports()).ReportSchema],
+  ['PUT', '/reports/:id/dismiss', async () => (await reports()).ReportSchema],
   ['POST', '/events', async () => (await events()).EventSchema],
   ['GET', '/events', async () => (await events()).EventListSchema],
   ['GET', '/events/:event_id', async () => (await events()).EventSchema],

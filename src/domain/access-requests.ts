@@ -1,3 +1,4 @@
+import { requireNotSuspendedUser } from './suspensions.js';
 import { AppError, ErrorCode, forbidden, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { listResult, type ListResult } from '../shared/schemas/common.js';
@@ -130,6 +131,7 @@ export async function acceptAccessRequest(deps: Deps, caller: Caller, id: string
   const record = await deps.store.transaction(async (tx) => {
     const row = await requestToSettle(tx, caller, id);
     const now = nowIso(deps);
+    await requireNotSuspendedUser(tx, now, row.user_id);
     if (!(await tx.accessRequests.accept(row.id, now)))
       throw new AppError(409, ErrorCode.alreadyAccepted, 'This access request was already accepted');
     await addMember(tx, row.user_id, row.page_id, now);

@@ -71,10 +71,20 @@ export async function requireConversation(store: Store, viewer: Viewer, event: E
     throw forbidden("This event's conversation is open to its creator and to those who answered yes or maybe");
 }
 
+/**
+ * Content by an author suspended at `now` is hidden from all but Admins (404, as if it did not exist); the
+ * same rule as the lists' `contentVisible`.
+ */
+export async function authorShown(store: Store, viewer: Viewer, authorId: string, now?: string): Promise<boolean> {
+  if (viewer.isAdmin || now === undefined) return true;
+  const s = await store.suspensions.get(authorId);
+  return !s || (s.until !== null && s.until <= now);
+}
+
 /** A status the viewer may read, or 404 (hidden) / 403 (known but not theirs to read). */
-export async function readableStatus(store: Store, viewer: Viewer, statusId: string): Promise<StatusRow> {
+export async function readableStatus(store: Store, viewer: Viewer, statusId: string, now?: string): Promise<StatusRow> {
   const status = await store.statuses.getById(statusId);
-  if (!status) throw notFound('Status');
+  if (!status || !(await authorShown(store, viewer, status.user_id, now))) throw notFound('Status');
   try {
     if (status.page_id) await requireReadPage(store, viewer, await pageKnownTo(store, viewer, status.page_id));
     if (status.event_id) await requireConversation(store, viewer, await eventKnownTo(store, viewer, status.event_id));

@@ -15,6 +15,7 @@ import type { Audience } from '../store/notifications.js';
 import type { Store } from '../store/store.js';
 import {
   actingUser,
+  authorShown,
   eventKnownTo,
   pageKnownTo,
   readableStatus,
@@ -25,9 +26,11 @@ import {
 import { nowIso, type Caller, type Deps } from './context.js';
 import { enqueueFanOut, eventRef, excerpt, notifyUsers, pageRef, userRef, type Ref } from './notifications.js';
 import { requireActingFor } from './permissions.js';
+import type { RemovedRow } from '../store/removals.js';
+import { hiddenAuthors } from './suspensions.js';
 import { toUserRecord } from './users.js';
 
-async function toStatusRecords(store: Store, caller: Caller, rows: StatusRow[]): Promise<Status[]> {
+export async function toStatusRecords(store: Store, caller: Caller, rows: StatusRow[]): Promise<Status[]> {
   const users = new Map((await store.users.getByIds([...new Set(rows.map((r) => r.user_id))])).map((u) => [u.id, u]));
   return rows.map((r) => {
     const user = users.get(r.user_id);
@@ -47,7 +50,7 @@ async function toStatusRecords(store: Store, caller: Caller, rows: StatusRow[]):
   });
 }
 
-async function toCommentRecords(store: Store, caller: Caller, rows: CommentRow[]): Promise<Comment[]> {
+export async function toCommentRecords(store: Store, caller: Caller, rows: CommentRow[]): Promise<Comment[]> {
   const users = new Map((await store.users.getByIds([...new Set(rows.map((r) => r.user_id))])).map((u) => [u.id, u]));
   return rows.map((r) => ({
     id: r.id,
@@ -62,7 +65,7 @@ async function toCommentRecords(store: Store, caller: Caller, rows: CommentRow[]
 }
 
 /** Where a status was posted: its page, its event, or its author's profile. */
-async function placeOf(store: Store, status: StatusRow): Promise<Ref & { name: string }> {
+export async function placeOf(store: Store, status: StatusRow): Promise<Ref & { name: string }> {
   if (status.page_id) {
     const page = await store.pages.getById(status.page_id);
     if (page) return pageRef(page);
@@ -140,14 +143,16 @@ export async function createStatus(deps: Deps, caller: Caller, input: CreateStat
 }
 
 export async function getStatus(deps: Deps, caller: Caller, id: string): Promise<Status> {
-  const row = await readableStatus(deps.store, viewerOf(caller), id);
+  const removed = await removedStatus(deps, caller, id);
+  if (removed) return removed;
+  const row = await readableStatus(deps.store, viewerOf(caller), id, nowIso(deps));
   return (await toStatusRecords(deps.store, caller, [row]))[0]!;
 }
 
 /** Comments on a status, oldest first, for those who may read the status. */
 export async function listComments(deps: Deps, caller: Caller, statusId: string, page: Pagination): Promise<ListResult<Comment>> {
-  await readableStatus(deps.store, viewerOf(caller), statusId);
-  const listed = await deps.store.comments.listForStatus(statusId, page);
+  await readableStatus(deps.store, viewerOf(caller), statusId, nowIso(deps));
+  const listed = await deps.store.comments.listForStatus(statusId, page, await hiddenAuthors(deps, caller));
   return listResult(await toCommentRecords(deps.store, caller, listed.rows), listed);
 }
 
@@ -156,7 +161,7 @@ export async function createComment(deps: Deps, caller: Caller, input: CreateCom
   requireActingFor(caller, input.user_id);
   const row = await deps.store.transaction(async (tx) => {
     const { user: author, viewer } = await actingUser(tx, caller, input.user_id);
-    const status = await readableStatus(tx, viewer, input.status_id);
+    const status = await readableStatus(tx, viewer, input.status_id, nowIso(deps));
     const now = nowIso(deps);
     const comment: CommentRow = {
       id: newId(),
@@ -198,15 +203,15 @@ export async function createLike(deps: Deps, caller: Caller, input: CreateLikeIn
     let status: StatusRow;
     if (input.comment_id) {
       comment = await tx.comments.getById(input.comment_id);
-      if (!comment) throw notFound('Comment');
+      if (!comment || !(await authorShown(tx, viewer, comment.user_id, nowIso(deps)))) throw notFound('Comment');
       try {
-        status = await readableStatus(tx, viewer, comment.status_id);
+        status = await readableStatus(tx, viewer, comment.status_id, nowIso(deps));
       } catch (error) {
         if ((error as AppError).status === 404) throw notFound('Comment');
         throw error;
       }
     } else {
-      status = await readableStatus(tx, viewer, input.status_id!);
+      status = await readableStatus(tx, viewer, input.status_id!, nowIso(deps));
     }
     const now = nowIso(deps);
     const like: LikeRow = {
@@ -250,6 +255,18 @@ export async function createLike(deps: Deps, caller: Caller, input: CreateLikeIn
 export async function getStream(deps: Deps, caller: Caller, userId: string, page: Pagination): Promise<ListResult<Status>> {
   if (caller.user.id !== userId && !caller.isAdmin) throw forbidden('You may read only your own stream');
   if (!(await deps.store.users.getById(userId))) throw notFound('User');
-  const listed = await deps.store.statuses.stream(userId, page);
+  const listed = await deps.store.statuses.stream(userId, page, await hiddenAuthors(deps, caller));
   return listResult(await toStatusRecords(deps.store, caller, listed.rows), listed);
+}
+
+/** What Admins read of removed content beside its record. */
+export const removedFields = (row: RemovedRow) => ({ removed_at: row.removed_at, removed_by: row.removed_by, removal_reason: row.removal_reason });
+
+/** A removed status as Admins read it; undefined for anyone else or when it was never removed. */
+export async function removedStatus(deps: Deps, caller: Caller, id: string): Promise<Status | undefined> {
+  if (!caller.isAdmin) return undefined;
+  const row = await deps.store.removals.getRemoved('Status', id);
+  if (!row) return undefined;
+  const [record] = await toStatusRecords(deps.store, caller, [row]);
+  return { ...record!, ...removedFields(row) };
 }

@@ -21,6 +21,8 @@ export interface Caller {
   isAdmin: boolean;
   /** The id of the request being served (X-Request-Id), for the audit log. */
   requestId?: string;
+  /** The caller's suspension, as read with the user (over or not: `until` is compared at each request). */
+  suspension?: { reason: string; until: string | null } | null;
 }
 
 export const nowIso = (deps: Deps): string => deps.clock().toISOString();

@@ -5,6 +5,7 @@ import { SYSTEM_ROLES } from '../store/default-roles.js';
 import { createAccessRequest } from './access-requests.js';
 import { ensureBootstrapAdmin } from './api-keys.js';
 import { createComment, createLike, createStatus } from './content.js';
+import { createReport } from './reports.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { answerEvent, createEvent } from './events.js';
 import { createFollow } from './follows.js';
@@ -122,6 +123,9 @@ async function seedDemoContent(deps: Deps, adminId: string, userIds: string[], p
   await createComment(deps, katherine!, { user_id: katherine!.user.id, status_id: seedlings.id, content: 'I will bring basil.' });
   await createLike(deps, grace!, { user_id: grace!.user.id, status_id: seedlings.id });
   await createAccessRequest(deps, linus!, { page_id: bookCircle, user_id: linus!.user.id });
+  // An open report, so that the moderation loop (reports list, resolve, the queue) has something to settle.
+  const spam = await createStatus(deps, linus!, { user_id: linus!.user.id, content: 'Get 10,000 followers overnight! DM me for a deal.' });
+  await createReport(deps, grace!, { user_id: grace!.user.id, target_type: 'Status', target_id: spam.id, reason: 'spam', comment: 'Advertising, not gardening.' });
   const start = new Date(deps.clock().getTime() + 14 * 24 * 3600 * 1000);
   start.setUTCHours(9, 0, 0, 0);
   const event = await createEvent(deps, admin, {

@@ -1,3 +1,4 @@
+import { requireNotSuspendedUser } from './suspensions.js';
 import { AppError, ErrorCode, forbidden, invalidField, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { listResult, type ListResult } from '../shared/schemas/common.js';
@@ -37,6 +38,7 @@ export async function createFollow(deps: Deps, caller: Caller, input: CreateFoll
       if (input.followable_id === input.user_id) throw invalidField('followable_id', 'a user cannot follow themself');
       const user = await tx.users.getById(input.followable_id);
       if (!user) throw notFound('User');
+      await requireNotSuspendedUser(tx, nowIso(deps), user.id);
       followed = { recipient: user.id, ref: userRef(user) };
     } else {
       const page = await findVisiblePage(tx, caller, input.followable_id);

@@ -1,3 +1,4 @@
+import { isSuspended, requireNotSuspendedUser } from './suspensions.js';
 import { AppError, ErrorCode, forbidden, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { listResult, type ListResult } from '../shared/schemas/common.js';
@@ -19,6 +20,7 @@ export const INVITE_ERRORS = {
   alreadyInvited: 'User already invite',
   alreadyMember: 'User already member',
   notFound: 'User not found',
+  suspended: 'User suspended',
 } as const;
 
 async function toRecords(store: Store, caller: Caller, rows: InviteRow[]): Promise<Invite[]> {
@@ -69,6 +71,7 @@ export async function createInvites(deps: Deps, caller: Caller, input: CreateInv
       if (!(await tx.users.getById(targetId))) return INVITE_ERRORS.notFound;
       if (await isMember(tx, targetId, page.id)) return INVITE_ERRORS.alreadyMember;
       const now = nowIso(deps);
+      if (await isSuspended(tx, now, targetId)) return INVITE_ERRORS.suspended;
       const row = {
         id: newId(),
         target_type: 'Page',
@@ -157,6 +160,7 @@ async function settleInvite(deps: Deps, caller: Caller, id: string, accept: bool
     if (!administersPage(caller, page)) throw forbidden(SETTLE_REFUSAL);
     if (row.state !== 'waiting') throw settledConflict(row.state);
     const now = nowIso(deps);
+    if (accept) await requireNotSuspendedUser(tx, now, row.user_target_id);
     if (!(await tx.invites.settle(row.id, accept, now))) {
       const current = await tx.invites.getById(row.id);
       throw settledConflict(current?.state ?? 'accepted');

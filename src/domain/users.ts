@@ -1,3 +1,5 @@
+import type { Suspension } from '../shared/schemas/suspensions.js';
+import type { SuspensionRow } from '../store/suspensions.js';
 import { listByIds } from './by-ids.js';
 import { AppError, ErrorCode, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
@@ -85,7 +87,7 @@ export async function getUser(deps: Deps, caller: Caller, id: string): Promise<U
   if (id !== caller.user.id) requirePermission(caller, 'users', 'show');
   const row = await deps.store.users.getById(id);
   if (!row) throw notFound('User');
-  return toUserRecord(row, caller);
+  return withSuspension(deps, caller, row);
 }
 
 export async function listUsers(deps: Deps, caller: Caller, query: ListUsersQuery): Promise<ListResult<User>> {
@@ -152,4 +154,17 @@ export async function* exportUsers(deps: Deps, caller: Caller, format: ExportFor
 function csvCell(value: string | boolean | null): string {
   const text = value === null ? '' : String(value);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** Whether a suspension is in force at `now` (one past its `until` is over by itself). */
+export const inForce = (s: { until: string | null } | null | undefined, now: Date): boolean =>
+  !!s && (s.until === null || Date.parse(s.until) > now.getTime());
+
+const toSuspension = (s: SuspensionRow, now: Date): Suspension | null =>
+  inForce(s, now) ? { reason: s.reason, until: s.until, created_at: s.created_at, created_by: s.created_by } : null;
+
+/** A single user's record with its `suspension` (null when none is in force). */
+export async function withSuspension(deps: Deps, caller: Caller, row: UserWithRole): Promise<User> {
+  const s = await deps.store.suspensions.get(row.id);
+  return { ...toUserRecord(row, caller), suspension: s ? toSuspension(s, deps.clock()) : null };
 }

@@ -19,6 +19,10 @@ import { RouteRegistry } from './route.js';
 import { registerAccessRequestRoutes } from './routes/access-requests.js';
 import { registerApiKeyRoutes } from './routes/api-keys.js';
 import { registerContentRoutes } from './routes/content.js';
+import { registerRemovalRoutes } from './routes/removals.js';
+import { registerSuspensionRoutes } from './routes/suspensions.js';
+import { registerReportRoutes } from './routes/reports.js';
+import { requireNotSuspended } from '../domain/suspensions.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerNotificationRoutes } from './routes/notifications.js';
 import { registerFollowRoutes } from './routes/follows.js';
@@ -191,6 +195,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
       reply.header('retry-after', String(retryAfter));
       throw limiter!.describe(retryAfter);
     }
+    requireNotSuspended(caller, clock());
     if (!can(caller, 'users', 'can_use_api'))
       throw new AppError(403, ErrorCode.apiAccessDenied, 'Your role does not grant the permission users.can_use_api');
     request.caller = { ...caller, requestId: request.id };
@@ -234,6 +239,9 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   registerWebhookRoutes(ctx, { allowPrivate: webhookSettings.allowPrivate ?? false });
   registerApiKeyRoutes(ctx);
   registerContentRoutes(ctx);
+  registerRemovalRoutes(ctx);
+  registerSuspensionRoutes(ctx);
+  registerReportRoutes(ctx);
   registerEventRoutes(ctx);
   registerNotificationRoutes(ctx);
   registerModerationRoutes(ctx);

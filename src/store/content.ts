@@ -3,6 +3,7 @@ import type { Pagination } from '../shared/schemas/common.js';
 import type { CommentTable, Database, LikeTable, StatusTable } from './schema.js';
 import { reachesFollowers as followersSee } from './visibility.js';
 import { counterKey, countersOf, countOf, listPage, type Listed, type Selection, type Walk } from './paging.js';
+import { contentVisible } from './suspensions.js';
 
 export type StatusRow = Selectable<StatusTable>;
 export type CommentRow = Selectable<CommentTable>;
@@ -55,13 +56,15 @@ export function statusesRepo(db: Kysely<Database>) {
         .where('id', '=', id)
         .execute();
     },
-    async stream(userId: string, page: Pagination): Promise<Listed<StatusRow>> {
+    /** `hidden`: authors whose statuses the reader may not see (suspended), left out of the page and the total. */
+    async stream(userId: string, page: Pagination, hidden: readonly string[] = []): Promise<Listed<StatusRow>> {
       const { pages, users, events } = await sources(userId);
       const keys = ['s.id'];
+      const shown = () => fromStatuses().where(contentVisible('s.user_id', hidden));
       const walks: Walk[] = [
-        ...pages.map((id) => ({ query: fromStatuses().where('s.page_id', '=', id), keys })),
-        ...events.map((id) => ({ query: fromStatuses().where('s.event_id', '=', id), keys })),
-        ...users.map((id) => ({ query: reachesFollowers(fromStatuses().where('s.user_id', '=', id)), keys })),
+        ...pages.map((id) => ({ query: shown().where('s.page_id', '=', id), keys })),
+        ...events.map((id) => ({ query: shown().where('s.event_id', '=', id), keys })),
+        ...users.filter((id) => !hidden.includes(id)).map((id) => ({ query: reachesFollowers(shown().where('s.user_id', '=', id)), keys })),
       ];
       if (walks.length === 0) return { rows: [], total: 0 };
       const counted = [
@@ -75,8 +78,23 @@ export function statusesRepo(db: Kysely<Database>) {
           : 0;
       // A followed user's status on a followed page is in two walks and two kept counts, and answered once: it
       // is taken off the sum once.
-      const total = Promise.all([countersOf(db, counted), twice]).then(
-        ([counts, overlap]) => counts.reduce((a, b) => a + b, 0) - overlap,
+      // The hidden authors' statuses in these sources, each once, taken off the kept counts.
+      const unseen = hidden.length
+        ? countOf(
+            db,
+            fromStatuses()
+              .where('s.user_id', 'in', hidden)
+              .where((eb) =>
+                eb.or([
+                  ...(pages.length ? [eb('s.page_id', 'in', pages)] : []),
+                  ...(events.length ? [eb('s.event_id', 'in', events)] : []),
+                  ...(users.length ? [eb.and([eb('s.user_id', 'in', users), followersSee(eb)])] : []),
+                ]),
+              ),
+          )
+        : 0;
+      const total = Promise.all([countersOf(db, counted), twice, unseen]).then(
+        ([counts, overlap, hiddenCount]) => counts.reduce((a, b) => a + b, 0) - overlap - hiddenCount,
       );
       return listPage<StatusRow>(db, walks, selectStatuses, page, total, true);
     },
@@ -99,16 +117,20 @@ export function commentsRepo(db: Kysely<Database>) {
         .where('id', '=', id)
         .execute();
     },
-    async listForStatus(statusId: string, page: Pagination): Promise<Listed<CommentRow>> {
-      const total = db
+    async listForStatus(statusId: string, page: Pagination, hidden: readonly string[] = []): Promise<Listed<CommentRow>> {
+      const kept = db
         .selectFrom('statuses')
         .select('comments_count')
         .where('id', '=', statusId)
         .executeTakeFirst()
         .then((status) => status?.comments_count ?? 0);
+      const unseen = hidden.length
+        ? countOf(db, db.selectFrom('comments').where('comments.status_id', '=', statusId).where('comments.user_id', 'in', hidden))
+        : 0;
+      const total = Promise.all([kept, unseen]).then(([n, hiddenCount]) => n - hiddenCount);
       return listPage<CommentRow>(
         db,
-        [{ query: db.selectFrom('comments').where('comments.status_id', '=', statusId), keys: ['comments.id'] }],
+        [{ query: db.selectFrom('comments').where('comments.status_id', '=', statusId).where(contentVisible('comments.user_id', hidden)), keys: ['comments.id'] }],
         selectComments,
         page,
         total,

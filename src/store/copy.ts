@@ -31,6 +31,9 @@ export const COPIED_TABLES: readonly { table: keyof Database; key: readonly stri
   { table: 'notification_jobs', key: ['id'] },
   { table: 'audit_log', key: ['id'] },
   { table: 'moderation_queue', key: ['id'] },
+  { table: 'removed_content', key: ['id'] },
+  { table: 'suspensions', key: ['user_id'] },
+  { table: 'reports', key: ['id'] },
 ];
 
 /** Rows per read and per insert: well under SQLite's and PostgreSQL's limits of bound parameters. */

@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { RemovedContentTable, ReportTable, SuspensionTable } from './moderation-tables.js';
 
 /** Column types of every table, as the store reads and writes them (booleans are 0/1 integers everywhere). */
 export interface PermissionSetTable {
@@ -102,6 +103,9 @@ export interface Database {
   audit_log: AuditLogTable;
   moderation_queue: ModerationQueueTable;
   list_counts: ListCountTable;
+  removed_content: RemovedContentTable;
+  suspensions: SuspensionTable;
+  reports: ReportTable;
 }
 
 /** Exact totals of the lists, kept by triggers (see counters.ts). */

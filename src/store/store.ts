@@ -25,6 +25,10 @@ import { keptRecords } from './migrations/0017-kept-records.js';
 import { notificationWalks } from './migrations/0018-notification-walks.js';
 import { keptEvents } from './migrations/0019-kept-events.js';
 import { followPairs } from './migrations/0020-follow-pairs.js';
+import { moderation } from './migrations/0030-moderation.js';
+import { removalsRepo } from './removals.js';
+import { suspensionsRepo } from './suspensions.js';
+import { reportsRepo } from './reports.js';
 import { commentsRepo, likesRepo, statusesRepo } from './content.js';
 import { attendancesRepo, eventsRepo } from './events.js';
 import { notificationJobsRepo, notificationsRepo } from './notifications.js';
@@ -54,6 +58,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0018-notification-walks': notificationWalks,
   '0019-kept-events': keptEvents,
   '0020-follow-pairs': followPairs,
+  '0030-moderation': moderation,
 };
 
 class StaticMigrations implements MigrationProvider {
@@ -91,6 +96,9 @@ export interface Store {
   readonly notificationJobs: ReturnType<typeof notificationJobsRepo>;
   readonly auditLog: ReturnType<typeof auditLogRepo>;
   readonly moderationQueue: ReturnType<typeof moderationQueueRepo>;
+  readonly removals: ReturnType<typeof removalsRepo>;
+  readonly suspensions: ReturnType<typeof suspensionsRepo>;
+  readonly reports: ReturnType<typeof reportsRepo>;
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
   /**
    * Recounts every list and answers where the kept counts drifted (`repair`: writes the recount);
@@ -171,6 +179,9 @@ export function createKyselyStore(
     notificationJobs: notificationJobsRepo(db, dialect),
     auditLog: auditLogRepo(db),
     moderationQueue: moderationQueueRepo(db),
+    removals: removalsRepo(db),
+    suspensions: suspensionsRepo(db),
+    reports: reportsRepo(db),
     checkCounts: (repair, onDrift) => checkCounts(db, dialect, repair, onDrift),
     dataVersion: (fresh) => (options.inTransaction ? undefined : options.dataVersion?.(fresh)),
     versionOf: (tables) => {

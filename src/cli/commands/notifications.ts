@@ -43,6 +43,12 @@ export function describeNotification(n: Notification): string {
       return `${n.subject_name} accepted the invite to ${where}`;
     case 'event_attendance':
       return `${n.subject_name} is going to ${where}`;
+    case 'content_removed':
+      return `${n.subject_name} removed your ${n.target_type === 'Comment' ? 'comment' : 'status'}${inPlace}: ${n.target_name ?? ''}`;
+    case 'report_resolved':
+      return `${n.subject_name} ${n.action_name} your report on ${n.target_name ?? 'it'}`;
+    case 'suspension_lifted':
+      return `${n.subject_name} lifted your suspension`;
   }
 }
 

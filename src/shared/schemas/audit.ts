@@ -19,6 +19,12 @@ export const AUDIT_ACTIONS = [
   'webhook_delivery.redeliver',
   'api_key.create',
   'api_key.revoke',
+  'status.remove',
+  'comment.remove',
+  'user.suspend',
+  'user.unsuspend',
+  'report.resolve',
+  'report.dismiss',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -34,6 +34,10 @@ export const StatusSchema = z.object({
   likes_count: z.number().int(),
   created_at: Timestamp,
   updated_at: Timestamp,
+  /** Only on removed content, which only Admins read. */
+  removed_at: Timestamp.optional().describe('When it was removed (removed content: Admins only)'),
+  removed_by: Id.optional().describe('Who removed it'),
+  removal_reason: z.string().nullable().optional().describe('Why, as given'),
 }).meta({ id: 'Status', examples: [exampleStatus] });
 export type Status = z.infer<typeof StatusSchema>;
 export const StatusListSchema = listOf(StatusSchema);
@@ -54,6 +58,10 @@ export const CommentSchema = z.object({
   likes_count: z.number().int(),
   created_at: Timestamp,
   updated_at: Timestamp,
+  /** Only on removed content, which only Admins read. */
+  removed_at: Timestamp.optional().describe('When it was removed (removed content: Admins only)'),
+  removed_by: Id.optional().describe('Who removed it'),
+  removal_reason: z.string().nullable().optional().describe('Why, as given'),
 }).meta({ id: 'Comment', examples: [exampleComment] });
 export type Comment = z.infer<typeof CommentSchema>;
 export const CommentListSchema = listOf(CommentSchema);

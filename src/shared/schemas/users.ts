@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { exampleUser } from './examples.js';
 import { documented, documentedAs, formBoolean, Id, idInput, idsQuery, listOf, PaginationQuery, queryText, text, Timestamp, typeError } from './common.js';
+import { SuspensionSchema } from './suspensions.js';
 
 export const PASSWORD_RULE = 'must be at least 8 characters and contain at least one letter and one digit';
 
@@ -83,6 +84,7 @@ export const UserSchema = z.object({
   tagline: TaglineSchema.nullable(),
   created_at: Timestamp,
   updated_at: Timestamp,
+  suspension: SuspensionSchema.nullable().optional().describe('On a single user record: null, or the suspension in force'),
 }).meta({ id: 'User', examples: [exampleUser] });
 export type User = z.infer<typeof UserSchema>;
 export const UserListSchema = listOf(UserSchema);

@@ -10,6 +10,8 @@ export const WEBHOOK_EVENTS = [
   'invite.created',
   'invite.updated',
   'invite.deleted',
+  'report.created',
+  'report.updated',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
@@ -73,7 +75,7 @@ export const DeliveryListSchema = listOf(DeliverySchema);
 export interface WebhookPayload {
   id: string;
   webhook_type: 'create' | 'update' | 'destroy';
-  resource: 'page_access_request' | 'invite';
+  resource: 'page_access_request' | 'invite' | 'report';
   data: unknown;
 }
 

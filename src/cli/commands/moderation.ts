@@ -1,0 +1,209 @@
+import type { Command } from 'commander';
+import type { Comment, Status } from '../../shared/schemas/content.js';
+import type { Report } from '../../shared/schemas/reports.js';
+import type { User } from '../../shared/schemas/users.js';
+import { examples, idsFrom, paginationOptions, showList, withContext, type PageOptions } from '../command-kit.js';
+import type { Context } from '../context.js';
+import type { Column } from '../output.js';
+import { STATUS_COLUMNS } from './content.js';
+
+/** Moderation from the terminal (CONTRACT §8): statuses list|delete, comments|likes delete, reports, suspensions. */
+
+const REPORT_COLUMNS: Column<Report>[] = [
+  { header: 'id', value: (r) => r.id, id: true },
+  { header: 'state', value: (r) => r.state },
+  { header: 'target', value: (r) => `${r.target_type} ${r.target.excerpt ?? r.target.user?.nickname ?? r.target_id}` },
+  { header: 'reason', value: (r) => r.reason },
+  { header: 'comment', value: (r) => r.comment ?? '' },
+  { header: 'resolution', value: (r) => r.resolution ?? '' },
+  { header: 'created', value: (r) => r.created_at },
+];
+
+/** An existing group: a run builds only the group it names, so the others may be absent. */
+const group = (program: Command, name: string) => program.commands.find((c) => c.name() === name);
+const firstWords = (text: string) => (text.length <= 24 ? text : `${text.slice(0, 23)}…`);
+
+/** "bob's status "first…" in Garden Club": what a removal takes away, named for the question. */
+async function describeStatus(ctx: Context, status: Status): Promise<string> {
+  const { seg } = await import('../../client/api-client.js');
+  const where = status.page_id
+    ? ` in ${(await ctx.client.get<{ name: string }>(`/pages/${seg(status.page_id)}`)).name}`
+    : status.event_id
+      ? ` in ${(await ctx.client.get<{ name: string }>(`/events/${seg(status.event_id)}`)).name}`
+      : '';
+  return `${status.user.nickname}'s status "${firstWords(status.content)}"${where}`;
+}
+
+async function removal(ctx: Context, kind: 'statuses' | 'comments', id: string, o: { yes?: boolean; reason?: string }) {
+  const [{ seg }, { confirmOrStop }, { interactive }] = await Promise.all([
+    import('../../client/api-client.js'),
+    import('../confirm.js'),
+    import('../prompts.js'),
+  ]);
+  let what = kind === 'statuses' ? `status ${id}` : `comment ${id}`;
+  if (!o.yes && interactive()) {
+    if (kind === 'statuses') what = await describeStatus(ctx, await ctx.client.get<Status>(`/statuses/${seg(id)}`));
+    else {
+      const c = await ctx.client.get<Comment>(`/comments/${seg(id)}`);
+      what = `${c.user.nickname}'s comment "${firstWords(c.content)}"`;
+    }
+  }
+  await confirmOrStop(`Remove ${what}?`, o.yes);
+  // The reason goes in the query: a DELETE's body is dropped by some proxies.
+  await ctx.client.delete(`/${kind}/${seg(id)}${o.reason ? `?reason=${encodeURIComponent(o.reason)}` : ''}`);
+  ctx.out.done(`Removed ${what}`);
+}
+
+export function registerModerationCommands(program: Command): void {
+  const statuses = group(program, 'statuses');
+  if (statuses) registerContentModeration(program, statuses);
+  const users = group(program, 'users');
+  if (users) registerSuspensionCommands(users);
+  if (!group(program, 'reports')) registerReportCommands(program);
+}
+
+function registerContentModeration(program: Command, statuses: Command): void {
+  examples(
+    paginationOptions(
+      statuses
+        .command('list')
+        .description('statuses newest first, those you may see')
+        .option('--user <user>', 'by this author (id or nickname)')
+        .option('--page-id <page>', 'in this page (id or slug)')
+        .option('--event-id <event>', "in this event's conversation (id or slug)"),
+    ),
+    'agora statuses list --page-id garden-club',
+  ).action(
+    withContext<PageOptions & { user?: string; pageId?: string; eventId?: string }>(async (ctx, o) => {
+      const query: Record<string, string> = {};
+      if (o.user) query.user_id = await ctx.names.resolve('user', o.user);
+      if (o.pageId) query.page_id = await ctx.names.resolve('page', o.pageId);
+      if (o.eventId) query.event_id = await ctx.names.resolve('event', o.eventId);
+      await showList(ctx, '/statuses', query, STATUS_COLUMNS, o);
+    }),
+  );
+  for (const [name, kind] of [
+    [statuses, 'statuses'],
+    [group(program, 'comments')!, 'comments'],
+  ] as const)
+    examples(
+      name
+        .command('delete')
+        .description(`remove a ${kind === 'statuses' ? 'status (with its comments and likes)' : 'comment'}: its author, the page's administrators, Admins`)
+        .argument('<id>', `${kind === 'statuses' ? 'status' : 'comment'} id`)
+        .option('--reason <text>', 'why (kept with it; Admins read it)')
+        .option('-y, --yes', 'do not ask for confirmation'),
+      `agora ${kind} delete 3f2a… --reason spam --yes`,
+    ).action(withContext<{ yes?: boolean; reason?: string }>((ctx, o, [id]) => removal(ctx, kind, id!, o)));
+
+  examples(group(program, 'likes')!.command('delete').description('take a like back').argument('<id>', 'like id'), 'agora likes delete 3f2a…').action(
+    withContext(async (ctx, _o, [id]) => {
+      const { seg } = await import('../../client/api-client.js');
+      await ctx.client.delete(`/likes/${seg(id!)}`);
+      ctx.out.done(`Like ${id} taken back`);
+    }),
+  );
+}
+
+function registerSuspensionCommands(users: Command): void {
+  examples(
+    users
+      .command('suspend')
+      .description("suspend a user (Admins): their keys are refused and their content hidden until it ends")
+      .argument('<user>', 'id or nickname')
+      .requiredOption('--reason <text>', 'why (told to them with every refused request)')
+      .option('--until <date>', 'when it ends by itself (ISO 8601); default: until lifted')
+      .option('-y, --yes', 'do not ask for confirmation'),
+    'agora users suspend bob --reason "spam" --until 2026-12-31',
+  ).action(
+    withContext<{ reason: string; until?: string; yes?: boolean }>(async (ctx, o, [ref]) => {
+      const [{ seg }, { confirmOrStop }] = await Promise.all([import('../../client/api-client.js'), import('../confirm.js')]);
+      const id = await ctx.names.resolve('user', ref!);
+      await confirmOrStop(`Suspend ${ref}${o.until ? ` until ${o.until}` : ''}?`, o.yes);
+      await ctx.out.record(await ctx.client.put<User>(`/users/${seg(id)}/suspension`, { reason: o.reason, until: o.until }));
+    }),
+  );
+  examples(users.command('unsuspend').description("lift a user's suspension (Admins)").argument('<user>', 'id or nickname'), 'agora users unsuspend bob').action(
+    withContext(async (ctx, _o, [ref]) => {
+      const { seg } = await import('../../client/api-client.js');
+      const id = await ctx.names.resolve('user', ref!);
+      await ctx.out.record(await ctx.client.delete<User>(`/users/${seg(id)}/suspension`));
+    }),
+  );
+}
+
+function registerReportCommands(program: Command): void {
+  const reports = program.command('reports').description('reports of statuses, comments and users, and settling them');
+  examples(
+    reports
+      .command('create')
+      .description('report a status, a comment or a user you can see')
+      .requiredOption('--target-type <type>', 'Status, Comment or User')
+      .requiredOption('--target-id <id>', 'what is reported (a user: id or nickname)')
+      .requiredOption('--reason <reason>', 'spam, abuse, off_topic or other')
+      .option('--comment <text>', 'what moderators should know (at most 1,000 characters)'),
+    'agora reports create --target-type Status --target-id 3f2a… --reason spam',
+  ).action(
+    withContext<{ targetType: string; targetId: string; reason: string; comment?: string }>(async (ctx, o) => {
+      const me = (await ctx.client.get<{ id: string }>('/me')).id;
+      const targetId = o.targetType === 'User' ? await ctx.names.resolve('user', o.targetId) : o.targetId;
+      const body = { user_id: me, target_type: o.targetType, target_id: targetId, reason: o.reason, comment: o.comment };
+      await ctx.out.record(await ctx.client.post<Report>('/reports', body));
+    }),
+  );
+  examples(
+    paginationOptions(
+      reports
+        .command('list')
+        .description('reports oldest first: yours, those on your pages, or all (Admins)')
+        .option('--state <state>', 'open, resolved or dismissed')
+        .option('--target-type <type>', 'Status, Comment or User')
+        .option('--target-id <id>', 'reports on this target'),
+    ),
+    'agora reports list --state open --target-type Status --fields id | agora reports resolve - --action remove',
+  ).action(
+    withContext<PageOptions & { state?: string; targetType?: string; targetId?: string }>(async (ctx, o) => {
+      const query: Record<string, string> = {};
+      if (o.state) query.state = o.state;
+      if (o.targetType) query.target_type = o.targetType;
+      if (o.targetId) query.target_id = o.targetId;
+      await showList(ctx, '/reports', query, REPORT_COLUMNS, o);
+    }),
+  );
+  examples(reports.command('get').description('show one report').argument('<id>', 'report id'), 'agora reports get 3f2a…').action(
+    withContext(async (ctx, _o, [id]) => {
+      const { seg } = await import('../../client/api-client.js');
+      await ctx.out.record(await ctx.client.get<Report>(`/reports/${seg(id!)}`));
+    }),
+  );
+  examples(
+    reports
+      .command('resolve')
+      .description('resolve reports (and every open report on the same targets): remove the content, suspend its author, or none')
+      .argument('<id...>', 'report ids, or - to read them from standard input')
+      .requiredOption('--action <action>', 'remove, suspend or none')
+      .option('--reason <text>', 'the suspension reason (required to suspend), or the removal reason')
+      .option('--until <date>', 'when a suspension ends by itself'),
+    'agora reports resolve 3f2a… --action remove',
+  ).action(
+    withContext<{ action: string; reason?: string; until?: string }>(async (ctx, o, args) => {
+      const { seg } = await import('../../client/api-client.js');
+      for (const id of await idsFrom(args)) {
+        await ctx.client.put(`/reports/${seg(id)}/resolve`, { action: o.action, reason: o.reason, until: o.until });
+        ctx.out.done(`Report ${id} resolved (${o.action})`);
+      }
+    }),
+  );
+  examples(
+    reports.command('dismiss').description('dismiss reports (and every open report on the same targets)').argument('<id...>', 'report ids, or - for standard input'),
+    'agora reports dismiss 3f2a…',
+  ).action(
+    withContext(async (ctx, _o, args) => {
+      const { seg } = await import('../../client/api-client.js');
+      for (const id of await idsFrom(args)) {
+        await ctx.client.put(`/reports/${seg(id)}/dismiss`);
+        ctx.out.done(`Report ${id} dismissed`);
+      }
+    }),
+  );
+}

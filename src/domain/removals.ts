@@ -1,0 +1,144 @@
+import { forbidden, notFound } from '../shared/errors.js';
+import { listResult, type ListResult } from '../shared/schemas/common.js';
+import type { Comment, Status } from '../shared/schemas/content.js';
+import type { ListStatusesQuery } from '../shared/schemas/removals.js';
+import type { CommentRow, StatusRow } from '../store/content.js';
+import type { Store } from '../store/store.js';
+import { recordAudit } from './audit.js';
+import { authorShown, readableStatus, viewerOf } from './content-access.js';
+import { placeOf, removedFields, toCommentRecords, toStatusRecords } from './content.js';
+import { nowIso, type Caller, type Deps } from './context.js';
+import { excerpt, notifyUsers, userRef } from './notifications.js';
+import { hiddenAuthors } from './suspensions.js';
+
+/**
+ * Removing content (CONTRACT §8): a status or comment is removed by its author, an administrator of the page
+ * it is in (the page's creator), or an Admin. It vanishes at once for everyone (the live row goes, a copy stays
+ * for Admins); a status takes its comments and likes with it. Someone else's removal tells the author and is
+ * audited, in the removal's transaction.
+ */
+
+/** The page a status is in: its own, or its event's. */
+async function pageOfStatus(store: Store, status: StatusRow): Promise<string | null> {
+  if (status.page_id) return status.page_id;
+  if (status.event_id) return (await store.events.getById(status.event_id))?.page_id ?? null;
+  return null;
+}
+
+/** Whether the caller may remove content by `authorId` in the status's place. */
+export async function mayRemove(store: Store, caller: Caller, authorId: string, status: StatusRow): Promise<boolean> {
+  if (caller.isAdmin || caller.user.id === authorId) return true;
+  const pageId = await pageOfStatus(store, status);
+  if (!pageId) return false;
+  const page = await store.pages.getById(pageId);
+  return page?.user_id === caller.user.id;
+}
+
+/** A comment for whoever may read its status; a removed one for Admins only. */
+export async function getComment(deps: Deps, caller: Caller, id: string): Promise<Comment> {
+  const comment = await deps.store.comments.getById(id);
+  if (!comment) {
+    const removed = caller.isAdmin ? await deps.store.removals.getRemoved('Comment', id) : undefined;
+    if (!removed) throw notFound('Comment');
+    const row: CommentRow = { ...removed, status_id: removed.status_id! };
+    const [record] = await toCommentRecords(deps.store, caller, [row]);
+    return { ...record!, ...removedFields(removed) };
+  }
+  if (!(await authorShown(deps.store, viewerOf(caller), comment.user_id, nowIso(deps)))) throw notFound('Comment');
+  try {
+    await readableStatus(deps.store, viewerOf(caller), comment.status_id, nowIso(deps));
+  } catch (error) {
+    if ((error as { status?: number }).status === 404) throw notFound('Comment');
+    throw error;
+  }
+  return (await toCommentRecords(deps.store, caller, [comment]))[0]!;
+}
+
+/** Statuses newest first, each visible to the caller as in the stream. */
+export async function listStatuses(deps: Deps, caller: Caller, query: ListStatusesQuery): Promise<ListResult<Status>> {
+  const { user_id, page_id, event_id } = query;
+  const listed = await deps.store.removals.listStatuses(viewerOf(caller), { user_id, page_id, event_id }, query, await hiddenAuthors(deps, caller));
+  return listResult(await toStatusRecords(deps.store, caller, listed.rows), listed);
+}
+
+/** The removed content's author is told, when someone else removed it. */
+async function tellAuthor(tx: Store, now: string, caller: Caller, status: StatusRow, target: { type: 'Status' | 'Comment'; id: string; content: string; authorId: string }) {
+  const place = await placeOf(tx, status);
+  await notifyUsers(
+    tx,
+    now,
+    {
+      type: 'content_removed',
+      action: 'removed',
+      subject: userRef(caller.user),
+      target: { type: target.type, id: target.id, name: excerpt(target.content) },
+      finalTarget: place,
+      link: place,
+      ...(target.type === 'Comment' ? { comment: { id: target.id, content: target.content } } : {}),
+    },
+    [target.authorId],
+    [caller.user.id],
+  );
+}
+
+export async function removeStatus(deps: Deps, caller: Caller, id: string, reason: string | null): Promise<void> {
+  await deps.store.transaction(async (tx) => {
+    const status = await readableStatus(tx, viewerOf(caller), id, nowIso(deps));
+    if (!(await mayRemove(tx, caller, status.user_id, status)))
+      throw forbidden("Only the author, the page's administrators and project administrators may remove this status");
+    await removeStatusIn(tx, nowIso(deps), caller, status, reason);
+  });
+}
+
+/** The removal of a status the caller may remove, in the caller's transaction (a report's `remove` too). */
+export async function removeStatusIn(tx: Store, now: string, caller: Caller, status: StatusRow, reason: string | null): Promise<void> {
+    await tx.removals.removeStatus(status, { removed_at: now, removed_by: caller.user.id, removal_reason: reason });
+    if (status.user_id === caller.user.id) return;
+    await tellAuthor(tx, now, caller, status, { type: 'Status', id: status.id, content: status.content, authorId: status.user_id });
+    await recordAudit(tx, now, caller, {
+      action: 'status.remove',
+      target_type: 'Status',
+      target_id: status.id,
+      summary: `removed a status: "${excerpt(status.content)}"${reason ? ` (${reason})` : ''}`,
+    });
+}
+
+export async function removeComment(deps: Deps, caller: Caller, id: string, reason: string | null): Promise<void> {
+  await deps.store.transaction(async (tx) => {
+    const comment = await tx.comments.getById(id);
+    if (!comment) throw notFound('Comment');
+    let status: StatusRow;
+    try {
+      status = await readableStatus(tx, viewerOf(caller), comment.status_id, nowIso(deps));
+    } catch (error) {
+      if ((error as { status?: number }).status === 404) throw notFound('Comment');
+      throw error;
+    }
+    if (!(await mayRemove(tx, caller, comment.user_id, status)))
+      throw forbidden("Only the author, the page's administrators and project administrators may remove this comment");
+    await removeCommentIn(tx, nowIso(deps), caller, comment, status, reason);
+  });
+}
+
+/** The removal of a comment the caller may remove, in the caller's transaction. */
+export async function removeCommentIn(tx: Store, now: string, caller: Caller, comment: CommentRow, status: StatusRow, reason: string | null): Promise<void> {
+    await tx.removals.removeComment(comment, status, { removed_at: now, removed_by: caller.user.id, removal_reason: reason });
+    if (comment.user_id === caller.user.id) return;
+    await tellAuthor(tx, now, caller, status, { type: 'Comment', id: comment.id, content: comment.content, authorId: comment.user_id });
+    await recordAudit(tx, now, caller, {
+      action: 'comment.remove',
+      target_type: 'Comment',
+      target_id: comment.id,
+      summary: `removed a comment: "${excerpt(comment.content)}"${reason ? ` (${reason})` : ''}`,
+    });
+}
+
+/** An unlike: only the user who liked (an Admin for anyone); 404 for a like the caller does not own. */
+export async function deleteLike(deps: Deps, caller: Caller, id: string): Promise<void> {
+  await deps.store.transaction(async (tx) => {
+    const like = await tx.removals.getLike(id);
+    if (!like) throw notFound('Like');
+    if (like.user_id !== caller.user.id && !caller.isAdmin) throw forbidden('Only the user who liked may take the like back');
+    await tx.removals.unlike(like);
+  });
+}

@@ -1,0 +1,208 @@
+import { AppError, conflict, ErrorCode, forbidden, invalidFields, notFound } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import { listResult, type ListResult } from '../shared/schemas/common.js';
+import { REPORT_EXCERPT, type CreateReportInput, type ListReportsQuery, type Report, type ResolveReportInput } from '../shared/schemas/reports.js';
+import type { StatusRow } from '../store/content.js';
+import { isUniqueViolation } from '../store/errors.js';
+import type { ReportRow } from '../store/reports.js';
+import type { Store } from '../store/store.js';
+import { recordAudit } from './audit.js';
+import { actingUser, authorShown, readableStatus, viewerOf } from './content-access.js';
+import { nowIso, type Caller, type Deps } from './context.js';
+import { notifyUsers, userRef } from './notifications.js';
+import { requireActingFor } from './permissions.js';
+import { mayRemove, removeCommentIn, removeStatusIn } from './removals.js';
+import { suspendIn } from './suspensions.js';
+import { toUserRecord } from './users.js';
+import { recordWebhookEvent } from './webhooks.js';
+
+/**
+ * Reports (CONTRACT §8): anyone who can see a status, a comment or a user reports it, once while open. Admins
+ * see every report, a page's administrators those on content in their pages, anyone else their own. Settling
+ * one settles every open report on the same target the same way, once however many settle at the same time.
+ */
+
+const cut = (text: string) => {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= REPORT_EXCERPT ? flat : `${flat.slice(0, REPORT_EXCERPT - 1)}…`;
+};
+
+async function toRecords(store: Store, caller: Caller, rows: ReportRow[]): Promise<Report[]> {
+  const userIds = [...new Set(rows.filter((r) => r.target_type === 'User').map((r) => r.target_id))];
+  const users = new Map((await store.users.getByIds(userIds)).map((u) => [u.id, u]));
+  return rows.map((r) => {
+    const user = r.target_type === 'User' ? users.get(r.target_id) : undefined;
+    return {
+      id: r.id,
+      user_id: r.user_id,
+      target_type: r.target_type as Report['target_type'],
+      target_id: r.target_id,
+      reason: r.reason as Report['reason'],
+      comment: r.comment,
+      state: r.state as Report['state'],
+      resolution: r.resolution as Report['resolution'],
+      resolved_by: r.resolved_by,
+      created_at: r.created_at,
+      updated_at: r.updated_at,
+      target: {
+        type: r.target_type as Report['target_type'],
+        id: r.target_id,
+        excerpt: r.target_type === 'User' ? null : r.excerpt,
+        user: user ? toUserRecord(user, caller) : null,
+      },
+    };
+  });
+}
+
+/** The page a status is in (its own or its event's), for who sees and settles reports on it. */
+async function pageOf(store: Store, status: StatusRow): Promise<string | null> {
+  if (status.page_id) return status.page_id;
+  if (status.event_id) return (await store.events.getById(status.event_id))?.page_id ?? null;
+  return null;
+}
+
+export async function createReport(deps: Deps, caller: Caller, input: CreateReportInput): Promise<Report> {
+  requireActingFor(caller, input.user_id);
+  const row = await deps.store.transaction(async (tx) => {
+    const { user: reporter, viewer } = await actingUser(tx, caller, input.user_id);
+    const now = nowIso(deps);
+    let target: { user: string; page: string | null; excerpt: string };
+    if (input.target_type === 'User') {
+      const user = await tx.users.getById(input.target_id);
+      if (!user) throw notFound('User');
+      target = { user: user.id, page: null, excerpt: user.nickname };
+    } else if (input.target_type === 'Status') {
+      const status = await readableStatus(tx, viewer, input.target_id, now);
+      target = { user: status.user_id, page: await pageOf(tx, status), excerpt: cut(status.content) };
+    } else {
+      const comment = await tx.comments.getById(input.target_id);
+      if (!comment || !(await authorShown(tx, viewer, comment.user_id, now))) throw notFound('Comment');
+      const status = await readableStatus(tx, viewer, comment.status_id, now).catch((error: AppError) => {
+        throw error.status === 404 ? notFound('Comment') : error;
+      });
+      target = { user: comment.user_id, page: await pageOf(tx, status), excerpt: cut(comment.content) };
+    }
+    const report: ReportRow = {
+      id: newId(),
+      user_id: reporter.id,
+      target_type: input.target_type,
+      target_id: input.target_id,
+      target_user_id: target.user,
+      page_id: target.page,
+      excerpt: target.excerpt,
+      reason: input.reason,
+      comment: input.comment ?? null,
+      state: 'open',
+      resolution: null,
+      resolved_by: null,
+      created_at: now,
+      updated_at: now,
+    };
+    try {
+      await tx.reports.insert(report);
+    } catch (error) {
+      if (isUniqueViolation(error, 'reports')) throw conflict(ErrorCode.alreadyReported, 'You already have an open report on this');
+      throw error;
+    }
+    await recordWebhookEvent(tx, now, 'report.created', (await toRecords(tx, caller, [report]))[0]);
+    return report;
+  });
+  deps.webhooks?.wake();
+  return (await toRecords(deps.store, caller, [row]))[0]!;
+}
+
+export async function listReports(deps: Deps, caller: Caller, query: ListReportsQuery): Promise<ListResult<Report>> {
+  const { state, target_type, target_id, user_id } = query;
+  const listed = await deps.store.reports.list(viewerOf(caller), { state, target_type, target_id, user_id }, query);
+  return listResult(await toRecords(deps.store, caller, listed.rows), listed);
+}
+
+async function visibleReport(store: Store, caller: Caller, id: string): Promise<ReportRow> {
+  const row = await store.reports.visibleTo(viewerOf(caller), id);
+  if (!row) throw notFound('Report');
+  return row;
+}
+
+export async function getReport(deps: Deps, caller: Caller, id: string): Promise<Report> {
+  return (await toRecords(deps.store, caller, [await visibleReport(deps.store, caller, id)]))[0]!;
+}
+
+const SETTLE_REFUSAL = 'Only those who may remove the content (for a user: project administrators) settle its reports';
+
+/** Whether the caller may settle reports on the target: who may remove the content; Admins for a user. */
+async function maySettle(store: Store, caller: Caller, row: ReportRow): Promise<boolean> {
+  if (caller.isAdmin) return true;
+  if (row.target_type === 'User') return false;
+  // The content may be gone (removed meanwhile): its page, kept on the report, still says who administers it.
+  if (!row.page_id) return caller.user.id === row.target_user_id;
+  const page = await store.pages.getById(row.page_id);
+  return page?.user_id === caller.user.id || caller.user.id === row.target_user_id;
+}
+
+/** Carries out a resolution on the target, in the settle's transaction. */
+async function act(tx: Store, now: string, caller: Caller, row: ReportRow, input: ResolveReportInput): Promise<void> {
+  if (input.action === 'suspend') {
+    if (!caller.isAdmin) throw forbidden('Only project administrators (role Admins) may suspend users');
+    const user = await tx.users.getById(row.target_user_id);
+    if (!user) throw notFound('User');
+    await suspendIn(tx, now, caller, user, { reason: input.reason!, until: input.until });
+  } else if (input.action === 'remove') {
+    if (row.target_type === 'User') throw invalidFields([{ field: 'action', message: 'a user cannot be removed: suspend them' }]);
+    if (row.target_type === 'Status') {
+      const status = await tx.statuses.getById(row.target_id);
+      if (status && (await mayRemove(tx, caller, status.user_id, status))) await removeStatusIn(tx, now, caller, status, input.reason ?? null);
+    } else {
+      const comment = await tx.comments.getById(row.target_id);
+      const status = comment && (await tx.statuses.getById(comment.status_id));
+      if (comment && status && (await mayRemove(tx, caller, comment.user_id, status)))
+        await removeCommentIn(tx, now, caller, comment, status, input.reason ?? null);
+    }
+  }
+}
+
+const RESOLUTION = { remove: 'removed', suspend: 'suspended', none: 'none' } as const;
+
+async function settle(deps: Deps, caller: Caller, id: string, input: ResolveReportInput | null): Promise<Report> {
+  const settled = await deps.store.transaction(async (tx) => {
+    const row = await visibleReport(tx, caller, id);
+    if (!(await maySettle(tx, caller, row))) throw forbidden(SETTLE_REFUSAL);
+    if (row.state !== 'open') throw conflict(ErrorCode.conflict, `This report is already ${row.state}`);
+    const now = nowIso(deps);
+    const rows = await tx.reports.settle(
+      { type: row.target_type, id: row.target_id },
+      { state: input ? 'resolved' : 'dismissed', resolution: input ? RESOLUTION[input.action] : null, resolved_by: caller.user.id, updated_at: now },
+    );
+    // Another settle of the same target came first: it acted; this one does not act again.
+    if (!rows.some((r) => r.id === row.id)) throw conflict(ErrorCode.conflict, 'This report was settled meanwhile');
+    if (input) await act(tx, now, caller, row, input);
+    const records = await toRecords(tx, caller, rows);
+    for (const record of records) await recordWebhookEvent(tx, now, 'report.updated', record);
+    const verb = input ? 'resolved' : 'dismissed';
+    await recordAudit(tx, now, caller, {
+      action: input ? 'report.resolve' : 'report.dismiss',
+      target_type: 'Report',
+      target_id: row.id,
+      summary: `${verb} ${rows.length} report(s) on ${row.target_type} ${row.target_id}${input ? ` (${input.action})` : ''}`,
+    });
+    await notifyUsers(
+      tx,
+      now,
+      {
+        type: 'report_resolved',
+        action: verb,
+        subject: userRef(caller.user),
+        target: { type: row.target_type, id: row.target_id, name: row.excerpt },
+        finalTarget: userRef(caller.user),
+        link: { type: 'Report', id: row.id },
+      },
+      rows.map((r) => r.user_id),
+      [caller.user.id],
+    );
+    return records.find((r) => r.id === row.id)!;
+  });
+  deps.webhooks?.wake();
+  return settled;
+}
+
+export const resolveReport = (deps: Deps, caller: Caller, id: string, input: ResolveReportInput) => settle(deps, caller, id, input);
+export const dismissReport = (deps: Deps, caller: Caller, id: string) => settle(deps, caller, id, null);

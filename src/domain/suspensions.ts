@@ -1,0 +1,88 @@
+import { AppError, conflict, ErrorCode, invalidFields, notFound } from '../shared/errors.js';
+import type { SuspendUserInput } from '../shared/schemas/suspensions.js';
+import type { User } from '../shared/schemas/users.js';
+import type { Store } from '../store/store.js';
+import type { UserWithRole } from '../store/users.js';
+import { recordAudit } from './audit.js';
+import { nowIso, type Caller, type Deps } from './context.js';
+import { userRef, notifyUsers } from './notifications.js';
+import { requireAdmin } from './permissions.js';
+import { inForce, withSuspension } from './users.js';
+
+/**
+ * Suspension (CONTRACT §8): Admins suspend a user with a reason and an optional end. While it lasts, the user's
+ * keys are refused (403 `account_suspended`), their statuses and comments are hidden from all but Admins, and
+ * nobody may follow, invite or let them in. It is over when lifted or, by itself, once `until` is past.
+ */
+
+const endOf = (s: { until: string | null }) => (s.until ? `until ${s.until}` : 'until it is lifted');
+
+/** Every request of a suspended user is refused, naming the reason and the end. */
+export function requireNotSuspended(caller: Caller, now: Date): void {
+  const s = caller.suspension;
+  if (s && inForce(s, now))
+    throw new AppError(403, ErrorCode.accountSuspended, `Your account is suspended ${endOf(s)}: ${s.reason}`);
+}
+
+/** The users whose content the caller may not see now: those suspended, for anyone but Admins. */
+export async function hiddenAuthors(deps: Deps, caller: Caller): Promise<string[]> {
+  return caller.isAdmin ? [] : deps.store.suspensions.activeIds(nowIso(deps));
+}
+
+export async function isSuspended(store: Store, now: string, userId: string): Promise<boolean> {
+  return inForce(await store.suspensions.get(userId), new Date(now));
+}
+
+/** A user may be followed, invited or let in only while not suspended (409 `user_suspended`). */
+export async function requireNotSuspendedUser(store: Store, now: string, userId: string): Promise<void> {
+  if (await isSuspended(store, now, userId)) throw conflict(ErrorCode.userSuspended, 'This user is suspended');
+}
+
+export async function suspendUser(deps: Deps, caller: Caller, userId: string, input: SuspendUserInput): Promise<User> {
+  requireAdmin(caller, 'suspend users');
+  const now = nowIso(deps);
+  if (input.until && input.until <= now) throw invalidFields([{ field: 'until', message: 'must be in the future' }]);
+  const row = await deps.store.transaction(async (tx) => {
+    const user = await tx.users.getById(userId);
+    if (!user) throw notFound('User');
+    await suspendIn(tx, now, caller, user, input);
+    return (await tx.users.getById(user.id))!;
+  });
+  return withSuspension(deps, caller, row);
+}
+
+/** Suspends a user, in the caller's transaction (a report's `suspend` too): never oneself nor the last Admin. */
+export async function suspendIn(tx: Store, now: string, caller: Caller, user: UserWithRole, input: SuspendUserInput): Promise<void> {
+    if (user.id === caller.user.id) throw conflict(ErrorCode.conflict, 'You cannot suspend yourself');
+    const admins = await tx.suspensions.unsuspendedAdminIds(now);
+    if (admins.length === 1 && admins[0] === user.id) throw conflict(ErrorCode.lastAdmin, 'You cannot suspend the last unsuspended Admin');
+    await tx.suspensions.put({ user_id: user.id, reason: input.reason, until: input.until ?? null, created_at: now, created_by: caller.user.id });
+    await recordAudit(tx, now, caller, {
+      action: 'user.suspend',
+      target_type: 'User',
+      target_id: user.id,
+      summary: `suspended ${user.nickname} ${endOf({ until: input.until ?? null })}: ${input.reason}`,
+    });
+}
+
+export async function liftSuspension(deps: Deps, caller: Caller, userId: string): Promise<User> {
+  requireAdmin(caller, 'lift suspensions');
+  const now = nowIso(deps);
+  const row = await deps.store.transaction(async (tx) => {
+    const user = await tx.users.getById(userId);
+    if (!user) throw notFound('User');
+    const s = await tx.suspensions.get(user.id);
+    if (!s || !inForce(s, new Date(now))) throw notFound('Suspension');
+    await tx.suspensions.delete(user.id, now);
+    await recordAudit(tx, now, caller, { action: 'user.unsuspend', target_type: 'User', target_id: user.id, summary: `lifted ${user.nickname}'s suspension` });
+    await notifyUsers(
+      tx,
+      now,
+      { type: 'suspension_lifted', action: 'lifted', subject: userRef(caller.user), target: userRef(user), finalTarget: userRef(user), link: userRef(user) },
+      [user.id],
+      [caller.user.id],
+    );
+    return (await tx.users.getById(user.id))!;
+  });
+  return withSuspension(deps, caller, row);
+}

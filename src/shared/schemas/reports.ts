@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { Id, idInput, listOf, optionalText, PaginationQuery, queryEnum, queryText, Timestamp } from './common.js';
+import { SuspendUserInput } from './suspensions.js';
+import { UserSchema } from './users.js';
+
+export const REPORT_TARGET_TYPES = ['Status', 'Comment', 'User'] as const;
+export const REPORT_REASONS = ['spam', 'abuse', 'off_topic', 'other'] as const;
+export const REPORT_STATES = ['open', 'resolved', 'dismissed'] as const;
+export const REPORT_ACTIONS = ['remove', 'suspend', 'none'] as const;
+export const MAX_REPORT_COMMENT = 1000;
+/** A reported status's or comment's excerpt, kept as it was reported. */
+export const REPORT_EXCERPT = 280;
+
+export const CreateReportInput = z.object({
+  user_id: idInput.describe('The reporter: the caller, unless an Admin acts for someone'),
+  target_type: z.enum(REPORT_TARGET_TYPES, { error: `must be one of: ${REPORT_TARGET_TYPES.join(', ')}` }),
+  target_id: idInput,
+  reason: z.enum(REPORT_REASONS, { error: `must be one of: ${REPORT_REASONS.join(', ')}` }),
+  comment: optionalText(MAX_REPORT_COMMENT),
+});
+export type CreateReportInput = z.output<typeof CreateReportInput>;
+
+export const ReportTargetSchema = z.object({
+  type: z.enum(REPORT_TARGET_TYPES),
+  id: Id,
+  excerpt: z.string().nullable().describe('For a status or a comment: at most 280 characters of it, as reported'),
+  user: UserSchema.nullable().describe('For a user: the user reported'),
+});
+
+export const ReportSchema = z.object({
+  id: Id,
+  user_id: Id.describe('The reporter'),
+  target_type: z.enum(REPORT_TARGET_TYPES),
+  target_id: Id,
+  reason: z.enum(REPORT_REASONS),
+  comment: z.string().nullable(),
+  state: z.enum(REPORT_STATES),
+  resolution: z.enum(['removed', 'suspended', 'none']).nullable(),
+  resolved_by: Id.nullable(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  target: ReportTargetSchema,
+}).meta({ id: 'Report' });
+export type Report = z.infer<typeof ReportSchema>;
+export const ReportListSchema = listOf(ReportSchema);
+
+export const ListReportsQuery = PaginationQuery.extend({
+  state: queryEnum('state', REPORT_STATES),
+  target_type: queryEnum('target_type', REPORT_TARGET_TYPES),
+  target_id: queryText,
+  user_id: queryText,
+});
+export type ListReportsQuery = z.output<typeof ListReportsQuery>;
+
+export const ResolveReportInput = z
+  .object({
+    action: z.enum(REPORT_ACTIONS, { error: `must be one of: ${REPORT_ACTIONS.join(', ')}` }),
+    reason: optionalText(1000).describe('Required for suspend (the suspension reason); kept as the removal reason for remove'),
+    until: SuspendUserInput.shape.until,
+  })
+  .refine((r) => r.action !== 'suspend' || !!r.reason, { message: 'is required to suspend', path: ['reason'] });
+export type ResolveReportInput = z.output<typeof ResolveReportInput>;

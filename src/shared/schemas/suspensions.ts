@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { Id, text, Timestamp } from './common.js';
+
+export const MAX_SUSPENSION_REASON = 1000;
+
+/** A user's suspension: over by itself once `until` is past (null: until lifted). */
+export const SuspensionSchema = z.object({
+  reason: z.string(),
+  until: Timestamp.nullable().describe('When it ends by itself; null: until lifted'),
+  created_at: Timestamp,
+  created_by: Id,
+});
+export type Suspension = z.infer<typeof SuspensionSchema>;
+
+/** An ISO 8601 time with its offset (or a date, midnight UTC), normalised to UTC. */
+const isoTime = z
+  .string()
+  .trim()
+  .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2}))?$/, 'must be an ISO 8601 date or time with offset, e.g. 2026-12-01T00:00:00Z')
+  .refine((v) => !Number.isNaN(Date.parse(v)), 'is not a real date')
+  .transform((v) => new Date(v).toISOString());
+
+export const SuspendUserInput = z.object({
+  reason: text(MAX_SUSPENSION_REASON),
+  until: z.preprocess((v) => (v === null || v === '' ? undefined : v), isoTime.optional()),
+});
+export type SuspendUserInput = z.output<typeof SuspendUserInput>;

@@ -1,0 +1,158 @@
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Pagination } from '../shared/schemas/common.js';
+import type { CommentRow, LikeRow, StatusRow } from './content.js';
+import type { RemovedContentTable } from './moderation-tables.js';
+import { countOf, listPage, type Listed, type Selection } from './paging.js';
+import type { Viewer } from './pages.js';
+import type { Database } from './schema.js';
+import { contentVisible } from './suspensions.js';
+
+export type RemovedRow = Selectable<RemovedContentTable>;
+export interface Removal {
+  removed_at: string;
+  removed_by: string;
+  removal_reason: string | null;
+}
+
+export interface StatusFilter {
+  user_id?: string;
+  page_id?: string;
+  event_id?: string;
+}
+
+const selectStatuses: Selection = (q) => q.selectAll('s');
+
+/**
+ * Removed content: the live row is deleted (lists, streams, comment lists and every kept count forget it as
+ * they forget any deleted row) and a copy is kept in `removed_content` for Admins.
+ */
+export function removalsRepo(db: Kysely<Database>) {
+  /** The statuses a viewer may read, as the stream reads them: a page's for its members (a public page's for all), an event's for its conversation. */
+  const visibleStatuses = (viewer: Viewer) => {
+    const q = db.selectFrom('statuses as s');
+    if (viewer.isAdmin) return q;
+    return q.where((eb) =>
+      eb.or([
+        eb.and([eb('s.page_id', 'is', null), eb('s.event_id', 'is', null)]),
+        eb.exists(
+          eb
+            .selectFrom('pages as p')
+            .select('p.id')
+            .whereRef('p.id', '=', 's.page_id')
+            .where((pb) =>
+              pb.or([
+                pb('p.privacy', '=', 'public'),
+                pb('p.user_id', '=', viewer.id),
+                pb.exists(
+                  pb
+                    .selectFrom('follows as f')
+                    .select('f.id')
+                    .where('f.user_id', '=', viewer.id)
+                    .where('f.followable_type', '=', 'Page')
+                    .whereRef('f.followable_id', '=', 'p.id'),
+                ),
+              ]),
+            ),
+        ),
+        eb.exists(
+          eb
+            .selectFrom('events as e')
+            .select('e.id')
+            .whereRef('e.id', '=', 's.event_id')
+            .where((ev) =>
+              ev.or([
+                ev('e.user_id', '=', viewer.id),
+                ev.exists(
+                  ev
+                    .selectFrom('event_attendances as a')
+                    .select('a.id')
+                    .whereRef('a.event_id', '=', 'e.id')
+                    .where('a.user_id', '=', viewer.id)
+                    .where('a.answer', 'in', ['yes', 'maybe']),
+                ),
+              ]),
+            ),
+        ),
+      ]),
+    );
+  };
+
+  const archive = async (row: RemovedRow) => {
+    await db.insertInto('removed_content').values(row).execute();
+  };
+
+  /** Pending fan-outs of notifications about the content (a status being announced) stop where they are. */
+  const stopFanOuts = async (type: 'Status' | 'Comment', id: string) => {
+    await db
+      .deleteFrom('notification_jobs')
+      .where('content_id', 'in', (eb) =>
+        eb.selectFrom('notification_contents').select('id').where('target_type', '=', type).where('target_id', '=', id),
+      )
+      .execute();
+  };
+
+  return {
+    /** Statuses newest first, filtered, those the viewer may read only. */
+    async listStatuses(viewer: Viewer, filter: StatusFilter, page: Pagination, hidden: readonly string[] = []): Promise<Listed<StatusRow>> {
+      let query = visibleStatuses(viewer).where(contentVisible('s.user_id', hidden));
+      if (filter.user_id !== undefined) query = query.where('s.user_id', '=', filter.user_id);
+      if (filter.page_id !== undefined) query = query.where('s.page_id', '=', filter.page_id);
+      if (filter.event_id !== undefined) query = query.where('s.event_id', '=', filter.event_id);
+      return listPage<StatusRow>(db, [{ query, keys: ['s.id'] }], selectStatuses, page, countOf(db, query), true);
+    },
+
+    getRemoved(type: 'Status' | 'Comment', id: string): Promise<RemovedRow | undefined> {
+      return db.selectFrom('removed_content').selectAll().where('id', '=', id).where('target_type', '=', type).executeTakeFirst();
+    },
+
+    /** Removes a status with its comments (kept as removed too) and their likes. */
+    async removeStatus(status: StatusRow, removal: Removal): Promise<void> {
+      await archive({ ...status, target_type: 'Status', status_id: null, ...removal });
+      const comments = await db.selectFrom('comments').selectAll().where('status_id', '=', status.id).execute();
+      for (const c of comments)
+        await archive({ ...c, target_type: 'Comment', page_id: status.page_id, event_id: status.event_id, comments_count: 0, ...removal });
+      await db
+        .deleteFrom('likes')
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('target_type', '=', 'Status'), eb('target_id', '=', status.id)]),
+            eb.and([eb('target_type', '=', 'Comment'), eb('target_id', 'in', eb.selectFrom('comments').select('id').where('status_id', '=', status.id))]),
+          ]),
+        )
+        .execute();
+      await stopFanOuts('Status', status.id);
+      await db.deleteFrom('comments').where('status_id', '=', status.id).execute();
+      await db.deleteFrom('statuses').where('id', '=', status.id).execute();
+    },
+
+    /** Removes a comment and its likes; its status counts one comment fewer. */
+    async removeComment(comment: CommentRow, status: StatusRow, removal: Removal): Promise<void> {
+      await archive({ ...comment, target_type: 'Comment', page_id: status.page_id, event_id: status.event_id, comments_count: 0, ...removal });
+      await db.deleteFrom('likes').where('target_type', '=', 'Comment').where('target_id', '=', comment.id).execute();
+      await db.deleteFrom('comments').where('id', '=', comment.id).execute();
+      await db
+        .updateTable('statuses')
+        .set({ comments_count: sql`comments_count - 1` })
+        .where('id', '=', status.id)
+        .execute();
+    },
+
+    getLike(id: string): Promise<LikeRow | undefined> {
+      return db.selectFrom('likes').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    /** Deletes a like; its status or comment counts one like fewer. False when it was already gone (a race). */
+    async unlike(like: LikeRow): Promise<boolean> {
+      const deleted = await db.deleteFrom('likes').where('id', '=', like.id).executeTakeFirst();
+      if (Number(deleted.numDeletedRows) === 0) return false;
+      const table = like.target_type === 'Comment' ? 'comments' : 'statuses';
+      await db
+        .updateTable(table)
+        .set({ likes_count: sql`likes_count - 1` })
+        .where('id', '=', like.target_id)
+        .execute();
+      return true;
+    },
+  };
+}
+export type RemovalsRepo = ReturnType<typeof removalsRepo>;

@@ -1,0 +1,76 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Pagination } from '../shared/schemas/common.js';
+import type { ReportTable } from './moderation-tables.js';
+import { countOf, listPage, type Listed, type Selection } from './paging.js';
+import type { Viewer } from './pages.js';
+import type { Database } from './schema.js';
+
+export type ReportRow = Selectable<ReportTable>;
+
+export interface ReportFilter {
+  state?: string;
+  target_type?: string;
+  target_id?: string;
+  user_id?: string;
+}
+
+const selectReports: Selection = (q) => q.selectAll('r');
+
+/** Users' reports of statuses, comments and users (migration 0030-moderation). */
+export function reportsRepo(db: Kysely<Database>) {
+  /** Who sees a report: Admins all, a page's creator those on content in the page, anyone their own. */
+  const visible = (viewer: Viewer) => {
+    const q = db.selectFrom('reports as r');
+    if (viewer.isAdmin) return q;
+    return q.where((eb) =>
+      eb.or([
+        eb('r.user_id', '=', viewer.id),
+        eb.exists(eb.selectFrom('pages as p').select('p.id').whereRef('p.id', '=', 'r.page_id').where('p.user_id', '=', viewer.id)),
+      ]),
+    );
+  };
+  return {
+    /** False when the reporter already has an open report on the target (the unique index decides, even in a race). */
+    async insert(row: ReportRow): Promise<void> {
+      await db.insertInto('reports').values(row).execute();
+    },
+    getById(id: string): Promise<ReportRow | undefined> {
+      return db.selectFrom('reports').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+    async visibleTo(viewer: Viewer, id: string): Promise<ReportRow | undefined> {
+      return visible(viewer).selectAll('r').where('r.id', '=', id).executeTakeFirst();
+    },
+    /** Reports oldest first. */
+    async list(viewer: Viewer, filter: ReportFilter, page: Pagination): Promise<Listed<ReportRow>> {
+      let query = visible(viewer);
+      if (filter.state !== undefined) query = query.where('r.state', '=', filter.state);
+      if (filter.target_type !== undefined) query = query.where('r.target_type', '=', filter.target_type);
+      if (filter.target_id !== undefined) query = query.where('r.target_id', '=', filter.target_id);
+      if (filter.user_id !== undefined) query = query.where('r.user_id', '=', filter.user_id);
+      return listPage<ReportRow>(db, [{ query, keys: ['r.id'] }], selectReports, page, countOf(db, query));
+    },
+    /**
+     * Settles every open report on the target at once, and answers those settled: none when another settle came
+     * first (the rows' locks, or SQLite's one writer, make the second find no open report).
+     */
+    async settle(
+      target: { type: string; id: string },
+      change: { state: string; resolution: string | null; resolved_by: string; updated_at: string },
+    ): Promise<ReportRow[]> {
+      const open = () =>
+        db.selectFrom('reports').selectAll().where('target_type', '=', target.type).where('target_id', '=', target.id).where('state', '=', 'open');
+      const before = await open().execute();
+      if (before.length === 0) return [];
+      const updated = await db
+        .updateTable('reports')
+        .set(change)
+        .where('target_type', '=', target.type)
+        .where('target_id', '=', target.id)
+        .where('state', '=', 'open')
+        .returning('id')
+        .execute();
+      const ids = new Set(updated.map((u) => u.id));
+      return before.filter((r) => ids.has(r.id)).map((r) => ({ ...r, ...change }));
+    },
+  };
+}

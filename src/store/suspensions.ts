@@ -1,0 +1,71 @@
+import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import type { SuspensionTable } from './moderation-tables.js';
+import type { Database } from './schema.js';
+
+export type SuspensionRow = Selectable<SuspensionTable>;
+
+/**
+ * The one rule of whose content is shown: none of the authors named (the users suspended at the time of the
+ * read; empty for Admins, who see everything). Every read of statuses or comments, and every count of them,
+ * takes it: `where(contentVisible('s.user_id', hidden))`.
+ */
+export function contentVisible(column: string, hiddenAuthors: readonly string[]) {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  return (eb: ExpressionBuilder<any, any>) => (hiddenAuthors.length ? eb(column, 'not in', hiddenAuthors) : eb.lit(true));
+}
+
+export function suspensionsRepo(db: Kysely<Database>) {
+  return {
+    get(userId: string): Promise<SuspensionRow | undefined> {
+      return db.selectFrom('suspensions').selectAll().where('user_id', '=', userId).executeTakeFirst();
+    },
+    getMany(userIds: readonly string[]): Promise<SuspensionRow[]> {
+      if (userIds.length === 0) return Promise.resolve([]);
+      return db.selectFrom('suspensions').selectAll().where('user_id', 'in', userIds).execute();
+    },
+    /** The users suspended at `now` (a suspension past its `until` is over by itself). */
+    async activeIds(now: string): Promise<string[]> {
+      const rows = await db
+        .selectFrom('suspensions')
+        .select('user_id')
+        .where((eb) => eb.or([eb('until', 'is', null), eb('until', '>', now)]))
+        .execute();
+      return rows.map((r) => r.user_id);
+    },
+    /**
+     * Writes the suspension and touches the user's row: the callers kept by the authenticator are re-read when
+     * users change (by this process or another), so the suspension applies from the next request.
+     */
+    async put(row: SuspensionRow): Promise<void> {
+      await db.deleteFrom('suspensions').where('user_id', '=', row.user_id).execute();
+      await db.insertInto('suspensions').values(row).execute();
+      await db.updateTable('users').set({ updated_at: row.created_at }).where('id', '=', row.user_id).execute();
+    },
+    async delete(userId: string, now: string): Promise<boolean> {
+      const deleted = await db.deleteFrom('suspensions').where('user_id', '=', userId).executeTakeFirst();
+      await db.updateTable('users').set({ updated_at: now }).where('id', '=', userId).execute();
+      return Number(deleted.numDeletedRows) > 0;
+    },
+    /** Admins (the system role) not suspended at `now`. */
+    async unsuspendedAdminIds(now: string): Promise<string[]> {
+      const rows = await db
+        .selectFrom('users')
+        .innerJoin('permission_sets', 'permission_sets.id', 'users.permission_set_id')
+        .select('users.id')
+        .where('permission_sets.system_key', '=', 'admins')
+        .where((eb) =>
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('suspensions as x')
+                .select('x.user_id')
+                .whereRef('x.user_id', '=', 'users.id')
+                .where((w) => w.or([w('x.until', 'is', null), w('x.until', '>', now)])),
+            ),
+          ),
+        )
+        .execute();
+      return rows.map((r) => r.id);
+    },
+  };
+}

@@ -1,0 +1,174 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useApp } from '../helpers/app.js';
+import type { Credentials } from '../helpers/server.js';
+
+/** GET /statuses, DELETE /statuses/{id}, /comments/{id}, /likes/{id} (CONTRACT §8): who removes, what vanishes, who is told. */
+const t = useApp();
+type Who = { user: { id: string }; creds: Credentials };
+
+let configId: string;
+beforeAll(async () => {
+  configId = (await t.call('POST', '/page_configurations', { body: { name: 'Removal' } })).body.id;
+});
+
+const page = async (owner: Who, privacy: string) =>
+  (await t.call('POST', '/pages', { as: owner.creds, body: { name: `${privacy} garden`, privacy, page_configuration_id: configId, user_id: owner.user.id } }))
+    .body as { id: string };
+const join = async (who: Who, pageId: string) =>
+  expect((await t.call('POST', '/follows', { body: { followable_type: 'Page', followable_id: pageId, user_id: who.user.id } })).status).toBe(201);
+const post = async (who: Who, body: Record<string, unknown> = {}) => {
+  const res = await t.call('POST', '/statuses', { as: who.creds, body: { user_id: who.user.id, content: 'first post here', ...body } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body as { id: string };
+};
+const comment = async (who: Who, statusId: string) => {
+  const res = await t.call('POST', '/comments', { as: who.creds, body: { user_id: who.user.id, status_id: statusId, content: 'a comment' } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body as { id: string };
+};
+const like = async (who: Who, body: Record<string, unknown>) => {
+  const res = await t.call('POST', '/likes', { as: who.creds, body: { user_id: who.user.id, ...body } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body as { id: string };
+};
+const ids = (res: { body: { items: { id: string }[] } }) => res.body.items.map((s) => s.id);
+const notificationsOf = async (who: Who) =>
+  (await t.call('GET', `/users/${who.user.id}/notifications?per_page=100`, { as: who.creds })).body as { notification_type: string; action_name: string; target_id: string }[];
+
+describe('GET /statuses', () => {
+  it('lists statuses newest first, filtered, each visible as in the stream', async () => {
+    const [owner, member, outsider] = [await t.member(), await t.member(), await t.member()];
+    const secret = await page(owner, 'secret');
+    const pub = await page(owner, 'public');
+    await join(member, secret.id);
+    const a = await post(owner, { page_id: pub.id });
+    const b = await post(owner, { page_id: secret.id });
+    const c = await post(owner);
+    const byOwner = await t.call('GET', `/statuses?user_id=${owner.user.id}`, { as: member.creds });
+    expect(byOwner.status).toBe(200);
+    expect(ids(byOwner)).toEqual([c.id, b.id, a.id]);
+    expect(byOwner.body.total_items).toBe(3);
+    const forOutsider = await t.call('GET', `/statuses?user_id=${owner.user.id}`, { as: outsider.creds });
+    expect(ids(forOutsider)).toEqual([c.id, a.id]);
+    expect(forOutsider.body.total_items).toBe(2);
+    expect(ids(await t.call('GET', `/statuses?page_id=${secret.id}`, { as: outsider.creds }))).toEqual([]);
+    expect(ids(await t.call('GET', `/statuses?page_id=${secret.id}`, { as: member.creds }))).toEqual([b.id]);
+    expect(ids(await t.call('GET', `/statuses?page_id=${secret.id}`))).toEqual([b.id]);
+    expect((await t.call('GET', '/statuses?per_page=101')).status).toBe(400);
+  });
+});
+
+describe('DELETE /statuses/{id}', () => {
+  it('lets the author, the page administrator and an Admin remove; anyone else gets 403', async () => {
+    const [owner, author, other] = [await t.member(), await t.member(), await t.member()];
+    const pub = await page(owner, 'public');
+    await join(author, pub.id);
+    await join(other, pub.id);
+    const s1 = await post(author, { page_id: pub.id });
+    const s2 = await post(author, { page_id: pub.id });
+    const s3 = await post(author, { page_id: pub.id });
+    const profile = await post(author);
+    expect((await t.call('DELETE', `/statuses/${s1.id}`, { as: other.creds })).status).toBe(403);
+    // The page's administrator has no say over a profile's status.
+    expect((await t.call('DELETE', `/statuses/${profile.id}`, { as: owner.creds })).status).toBe(403);
+    expect((await t.call('DELETE', `/statuses/${s1.id}`, { as: author.creds })).status).toBe(204);
+    expect((await t.call('DELETE', `/statuses/${s2.id}`, { as: owner.creds })).status).toBe(204);
+    expect((await t.call('DELETE', `/statuses/${s3.id}`)).status).toBe(204);
+    expect((await t.call('DELETE', `/statuses/${s3.id}`)).status).toBe(404);
+    expect((await t.call('DELETE', '/statuses/nope')).status).toBe(404);
+  });
+
+  it('makes the status vanish from every list, stream and count, keeps it for Admins, and takes comments and likes with it', async () => {
+    const [owner, author, reader] = [await t.member(), await t.member(), await t.member()];
+    const pub = await page(owner, 'public');
+    await join(author, pub.id);
+    await join(reader, pub.id);
+    const kept = await post(author, { page_id: pub.id, content: 'kept' });
+    const gone = await post(author, { page_id: pub.id, content: 'spam spam spam' });
+    const c = await comment(reader, gone.id);
+    await like(reader, { status_id: gone.id });
+    await like(owner, { comment_id: c.id });
+    const streamBefore = (await t.call('GET', `/users/${reader.user.id}/stream`, { as: reader.creds })).body;
+    expect(ids({ body: streamBefore })).toEqual([gone.id, kept.id]);
+
+    const res = await t.call('DELETE', `/statuses/${gone.id}?reason=spam`, { as: owner.creds, headers: { 'x-request-id': 'remove-spam-1' } });
+    expect(res.status).toBe(204);
+
+    const stream = (await t.call('GET', `/users/${reader.user.id}/stream`, { as: reader.creds })).body;
+    expect(ids({ body: stream })).toEqual([kept.id]);
+    expect(stream.total_items).toBe(1);
+    const listed = await t.call('GET', `/statuses?page_id=${pub.id}`, { as: reader.creds });
+    expect(ids(listed)).toEqual([kept.id]);
+    expect(listed.body.total_items).toBe(1);
+    expect((await t.call('GET', `/statuses/${gone.id}`, { as: reader.creds })).status).toBe(404);
+    expect((await t.call('GET', `/statuses/${gone.id}`, { as: author.creds })).status).toBe(404);
+    expect((await t.call('GET', `/statuses/${gone.id}/comments`, { as: reader.creds })).status).toBe(404);
+    expect((await t.call('GET', `/comments/${c.id}`, { as: reader.creds })).status).toBe(404);
+    // Liking or commenting what is gone: 404.
+    expect((await t.call('POST', '/likes', { as: author.creds, body: { user_id: author.user.id, status_id: gone.id } })).status).toBe(404);
+
+    const asAdmin = await t.call('GET', `/statuses/${gone.id}`);
+    expect(asAdmin.status).toBe(200);
+    expect(asAdmin.body).toMatchObject({ id: gone.id, content: 'spam spam spam', removed_by: owner.user.id, removal_reason: 'spam' });
+    expect(asAdmin.body.removed_at).toBe(t.clock().toISOString());
+    expect((await t.call('GET', `/comments/${c.id}`)).body).toMatchObject({ id: c.id, removed_by: owner.user.id });
+
+    const told = (await notificationsOf(author)).filter((n) => n.notification_type === 'content_removed');
+    expect(told).toHaveLength(1);
+    expect(told[0]).toMatchObject({ action_name: 'removed', target_id: gone.id });
+    const audit = (await t.call('GET', `/audit_log?target_id=${gone.id}`)).body.items;
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ action: 'status.remove', actor_id: owner.user.id, target_type: 'Status', request_id: 'remove-spam-1' });
+    expect(await t.store.checkCounts()).toEqual([]);
+  });
+
+  it('tells no one and audits nothing when the author removes their own; takes a reason in the body', async () => {
+    const author = await t.member();
+    const s = await post(author);
+    expect((await t.call('DELETE', `/statuses/${s.id}`, { as: author.creds, body: { reason: 'typo' } })).status).toBe(204);
+    expect((await notificationsOf(author)).filter((n) => n.notification_type === 'content_removed')).toHaveLength(0);
+    expect((await t.call('GET', `/audit_log?target_id=${s.id}`)).body.items).toHaveLength(0);
+    expect((await t.call('GET', `/statuses/${s.id}`)).body.removal_reason).toBe('typo');
+    expect((await t.call('DELETE', `/statuses/${s.id}`, { as: author.creds, body: { reason: 'x', extra: 1 } })).status).toBe(422);
+  });
+});
+
+describe('DELETE /comments/{id}', () => {
+  it('removes a comment for its author, the page administrator or an Admin; the count follows', async () => {
+    const [owner, author, commenter, other] = [await t.member(), await t.member(), await t.member(), await t.member()];
+    const pub = await page(owner, 'public');
+    await join(author, pub.id);
+    const s = await post(author, { page_id: pub.id });
+    const [c1, c2] = [await comment(commenter, s.id), await comment(commenter, s.id)];
+    await like(author, { comment_id: c1.id });
+    expect((await t.call('DELETE', `/comments/${c1.id}`, { as: other.creds })).status).toBe(403);
+    expect((await t.call('DELETE', `/comments/${c1.id}`, { as: owner.creds, body: { reason: 'rude' } })).status).toBe(204);
+    const list = await t.call('GET', `/statuses/${s.id}/comments`, { as: other.creds });
+    expect(ids(list)).toEqual([c2.id]);
+    expect(list.body.total_items).toBe(1);
+    expect((await t.call('GET', `/statuses/${s.id}`, { as: other.creds })).body.comments_count).toBe(1);
+    expect((await t.call('GET', `/comments/${c1.id}`, { as: commenter.creds })).status).toBe(404);
+    expect((await t.call('GET', `/comments/${c1.id}`)).body).toMatchObject({ removal_reason: 'rude', removed_by: owner.user.id });
+    expect((await t.call('GET', `/comments/${c2.id}`, { as: other.creds })).status).toBe(200);
+    const told = (await notificationsOf(commenter)).filter((n) => n.notification_type === 'content_removed');
+    expect(told).toMatchObject([{ target_id: c1.id }]);
+    expect((await t.call('GET', `/audit_log?action=comment.remove&target_id=${c1.id}`)).body.total_items).toBe(1);
+    expect((await t.call('DELETE', `/comments/${c2.id}`, { as: commenter.creds })).status).toBe(204);
+    expect((await t.call('GET', `/statuses/${s.id}`, { as: other.creds })).body.comments_count).toBe(0);
+  });
+});
+
+describe('DELETE /likes/{id}', () => {
+  it('takes a like back for the user who liked; 403 for others, 404 after', async () => {
+    const [author, liker] = [await t.member(), await t.member()];
+    const s = await post(author);
+    const l = await like(liker, { status_id: s.id });
+    expect((await t.call('GET', `/statuses/${s.id}`, { as: author.creds })).body.likes_count).toBe(1);
+    expect((await t.call('DELETE', `/likes/${l.id}`, { as: author.creds })).status).toBe(403);
+    expect((await t.call('DELETE', `/likes/${l.id}`, { as: liker.creds })).status).toBe(204);
+    expect((await t.call('DELETE', `/likes/${l.id}`, { as: liker.creds })).status).toBe(404);
+    expect((await t.call('GET', `/statuses/${s.id}`, { as: author.creds })).body.likes_count).toBe(0);
+    // Liking again works once the like is gone.
+    await like(liker, { status_id: s.id });
+  });
+});

@@ -1,0 +1,117 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useApp } from '../helpers/app.js';
+import type { Credentials } from '../helpers/server.js';
+
+/** PUT/DELETE /users/{id}/suspension (CONTRACT §8): keys refused, content hidden, no new ties, over by itself at `until`. */
+const t = useApp();
+type Who = { user: { id: string; nickname: string }; creds: Credentials };
+
+let configId: string;
+beforeAll(async () => {
+  configId = (await t.call('POST', '/page_configurations', { body: { name: 'Suspension' } })).body.id;
+});
+
+const page = async (owner: Who, privacy: string) =>
+  (await t.call('POST', '/pages', { as: owner.creds, body: { name: `${privacy} club`, privacy, page_configuration_id: configId, user_id: owner.user.id } }))
+    .body as { id: string };
+const post = async (who: Who, body: Record<string, unknown> = {}) => {
+  const res = await t.call('POST', '/statuses', { as: who.creds, body: { user_id: who.user.id, content: 'hello', ...body } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body as { id: string };
+};
+const suspend = (who: Who, body: Record<string, unknown>, as?: Credentials) => t.call('PUT', `/users/${who.user.id}/suspension`, { as, body });
+const ids = (res: { body: { items: { id: string }[] } }) => res.body.items.map((s) => s.id);
+
+describe('suspension', () => {
+  it('is for Admins; refuses the user keys with account_suspended naming reason and end; lifting tells the user', async () => {
+    const [bob, other] = [await t.member(), await t.member()];
+    expect((await suspend(bob, { reason: 'spam' }, other.creds)).status).toBe(403);
+    expect((await suspend(bob, {})).status).toBe(422);
+    expect((await suspend(bob, { reason: 'spam', until: '2020-01-01T00:00:00Z' })).status).toBe(422);
+    const res = await suspend(bob, { reason: 'spam', until: '2026-12-01T00:00:00Z' }, undefined);
+    expect(res.status).toBe(200);
+    expect(res.body.suspension).toEqual({ reason: 'spam', until: '2026-12-01T00:00:00.000Z', created_at: t.clock().toISOString(), created_by: t.admin.id });
+    expect((await t.call('GET', `/users/${bob.user.id}`)).body.suspension).toMatchObject({ reason: 'spam' });
+    const refused = await t.call('GET', `/users/${bob.user.id}`, { as: bob.creds });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe('account_suspended');
+    expect(refused.body.error.message).toContain('spam');
+    expect(refused.body.error.message).toContain('2026-12-01T00:00:00.000Z');
+    expect((await t.call('GET', `/audit_log?action=user.suspend&target_id=${bob.user.id}`)).body.total_items).toBe(1);
+
+    expect((await t.call('DELETE', `/users/${bob.user.id}/suspension`, { as: other.creds })).status).toBe(403);
+    const lifted = await t.call('DELETE', `/users/${bob.user.id}/suspension`);
+    expect(lifted.status).toBe(200);
+    expect(lifted.body.suspension).toBeNull();
+    expect((await t.call('DELETE', `/users/${bob.user.id}/suspension`)).status).toBe(404);
+    expect((await t.call('GET', `/users/${bob.user.id}`, { as: bob.creds })).status).toBe(200);
+    const told = ((await t.call('GET', `/users/${bob.user.id}/notifications`, { as: bob.creds })).body as { notification_type: string }[]).filter(
+      (n) => n.notification_type === 'suspension_lifted',
+    );
+    expect(told).toHaveLength(1);
+    expect((await t.call('GET', `/audit_log?action=user.unsuspend&target_id=${bob.user.id}`)).body.total_items).toBe(1);
+  });
+
+  it('never suspends oneself (409)', async () => {
+    const res = await t.call('PUT', `/users/${t.admin.id}/suspension`, { body: { reason: 'x' } });
+    expect(res.status).toBe(409);
+  });
+
+  it("hides the user's statuses and comments from all but Admins, in lists, streams, counts and reads, until it ends at `until`", async () => {
+    const [owner, bob, reader] = [await t.member(), await t.member(), await t.member()];
+    const pub = await page(owner, 'public');
+    for (const who of [bob, reader])
+      await t.call('POST', '/follows', { body: { followable_type: 'Page', followable_id: pub.id, user_id: who.user.id } });
+    await t.call('POST', '/follows', { body: { followable_type: 'User', followable_id: bob.user.id, user_id: reader.user.id } });
+    const mine = await post(owner, { page_id: pub.id });
+    const inPage = await post(bob, { page_id: pub.id });
+    const onProfile = await post(bob);
+    const c = (await t.call('POST', '/comments', { as: bob.creds, body: { user_id: bob.user.id, status_id: mine.id, content: 'buy now' } })).body;
+    await t.call('POST', '/comments', { as: reader.creds, body: { user_id: reader.user.id, status_id: mine.id, content: 'nice' } });
+
+    const stream = async () => (await t.call('GET', `/users/${reader.user.id}/stream`, { as: reader.creds })).body;
+    expect(ids({ body: await stream() })).toEqual([onProfile.id, inPage.id, mine.id]);
+
+    expect((await suspend(bob, { reason: 'spam', until: '2026-11-21T00:00:00Z' })).status).toBe(200);
+    const hidden = await stream();
+    expect(ids({ body: hidden })).toEqual([mine.id]);
+    expect(hidden.total_items).toBe(1);
+    const listed = await t.call('GET', `/statuses?page_id=${pub.id}`, { as: reader.creds });
+    expect(ids(listed)).toEqual([mine.id]);
+    expect(listed.body.total_items).toBe(1);
+    const comments = await t.call('GET', `/statuses/${mine.id}/comments`, { as: reader.creds });
+    expect(comments.body.items).toHaveLength(1);
+    expect(comments.body.total_items).toBe(1);
+    expect((await t.call('GET', `/statuses/${inPage.id}`, { as: reader.creds })).status).toBe(404);
+    expect((await t.call('GET', `/comments/${c.id}`, { as: reader.creds })).status).toBe(404);
+    expect((await t.call('POST', '/likes', { as: reader.creds, body: { user_id: reader.user.id, status_id: inPage.id } })).status).toBe(404);
+    // Admins see everything.
+    expect(ids(await t.call('GET', `/statuses?page_id=${pub.id}`))).toEqual([inPage.id, mine.id]);
+    expect((await t.call('GET', `/statuses/${inPage.id}`)).status).toBe(200);
+
+    // Over by itself once `until` is past.
+    t.clock.set('2026-11-21T00:00:01Z');
+    expect(ids({ body: await stream() })).toEqual([onProfile.id, inPage.id, mine.id]);
+    expect((await stream()).total_items).toBe(3);
+    expect((await t.call('GET', `/users/${bob.user.id}`, { as: bob.creds })).status).toBe(200);
+    expect((await t.call('GET', `/users/${bob.user.id}`)).body.suspension).toBeNull();
+    t.clock.set('2026-11-20T10:00:00.000Z');
+  });
+
+  it('refuses following, inviting and letting in a suspended user (409 user_suspended, "User suspended")', async () => {
+    const [owner, bob, fan] = [await t.member(), await t.member(), await t.member()];
+    const priv = await page(owner, 'private');
+    const request = (await t.call('POST', '/page_access_requests', { as: bob.creds, body: { page_id: priv.id, user_id: bob.user.id } })).body;
+    expect((await suspend(bob, { reason: 'abuse' })).status).toBe(200);
+    const follow = await t.call('POST', '/follows', { as: fan.creds, body: { followable_type: 'User', followable_id: bob.user.id, user_id: fan.user.id } });
+    expect(follow.status).toBe(409);
+    expect(follow.body.error.code).toBe('user_suspended');
+    const invite = await t.call('POST', '/invites', { as: owner.creds, body: { target_type: 'Page', target_id: priv.id, user_id: owner.user.id, user_target_ids: [bob.user.id] } });
+    expect(invite.body.errors).toEqual([{ [bob.user.id]: 'User suspended' }]);
+    const accept = await t.call('PUT', `/page_access_requests/${request.id}/accept`, { as: owner.creds });
+    expect(accept.status).toBe(409);
+    expect(accept.body.error.code).toBe('user_suspended');
+    await t.call('DELETE', `/users/${bob.user.id}/suspension`);
+    expect((await t.call('PUT', `/page_access_requests/${request.id}/accept`, { as: owner.creds })).status).toBe(200);
+  });
+});
