@@ -17,7 +17,7 @@ import { nextFreeSlug, retryingSlugRace, slugify } from './slugs.js';
 export const EMAIL_TAKEN = 'A user already exist with that email';
 
 /** The user record as the API shows it; the email only to the user themself and to administrators. */
-export function toUserRecord(row: UserWithRole, viewer?: Caller): User {
+export function toUserRecord(row: UserWithRole, viewer?: Caller, now: Date = new Date()): User {
   const fullname = `${row.first_name} ${row.last_name}`;
   const showEmail = viewer && (viewer.isAdmin || viewer.user.id === row.id);
   return {
@@ -31,9 +31,17 @@ export function toUserRecord(row: UserWithRole, viewer?: Caller): User {
     ...(showEmail ? { email: row.email } : {}),
     permission_set_id: row.permission_set_id,
     tagline: row.role_show_as_tagline ? { name: row.role_name, image_url: row.role_image_url } : null,
+    suspension: suspensionOf(row, now),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
+}
+
+/** The suspension in force at `now` from the row's joined columns, else null. */
+function suspensionOf(row: UserWithRole, now: Date): Suspension | null {
+  if (row.suspension_reason == null || row.suspension_created_at == null || row.suspension_created_by == null) return null;
+  const s = { reason: row.suspension_reason, until: row.suspension_until ?? null, created_at: row.suspension_created_at, created_by: row.suspension_created_by };
+  return toSuspension(s, now);
 }
 
 /**
@@ -160,11 +168,11 @@ function csvCell(value: string | boolean | null): string {
 export const inForce = (s: { until: string | null } | null | undefined, now: Date): boolean =>
   !!s && (s.until === null || Date.parse(s.until) > now.getTime());
 
-const toSuspension = (s: SuspensionRow, now: Date): Suspension | null =>
+const toSuspension = (s: Pick<SuspensionRow, 'reason' | 'until' | 'created_at' | 'created_by'>, now: Date): Suspension | null =>
   inForce(s, now) ? { reason: s.reason, until: s.until, created_at: s.created_at, created_by: s.created_by } : null;
 
 /** A single user's record with its `suspension` (null when none is in force). */
 export async function withSuspension(deps: Deps, caller: Caller, row: UserWithRole): Promise<User> {
   const s = await deps.store.suspensions.get(row.id);
-  return { ...toUserRecord(row, caller), suspension: s ? toSuspension(s, deps.clock()) : null };
+  return { ...toUserRecord(row, caller, deps.clock()), suspension: s ? toSuspension(s, deps.clock()) : null };
 }

@@ -11,6 +11,11 @@ export interface UserWithRole extends UserRow {
   role_system_key: string | null;
   role_show_as_tagline: number;
   role_image_url: string | null;
+  /** The user's suspension, when a row is kept (in force or past its `until`); absent where not read. */
+  suspension_reason?: string | null;
+  suspension_until?: string | null;
+  suspension_created_at?: string | null;
+  suspension_created_by?: string | null;
 }
 
 /** What makes two nicknames the same one: compatibility-normalised, lower case. */
@@ -22,16 +27,21 @@ export interface UserFilter {
   role?: string;
 }
 
-/** A user with the role fields that user records show (tagline). */
+/** A user with the role fields that user records show (tagline) and their suspension (one key lookup). */
 const joinRole = (q: SelectQueryBuilder<Database, 'users', object>) =>
   q
     .innerJoin('permission_sets', 'permission_sets.id', 'users.permission_set_id')
+    .leftJoin('suspensions', 'suspensions.user_id', 'users.id')
     .selectAll('users')
     .select([
       'permission_sets.name as role_name',
       'permission_sets.system_key as role_system_key',
       'permission_sets.show_as_tagline as role_show_as_tagline',
       'permission_sets.image_url as role_image_url',
+      'suspensions.reason as suspension_reason',
+      'suspensions.until as suspension_until',
+      'suspensions.created_at as suspension_created_at',
+      'suspensions.created_by as suspension_created_by',
     ]);
 
 export function usersRepo(db: Kysely<Database>) {

@@ -4,7 +4,9 @@ import { CommentSchema, StatusListSchema } from '../../shared/schemas/content.js
 import { ListStatusesQuery, RemoveContentInput, RemoveContentQuery } from '../../shared/schemas/removals.js';
 import type { RouteContext } from '../context.js';
 
-const IdParams = z.object({ id: z.string() });
+const StatusParams = z.object({ status_id: z.string() });
+const CommentParams = z.object({ comment_id: z.string() });
+const LikeParams = z.object({ like_id: z.string() });
 
 export function registerRemovalRoutes({ routes, deps }: RouteContext): void {
   const tag = 'Content';
@@ -23,45 +25,45 @@ export function registerRemovalRoutes({ routes, deps }: RouteContext): void {
   routes.add(
     {
       method: 'DELETE',
-      url: '/statuses/:id',
+      url: '/statuses/:status_id',
       operationId: 'remove_status',
       tag,
       summary: "Remove a status with its comments and likes (its author, the page's administrators, Admins); optional reason",
-      params: IdParams,
+      params: StatusParams,
       query: RemoveContentQuery,
       body: RemoveContentInput,
       status: 204,
     },
     async ({ params, query, body, caller }) => {
-      await removeStatus(deps, caller, params.id, body.reason ?? query.reason ?? null);
+      await removeStatus(deps, caller, params.status_id, body.reason ?? query.reason ?? null);
       return undefined;
     },
   );
   routes.add(
-    { method: 'GET', url: '/comments/:id', operationId: 'get_comment', tag, summary: 'Get a comment', params: IdParams, response: CommentSchema },
-    ({ params, caller }) => getComment(deps, caller, params.id),
+    { method: 'GET', url: '/comments/:comment_id', operationId: 'get_comment', tag, summary: 'Get a comment', params: CommentParams, response: CommentSchema },
+    ({ params, caller }) => getComment(deps, caller, params.comment_id),
   );
   routes.add(
     {
       method: 'DELETE',
-      url: '/comments/:id',
+      url: '/comments/:comment_id',
       operationId: 'remove_comment',
       tag,
       summary: "Remove a comment (its author, the page's administrators, Admins); optional reason",
-      params: IdParams,
+      params: CommentParams,
       query: RemoveContentQuery,
       body: RemoveContentInput,
       status: 204,
     },
     async ({ params, query, body, caller }) => {
-      await removeComment(deps, caller, params.id, body.reason ?? query.reason ?? null);
+      await removeComment(deps, caller, params.comment_id, body.reason ?? query.reason ?? null);
       return undefined;
     },
   );
   routes.add(
-    { method: 'DELETE', url: '/likes/:id', operationId: 'delete_like', tag, summary: 'Take a like back (the user who liked)', params: IdParams, status: 204 },
+    { method: 'DELETE', url: '/likes/:like_id', operationId: 'delete_like', tag, summary: 'Take a like back (the user who liked)', params: LikeParams, status: 204 },
     async ({ params, caller }) => {
-      await deleteLike(deps, caller, params.id);
+      await deleteLike(deps, caller, params.like_id);
       return undefined;
     },
   );

@@ -13,5 +13,7 @@ export type ListStatusesQuery = z.output<typeof ListStatusesQuery>;
 
 /** The reason of a removal, in the query (`?reason=`) or the body: either works. */
 export const RemoveContentQuery = z.object({ reason: optionalText(MAX_REMOVAL_REASON) });
-export const RemoveContentInput = z.object({ reason: optionalText(MAX_REMOVAL_REASON) });
+export const RemoveContentInput = z
+  .object({ reason: optionalText(MAX_REMOVAL_REASON) })
+  .meta({ id: 'RemoveContentInput', examples: [{ reason: 'Spam: links to a shop' }] });
 export type RemoveContentInput = z.output<typeof RemoveContentInput>;

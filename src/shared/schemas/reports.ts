@@ -2,6 +2,15 @@ import { z } from 'zod';
 import { Id, idInput, listOf, optionalText, PaginationQuery, queryEnum, queryText, Timestamp } from './common.js';
 import { SuspendUserInput } from './suspensions.js';
 import { UserSchema } from './users.js';
+import { EXAMPLE_ID } from './examples.js';
+
+const reportExample = {
+  user_id: EXAMPLE_ID.grace,
+  target_type: 'Status',
+  target_id: EXAMPLE_ID.status,
+  reason: 'spam',
+  comment: 'Links to a shop',
+};
 
 export const REPORT_TARGET_TYPES = ['Status', 'Comment', 'User'] as const;
 export const REPORT_REASONS = ['spam', 'abuse', 'off_topic', 'other'] as const;
@@ -17,7 +26,7 @@ export const CreateReportInput = z.object({
   target_id: idInput,
   reason: z.enum(REPORT_REASONS, { error: `must be one of: ${REPORT_REASONS.join(', ')}` }),
   comment: optionalText(MAX_REPORT_COMMENT),
-});
+}).meta({ id: 'CreateReportInput', examples: [reportExample] });
 export type CreateReportInput = z.output<typeof CreateReportInput>;
 
 export const ReportTargetSchema = z.object({
@@ -40,7 +49,21 @@ export const ReportSchema = z.object({
   created_at: Timestamp,
   updated_at: Timestamp,
   target: ReportTargetSchema,
-}).meta({ id: 'Report' });
+}).meta({
+  id: 'Report',
+  examples: [
+    {
+      id: EXAMPLE_ID.notification,
+      ...reportExample,
+      state: 'open',
+      resolution: null,
+      resolved_by: null,
+      created_at: '2026-11-20T10:00:00.000Z',
+      updated_at: '2026-11-20T10:00:00.000Z',
+      target: { type: 'Status', id: EXAMPLE_ID.status, excerpt: 'Cheap seeds at example.com', user: null },
+    },
+  ],
+});
 export type Report = z.infer<typeof ReportSchema>;
 export const ReportListSchema = listOf(ReportSchema);
 
@@ -58,5 +81,6 @@ export const ResolveReportInput = z
     reason: optionalText(1000).describe('Required for suspend (the suspension reason); kept as the removal reason for remove'),
     until: SuspendUserInput.shape.until,
   })
-  .refine((r) => r.action !== 'suspend' || !!r.reason, { message: 'is required to suspend', path: ['reason'] });
+  .refine((r) => r.action !== 'suspend' || !!r.reason, { message: 'is required to suspend', path: ['reason'] })
+  .meta({ id: 'ResolveReportInput', examples: [{ action: 'remove', reason: 'Spam' }] });
 export type ResolveReportInput = z.output<typeof ResolveReportInput>;

@@ -9,7 +9,7 @@ export const SuspensionSchema = z.object({
   until: Timestamp.nullable().describe('When it ends by itself; null: until lifted'),
   created_at: Timestamp,
   created_by: Id,
-});
+}).meta({ id: 'Suspension' });
 export type Suspension = z.infer<typeof SuspensionSchema>;
 
 /** An ISO 8601 time with its offset (or a date, midnight UTC), normalised to UTC. */
@@ -23,5 +23,5 @@ const isoTime = z
 export const SuspendUserInput = z.object({
   reason: text(MAX_SUSPENSION_REASON),
   until: z.preprocess((v) => (v === null || v === '' ? undefined : v), isoTime.optional()),
-});
+}).meta({ id: 'SuspendUserInput', examples: [{ reason: 'Spam after two warnings', until: '2026-12-31T00:00:00.000Z' }] });
 export type SuspendUserInput = z.output<typeof SuspendUserInput>;

@@ -84,7 +84,7 @@ export const UserSchema = z.object({
   tagline: TaglineSchema.nullable(),
   created_at: Timestamp,
   updated_at: Timestamp,
-  suspension: SuspensionSchema.nullable().optional().describe('On a single user record: null, or the suspension in force'),
+  suspension: SuspensionSchema.nullable().optional().describe('null, or the suspension in force'),
 }).meta({ id: 'User', examples: [exampleUser] });
 export type User = z.infer<typeof UserSchema>;
 export const UserListSchema = listOf(UserSchema);

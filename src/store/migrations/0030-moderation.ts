@@ -39,6 +39,8 @@ export const moderation: Migration = {
       .addColumn('created_at', 'varchar(32)', (c) => c.notNull())
       .addColumn('created_by', 'varchar(64)', (c) => c.notNull())
       .execute();
+    // Who is suspended now (`until` null or to come) is read by every content read: an index range, not a scan.
+    await db.schema.createIndex('suspensions_until').on('suspensions').column('until').execute();
 
     await db.schema
       .createTable('reports')
