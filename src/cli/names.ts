@@ -45,12 +45,8 @@ export const ID_LISTS = {
   accessRequest: { label: 'access request', path: '/page_access_requests' },
   invite: { label: 'invite', path: '/invites' },
   follow: { label: 'follow', path: '/follows' },
-  // There is no list of every status: the ids shown come from the caller's stream (`agora stream`).
-  status: {
-    label: 'status',
-    path: async (client: ApiClient) => `/users/${(await client.get<{ id: string }>('/me')).id}/stream`,
-    among: 'in your stream',
-  },
+  status: { label: 'status', path: '/statuses' },
+  report: { label: 'report', path: '/reports' },
   webhook: { label: 'webhook', path: '/webhooks', describe: (r: Record<string, unknown>) => `${r.id} (${r.url})` },
 } satisfies Record<string, IdList>;
 

@@ -38,7 +38,7 @@ describe('short ids', () => {
     expect(shared.stderr).toMatch(new RegExp(`^error: 2 statuses have an id starting with ${posted[0]!.id.slice(0, 6)}: .*; give more of the id\\n$`));
     for (const { id } of posted) expect(shared.stderr).toContain(id);
     expect(none.code).toBe(1);
-    expect(none.stderr).toBe('error: No status in your stream has an id starting with ffffff0\n');
+    expect(none.stderr).toBe('error: No status you may see has an id starting with ffffff0\n');
   });
 
   it('pages get and access-requests accept take the prefix a table shows', async () => {

@@ -34,12 +34,15 @@ async function describeStatus(ctx: Context, status: Status): Promise<string> {
   return `${status.user.nickname}'s status "${firstWords(status.content)}"${where}`;
 }
 
-async function removal(ctx: Context, kind: 'statuses' | 'comments', id: string, o: { yes?: boolean; reason?: string }) {
-  const [{ seg }, { confirmOrStop }, { interactive }] = await Promise.all([
+async function removal(ctx: Context, kind: 'statuses' | 'comments', ref: string, o: { yes?: boolean; reason?: string }) {
+  const [{ seg }, { confirmOrStop }, { interactive }, { ID_LISTS }] = await Promise.all([
     import('../../client/api-client.js'),
     import('../confirm.js'),
     import('../prompts.js'),
+    import('../names.js'),
   ]);
+  // A status's shortened id (as tables show it) is resolved among the statuses the caller may see.
+  const id = kind === 'statuses' ? (await ctx.names.fullIds(ID_LISTS.status, [ref]))[0]! : ref;
   let what = kind === 'statuses' ? `status ${id}` : `comment ${id}`;
   if (!o.yes && interactive()) {
     if (kind === 'statuses') what = await describeStatus(ctx, await ctx.client.get<Status>(`/statuses/${seg(id)}`));
@@ -172,8 +175,9 @@ function registerReportCommands(program: Command): void {
   );
   examples(reports.command('get').description('show one report').argument('<id>', 'report id'), 'agora reports get 3f2a…').action(
     withContext(async (ctx, _o, [id]) => {
-      const { seg } = await import('../../client/api-client.js');
-      await ctx.out.record(await ctx.client.get<Report>(`/reports/${seg(id!)}`));
+      const [{ seg }, { ID_LISTS }] = await Promise.all([import('../../client/api-client.js'), import('../names.js')]);
+      const [full] = await ctx.names.fullIds(ID_LISTS.report, [id!]);
+      await ctx.out.record(await ctx.client.get<Report>(`/reports/${seg(full!)}`));
     }),
   );
   examples(
@@ -187,8 +191,8 @@ function registerReportCommands(program: Command): void {
     'agora reports resolve 3f2a… --action remove',
   ).action(
     withContext<{ action: string; reason?: string; until?: string }>(async (ctx, o, args) => {
-      const { seg } = await import('../../client/api-client.js');
-      for (const id of await idsFrom(args)) {
+      const [{ seg }, { ID_LISTS }] = await Promise.all([import('../../client/api-client.js'), import('../names.js')]);
+      for (const id of await ctx.names.fullIds(ID_LISTS.report, await idsFrom(args))) {
         await ctx.client.put(`/reports/${seg(id)}/resolve`, { action: o.action, reason: o.reason, until: o.until });
         ctx.out.done(`Report ${id} resolved (${o.action})`);
       }
@@ -199,8 +203,8 @@ function registerReportCommands(program: Command): void {
     'agora reports dismiss 3f2a…',
   ).action(
     withContext(async (ctx, _o, args) => {
-      const { seg } = await import('../../client/api-client.js');
-      for (const id of await idsFrom(args)) {
+      const [{ seg }, { ID_LISTS }] = await Promise.all([import('../../client/api-client.js'), import('../names.js')]);
+      for (const id of await ctx.names.fullIds(ID_LISTS.report, await idsFrom(args))) {
         await ctx.client.put(`/reports/${seg(id)}/dismiss`);
         ctx.out.done(`Report ${id} dismissed`);
       }
