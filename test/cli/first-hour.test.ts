@@ -242,6 +242,19 @@ describe('prompts check each answer as it is given', () => {
     expect(JSON.parse(found.stdout).items.filter((e: { name: string }) => e.name === name)).toHaveLength(1);
   });
 
+  it('follows delete names what is unfollowed, not a bare id', async () => {
+    const { call, createPageConfiguration, createPage } = await import('../helpers/api.js');
+    const name = `Unfollowed ${Date.now() % 100000}`;
+    const config = await createPageConfiguration(server);
+    const me = (await call(server, 'GET', '/me')).body as { id: string };
+    const page = await createPage(server, { name, user_id: me.id, page_configuration_id: config.id });
+    const follows = await runCli(['follows', 'list', '--user', 'admin', '--id', page.id, '--type', 'Page', '--json'], { home: server.dir, env: envFor(server) });
+    const follow = JSON.parse(follows.stdout).items[0] as { id: string };
+    const run = await tty(['follows', 'delete', follow.id], [{ when: /\(y\/N\)/, send: 'n\r' }]);
+    expect(run.code, run.screen).toBe(0);
+    expect(run.screen).toContain(`Delete admin's follow of ${name} (page)? (y/N)`);
+  });
+
   it('a confirmation takes y or yes, not "yy"', async () => {
     const id = 'f'.repeat(32);
     const prompt = /Delete follow f{32}\? \(y\/N\)/;

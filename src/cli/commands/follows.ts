@@ -1,6 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Follow } from '../../shared/schemas/follows.js';
 import { examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import type { Context } from '../context.js';
 import type { Names } from '../names.js';
 import type { Column, RecordView } from '../output.js';
 
@@ -99,11 +100,33 @@ export function registerFollowCommands(program: Command): void {
         import('../confirm.js'),
         import('../names.js'),
       ]);
-      for (const id of await names.fullIds(ID_LISTS.follow, await idsFrom(args))) {
-        await confirmOrStop(`Delete follow ${id}?`, o.yes);
+      const ids = await names.fullIds(ID_LISTS.follow, await idsFrom(args));
+      const asking = !o.yes && !!process.stdin.isTTY && !!process.stdout.isTTY;
+      const described = asking ? await describeFollows(client, ids) : new Map<string, string>();
+      for (const id of ids) {
+        const what = described.get(id) ?? `follow ${id}`;
+        await confirmOrStop(`Delete ${what}?`, o.yes);
         await client.delete(`/follows/${seg(id)}`);
-        out.done(`Follow ${id} deleted`);
+        out.done(described.has(id) ? `Deleted ${what}` : `Follow ${id} deleted`);
       }
     }),
   );
+}
+
+/**
+ * What a person is asked about: "ada's follow of Garden Club (page)" rather than a bare id. The API has no read of
+ * one follow by id: the caller's own follows are looked through (the usual unfollow); any other stays an id.
+ */
+async function describeFollows(client: Context['client'], ids: string[]): Promise<Map<string, string>> {
+  const { fetchList } = await import('../list-walk.js');
+  const me = await client.get<{ id: string; nickname: string }>('/me');
+  const { items } = await fetchList<Follow>(client, '/follows', { user_id: me.id }, { perPage: 100, all: true });
+  const named = new Map<string, string>();
+  for (const follow of items) {
+    if (!ids.includes(follow.id)) continue;
+    const target = follow.followable as { name?: string; nickname?: string } | null | undefined;
+    const name = target?.nickname ?? target?.name ?? follow.followable_id;
+    named.set(follow.id, `${me.nickname}'s follow of ${name} (${follow.followable_type === 'Page' ? 'page' : 'user'})`);
+  }
+  return named;
 }
