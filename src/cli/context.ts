@@ -3,6 +3,7 @@ import { credentialsPath, readCredentials, type Profile } from './credentials.js
 import { AuthError, UsageError } from './errors.js';
 import { Names } from './names.js';
 import { Output } from './output.js';
+import { selfCommand } from './self-command.js';
 import { slowCallSpinner } from './spinner.js';
 
 export const DEFAULT_URL = 'http://127.0.0.1:4010';
@@ -53,7 +54,7 @@ export async function resolveTarget(options: GlobalOptions, env: NodeJS.ProcessE
   const profile = explicit ?? file.current ?? 'default';
   const stored = file.profiles[profile];
   if (explicit && !stored && !fromEnv)
-    throw new UsageError(`No profile named "${profile}": run agora login --profile ${profile}`);
+    throw new UsageError(`No profile named "${profile}": run ${selfCommand()} login --profile ${profile}`);
   if (fromEnv) return { profile, url: url ?? stored?.url ?? DEFAULT_URL, ...pair };
   const pick = (name: string, chosen: Profile | undefined): Target => ({
     profile: name,
@@ -68,7 +69,7 @@ export async function resolveTarget(options: GlobalOptions, env: NodeJS.ProcessE
   }
   if (Object.keys(file.profiles).length === 0) return pick(profile, undefined);
   const server = originOf(url);
-  const how = `run agora login --url ${server} --profile NAME, or set AGORA_API_KEY and AGORA_API_SECRET`;
+  const how = `run ${selfCommand()} login --url ${server} --profile NAME, or set AGORA_API_KEY and AGORA_API_SECRET`;
   const elsewhere = stored ? ` (profile "${profile}" is for ${originOf(stored.url)})` : '';
   return {
     profile,
@@ -130,7 +131,7 @@ export function clientFor(
 export async function createContext(options: GlobalOptions): Promise<Context> {
   const target = await resolveTarget(options);
   if (!target.apiKey || !target.apiSecret)
-    throw new AuthError(target.missing ?? 'Not logged in: run agora login, or set AGORA_API_KEY and AGORA_API_SECRET');
+    throw new AuthError(target.missing ?? `Not logged in: run ${selfCommand()} login, or set AGORA_API_KEY and AGORA_API_SECRET`);
   const client = clientFor(options, target);
   const names = new Names(client);
   const out = new Output({ json: !!options.json, names });

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type Conf from 'conf';
+import { selfCommand } from './self-command.js';
 
 export interface Profile {
   url: string;
@@ -50,7 +51,7 @@ export function credentialsPath(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 const damaged = (path: string, reason: string) =>
-  new CredentialsError(`The credentials file ${path} is damaged (${reason}): repair it, or delete it and run agora login again`);
+  new CredentialsError(`The credentials file ${path} is damaged (${reason}): repair it, or delete it and run ${selfCommand()} login again`);
 
 /**
  * The profiles on conf: a schema for the contents, atomic writes (a temporary file renamed over the old one),

@@ -157,7 +157,7 @@ describe('profiles, --profile and logout', () => {
   it('refuses an unknown profile with exit 2', async () => {
     const result = await runCli(['pages', 'list', '--profile', 'nosuch'], { home });
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('error: No profile named "nosuch": run agora login --profile nosuch\n');
+    expect(result.stderr).toBe('error: No profile named "nosuch": run npx agora login --profile nosuch\n');
   });
 
   it('logout removes the profile and keeps the file private; a profile taking over as the current one is named', async () => {
@@ -171,7 +171,7 @@ describe('profiles, --profile and logout', () => {
 
     const out = await runCli(['logout'], { home: other });
     expect(out.code, out.stderr).toBe(0);
-    expect(out.stdout).toBe(`Logged out: profile "member" removed; the current profile is now "default" (${server.url}): agora profiles use NAME for another\n`);
+    expect(out.stdout).toBe(`Logged out: profile "member" removed; the current profile is now "default" (${server.url}): npx agora profiles use NAME for another\n`);
     const stored = JSON.parse(readFileSync(credentialsFile(other), 'utf8'));
     expect(Object.keys(stored.profiles)).toEqual(['default']);
     expect(stored.current).toBe('default');
@@ -189,7 +189,7 @@ describe('profiles, --profile and logout', () => {
     // Logging out of the last profile leaves the client without credentials, and says so.
     const last = await runCli(['logout'], { home: other });
     expect(last.code).toBe(0);
-    expect(last.stdout).toBe('Logged out: profile "default" removed; no profile is left (agora login)\n');
+    expect(last.stdout).toBe('Logged out: profile "default" removed; no profile is left (npx agora login)\n');
     const none = await runCli(['pages', 'list'], { home: other });
     expect(none.code).toBe(4);
   });
@@ -206,7 +206,7 @@ describe('without credentials', () => {
       expect(r.code).toBe(4);
       expect(r.stdout).toBe('');
     }
-    expect(plain.stderr).toBe('error: Not logged in: run agora login, or set AGORA_API_KEY and AGORA_API_SECRET\n');
+    expect(plain.stderr).toBe('error: Not logged in: run npx agora login, or set AGORA_API_KEY and AGORA_API_SECRET\n');
   });
 
   it('exits 4 when the server refuses the key, whatever the output mode', async () => {
@@ -258,7 +258,7 @@ describe('credentials belong to their server', () => {
       expect(r.stdout).toBe('');
     }
     expect(flag.stderr).toBe(
-      `error: No credentials stored for ${otherUrl} (profile "default" is for ${server.url}): run agora login --url ${otherUrl} --profile NAME, or set AGORA_API_KEY and AGORA_API_SECRET\n`,
+      `error: No credentials stored for ${otherUrl} (profile "default" is for ${server.url}): run npx agora login --url ${otherUrl} --profile NAME, or set AGORA_API_KEY and AGORA_API_SECRET\n`,
     );
     expect(JSON.parse(env.stderr).error).toMatchObject({ code: 'not_logged_in', message: expect.stringContaining(`No credentials stored for ${otherUrl}`) });
     expect(other.requests.length).toBe(before);

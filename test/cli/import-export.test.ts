@@ -341,7 +341,7 @@ describe('the HTTP client', () => {
     writeFileSync(join(dir, '.config', 'agora', 'credentials.json'), '{"profiles": {"default": {"url": 1}}');
     const result = await runCli(['pages', 'list'], { home: dir });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^error: The credentials file .*credentials\.json is damaged \(.*\): repair it, or delete it and run agora login again\n$/);
+    expect(result.stderr).toMatch(/^error: The credentials file .*credentials\.json is damaged \(.*\): repair it, or delete it and run npx agora login again\n$/);
     // A URL, a key and a secret all in the environment need no file: the damaged one is not read.
     const fromEnv = await runCli(['pages', 'list', '--json'], { home: dir, env: envFor(server) });
     expect(fromEnv.stderr).toBe('');

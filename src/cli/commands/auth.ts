@@ -84,11 +84,12 @@ export function registerAuthCommands(program: Command): void {
       if (wasCurrent) file.current = Object.keys(file.profiles)[0];
       await creds.writeCredentials(file);
       // Another profile taking over runs the next command as someone else: never without saying so.
+      const agora = (await import('../self-command.js')).selfCommand();
       const next = !wasCurrent
         ? ''
         : file.current
-          ? `; the current profile is now "${file.current}" (${file.profiles[file.current]!.url}): agora profiles use NAME for another`
-          : '; no profile is left (agora login)';
+          ? `; the current profile is now "${file.current}" (${file.profiles[file.current]!.url}): ${agora} profiles use NAME for another`
+          : `; no profile is left (${agora} login)`;
       new Output({ json: !!globals.json }).done(`Logged out: profile "${profile}" removed${next}`);
     });
 
@@ -101,7 +102,7 @@ export function registerAuthCommands(program: Command): void {
     const [creds, { UsageError }, { Output }] = await Promise.all([import('../credentials.js'), import('../errors.js'), import('../output.js')]);
     const file = await creds.readCredentials();
     if (!file.profiles[name])
-      throw new UsageError(`No profile named "${name}"; stored: ${Object.keys(file.profiles).join(', ') || 'none (agora login)'}`);
+      throw new UsageError(`No profile named "${name}"; stored: ${Object.keys(file.profiles).join(', ') || `none (${(await import('../self-command.js')).selfCommand()} login)`}`);
     file.current = name;
     await creds.writeCredentials(file);
     new Output({ json: !!globals.json }).done(`Profile "${name}" (${file.profiles[name].url}) is now the current one`);
