@@ -92,15 +92,15 @@ export async function removeStatus(deps: Deps, caller: Caller, id: string, reaso
 
 /** The removal of a status the caller may remove, in the caller's transaction (a report's `remove` too). */
 export async function removeStatusIn(tx: Store, now: string, caller: Caller, status: StatusRow, reason: string | null): Promise<void> {
-    await tx.removals.removeStatus(status, { removed_at: now, removed_by: caller.user.id, removal_reason: reason });
-    if (status.user_id === caller.user.id) return;
-    await tellAuthor(tx, now, caller, status, { type: 'Status', id: status.id, content: status.content, authorId: status.user_id });
-    await recordAudit(tx, now, caller, {
-      action: 'status.remove',
-      target_type: 'Status',
-      target_id: status.id,
-      summary: `removed a status: "${excerpt(status.content)}"${reason ? ` (${reason})` : ''}`,
-    });
+  await tx.removals.removeStatus(status, { removed_at: now, removed_by: caller.user.id, removal_reason: reason });
+  if (status.user_id === caller.user.id) return;
+  await tellAuthor(tx, now, caller, status, { type: 'Status', id: status.id, content: status.content, authorId: status.user_id });
+  await recordAudit(tx, now, caller, {
+    action: 'status.remove',
+    target_type: 'Status',
+    target_id: status.id,
+    summary: `removed a status: "${excerpt(status.content)}"${reason ? ` (${reason})` : ''}`,
+  });
 }
 
 export async function removeComment(deps: Deps, caller: Caller, id: string, reason: string | null): Promise<void> {
@@ -122,15 +122,15 @@ export async function removeComment(deps: Deps, caller: Caller, id: string, reas
 
 /** The removal of a comment the caller may remove, in the caller's transaction. */
 export async function removeCommentIn(tx: Store, now: string, caller: Caller, comment: CommentRow, status: StatusRow, reason: string | null): Promise<void> {
-    await tx.removals.removeComment(comment, status, { removed_at: now, removed_by: caller.user.id, removal_reason: reason });
-    if (comment.user_id === caller.user.id) return;
-    await tellAuthor(tx, now, caller, status, { type: 'Comment', id: comment.id, content: comment.content, authorId: comment.user_id });
-    await recordAudit(tx, now, caller, {
-      action: 'comment.remove',
-      target_type: 'Comment',
-      target_id: comment.id,
-      summary: `removed a comment: "${excerpt(comment.content)}"${reason ? ` (${reason})` : ''}`,
-    });
+  await tx.removals.removeComment(comment, status, { removed_at: now, removed_by: caller.user.id, removal_reason: reason });
+  if (comment.user_id === caller.user.id) return;
+  await tellAuthor(tx, now, caller, status, { type: 'Comment', id: comment.id, content: comment.content, authorId: comment.user_id });
+  await recordAudit(tx, now, caller, {
+    action: 'comment.remove',
+    target_type: 'Comment',
+    target_id: comment.id,
+    summary: `removed a comment: "${excerpt(comment.content)}"${reason ? ` (${reason})` : ''}`,
+  });
 }
 
 /** An unlike: only the user who liked (an Admin for anyone); 404 for a like the caller does not own. */

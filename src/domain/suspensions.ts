@@ -7,7 +7,7 @@ import { recordAudit } from './audit.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { userRef, notifyUsers } from './notifications.js';
 import { requireAdmin } from './permissions.js';
-import { inForce, withSuspension } from './users.js';
+import { inForce, toUserRecord } from './users.js';
 
 /**
  * Suspension (CONTRACT §8): Admins suspend a user with a reason and an optional end. While it lasts, the user's
@@ -48,7 +48,7 @@ export async function suspendUser(deps: Deps, caller: Caller, userId: string, in
     await suspendIn(tx, now, caller, user, input);
     return (await tx.users.getById(user.id))!;
   });
-  return withSuspension(deps, caller, row);
+  return toUserRecord(row, caller, deps.clock());
 }
 
 /** Suspends a user, in the caller's transaction (a report's `suspend` too): never oneself nor the last Admin. */
@@ -84,5 +84,5 @@ export async function liftSuspension(deps: Deps, caller: Caller, userId: string)
     );
     return (await tx.users.getById(user.id))!;
   });
-  return withSuspension(deps, caller, row);
+  return toUserRecord(row, caller, deps.clock());
 }

@@ -95,7 +95,7 @@ export async function getUser(deps: Deps, caller: Caller, id: string): Promise<U
   if (id !== caller.user.id) requirePermission(caller, 'users', 'show');
   const row = await deps.store.users.getById(id);
   if (!row) throw notFound('User');
-  return withSuspension(deps, caller, row);
+  return toUserRecord(row, caller, deps.clock());
 }
 
 export async function listUsers(deps: Deps, caller: Caller, query: ListUsersQuery): Promise<ListResult<User>> {
@@ -170,9 +170,3 @@ export const inForce = (s: { until: string | null } | null | undefined, now: Dat
 
 const toSuspension = (s: Pick<SuspensionRow, 'reason' | 'until' | 'created_at' | 'created_by'>, now: Date): Suspension | null =>
   inForce(s, now) ? { reason: s.reason, until: s.until, created_at: s.created_at, created_by: s.created_by } : null;
-
-/** A single user's record with its `suspension` (null when none is in force). */
-export async function withSuspension(deps: Deps, caller: Caller, row: UserWithRole): Promise<User> {
-  const s = await deps.store.suspensions.get(row.id);
-  return { ...toUserRecord(row, caller, deps.clock()), suspension: s ? toSuspension(s, deps.clock()) : null };
-}
