@@ -1,7 +1,7 @@
 import { type Kysely, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { ApiKeyTable, Database, IdempotencyKeyTable, PermissionSetTable } from './schema.js';
-import { counterKey, counterOf, countOf, listPage, offsetOf, type Listed, type Selection } from './paging.js';
+import { counterKey, countOf, kept, listPage, offsetOf, type Listed, type Selection } from './paging.js';
 import type { UserWithRole } from './users.js';
 import type { Dialect } from './dialect.js';
 
@@ -46,7 +46,7 @@ export function permissionSetsRepo(db: Kysely<Database>, dialect: Dialect) {
         [{ query: db.selectFrom('permission_sets'), keys: ['permission_sets.id'] }],
         selectPermissionSets,
         page,
-        counterOf(db, counterKey('permission_sets', [])),
+        kept([counterKey('permission_sets', [])]),
       );
     },
     async insert(row: PermissionSetRow): Promise<void> {

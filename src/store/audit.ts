@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { dialectOf } from './dialect.js';
-import { countOf, listPage, type Listed, type Selection } from './paging.js';
+import { counted, listPage, type Listed, type Selection } from './paging.js';
 import type { AuditLogTable, Database } from './schema.js';
 
 export type AuditEntryRow = Selectable<AuditLogTable>;
@@ -55,7 +55,7 @@ export function auditLogRepo(db: Kysely<Database>) {
         [{ query: filtered(filter, true), keys: ['audit_log.created_at', 'audit_log.id'] }],
         selectAuditLog,
         page,
-        countOf(db, filtered(filter)),
+        counted(filtered(filter)),
         true,
       );
     },

@@ -1,11 +1,11 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Expression, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { notSecretOrSeen, visibleTotal, type Viewer } from './visibility.js';
 import type { Dialect } from './dialect.js';
 import { secretPageOf } from './follows.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, EventAttendanceTable, EventTable } from './schema.js';
-import { counterKey, countersOf, counterOf, countOf, listPage, narrowed, type Listed, type Selection, type Walk } from './paging.js';
+import { counted, counterKey, counterOf, kept, listPage, narrowed, type Listed, type Selection, type Walk } from './paging.js';
 
 /** An event in a secret page says so (`secret_page`): the store's own, neither written nor read by the domain. */
 export type EventRow = Omit<Selectable<EventTable>, 'secret_page'>;
@@ -56,20 +56,17 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
     return [{ query, keys }];
   };
   const key = (f: EventFilter, secret?: string) => counterKey('events', [f.owner, f.page_id, secret]);
-  const total = async (filter: EventFilter, viewer: Viewer, secretSeen: string[], longestMs: number): Promise<number> => {
+  const total = (filter: EventFilter, viewer: Viewer, secretSeen: string[], longestMs: number): Expression<number> => {
     // Dated lists count their window (events running in a span of time, by index range), a slug its one
     // event; the others, kept counts.
-    if (filter.runningFrom !== undefined || filter.runningBefore !== undefined || filter.slug !== undefined) {
-      const counts = await Promise.all(walks(filter, viewer, secretSeen, longestMs, false).map((w) => countOf(db, w.query)));
-      return counts.reduce((a, b) => a + b, 0);
-    }
-    if (viewer.isAdmin) return counterOf(db, key(filter));
+    if (filter.runningFrom !== undefined || filter.runningBefore !== undefined || filter.slug !== undefined)
+      return counted(walks(filter, viewer, secretSeen, longestMs, false)[0]!.query);
+    if (viewer.isAdmin) return kept([key(filter)]);
     const seen = secretSeen.flatMap((page) => {
       const f = narrowed(filter, { page_id: page });
       return f ? [key(f)] : [];
     });
-    const [all, secret, ...visible] = await countersOf(db, [key(filter), key(filter, '1'), ...seen]);
-    return visibleTotal(all!, secret!, visible.reduce((a, b) => a + b, 0));
+    return visibleTotal(kept([key(filter)]), kept([key(filter, '1')]), kept(seen));
   };
   return {
     async insert(row: EventRow): Promise<void> {
@@ -139,7 +136,7 @@ export function attendancesRepo(db: Kysely<Database>) {
     },
     /** In user order. */
     async list(eventId: string, answer: string | undefined, page: Pagination): Promise<Listed<AttendanceRow>> {
-      const total = counterOf(db, counterKey('event_attendances', [eventId, answer]));
+      const total = kept([counterKey('event_attendances', [eventId, answer])]);
       return listPage<AttendanceRow>(db, [{ query: filtered(eventId, answer), keys: ['event_attendances.user_id'] }], selectAttendances, page, total);
     },
   };

@@ -1,10 +1,10 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Expression, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { FOLLOWABLE_TYPES } from '../shared/schemas/follows.js';
 import { fixed } from './dialect.js';
 import { notSecretOrSeen, visibleTotal, type Viewer } from './visibility.js';
 import type { Database, FollowTable } from './schema.js';
-import { counterKey, countersOf, countOf, listPage, narrowed, type Listed, type Selection, type Walk } from './paging.js';
+import { counted, counterKey, kept, listPage, narrowed, type Listed, type Selection, type Walk } from './paging.js';
 
 /** A follow of a secret page says so (`secret_page`): the store's own, neither written nor read by the domain. */
 export type FollowRow = Omit<Selectable<FollowTable>, 'secret_page'>;
@@ -55,7 +55,6 @@ export function followsRepo(db: Kysely<Database>) {
     filter.followable_type === undefined && filter.followable_id !== undefined
       ? FOLLOWABLE_TYPES.map((type) => key({ ...filter, followable_type: type }, secret))
       : [key(filter, secret)];
-  const sum = (ns: number[]) => ns.reduce((a, b) => a + b, 0);
 
   /** The follows of one user and one followable, of either type when the filter names none (`followable_type IN`). */
   const pair = (filter: FollowFilter) =>
@@ -66,25 +65,22 @@ export function followsRepo(db: Kysely<Database>) {
     );
 
   /** All matching follows, less those of secret pages, plus those of the secret pages the viewer sees. */
-  const total = async (filter: FollowFilter, viewer: Viewer, secretSeen: string[]): Promise<number> => {
+  const total = (filter: FollowFilter, viewer: Viewer, secretSeen: string[]): Expression<number> => {
     // A user's follows of one followable: none or one a type, looked up on the unique index (not kept).
-    if (filter.user_id !== undefined && filter.followable_id !== undefined) return countOf(db, seenBy(pair(filter), viewer, secretSeen));
-    if (viewer.isAdmin) return sum(await countersOf(db, keysOf(filter)));
-    const all = keysOf(filter);
-    const secret = keysOf(filter, '1');
-    const [counts, seen] = await Promise.all([countersOf(db, [...all, ...secret]), seenFollows(filter, secretSeen)]);
-    return visibleTotal(sum(counts.slice(0, all.length)), sum(counts.slice(all.length)), seen);
+    if (filter.user_id !== undefined && filter.followable_id !== undefined) return counted(seenBy(pair(filter), viewer, secretSeen));
+    if (viewer.isAdmin) return kept(keysOf(filter));
+    return visibleTotal(kept(keysOf(filter)), kept(keysOf(filter, '1')), seenFollows(filter, secretSeen));
   };
 
   /**
    * The filter's follows of the secret pages the viewer sees: kept counts per page, or for one user's follows
    * (a user's follows of a page are not kept) looked up on the unique index, a page at a time.
    */
-  const seenFollows = async (filter: FollowFilter, secretSeen: string[]): Promise<number> => {
+  const seenFollows = (filter: FollowFilter, secretSeen: string[]): Expression<number> => {
     const pages = secretSeen.filter((page) => narrowed(filter, { followable_type: 'Page', followable_id: page }));
-    if (!pages.length) return 0;
-    if (filter.user_id === undefined) return sum(await countersOf(db, pages.map((page) => key({ followable_type: 'Page', followable_id: page }))));
-    return countOf(db, matching({ user_id: filter.user_id, followable_type: 'Page' }).where('follows.followable_id', 'in', pages));
+    if (!pages.length) return kept([]);
+    if (filter.user_id === undefined) return kept(pages.map((page) => key({ followable_type: 'Page', followable_id: page })));
+    return counted(matching({ user_id: filter.user_id, followable_type: 'Page' }).where('follows.followable_id', 'in', pages));
   };
 
   return {

@@ -4,7 +4,7 @@ import { ACCESS_REQUEST_STATES, INVITE_STATES } from '../shared/schemas/membersh
 import { fixed } from './dialect.js';
 import { accessRequestsSeenBy, invitesSeenBy, type Viewer } from './visibility.js';
 import type { Database, InviteTable, PageAccessRequestTable } from './schema.js';
-import { counterKey, countersOf, listPage, narrowed, type Listed, type Selection, type Walk } from './paging.js';
+import { counterKey, kept, listPage, narrowed, type Listed, type Selection, type Walk } from './paging.js';
 
 /** The page's owner is the store's own (a trigger writes it): the domain neither writes nor reads it. */
 export type AccessRequestRow = Omit<Selectable<PageAccessRequestTable>, 'page_owner_id'>;
@@ -257,7 +257,6 @@ async function listed<Row>(
   select: Selection,
 ): Promise<Listed<Row>> {
   if (walks.length === 0) return { rows: [], total: 0 };
-  const total = countersOf(db, [...plus, ...minus])
-    .then((counts) => counts.slice(0, plus.length).reduce((a, b) => a + b, 0) - counts.slice(plus.length).reduce((a, b) => a + b, 0));
+  const total = sql<number>`(${kept(plus)} - ${kept(minus)})`;
   return listPage<Row>(db, walks, select, page, total);
 }

@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Viewer } from './visibility.js';
-import { countOf, listPage, type Listed, type Selection } from './paging.js';
+import { counted, listPage, type Listed, type Selection } from './paging.js';
 import type { Database, ModerationQueueTable } from './schema.js';
 
 export type ModerationItemRow = Selectable<ModerationQueueTable>;
@@ -27,7 +27,7 @@ export function moderationQueueRepo(db: Kysely<Database>) {
         [{ query: administered(viewer), keys: ['moderation_queue.created_at', 'moderation_queue.id'] }],
         selectModerationItems,
         page,
-        countOf(db, administered(viewer)),
+        counted(administered(viewer)),
       );
     },
   };

@@ -1,9 +1,9 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Expression, Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, PageConfigurationTable, PageTable } from './schema.js';
-import { notSecretOrSeen, pageVisibleTo, secretPagesSeen, visibleTotal, type Viewer } from './visibility.js';
-import { counterKey, countersOf, countOf, listPage, readRows, type Listed, type Selection, type Walk } from './paging.js';
+import { notSecretOrSeen, pageVisibleTo, secretPageIdsSeen, secretPagesSeen, visibleTotal, type Viewer } from './visibility.js';
+import { counted, counterKey, kept, listPage, readRows, type Listed, type Selection, type Walk } from './paging.js';
 
 export type PageRow = Selectable<PageTable>;
 export type PageConfigurationRow = Selectable<PageConfigurationTable>;
@@ -40,39 +40,23 @@ export function pagesRepo(db: Kysely<Database>) {
     return [...new Map(rows.map((r) => [r.id, r])).values()].sort((a, b) => (a.id < b.id ? -1 : 1));
   };
 
-  type Seen = Awaited<ReturnType<typeof secretSeenBy>>;
-  const seenMatching = (filter: PageFilter, seen: Seen) =>
-    seen.filter(
-      (p) =>
-        (filter.owner === undefined || p.user_id === filter.owner) &&
-        (filter.page_configuration_id === undefined || p.page_configuration_id === filter.page_configuration_id),
-    );
-
   /**
-   * The one index walk of a list. A Member's: the pages that are not secret and the secret ones they see,
-   * tested entry by entry on an index that carries the privacy after the order (`…, id, privacy`), so that
-   * the set of seen pages is looked in only for a secret entry. A privacy filter walks that privacy alone.
+   * The one index walk of a list, and its total read with it. A Member's: the pages that are not secret and
+   * the secret ones they see, tested entry by entry on an index that carries the privacy after the order
+   * (`…, id, privacy`), so that the set of seen pages is looked in only for a secret entry. A privacy filter
+   * walks that privacy alone. The total: all matching pages, less the secret ones, plus the secret ones seen.
    */
-  const walk = (filter: PageFilter, viewer: Viewer, seen: Seen): Walk | undefined => {
-    const open = viewer.isAdmin || filter.privacy === 'public' || filter.privacy === 'private';
-    const ids = open ? [] : seenMatching(filter, seen).map((p) => p.id);
-    if (!open && filter.privacy === 'secret' && !ids.length) return undefined;
-    if (open) return { query: matching(filter), keys: ['pages.id'] };
-    if (filter.privacy === 'secret') return { query: matching(filter).where('pages.id', 'in', ids), keys: ['pages.id'] };
-    const query = matching(filter).where((eb) => notSecretOrSeen(eb, eb('pages.privacy', '!=', 'secret'), 'pages.id', ids));
-    return { query, keys: ['pages.id'] };
-  };
-
-  /** Exact, from the kept counts: all matching pages, less the secret ones, plus the secret ones the viewer sees. */
-  const total = async (filter: PageFilter, viewer: Viewer, seen: Seen): Promise<number> => {
-    // A slug names one page at most (its unique index): counting its walks reads that one entry.
-    if (filter.slug !== undefined) {
-      const one = walk(filter, viewer, seen);
-      return one ? countOf(db, one.query) : 0;
+  const walkAndTotal = (filter: PageFilter, viewer: Viewer): { walk: Walk; total: Expression<number> } => {
+    // A slug names one page at most (its unique index): counting its walk reads that one entry.
+    const totalOf = (walk: Walk, total: () => Expression<number>) => ({ walk, total: filter.slug !== undefined ? counted(walk.query) : total() });
+    if (viewer.isAdmin || filter.privacy === 'public' || filter.privacy === 'private') {
+      const walk = { query: matching(filter), keys: ['pages.id'] };
+      return totalOf(walk, () => kept([count(filter)]));
     }
-    if (viewer.isAdmin || (filter.privacy !== undefined && filter.privacy !== 'secret')) return (await countersOf(db, [count(filter)]))[0]!;
-    const [all, allSecret] = await countersOf(db, [count(filter), count({ ...filter, privacy: 'secret' })]);
-    return filter.privacy === 'secret' ? seenMatching(filter, seen).length : visibleTotal(all!, allSecret!, seenMatching(filter, seen).length);
+    const secretSeen = matching({ ...filter, privacy: 'secret' }).where('pages.id', 'in', secretPageIdsSeen(db, viewer.id));
+    if (filter.privacy === 'secret') return totalOf({ query: secretSeen, keys: ['pages.id'] }, () => counted(secretSeen));
+    const query = matching(filter).where((eb) => notSecretOrSeen(eb, eb('pages.privacy', '!=', 'secret'), 'pages.id', secretPageIdsSeen(db, viewer.id)));
+    return totalOf({ query, keys: ['pages.id'] }, () => visibleTotal(kept([count(filter)]), kept([count({ ...filter, privacy: 'secret' })]), counted(secretSeen)));
   };
 
   return {
@@ -104,10 +88,9 @@ export function pagesRepo(db: Kysely<Database>) {
       return ids.length ? readRows<PageRow>(db, pagesByIds(ids)) : Promise.resolve([]);
     },
     secretSeenBy,
-    async list(filter: PageFilter, viewer: Viewer, page: Pagination): Promise<Listed<PageRow>> {
-      const seen = viewer.isAdmin ? [] : await secretSeenBy(viewer);
-      const walks = [walk(filter, viewer, seen)].filter((w) => w !== undefined);
-      return listPage<PageRow>(db, walks, selectPages, page, total(filter, viewer, seen));
+    list(filter: PageFilter, viewer: Viewer, page: Pagination): Promise<Listed<PageRow>> {
+      const { walk, total } = walkAndTotal(filter, viewer);
+      return listPage<PageRow>(db, [walk], selectPages, page, total);
     },
     slugsStartingWith: (base: string): Promise<string[]> => slugsStartingWith(db, 'pages', base),
   };
@@ -126,7 +109,7 @@ export function pageConfigurationsRepo(db: Kysely<Database>) {
       // By name: configurations sharing a name are few (an exact match on the name index).
       const q = db.selectFrom('page_configurations');
       const matching = filter.name === undefined ? q : q.where('page_configurations.name', '=', filter.name);
-      const total = filter.name === undefined ? countersOf(db, [counterKey('page_configurations', [])]).then(([n]) => n!) : countOf(db, matching);
+      const total = filter.name === undefined ? kept([counterKey('page_configurations', [])]) : counted(matching);
       return listPage<PageConfigurationRow>(db, [{ query: matching, keys: ['page_configurations.id'] }], selectConfigurations, page, total);
     },
   };

@@ -1,4 +1,4 @@
-import { sql, type CompiledQuery, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { isExpression, sql, type CompiledQuery, type Expression, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { AppError, ErrorCode } from '../shared/errors.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import { dialectOf } from './dialect.js';
@@ -86,7 +86,14 @@ const KEY = (i: number) => `__k${i}`;
  * A page of a list: after a cursor, a range of the walks' indexes; at a page number, a skip over index
  * entries only (the sort keys) to the first row of the page, then that range. A row in two walks is answered once.
  */
-export async function walkPage<Row>(db: AnyDb, walks: Walk[], select: Selection, position: Pagination, desc = false): Promise<Walked<Row>> {
+export async function walkPage<Row>(
+  db: AnyDb,
+  walks: Walk[],
+  select: Selection,
+  position: Pagination,
+  desc = false,
+  total?: Expression<number>,
+): Promise<Walked<Row> & { total?: number }> {
   if (walks.length === 0) return { rows: [] };
   const width = walks[0]!.keys.length;
   // A cursor is the sort key of this list's last row: another list's (another width) is not one we gave.
@@ -107,11 +114,14 @@ export async function walkPage<Row>(db: AnyDb, walks: Walk[], select: Selection,
   const skip = position.cursor ? 0 : offsetOf(position);
   if (skip > 0) {
     start = await keyAt(db, walks, skip, direction, keyed);
+    // Past the end: no rows to carry the total.
     if (!start) return { rows: [] };
     inclusive = true;
   }
   const n = position.per_page;
-  const fetches = walks.map((walk) => keyed(walk, select(from(walk, start, inclusive))).limit(n + 1).compile());
+  // The total, when it is an expression, rides on the first walk's rows: one statement for a page and its total.
+  const withTotal = (query: AnyQuery, w: number) => (total && w === 0 ? query.select(sql<number>`${total}`.as(TOTAL)) : query);
+  const fetches = walks.map((walk, w) => withTotal(keyed(walk, select(from(walk, start, inclusive))), w).limit(n + 1).compile());
   const direct = directReaders.get(db);
   // Several walks read as of one moment: a commit between them could otherwise move a row from one to the other.
   const lists =
@@ -121,17 +131,20 @@ export async function walkPage<Row>(db: AnyDb, walks: Walk[], select: Selection,
   const read = lists?.every((rows) => rows !== undefined)
     ? (lists as Record<string, unknown>[][])
     : await Promise.all(fetches.map((compiled) => rowsOfRead(db, compiled)));
+  const counted = read[0]?.[0]?.[TOTAL];
   const found = merged(read, keysOf, desc);
   const next = found.length > n ? keysOf(found[n - 1]!) : undefined;
-  // The sort keys' own columns go (a copy without them keeps every row's shape the same).
-  const columns = found.length ? Object.keys(found[0]!).filter((column) => !column.startsWith('__k')) : [];
+  // The sort keys' and the total's own columns go (a copy without them keeps every row's shape the same).
+  const columns = found.length ? Object.keys(found[0]!).filter((column) => !column.startsWith('__')) : [];
   const rows = found.slice(0, n).map((row) => {
     const clean: Record<string, unknown> = {};
     for (const column of columns) clean[column] = row[column];
     return clean as Row;
   });
-  return { rows, next };
+  return counted === undefined ? { rows, next } : { rows, next, total: Number(counted) };
 }
+
+const TOTAL = '__total';
 
 /**
  * The sort key of the row `skip` rows into the list, read from the walks' indexes (keys only): one walk with
@@ -174,20 +187,45 @@ function merged<T>(lists: readonly T[][], keysOf: (row: T) => string[], desc: bo
 }
 
 /**
- * A page of a list and its exact total, the total first: a page number past the end answers no rows without
- * walking.
+ * A list's exact total: an SQL expression (kept counts, `kept`; a bounded count, `counted`), read in the same
+ * statement as the page's rows, or a number found otherwise.
+ */
+export type Total = Expression<number> | Promise<number> | number;
+
+/**
+ * A page of a list and its exact total. A total in SQL is read with the rows (one statement; alone only when no
+ * row carries it: an empty page); a total found otherwise is awaited first, so that a page number past the end
+ * answers no rows without walking.
  */
 export async function listPage<Row>(
   db: AnyDb,
   walks: Walk[],
   select: Selection,
   position: Pagination,
-  total: Promise<number> | number,
+  total: Total,
   desc = false,
 ): Promise<Listed<Row>> {
+  if (isExpression(total)) {
+    const walked = await walkPage<Row>(db, walks, select, position, desc, total);
+    if (walked.total !== undefined) return { ...walked, total: walked.total };
+    const alone = await readRows<{ n: number | string | bigint }>(db, db.selectNoFrom(sql<number>`${total}`.as('n')));
+    return { ...walked, total: Number(alone[0]?.n ?? 0) };
+  }
   const n = await total;
   if (!position.cursor && offsetOf(position) >= n) return { rows: [], total: n };
   return { ...(await walkPage<Row>(db, walks, select, position, desc)), total: n };
+}
+
+/** The sum of kept counts (0 for a key never counted; a key given twice counts twice), as SQL: a primary-key lookup each. */
+export function kept(keys: readonly string[]): Expression<number> {
+  if (keys.length === 0) return sql<number>`0`;
+  const one = (key: string) => sql`coalesce((select ${sql.ref('n')} from ${sql.table('list_counts')} where ${sql.ref('key')} = ${key}), 0)`;
+  return sql<number>`(${sql.join(keys.map(one), sql` + `)})`;
+}
+
+/** How many rows a filtered query matches, as SQL: only for small, bounded sets (as `countOf`). */
+export function counted(query: AnyQuery): Expression<number> {
+  return sql<number>`(${query.select((eb) => eb.fn.countAll().as('n'))})`;
 }
 
 /**

@@ -2,7 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { CommentRow, LikeRow, StatusRow } from './content.js';
 import type { RemovedContentTable } from './moderation-tables.js';
-import { countOf, listPage, type Listed, type Selection } from './paging.js';
+import { counted, listPage, type Listed, type Selection } from './paging.js';
 import type { Viewer } from './pages.js';
 import type { Database } from './schema.js';
 import { contentVisible } from './suspensions.js';
@@ -98,7 +98,7 @@ export function removalsRepo(db: Kysely<Database>) {
       if (filter.user_id !== undefined) query = query.where('s.user_id', '=', filter.user_id);
       if (filter.page_id !== undefined) query = query.where('s.page_id', '=', filter.page_id);
       if (filter.event_id !== undefined) query = query.where('s.event_id', '=', filter.event_id);
-      return listPage<StatusRow>(db, [{ query, keys: ['s.id'] }], selectStatuses, page, countOf(db, query), true);
+      return listPage<StatusRow>(db, [{ query, keys: ['s.id'] }], selectStatuses, page, counted(query), true);
     },
 
     getRemoved(type: 'Status' | 'Comment', id: string): Promise<RemovedRow | undefined> {

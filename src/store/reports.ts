@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { ReportTable } from './moderation-tables.js';
-import { countOf, listPage, type Listed, type Selection } from './paging.js';
+import { counted, listPage, type Listed, type Selection } from './paging.js';
 import type { Viewer } from './pages.js';
 import type { Database } from './schema.js';
 
@@ -47,7 +47,7 @@ export function reportsRepo(db: Kysely<Database>) {
       if (filter.target_type !== undefined) query = query.where('r.target_type', '=', filter.target_type);
       if (filter.target_id !== undefined) query = query.where('r.target_id', '=', filter.target_id);
       if (filter.user_id !== undefined) query = query.where('r.user_id', '=', filter.user_id);
-      return listPage<ReportRow>(db, [{ query, keys: ['r.id'] }], selectReports, page, countOf(db, query));
+      return listPage<ReportRow>(db, [{ query, keys: ['r.id'] }], selectReports, page, counted(query));
     },
     /**
      * Settles every open report on the target at once, and answers those settled: none when another settle came

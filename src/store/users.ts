@@ -2,7 +2,7 @@ import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, UserTable } from './schema.js';
-import { counterKey, counterOf, countOf, listPage, readRows, type Listed, type Selection } from './paging.js';
+import { counted, counterKey, counterOf, kept, listPage, readRows, type Listed, type Selection } from './paging.js';
 
 export type UserRow = Selectable<UserTable>;
 /** A user with the role fields that user records show (tagline). */
@@ -76,7 +76,7 @@ export function usersRepo(db: Kysely<Database>) {
       if (filter.nickname !== undefined) q = q.where('users.nickname', '=', filter.nickname);
       if (filter.role !== undefined) q = q.where('users.permission_set_id', '=', filter.role);
       // A nickname names one user at most: its unique index answers.
-      const total = filter.nickname !== undefined ? countOf(db, q) : counterOf(db, counterKey('users', [filter.role]));
+      const total = filter.nickname !== undefined ? counted(q) : kept([counterKey('users', [filter.role])]);
       return listPage<UserWithRole>(db, [{ query: q, keys: ['users.id'] }], selectWithRole, page, total);
     },
     /** The next users after `afterId` in id order: an export walks the whole table in constant memory. */

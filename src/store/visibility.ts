@@ -1,4 +1,4 @@
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Database } from './schema.js';
 
 /**
@@ -59,17 +59,39 @@ export function secretPagesSeen(db: Kysely<Database>, viewer: string) {
 }
 
 /**
+ * The ids of the secret pages a Member sees, as a subquery a list's statement looks in: their follows of secret
+ * pages (the follow's copy of its page's secrecy, on a partial index) and the secret pages they created.
+ */
+export function secretPageIdsSeen(db: Kysely<Database>, viewer: string) {
+  return db
+    .selectFrom('follows')
+    .select('follows.followable_id as id')
+    .where('follows.user_id', '=', viewer)
+    .where('follows.followable_type', '=', sql.lit('Page'))
+    .where('follows.secret_page', '=', sql.lit(1))
+    .unionAll(db.selectFrom('pages').select('pages.id').where('pages.user_id', '=', viewer).where('pages.privacy', '=', 'secret'));
+}
+
+/**
  * A list's condition: the row is not of a secret page (`notSecret`), or its page (`page`) is among those seen.
  * Tested entry by entry on an index that carries the secrecy after the order, so the set is looked in only for a
  * row of a secret page.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function notSecretOrSeen(eb: ExpressionBuilder<any, any>, notSecret: Expression<SqlBool>, page: string, seen: readonly string[]): Expression<SqlBool> {
-  return seen.length ? eb.or([notSecret, eb(page, 'in', seen)]) : notSecret;
+export function notSecretOrSeen(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  eb: ExpressionBuilder<any, any>,
+  notSecret: Expression<SqlBool>,
+  page: string,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  seen: readonly string[] | SelectQueryBuilder<any, any, any>,
+): Expression<SqlBool> {
+  if (Array.isArray(seen)) return seen.length ? eb.or([notSecret, eb(page, 'in', seen)]) : notSecret;
+  return eb.or([notSecret, eb(page, 'in', seen)]);
 }
 
 /** A Member's total from kept counts: all rows, less those of secret pages, plus those of the secret pages seen. */
-export const visibleTotal = (all: number, ofSecretPages: number, ofPagesSeen: number): number => all - ofSecretPages + ofPagesSeen;
+export const visibleTotal = (all: Expression<number>, ofSecretPages: Expression<number>, ofPagesSeen: Expression<number>): Expression<number> =>
+  sql<number>`(${all} - ${ofSecretPages} + ${ofPagesSeen})`;
 
 /**
  * Access requests: the administrators, the user who asks, and the page's creator (who settles it). Invites: the

@@ -3,7 +3,7 @@ import type { Dialect } from './dialect.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database, WebhookDeliveryTable, WebhookTable } from './schema.js';
 import { SecretBox } from './secret-box.js';
-import { counterKey, counterOf, listPage, type Listed, type Selection } from './paging.js';
+import { counterKey, kept, listPage, type Listed, type Selection } from './paging.js';
 
 export type WebhookRow = Selectable<WebhookTable>;
 export type DeliveryRow = Selectable<WebhookDeliveryTable>;
@@ -59,7 +59,7 @@ export function webhooksRepo(db: Kysely<Database>, box: SecretBox) {
         [{ query: db.selectFrom('webhooks'), keys: ['webhooks.id'] }],
         selectWebhooks,
         page,
-        counterOf(db, counterKey('webhooks', [])),
+        kept([counterKey('webhooks', [])]),
       );
     },
     async delete(id: string): Promise<void> {
@@ -157,7 +157,7 @@ export function deliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
         [{ query: db.selectFrom('webhook_deliveries').where('webhook_deliveries.webhook_id', '=', webhookId), keys: ['webhook_deliveries.id'] }],
         selectDeliveries,
         page,
-        counterOf(db, counterKey('webhook_deliveries', [webhookId])),
+        kept([counterKey('webhook_deliveries', [webhookId])]),
         true,
       );
     },

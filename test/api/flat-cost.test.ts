@@ -194,9 +194,23 @@ function atMostOneRow(raw: Database.Database, detail: string): boolean {
  * and a query that reads whole rows anyway (a page's rows, fetched from where the page starts, `limit`ed),
  * are not walks of that kind.
  */
+interface PlanStep {
+  id: number;
+  parent: number;
+  detail: string;
+}
+
+/** The steps of a plan that are a scalar subquery's (its header and everything under it). */
+function scalarSubquerySteps(plan: PlanStep[]): Set<number> {
+  const inside = new Set<number>();
+  for (const step of plan) if (/^(CORRELATED )?SCALAR SUBQUERY/.test(step.detail) || inside.has(step.parent)) inside.add(step.id);
+  return inside;
+}
+
 function uncovered(raw: Database.Database, sql: string, detail: string): string[] {
   const m = /^(?:SEARCH|SCAN) (\w+)(?: AS (\w+))? USING (COVERING )?INDEX (\w+)(?: \((.*)\))?$/.exec(detail);
   if (!m) return [];
+  sql = sql.replace(/, \(.*?\) as "__total"/, '');
   const [, table, alias = table, covering, index] = m;
   const indexColumns = (raw.prepare(`pragma index_info(${index})`).all() as { name: string }[]).map((c) => c.name);
   if (atMostOneRow(raw, detail)) return [];
@@ -250,8 +264,12 @@ describe('every list query', () => {
         const bad: string[] = [];
         for (const { sql, parameters } of selects.values()) {
           // As the store prepares it (its bound limits written as expressions).
-          const plan = raw.prepare(`explain query plan ${withStableLimits(sql)}`).all(...(parameters as unknown[])) as { detail: string }[];
-          for (const { detail } of plan) {
+          const plan = raw.prepare(`explain query plan ${withStableLimits(sql)}`).all(...(parameters as unknown[])) as PlanStep[];
+          // The total read beside the rows (`__total`: kept counts, or a bounded count) is not the walk: its
+          // steps are judged by `badPlans` above, not against the walk's filters and order.
+          const ofTotal = scalarSubquerySteps(plan);
+          for (const { id, detail } of plan) {
+            if (ofTotal.has(id)) continue;
             const missing = uncovered(raw, sql, detail);
             if (missing.length) bad.push(`${detail} leaves ${missing.join(', ')} to the rows\n  in ${sql}`);
           }

@@ -185,7 +185,8 @@ describe('paging', () => {
     await raw.close();
     for (const plan of plans) {
       expect(plan.join(' | ')).not.toMatch(/TEMP B-TREE/);
-      for (const step of plan) expect(step).toMatch(/USING (COVERING )?INDEX|USING INTEGER PRIMARY KEY/);
+      // (A total read beside the rows is a scalar subquery, alone on an empty page a constant row: neither names an index.)
+      for (const step of plan.filter((s) => !/^SCALAR SUBQUERY|^SCAN CONSTANT ROW$/.test(s))) expect(step).toMatch(/USING (COVERING )?INDEX|USING INTEGER PRIMARY KEY/);
     }
   });
 });
