@@ -92,7 +92,6 @@ export async function listEvents(deps: Deps, caller: Caller, query: ListEventsQu
   const listed = await deps.store.events.list(
     { owner: query.owner, page_id: query.page_id, slug: query.slug, runningFrom, runningBefore },
     viewerOf(caller),
-    caller.isAdmin ? [] : (await deps.store.pages.secretSeenBy(viewerOf(caller))).map((p) => p.id),
     query,
   );
   return listResult(listed.rows.map(toEventRecord), listed);

@@ -83,11 +83,9 @@ function admitOrRefuse(caller: Caller, userId: string, page: PageRow): void {
 
 export async function listFollows(deps: Deps, caller: Caller, query: ListFollowsQuery): Promise<ListResult<Follow>> {
   const viewer = { id: caller.user.id, isAdmin: caller.isAdmin };
-  const secretSeen = viewer.isAdmin ? [] : (await deps.store.pages.secretSeenBy(viewer)).map((p) => p.id);
   const listed = await deps.store.follows.list(
     { followable_type: query.followable_type, followable_id: query.followable_id, user_id: query.user_id },
     viewer,
-    secretSeen,
     query,
   );
   const rows = listed.rows;

@@ -1,11 +1,11 @@
 import { sql, type Expression, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
-import { notSecretOrSeen, visibleTotal, type Viewer } from './visibility.js';
+import { notSecretOrSeen, secretPageIdsSeen, visibleTotal, type Viewer } from './visibility.js';
 import type { Dialect } from './dialect.js';
 import { secretPageOf } from './follows.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, EventAttendanceTable, EventTable } from './schema.js';
-import { counted, counterKey, counterOf, kept, listPage, narrowed, type Listed, type Selection, type Walk } from './paging.js';
+import { counted, counterKey, counterOf, kept, keptEach, listPage, type Listed, type Selection, type Walk } from './paging.js';
 
 /** An event in a secret page says so (`secret_page`): the store's own, neither written nor read by the domain. */
 export type EventRow = Omit<Selectable<EventTable>, 'secret_page'>;
@@ -50,23 +50,21 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
    * pages they see, in one walk (the event's own copy of its page's secrecy and the page are on the index
    * that orders the list; the set of seen pages is looked in only for an event of a secret page).
    */
-  const walks = (filter: EventFilter, viewer: Viewer, secretSeen: string[], longestMs: number, ordered = true): Walk[] => {
+  const walks = (filter: EventFilter, viewer: Viewer, longestMs: number, ordered = true): Walk[] => {
     if (viewer.isAdmin) return [{ query: matching(filter, longestMs, ordered), keys }];
-    const query = matching(filter, longestMs, ordered).where((eb) => notSecretOrSeen(eb, eb('events.secret_page', '=', 0), 'events.page_id', secretSeen));
+    const seen = secretPageIdsSeen(db, viewer.id, filter.page_id);
+    const query = matching(filter, longestMs, ordered).where((eb) => notSecretOrSeen(eb, eb('events.secret_page', '=', 0), 'events.page_id', seen));
     return [{ query, keys }];
   };
   const key = (f: EventFilter, secret?: string) => counterKey('events', [f.owner, f.page_id, secret]);
-  const total = (filter: EventFilter, viewer: Viewer, secretSeen: string[], longestMs: number): Expression<number> => {
+  const total = (filter: EventFilter, viewer: Viewer, longestMs: number): Expression<number> => {
     // Dated lists count their window (events running in a span of time, by index range), a slug its one
     // event; the others, kept counts.
     if (filter.runningFrom !== undefined || filter.runningBefore !== undefined || filter.slug !== undefined)
-      return counted(walks(filter, viewer, secretSeen, longestMs, false)[0]!.query);
+      return counted(walks(filter, viewer, longestMs, false)[0]!.query);
     if (viewer.isAdmin) return kept([key(filter)]);
-    const seen = secretSeen.flatMap((page) => {
-      const f = narrowed(filter, { page_id: page });
-      return f ? [key(f)] : [];
-    });
-    return visibleTotal(kept([key(filter)]), kept([key(filter, '1')]), kept(seen));
+    const seen = keptEach(db, (page) => key({ ...filter, page_id: page }), secretPageIdsSeen(db, viewer.id, filter.page_id));
+    return visibleTotal(kept([key(filter)]), kept([key(filter, '1')]), seen);
   };
   return {
     async insert(row: EventRow): Promise<void> {
@@ -75,10 +73,10 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
     getById(id: string): Promise<EventRow | undefined> {
       return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
     },
-    /** Soonest first. `secretSeen`: the secret pages a Member sees (pages.secretSeenBy). */
-    async list(filter: EventFilter, viewer: Viewer, secretSeen: string[], page: Pagination): Promise<Listed<EventRow>> {
+    /** Soonest first. */
+    async list(filter: EventFilter, viewer: Viewer, page: Pagination): Promise<Listed<EventRow>> {
       const longestMs = filter.runningFrom === undefined ? 0 : await counterOf(db, 'events.longest_ms');
-      return listPage<EventRow>(db, walks(filter, viewer, secretSeen, longestMs), selectEvents, page, total(filter, viewer, secretSeen, longestMs));
+      return listPage<EventRow>(db, walks(filter, viewer, longestMs), selectEvents, page, total(filter, viewer, longestMs));
     },
     slugsStartingWith: (base: string): Promise<string[]> => slugsStartingWith(db, 'events', base),
     /**

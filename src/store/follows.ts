@@ -2,9 +2,9 @@ import { sql, type Expression, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { FOLLOWABLE_TYPES } from '../shared/schemas/follows.js';
 import { fixed } from './dialect.js';
-import { notSecretOrSeen, visibleTotal, type Viewer } from './visibility.js';
+import { notSecretOrSeen, secretPageIdsSeen, visibleTotal, type Viewer } from './visibility.js';
 import type { Database, FollowTable } from './schema.js';
-import { counted, counterKey, kept, listPage, narrowed, type Listed, type Selection, type Walk } from './paging.js';
+import { counted, counterKey, kept, keptEach, listPage, type Listed, type Selection, type Walk } from './paging.js';
 
 /** A follow of a secret page says so (`secret_page`): the store's own, neither written nor read by the domain. */
 export type FollowRow = Omit<Selectable<FollowTable>, 'secret_page'>;
@@ -39,13 +39,13 @@ export function followsRepo(db: Kysely<Database>) {
    * secrecy and the page are on the index that orders the list, and the set of seen pages is looked in only
    * for a follow of a secret page.
    */
-  const seenBy = (query: ReturnType<typeof matching>, viewer: Viewer, secretSeen: string[]) =>
+  const seenBy = (query: ReturnType<typeof matching>, viewer: Viewer, filter: FollowFilter) =>
     viewer.isAdmin
       ? query
-      : query.where((eb) => notSecretOrSeen(eb, eb('follows.secret_page', '=', sql.lit(0)), 'follows.followable_id', secretSeen));
-  const walks = (filter: FollowFilter, viewer: Viewer, secretSeen: string[]): Walk[] => [
-    { query: seenBy(matching(filter), viewer, secretSeen), keys },
-  ];
+      : query.where((eb) => notSecretOrSeen(eb, eb('follows.secret_page', '=', sql.lit(0)), 'follows.followable_id', seenPages(viewer, filter)));
+  /** The secret pages the viewer sees that the filter can match (the one it names, if it names one). */
+  const seenPages = (viewer: Viewer, filter: FollowFilter) => secretPageIdsSeen(db, viewer.id, filter.followable_id);
+  const walks = (filter: FollowFilter, viewer: Viewer): Walk[] => [{ query: seenBy(matching(filter), viewer, filter), keys }];
 
   /**
    * The kept counts whose sum is the filter's: a followable's follows are counted with its type (`unkept` in
@@ -65,21 +65,21 @@ export function followsRepo(db: Kysely<Database>) {
     );
 
   /** All matching follows, less those of secret pages, plus those of the secret pages the viewer sees. */
-  const total = (filter: FollowFilter, viewer: Viewer, secretSeen: string[]): Expression<number> => {
+  const total = (filter: FollowFilter, viewer: Viewer): Expression<number> => {
     // A user's follows of one followable: none or one a type, looked up on the unique index (not kept).
-    if (filter.user_id !== undefined && filter.followable_id !== undefined) return counted(seenBy(pair(filter), viewer, secretSeen));
+    if (filter.user_id !== undefined && filter.followable_id !== undefined) return counted(seenBy(pair(filter), viewer, filter));
     if (viewer.isAdmin) return kept(keysOf(filter));
-    return visibleTotal(kept(keysOf(filter)), kept(keysOf(filter, '1')), seenFollows(filter, secretSeen));
+    return visibleTotal(kept(keysOf(filter)), kept(keysOf(filter, '1')), seenFollows(filter, viewer));
   };
 
   /**
    * The filter's follows of the secret pages the viewer sees: kept counts per page, or for one user's follows
    * (a user's follows of a page are not kept) looked up on the unique index, a page at a time.
    */
-  const seenFollows = (filter: FollowFilter, secretSeen: string[]): Expression<number> => {
-    const pages = secretSeen.filter((page) => narrowed(filter, { followable_type: 'Page', followable_id: page }));
-    if (!pages.length) return kept([]);
-    if (filter.user_id === undefined) return kept(pages.map((page) => key({ followable_type: 'Page', followable_id: page })));
+  const seenFollows = (filter: FollowFilter, viewer: Viewer): Expression<number> => {
+    if (filter.followable_type !== undefined && filter.followable_type !== 'Page') return kept([]);
+    const pages = seenPages(viewer, filter);
+    if (filter.user_id === undefined) return keptEach(db, (page) => key({ followable_type: 'Page', followable_id: page }), pages);
     return counted(matching({ user_id: filter.user_id, followable_type: 'Page' }).where('follows.followable_id', 'in', pages));
   };
 
@@ -115,9 +115,8 @@ export function followsRepo(db: Kysely<Database>) {
     async delete(id: string): Promise<void> {
       await db.deleteFrom('follows').where('id', '=', id).execute();
     },
-    /** `secretSeen`: the secret pages the viewer sees (pages.secretSeenBy), for a Member. */
-    async list(filter: FollowFilter, viewer: Viewer, secretSeen: string[], page: Pagination): Promise<Listed<FollowRow>> {
-      return listPage<FollowRow>(db, walks(filter, viewer, secretSeen), selectFollows, page, total(filter, viewer, secretSeen));
+    list(filter: FollowFilter, viewer: Viewer, page: Pagination): Promise<Listed<FollowRow>> {
+      return listPage<FollowRow>(db, walks(filter, viewer), selectFollows, page, total(filter, viewer));
     },
   };
 }

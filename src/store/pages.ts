@@ -2,7 +2,7 @@ import type { Expression, Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, PageConfigurationTable, PageTable } from './schema.js';
-import { notSecretOrSeen, pageVisibleTo, secretPageIdsSeen, secretPagesSeen, visibleTotal, type Viewer } from './visibility.js';
+import { notSecretOrSeen, pageVisibleTo, secretPageIdsSeen, visibleTotal, type Viewer } from './visibility.js';
 import { counted, counterKey, kept, listPage, readRows, type Listed, type Selection, type Walk } from './paging.js';
 
 export type PageRow = Selectable<PageTable>;
@@ -33,12 +33,6 @@ export function pagesRepo(db: Kysely<Database>) {
     return q;
   };
   const count = (filter: PageFilter) => counterKey('pages', [filter.page_configuration_id, filter.owner, filter.privacy]);
-
-  /** The secret pages the viewer sees (those they are in or created): a few per user, walked by index. */
-  const secretSeenBy = async (viewer: Viewer): Promise<Pick<PageRow, 'id' | 'user_id' | 'page_configuration_id'>[]> => {
-    const rows = await readRows<Pick<PageRow, 'id' | 'user_id' | 'page_configuration_id'>>(db, secretPagesSeen(db, viewer.id));
-    return [...new Map(rows.map((r) => [r.id, r])).values()].sort((a, b) => (a.id < b.id ? -1 : 1));
-  };
 
   /**
    * The one index walk of a list, and its total read with it. A Member's: the pages that are not secret and
@@ -87,7 +81,6 @@ export function pagesRepo(db: Kysely<Database>) {
     getByIds(ids: string[]): Promise<PageRow[]> {
       return ids.length ? readRows<PageRow>(db, pagesByIds(ids)) : Promise.resolve([]);
     },
-    secretSeenBy,
     list(filter: PageFilter, viewer: Viewer, page: Pagination): Promise<Listed<PageRow>> {
       const { walk, total } = walkAndTotal(filter, viewer);
       return listPage<PageRow>(db, [walk], selectPages, page, total);

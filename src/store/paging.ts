@@ -223,6 +223,20 @@ export function kept(keys: readonly string[]): Expression<number> {
   return sql<number>`(${sql.join(keys.map(one), sql` + `)})`;
 }
 
+/**
+ * The sum of the kept counts of one key per id that `ids` (a query of an `id` column) gives, as SQL: the counts of
+ * a Member's few secret pages. `keyOf` writes the key around the id.
+ */
+export function keptEach(db: AnyDb, keyOf: (id: string) => string, ids: AnyQuery): Expression<number> {
+  const [before, after] = keyOf(EACH).split(EACH);
+  const keys = db
+    .selectFrom(ids.as('seen'))
+    .select(sql<string>`cast(${before} as text) || ${sql.ref('seen.id')} || cast(${after} as text)`.as('key'));
+  return sql<number>`(${db.selectFrom('list_counts').select(sql<number>`coalesce(sum(${sql.ref('n')}), 0)`.as('n')).where('key', 'in', keys)})`;
+}
+/** Where `keptEach` puts the id in a key: a character no key holds. */
+const EACH = '\u0002';
+
 /** How many rows a filtered query matches, as SQL: only for small, bounded sets (as `countOf`). */
 export function counted(query: AnyQuery): Expression<number> {
   return sql<number>`(${query.select((eb) => eb.fn.countAll().as('n'))})`;

@@ -15,10 +15,10 @@ export interface Viewer {
 /**
  * Pages. A page that is not secret is seen by everyone; a secret one by its creator and by those who follow it
  * (its members), and by administrators. What is in a secret page (its follows, events, statuses) is as hidden as
- * the page. A single read tests the rule in SQL (`pageVisibleTo`); a list reads the secret pages the Member sees
- * first (`secretPagesSeen`: a few per user, walked by index) and walks the rows that are not of a secret page or
- * are of one of those (`notSecretOrSeen`); its total is the kept count of all rows, less those of secret pages,
- * plus those of the secret pages seen (`visibleTotal`).
+ * the page. A single read tests the rule in SQL (`pageVisibleTo`); a list walks the rows that are not of a secret
+ * page or are of one the Member sees (`notSecretOrSeen`, looking in `secretPageIdsSeen`: a few per user, walked by
+ * index), in the same statement as its total: the kept count of all rows, less those of secret pages, plus those
+ * of the secret pages seen (`visibleTotal`).
  */
 export function pageVisibleTo(eb: ExpressionBuilder<Database, 'pages'>, viewer: Viewer) {
   return eb.or([
@@ -36,40 +36,19 @@ export function pageVisibleTo(eb: ExpressionBuilder<Database, 'pages'>, viewer: 
 }
 
 /**
- * The secret pages a Member sees, in one statement of two index walks: from their follows of secret pages to those
- * pages (joined the other way, SQLite would walk every secret page), and the secret pages they created (a page in
- * both comes twice).
- */
-export function secretPagesSeen(db: Kysely<Database>, viewer: string) {
-  const columns = ['pages.id', 'pages.user_id', 'pages.page_configuration_id'] as const;
-  return db
-    .selectFrom('pages')
-    .select(columns)
-    .where('pages.id', 'in', (eb) =>
-      eb
-        .selectFrom('follows')
-        .select('follows.followable_id')
-        .where('follows.user_id', '=', viewer)
-        // Literals, so that SQLite sees the partial index's condition (migration 0014) in the query.
-        .where('follows.followable_type', '=', sql.lit('Page'))
-        .where('follows.secret_page', '=', sql.lit(1)),
-    )
-    .where('pages.privacy', '=', 'secret')
-    .unionAll(db.selectFrom('pages').select(columns).where('pages.user_id', '=', viewer).where('pages.privacy', '=', 'secret'));
-}
-
-/**
  * The ids of the secret pages a Member sees, as a subquery a list's statement looks in: their follows of secret
  * pages (the follow's copy of its page's secrecy, on a partial index) and the secret pages they created.
  */
-export function secretPageIdsSeen(db: Kysely<Database>, viewer: string) {
-  return db
+export function secretPageIdsSeen(db: Kysely<Database>, viewer: string, only?: string) {
+  const ids = db
     .selectFrom('follows')
     .select('follows.followable_id as id')
     .where('follows.user_id', '=', viewer)
     .where('follows.followable_type', '=', sql.lit('Page'))
     .where('follows.secret_page', '=', sql.lit(1))
     .unionAll(db.selectFrom('pages').select('pages.id').where('pages.user_id', '=', viewer).where('pages.privacy', '=', 'secret'));
+  // One page's question (a list filtered to one page): is it among them?
+  return only === undefined ? ids : db.selectFrom(ids.as('seen')).select('seen.id').where('seen.id', '=', only);
 }
 
 /**
