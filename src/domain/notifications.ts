@@ -246,16 +246,8 @@ export async function listNotifications(
   requireSelfOrAdmin(caller, userId, 'read');
   // The caller was just found (as the store stands): only another user's may be missing.
   if (caller.user.id !== userId) await requireUser(deps.store, userId);
-  const unseen = query.status === 'unseen';
-  const [walked, counts] = await Promise.all([
-    deps.store.notifications.list(userId, unseen, query),
-    deps.store.notifications.counts(userId),
-  ]);
-  return {
-    records: await toNotificationRecords(deps.store, walked.rows),
-    total: unseen ? counts.unseen : counts.total,
-    next: walked.next,
-  };
+  const listed = await deps.store.notifications.list(userId, query.status === 'unseen', query);
+  return { records: await toNotificationRecords(deps.store, listed.rows), total: listed.total, next: listed.next };
 }
 
 /** Marks all unseen notifications seen, or only those named; ids of other users' notifications change nothing. */

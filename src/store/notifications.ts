@@ -4,7 +4,7 @@ import { fixed } from './dialect.js';
 import type { Dialect } from './dialect.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database, NotificationContentTable, NotificationJobTable, NotificationTable } from './schema.js';
-import { readRows, walkPage, type Selection, type Walked } from './paging.js';
+import { listPage, type Listed, type Selection } from './paging.js';
 
 /** A user's notification's own columns, but its number (`seq`, the live stream's). */
 export type NotificationOwn = Omit<Selectable<NotificationTable>, 'seq'>;
@@ -115,11 +115,12 @@ export function notificationsRepo(db: Kysely<Database>) {
       }
       return notified;
     },
-    /** Newest first: one walk of the user's notifications (its index), each joined with its content. */
-    async list(userId: string, unseenOnly: boolean, page: Pagination): Promise<Walked<NotificationRow>> {
+    /** Newest first: one walk of the user's notifications (its index), each joined with its content; the user's kept count. */
+    list(userId: string, unseenOnly: boolean, page: Pagination): Promise<Listed<NotificationRow>> {
       let q = db.selectFrom('notifications as n').where('n.user_id', '=', userId);
       if (unseenOnly) q = q.where('n.seen', '=', sql.lit(0));
-      return walkPage<NotificationRow>(db, [{ query: q, keys: ['n.id'] }], withContents, page, true);
+      const kept = db.selectFrom('notification_counters').select(unseenOnly ? 'unseen' : 'total').where('notification_counters.user_id', '=', userId);
+      return listPage<NotificationRow>(db, [{ query: q, keys: ['n.id'] }], withContents, page, sql<number>`coalesce(${kept}, 0)`, true);
     },
     /**
      * Oldest first, after the user's notification numbered `afterSeq`: what a live stream has not sent yet.
@@ -165,14 +166,6 @@ export function notificationsRepo(db: Kysely<Database>) {
         .limit(1)
         .executeTakeFirst();
       return Number(before?.seq ?? 0);
-    },
-    /** The user's counts. */
-    async counts(userId: string): Promise<{ readonly total: number; readonly unseen: number }> {
-      const [row] = await readRows<{ total: number; unseen: number }>(
-        db,
-        db.selectFrom('notification_counters').select(['total', 'unseen']).where('user_id', '=', userId),
-      );
-      return { total: Number(row?.total ?? 0), unseen: Number(row?.unseen ?? 0) };
     },
     /** Marks the user's unseen notifications seen (all, or those of `ids`); answers how many changed. */
     async markSeen(userId: string, ids: string[] | undefined, now: string): Promise<number> {
