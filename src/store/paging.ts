@@ -54,8 +54,6 @@ export interface Listed<Row> extends Walked<Row> {
  */
 export interface DirectReader {
   rows(compiled: CompiledQuery): Record<string, unknown>[] | undefined;
-  /** `read()`, whose reads all see the same committed data (one read transaction). */
-  snapshot<T>(read: () => T): T;
 }
 const directReaders = new WeakMap<object, DirectReader>();
 
@@ -119,20 +117,20 @@ export async function walkPage<Row>(
     inclusive = true;
   }
   const n = position.per_page;
-  // The total, when it is an expression, rides on the first walk's rows: one statement for a page and its total.
-  const withTotal = (query: AnyQuery, w: number) => (total && w === 0 ? query.select(sql<number>`${total}`.as(TOTAL)) : query);
-  const fetches = walks.map((walk, w) => withTotal(keyed(walk, select(from(walk, start, inclusive))), w).limit(n + 1).compile());
-  const direct = directReaders.get(db);
-  // Several walks read as of one moment: a commit between them could otherwise move a row from one to the other.
-  const lists =
-    direct && fetches.length > 1
-      ? direct.snapshot(() => fetches.map((compiled) => direct.rows(compiled)))
-      : undefined;
-  const read = lists?.every((rows) => rows !== undefined)
-    ? (lists as Record<string, unknown>[][])
-    : await Promise.all(fetches.map((compiled) => rowsOfRead(db, compiled)));
-  const counted = read[0]?.[0]?.[TOTAL];
-  const found = merged(read, keysOf, desc);
+  // Several walks are one statement (a UNION ALL of each walk's first rows), so that they read as of one moment
+  // (a commit between them could move a row from one to the other) and PostgreSQL answers in one round trip.
+  // The total, when it is an expression, rides on the rows too: a page and its total, one statement.
+  const arms = walks.map((walk) => {
+    const arm = keyed(walk, select(from(walk, start, inclusive))).limit(n + 1);
+    return total ? arm.select(sql<number>`${total}`.as(TOTAL)) : arm;
+  });
+  const query =
+    arms.length === 1
+      ? arms[0]!
+      : arms.slice(1).reduce((union, arm, w) => union.unionAll(db.selectFrom(arm.as(`w${w + 1}`)).selectAll()), db.selectFrom(arms[0]!.as('w0')).selectAll());
+  const read = await readRows<Record<string, unknown>>(db, query);
+  const counted = read[0]?.[TOTAL];
+  const found = arms.length === 1 ? read : merged(read, keysOf, desc);
   const next = found.length > n ? keysOf(found[n - 1]!) : undefined;
   // The sort keys' and the total's own columns go (a copy without them keeps every row's shape the same).
   const columns = found.length ? Object.keys(found[0]!).filter((column) => !column.startsWith('__')) : [];
@@ -145,6 +143,17 @@ export async function walkPage<Row>(
 }
 
 const TOTAL = '__total';
+
+/** The rows of several walks in key order, each key once (a row in two walks is answered once). */
+function merged<T>(rows: readonly T[], keysOf: (row: T) => string[], desc: boolean): T[] {
+  const compare = (a: string[], b: string[]) => {
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return (a[i]! < b[i]! ? -1 : 1) * (desc ? -1 : 1);
+    return 0;
+  };
+  const all = rows.map((row) => ({ row, keys: keysOf(row) }));
+  all.sort((a, b) => compare(a.keys, b.keys));
+  return all.filter((item, i) => i === 0 || compare(all[i - 1]!.keys, item.keys) !== 0).map((item) => item.row);
+}
 
 /**
  * The sort key of the row `skip` rows into the list, read from the walks' indexes (keys only): one walk with
@@ -172,18 +181,6 @@ async function keyAt(
   }
   const rows = await readRows<Record<string, unknown>>(db, skipper.limit(1).offset(skip));
   return rows[0] ? columns.map((column) => String(rows[0]![column])) : undefined;
-}
-
-/** The rows of every walk in key order, each key once (one walk's rows are in order already). */
-function merged<T>(lists: readonly T[][], keysOf: (row: T) => string[], desc: boolean): T[] {
-  if (lists.length === 1) return lists[0]!;
-  const compare = (a: string[], b: string[]) => {
-    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return (a[i]! < b[i]! ? -1 : 1) * (desc ? -1 : 1);
-    return 0;
-  };
-  const all = lists.flat().map((row) => ({ row, keys: keysOf(row) }));
-  all.sort((a, b) => compare(a.keys, b.keys));
-  return all.filter((item, i) => i === 0 || compare(all[i - 1]!.keys, item.keys) !== 0).map((item) => item.row);
 }
 
 /**

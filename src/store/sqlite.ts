@@ -133,21 +133,18 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
  * empties a connection's cache whenever it finds that another connection committed, so the watcher re-read
  * every page after each of our writes (at a million pages, in process, the builds alternated three times: the
  * 90/10 mix's reads 342–466 → 286–299 µs each, a written follow 1,159–1,416 → 1,062–1,070), while the writer's
- * own commits leave its cache as it is. A snapshot (several reads as of one moment) keeps its reads, and the
- * versions read within it, on the connection it began on.
+ * own commits leave its cache as it is.
  */
 interface CommittedReads {
   /** What `make` makes of the connection the reads run on now (a statement, a cache of them): once per connection. */
   perConnection<T>(make: (connection: Database.Database) => T): () => T;
-  snapshot<T>(read: () => T): T;
 }
 
 function committedReads(writer: Database.Database, watcher: Database.Database): CommittedReads {
-  let pinned: Database.Database | undefined;
   // `inTransaction` is SQLite's autocommit flag: set by BEGIN and SAVEPOINT (every write of the store's runs in a
   // group's `begin immediate`), and not by a writing statement still being iterated outside one (its rows, not
   // yet committed, would be seen on the writer). The store iterates none: writes run to their end (`all`/`run`).
-  const connection = () => pinned ?? (writer.inTransaction ? watcher : writer);
+  const connection = () => (writer.inTransaction ? watcher : writer);
   const perConnection = <T>(make: (on: Database.Database) => T): (() => T) => {
     const made = new Map<Database.Database, T>();
     return () => {
@@ -157,20 +154,7 @@ function committedReads(writer: Database.Database, watcher: Database.Database): 
       return value;
     };
   };
-  const transaction = perConnection((on) => on.transaction(<T>(read: () => T): T => read()) as <T>(read: () => T) => T);
-  return {
-    perConnection,
-    snapshot<T>(read: () => T): T {
-      if (pinned) return read();
-      const inSnapshot = transaction();
-      pinned = connection();
-      try {
-        return inSnapshot(read);
-      } finally {
-        pinned = undefined;
-      }
-    },
-  };
+  return { perConnection };
 }
 
 /**
@@ -229,7 +213,6 @@ function directReader(reads: CommittedReads, onQuery: ((sql: string, parameters:
       onQuery?.(compiled.sql, compiled.parameters);
       return read(compiled.parameters);
     },
-    snapshot: reads.snapshot,
   };
 }
 
