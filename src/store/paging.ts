@@ -33,6 +33,11 @@ export type Selection = (query: AnyQuery) => AnyQuery;
 export interface Walk {
   query: AnyQuery;
   keys: readonly string[];
+  /**
+   * What this walk selects, when its rows come from another table than the list's other walks (the moderation
+   * queue: its own rows and open reports); the same columns under the same names, else a row loses some.
+   */
+  select?: Selection;
 }
 
 export interface Walked<Row> {
@@ -111,7 +116,7 @@ export async function walkPage<Row>(db: AnyDb, walks: Walk[], select: Selection,
     inclusive = true;
   }
   const n = position.per_page;
-  const fetches = walks.map((walk) => keyed(walk, select(from(walk, start, inclusive))).limit(n + 1).compile());
+  const fetches = walks.map((walk) => keyed(walk, (walk.select ?? select)(from(walk, start, inclusive))).limit(n + 1).compile());
   const direct = directReaders.get(db);
   // Several walks read as of one moment: a commit between them could otherwise move a row from one to the other.
   const lists =

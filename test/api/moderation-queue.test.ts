@@ -185,7 +185,9 @@ describe('paging', () => {
     await raw.close();
     for (const plan of plans) {
       expect(plan.join(' | ')).not.toMatch(/TEMP B-TREE/);
-      for (const step of plan) expect(step).toMatch(/USING (COVERING )?INDEX|USING INTEGER PRIMARY KEY/);
+      // A subquery's heading is no step of its own: the steps under it are checked as the others.
+      for (const step of plan.filter((s) => !/^(CORRELATED )?SCALAR SUBQUERY \d+$/.test(s)))
+        expect(step).toMatch(/USING (COVERING )?INDEX|USING INTEGER PRIMARY KEY/);
     }
   });
 });

@@ -7,7 +7,7 @@ import type { Column } from '../output.js';
 export const QUEUE_COLUMNS: Column<ModerationItem>[] = [
   { header: 'kind', value: (i) => i.kind },
   { header: 'id', value: (i) => i.id },
-  { header: 'page', value: (i) => i.page.name },
+  { header: 'page', value: (i) => i.page?.name ?? '' },
   { header: 'user', value: (i) => i.user.nickname },
   { header: 'waiting since', value: (i) => i.created_at },
 ];

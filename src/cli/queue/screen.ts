@@ -38,8 +38,8 @@ export function waited(since: string, now = Date.now()): string {
 
 export const describeItem = (item: ModerationItem) =>
   item.kind === 'invite'
-    ? `the invite of ${clean(item.user.nickname)} to ${clean(item.page.name)}`
-    : `${clean(item.user.nickname)}'s request to join ${clean(item.page.name)}`;
+    ? `the invite of ${clean(item.user.nickname)} to ${clean((item.page?.name ?? ''))}`
+    : `${clean(item.user.nickname)}'s request to join ${clean((item.page?.name ?? ''))}`;
 
 type Mode = 'list' | 'confirm' | 'details';
 interface Message {
@@ -166,7 +166,7 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
       { flexDirection: 'column', height: bodyRows + 1 },
       field('kind', selected.kind === 'invite' ? 'invite' : 'access request'),
       field('id', selected.id),
-      field('page', `${clean(selected.page.name)} (${selected.page.privacy})`),
+      field('page', `${clean(selected.page?.name ?? '')} (${selected.page?.privacy})`),
       field('who', `${clean(selected.user.name)} (${clean(selected.user.nickname)})`),
       ...(selected.user.email ? [field('email', clean(selected.user.email))] : []),
       field('waiting', `since ${selected.created_at} (${waited(selected.created_at)})`),
@@ -199,7 +199,7 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
             row(
               item.id,
               item.id === selected?.id ? '›' : ' ',
-              [kindLabel(item), clean(item.page.name), clean(item.user.nickname), waited(item.created_at)],
+              [kindLabel(item), clean((item.page?.name ?? '')), clean(item.user.nickname), waited(item.created_at)],
               item.id === selected?.id ? { bold: true, color: c ? 'cyan' : undefined } : {},
             ),
           )),
