@@ -144,4 +144,20 @@ describe('open reports in the moderation queue', () => {
     expect((await queue(owner.creds, '?per_page=2&page=2')).items.map((i) => i.id)).toEqual(made.slice(2, 4));
     expect((await queue(owner.creds, '?per_page=4&page=2')).items.map((i) => i.id)).toEqual(made.slice(4));
   });
+
+  it("tells the page's creator and the Admins of a new report (so a queue on their screen shows it at once), naming the place, not the content", async () => {
+    const { owner, spammer, r1, status } = await scene();
+    const id = await report(r1, 'Status', status);
+    await t.app.fanOut.drain();
+    const reportsTo = async (who: { id: string; creds?: Credentials }) =>
+      ((await t.call('GET', `/users/${who.id}/notifications`, { as: who.creds })).body as Record<string, unknown>[]).filter(
+        (n) => n.notification_type === 'report' && n.link_id === id,
+      );
+    const [told] = await reportsTo({ id: owner.user.id, creds: owner.creds });
+    expect(told).toMatchObject({ action_name: 'reported', subject_id: r1.user.id, target_type: 'Status', target_id: status, target_name: null, final_target_type: 'Page', link_type: 'Report' });
+    expect(JSON.stringify(told)).not.toContain('watches');
+    expect(await reportsTo({ id: t.admin.id })).toHaveLength(1);
+    expect(await reportsTo({ id: r1.user.id, creds: r1.creds })).toEqual([]);
+    expect(await reportsTo({ id: spammer.user.id, creds: spammer.creds })).toEqual([]);
+  });
 });

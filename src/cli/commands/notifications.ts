@@ -45,6 +45,10 @@ export function describeNotification(n: Notification): string {
       return `${n.subject_name} is going to ${where}`;
     case 'content_removed':
       return `${n.subject_name} removed your ${n.target_type === 'Comment' ? 'comment' : 'status'}${inPlace}: ${n.target_name ?? ''}`;
+    case 'report':
+      return n.target_type === 'User'
+        ? `${n.subject_name} reported ${n.final_target_name}`
+        : `${n.subject_name} reported a ${n.target_type === 'Comment' ? 'comment' : 'status'}${inPlace}`;
     case 'report_resolved':
       return `${n.subject_name} ${n.action_name} your report on ${n.target_name ?? 'it'}`;
     case 'suspension_lifted':
