@@ -7,7 +7,8 @@ import { inOneTransaction } from './steps.js';
  * The queue shows a target's open reports as one item, its first report. That item is walked in time order from
  * an index of open reports only: all of them for Admins (`reports_open_time`), those on content in the pages a
  * user created for that user (`reports_open_owner`). A report therefore carries its page's creator, read from the
- * page when it is written, as the queue's own rows do (migration 0006).
+ * page when it is written, as the queue's own rows do (migration 0006). And the notifications about a status or
+ * comment are found by index when it is removed.
  */
 export const reportQueue: Migration = {
   async up(db: Kysely<any>) {
@@ -18,6 +19,8 @@ export const reportQueue: Migration = {
       // Partial: the open reports are few beside those settled, which never leave the table.
       await sql`create index reports_open_time on reports (created_at, id) where state = 'open'`.execute(db);
       await sql`create index reports_open_owner on reports (page_owner_id, created_at, id) where state = 'open'`.execute(db);
+      // A removal finds the notifications about the content (to stop their fan-out, to stop quoting it) by index.
+      await db.schema.createIndex('notification_contents_target').on('notification_contents').columns(['target_type', 'target_id']).execute();
     });
   },
 };
