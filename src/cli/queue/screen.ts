@@ -2,6 +2,7 @@ import { Box, render, Text, useApp, useInput, useStdout } from 'ink';
 import { InterruptedError } from '../errors.js';
 import { createElement as h, useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import type { ModerationItem, ReportItem } from '../../shared/schemas/moderation.js';
+import { MAX_SUSPENSION_REASON } from '../../shared/schemas/suspensions.js';
 import { itemDetails, type GroupReport, type GroupState } from './details.js';
 import { defaultSuspensionReason, isReport, kindLabel, outcome, question, rowCells, waited, type Verb } from './items.js';
 
@@ -154,7 +155,7 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
         return setMessage({ text: 'nobody suspended', tone: 'plain' });
       }
       if (key.backspace || key.delete) return setReason((r) => r.slice(0, -1));
-      if (input && !key.ctrl && !key.meta) setReason((r) => (r + input.replace(/[\u0000-\u001f\u007f-\u009f]/g, '')).slice(0, 500));
+      if (input && !key.ctrl && !key.meta) setReason((r) => (r + input.replace(/[\u0000-\u001f\u007f-\u009f]/g, '')).slice(0, MAX_SUSPENSION_REASON));
       return;
     }
     if (input === 'q') return exit();
