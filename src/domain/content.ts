@@ -30,8 +30,17 @@ import type { RemovedRow } from '../store/removals.js';
 import { hiddenAuthors } from './suspensions.js';
 import { toUserRecord } from './users.js';
 
-export async function toStatusRecords(store: Store, caller: Caller, rows: StatusRow[]): Promise<Status[]> {
-  const users = new Map((await store.users.getByIds([...new Set(rows.map((r) => r.user_id))])).map((u) => [u.id, u]));
+/**
+ * Statuses as the caller reads them. `hidden`: the authors whose content the caller may not see (suspended, for
+ * all but Admins: `hiddenAuthors`); their comments are not in a status's `comments_count`, as they are not in
+ * its comment list.
+ */
+export async function toStatusRecords(store: Store, caller: Caller, rows: StatusRow[], hidden: readonly string[]): Promise<Status[]> {
+  const [authors, unseen] = await Promise.all([
+    store.users.getByIds([...new Set(rows.map((r) => r.user_id))]),
+    store.comments.countByAuthors(rows.filter((r) => r.comments_count > 0).map((r) => r.id), hidden),
+  ]);
+  const users = new Map(authors.map((u) => [u.id, u]));
   return rows.map((r) => {
     const user = users.get(r.user_id);
     if (!user) throw new Error(`author ${r.user_id} of status ${r.id} is missing`);
@@ -42,7 +51,7 @@ export async function toStatusRecords(store: Store, caller: Caller, rows: Status
       content: r.content,
       page_id: r.page_id,
       event_id: r.event_id,
-      comments_count: r.comments_count,
+      comments_count: r.comments_count - (unseen.get(r.id) ?? 0),
       likes_count: r.likes_count,
       created_at: r.created_at,
       updated_at: r.updated_at,
@@ -139,14 +148,15 @@ export async function createStatus(deps: Deps, caller: Caller, input: CreateStat
     return status;
   });
   deps.notifications?.wake();
-  return (await toStatusRecords(deps.store, caller, [row]))[0]!;
+  // A new status has no comments yet.
+  return (await toStatusRecords(deps.store, caller, [row], []))[0]!;
 }
 
 export async function getStatus(deps: Deps, caller: Caller, id: string): Promise<Status> {
   const removed = await removedStatus(deps, caller, id);
   if (removed) return removed;
   const row = await readableStatus(deps.store, viewerOf(caller), id, nowIso(deps));
-  return (await toStatusRecords(deps.store, caller, [row]))[0]!;
+  return (await toStatusRecords(deps.store, caller, [row], await hiddenAuthors(deps, caller)))[0]!;
 }
 
 /** Comments on a status, oldest first, for those who may read the status. */
@@ -255,8 +265,9 @@ export async function createLike(deps: Deps, caller: Caller, input: CreateLikeIn
 export async function getStream(deps: Deps, caller: Caller, userId: string, page: Pagination): Promise<ListResult<Status>> {
   if (caller.user.id !== userId && !caller.isAdmin) throw forbidden('You may read only your own stream');
   if (!(await deps.store.users.getById(userId))) throw notFound('User');
-  const listed = await deps.store.statuses.stream(userId, page, await hiddenAuthors(deps, caller));
-  return listResult(await toStatusRecords(deps.store, caller, listed.rows), listed);
+  const hidden = await hiddenAuthors(deps, caller);
+  const listed = await deps.store.statuses.stream(userId, page, hidden);
+  return listResult(await toStatusRecords(deps.store, caller, listed.rows, hidden), listed);
 }
 
 /** What Admins read of removed content beside its record. */
@@ -267,6 +278,7 @@ export async function removedStatus(deps: Deps, caller: Caller, id: string): Pro
   if (!caller.isAdmin) return undefined;
   const row = await deps.store.removals.getRemoved('Status', id);
   if (!row) return undefined;
-  const [record] = await toStatusRecords(deps.store, caller, [row]);
+  // Admins only: nothing is hidden from them.
+  const [record] = await toStatusRecords(deps.store, caller, [row], []);
   return { ...record!, ...removedFields(row) };
 }

@@ -1,12 +1,15 @@
 import { listResult, type ListResult } from '../shared/schemas/common.js';
-import type { ModerationItem, ModerationQueueQuery } from '../shared/schemas/moderation.js';
-import type { Caller, Deps } from './context.js';
-import { loadEmbeds } from './records.js';
+import type { ModerationItem, ModerationQueueQuery, ReportItem } from '../shared/schemas/moderation.js';
+import type { ModerationItemRow } from '../store/moderation.js';
+import { nowIso, type Caller, type Deps } from './context.js';
+import { toPageRecord } from './pages.js';
+import { toUserRecord } from './users.js';
 
 /**
- * The waiting access requests and invites of every page the caller administers (every page for Admins,
- * the pages they created for others), oldest first. Accepting and refusing go through the records' own
- * endpoints, so they keep their transitions, follows, notifications, webhooks and audit entries.
+ * The moderation queue: the waiting access requests and invites of every page the caller administers (every
+ * page for Admins, the pages they created for others), and the open reports on content in those pages (Admins:
+ * on users too), one item per reported target, oldest first. Settling goes through the records' own endpoints,
+ * so they keep their transitions, follows, notifications, webhooks and audit entries.
  */
 export async function listModerationQueue(
   deps: Deps,
@@ -16,18 +19,46 @@ export async function listModerationQueue(
   const viewer = { id: caller.user.id, isAdmin: caller.isAdmin };
   const listed = await deps.store.moderationQueue.list(viewer, query);
   const rows = listed.rows;
-  const embeds = await loadEmbeds(
-    deps.store,
-    caller,
-    rows.map((r) => r.user_id),
-    rows.map((r) => r.page_id),
-  );
-  const items = rows.map((r) => ({
-    kind: r.kind as ModerationItem['kind'],
-    id: r.id,
-    page: embeds.page(r.page_id),
-    user: embeds.user(r.user_id),
-    created_at: r.created_at,
-  }));
+  const present = (ids: (string | null)[]) => [...new Set(ids.filter((id): id is string => id !== null))];
+  const [users, pages] = await Promise.all([
+    deps.store.users.getByIds(present(rows.flatMap((r) => [r.user_id, r.target_user_id]))),
+    deps.store.pages.getByIds(present(rows.map((r) => r.page_id))),
+  ]);
+  const now = new Date(nowIso(deps));
+  const userById = new Map(users.map((u) => [u.id, toUserRecord(u, caller, now)]));
+  const pageById = new Map(pages.map((p) => [p.id, toPageRecord(p)]));
+  const items: ModerationItem[] = [];
+  for (const r of rows) {
+    const user = userById.get(r.user_id);
+    const page = r.page_id ? pageById.get(r.page_id) : undefined;
+    // Gone between the walk and this read (a user or page deleted meanwhile): the next look will not show it.
+    if (!user) continue;
+    if (r.kind === 'report') items.push(reportItem(r, user, page ?? null, userById));
+    else if (page) items.push({ kind: r.kind as 'page_access_request' | 'invite', id: r.id, page, user, created_at: r.created_at });
+  }
   return listResult(items, listed);
+}
+
+function reportItem(
+  r: ModerationItemRow,
+  user: ReportItem['user'],
+  page: ReportItem['page'],
+  users: Map<string, ReportItem['user']>,
+): ReportItem {
+  const type = r.target_type as ReportItem['target']['type'];
+  return {
+    kind: 'report',
+    id: r.id,
+    target: {
+      type,
+      id: r.target_id!,
+      excerpt: type === 'User' ? null : r.excerpt,
+      user: users.get(r.target_user_id!) ?? null,
+    },
+    page,
+    user,
+    reason: r.reason as ReportItem['reason'],
+    reports: Number(r.reports),
+    created_at: r.created_at,
+  };
 }

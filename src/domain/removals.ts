@@ -57,8 +57,9 @@ export async function getComment(deps: Deps, caller: Caller, id: string): Promis
 /** Statuses newest first, each visible to the caller as in the stream. */
 export async function listStatuses(deps: Deps, caller: Caller, query: ListStatusesQuery): Promise<ListResult<Status>> {
   const { user_id, page_id, event_id } = query;
-  const listed = await deps.store.removals.listStatuses(viewerOf(caller), { user_id, page_id, event_id }, query, await hiddenAuthors(deps, caller));
-  return listResult(await toStatusRecords(deps.store, caller, listed.rows), listed);
+  const hidden = await hiddenAuthors(deps, caller);
+  const listed = await deps.store.removals.listStatuses(viewerOf(caller), { user_id, page_id, event_id }, query, hidden);
+  return listResult(await toStatusRecords(deps.store, caller, listed.rows, hidden), listed);
 }
 
 /** The removed content's author is told, when someone else removed it. */

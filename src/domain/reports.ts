@@ -5,11 +5,12 @@ import { REPORT_EXCERPT, type CreateReportInput, type ListReportsQuery, type Rep
 import type { StatusRow } from '../store/content.js';
 import { isUniqueViolation } from '../store/errors.js';
 import type { ReportRow } from '../store/reports.js';
+import type { UserRow } from '../store/users.js';
 import type { Store } from '../store/store.js';
 import { recordAudit } from './audit.js';
 import { actingUser, authorShown, readableStatus, viewerOf } from './content-access.js';
 import { nowIso, type Caller, type Deps } from './context.js';
-import { notifyUsers, userRef } from './notifications.js';
+import { notifyUsers, pageRef, projectAdminIds, userRef } from './notifications.js';
 import { requireActingFor } from './permissions.js';
 import { mayRemove, removeCommentIn, removeStatusIn } from './removals.js';
 import { suspendIn } from './suspensions.js';
@@ -105,10 +106,37 @@ export async function createReport(deps: Deps, caller: Caller, input: CreateRepo
       throw error;
     }
     await recordWebhookEvent(tx, now, 'report.created', (await toRecords(tx, caller, [report]))[0]);
+    await tellModerators(tx, now, caller, report, reporter);
     return report;
   });
   deps.webhooks?.wake();
   return (await toRecords(deps.store, caller, [row]))[0]!;
+}
+
+/**
+ * Those who settle a new report are told, so that a moderation queue open on their screen shows it at once: the
+ * creator of the page the content is in and every Admin, as for an access request. The notification names the
+ * place, never the content (which may be removed and should not live on in notifications).
+ */
+async function tellModerators(tx: Store, now: string, caller: Caller, report: ReportRow, reporter: UserRow) {
+  const page = report.page_id ? await tx.pages.getById(report.page_id) : undefined;
+  const reported = page ? undefined : await tx.users.getById(report.target_user_id);
+  const place = page ? pageRef(page) : reported ? userRef(reported) : undefined;
+  if (!place) return;
+  await notifyUsers(
+    tx,
+    now,
+    {
+      type: 'report',
+      action: 'reported',
+      subject: userRef(reporter),
+      target: { type: report.target_type, id: report.target_id },
+      finalTarget: place,
+      link: { type: 'Report', id: report.id },
+    },
+    [...(page ? [page.user_id] : []), ...(await projectAdminIds(tx))],
+    [reporter.id, caller.user.id],
+  );
 }
 
 export async function listReports(deps: Deps, caller: Caller, query: ListReportsQuery): Promise<ListResult<Report>> {

@@ -2,7 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { CommentTable, Database, LikeTable, StatusTable } from './schema.js';
 import { reachesFollowers as followersSee } from './visibility.js';
-import { counterKey, countersOf, countOf, listPage, type Listed, type Selection, type Walk } from './paging.js';
+import { counterKey, countersOf, countOf, listPage, readRows, type Listed, type Selection, type Walk } from './paging.js';
 import { contentVisible } from './suspensions.js';
 
 export type StatusRow = Selectable<StatusTable>;
@@ -116,6 +116,20 @@ export function commentsRepo(db: Kysely<Database>) {
         .set({ likes_count: sql`likes_count + ${delta}` })
         .where('id', '=', id)
         .execute();
+    },
+    /** How many comments each status has by the given authors (those hidden from a viewer); statuses without any are absent. */
+    async countByAuthors(statusIds: readonly string[], authors: readonly string[]): Promise<Map<string, number>> {
+      if (statusIds.length === 0 || authors.length === 0) return new Map();
+      const rows = await readRows<{ status_id: string; n: number | string }>(
+        db,
+        db
+          .selectFrom('comments')
+          .select(['comments.status_id', (eb) => eb.fn.countAll().as('n')])
+          .where('comments.status_id', 'in', [...statusIds])
+          .where('comments.user_id', 'in', [...authors])
+          .groupBy('comments.status_id'),
+      );
+      return new Map(rows.map((r) => [r.status_id, Number(r.n)]));
     },
     async listForStatus(statusId: string, page: Pagination, hidden: readonly string[] = []): Promise<Listed<CommentRow>> {
       const kept = db

@@ -35,6 +35,8 @@ export interface ReportTable {
   target_user_id: string;
   /** The page the reported content is in (its administrators see the report). */
   page_id: string | null;
+  /** The creator of that page, read from it when the report is written (the moderation queue walks by it). */
+  page_owner_id: string | null;
   excerpt: string;
   reason: string;
   comment: string | null;

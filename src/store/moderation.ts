@@ -1,18 +1,77 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Viewer } from './visibility.js';
 import { counted, listPage, type Listed, type Selection } from './paging.js';
-import type { Database, ModerationQueueTable } from './schema.js';
-
-export type ModerationItemRow = Selectable<ModerationQueueTable>;
-
-const selectModerationItems: Selection = (q) => q.selectAll('moderation_queue');
+import type { Database } from './schema.js';
 
 /**
- * The moderation queue: the waiting access requests and invites of the pages a viewer administers, oldest
- * first. Its rows are written and removed by the membership repositories, with the records themselves.
- * Paged like every list (`listPage`: page numbers over the index, the `Link` cursor); its total is counted
- * (the queue holds only what waits, and a page's creator administers few).
+ * An item of the queue: a waiting access request or invite (`page_id` its page, `user_id` who asks or is
+ * invited), or a target's open reports (`id`, `user_id`, `reason` and `created_at` those of its first report;
+ * `reports` how many are open; `page_id` the page the content is in, if any). The report columns are null for
+ * the others.
+ */
+export interface ModerationItemRow {
+  id: string;
+  kind: string;
+  page_id: string | null;
+  user_id: string;
+  created_at: string;
+  target_type: string | null;
+  target_id: string | null;
+  target_user_id: string | null;
+  excerpt: string | null;
+  reason: string | null;
+  reports: number | string | null;
+}
+
+const nothing = sql<null>`null`;
+const selectWaiting: Selection = (q) =>
+  q.select([
+    'moderation_queue.id',
+    'moderation_queue.kind',
+    'moderation_queue.page_id',
+    'moderation_queue.user_id',
+    'moderation_queue.created_at',
+    nothing.as('target_type'),
+    nothing.as('target_id'),
+    nothing.as('target_user_id'),
+    nothing.as('excerpt'),
+    nothing.as('reason'),
+    // Typed as the other walk's count: the walks are one UNION ALL, and PostgreSQL matches the columns' types.
+    sql<null>`cast(null as bigint)`.as('reports'),
+  ]);
+
+// A literal, so that SQLite and PostgreSQL see the partial indexes' condition (migration 0031) in the query.
+const OPEN = sql.lit('open');
+
+const selectReportGroups: Selection = (q) =>
+  q.select((eb) => [
+    'r.id',
+    sql.lit('report').as('kind'),
+    'r.page_id',
+    'r.user_id',
+    'r.created_at',
+    'r.target_type',
+    'r.target_id',
+    'r.target_user_id',
+    'r.excerpt',
+    'r.reason',
+    eb
+      .selectFrom('reports as c')
+      .select((c) => c.fn.countAll().as('n'))
+      .whereRef('c.target_type', '=', 'r.target_type')
+      .whereRef('c.target_id', '=', 'r.target_id')
+      .where('c.state', '=', OPEN)
+      .as('reports'),
+  ]);
+
+/**
+ * The moderation queue of a viewer, oldest first: the waiting access requests and invites of the pages they
+ * administer, and the open reports on content in those pages (Admins: every page, and reports on users too),
+ * one item per reported target. The queue's own rows are written and removed by the membership repositories,
+ * with the records themselves; a target's item is its first open report, so it comes with the first report and
+ * goes when the target's reports are settled. Two walks merged in time order (`listPage`: page numbers over the
+ * indexes, the `Link` cursor); the total is counted (only what waits, and a page's creator administers few).
  */
 export function moderationQueueRepo(db: Kysely<Database>) {
   const administered = (viewer: Viewer) => {
@@ -20,14 +79,35 @@ export function moderationQueueRepo(db: Kysely<Database>) {
     if (!viewer.isAdmin) q = q.where('moderation_queue.page_owner_id', '=', viewer.id);
     return q;
   };
+  const reportGroups = (viewer: Viewer) => {
+    let q = db.selectFrom('reports as r').where('r.state', '=', OPEN);
+    if (!viewer.isAdmin) q = q.where('r.page_owner_id', '=', viewer.id);
+    return q.where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('reports as o')
+            .select('o.id')
+            .whereRef('o.target_type', '=', 'r.target_type')
+            .whereRef('o.target_id', '=', 'r.target_id')
+            .where('o.state', '=', OPEN)
+            .where(sql<boolean>`(o.created_at, o.id) < (r.created_at, r.id)`),
+        ),
+      ),
+    );
+  };
   return {
     async list(viewer: Viewer, page: Pagination): Promise<Listed<ModerationItemRow>> {
+      const total = sql<number>`(${counted(administered(viewer))} + ${counted(reportGroups(viewer))})`;
       return listPage<ModerationItemRow>(
         db,
-        [{ query: administered(viewer), keys: ['moderation_queue.created_at', 'moderation_queue.id'] }],
-        selectModerationItems,
+        [
+          { query: administered(viewer), keys: ['moderation_queue.created_at', 'moderation_queue.id'], select: selectWaiting },
+          { query: reportGroups(viewer), keys: ['r.created_at', 'r.id'], select: selectReportGroups },
+        ],
+        selectWaiting,
         page,
-        counted(administered(viewer)),
+        total,
       );
     },
   };

@@ -33,6 +33,11 @@ export type Selection = (query: AnyQuery) => AnyQuery;
 export interface Walk {
   query: AnyQuery;
   keys: readonly string[];
+  /**
+   * What this walk selects, when its rows come from another table than the list's other walks (the moderation
+   * queue: its own rows and open reports); the same columns under the same names, else a row loses some.
+   */
+  select?: Selection;
 }
 
 export interface Walked<Row> {
@@ -121,7 +126,7 @@ export async function walkPage<Row>(
   // (a commit between them could move a row from one to the other) and PostgreSQL answers in one round trip.
   // The total, when it is an expression, rides on the rows too: a page and its total, one statement.
   const arms = walks.map((walk) => {
-    const arm = keyed(walk, select(from(walk, start, inclusive))).limit(n + 1);
+    const arm = keyed(walk, (walk.select ?? select)(from(walk, start, inclusive))).limit(n + 1);
     return total ? arm.select(sql<number>`${total}`.as(TOTAL)) : arm;
   });
   const query =

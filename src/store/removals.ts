@@ -91,6 +91,22 @@ export function removalsRepo(db: Kysely<Database>) {
       .execute();
   };
 
+  /**
+   * Notifications that quote the removed content (a status announced, a comment, a like of either) stop quoting
+   * it: it vanishes from the notification lists and streams too. The author's `content_removed`, written after,
+   * still names what was removed.
+   */
+  const unquote = async (type: 'Status' | 'Comment', ids: string[]) => {
+    if (ids.length === 0) return;
+    await db
+      .updateTable('notification_contents')
+      .set({ target_name: null, comment_info: '{}' })
+      .where('target_type', '=', type)
+      .where('target_id', 'in', ids)
+      .where('notification_type', 'in', ['status', 'comment', 'like'])
+      .execute();
+  };
+
   return {
     /** Statuses newest first, filtered, those the viewer may read only. */
     async listStatuses(viewer: Viewer, filter: StatusFilter, page: Pagination, hidden: readonly string[] = []): Promise<Listed<StatusRow>> {
@@ -121,6 +137,8 @@ export function removalsRepo(db: Kysely<Database>) {
         )
         .execute();
       await stopFanOuts('Status', status.id);
+      await unquote('Status', [status.id]);
+      await unquote('Comment', comments.map((c) => c.id));
       await db.deleteFrom('comments').where('status_id', '=', status.id).execute();
       await db.deleteFrom('statuses').where('id', '=', status.id).execute();
     },
@@ -129,6 +147,7 @@ export function removalsRepo(db: Kysely<Database>) {
     async removeComment(comment: CommentRow, status: StatusRow, removal: Removal): Promise<void> {
       await archive({ ...comment, target_type: 'Comment', page_id: status.page_id, event_id: status.event_id, comments_count: 0, ...removal });
       await db.deleteFrom('likes').where('target_type', '=', 'Comment').where('target_id', '=', comment.id).execute();
+      await unquote('Comment', [comment.id]);
       await db.deleteFrom('comments').where('id', '=', comment.id).execute();
       await db
         .updateTable('statuses')

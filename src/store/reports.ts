@@ -5,7 +5,8 @@ import { counted, listPage, type Listed, type Selection } from './paging.js';
 import type { Viewer } from './pages.js';
 import type { Database } from './schema.js';
 
-export type ReportRow = Selectable<ReportTable>;
+/** The page's creator is the store's own (written from the page on insert): the domain neither writes nor reads it. */
+export type ReportRow = Omit<Selectable<ReportTable>, 'page_owner_id'>;
 
 export interface ReportFilter {
   state?: string;
@@ -32,7 +33,8 @@ export function reportsRepo(db: Kysely<Database>) {
   return {
     /** False when the reporter already has an open report on the target (the unique index decides, even in a race). */
     async insert(row: ReportRow): Promise<void> {
-      await db.insertInto('reports').values(row).execute();
+      const owner = row.page_id ? db.selectFrom('pages').select('pages.user_id').where('pages.id', '=', row.page_id) : null;
+      await db.insertInto('reports').values({ ...row, page_owner_id: owner }).execute();
     },
     getById(id: string): Promise<ReportRow | undefined> {
       return db.selectFrom('reports').selectAll().where('id', '=', id).executeTakeFirst();

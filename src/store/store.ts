@@ -26,6 +26,7 @@ import { notificationWalks } from './migrations/0018-notification-walks.js';
 import { keptEvents } from './migrations/0019-kept-events.js';
 import { followPairs } from './migrations/0020-follow-pairs.js';
 import { moderation } from './migrations/0030-moderation.js';
+import { reportQueue } from './migrations/0031-report-queue.js';
 import { removalsRepo } from './removals.js';
 import { suspensionsRepo } from './suspensions.js';
 import { reportsRepo } from './reports.js';
@@ -59,6 +60,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0019-kept-events': keptEvents,
   '0020-follow-pairs': followPairs,
   '0030-moderation': moderation,
+  '0031-report-queue': reportQueue,
 };
 
 class StaticMigrations implements MigrationProvider {

@@ -28,9 +28,10 @@ export function describeNotification(n: Notification): string {
     case 'follow':
       return n.target_type === 'Page' ? `${n.subject_name} followed ${where}` : `${n.subject_name} followed you`;
     case 'status':
-      return `${n.subject_name} posted${inPlace}: ${n.target_name ?? ''}`;
+      // A removed status is no longer quoted.
+      return `${n.subject_name} posted${inPlace}: ${n.target_name ?? '(removed)'}`;
     case 'comment':
-      return `${n.subject_name} commented on your status${inPlace}: ${'excerpt' in n.comment_info ? n.comment_info.excerpt : ''}`;
+      return `${n.subject_name} commented on your status${inPlace}: ${'excerpt' in n.comment_info ? n.comment_info.excerpt : '(removed)'}`;
     case 'like':
       return `${n.subject_name} liked your ${n.target_type === 'Comment' ? 'comment' : 'status'}${inPlace}`;
     case 'page_access_request':
@@ -45,6 +46,10 @@ export function describeNotification(n: Notification): string {
       return `${n.subject_name} is going to ${where}`;
     case 'content_removed':
       return `${n.subject_name} removed your ${n.target_type === 'Comment' ? 'comment' : 'status'}${inPlace}: ${n.target_name ?? ''}`;
+    case 'report':
+      return n.target_type === 'User'
+        ? `${n.subject_name} reported ${n.final_target_name}`
+        : `${n.subject_name} reported a ${n.target_type === 'Comment' ? 'comment' : 'status'}${inPlace}`;
     case 'report_resolved':
       return `${n.subject_name} ${n.action_name} your report on ${n.target_name ?? 'it'}`;
     case 'suspension_lifted':

@@ -1,15 +1,21 @@
 import type { Command } from 'commander';
 import type { ListResult } from '../../shared/schemas/common.js';
 import type { ModerationItem } from '../../shared/schemas/moderation.js';
+import type { Report } from '../../shared/schemas/reports.js';
+import type { User } from '../../shared/schemas/users.js';
 import { examples, paginationOptions, showList, withContext, type PageOptions } from '../command-kit.js';
 import type { Column } from '../output.js';
+import { reportedThing } from '../queue/items.js';
 
+/** A report's `user` is its first reporter; `reports` and `about` (what is reported) are a report's only. */
 export const QUEUE_COLUMNS: Column<ModerationItem>[] = [
   { header: 'kind', value: (i) => i.kind },
   { header: 'id', value: (i) => i.id },
-  { header: 'page', value: (i) => i.page.name },
+  { header: 'page', value: (i) => i.page?.name ?? '' },
   { header: 'user', value: (i) => i.user.nickname },
   { header: 'waiting since', value: (i) => i.created_at },
+  { header: 'reports', value: (i) => (i.kind === 'report' ? String(i.reports) : '') },
+  { header: 'about', value: (i) => (i.kind === 'report' ? `${i.reason}: ${reportedThing(i, 60)}` : '') },
 ];
 
 /** How often the screen takes a fresh look besides the live stream (env AGORA_QUEUE_REFRESH_MS). */
@@ -20,8 +26,8 @@ export function registerQueueCommand(program: Command): void {
     paginationOptions(
       program
         .command('queue')
-        .description('moderate: the waiting access requests and invites of the pages you administer, live on a terminal')
-        .option('-y, --yes', 'refuse without asking for confirmation'),
+        .description('moderate: the waiting access requests, invites and open reports of the pages you administer, live on a terminal')
+        .option('-y, --yes', 'refuse, remove, suspend (with the default reason) and dismiss without asking'),
     ),
     'agora queue',
     'agora queue --all | cut -f1,2',
@@ -38,7 +44,7 @@ export function registerQueueCommand(program: Command): void {
       ]);
       const me = (await client.get<{ id: string }>('/me')).id;
       const path = (item: ModerationItem, verb: string) =>
-        `/${item.kind === 'invite' ? 'invites' : 'page_access_requests'}/${seg(item.id)}/${verb}`;
+        `/${item.kind === 'invite' ? 'invites' : item.kind === 'report' ? 'reports' : 'page_access_requests'}/${seg(item.id)}/${verb}`;
       await runQueueScreen(
         {
           async load() {
@@ -47,6 +53,21 @@ export function registerQueueCommand(program: Command): void {
           },
           accept: async (item) => void (await client.put(path(item, 'accept'))),
           refuse: async (item) => void (await client.put(path(item, 'refuse'))),
+          remove: async (item) => void (await client.put(path(item, 'resolve'), { action: 'remove' })),
+          suspend: async (item, reason) => void (await client.put(path(item, 'resolve'), { action: 'suspend', reason })),
+          dismiss: async (item) => void (await client.put(path(item, 'dismiss'))),
+          async reportsOf(item) {
+            const { items: reports } = await client.get<ListResult<Report>>('/reports', {
+              target_type: item.target.type,
+              target_id: item.target.id,
+              state: 'open',
+              per_page: 100,
+            });
+            const ids = [...new Set(reports.map((r) => r.user_id))];
+            const users = ids.length ? (await client.get<ListResult<User>>('/users', { ids: ids.join(','), per_page: 100 })).items : [];
+            const nickname = new Map(users.map((u) => [u.id, u.nickname]));
+            return reports.map((r) => ({ id: r.id, reporter: nickname.get(r.user_id) ?? r.user_id, reason: r.reason, comment: r.comment, created_at: r.created_at }));
+          },
           subscribe(changed, live) {
             const stream = openEventStream(
               client,

@@ -1,19 +1,29 @@
 import { Box, render, Text, useApp, useInput, useStdout } from 'ink';
 import { InterruptedError } from '../errors.js';
 import { createElement as h, useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
-import type { ModerationItem } from '../../shared/schemas/moderation.js';
+import type { ModerationItem, ReportItem } from '../../shared/schemas/moderation.js';
+import { MAX_SUSPENSION_REASON } from '../../shared/schemas/suspensions.js';
+import { itemDetails, type GroupReport, type GroupState } from './details.js';
+import { defaultSuspensionReason, isReport, kindLabel, outcome, question, rowCells, waited, type Verb } from './items.js';
 
-/** What the screen needs from the API: the queue, the two transitions, and news of changes. */
+/** What the screen needs from the API: the queue, the transitions, the reports of a target, and news of changes. */
 export interface QueueSource {
   load(): Promise<{ items: ModerationItem[]; total: number }>;
   accept(item: ModerationItem): Promise<void>;
   refuse(item: ModerationItem): Promise<void>;
+  /** Resolves the target's reports by removing the content. */
+  remove(item: ReportItem): Promise<void>;
+  /** Resolves the target's reports by suspending the user reported or the content's author. */
+  suspend(item: ReportItem, reason: string): Promise<void>;
+  dismiss(item: ReportItem): Promise<void>;
+  /** The target's open reports, for the details. */
+  reportsOf(item: ReportItem): Promise<GroupReport[]>;
   /** Calls `changed` when the queue may have changed (a notification came), `live` when the stream opens or drops. */
   subscribe(changed: () => void, live: (on: boolean) => void): () => void;
 }
 
 export interface ScreenOptions {
-  /** Refuse without asking. */
+  /** Settle without asking (a suspension then gives the default reason). */
   yes: boolean;
   color: boolean;
   /** A fresh look this often, for what no notification announces (an item settled by someone else). */
@@ -22,30 +32,15 @@ export interface ScreenOptions {
   describeError(error: unknown): string;
 }
 
-/** Names come from users: no control character reaches the terminal. */
-const clean = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+export { describeItem, waited } from './items.js';
 
-const kindLabel = (item: ModerationItem) => (item.kind === 'invite' ? 'invite' : 'request');
-
-/** "just now", "4m", "3h", "2d": how long an item has waited. */
-export function waited(since: string, now = Date.now()): string {
-  const s = Math.max(0, Math.floor((now - Date.parse(since)) / 1000));
-  if (s < 60) return 'now';
-  if (s < 3600) return `${Math.floor(s / 60)}m`;
-  if (s < 86400) return `${Math.floor(s / 3600)}h`;
-  return `${Math.floor(s / 86400)}d`;
-}
-
-export const describeItem = (item: ModerationItem) =>
-  item.kind === 'invite'
-    ? `the invite of ${clean(item.user.nickname)} to ${clean(item.page.name)}`
-    : `${clean(item.user.nickname)}'s request to join ${clean(item.page.name)}`;
-
-type Mode = 'list' | 'confirm' | 'details';
+type Mode = 'list' | 'confirm' | 'reason' | 'details';
 interface Message {
   text: string;
   tone: 'ok' | 'bad' | 'plain';
 }
+
+const WRONG_KEY = 'a and r settle requests and invites; d, s and x settle reports';
 
 function QueueScreen({ source, options }: { source: QueueSource; options: ScreenOptions }): ReactNode {
   const { exit } = useApp();
@@ -97,13 +92,35 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
     if (mode !== 'list' && !selected) setMode('list');
   }, [mode, selected]);
 
-  const act = async (verb: 'accept' | 'refuse', item: ModerationItem) => {
+  // The details of a report show every open report on its target, read when they open and when the count moves.
+  const [group, setGroup] = useState<GroupState>();
+  const detailed = mode === 'details' && selected && isReport(selected) ? selected : undefined;
+  useEffect(() => {
+    if (!detailed) return;
+    let current = true;
+    source.reportsOf(detailed).then(
+      (reports) => current && setGroup({ itemId: detailed.id, reports }),
+      (error: unknown) => current && setGroup({ itemId: detailed.id, error: options.describeError(error) }),
+    );
+    return () => void (current = false);
+  }, [detailed?.id, detailed?.reports, source, options]);
+
+  // What a confirmation or a reason is asked for: the item as it was when the key was pressed.
+  const [pending, setPending] = useState<{ verb: Verb; item: ModerationItem }>();
+  const [reason, setReason] = useState('');
+
+  const act = async (verb: Verb | 'accept', item: ModerationItem, suspension?: string) => {
     if (busy.current) return;
     busy.current = true;
     setMode('list');
+    setPending(undefined);
     try {
-      await (verb === 'accept' ? source.accept(item) : source.refuse(item));
-      setMessage({ text: `${verb === 'accept' ? 'accepted' : 'refused'} ${describeItem(item)}`, tone: 'ok' });
+      if (verb === 'accept') await source.accept(item);
+      else if (verb === 'refuse') await source.refuse(item);
+      else if (verb === 'remove') await source.remove(item as ReportItem);
+      else if (verb === 'dismiss') await source.dismiss(item as ReportItem);
+      else await source.suspend(item as ReportItem, suspension ?? defaultSuspensionReason(item as ReportItem));
+      setMessage({ text: outcome(verb, item), tone: 'ok' });
     } catch (error) {
       setMessage({ text: options.describeError(error), tone: 'bad' });
     } finally {
@@ -112,13 +129,33 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
     }
   };
 
+  /** A settling key: at once with --yes, else after a question (a suspension asks for its reason). */
+  const ask = (verb: Verb, item: ModerationItem) => {
+    if (options.yes) return void act(verb, item);
+    setPending({ verb, item });
+    setReason('');
+    setMode(verb === 'suspend' ? 'reason' : 'confirm');
+  };
+
   useInput((input, key) => {
-    if (mode === 'confirm') {
-      if (input === 'y' || input === 'Y') void act('refuse', selected!);
+    if (mode === 'confirm' && pending) {
+      if (input === 'y' || input === 'Y') void act(pending.verb, pending.item);
       else {
         setMode('list');
-        setMessage({ text: 'nothing refused', tone: 'plain' });
+        setPending(undefined);
+        setMessage({ text: `nothing ${pending.verb === 'refuse' ? 'refused' : pending.verb === 'remove' ? 'removed' : 'dismissed'}`, tone: 'plain' });
       }
+      return;
+    }
+    if (mode === 'reason' && pending) {
+      if (key.return) return void act('suspend', pending.item, reason.trim() || defaultSuspensionReason(pending.item as ReportItem));
+      if (key.escape || (key.ctrl && input === 'c')) {
+        setMode('list');
+        setPending(undefined);
+        return setMessage({ text: 'nobody suspended', tone: 'plain' });
+      }
+      if (key.backspace || key.delete) return setReason((r) => r.slice(0, -1));
+      if (input && !key.ctrl && !key.meta) setReason((r) => (r + input.replace(/[\u0000-\u001f\u007f-\u009f]/g, '')).slice(0, MAX_SUSPENSION_REASON));
       return;
     }
     if (input === 'q') return exit();
@@ -130,11 +167,19 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
     if (!selected) return;
     setSelectedId(selected.id);
     if (key.return) return setMode('details');
-    if (input === 'a') return void act('accept', selected);
-    if (input === 'r') {
-      if (options.yes) return void act('refuse', selected);
-      setMode('confirm');
+    if (!isReport(selected)) {
+      if (input === 'a') return void act('accept', selected);
+      if (input === 'r') return ask('refuse', selected);
+      if (input && 'dsx'.includes(input)) setMessage({ text: WRONG_KEY, tone: 'bad' });
+      return;
     }
+    if (input && 'ar'.includes(input)) return setMessage({ text: WRONG_KEY, tone: 'bad' });
+    if (input === 'd') {
+      if (selected.target.type === 'User') return setMessage({ text: 'a user cannot be removed: s suspends them', tone: 'bad' });
+      return ask('remove', selected);
+    }
+    if (input === 's') return ask('suspend', selected);
+    if (input === 'x') return ask('dismiss', selected);
   });
 
   const c = options.color;
@@ -146,33 +191,27 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
     h(Text, { bold: true, color: c ? 'cyan' : undefined, wrap: 'truncate-end' }, `agora queue · ${total} waiting`),
     h(Text, { color: c ? (live ? 'green' : 'yellow') : undefined }, live ? '● live' : '○ offline'),
   );
+  const reportSelected = selected !== undefined && isReport(selected);
+  const keysOf = reportSelected ? 'd remove  s suspend  x dismiss' : 'a accept  r refuse';
   const help =
-    mode === 'confirm'
-      ? `Refuse ${selected ? describeItem(selected) : ''}? (y/N)`
-      : mode === 'details'
-        ? '⏎/esc back  a accept  r refuse  q quit'
-        : '↑↓ move  a accept  r refuse  ⏎ details  q quit';
+    mode === 'confirm' && pending
+      ? `${question(pending.verb, pending.item)} (y/N)`
+      : mode === 'reason' && pending
+        ? `${question('suspend', pending.item)} reason [${defaultSuspensionReason(pending.item as ReportItem)}]: ${reason}█  ⏎ suspend  esc cancel`
+        : mode === 'details'
+          ? `⏎/esc back  ${keysOf}  q quit`
+          : `↑↓ move  ${keysOf}  ⏎ details  q quit`;
+  const asking = mode === 'confirm' || mode === 'reason';
   const footer = [
     h(Text, { key: 'msg', wrap: 'truncate-end', color: c ? (message.tone === 'ok' ? 'green' : message.tone === 'bad' ? 'red' : undefined) : undefined }, message.text || ' '),
-    h(Text, { key: 'help', wrap: 'truncate-end', bold: mode === 'confirm', color: c && mode === 'confirm' ? 'yellow' : undefined, dimColor: c && mode !== 'confirm' }, help),
+    h(Text, { key: 'help', wrap: 'truncate-end', bold: asking, color: c && asking ? 'yellow' : undefined, dimColor: c && !asking }, help),
   ];
   const bodyRows = height - 5;
   let body: ReactNode;
   if (mode === 'details' && selected) {
-    const field = (label: string, value: string) =>
-      h(Box, { key: label }, h(Box, { width: 9, flexShrink: 0 }, h(Text, { bold: true }, label)), h(Text, { wrap: 'truncate-end' }, value));
-    body = h(
-      Box,
-      { flexDirection: 'column', height: bodyRows + 1 },
-      field('kind', selected.kind === 'invite' ? 'invite' : 'access request'),
-      field('id', selected.id),
-      field('page', `${clean(selected.page.name)} (${selected.page.privacy})`),
-      field('who', `${clean(selected.user.name)} (${clean(selected.user.nickname)})`),
-      ...(selected.user.email ? [field('email', clean(selected.user.email))] : []),
-      field('waiting', `since ${selected.created_at} (${waited(selected.created_at)})`),
-    );
+    body = h(Box, { flexDirection: 'column', height: bodyRows + 1 }, ...itemDetails(selected, group, width));
   } else {
-    const kindWidth = 8;
+    const kindWidth = 9;
     const agoWidth = 5;
     const rest = width - 2 - kindWidth - agoWidth - 3;
     const pageWidth = Math.ceil(rest * 0.55);
@@ -194,12 +233,12 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
       { flexDirection: 'column', height: bodyRows + 1 },
       row('head', ' ', ['KIND', 'PAGE', 'WHO', 'WAIT'], { bold: true, dimColor: c }),
       ...(items.length === 0 && message.text !== 'loading…'
-        ? [h(Text, { key: 'empty', wrap: 'truncate-end' }, '  Nothing waiting. New requests appear here as they come.')]
+        ? [h(Text, { key: 'empty', wrap: 'truncate-end' }, '  Nothing waiting. New requests and reports appear here as they come.')]
         : shown.map((item) =>
             row(
               item.id,
               item.id === selected?.id ? '›' : ' ',
-              [kindLabel(item), clean(item.page.name), clean(item.user.nickname), waited(item.created_at)],
+              [kindLabel(item), ...rowCells(item), waited(item.created_at)],
               item.id === selected?.id ? { bold: true, color: c ? 'cyan' : undefined } : {},
             ),
           )),

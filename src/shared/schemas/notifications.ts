@@ -13,12 +13,13 @@ export const NOTIFICATION_TYPES = [
   'invite_accepted',
   'event_attendance',
   'content_removed',
+  'report',
   'report_resolved',
   'suspension_lifted',
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
-export const ACTION_NAMES = ['followed', 'posted', 'commented', 'liked', 'requested', 'accepted', 'invited', 'answered', 'removed', 'resolved', 'dismissed', 'lifted'] as const;
+export const ACTION_NAMES = ['followed', 'posted', 'commented', 'liked', 'requested', 'accepted', 'invited', 'answered', 'removed', 'reported', 'resolved', 'dismissed', 'lifted'] as const;
 export type ActionName = (typeof ACTION_NAMES)[number];
 
 export const MAX_NOTIFICATION_IDS = 1000;

@@ -1,0 +1,14 @@
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import Database from 'better-sqlite3';
+import { pagesRepo } from '../src/store/pages.js';
+const raw = new Database('/tmp/trace/store.db', { readonly: true });
+const member = (raw.prepare(`select id from users where nickname='bench_0'`).get() as any).id;
+let compiles = 0;
+const db = new Kysely<any>({ dialect: new SqliteDialect({ database: raw }) , log: () => { compiles++; } });
+const repo = pagesRepo(db as any);
+const page = { page: 1, per_page: 25 } as any;
+const time = async (label: string, f: () => unknown, n = 5000) => { for (let i = 0; i < 500; i++) await f(); const t0 = process.hrtime.bigint(); for (let i = 0; i < n; i++) await f(); console.log(label.padEnd(40), (Number(process.hrtime.bigint() - t0) / n / 1000).toFixed(1), 'µs'); };
+await time('member list (build+compile+run via kysely)', () => repo.list({}, { id: member, isAdmin: false }, page));
+await time('admin list', () => repo.list({}, { id: member, isAdmin: true }, page));
+const st = raw.prepare(`select "pages".*, "pages"."id" as "__k0", (coalesce((select "n" from "list_counts" where "key" = ?), 0)) as "__total" from "pages" order by "pages"."id" asc limit ?`);
+await time('admin statement alone', () => st.all('pages|*|*|*', 26));

@@ -1,0 +1,12 @@
+import Database from 'better-sqlite3';
+const db = new Database('/tmp/trace2/store.db', { readonly: true });
+const now = new Date().toISOString();
+const q = (sql, ...p) => { const st = db.prepare(sql); const M = 500; let n; const t = process.hrtime.bigint(); for (let i = 0; i < M; i++) n = st.all(...p); console.log((Number(process.hrtime.bigint() - t) / M / 1000).toFixed(1), 'µs', JSON.stringify(n[0]).slice(0, 80), '\n  ', db.prepare('explain query plan ' + sql).all(...p).map((r) => r.detail).join(' | ')); };
+const longest = db.prepare(`select n from list_counts where key='events.longest_ms'`).get().n;
+const earliest = new Date(Date.parse(now) - longest).toISOString();
+q(`select count(*) from events where start_date >= ? and end_date >= ?`, earliest, now);
+q(`select count(*) from events where likely(start_date >= ?) and end_date >= ?`, earliest, now);
+q(`select events.* from events where likely(start_date >= ?) and end_date >= ? order by start_date, id limit 26`, earliest, now);
+console.log(db.prepare(`select sql from sqlite_master where tbl_name='events' and type='index'`).all().map(r=>r.sql).join('\n'));
+q(`select n.*, c.* from notifications n join notification_contents c on c.id = n.content_id where n.user_id = (select user_id from notifications limit 1) order by n.id desc limit 26`);
+console.log(db.prepare(`select sql from sqlite_master where tbl_name in ('notifications','notification_contents') and type='index'`).all().map(r=>r.sql).join('\n'));

@@ -1,0 +1,28 @@
+import { openStore } from '../src/store/open.js';
+import { toPageRecord } from '../src/domain/records.js';
+import Database from 'better-sqlite3';
+import { secretPagesSeen } from '../src/store/visibility.js';
+const file = '/tmp/trace/store.db';
+const raw = new Database(file, { readonly: true });
+const member = (raw.prepare(`select user_id from api_keys where user_id in (select id from users where nickname='bench_0')`).get() as any)?.user_id ?? (raw.prepare(`select id from users where nickname='bench_0'`).get() as any).id;
+const store: any = await openStore(file, { secretKey: process.env.K } as any).catch(async () => openStore(file, {} as any));
+const time = async (label: string, f: () => unknown, n = 3000) => {
+  for (let i = 0; i < 300; i++) await f();
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) await f();
+  console.log(label.padEnd(50), (Number(process.hrtime.bigint() - t0) / n / 1000).toFixed(1), 'µs');
+};
+const page = { page: 1, per_page: 25 } as any;
+const viewer = { id: member, isAdmin: false };
+const admin = { id: member, isAdmin: true };
+await time('member pages.list', () => store.pages.list({}, viewer, page));
+await time('admin pages.list', () => store.pages.list({}, admin, page));
+await time('admin pages.list privacy=public', () => store.pages.list({ privacy: 'public' }, admin, page));
+await time('member secretSeenBy', () => store.pages.secretSeenBy(viewer));
+const db = store.db ?? store.kysely;
+const rows = (await store.pages.list({}, admin, page)).rows;
+await time('map 25 toPageRecord', () => rows.map(toPageRecord));
+const recs = rows.map(toPageRecord);
+await time('JSON.stringify 25 records', () => JSON.stringify({ data: recs }));
+await time('users.list admin', () => store.users.list({}, admin, page));
+await time('events.list member', () => store.events.list({}, viewer, page));

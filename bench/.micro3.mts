@@ -1,0 +1,12 @@
+import { openStore } from '../src/store/open.js';
+import Database from 'better-sqlite3';
+const file = '/tmp/trace/store.db';
+const raw = new Database(file, { readonly: true });
+const member = (raw.prepare(`select id from users where nickname='bench_0'`).get() as any).id;
+const store: any = await openStore(file, {} as any);
+const page = { page: 1, per_page: 25 } as any;
+const v = { id: member, isAdmin: false };
+for (let i = 0; i < 300; i++) await store.pages.list({}, v, page);
+const t0 = process.hrtime.bigint();
+for (let i = 0; i < 20000; i++) await store.pages.list({}, v, page);
+console.log(Number(process.hrtime.bigint() - t0) / 20000 / 1000, 'µs');

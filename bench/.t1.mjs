@@ -1,0 +1,12 @@
+import Database from 'better-sqlite3';
+const db = new Database('/tmp/trace/store.db', { readonly: true });
+const t = (label, sql, ...p) => { const st = db.prepare(sql); for (let i=0;i<200;i++) st.all(...p); const M=2000; const t0=process.hrtime.bigint(); let n; for (let i=0;i<M;i++) n=st.all(...p).length; console.log(label.padEnd(40), (Number(process.hrtime.bigint()-t0)/M/1000).toFixed(1), 'µs', n); };
+t('pages privacy limit ?+0', `select "pages".*, "pages"."id" as "__k0" from "pages" where "pages"."privacy" = ? order by "pages"."id" asc limit ? + 0`, 'secret', 26);
+t('pages privacy limit 26', `select "pages".*, "pages"."id" as "__k0" from "pages" where "pages"."privacy" = ? order by "pages"."id" asc limit 26`, 'secret');
+t('pages privacy limit ?', `select "pages".*, "pages"."id" as "__k0" from "pages" where "pages"."privacy" = ? order by "pages"."id" asc limit ?`, 'secret', 26);
+t('pages ids only', `select "pages"."id" from "pages" where "pages"."privacy" = ? order by "pages"."id" asc limit 26`, 'secret');
+t('pages all no filter', `select * from "pages" order by "id" asc limit 26`);
+t('pages all no filter raw', `select * from "pages" order by "id" asc limit 26`);
+const st = db.prepare(`select * from "pages" order by "id" asc limit 26`).raw(true); const M=2000; let t0=process.hrtime.bigint(); for (let i=0;i<M;i++) st.all(); console.log('raw', Number(process.hrtime.bigint()-t0)/M/1000);
+console.log(db.prepare('pragma cache_size').all(), db.prepare('select count(*) from pages').get(), db.prepare('pragma page_size').get());
+console.log(db.prepare(`select * from pages limit 1`).get());

@@ -1,0 +1,73 @@
+import type { MembershipItem, ModerationItem, ReportItem } from '../../shared/schemas/moderation.js';
+
+/** How the queue's items read on the screen and in its messages. */
+
+/** Names and excerpts come from users: no control character reaches the terminal. */
+export const clean = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+
+/** "now", "4m", "3h", "2d": how long an item has waited. */
+export function waited(since: string, now = Date.now()): string {
+  const s = Math.max(0, Math.floor((now - Date.parse(since)) / 1000));
+  if (s < 60) return 'now';
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h`;
+  return `${Math.floor(s / 86400)}d`;
+}
+
+export const isReport = (item: ModerationItem): item is ReportItem => item.kind === 'report';
+
+/** The list's first column: `request`, `invite`, `report`, or `report ×3` when a target has several. */
+export const kindLabel = (item: ModerationItem) =>
+  item.kind === 'invite' ? 'invite' : item.kind === 'report' ? (item.reports > 1 ? `report ×${item.reports}` : 'report') : 'request';
+
+// As `agora statuses delete` names a status in its question: the first 24 characters.
+const short = (text: string, max = 24) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+
+/** Whose content, or which user, a report is about: `bob's status "cheap watches…"`, `the user bob`. */
+export function reportedThing(item: ReportItem, max = 24, place = true): string {
+  const who = item.target.user ? clean(item.target.user.nickname) : 'someone';
+  if (item.target.type === 'User') return `the user ${who}`;
+  const what = item.target.type === 'Comment' ? 'comment' : 'status';
+  return `${who}'s ${what} "${short(clean(item.target.excerpt ?? ''), max)}"${place && item.page ? ` in ${clean(item.page.name)}` : ''}`;
+}
+
+export const describeItem = (item: ModerationItem) =>
+  isReport(item)
+    ? reportedThing(item)
+    : item.kind === 'invite'
+      ? `the invite of ${clean(item.user.nickname)} to ${clean(item.page.name)}`
+      : `${clean(item.user.nickname)}'s request to join ${clean(item.page.name)}`;
+
+/** The list's WHERE and WHO cells: a request's page and asker; a report's page and what is reported. */
+export function rowCells(item: ModerationItem): [string, string] {
+  if (!isReport(item)) return [clean((item as MembershipItem).page.name), clean(item.user.nickname)];
+  const author = item.target.user ? clean(item.target.user.nickname) : '?';
+  if (item.target.type === 'User') return ['-', `user ${author}`];
+  return [item.page ? clean(item.page.name) : '-', `${author}: ${clean(item.target.excerpt ?? '')}`];
+}
+
+/** The settling a key asks for, and how its question and its outcome read. */
+export type Verb = 'refuse' | 'remove' | 'suspend' | 'dismiss';
+
+export function question(verb: Verb, item: ModerationItem): string {
+  if (verb === 'refuse') return `Refuse ${describeItem(item)}?`;
+  const report = item as ReportItem;
+  const author = report.target.user ? clean(report.target.user.nickname) : 'the author';
+  const count = report.reports === 1 ? 'the report' : `the ${report.reports} reports`;
+  if (verb === 'remove') return `Remove ${reportedThing(report)}?`;
+  // Without the place: the question has to fit one line with its (y/N).
+  if (verb === 'dismiss') return `Dismiss ${count} on ${reportedThing(report, 24, false)}?`;
+  return `Suspend ${author}?`;
+}
+
+export function outcome(verb: Verb | 'accept', item: ModerationItem): string {
+  if (verb === 'accept') return `accepted ${describeItem(item)}`;
+  if (verb === 'refuse') return `refused ${describeItem(item)}`;
+  const report = item as ReportItem;
+  if (verb === 'remove') return `removed ${reportedThing(report)}`;
+  if (verb === 'dismiss') return `dismissed the reports on ${reportedThing(report)}`;
+  return `suspended ${report.target.user ? clean(report.target.user.nickname) : 'the author'}`;
+}
+
+/** The reason a suspension from the queue gives when the moderator types none. */
+export const defaultSuspensionReason = (item: ReportItem) => `reported for ${item.reason.replace('_', ' ')}`;

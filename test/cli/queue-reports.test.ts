@@ -1,0 +1,156 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, createKeyFor, createPage, createPageConfiguration, createUserWithKey } from '../helpers/api.js';
+import { runCli } from '../helpers/cli.js';
+import { useServer, type Credentials } from '../helpers/server.js';
+import { Terminal } from '../helpers/tmux.js';
+import { envFor, freshHome, tsvRows } from './support.js';
+
+/** `agora queue` and open reports: listed when piped; at a real terminal, live, with d remove, s suspend, x dismiss. */
+
+const server = useServer();
+type Who = { user: { id: string; nickname: string }; creds: Credentials };
+let owner: Who;
+let spammer: Who;
+let pageId: string;
+const tag = () => String(Date.now() % 100000);
+
+beforeAll(async () => {
+  const config = await createPageConfiguration(server);
+  owner = await createUserWithKey(server, { nickname: `keeper${tag()}` });
+  spammer = await createUserWithKey(server, { nickname: `spammer${tag()}` });
+  pageId = (await createPage(server, { user_id: owner.user.id, page_configuration_id: config.id, privacy: 'private', name: 'Garden Club' })).id;
+  await join(spammer);
+});
+
+async function join(who: Who) {
+  const res = await call(server, 'POST', '/follows', { body: { followable_type: 'Page', followable_id: pageId, user_id: who.user.id } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+}
+async function member(name: string): Promise<Who> {
+  const who = await createUserWithKey(server, { nickname: `${name}${tag()}` });
+  await join(who);
+  return who;
+}
+async function post(content: string): Promise<string> {
+  const res = await call(server, 'POST', '/statuses', { as: spammer.creds, body: { user_id: spammer.user.id, page_id: pageId, content } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.id;
+}
+/** A report from another process: the real `agora` binary with the reporter's own key. */
+async function reportFromAnotherProcess(who: Who, statusId: string, reason: string, comment?: string): Promise<string> {
+  const args = ['reports', 'create', '--target-type', 'Status', '--target-id', statusId, '--reason', reason, '--json'];
+  const result = await runCli(comment ? [...args, '--comment', comment] : args, { home: server.dir, env: envFor(server, who.creds) });
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout).id;
+}
+const reportState = async (id: string) => (await call(server, 'GET', `/reports/${id}`)).body.state as string;
+
+describe('without a terminal', () => {
+  it('lists an open report with its first reporter, how many reports the target has and what is reported', async () => {
+    const reporter = await member('piper');
+    const status = await post('cheap watches at example.com');
+    const id = await reportFromAnotherProcess(reporter, status, 'spam');
+    const tsv = await runCli(['queue'], { home: server.dir, env: envFor(server, owner.creds) });
+    expect(tsv.code, tsv.stderr).toBe(0);
+    expect(tsvRows(tsv.stdout)).toContainEqual([
+      'report', id, 'Garden Club', reporter.user.nickname, expect.any(String), '1',
+      `spam: ${spammer.user.nickname}'s status "cheap watches at example.com" in Garden Club`,
+    ]);
+    expect((await call(server, 'PUT', `/reports/${id}/dismiss`, { as: owner.creds })).status).toBe(200);
+  });
+});
+
+describe("at a terminal, the page's creator", () => {
+  let term: Terminal;
+  beforeAll(async () => {
+    // A fresh look only every 10 minutes: whatever shows up within seconds came through the live stream.
+    const env = { ...envFor(server, owner.creds), NO_COLOR: '1', AGORA_QUEUE_REFRESH_MS: '600000' };
+    term = new Terminal(freshHome(server), env, { agora: ['queue'], width: 80, height: 24 });
+  });
+  afterAll(async () => term?.close());
+
+  it('sees a report arrive live, reads every report of the target in the details, removes the content with d then y, dismisses with x then y', async () => {
+    await term.waitFor(/● live/, 10_000);
+    const [ann, ben] = [await member('ann'), await member('ben')];
+    const status = await post('cheap   watches at example.com, today only');
+    const first = await reportFromAnotherProcess(ann, status, 'spam', 'links to a shop');
+    const author = spammer.user.nickname;
+    await term.waitFor(new RegExp(`› report +Garden Club +${author}: cheap watches`), 2000);
+    expect(term.screen(true)).toMatch(/↑↓ move {2}d remove {2}s suspend {2}x dismiss {2}⏎ details {2}q quit/);
+
+    const second = await call(server, 'POST', '/reports', { as: ben.creds, body: { user_id: ben.user.id, target_type: 'Status', target_id: status, reason: 'abuse' } });
+    expect(second.status).toBe(201);
+    await term.waitFor(new RegExp(`› report ×2 +Garden Club +${author}`), 2000);
+
+    await term.keys('Enter');
+    const details = await term.waitFor(new RegExp(`${ben.user.nickname} · abuse`));
+    expect(details).toMatch(/kind +report \(2 open\)/);
+    expect(details).toMatch(new RegExp(`about +a status by Test User \\w+ \\(${author}\\)`));
+    expect(details).toMatch(/text +cheap watches at example\.com, today only/);
+    expect(details).toMatch(new RegExp(`${ann.user.nickname} · spam · now: links to a shop`));
+    await term.keys('Escape');
+
+    await term.keys('a');
+    await term.waitFor(/a and r settle requests and invites; d, s and x settle reports/);
+    await term.keys('d');
+    await term.waitFor(new RegExp(`Remove ${author}'s status "cheap watches at exampl…" in Garden Club\\? \\(y/N\\)`));
+    expect(await reportState(first)).toBe('open');
+    await term.keys('y');
+    await term.waitFor(new RegExp(`removed ${author}'s status "cheap watches at exampl…" in Garden Club`));
+    expect(await reportState(first)).toBe('resolved');
+    expect(await reportState(second.body.id)).toBe('resolved');
+    expect((await call(server, 'GET', `/statuses/${status}`, { as: ann.creds })).status).toBe(404);
+
+    const other = await post('buy followers');
+    const third = await reportFromAnotherProcess(ann, other, 'off_topic');
+    await term.waitFor(new RegExp(`› report +Garden Club +${author}: buy followers`), 2000);
+    await term.keys('x');
+    await term.waitFor(new RegExp(`Dismiss the report on ${author}'s status "buy followers"\\? \\(y/N\\)`));
+    await term.keys('n');
+    await term.waitFor(/nothing dismissed/);
+    expect(await reportState(third)).toBe('open');
+    await term.keys('x');
+    await term.waitFor(/Dismiss the report on .*\? \(y\/N\)/);
+    await term.keys('y');
+    await term.waitFor(new RegExp(`dismissed the reports on ${author}'s status "buy followers"`));
+    expect(await reportState(third)).toBe('dismissed');
+    expect((await call(server, 'GET', `/statuses/${other}`, { as: ann.creds })).status).toBe(200);
+    await term.waitFor(/Nothing waiting/);
+
+    term.keys('q');
+    expect(await term.exitCode()).toBe(0);
+  });
+});
+
+describe('at a terminal, an Admin', () => {
+  it('suspends the author with s, giving a reason, and leaves the queue empty', async () => {
+    // An Admin's queue holds every open report: only this test's, whatever an earlier test left.
+    const open = await call(server, 'GET', '/reports?state=open&per_page=100');
+    for (const r of open.body.items as { id: string }[]) await call(server, 'PUT', `/reports/${r.id}/dismiss`);
+    const env = { ...envFor(server, await createKeyFor(server)), NO_COLOR: '1', AGORA_QUEUE_REFRESH_MS: '600000' };
+    const term = new Terminal(freshHome(server), env, { agora: ['queue'], width: 100, height: 24 });
+    try {
+      await term.waitFor(/● live/, 10_000);
+      const cleo = await member('cleo');
+      const status = await post('follow me for free money');
+      const id = await reportFromAnotherProcess(cleo, status, 'spam');
+      await term.waitFor(new RegExp(`› report +Garden Club +${spammer.user.nickname}: follow me`), 2000);
+      await term.keys('s');
+      await term.waitFor(new RegExp(`Suspend ${spammer.user.nickname}\\? reason \\[reported for spam\\]:`));
+      await term.keys('Escape');
+      await term.waitFor(/nobody suspended/);
+      await term.keys('s');
+      await term.waitFor(/reason \[reported for spam\]:/);
+      term.type('Spam after a warning');
+      await term.waitFor(new RegExp(`suspended ${spammer.user.nickname}`));
+      expect(await reportState(id)).toBe('resolved');
+      const user = await call(server, 'GET', `/users/${spammer.user.id}`);
+      expect(user.body.suspension).toMatchObject({ reason: 'Spam after a warning', until: null });
+      await term.keys('q');
+      expect(await term.exitCode()).toBe(0);
+    } finally {
+      term.close();
+      await call(server, 'DELETE', `/users/${spammer.user.id}/suspension`);
+    }
+  });
+});
