@@ -1,0 +1,81 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueApiKey } from '../../src/domain/api-keys.js';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { startPrism, type PrismSession } from '../helpers/prism.js';
+import { removeDir } from '../helpers/server.js';
+import { walk } from './prism-session.js';
+
+/**
+ * Issue 32's last acceptance item: Prism in proxy mode with `--errors`, in front of the real app listening on a
+ * SQLite store, finds no violation in a session that calls every operation of the document, with a success and
+ * with an error each documents. A new operation without a call in the session fails the coverage check.
+ */
+let api: TestApp;
+let url: string;
+let doc: any;
+let prism: PrismSession;
+
+beforeAll(async () => {
+  api = await startApp({
+    rateLimit: false,
+    webhooks: { allowPrivate: true },
+    // Each operation is first called with a wrong secret: more failed authentications than a minute allows.
+    auth: { failuresPerAddress: 10_000, failuresPerKey: 10_000 },
+  });
+  url = await api.app.listen({ port: 0, host: '127.0.0.1' });
+  doc = await (await fetch(`${url}/public-api/v1/openapi.json`)).json();
+  prism = await startPrism(api.dir, url, doc, api.admin);
+});
+
+afterAll(async () => {
+  await prism?.close();
+  await api?.close();
+  if (api) removeDir(api.dir);
+});
+
+describe('Prism proxy --errors in front of agora', () => {
+  it('reports an answer the document does not describe (the check can fail)', async () => {
+    const tampered = structuredClone(doc);
+    tampered.components.schemas.User.required.push('favourite_colour');
+    const dir = join(api.dir, 'tampered');
+    mkdirSync(dir);
+    const strict = await startPrism(dir, url, tampered, api.admin);
+    try {
+      await strict.call('GET', '/me', 200);
+      expect(strict.problems).toEqual([expect.stringMatching(/^get_me GET \/me: Prism reports .*favourite_colour/)]);
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('reports no violation in a session that calls every operation, errors included', async () => {
+    const { ada } = await walk(prism, {
+      adminId: api.admin.id,
+      member: async (nickname) => {
+        const user = (await prism.call('GET', `/users?nickname=${nickname}`, 200)).body.items?.[0];
+        const made = user ?? (await api.member({ nickname })).user;
+        const key = await issueApiKey(api.deps, made.id);
+        return { id: made.id, creds: { key: key.api_key, secret: key.api_secret } };
+      },
+    });
+    // A live stream never ends by itself, and Prism checks an answer once it has all of it: the stream is ended
+    // by closing the server (which ends its streams), then checked. So it comes last.
+    const streaming = prism.call('GET', `/users/${ada.id}/notifications/stream`, 200, { as: ada.creds });
+    await new Promise((ok) => setTimeout(ok, 500));
+    await api.app.close();
+    expect((await streaming).text).toMatch(/^retry: 2000\n/);
+    expect(prism.problems).toEqual([]);
+
+    const uncovered = prism.operations
+      .map((o) => o.id)
+      .filter((id) => {
+        const statuses = [...(prism.seen.get(id) ?? [])];
+        const error = id === 'get_openapi_document' || statuses.some((s) => s >= 400); // the document has no error to answer
+        return !statuses.some((s) => s < 300) || !error;
+      });
+    expect(uncovered).toEqual([]);
+    expect(prism.operations.length).toBeGreaterThanOrEqual(72);
+  });
+});
