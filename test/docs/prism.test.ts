@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../../src/domain/api-keys.js';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { startPrism, type PrismSession } from '../helpers/prism.js';
+import { startPrism, violationsOf, type PrismSession } from '../helpers/prism.js';
 import { removeDir } from '../helpers/server.js';
-import { walk } from './prism-session.js';
+import { NO_ID, walk } from './prism-session.js';
 
 /**
  * Issue 32's last acceptance item: Prism in proxy mode with `--errors`, in front of the real app listening on a
@@ -48,6 +48,40 @@ describe('Prism proxy --errors in front of agora', () => {
     } finally {
       await strict.close();
     }
+  });
+
+  it('refuses what agora refuses, and agora refuses it as the document says: a request of each kind made wrong', async () => {
+    // Without --errors Prism forwards a request it finds wrong (listing why), so agora's 400 and 422 are checked too.
+    const dir = join(api.dir, 'forwarding');
+    mkdirSync(dir);
+    const forwarding = await startPrism(dir, url, doc, api.admin, false);
+    const wrong: string[] = [];
+    let checked = 0;
+    try {
+      for (const operation of forwarding.operations) {
+        const spec = doc.paths[operation.template][operation.method.toLowerCase()];
+        const parameters = (spec.parameters ?? []).map((p: any) => (p.$ref ? doc.components.parameters[p.$ref.split('/').pop()] : p));
+        const query = parameters.filter((p: any) => p.in === 'query');
+        const path = operation.template.slice('/public-api/v1'.length).replace(/\{[^}]+\}/g, NO_ID);
+        let request: { path: string; body?: unknown } | undefined;
+        if (spec.requestBody) request = { path, body: { field_of_no_operation: 1 } };
+        else if (query.some((p: any) => p.required)) request = { path };
+        else if (query.some((p: any) => p.name === 'per_page')) request = { path: `${path}?per_page=0` };
+        else if (query.some((p: any) => p.schema?.enum)) request = { path: `${path}?${query.find((p: any) => p.schema?.enum).name}=none_of_these` };
+        if (!request) continue;
+        checked += 1;
+        const answer = await forwarding.send(operation.method, request.path, { body: request.body });
+        const found = violationsOf(answer);
+        const where = `${operation.id} ${answer.status}`;
+        if (!found.some((v) => v.location[0] === 'request')) wrong.push(`${where}: Prism found nothing wrong in the request`);
+        for (const v of found.filter((v) => v.location[0] !== 'request')) wrong.push(`${where}: ${v.location.join('.')} ${v.message}`);
+        if (![400, 422].includes(answer.status) || !spec.responses[answer.status]) wrong.push(`${where}: ${answer.text}`);
+      }
+    } finally {
+      await forwarding.close();
+    }
+    expect(wrong).toEqual([]);
+    expect(checked).toBeGreaterThanOrEqual(44);
   });
 
   it('reports no violation in a session that calls every operation, errors included', async () => {

@@ -48,6 +48,8 @@ export interface PrismSession {
    * goes first and must be agora's 401 (it acts on nothing).
    */
   call<T = any>(method: string, path: string, expected: number, options?: CallOptions): Promise<Answer<T>>;
+  /** One request through Prism as it comes, nothing checked nor recorded. */
+  send(method: string, path: string, options?: CallOptions): Promise<Answer>;
   close(): Promise<void>;
 }
 
@@ -87,11 +89,16 @@ function violation(answer: Answer): string | undefined {
   return undefined;
 }
 
-export async function startPrism(dir: string, agoraUrl: string, doc: any, admin: Credentials): Promise<PrismSession> {
+/** The violations Prism lists in its `sl-violations` header (without `--errors`, it forwards what it finds wrong). */
+export const violationsOf = (answer: Answer): { location: string[]; message: string }[] =>
+  JSON.parse(answer.headers.get('sl-violations') ?? '[]');
+
+/** Prism in front of agora, `--errors` unless `errors` is false (then it forwards and lists what it finds). */
+export async function startPrism(dir: string, agoraUrl: string, doc: any, admin: Credentials, errors = true): Promise<PrismSession> {
   const file = join(dir, 'openapi.json');
   writeFileSync(file, JSON.stringify(doc, null, 2));
   const port = await freePort();
-  const child: ChildProcess = spawn(PRISM, ['proxy', file, agoraUrl, '--errors', '--host', '127.0.0.1', '--port', String(port)], {
+  const child: ChildProcess = spawn(PRISM, ['proxy', file, agoraUrl, ...(errors ? ['--errors'] : []), '--host', '127.0.0.1', '--port', String(port)], {
     env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -113,7 +120,7 @@ export async function startPrism(dir: string, agoraUrl: string, doc: any, admin:
   const seen = new Map<string, Set<number>>();
   const problems: string[] = [];
 
-  const send = async (method: string, path: string, options: CallOptions): Promise<Answer> => {
+  const send = async (method: string, path: string, options: CallOptions = {}): Promise<Answer> => {
     const creds = options.as === undefined ? admin : options.as;
     const headers: Record<string, string> = { ...options.headers };
     if (creds) Object.assign(headers, { 'api-key': creds.key, 'api-secret': creds.secret });
@@ -161,6 +168,7 @@ export async function startPrism(dir: string, agoraUrl: string, doc: any, admin:
     seen,
     problems,
     call,
+    send,
     async close() {
       if (child.exitCode === null) {
         const exited = new Promise((ok) => child.once('exit', ok));
