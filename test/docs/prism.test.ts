@@ -16,13 +16,30 @@ let api: TestApp;
 let url: string;
 let doc: any;
 let prism: PrismSession;
+/** Resolved when the server starts answering a live stream (its 200 and first line are on their way). */
+let streamOpened: Promise<void>;
 
 beforeAll(async () => {
   api = await startApp({
     rateLimit: false,
     webhooks: { allowPrivate: true },
+    // One live stream a user: a second is refused with 429 and Retry-After, which the session checks too.
+    live: { perUser: 1 },
     // Each operation is first called with a wrong secret: more failed authentications than a minute allows.
     auth: { failuresPerAddress: 10_000, failuresPerKey: 10_000 },
+    beforeReady: (app) => {
+      let opened: () => void;
+      streamOpened = new Promise((ok) => (opened = ok));
+      app.addHook('onRequest', async (request, reply) => {
+        if (!request.url.endsWith('/notifications/stream')) return;
+        const raw = reply.raw;
+        const writeHead = raw.writeHead;
+        raw.writeHead = function (this: typeof raw, ...args: Parameters<typeof writeHead>) {
+          if (args[0] === 200) opened();
+          return writeHead.apply(this, args);
+        } as typeof writeHead;
+      });
+    },
   });
   url = await api.app.listen({ port: 0, host: '127.0.0.1' });
   doc = await (await fetch(`${url}/public-api/v1/openapi.json`)).json();
@@ -96,8 +113,10 @@ describe('Prism proxy --errors in front of agora', () => {
     });
     // A live stream never ends by itself, and Prism checks an answer once it has all of it: the stream is ended
     // by closing the server (which ends its streams), then checked. So it comes last.
-    const streaming = prism.call('GET', `/users/${ada.id}/notifications/stream`, 200, { as: ada.creds });
-    await new Promise((ok) => setTimeout(ok, 500));
+    const stream = `/users/${ada.id}/notifications/stream`;
+    const streaming = prism.call('GET', stream, 200, { as: ada.creds });
+    await streamOpened;
+    expect((await prism.call('GET', stream, 429, { as: ada.creds })).headers.get('retry-after')).toBe('10');
     await api.app.close();
     expect((await streaming).text).toMatch(/^retry: 2000\n/);
     expect(prism.problems).toEqual([]);
