@@ -15,7 +15,10 @@ import { NO_ID, walk } from './prism-session.js';
 let api: TestApp;
 let url: string;
 let doc: any;
+/** The check's Prism; one with a document made wrong on purpose; one without --errors, which forwards wrong requests. */
 let prism: PrismSession;
+let strict: PrismSession;
+let forwarding: PrismSession;
 /** Resolved when the server starts answering a live stream (its 200 and first line are on their way). */
 let streamOpened: Promise<void>;
 
@@ -43,62 +46,62 @@ beforeAll(async () => {
   });
   url = await api.app.listen({ port: 0, host: '127.0.0.1' });
   doc = await (await fetch(`${url}/public-api/v1/openapi.json`)).json();
-  prism = await startPrism(api.dir, url, doc, api.admin);
+  const tampered = structuredClone(doc);
+  tampered.components.schemas.User.required.push('favourite_colour');
+  const dir = (name: string) => {
+    mkdirSync(join(api.dir, name));
+    return join(api.dir, name);
+  };
+  // Started together: each takes a few seconds to read the document.
+  [prism, strict, forwarding] = await Promise.all([
+    startPrism(api.dir, url, doc, api.admin),
+    startPrism(dir('tampered'), url, tampered, api.admin),
+    startPrism(dir('forwarding'), url, doc, api.admin, false),
+  ]);
 });
 
 afterAll(async () => {
-  await prism?.close();
+  await Promise.all([prism?.close(), strict?.close(), forwarding?.close()]);
   await api?.close();
   if (api) removeDir(api.dir);
 });
 
 describe('Prism proxy --errors in front of agora', () => {
   it('reports an answer the document does not describe (the check can fail)', async () => {
-    const tampered = structuredClone(doc);
-    tampered.components.schemas.User.required.push('favourite_colour');
-    const dir = join(api.dir, 'tampered');
-    mkdirSync(dir);
-    const strict = await startPrism(dir, url, tampered, api.admin);
-    try {
-      await strict.call('GET', '/me', 200);
-      expect(strict.problems).toEqual([expect.stringMatching(/^get_me GET \/me: Prism reports .*favourite_colour/)]);
-    } finally {
-      await strict.close();
-    }
+    await strict.call('GET', '/me', 200);
+    expect(strict.problems).toEqual([expect.stringMatching(/^get_me GET \/me: Prism reports .*favourite_colour/)]);
   });
 
   it('refuses what agora refuses, and agora refuses it as the document says: a request of each kind made wrong', async () => {
     // Without --errors Prism forwards a request it finds wrong (listing why), so agora's 400 and 422 are checked too.
-    const dir = join(api.dir, 'forwarding');
-    mkdirSync(dir);
-    const forwarding = await startPrism(dir, url, doc, api.admin, false);
-    const wrong: string[] = [];
-    let checked = 0;
-    try {
-      for (const operation of forwarding.operations) {
-        const spec = doc.paths[operation.template][operation.method.toLowerCase()];
-        const parameters = (spec.parameters ?? []).map((p: any) => (p.$ref ? doc.components.parameters[p.$ref.split('/').pop()] : p));
-        const query = parameters.filter((p: any) => p.in === 'query');
-        const path = operation.template.slice('/public-api/v1'.length).replace(/\{[^}]+\}/g, NO_ID);
-        let request: { path: string; body?: unknown } | undefined;
-        if (spec.requestBody) request = { path, body: { field_of_no_operation: 1 } };
-        else if (query.some((p: any) => p.required)) request = { path };
-        else if (query.some((p: any) => p.name === 'per_page')) request = { path: `${path}?per_page=0` };
-        else if (query.some((p: any) => p.schema?.enum)) request = { path: `${path}?${query.find((p: any) => p.schema?.enum).name}=none_of_these` };
-        if (!request) continue;
-        checked += 1;
-        const answer = await forwarding.send(operation.method, request.path, { body: request.body });
-        const found = violationsOf(answer);
-        const where = `${operation.id} ${answer.status}`;
-        if (!found.some((v) => v.location[0] === 'request')) wrong.push(`${where}: Prism found nothing wrong in the request`);
-        for (const v of found.filter((v) => v.location[0] !== 'request')) wrong.push(`${where}: ${v.location.join('.')} ${v.message}`);
-        if (![400, 422].includes(answer.status) || !spec.responses[answer.status]) wrong.push(`${where}: ${answer.text}`);
-      }
-    } finally {
-      await forwarding.close();
+    const requests: { id: string; method: string; path: string; body?: unknown; headers?: Record<string, string>; refused: number[] }[] = [];
+    for (const { id, method, template } of forwarding.operations) {
+      const spec = doc.paths[template][method.toLowerCase()];
+      const parameters = (spec.parameters ?? []).map((p: any) => (p.$ref ? doc.components.parameters[p.$ref.split('/').pop()] : p));
+      const query = parameters.filter((p: any) => p.in === 'query');
+      const enumerated = query.find((p: any) => p.schema?.enum);
+      const path = template.slice('/public-api/v1'.length).replace(/\{[^}]+\}/g, NO_ID);
+      const wrong = { id, method, refused: [400, 422] };
+      if (spec.requestBody) {
+        // A body of a type the operation does not take, and one with a field it does not know.
+        requests.push({ ...wrong, path, body: 'plain words', headers: { 'content-type': 'text/plain' }, refused: [415] });
+        requests.push({ ...wrong, path, body: { field_of_no_operation: 1 } });
+      } else if (query.some((p: any) => p.required)) requests.push({ ...wrong, path });
+      else if (query.some((p: any) => p.name === 'per_page')) requests.push({ ...wrong, path: `${path}?per_page=0` });
+      else if (enumerated) requests.push({ ...wrong, path: `${path}?${enumerated.name}=none_of_these` });
     }
-    expect(wrong).toEqual([]);
-    expect(checked).toBeGreaterThanOrEqual(44);
+    const problems: string[] = [];
+    for (const { id, method, path, body, headers, refused } of requests) {
+      const answer = await forwarding.send(method, path, { body, headers });
+      const found = violationsOf(answer);
+      const where = `${id} ${method} ${path} ${answer.status}`;
+      if (!found.some((v) => v.location[0] === 'request')) problems.push(`${where}: Prism found nothing wrong in the request`);
+      for (const v of found.filter((v) => v.location[0] !== 'request')) problems.push(`${where}: ${v.location.join('.')} ${v.message}`);
+      const documented = doc.paths[forwarding.operations.find((o) => o.id === id)!.template][method.toLowerCase()].responses;
+      if (!refused.includes(answer.status) || !documented[answer.status]) problems.push(`${where}: ${answer.text}`);
+    }
+    expect(problems).toEqual([]);
+    expect(requests.length).toBeGreaterThanOrEqual(65);
   });
 
   it('reports no violation in a session that calls every operation, errors included', async () => {
