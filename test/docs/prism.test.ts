@@ -9,7 +9,7 @@ import { NO_ID, walk } from './prism-session.js';
 
 /**
  * Issue 32's last acceptance item: Prism in proxy mode with `--errors`, in front of the real app listening on a
- * SQLite store, finds no violation in a session that calls every operation of the document, with a success and
+ * temporary store (SQLite; PostgreSQL under `npm run test:pg`), finds no violation in a session that calls every operation of the document, with a success and
  * with an error each documents. A new operation without a call in the session fails the coverage check.
  */
 let api: TestApp;
@@ -30,6 +30,8 @@ beforeAll(async () => {
     live: { perUser: 1 },
     // Each operation is first called with a wrong secret: more failed authentications than a minute allows.
     auth: { failuresPerAddress: 10_000, failuresPerKey: 10_000 },
+    // The stream route writes its head itself (it hijacks the reply): watching that write is how the session knows
+    // the server holds the stream, before it asks for a second one and then closes the server.
     beforeReady: (app) => {
       let opened: () => void;
       streamOpened = new Promise((ok) => (opened = ok));
