@@ -131,6 +131,21 @@ describe('the OpenAPI document', () => {
       }
     expect(checked).toBeGreaterThan(30);
   });
+
+  it('calls optional only the request fields the server takes without (webhooks events was documented optional)', () => {
+    const registered = (z.globalRegistry as unknown as { _idmap: Map<string, z.ZodType> })._idmap;
+    const wrong: string[] = [];
+    for (const [id, schema] of registered) {
+      const component = doc.components.schemas[id];
+      const example = (z.globalRegistry.get(schema)?.examples as Record<string, unknown>[] | undefined)?.[0];
+      if (!id.endsWith('Input') || component?.type !== 'object' || !example) continue;
+      for (const name of Object.keys(component.properties)) {
+        const { [name]: _left, ...without } = example;
+        if (!(component.required ?? []).includes(name) && !schema.safeParse(without).success) wrong.push(`${id}.${name}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
 });
 
 describe('what the document says, the server does', () => {

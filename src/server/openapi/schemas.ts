@@ -9,6 +9,7 @@ const COMPONENT = '#/components/schemas/';
 /** The zod definition fields read here (zod's own `def`, as src/server/input.ts reads it). */
 interface Def {
   type: string;
+  shape?: Record<string, z.ZodType>;
   catchall?: { _zod: { def: Def } };
   defaultValue?: unknown;
 }
@@ -16,6 +17,19 @@ const defOf = (schema: unknown): Def => (schema as { _zod: { def: Def } })._zod.
 
 /** Objects refuse the fields they do not name, at any depth, unless they declare a catchall (src/server/input.ts). */
 const refusesUnknownFields = (def: Def) => def.type === 'object' && (!def.catchall || def.catchall._zod.def.type === 'never');
+
+/**
+ * A request field is required when the server refuses an object without it. zod's own reckoning marks a field
+ * optional when its schema ends in a transform (webhooks' `events`, refused when missing, was documented as
+ * optional), so the field's schema is asked instead: does it refuse `undefined`?
+ */
+function requireWhatIsRequired(shape: Record<string, z.ZodType>, json: JsonSchema): void {
+  const properties = json.properties as Record<string, unknown> | undefined;
+  if (!properties) return;
+  const required = Object.keys(shape).filter((name) => name in properties && !shape[name]!.safeParse(undefined).success);
+  if (required.length) json.required = required;
+  else delete json.required;
+}
 
 /** `#/$defs/X` (zod's) → `#/components/schemas/X`, throughout a JSON value. */
 function rewriteRefs<T>(value: T): T {
@@ -90,6 +104,7 @@ export class SchemaComponents {
     if (examples) json.examples = examples;
     if (io !== 'input' || documented) return;
     if (refusesUnknownFields(def)) json.additionalProperties = false;
+    if (def.type === 'object' && def.shape) requireWhatIsRequired(def.shape, json);
     if (def.type === 'default' && json.default === undefined) json.default = def.defaultValue;
   }
 }
