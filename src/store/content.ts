@@ -2,7 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { CommentTable, Database, LikeTable, StatusTable } from './schema.js';
 import { counterKey, countersOf, countOf, listPage, readRows, type Listed, type Selection, type Walk } from './paging.js';
-import { authorShown, reachesFollowers as followersSee, statusKnownTo, statusOpenTo, statusReadableBy, type Viewer } from './visibility.js';
+import { authorShown, eventPageSeen, reachesFollowers as followersSee, statusKnownTo, statusOpenTo, statusReadableBy, type Viewer } from './visibility.js';
 
 export type StatusRow = Selectable<StatusTable>;
 export type CommentRow = Selectable<CommentTable>;
@@ -19,7 +19,7 @@ export function statusesRepo(db: Kysely<Database>) {
    * source is one index walk, newest first, merged; the total adds the kept counts of each source, less the
    * statuses counted twice (a followed user's in a followed public page).
    */
-  const sources = async (userId: string) => {
+  const sources = async (userId: string, viewer: Viewer) => {
     const [follows, attended, created] = await Promise.all([
       db.selectFrom('follows').select(['followable_type', 'followable_id']).where('user_id', '=', userId).execute(),
       db
@@ -27,8 +27,14 @@ export function statusesRepo(db: Kysely<Database>) {
         .select('event_id')
         .where('user_id', '=', userId)
         .where('answer', '=', 'yes')
+        .where((eb) => eventPageSeen(eb, viewer, 'event_attendances.event_id'))
         .execute(),
-      db.selectFrom('events').select('id').where('user_id', '=', userId).execute(),
+      db
+        .selectFrom('events')
+        .select('id')
+        .where('user_id', '=', userId)
+        .where((eb) => eventPageSeen(eb, viewer, 'events.id'))
+        .execute(),
     ]);
     return {
       pages: follows.filter((f) => f.followable_type === 'Page').map((f) => f.followable_id),
@@ -66,7 +72,7 @@ export function statusesRepo(db: Kysely<Database>) {
     },
     /** The statuses of `userId`'s sources that `viewer` may read (`visibility.ts`), and their total. */
     async stream(userId: string, viewer: Viewer, now: string, page: Pagination): Promise<Listed<StatusRow>> {
-      const { pages, users, events } = await sources(userId);
+      const { pages, users, events } = await sources(userId, viewer);
       const keys = ['s.id'];
       const shown = () => fromStatuses().where((eb) => statusReadableBy(eb, viewer, now));
       const walks: Walk[] = [
@@ -86,9 +92,9 @@ export function statusesRepo(db: Kysely<Database>) {
         pages.length && users.length
           ? countOf(db, reachesFollowers(fromStatuses().where('s.user_id', 'in', users).where('s.page_id', 'in', pages)))
           : 0;
-      // Every source is one the reader is in (a page they follow, an event they created or go to, a user's
-      // statuses that reach followers), so of the rule only the suspended authors' part removes rows here: those
-      // statuses, each once, are taken off the kept counts.
+      // Every source is one the reader may read (a page they follow, an event they created or go to in no secret
+      // page they have left, a user's statuses that reach followers), so of the rule only the suspended authors'
+      // part removes rows here: those statuses, each once, are taken off the kept counts.
       const unseen = viewer.isAdmin
         ? 0
         : countOf(

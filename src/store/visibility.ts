@@ -131,17 +131,26 @@ export const authorShown = (eb: AnyEb, viewer: Viewer, now: string, column: stri
  */
 export function statusKnownTo(eb: AnyEb, viewer: Viewer, now: string): Expression<SqlBool> {
   if (viewer.isAdmin) return eb.lit(true);
-  const secretUnseen = () =>
-    eb
-      .selectFrom('pages as sp')
-      .select('sp.id')
-      .where('sp.privacy', '=', 'secret')
-      .where((p) => p.not(inPage(p, viewer, 'sp')));
   return eb.and([
     authorShown(eb, viewer, now, 's.user_id'),
-    eb.not(eb.exists(secretUnseen().whereRef('sp.id', '=', 's.page_id'))),
-    eb.not(eb.exists(secretUnseen().where('sp.id', '=', eb.selectFrom('events as se').select('se.page_id').whereRef('se.id', '=', 's.event_id')))),
+    eb.not(eb.exists(secretPageUnseen(eb, viewer).whereRef('sp.id', '=', 's.page_id'))),
+    eventPageSeen(eb, viewer, 's.event_id'),
   ]);
+}
+
+/** A secret page the viewer is not in (`pages as sp`). */
+const secretPageUnseen = (eb: AnyEb, viewer: Viewer) =>
+  eb
+    .selectFrom('pages as sp')
+    .select('sp.id')
+    .where('sp.privacy', '=', 'secret')
+    .where((p) => p.not(inPage(p, viewer, 'sp')));
+
+/** The event whose id is in `event` (if any) is in no secret page the viewer is not in: its statuses are known. */
+export function eventPageSeen(eb: AnyEb, viewer: Viewer, event: string): Expression<SqlBool> {
+  if (viewer.isAdmin) return eb.lit(true);
+  const pageOfEvent = eb.selectFrom('events as se').select('se.page_id').whereRef('se.id', '=', event);
+  return eb.not(eb.exists(secretPageUnseen(eb, viewer).where('sp.id', '=', pageOfEvent)));
 }
 
 export function statusOpenTo(eb: AnyEb, viewer: Viewer): Expression<SqlBool> {
