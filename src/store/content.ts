@@ -29,12 +29,7 @@ export function statusesRepo(db: Kysely<Database>) {
         .where('answer', '=', 'yes')
         .where((eb) => eventPageSeen(eb, viewer, 'event_attendances.event_id'))
         .execute(),
-      db
-        .selectFrom('events')
-        .select('id')
-        .where('user_id', '=', userId)
-        .where((eb) => eventPageSeen(eb, viewer, 'events.id'))
-        .execute(),
+      db.selectFrom('events').select('id').where('user_id', '=', userId).where((eb) => eventPageSeen(eb, viewer, 'events.id')).execute(),
     ]);
     return {
       pages: follows.filter((f) => f.followable_type === 'Page').map((f) => f.followable_id),

@@ -95,25 +95,13 @@ export function reachesFollowers(eb: ExpressionBuilder<any, any>) {
 
 /** The viewer is in the page whose row is `alias`: its creator, or one who follows it (a member). */
 function inPage(eb: AnyEb, viewer: Viewer, alias: string) {
-  return eb.or([
-    eb(`${alias}.user_id`, '=', viewer.id),
-    eb.exists(
-      eb
-        .selectFrom('follows as vf')
-        .select('vf.id')
-        .whereRef('vf.followable_id', '=', `${alias}.id`)
-        .where('vf.followable_type', '=', sql.lit('Page'))
-        .where('vf.user_id', '=', viewer.id),
-    ),
-  ]);
+  const follows = eb.selectFrom('follows as vf').select('vf.id').whereRef('vf.followable_id', '=', `${alias}.id`);
+  return eb.or([eb(`${alias}.user_id`, '=', viewer.id), eb.exists(follows.where('vf.followable_type', '=', sql.lit('Page')).where('vf.user_id', '=', viewer.id))]);
 }
 
 /** The users suspended at `now` (a suspension past its `until` is over by itself). */
 export const suspendedAt = (eb: AnyEb, now: string) =>
-  eb
-    .selectFrom('suspensions as su')
-    .select('su.user_id')
-    .where((w) => w.or([w('su.until', 'is', null), w('su.until', '>', now)]));
+  eb.selectFrom('suspensions as su').select('su.user_id').where((w) => w.or([w('su.until', 'is', null), w('su.until', '>', now)]));
 
 /** Content by an author suspended at `now` is hidden from all but Admins, as if it did not exist. */
 export const authorShown = (eb: AnyEb, viewer: Viewer, now: string, column: string): Expression<SqlBool> =>
@@ -140,11 +128,7 @@ export function statusKnownTo(eb: AnyEb, viewer: Viewer, now: string): Expressio
 
 /** A secret page the viewer is not in (`pages as sp`). */
 const secretPageUnseen = (eb: AnyEb, viewer: Viewer) =>
-  eb
-    .selectFrom('pages as sp')
-    .select('sp.id')
-    .where('sp.privacy', '=', 'secret')
-    .where((p) => p.not(inPage(p, viewer, 'sp')));
+  eb.selectFrom('pages as sp').select('sp.id').where('sp.privacy', '=', 'secret').where((p) => p.not(inPage(p, viewer, 'sp')));
 
 /** The event whose id is in `event` (if any) is in no secret page the viewer is not in: its statuses are known. */
 export function eventPageSeen(eb: AnyEb, viewer: Viewer, event: string): Expression<SqlBool> {
@@ -155,39 +139,12 @@ export function eventPageSeen(eb: AnyEb, viewer: Viewer, event: string): Express
 
 export function statusOpenTo(eb: AnyEb, viewer: Viewer): Expression<SqlBool> {
   if (viewer.isAdmin) return eb.lit(true);
+  const closedPage = eb.selectFrom('pages as op').select('op.id').whereRef('op.id', '=', 's.page_id').where('op.privacy', '!=', 'public');
+  const otherEvent = eb.selectFrom('events as oe').select('oe.id').whereRef('oe.id', '=', 's.event_id').where('oe.user_id', '!=', viewer.id);
+  const answered = eb.selectFrom('event_attendances as oa').select('oa.event_id').where('oa.user_id', '=', viewer.id).where('oa.answer', 'in', ['yes', 'maybe']);
   return eb.and([
-    eb.or([
-      eb('s.page_id', 'is', null),
-      eb.exists(
-        eb
-          .selectFrom('pages as op')
-          .select('op.id')
-          .whereRef('op.id', '=', 's.page_id')
-          .where((p) => p.or([p('op.privacy', '=', 'public'), inPage(p, viewer, 'op')])),
-      ),
-    ]),
-    eb.or([
-      eb('s.event_id', 'is', null),
-      eb.exists(
-        eb
-          .selectFrom('events as oe')
-          .select('oe.id')
-          .whereRef('oe.id', '=', 's.event_id')
-          .where((e) =>
-            e.or([
-              e('oe.user_id', '=', viewer.id),
-              e.exists(
-                e
-                  .selectFrom('event_attendances as oa')
-                  .select('oa.id')
-                  .whereRef('oa.event_id', '=', 'oe.id')
-                  .where('oa.user_id', '=', viewer.id)
-                  .where('oa.answer', 'in', ['yes', 'maybe']),
-              ),
-            ]),
-          ),
-      ),
-    ]),
+    eb.not(eb.exists(closedPage.where((p) => p.not(inPage(p, viewer, 'op'))))),
+    eb.not(eb.exists(otherEvent.where('oe.id', 'not in', answered))),
   ]);
 }
 
