@@ -2,16 +2,15 @@ import { forbidden, notFound } from '../shared/errors.js';
 import { SYSTEM_ROLES } from '../store/default-roles.js';
 import type { EventRow } from '../store/events.js';
 import type { PageRow, Viewer } from '../store/pages.js';
-import type { StatusRow } from '../store/content.js';
+import type { CommentRow, StatusRow } from '../store/content.js';
 import type { Store } from '../store/store.js';
 import type { UserWithRole } from '../store/users.js';
 import type { Caller } from './context.js';
 import { findVisiblePage, isMember } from './pages.js';
 
 /**
- * Who may read and post content: a page's statuses are for its members (a public page's for everyone), a
- * secret page and what is in it do not exist for outsiders (404), and an event's conversation is open to its
- * creator and to those who answered yes or maybe. Project administrators see everything.
+ * Who may read and post content. Reading follows the one rule of `store/visibility.ts` (the store answers it);
+ * posting is for a page's members and an event's conversation. Project administrators may do everything.
  */
 
 export const viewerOf = (caller: Caller): Viewer => ({ id: caller.user.id, isAdmin: caller.isAdmin });
@@ -27,22 +26,13 @@ export async function actingUser(store: Store, caller: Caller, userId: string): 
   return { user, viewer };
 }
 
-const inPage = async (store: Store, viewer: Viewer, page: PageRow) =>
-  viewer.isAdmin || page.user_id === viewer.id || (await isMember(store, viewer.id, page.id));
-
 /** A page the viewer may know of: 404 for a secret page they are not in (the one rule, `findVisiblePage`). */
 export const pageKnownTo = (store: Store, viewer: Viewer, pageId: string): Promise<PageRow> =>
   findVisiblePage(store, viewer, pageId);
 
-/** Reading a page's content: its members; anyone for a public page. */
-export async function requireReadPage(store: Store, viewer: Viewer, page: PageRow): Promise<void> {
-  if (page.privacy === 'public' || (await inPage(store, viewer, page))) return;
-  throw forbidden(`This page is ${page.privacy}: its content is for its members`);
-}
-
 /** Posting in a page: its members (and its administrators). */
 export async function requirePostInPage(store: Store, viewer: Viewer, page: PageRow): Promise<void> {
-  if (await inPage(store, viewer, page)) return;
+  if (viewer.isAdmin || page.user_id === viewer.id || (await isMember(store, viewer.id, page.id))) return;
   throw forbidden('Only members of the page may post in it: follow it (or ask to join) first');
 }
 
@@ -60,37 +50,36 @@ export async function eventKnownTo(store: Store, viewer: Viewer, eventId: string
   return event;
 }
 
-export async function inConversation(store: Store, viewer: Viewer, event: EventRow): Promise<boolean> {
-  if (viewer.isAdmin || event.user_id === viewer.id) return true;
+/** Posting in an event's conversation: its creator and those who answered yes or maybe. */
+export async function requireConversation(store: Store, viewer: Viewer, event: EventRow): Promise<void> {
+  if (viewer.isAdmin || event.user_id === viewer.id) return;
   const answer = (await store.attendances.find(event.id, viewer.id))?.answer;
-  return answer === 'yes' || answer === 'maybe';
+  if (answer !== 'yes' && answer !== 'maybe') throw forbidden(CONVERSATION_CLOSED);
 }
 
-export async function requireConversation(store: Store, viewer: Viewer, event: EventRow): Promise<void> {
-  if (!(await inConversation(store, viewer, event)))
-    throw forbidden("This event's conversation is open to its creator and to those who answered yes or maybe");
-}
+const CONVERSATION_CLOSED = "This event's conversation is open to its creator and to those who answered yes or maybe";
+
+/** 403 for a status the viewer knows of but may not read (`statusOpenTo`): a private page's, or an event's. */
+const closed = (status: StatusRow) => forbidden(status.page_id ? 'This page is private: its content is for its members' : CONVERSATION_CLOSED);
 
 /**
- * Content by an author suspended at `now` is hidden from all but Admins (404, as if it did not exist); the
- * same rule as the lists' `contentVisible`.
+ * A status the viewer may read, or 404 (hidden) / 403 (known but not theirs to read): the store answers both
+ * from the one rule in `store/visibility.ts`, in one statement.
  */
-export async function authorShown(store: Store, viewer: Viewer, authorId: string, now?: string): Promise<boolean> {
-  if (viewer.isAdmin || now === undefined) return true;
-  const s = await store.suspensions.get(authorId);
-  return !s || (s.until !== null && s.until <= now);
+export async function readableStatus(store: Store, viewer: Viewer, statusId: string, now: string): Promise<StatusRow> {
+  const found = await store.statuses.getKnown(statusId, viewer, now);
+  if (!found) throw notFound('Status');
+  const { readable, ...status } = found;
+  if (!readable) throw closed(status);
+  return status;
 }
 
-/** A status the viewer may read, or 404 (hidden) / 403 (known but not theirs to read). */
-export async function readableStatus(store: Store, viewer: Viewer, statusId: string, now?: string): Promise<StatusRow> {
-  const status = await store.statuses.getById(statusId);
-  if (!status || !(await authorShown(store, viewer, status.user_id, now))) throw notFound('Status');
-  try {
-    if (status.page_id) await requireReadPage(store, viewer, await pageKnownTo(store, viewer, status.page_id));
-    if (status.event_id) await requireConversation(store, viewer, await eventKnownTo(store, viewer, status.event_id));
-  } catch (error) {
-    if ((error as { status?: number }).status === 404) throw notFound('Status');
-    throw error;
-  }
-  return status;
+/** A comment the viewer may read (as its status), with its status; 404 / 403 as `readableStatus`. */
+export async function readableComment(store: Store, viewer: Viewer, commentId: string, now: string): Promise<{ comment: CommentRow; status: StatusRow }> {
+  const found = await store.comments.getKnown(commentId, viewer, now);
+  const status = found && (await store.statuses.getById(found.status_id));
+  if (!found || !status) throw notFound('Comment');
+  const { readable, ...comment } = found;
+  if (!readable) throw closed(status);
+  return { comment, status };
 }

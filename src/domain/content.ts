@@ -15,9 +15,9 @@ import type { Audience } from '../store/notifications.js';
 import type { Store } from '../store/store.js';
 import {
   actingUser,
-  authorShown,
   eventKnownTo,
   pageKnownTo,
+  readableComment,
   readableStatus,
   requireConversation,
   requirePostInPage,
@@ -27,18 +27,16 @@ import { nowIso, type Caller, type Deps } from './context.js';
 import { enqueueFanOut, eventRef, excerpt, notifyUsers, pageRef, userRef, type Ref } from './notifications.js';
 import { requireActingFor } from './permissions.js';
 import type { RemovedRow } from '../store/removals.js';
-import { hiddenAuthors } from './suspensions.js';
 import { toUserRecord } from './users.js';
 
 /**
- * Statuses as the caller reads them. `hidden`: the authors whose content the caller may not see (suspended, for
- * all but Admins: `hiddenAuthors`); their comments are not in a status's `comments_count`, as they are not in
- * its comment list.
+ * Statuses as the caller reads them at `now`: the comments hidden from the caller (by suspended authors) are not
+ * in a status's `comments_count`, as they are not in its comment list.
  */
-export async function toStatusRecords(store: Store, caller: Caller, rows: StatusRow[], hidden: readonly string[]): Promise<Status[]> {
+export async function toStatusRecords(store: Store, caller: Caller, rows: StatusRow[], now: string): Promise<Status[]> {
   const [authors, unseen] = await Promise.all([
     store.users.getByIds([...new Set(rows.map((r) => r.user_id))]),
-    store.comments.countByAuthors(rows.filter((r) => r.comments_count > 0).map((r) => r.id), hidden),
+    store.comments.countHidden(rows.filter((r) => r.comments_count > 0).map((r) => r.id), viewerOf(caller), now),
   ]);
   const users = new Map(authors.map((u) => [u.id, u]));
   return rows.map((r) => {
@@ -149,20 +147,20 @@ export async function createStatus(deps: Deps, caller: Caller, input: CreateStat
   });
   deps.notifications?.wake();
   // A new status has no comments yet.
-  return (await toStatusRecords(deps.store, caller, [row], []))[0]!;
+  return (await toStatusRecords(deps.store, caller, [row], nowIso(deps)))[0]!;
 }
 
 export async function getStatus(deps: Deps, caller: Caller, id: string): Promise<Status> {
   const removed = await removedStatus(deps, caller, id);
   if (removed) return removed;
   const row = await readableStatus(deps.store, viewerOf(caller), id, nowIso(deps));
-  return (await toStatusRecords(deps.store, caller, [row], await hiddenAuthors(deps, caller)))[0]!;
+  return (await toStatusRecords(deps.store, caller, [row], nowIso(deps)))[0]!;
 }
 
 /** Comments on a status, oldest first, for those who may read the status. */
 export async function listComments(deps: Deps, caller: Caller, statusId: string, page: Pagination): Promise<ListResult<Comment>> {
   await readableStatus(deps.store, viewerOf(caller), statusId, nowIso(deps));
-  const listed = await deps.store.comments.listForStatus(statusId, page, await hiddenAuthors(deps, caller));
+  const listed = await deps.store.comments.listForStatus(statusId, viewerOf(caller), nowIso(deps), page);
   return listResult(await toCommentRecords(deps.store, caller, listed.rows), listed);
 }
 
@@ -212,14 +210,7 @@ export async function createLike(deps: Deps, caller: Caller, input: CreateLikeIn
     let comment: CommentRow | undefined;
     let status: StatusRow;
     if (input.comment_id) {
-      comment = await tx.comments.getById(input.comment_id);
-      if (!comment || !(await authorShown(tx, viewer, comment.user_id, nowIso(deps)))) throw notFound('Comment');
-      try {
-        status = await readableStatus(tx, viewer, comment.status_id, nowIso(deps));
-      } catch (error) {
-        if ((error as AppError).status === 404) throw notFound('Comment');
-        throw error;
-      }
+      ({ comment, status } = await readableComment(tx, viewer, input.comment_id, nowIso(deps)));
     } else {
       status = await readableStatus(tx, viewer, input.status_id!, nowIso(deps));
     }
@@ -265,9 +256,8 @@ export async function createLike(deps: Deps, caller: Caller, input: CreateLikeIn
 export async function getStream(deps: Deps, caller: Caller, userId: string, page: Pagination): Promise<ListResult<Status>> {
   if (caller.user.id !== userId && !caller.isAdmin) throw forbidden('You may read only your own stream');
   if (!(await deps.store.users.getById(userId))) throw notFound('User');
-  const hidden = await hiddenAuthors(deps, caller);
-  const listed = await deps.store.statuses.stream(userId, page, hidden);
-  return listResult(await toStatusRecords(deps.store, caller, listed.rows, hidden), listed);
+  const listed = await deps.store.statuses.stream(userId, viewerOf(caller), nowIso(deps), page);
+  return listResult(await toStatusRecords(deps.store, caller, listed.rows, nowIso(deps)), listed);
 }
 
 /** What Admins read of removed content beside its record. */
@@ -279,6 +269,6 @@ export async function removedStatus(deps: Deps, caller: Caller, id: string): Pro
   const row = await deps.store.removals.getRemoved('Status', id);
   if (!row) return undefined;
   // Admins only: nothing is hidden from them.
-  const [record] = await toStatusRecords(deps.store, caller, [row], []);
+  const [record] = await toStatusRecords(deps.store, caller, [row], nowIso(deps));
   return { ...record!, ...removedFields(row) };
 }

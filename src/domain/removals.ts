@@ -5,11 +5,10 @@ import type { ListStatusesQuery } from '../shared/schemas/removals.js';
 import type { CommentRow, StatusRow } from '../store/content.js';
 import type { Store } from '../store/store.js';
 import { recordAudit } from './audit.js';
-import { authorShown, readableStatus, viewerOf } from './content-access.js';
+import { readableComment, readableStatus, viewerOf } from './content-access.js';
 import { placeOf, removedFields, toCommentRecords, toStatusRecords } from './content.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { excerpt, notifyUsers, userRef } from './notifications.js';
-import { hiddenAuthors } from './suspensions.js';
 
 /**
  * Removing content (CONTRACT §8): a status or comment is removed by its author, an administrator of the page
@@ -44,22 +43,15 @@ export async function getComment(deps: Deps, caller: Caller, id: string): Promis
     const [record] = await toCommentRecords(deps.store, caller, [row]);
     return { ...record!, ...removedFields(removed) };
   }
-  if (!(await authorShown(deps.store, viewerOf(caller), comment.user_id, nowIso(deps)))) throw notFound('Comment');
-  try {
-    await readableStatus(deps.store, viewerOf(caller), comment.status_id, nowIso(deps));
-  } catch (error) {
-    if ((error as { status?: number }).status === 404) throw notFound('Comment');
-    throw error;
-  }
-  return (await toCommentRecords(deps.store, caller, [comment]))[0]!;
+  const readable = await readableComment(deps.store, viewerOf(caller), id, nowIso(deps));
+  return (await toCommentRecords(deps.store, caller, [readable.comment]))[0]!;
 }
 
 /** Statuses newest first, each visible to the caller as in the stream. */
 export async function listStatuses(deps: Deps, caller: Caller, query: ListStatusesQuery): Promise<ListResult<Status>> {
   const { user_id, page_id, event_id } = query;
-  const hidden = await hiddenAuthors(deps, caller);
-  const listed = await deps.store.removals.listStatuses(viewerOf(caller), { user_id, page_id, event_id }, query, hidden);
-  return listResult(await toStatusRecords(deps.store, caller, listed.rows, hidden), listed);
+  const listed = await deps.store.removals.listStatuses(viewerOf(caller), nowIso(deps), { user_id, page_id, event_id }, query);
+  return listResult(await toStatusRecords(deps.store, caller, listed.rows, nowIso(deps)), listed);
 }
 
 /** The removed content's author is told, when someone else removed it. */
@@ -106,15 +98,7 @@ export async function removeStatusIn(tx: Store, now: string, caller: Caller, sta
 
 export async function removeComment(deps: Deps, caller: Caller, id: string, reason: string | null): Promise<void> {
   await deps.store.transaction(async (tx) => {
-    const comment = await tx.comments.getById(id);
-    if (!comment) throw notFound('Comment');
-    let status: StatusRow;
-    try {
-      status = await readableStatus(tx, viewerOf(caller), comment.status_id, nowIso(deps));
-    } catch (error) {
-      if ((error as { status?: number }).status === 404) throw notFound('Comment');
-      throw error;
-    }
+    const { comment, status } = await readableComment(tx, viewerOf(caller), id, nowIso(deps));
     if (!(await mayRemove(tx, caller, comment.user_id, status)))
       throw forbidden("Only the author, the page's administrators and project administrators may remove this comment");
     await removeCommentIn(tx, nowIso(deps), caller, comment, status, reason);

@@ -1,4 +1,4 @@
-import { AppError, conflict, ErrorCode, forbidden, invalidFields, notFound } from '../shared/errors.js';
+import { conflict, ErrorCode, forbidden, invalidFields, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { listResult, type ListResult } from '../shared/schemas/common.js';
 import { REPORT_EXCERPT, type CreateReportInput, type ListReportsQuery, type Report, type ResolveReportInput } from '../shared/schemas/reports.js';
@@ -8,7 +8,7 @@ import type { ReportRow } from '../store/reports.js';
 import type { UserRow } from '../store/users.js';
 import type { Store } from '../store/store.js';
 import { recordAudit } from './audit.js';
-import { actingUser, authorShown, readableStatus, viewerOf } from './content-access.js';
+import { actingUser, readableComment, readableStatus, viewerOf } from './content-access.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { notifyUsers, pageRef, projectAdminIds, userRef } from './notifications.js';
 import { requireActingFor } from './permissions.js';
@@ -76,11 +76,7 @@ export async function createReport(deps: Deps, caller: Caller, input: CreateRepo
       const status = await readableStatus(tx, viewer, input.target_id, now);
       target = { user: status.user_id, page: await pageOf(tx, status), excerpt: cut(status.content) };
     } else {
-      const comment = await tx.comments.getById(input.target_id);
-      if (!comment || !(await authorShown(tx, viewer, comment.user_id, now))) throw notFound('Comment');
-      const status = await readableStatus(tx, viewer, comment.status_id, now).catch((error: AppError) => {
-        throw error.status === 404 ? notFound('Comment') : error;
-      });
+      const { comment, status } = await readableComment(tx, viewer, input.target_id, now);
       target = { user: comment.user_id, page: await pageOf(tx, status), excerpt: cut(comment.content) };
     }
     const report: ReportRow = {

@@ -24,11 +24,6 @@ export function requireNotSuspended(caller: Caller, now: Date): void {
     throw new AppError(403, ErrorCode.accountSuspended, `Your account is suspended ${endOf(s)}: ${s.reason}`);
 }
 
-/** The users whose content the caller may not see now: those suspended, for anyone but Admins. */
-export async function hiddenAuthors(deps: Deps, caller: Caller): Promise<string[]> {
-  return caller.isAdmin ? [] : deps.store.suspensions.activeIds(nowIso(deps));
-}
-
 export async function isSuspended(store: Store, now: string, userId: string): Promise<boolean> {
   return inForce(await store.suspensions.get(userId), new Date(now));
 }

@@ -1,9 +1,8 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { CommentTable, Database, LikeTable, StatusTable } from './schema.js';
-import { reachesFollowers as followersSee } from './visibility.js';
 import { counterKey, countersOf, countOf, listPage, readRows, type Listed, type Selection, type Walk } from './paging.js';
-import { contentVisible } from './suspensions.js';
+import { authorShown, eventPageSeen, reachesFollowers as followersSee, statusKnownTo, statusOpenTo, statusReadableBy, type Viewer } from './visibility.js';
 
 export type StatusRow = Selectable<StatusTable>;
 export type CommentRow = Selectable<CommentTable>;
@@ -20,7 +19,7 @@ export function statusesRepo(db: Kysely<Database>) {
    * source is one index walk, newest first, merged; the total adds the kept counts of each source, less the
    * statuses counted twice (a followed user's in a followed public page).
    */
-  const sources = async (userId: string) => {
+  const sources = async (userId: string, viewer: Viewer) => {
     const [follows, attended, created] = await Promise.all([
       db.selectFrom('follows').select(['followable_type', 'followable_id']).where('user_id', '=', userId).execute(),
       db
@@ -28,8 +27,9 @@ export function statusesRepo(db: Kysely<Database>) {
         .select('event_id')
         .where('user_id', '=', userId)
         .where('answer', '=', 'yes')
+        .where((eb) => eventPageSeen(eb, viewer, 'event_attendances.event_id'))
         .execute(),
-      db.selectFrom('events').select('id').where('user_id', '=', userId).execute(),
+      db.selectFrom('events').select('id').where('user_id', '=', userId).where((eb) => eventPageSeen(eb, viewer, 'events.id')).execute(),
     ]);
     return {
       pages: follows.filter((f) => f.followable_type === 'Page').map((f) => f.followable_id),
@@ -46,6 +46,15 @@ export function statusesRepo(db: Kysely<Database>) {
     getById(id: string): Promise<StatusRow | undefined> {
       return db.selectFrom('statuses').selectAll().where('id', '=', id).executeTakeFirst();
     },
+    /** The status as the viewer may know it (`visibility.ts`), and whether they may read it: one statement. */
+    getKnown(id: string, viewer: Viewer, now: string): Promise<(StatusRow & { readable: number }) | undefined> {
+      return fromStatuses()
+        .selectAll('s')
+        .select((eb) => eb.case().when(statusOpenTo(eb, viewer)).then(1).else(0).end().as('readable'))
+        .where('s.id', '=', id)
+        .where((eb) => statusKnownTo(eb, viewer, now))
+        .executeTakeFirst();
+    },
     async addToCounts(id: string, changes: { comments?: number; likes?: number }): Promise<void> {
       await db
         .updateTable('statuses')
@@ -56,15 +65,15 @@ export function statusesRepo(db: Kysely<Database>) {
         .where('id', '=', id)
         .execute();
     },
-    /** `hidden`: authors whose statuses the reader may not see (suspended), left out of the page and the total. */
-    async stream(userId: string, page: Pagination, hidden: readonly string[] = []): Promise<Listed<StatusRow>> {
-      const { pages, users, events } = await sources(userId);
+    /** The statuses of `userId`'s sources that `viewer` may read (`visibility.ts`), and their total. */
+    async stream(userId: string, viewer: Viewer, now: string, page: Pagination): Promise<Listed<StatusRow>> {
+      const { pages, users, events } = await sources(userId, viewer);
       const keys = ['s.id'];
-      const shown = () => fromStatuses().where(contentVisible('s.user_id', hidden));
+      const shown = () => fromStatuses().where((eb) => statusReadableBy(eb, viewer, now));
       const walks: Walk[] = [
         ...pages.map((id) => ({ query: shown().where('s.page_id', '=', id), keys })),
         ...events.map((id) => ({ query: shown().where('s.event_id', '=', id), keys })),
-        ...users.filter((id) => !hidden.includes(id)).map((id) => ({ query: reachesFollowers(shown().where('s.user_id', '=', id)), keys })),
+        ...users.map((id) => ({ query: reachesFollowers(shown().where('s.user_id', '=', id)), keys })),
       ];
       if (walks.length === 0) return { rows: [], total: 0 };
       const counted = [
@@ -72,18 +81,21 @@ export function statusesRepo(db: Kysely<Database>) {
         ...events.map((id) => counterKey('statuses', [undefined, id, undefined, undefined])),
         ...users.map((id) => counterKey('statuses', [undefined, undefined, id, '1'])),
       ];
+      // A followed user's status on a followed page is in two walks and two kept counts, and answered once: it
+      // is taken off the sum once.
       const twice =
         pages.length && users.length
           ? countOf(db, reachesFollowers(fromStatuses().where('s.user_id', 'in', users).where('s.page_id', 'in', pages)))
           : 0;
-      // A followed user's status on a followed page is in two walks and two kept counts, and answered once: it
-      // is taken off the sum once.
-      // The hidden authors' statuses in these sources, each once, taken off the kept counts.
-      const unseen = hidden.length
-        ? countOf(
+      // Every source is one the reader may read (a page they follow, an event they created or go to in no secret
+      // page they have left, a user's statuses that reach followers), so of the rule only the suspended authors'
+      // part removes rows here: those statuses, each once, are taken off the kept counts.
+      const unseen = viewer.isAdmin
+        ? 0
+        : countOf(
             db,
             fromStatuses()
-              .where('s.user_id', 'in', hidden)
+              .where((eb) => eb.not(authorShown(eb, viewer, now, 's.user_id')))
               .where((eb) =>
                 eb.or([
                   ...(pages.length ? [eb('s.page_id', 'in', pages)] : []),
@@ -91,8 +103,7 @@ export function statusesRepo(db: Kysely<Database>) {
                   ...(users.length ? [eb.and([eb('s.user_id', 'in', users), followersSee(eb)])] : []),
                 ]),
               ),
-          )
-        : 0;
+          );
       const total = Promise.all([countersOf(db, counted), twice, unseen]).then(
         ([counts, overlap, hiddenCount]) => counts.reduce((a, b) => a + b, 0) - overlap - hiddenCount,
       );
@@ -103,12 +114,37 @@ export function statusesRepo(db: Kysely<Database>) {
 export type StatusesRepo = ReturnType<typeof statusesRepo>;
 
 export function commentsRepo(db: Kysely<Database>) {
+  /** How many comments of each status the viewer may not see (by authors suspended at `now`); statuses without any are absent. */
+  const countHidden = async (statusIds: readonly string[], viewer: Viewer, now: string): Promise<Map<string, number>> => {
+    if (statusIds.length === 0 || viewer.isAdmin) return new Map();
+    const rows = await readRows<{ status_id: string; n: number | string }>(
+      db,
+      db
+        .selectFrom('comments')
+        .select(['comments.status_id', (eb) => eb.fn.countAll().as('n')])
+        .where('comments.status_id', 'in', [...statusIds])
+        .where((eb) => eb.not(authorShown(eb, viewer, now, 'comments.user_id')))
+        .groupBy('comments.status_id'),
+    );
+    return new Map(rows.map((r) => [r.status_id, Number(r.n)]));
+  };
   return {
     async insert(row: CommentRow): Promise<void> {
       await db.insertInto('comments').values(row).execute();
     },
     getById(id: string): Promise<CommentRow | undefined> {
       return db.selectFrom('comments').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+    /** A comment follows its status (`getKnown`), and is hidden too when its own author is suspended. */
+    getKnown(id: string, viewer: Viewer, now: string): Promise<(CommentRow & { readable: number }) | undefined> {
+      return db
+        .selectFrom('comments as c')
+        .innerJoin('statuses as s', 's.id', 'c.status_id')
+        .selectAll('c')
+        .select((eb) => eb.case().when(statusOpenTo(eb, viewer)).then(1).else(0).end().as('readable'))
+        .where('c.id', '=', id)
+        .where((eb) => eb.and([authorShown(eb, viewer, now, 'c.user_id'), statusKnownTo(eb, viewer, now)]))
+        .executeTakeFirst();
     },
     async addToLikes(id: string, delta: number): Promise<void> {
       await db
@@ -117,34 +153,18 @@ export function commentsRepo(db: Kysely<Database>) {
         .where('id', '=', id)
         .execute();
     },
-    /** How many comments each status has by the given authors (those hidden from a viewer); statuses without any are absent. */
-    async countByAuthors(statusIds: readonly string[], authors: readonly string[]): Promise<Map<string, number>> {
-      if (statusIds.length === 0 || authors.length === 0) return new Map();
-      const rows = await readRows<{ status_id: string; n: number | string }>(
-        db,
-        db
-          .selectFrom('comments')
-          .select(['comments.status_id', (eb) => eb.fn.countAll().as('n')])
-          .where('comments.status_id', 'in', [...statusIds])
-          .where('comments.user_id', 'in', [...authors])
-          .groupBy('comments.status_id'),
-      );
-      return new Map(rows.map((r) => [r.status_id, Number(r.n)]));
-    },
-    async listForStatus(statusId: string, page: Pagination, hidden: readonly string[] = []): Promise<Listed<CommentRow>> {
+    countHidden,
+    async listForStatus(statusId: string, viewer: Viewer, now: string, page: Pagination): Promise<Listed<CommentRow>> {
       const kept = db
         .selectFrom('statuses')
         .select('comments_count')
         .where('id', '=', statusId)
         .executeTakeFirst()
         .then((status) => status?.comments_count ?? 0);
-      const unseen = hidden.length
-        ? countOf(db, db.selectFrom('comments').where('comments.status_id', '=', statusId).where('comments.user_id', 'in', hidden))
-        : 0;
-      const total = Promise.all([kept, unseen]).then(([n, hiddenCount]) => n - hiddenCount);
+      const total = Promise.all([kept, countHidden([statusId], viewer, now)]).then(([n, hidden]) => n - (hidden.get(statusId) ?? 0));
       return listPage<CommentRow>(
         db,
-        [{ query: db.selectFrom('comments').where('comments.status_id', '=', statusId).where(contentVisible('comments.user_id', hidden)), keys: ['comments.id'] }],
+        [{ query: db.selectFrom('comments').where('comments.status_id', '=', statusId).where((eb) => authorShown(eb, viewer, now, 'comments.user_id')), keys: ['comments.id'] }],
         selectComments,
         page,
         total,

@@ -3,9 +3,8 @@ import type { Pagination } from '../shared/schemas/common.js';
 import type { CommentRow, LikeRow, StatusRow } from './content.js';
 import type { RemovedContentTable } from './moderation-tables.js';
 import { counted, listPage, type Listed, type Selection } from './paging.js';
-import type { Viewer } from './pages.js';
 import type { Database } from './schema.js';
-import { contentVisible } from './suspensions.js';
+import { statusReadableBy, type Viewer } from './visibility.js';
 
 export type RemovedRow = Selectable<RemovedContentTable>;
 export interface Removal {
@@ -27,56 +26,6 @@ const selectStatuses: Selection = (q) => q.selectAll('s');
  * they forget any deleted row) and a copy is kept in `removed_content` for Admins.
  */
 export function removalsRepo(db: Kysely<Database>) {
-  /** The statuses a viewer may read, as the stream reads them: a page's for its members (a public page's for all), an event's for its conversation. */
-  const visibleStatuses = (viewer: Viewer) => {
-    const q = db.selectFrom('statuses as s');
-    if (viewer.isAdmin) return q;
-    return q.where((eb) =>
-      eb.or([
-        eb.and([eb('s.page_id', 'is', null), eb('s.event_id', 'is', null)]),
-        eb.exists(
-          eb
-            .selectFrom('pages as p')
-            .select('p.id')
-            .whereRef('p.id', '=', 's.page_id')
-            .where((pb) =>
-              pb.or([
-                pb('p.privacy', '=', 'public'),
-                pb('p.user_id', '=', viewer.id),
-                pb.exists(
-                  pb
-                    .selectFrom('follows as f')
-                    .select('f.id')
-                    .where('f.user_id', '=', viewer.id)
-                    .where('f.followable_type', '=', 'Page')
-                    .whereRef('f.followable_id', '=', 'p.id'),
-                ),
-              ]),
-            ),
-        ),
-        eb.exists(
-          eb
-            .selectFrom('events as e')
-            .select('e.id')
-            .whereRef('e.id', '=', 's.event_id')
-            .where((ev) =>
-              ev.or([
-                ev('e.user_id', '=', viewer.id),
-                ev.exists(
-                  ev
-                    .selectFrom('event_attendances as a')
-                    .select('a.id')
-                    .whereRef('a.event_id', '=', 'e.id')
-                    .where('a.user_id', '=', viewer.id)
-                    .where('a.answer', 'in', ['yes', 'maybe']),
-                ),
-              ]),
-            ),
-        ),
-      ]),
-    );
-  };
-
   const archive = async (row: RemovedRow) => {
     await db.insertInto('removed_content').values(row).execute();
   };
@@ -109,8 +58,8 @@ export function removalsRepo(db: Kysely<Database>) {
 
   return {
     /** Statuses newest first, filtered, those the viewer may read only. */
-    async listStatuses(viewer: Viewer, filter: StatusFilter, page: Pagination, hidden: readonly string[] = []): Promise<Listed<StatusRow>> {
-      let query = visibleStatuses(viewer).where(contentVisible('s.user_id', hidden));
+    async listStatuses(viewer: Viewer, now: string, filter: StatusFilter, page: Pagination): Promise<Listed<StatusRow>> {
+      let query = db.selectFrom('statuses as s').where((eb) => statusReadableBy(eb, viewer, now));
       if (filter.user_id !== undefined) query = query.where('s.user_id', '=', filter.user_id);
       if (filter.page_id !== undefined) query = query.where('s.page_id', '=', filter.page_id);
       if (filter.event_id !== undefined) query = query.where('s.event_id', '=', filter.event_id);

@@ -2,8 +2,8 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { ReportTable } from './moderation-tables.js';
 import { counted, listPage, type Listed, type Selection } from './paging.js';
-import type { Viewer } from './pages.js';
 import type { Database } from './schema.js';
+import { reportVisibleTo, type Viewer } from './visibility.js';
 
 /** The page's creator is the store's own (written from the page on insert): the domain neither writes nor reads it. */
 export type ReportRow = Omit<Selectable<ReportTable>, 'page_owner_id'>;
@@ -19,17 +19,7 @@ const selectReports: Selection = (q) => q.selectAll('r');
 
 /** Users' reports of statuses, comments and users (migration 0030-moderation). */
 export function reportsRepo(db: Kysely<Database>) {
-  /** Who sees a report: Admins all, a page's creator those on content in the page, anyone their own. */
-  const visible = (viewer: Viewer) => {
-    const q = db.selectFrom('reports as r');
-    if (viewer.isAdmin) return q;
-    return q.where((eb) =>
-      eb.or([
-        eb('r.user_id', '=', viewer.id),
-        eb.exists(eb.selectFrom('pages as p').select('p.id').whereRef('p.id', '=', 'r.page_id').where('p.user_id', '=', viewer.id)),
-      ]),
-    );
-  };
+  const visible = (viewer: Viewer) => db.selectFrom('reports as r').where((eb) => reportVisibleTo(eb, viewer));
   return {
     /** False when the reporter already has an open report on the target (the unique index decides, even in a race). */
     async insert(row: ReportRow): Promise<void> {

@@ -27,6 +27,7 @@ import { keptEvents } from './migrations/0019-kept-events.js';
 import { followPairs } from './migrations/0020-follow-pairs.js';
 import { moderation } from './migrations/0030-moderation.js';
 import { reportQueue } from './migrations/0031-report-queue.js';
+import { commentAuthors } from './migrations/0032-comment-authors.js';
 import { removalsRepo } from './removals.js';
 import { suspensionsRepo } from './suspensions.js';
 import { reportsRepo } from './reports.js';
@@ -61,6 +62,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0020-follow-pairs': followPairs,
   '0030-moderation': moderation,
   '0031-report-queue': reportQueue,
+  '0032-comment-authors': commentAuthors,
 };
 
 class StaticMigrations implements MigrationProvider {

@@ -1,18 +1,8 @@
-import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { SuspensionTable } from './moderation-tables.js';
 import type { Database } from './schema.js';
 
 export type SuspensionRow = Selectable<SuspensionTable>;
-
-/**
- * The one rule of whose content is shown: none of the authors named (the users suspended at the time of the
- * read; empty for Admins, who see everything). Every read of statuses or comments, and every count of them,
- * takes it: `where(contentVisible('s.user_id', hidden))`.
- */
-export function contentVisible(column: string, hiddenAuthors: readonly string[]) {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  return (eb: ExpressionBuilder<any, any>) => (hiddenAuthors.length ? eb(column, 'not in', hiddenAuthors) : eb.lit(true));
-}
 
 export function suspensionsRepo(db: Kysely<Database>) {
   return {
@@ -22,15 +12,6 @@ export function suspensionsRepo(db: Kysely<Database>) {
     getMany(userIds: readonly string[]): Promise<SuspensionRow[]> {
       if (userIds.length === 0) return Promise.resolve([]);
       return db.selectFrom('suspensions').selectAll().where('user_id', 'in', userIds).execute();
-    },
-    /** The users suspended at `now` (a suspension past its `until` is over by itself). */
-    async activeIds(now: string): Promise<string[]> {
-      const rows = await db
-        .selectFrom('suspensions')
-        .select('user_id')
-        .where((eb) => eb.or([eb('until', 'is', null), eb('until', '>', now)]))
-        .execute();
-      return rows.map((r) => r.user_id);
     },
     /**
      * Writes the suspension and touches the user's row: the callers kept by the authenticator are re-read when

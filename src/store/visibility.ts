@@ -7,6 +7,9 @@ import type { Database } from './schema.js';
  */
 
 /** Who is looking: an administrator sees everything; a Member what the rules below let them. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyEb = ExpressionBuilder<any, any>;
+
 export interface Viewer {
   id: string;
   isAdmin: boolean;
@@ -21,18 +24,7 @@ export interface Viewer {
  * of the secret pages seen (`visibleTotal`).
  */
 export function pageVisibleTo(eb: ExpressionBuilder<Database, 'pages'>, viewer: Viewer) {
-  return eb.or([
-    eb('pages.privacy', '!=', 'secret'),
-    eb('pages.user_id', '=', viewer.id),
-    eb.exists(
-      eb
-        .selectFrom('follows')
-        .select('follows.id')
-        .whereRef('follows.followable_id', '=', 'pages.id')
-        .where('follows.followable_type', '=', sql.lit('Page'))
-        .where('follows.user_id', '=', viewer.id),
-    ),
-  ]);
+  return eb.or([eb('pages.privacy', '!=', 'secret'), inPage(eb, viewer, 'pages')]);
 }
 
 /**
@@ -98,5 +90,72 @@ export function reachesFollowers(eb: ExpressionBuilder<any, any>) {
       eb('s.page_id', 'is', null),
       eb.exists(eb.selectFrom('pages').select('pages.id').whereRef('pages.id', '=', 's.page_id').where('pages.privacy', '=', 'public')),
     ]),
+  ]);
+}
+
+/** The viewer is in the page whose row is `alias`: its creator, or one who follows it (a member). */
+function inPage(eb: AnyEb, viewer: Viewer, alias: string) {
+  const follows = eb.selectFrom('follows as vf').select('vf.id').whereRef('vf.followable_id', '=', `${alias}.id`);
+  return eb.or([eb(`${alias}.user_id`, '=', viewer.id), eb.exists(follows.where('vf.followable_type', '=', sql.lit('Page')).where('vf.user_id', '=', viewer.id))]);
+}
+
+/** The users suspended at `now` (a suspension past its `until` is over by itself). */
+export const suspendedAt = (eb: AnyEb, now: string) =>
+  eb.selectFrom('suspensions as su').select('su.user_id').where((w) => w.or([w('su.until', 'is', null), w('su.until', '>', now)]));
+
+/** Content by an author suspended at `now` is hidden from all but Admins, as if it did not exist. */
+export const authorShown = (eb: AnyEb, viewer: Viewer, now: string, column: string): Expression<SqlBool> =>
+  viewer.isAdmin ? eb.lit(true) : eb(column, 'not in', suspendedAt(eb, now));
+
+/**
+ * Statuses (`statuses as s`), and comments, which follow their status. The rule has two halves, so that a single
+ * read can tell hidden (404) from known but closed (403) in the same statement:
+ * - known (`statusKnownTo`): its author is not suspended, and it is not in a secret page (its own, or its event's)
+ *   the viewer is not in;
+ * - open (`statusOpenTo`): a page's statuses are for its members (a public page's for everyone), an event's
+ *   conversation for its creator and those who answered yes or maybe.
+ * Readable (`statusReadableBy`) is both: what the single read answers, what `GET /statuses` and its total list,
+ * and what the stream shows. Administrators read everything.
+ */
+export function statusKnownTo(eb: AnyEb, viewer: Viewer, now: string): Expression<SqlBool> {
+  if (viewer.isAdmin) return eb.lit(true);
+  return eb.and([
+    authorShown(eb, viewer, now, 's.user_id'),
+    eb.not(eb.exists(secretPageUnseen(eb, viewer).whereRef('sp.id', '=', 's.page_id'))),
+    eventPageSeen(eb, viewer, 's.event_id'),
+  ]);
+}
+
+/** A secret page the viewer is not in (`pages as sp`). */
+const secretPageUnseen = (eb: AnyEb, viewer: Viewer) =>
+  eb.selectFrom('pages as sp').select('sp.id').where('sp.privacy', '=', 'secret').where((p) => p.not(inPage(p, viewer, 'sp')));
+
+/** The event whose id is in `event` (if any) is in no secret page the viewer is not in: its statuses are known. */
+export function eventPageSeen(eb: AnyEb, viewer: Viewer, event: string): Expression<SqlBool> {
+  if (viewer.isAdmin) return eb.lit(true);
+  const pageOfEvent = eb.selectFrom('events as se').select('se.page_id').whereRef('se.id', '=', event);
+  return eb.not(eb.exists(secretPageUnseen(eb, viewer).where('sp.id', '=', pageOfEvent)));
+}
+
+export function statusOpenTo(eb: AnyEb, viewer: Viewer): Expression<SqlBool> {
+  if (viewer.isAdmin) return eb.lit(true);
+  const closedPage = eb.selectFrom('pages as op').select('op.id').whereRef('op.id', '=', 's.page_id').where('op.privacy', '!=', 'public');
+  const otherEvent = eb.selectFrom('events as oe').select('oe.id').whereRef('oe.id', '=', 's.event_id').where('oe.user_id', '!=', viewer.id);
+  const answered = eb.selectFrom('event_attendances as oa').select('oa.event_id').where('oa.user_id', '=', viewer.id).where('oa.answer', 'in', ['yes', 'maybe']);
+  return eb.and([
+    eb.not(eb.exists(closedPage.where((p) => p.not(inPage(p, viewer, 'op'))))),
+    eb.not(eb.exists(otherEvent.where('oe.id', 'not in', answered))),
+  ]);
+}
+
+export const statusReadableBy = (eb: AnyEb, viewer: Viewer, now: string): Expression<SqlBool> =>
+  viewer.isAdmin ? eb.lit(true) : eb.and([statusKnownTo(eb, viewer, now), statusOpenTo(eb, viewer)]);
+
+/** Reports (`reports as r`): Admins all, a page's creator those on content in the page, anyone their own. */
+export function reportVisibleTo(eb: AnyEb, viewer: Viewer): Expression<SqlBool> {
+  if (viewer.isAdmin) return eb.lit(true);
+  return eb.or([
+    eb('r.user_id', '=', viewer.id),
+    eb.exists(eb.selectFrom('pages as rp').select('rp.id').whereRef('rp.id', '=', 'r.page_id').where('rp.user_id', '=', viewer.id)),
   ]);
 }
