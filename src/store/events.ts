@@ -52,7 +52,7 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
    */
   const walks = (filter: EventFilter, viewer: Viewer, longestMs: number, ordered = true): Walk[] => {
     if (viewer.isAdmin) return [{ query: matching(filter, longestMs, ordered), keys }];
-    const seen = secretPageIdsSeen(db, viewer.id, filter.page_id);
+    const seen = secretPageIdsSeen(viewer.id, filter.page_id);
     const query = matching(filter, longestMs, ordered).where((eb) => notSecretOrSeen(eb, eb('events.secret_page', '=', 0), 'events.page_id', seen));
     return [{ query, keys }];
   };
@@ -63,7 +63,7 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
     if (filter.runningFrom !== undefined || filter.runningBefore !== undefined || filter.slug !== undefined)
       return counted(walks(filter, viewer, longestMs, false)[0]!.query);
     if (viewer.isAdmin) return kept([key(filter)]);
-    const seen = keptEach(db, (page) => key({ ...filter, page_id: page }), secretPageIdsSeen(db, viewer.id, filter.page_id));
+    const seen = keptEach((page) => key({ ...filter, page_id: page }), secretPageIdsSeen(viewer.id, filter.page_id));
     return visibleTotal(kept([key(filter)]), kept([key(filter, '1')]), seen);
   };
   return {

@@ -44,7 +44,7 @@ export function followsRepo(db: Kysely<Database>) {
       ? query
       : query.where((eb) => notSecretOrSeen(eb, eb('follows.secret_page', '=', sql.lit(0)), 'follows.followable_id', seenPages(viewer, filter)));
   /** The secret pages the viewer sees that the filter can match (the one it names, if it names one). */
-  const seenPages = (viewer: Viewer, filter: FollowFilter) => secretPageIdsSeen(db, viewer.id, filter.followable_id);
+  const seenPages = (viewer: Viewer, filter: FollowFilter) => secretPageIdsSeen(viewer.id, filter.followable_id);
   const walks = (filter: FollowFilter, viewer: Viewer): Walk[] => [{ query: seenBy(matching(filter), viewer, filter), keys }];
 
   /**
@@ -79,7 +79,7 @@ export function followsRepo(db: Kysely<Database>) {
   const seenFollows = (filter: FollowFilter, viewer: Viewer): Expression<number> => {
     if (filter.followable_type !== undefined && filter.followable_type !== 'Page') return kept([]);
     const pages = seenPages(viewer, filter);
-    if (filter.user_id === undefined) return keptEach(db, (page) => key({ followable_type: 'Page', followable_id: page }), pages);
+    if (filter.user_id === undefined) return keptEach((page) => key({ followable_type: 'Page', followable_id: page }), pages);
     return counted(matching({ user_id: filter.user_id, followable_type: 'Page' }).where('follows.followable_id', 'in', pages));
   };
 

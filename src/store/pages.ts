@@ -47,9 +47,9 @@ export function pagesRepo(db: Kysely<Database>) {
       const walk = { query: matching(filter), keys: ['pages.id'] };
       return totalOf(walk, () => kept([count(filter)]));
     }
-    const secretSeen = matching({ ...filter, privacy: 'secret' }).where('pages.id', 'in', secretPageIdsSeen(db, viewer.id));
+    const secretSeen = matching({ ...filter, privacy: 'secret' }).where('pages.id', 'in', secretPageIdsSeen(viewer.id));
     if (filter.privacy === 'secret') return totalOf({ query: secretSeen, keys: ['pages.id'] }, () => counted(secretSeen));
-    const query = matching(filter).where((eb) => notSecretOrSeen(eb, eb('pages.privacy', '!=', 'secret'), 'pages.id', secretPageIdsSeen(db, viewer.id)));
+    const query = matching(filter).where((eb) => notSecretOrSeen(eb, eb('pages.privacy', '!=', 'secret'), 'pages.id', secretPageIdsSeen(viewer.id)));
     return totalOf({ query, keys: ['pages.id'] }, () => visibleTotal(kept([count(filter)]), kept([count({ ...filter, privacy: 'secret' })]), counted(secretSeen)));
   };
 

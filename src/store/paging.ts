@@ -218,23 +218,26 @@ export async function listPage<Row>(
   return { ...(await walkPage<Row>(db, walks, select, position, desc)), total: n };
 }
 
-/** The sum of kept counts (0 for a key never counted; a key given twice counts twice), as SQL: a primary-key lookup each. */
+/**
+ * The sum of kept counts (0 for a key never counted; a key given twice counts twice), as SQL: a primary-key
+ * lookup each. SQL text, not a builder: a list's total is built every request.
+ */
 export function kept(keys: readonly string[]): Expression<number> {
   if (keys.length === 0) return sql<number>`0`;
-  const one = (key: string) => sql`coalesce((select ${sql.ref('n')} from ${sql.table('list_counts')} where ${sql.ref('key')} = ${key}), 0)`;
-  return sql<number>`(${sql.join(keys.map(one), sql` + `)})`;
+  return sql<number>`(${sql.join(
+    keys.map((key) => sql`coalesce((select n from list_counts where key = ${key}), 0)`),
+    sql` + `,
+  )})`;
 }
 
 /**
- * The sum of the kept counts of one key per id that `ids` (a query of an `id` column) gives, as SQL: the counts of
- * a Member's few secret pages. `keyOf` writes the key around the id.
+ * The sum of the kept counts of one key per id that `ids` (a parenthesised query of an `id` column) gives, as
+ * SQL: the counts of a Member's few secret pages. `keyOf` writes the key around the id.
  */
-export function keptEach(db: AnyDb, keyOf: (id: string) => string, ids: AnyQuery): Expression<number> {
+export function keptEach(keyOf: (id: string) => string, ids: Expression<string>): Expression<number> {
   const [before, after] = keyOf(EACH).split(EACH);
-  const keys = db
-    .selectFrom(ids.as('seen'))
-    .select(sql<string>`cast(${before} as text) || ${sql.ref('seen.id')} || cast(${after} as text)`.as('key'));
-  return sql<number>`(${db.selectFrom('list_counts').select(sql<number>`coalesce(sum(${sql.ref('n')}), 0)`.as('n')).where('key', 'in', keys)})`;
+  return sql<number>`(select coalesce(sum(n), 0) from list_counts
+    where key in (select cast(${before} as text) || seen.id || cast(${after} as text) from ${ids} as seen))`;
 }
 /** Where `keptEach` puts the id in a key: a character no key holds. */
 const EACH = '\u0002';

@@ -1,4 +1,4 @@
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type RawBuilder, type SqlBool } from 'kysely';
 import type { Database } from './schema.js';
 
 /**
@@ -28,19 +28,15 @@ export function pageVisibleTo(eb: ExpressionBuilder<Database, 'pages'>, viewer: 
 }
 
 /**
- * The ids of the secret pages a Member sees, as a subquery a list's statement looks in: their follows of secret
- * pages (the follow's copy of its page's secrecy, on a partial index) and the secret pages they created.
+ * The ids of the secret pages a Member sees, as a subquery (in parentheses) a list's statement looks in: their
+ * follows of secret pages (the follow's copy of its page's secrecy, on a partial index) and the secret pages they
+ * created; with `only`, whether that one page is among them (a list filtered to one page). Written as SQL text:
+ * it is in every Member's list, and a builder cost four times as much to build and compile each request.
  */
-export function secretPageIdsSeen(db: Kysely<Database>, viewer: string, only?: string) {
-  const ids = db
-    .selectFrom('follows')
-    .select('follows.followable_id as id')
-    .where('follows.user_id', '=', viewer)
-    .where('follows.followable_type', '=', sql.lit('Page'))
-    .where('follows.secret_page', '=', sql.lit(1))
-    .unionAll(db.selectFrom('pages').select('pages.id').where('pages.user_id', '=', viewer).where('pages.privacy', '=', 'secret'));
-  // One page's question (a list filtered to one page): is it among them?
-  return only === undefined ? ids : db.selectFrom(ids.as('seen')).select('seen.id').where('seen.id', '=', only);
+export function secretPageIdsSeen(viewer: string, only?: string): RawBuilder<string> {
+  const ids = sql`select followable_id as id from follows where user_id = ${viewer} and followable_type = 'Page' and secret_page = 1
+    union all select id from pages where user_id = ${viewer} and privacy = 'secret'`;
+  return only === undefined ? sql`(${ids})` : sql`(select id from (${ids}) as seen where id = ${only})`;
 }
 
 /**
@@ -53,8 +49,7 @@ export function notSecretOrSeen(
   eb: ExpressionBuilder<any, any>,
   notSecret: Expression<SqlBool>,
   page: string,
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  seen: readonly string[] | SelectQueryBuilder<any, any, any>,
+  seen: readonly string[] | RawBuilder<string>,
 ): Expression<SqlBool> {
   if (Array.isArray(seen)) return seen.length ? eb.or([notSecret, eb(page, 'in', seen)]) : notSecret;
   return eb.or([notSecret, eb(page, 'in', seen)]);
