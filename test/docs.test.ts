@@ -103,6 +103,21 @@ describe('the documents', () => {
     for (const path of DOCS) expect(fromReadme, path).toContain(path);
   });
 
+  it('cites in code comments only documents inside the repository', () => {
+    // The planning documents beside the repository (the contract, the specification, the style guide) are not
+    // shipped with it: a reader of the code finds what a comment cites in docs/ instead.
+    const outside = /\bCONTRACT\b|interface-spec|STYLE\.md/;
+    const files = (dir: string): string[] =>
+      readdirSync(join(ROOT, dir)).flatMap((name) => {
+        const path = `${dir}/${name}`;
+        return statSync(join(ROOT, path)).isDirectory() ? files(path) : /\.(ts|mjs|js)$/.test(name) ? [path] : [];
+      });
+    const citing = ['src', 'test', 'bench', 'scripts']
+      .flatMap(files)
+      .filter((path) => path !== 'test/docs.test.ts' && outside.test(read(path)));
+    expect(citing).toEqual([]);
+  });
+
   it('finds a broken link, a link outside the repository and a missing heading', () => {
     // The checks above are only as good as the parsing: a link each way they can go wrong.
     const markdown =

@@ -41,7 +41,7 @@ export async function exportUsers(
     if (file) renameSync(file.partial, output!);
   } catch (error) {
     if (file) rmSync(file.partial, { force: true });
-    // Standard output's reader left (`| head`): its choice, not a failure (CONTRACT §10).
+    // Standard output's reader left (`| head`): its choice, not a failure (docs/architecture.md, "The client and the CLI").
     if (!file && isClosedPipe(error)) return users();
     throw error;
   } finally {

@@ -91,7 +91,7 @@ export class Names {
   }
 
   /**
-   * Every id the CLI prints is accepted back (CONTRACT §10): each ref as a full id, a full id as it is and a
+   * Every id the CLI prints is accepted back (docs/architecture.md, "The client and the CLI"): each ref as a full id, a full id as it is and a
    * prefix of 6 characters or more resolved among the records the caller may see. The API has no prefix
    * filter, so the list is read whole, once for all the prefixes of one call. A prefix naming several records
    * is a usage error listing them (exit 2); one naming none, a failure like a 404 (exit 1).

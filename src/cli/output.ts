@@ -149,7 +149,7 @@ export class Output {
     this.jsonLine(JSON.stringify(data, null, this.tty ? 2 : undefined));
   }
 
-  /** JSON as the API sent it, but on a terminal with its control characters escaped (CONTRACT §9). */
+  /** JSON as the API sent it, but on a terminal with its control characters escaped (docs/security.md). */
   private jsonLine(json: string): void {
     this.line(this.tty ? terminalJson(json) : json);
   }

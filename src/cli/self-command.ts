@@ -10,7 +10,7 @@ const real = (path: string): string | undefined => {
 };
 
 /**
- * How the person who ran this program runs it again, for the next steps it prints (CONTRACT §10): `agora` when
+ * How the person who ran this program runs it again, for the next steps it prints (docs/architecture.md, "The client and the CLI"): `agora` when
  * that name on PATH is this very program (a global install), `npx agora` inside a checkout of it, else the
  * launcher's path through node.
  */

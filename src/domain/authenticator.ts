@@ -61,7 +61,7 @@ const KEY_TABLES = ['api_keys'] as const;
  * from the next request (on PostgreSQL, once the notification has arrived). Scrypt
  * checks go through a bounded queue where those who failed wait last. Failures are counted per address and per
  * key *and* address, never per key alone: the `api_key` is no secret, so counting per key would let anyone
- * lock its owner out (CONTRACT §9).
+ * lock its owner out (docs/security.md).
  */
 export class Authenticator {
   private readonly verified = new Map<string, VerifiedPair>();

@@ -11,7 +11,7 @@ import { nowIso, type Caller, type Deps } from './context.js';
 import { excerpt, notifyUsers, userRef } from './notifications.js';
 
 /**
- * Removing content (CONTRACT §8): a status or comment is removed by its author, an administrator of the page
+ * Removing content (docs/api.md, "Moderating content and people"): a status or comment is removed by its author, an administrator of the page
  * it is in (the page's creator), or an Admin. It vanishes at once for everyone (the live row goes, a copy stays
  * for Admins); a status takes its comments and likes with it. Someone else's removal tells the author and is
  * audited, in the removal's transaction.

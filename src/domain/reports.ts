@@ -18,7 +18,7 @@ import { toUserRecord } from './users.js';
 import { recordWebhookEvent } from './webhooks.js';
 
 /**
- * Reports (CONTRACT §8): anyone who can see a status, a comment or a user reports it, once while open. Admins
+ * Reports (docs/api.md, "Moderating content and people"): anyone who can see a status, a comment or a user reports it, once while open. Admins
  * see every report, a page's administrators those on content in their pages, anyone else their own. Settling
  * one settles every open report on the same target the same way, once however many settle at the same time.
  */

@@ -10,7 +10,7 @@ import { requireAdmin } from './permissions.js';
 import { inForce, toUserRecord } from './users.js';
 
 /**
- * Suspension (CONTRACT §8): Admins suspend a user with a reason and an optional end. While it lasts, the user's
+ * Suspension (docs/api.md, "Moderating content and people"): Admins suspend a user with a reason and an optional end. While it lasts, the user's
  * keys are refused (403 `account_suspended`), their statuses and comments are hidden from all but Admins, and
  * nobody may follow, invite or let them in. It is over when lifted or, by itself, once `until` is past.
  */

@@ -184,7 +184,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
       const value = request.headers[name];
       return typeof value === 'string' ? value : undefined;
     };
-    // Without valid credentials: answered at once, its body never read, its connection closed (CONTRACT §9).
+    // Without valid credentials: answered at once, its body never read, its connection closed (docs/security.md).
     const caller = await authenticator.authenticate(header('api-key'), header('api-secret'), request.ip).catch((error: unknown) => {
       guard.closeAfter(request.raw.socket, reply);
       throw error;

@@ -20,7 +20,7 @@ export const DEFAULT_CONNECTION_LIMITS = { bodyTimeoutMs: 10_000, unauthenticate
 const LINGER_MS = 2000;
 
 /**
- * What a stranger can hold without credentials (CONTRACT §9). A request answered without valid credentials,
+ * What a stranger can hold without credentials (docs/security.md). A request answered without valid credentials,
  * or before its body was read whole while unauthenticated, closes its connection, so that nobody keeps one
  * open by sending a body a byte at a time; every body has a deadline (408, closed); and one address holds at
  * most so many connections that have not yet authenticated (beyond it a new one is answered 429 and closed

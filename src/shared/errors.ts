@@ -100,7 +100,7 @@ export class AppError extends Error {
   }
 }
 
-/** No error reply is larger than this (CONTRACT §9), and a 422 names at most MAX_FIELDS_NAMED fields. */
+/** No error reply is larger than this (docs/security.md), and a 422 names at most MAX_FIELDS_NAMED fields. */
 export const MAX_ERROR_BYTES = 16 * 1024;
 export const MAX_FIELDS_NAMED = 20;
 

@@ -4,7 +4,7 @@ import { useApp, type Answer } from '../helpers/app.js';
 import { HEX_ID } from '../helpers/api.js';
 import { onPostgres, openRaw } from '../helpers/store-target.js';
 
-/** GET /audit_log and the entry every administrative change writes in its own transaction (CONTRACT §7). */
+/** GET /audit_log and the entry every administrative change writes in its own transaction (docs/api.md). */
 
 const t = useApp({ webhooks: { allowPrivate: true } });
 

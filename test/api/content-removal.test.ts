@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { useApp } from '../helpers/app.js';
 import type { Credentials } from '../helpers/server.js';
 
-/** GET /statuses, DELETE /statuses/{id}, /comments/{id}, /likes/{id} (CONTRACT §8): who removes, what vanishes, who is told. */
+/** GET /statuses, DELETE /statuses/{id}, /comments/{id}, /likes/{id} (docs/api.md, "Moderating content and people"): who removes, what vanishes, who is told. */
 const t = useApp();
 type Who = { user: { id: string }; creds: Credentials };
 

@@ -5,7 +5,7 @@ import { seedMembers, startApp, type TestApp } from '../helpers/app.js';
 import { PREFIX, removeDir } from '../helpers/server.js';
 
 /**
- * `GET /users/export` streams (CONTRACT §7): the users are read from the store 500 at a time as the client takes
+ * `GET /users/export` streams (docs/api.md): the users are read from the store 500 at a time as the client takes
  * them, so that the server holds a bounded part of the export whatever the community's size. Shown on a real
  * socket: a reader that stops reading stops the store being read (backpressure), and one that reads gets them all.
  */

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { PREFIX, removeDir } from '../helpers/server.js';
 
-/** CONTRACT §9 over raw sockets against the app listening on a real port: what a client without credentials can hold. */
+/** docs/security.md over raw sockets against the app listening on a real port: what a client without credentials can hold. */
 
 let t: TestApp;
 let port: number;

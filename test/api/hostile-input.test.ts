@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { useApp } from '../helpers/app.js';
 import { PREFIX } from '../helpers/server.js';
 
-/** CONTRACT §9: body fields of any name, bounded error replies, multipart bodies that cannot be parsed. */
+/** docs/security.md: body fields of any name, bounded error replies, multipart bodies that cannot be parsed. */
 
 const api = useApp();
 

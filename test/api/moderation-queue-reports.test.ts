@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { useApp } from '../helpers/app.js';
 import type { Credentials } from '../helpers/server.js';
 
-/** Open reports in GET /moderation_queue (CONTRACT §8): one item per reported target, beside requests and invites. */
+/** Open reports in GET /moderation_queue (docs/api.md, "Moderating content and people"): one item per reported target, beside requests and invites. */
 const t = useApp();
 type Who = Awaited<ReturnType<typeof t.member>>;
 

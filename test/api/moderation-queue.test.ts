@@ -9,7 +9,7 @@ import { onPostgres, openRaw } from '../helpers/store-target.js';
 import { moderationQueueRepo } from '../../src/store/moderation.js';
 import { auditLogRepo } from '../../src/store/audit.js';
 
-/** GET /moderation_queue (CONTRACT §7), in process on a real store. */
+/** GET /moderation_queue (docs/api.md), in process on a real store. */
 
 const t = useApp({ webhooks: { allowPrivate: true } });
 

@@ -3,7 +3,7 @@ import { newId } from '../../src/shared/ids.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { PREFIX, removeDir, type Credentials } from '../helpers/server.js';
 
-/** The live stream of CONTRACT §7 over a real socket: Server-Sent Events, resumed with Last-Event-ID. */
+/** The live stream of docs/api.md over a real socket: Server-Sent Events, resumed with Last-Event-ID. */
 
 let t: TestApp;
 let base: string;

@@ -5,7 +5,7 @@ import { HEX_ID, ISO } from '../helpers/api.js';
 import type { Credentials } from '../helpers/server.js';
 
 /**
- * Every trigger of CONTRACT §5, each in its own test: the notification(s) it makes, with every field of the
+ * Every trigger of docs/api.md, each in its own test: the notification(s) it makes, with every field of the
  * spec's table, and never one for whoever acted.
  */
 
@@ -87,7 +87,7 @@ const post = async (who: Who, body: Record<string, unknown> = {}) => {
   return res.body as { id: string };
 };
 
-describe('the triggers of CONTRACT §5', () => {
+describe('the triggers of docs/api.md', () => {
   it('follow (a user): the user followed is told who follows them; the follower is not', async () => {
     const [ada, bob] = [await t.member(), await t.member()];
     await follow(bob, 'User', ada.user.id);

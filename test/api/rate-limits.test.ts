@@ -3,7 +3,7 @@ import { DEFAULT_RATE_LIMIT, RateLimiter, rateLimitFromEnv } from '../../src/ser
 import { testClock, useApp } from '../helpers/app.js';
 
 /**
- * The request rate of each API key (CONTRACT §4): a token bucket on the server's clock. Here a small bucket
+ * The request rate of each API key (docs/api.md): a token bucket on the server's clock. Here a small bucket
  * (5 requests, 2 a second) and a clock the test moves, so that draining and refilling are exact.
  */
 const clock = testClock();

@@ -3,7 +3,7 @@ import { useApp } from '../helpers/app.js';
 import type { Credentials } from '../helpers/server.js';
 
 /**
- * Removed content vanishes for everyone (CONTRACT §8), notifications included: those that quoted it (a status
+ * Removed content vanishes for everyone (docs/api.md, "Moderating content and people"), notifications included: those that quoted it (a status
  * announced to followers, a comment, a like) stop quoting it; the author's own `content_removed` still names it.
  */
 const t = useApp();

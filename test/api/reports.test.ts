@@ -3,7 +3,7 @@ import { seedDemo } from '../../src/domain/demo.js';
 import { startApp, useApp } from '../helpers/app.js';
 import type { Credentials } from '../helpers/server.js';
 
-/** POST/GET /reports, resolve and dismiss (CONTRACT §8): who reports, who sees, who settles, once for all reports on a target. */
+/** POST/GET /reports, resolve and dismiss (docs/api.md, "Moderating content and people"): who reports, who sees, who settles, once for all reports on a target. */
 const t = useApp();
 type Who = { user: { id: string; nickname: string }; creds: Credentials };
 

@@ -3,7 +3,7 @@ import { call } from '../helpers/api.js';
 import { useApp } from '../helpers/app.js';
 import { PREFIX, useServer } from '../helpers/server.js';
 
-/** X-Request-Id on every answer, in every error body, and in the server's log line (CONTRACT §7). */
+/** X-Request-Id on every answer, in every error body, and in the server's log line (docs/api.md). */
 
 const HEX_ID = /^[0-9a-f]{32}$/;
 

@@ -96,7 +96,7 @@ describe('GET /permission_sets', () => {
     }
   });
 
-  it('grants per CONTRACT §5: Admins everything, Members the everyday actions, Visitors index and show', () => {
+  it('grants per docs/api.md: Admins everything, Members the everyday actions, Visitors index and show', () => {
     expect(defaults.Admins).toMatchObject({ show_as_tagline: false, image_url: null, is_default: true });
     expect(defaults.Admins.permissions).toEqual(expected(ALL));
     expect(defaults.Members.permissions).toEqual(expected(MEMBERS));

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { PREFIX, removeDir, type Credentials } from '../helpers/server.js';
 
-/** CONTRACT §9: live streams per user (8) and per process (AGORA_MAX_STREAMS), over a real socket. */
+/** docs/security.md: live streams per user (8) and per process (AGORA_MAX_STREAMS), over a real socket. */
 
 let t: TestApp;
 let base: string;

@@ -3,7 +3,7 @@ import { useApp } from '../helpers/app.js';
 import type { Credentials } from '../helpers/server.js';
 
 /**
- * A suspended user's comments are hidden from all but Admins (CONTRACT §8), so a status's `comments_count` does
+ * A suspended user's comments are hidden from all but Admins (docs/api.md, "Moderating content and people"), so a status's `comments_count` does
  * not count them for anyone else, wherever the status is read: its own read, `GET /statuses`, the stream.
  */
 const t = useApp();

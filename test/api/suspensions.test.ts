@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { useApp } from '../helpers/app.js';
 import type { Credentials } from '../helpers/server.js';
 
-/** PUT/DELETE /users/{id}/suspension (CONTRACT §8): keys refused, content hidden, no new ties, over by itself at `until`. */
+/** PUT/DELETE /users/{id}/suspension (docs/api.md, "Moderating content and people"): keys refused, content hidden, no new ties, over by itself at `until`. */
 const t = useApp();
 type Who = { user: { id: string; nickname: string }; creds: Credentials };
 

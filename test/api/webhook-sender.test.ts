@@ -119,7 +119,7 @@ describe('fairness', () => {
     const started = Date.now();
     await addDelivery(api, healthyHook, new Date().toISOString());
     const [received] = await healthy.waitFor((reqs) => reqs.length >= 1, { timeoutMs: 2_000 });
-    // CONTRACT: the first attempt leaves within a second (the sender polls every 50 ms here).
+    // docs/api.md: the first attempt leaves within a second (the sender polls every 50 ms here).
     expect(received!.receivedAt - started).toBeLessThan(1_000);
     for (const r of hanging) expect(r.requests).toHaveLength(1);
   });

@@ -300,7 +300,7 @@ describe('webhook delivery', () => {
 
     await r.waitFor((reqs) => about(reqs, request.id).length > 0, { timeoutMs: 5_000, what: 'the create message' });
     const [received] = about(r.requests, request.id);
-    // CONTRACT: the first attempt leaves within a second of the change (measured from before the call).
+    // docs/api.md: the first attempt leaves within a second of the change (measured from before the call).
     expect(received!.receivedAt - started).toBeLessThan(1_500);
     expect(received!.method).toBe('POST');
     expect(received!.path).toBe('/hook');
@@ -662,7 +662,7 @@ describe('a hanging receiver', () => {
     const HELD = 2_500;
     for (const t of timings) expect(t).toBeLessThan(HELD);
 
-    // The other receiver hears of every change within about a second (CONTRACT: the first attempt
+    // The other receiver hears of every change within about a second (docs/api.md: the first attempt
     // leaves within a second), though the hanging one holds as many attempts as it can: not held for the
     // hanging attempt's timeout (the same bound).
     await healthy.waitFor((reqs) => reqs.length >= 11, { timeoutMs: 5_000, what: 'the healthy deliveries' });

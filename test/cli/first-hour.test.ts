@@ -8,7 +8,7 @@ import { runCli } from '../helpers/cli.js';
 import { BIN, removeDir, useServer } from '../helpers/server.js';
 import { envFor, tsvRows } from './support.js';
 
-/** What a new administrator meets in the first hour (CONTRACT §10): help, names, next steps printed. */
+/** What a new administrator meets in the first hour (docs/architecture.md, "The client and the CLI"): help, names, next steps printed. */
 
 const server = useServer();
 const home = () => mkdtempSync(join(server.dir, 'home-'));

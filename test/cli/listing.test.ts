@@ -5,7 +5,7 @@ import { ApiClient, nextLink } from '../../src/client/api-client.js';
 import { fetchList } from '../../src/cli/command-kit.js';
 
 /**
- * `--all` walks a list by the `Link: rel="next"` cursor when the server sends one (CONTRACT §4), else by page
+ * `--all` walks a list by the `Link: rel="next"` cursor when the server sends one (docs/api.md), else by page
  * numbers. A small real HTTP server answers here as a cursor-paging server would; the seen queries are kept.
  */
 // Page configurations: every answer the client reads is checked against its route's schema.

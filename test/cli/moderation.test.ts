@@ -4,7 +4,7 @@ import { runCli, runCliTty } from '../helpers/cli.js';
 import { useServer } from '../helpers/server.js';
 import { envFor, tsvRows } from './support.js';
 
-/** The moderation loop through the real binary (CONTRACT §8): report, list, resolve, remove, suspend and lift. */
+/** The moderation loop through the real binary (docs/api.md, "Moderating content and people"): report, list, resolve, remove, suspend and lift. */
 const server = useServer();
 const run = (args: string[], creds = server.admin, input?: string) => runCli(args, { home: server.dir, env: envFor(server, creds), input });
 

@@ -9,7 +9,7 @@ import { envFor } from './support.js';
 
 /**
  * `agora … | head -1`: the reader leaves after one line, the rest of the output has nowhere to go. That is the
- * reader's choice: every command ends quietly (exit 0, nothing on stderr), exports included (CONTRACT §10).
+ * reader's choice: every command ends quietly (exit 0, nothing on stderr), exports included (docs/architecture.md, "The client and the CLI").
  */
 const server = useServer();
 

@@ -5,7 +5,7 @@ import { useServer, type Credentials } from '../helpers/server.js';
 import { envFor } from './support.js';
 
 /**
- * Every id the CLI prints is accepted back (CONTRACT §10): a table shortens ids to a unique prefix, and that
+ * Every id the CLI prints is accepted back (docs/architecture.md, "The client and the CLI"): a table shortens ids to a unique prefix, and that
  * prefix (6 characters or more) names the record in every command; several matches exit 2 listing them, none 1.
  * Ids are time-ordered (48 bits of milliseconds first): records made in one run share their first 6 characters,
  * and 20 characters name one record.

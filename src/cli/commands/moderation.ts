@@ -7,7 +7,7 @@ import type { Context } from '../context.js';
 import type { Column } from '../output.js';
 import { STATUS_COLUMNS } from './content.js';
 
-/** Moderation from the terminal (CONTRACT §8): statuses list|delete, comments|likes delete, reports, suspensions. */
+/** Moderation from the terminal (docs/api.md, "Moderating content and people"): statuses list|delete, comments|likes delete, reports, suspensions. */
 
 const REPORT_COLUMNS: Column<Report>[] = [
   { header: 'id', value: (r) => r.id, id: true },

@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 
 /**
- * Where an import keeps its report when `--report` is not given (CONTRACT §10): under
+ * Where an import keeps its report when `--report` is not given (docs/architecture.md, "The client and the CLI"): under
  * `$XDG_STATE_HOME/agora/imports/` (else `~/.local/state/…`), named after the file and a digest of its full path,
  * so that `--resume` of the same file finds it and two files of one name in two folders do not share one.
  */

@@ -1,7 +1,7 @@
 import type { Kysely, Migration } from 'kysely';
 
 /**
- * The three roles that exist from the start (CONTRACT §5), as this migration wrote them: each resource's
+ * The three roles that exist from the start (docs/api.md), as this migration wrote them: each resource's
  * permissions in the order the JSON keeps them, and those each role is granted.
  */
 const PERMISSIONS: Record<string, readonly string[]> = {

@@ -1,7 +1,7 @@
 import { PostgresAdapter, sql, type Kysely, type Migration } from 'kysely';
 
 /**
- * Moderation (CONTRACT §8), a snapshot: it imports nothing from the live code.
+ * Moderation (docs/api.md, "Moderating content and people"), a snapshot: it imports nothing from the live code.
  *
  * - `removed_content`: a removed status or comment, kept for Admins only. Removal deletes the live row (so
  *   every list, stream, count and comment list forgets it through the paths that already forget a deleted row)

@@ -2,7 +2,7 @@ import { sql, type Kysely, type Migration } from 'kysely';
 import { inOneTransaction } from './steps.js';
 
 /**
- * Open reports join the moderation queue (CONTRACT §8), a snapshot: it imports nothing from the live code.
+ * Open reports join the moderation queue (docs/api.md, "Moderating content and people"), a snapshot: it imports nothing from the live code.
  *
  * The queue shows a target's open reports as one item, its first report. That item is walked in time order from
  * an index of open reports only: all of them for Admins (`reports_open_time`), those on content in the pages a
