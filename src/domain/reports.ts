@@ -2,7 +2,6 @@ import { conflict, ErrorCode, forbidden, invalidFields, notFound } from '../shar
 import { newId } from '../shared/ids.js';
 import { listResult, type ListResult } from '../shared/schemas/common.js';
 import { REPORT_EXCERPT, type CreateReportInput, type ListReportsQuery, type Report, type ResolveReportInput } from '../shared/schemas/reports.js';
-import type { StatusRow } from '../store/content.js';
 import { isUniqueViolation } from '../store/errors.js';
 import type { ReportRow } from '../store/reports.js';
 import type { UserRow } from '../store/users.js';
@@ -12,7 +11,7 @@ import { actingUser, readableComment, readableStatus, viewerOf } from './content
 import { nowIso, type Caller, type Deps } from './context.js';
 import { notifyUsers, pageRef, projectAdminIds, userRef } from './notifications.js';
 import { requireActingFor } from './permissions.js';
-import { mayRemove, removeCommentIn, removeStatusIn } from './removals.js';
+import { mayRemove, pageOfStatus, removeCommentIn, removeStatusIn } from './removals.js';
 import { suspendIn } from './suspensions.js';
 import { toUserRecord } from './users.js';
 import { recordWebhookEvent } from './webhooks.js';
@@ -55,13 +54,6 @@ async function toRecords(store: Store, caller: Caller, rows: ReportRow[]): Promi
   });
 }
 
-/** The page a status is in (its own or its event's), for who sees and settles reports on it. */
-async function pageOf(store: Store, status: StatusRow): Promise<string | null> {
-  if (status.page_id) return status.page_id;
-  if (status.event_id) return (await store.events.getById(status.event_id))?.page_id ?? null;
-  return null;
-}
-
 export async function createReport(deps: Deps, caller: Caller, input: CreateReportInput): Promise<Report> {
   requireActingFor(caller, input.user_id);
   const row = await deps.store.transaction(async (tx) => {
@@ -74,10 +66,10 @@ export async function createReport(deps: Deps, caller: Caller, input: CreateRepo
       target = { user: user.id, page: null, excerpt: user.nickname };
     } else if (input.target_type === 'Status') {
       const status = await readableStatus(tx, viewer, input.target_id, now);
-      target = { user: status.user_id, page: await pageOf(tx, status), excerpt: cut(status.content) };
+      target = { user: status.user_id, page: await pageOfStatus(tx, status), excerpt: cut(status.content) };
     } else {
       const { comment, status } = await readableComment(tx, viewer, input.target_id, now);
-      target = { user: comment.user_id, page: await pageOf(tx, status), excerpt: cut(comment.content) };
+      target = { user: comment.user_id, page: await pageOfStatus(tx, status), excerpt: cut(comment.content) };
     }
     const report: ReportRow = {
       id: newId(),
