@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The hostile load of `SOAK_HOSTILE=1 node bench/soak.mjs` (CONTRACT §9), in a process of its own, from
+// The hostile load of `SOAK_HOSTILE=1 node bench/soak.mjs` (docs/security.md), in a process of its own, from
 // HOSTILE_FROM (127.0.0.2): 8 idle live streams asked for each of HOSTILE_USERS (as the Admin; those refused
 // ask again after their Retry-After) and 2,000 slow unauthenticated bodies (a gigabyte announced, a byte every
 // 5 s; each answered 401 and closed, then opened again 5 s later). Prints one line once the streams are asked

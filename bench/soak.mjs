@@ -11,7 +11,7 @@
 // end: PASS when there was no unexpected answer and the server's own memory (RssAnon) at the end is within 10 %
 // of minute 2's; the exit code is 1 otherwise.
 //
-// SOAK_HOSTILE=1 adds, from a second loopback address (127.0.0.2), what CONTRACT §9 bounds: 2,000 idle live
+// SOAK_HOSTILE=1 adds, from a second loopback address (127.0.0.2), what docs/security.md bounds: 2,000 idle live
 // streams asked for (8 for each of 250 users; beyond AGORA_MAX_STREAMS the refused ones ask again after their
 // Retry-After) and 2,000 slow unauthenticated bodies (a gigabyte announced, a byte every 5 s; each answered
 // 401 and closed, then opened again 5 s later). Compare its p99 with a run without it.
