@@ -15,6 +15,7 @@
 // streams asked for (8 for each of 250 users; beyond AGORA_MAX_STREAMS the refused ones ask again after their
 // Retry-After) and 2,000 slow unauthenticated bodies (a gigabyte announced, a byte every 5 s; each answered
 // 401 and closed, then opened again 5 s later). Compare its p99 with a run without it.
+// SOAK_NODE_ARGS passes options to the server's node (`--cpu-prof --cpu-prof-dir=DIR`: a profile at its exit).
 
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -41,7 +42,8 @@ const admin = { key: `ak_${hex(8)}`, secret: `as_${hex(16)}` };
 const hanging = http.createServer(() => undefined);
 await new Promise((ok) => hanging.listen(0, '127.0.0.1', ok));
 
-const server = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', join(dir, 'soak.db')], {
+const NODE_ARGS = (process.env.SOAK_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const server = spawn(process.execPath, [...NODE_ARGS, BIN, 'serve', '--port', '0', '--db', join(dir, 'soak.db')], {
   env: {
     ...process.env,
     AGORA_BOOTSTRAP_API_KEY: admin.key,
