@@ -100,6 +100,8 @@ export class LiveStreams {
     this.count++;
     if (this.count === 1) this.startWatching();
     raw.on('close', () => this.forget(userId, stream));
+    // Its client left while the stream was being opened: no 'close' is coming, and it must not count for ever.
+    if (raw.socket?.destroyed !== false) return this.forget(userId, stream);
     // What came after `after` (a Last-Event-ID) or meanwhile, before the first wake.
     this.wake(userId);
   }
