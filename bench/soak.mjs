@@ -145,6 +145,14 @@ const rssMb = () => {
   return { all: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile'), shmem: kb('RssShmem') };
 };
 
+/** CPU seconds a process has used (user and system), from /proc: the server's cost, whatever else the machine runs. */
+const cpuSeconds = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
+let cpuAt = cpuSeconds(server.pid);
+let settledCpu = 0;
+
 const minutes = [];
 /** The good requests' latencies after the first minute (start-up and the hostile load's opening left out). */
 const settled = [];
@@ -170,19 +178,28 @@ const ticker = setInterval(() => {
   const done = current;
   current = { good: [], requests: 0, unexpected: 0, examples: [] };
   const rss = rssMb();
-  if (minutes.length > 0) for (const ms of done.good) settled.push(ms);
+  const cpuNow = cpuSeconds(server.pid);
+  const cpu = cpuNow - cpuAt;
+  cpuAt = cpuNow;
+  if (minutes.length > 0) {
+    for (const ms of done.good) settled.push(ms);
+    settledCpu += cpu;
+  }
   const row = { minute: minutes.length + 1, requests: done.requests, p99: p99(done.good), unexpected: done.unexpected, rss: rss.all, rssParts: rss };
   minutes.push(row);
   console.log(
     `minute ${String(row.minute).padStart(2)}: ${String(row.requests).padStart(7)} requests, p99 ${row.p99.toFixed(1).padStart(6)} ms, ` +
-      `unexpected ${row.unexpected}, server RSS ${row.rss.toFixed(1)} MB (own ${rss.anon.toFixed(1)}, files mapped ${rss.file.toFixed(1)}, ` +
+      `unexpected ${row.unexpected}, server CPU ${cpu.toFixed(1)} s, server RSS ${row.rss.toFixed(1)} MB (own ${rss.anon.toFixed(1)}, files mapped ${rss.file.toFixed(1)}, ` +
       `shared ${rss.shmem.toFixed(1)})${done.examples.length ? `  e.g. ${done.examples.join(' | ')}` : ''}`,
   );
   if (Date.now() >= deadline - 100) stop = true;
 }, MINUTE_MS);
 await Promise.all(Array.from({ length: WORKERS }, worker));
 clearInterval(ticker);
-if (hostile) console.log(`hostile traffic from ${HOSTILE_FROM}: ${await hostile.stop()}`);
+if (hostile) {
+  const used = cpuSeconds(hostile.pid);
+  console.log(`hostile traffic from ${HOSTILE_FROM} (its process used ${used.toFixed(1)} s of CPU): ${await hostile.stop()}`);
+}
 
 server.kill('SIGTERM');
 await new Promise((ok) => server.on('exit', ok));
@@ -203,7 +220,11 @@ console.log(
     `own memory ${second.rssParts.anon.toFixed(1)} MB at minute ${second.minute}, ${last.rssParts.anon.toFixed(1)} MB at the end ` +
     `(${(growth * 100).toFixed(1)} %); RSS with the files mapped ${second.rss.toFixed(1)} and ${last.rss.toFixed(1)} MB`,
 );
-if (settled.length) console.log(`p99 after the first minute: ${p99(settled).toFixed(1)} ms (${settled.length} good requests)`);
+if (settled.length)
+  console.log(
+    `after the first minute: p99 ${p99(settled).toFixed(1)} ms over ${settled.length} good requests; the server's CPU ` +
+      `${settledCpu.toFixed(1)} s, ${((settledCpu * 1e6) / settled.length).toFixed(0)} µs a good request`,
+  );
 console.log(`${unexpected === 0 ? 'PASS' : 'FAIL'} no errors; ${flat ? 'PASS' : 'FAIL'} flat memory (own, within 10 % of minute 2)`);
 process.exitCode = unexpected === 0 && flat ? 0 : 1;
 
@@ -220,6 +241,7 @@ async function startHostile() {
   await new Promise((ok) => child.stdout.on('data', () => out.includes('\n') && ok()));
   console.log(out.trim());
   return {
+    pid: child.pid,
     stop: () =>
       new Promise((ok) => {
         child.once('exit', () => ok(out.split('\n').filter(Boolean).pop()));
