@@ -27,8 +27,8 @@ export const DEFAULT_LISTENER_TIMING: ListenerTiming = { heartbeatMs: 1000, trus
  *
  * `agora_access`: the version of what this process remembers of API keys, users and roles. Migration 0011's
  * triggers notify it at the commit of every change to those tables, and each notification (for this store's
- * schema) moves the version on, so that everything remembered under the old one is read again. Writes committed by this process move it on
- * at once (`changed()`), before their own notification comes back.
+ * schema) moves the version on, so that everything remembered under the old one is read again. Writes
+ * committed by this process move it on at once (`changed()`), before their own notification comes back.
  *
  * The version is undefined, so that nothing remembered is trusted and every request reads the database,
  * until the connection listens, whenever it is lost (it is opened again, 100 ms then doubling up to 5 s), and
