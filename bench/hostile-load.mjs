@@ -3,7 +3,8 @@
 // HOSTILE_FROM (127.0.0.2): 8 idle live streams asked for each of HOSTILE_USERS (as the Admin; those refused
 // ask again after their Retry-After) and 2,000 slow unauthenticated bodies (a gigabyte announced, a byte every
 // 5 s; each answered 401 and closed, then opened again 5 s later). Prints one line once the streams are asked
-// for, and its counts when stopped (SIGTERM).
+// for, and its counts when stopped (SIGTERM). HOSTILE_STREAMS_PER_USER (8) and HOSTILE_SLOW_BODIES (2000) change
+// the amounts, to measure each half alone.
 
 import http from 'node:http';
 import net from 'node:net';
@@ -12,6 +13,8 @@ const base = process.env.HOSTILE_BASE;
 const HOSTILE_FROM = process.env.HOSTILE_FROM ?? '127.0.0.2';
 const admin = { key: process.env.HOSTILE_KEY, secret: process.env.HOSTILE_SECRET };
 const users = process.env.HOSTILE_USERS.split(',');
+const STREAMS_PER_USER = Number(process.env.HOSTILE_STREAMS_PER_USER ?? 8);
+const SLOW_BODIES = Number(process.env.HOSTILE_SLOW_BODIES ?? 2000);
 const PREFIX = '/public-api/v1';
 const { hostname, port } = new URL(base);
 const counts = { streamsOpen: 0, streamsRefused: {}, slowBodiesAnswered: {} };
@@ -68,10 +71,10 @@ const slowBody = () => {
 };
 
 // At most 50 connecting at once: connections not yet authenticated are bounded per address.
-const asks = users.flatMap((id) => Array(8).fill(id));
+const asks = users.flatMap((id) => Array(STREAMS_PER_USER).fill(id));
 for (let i = 0; i < asks.length; i += 50) await Promise.all(asks.slice(i, i + 50).map(openStream));
-console.log(`hostile: ${asks.length} streams asked for, ${counts.streamsOpen} open, refused ${JSON.stringify(counts.streamsRefused)}; 2,000 slow bodies start`);
-for (let i = 0; i < 2000; i++) slowBody();
+console.log(`hostile: ${asks.length} streams asked for, ${counts.streamsOpen} open, refused ${JSON.stringify(counts.streamsRefused)}; ${SLOW_BODIES} slow bodies start`);
+for (let i = 0; i < SLOW_BODIES; i++) slowBody();
 process.on('SIGTERM', () => {
   stopped = true;
   console.log(JSON.stringify(counts));

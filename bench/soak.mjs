@@ -15,6 +15,7 @@
 // streams asked for (8 for each of 250 users; beyond AGORA_MAX_STREAMS the refused ones ask again after their
 // Retry-After) and 2,000 slow unauthenticated bodies (a gigabyte announced, a byte every 5 s; each answered
 // 401 and closed, then opened again 5 s later). Compare its p99 with a run without it.
+// SOAK_NODE_ARGS passes options to the server's node (`--cpu-prof --cpu-prof-dir=DIR`: a profile at its exit).
 
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -41,7 +42,8 @@ const admin = { key: `ak_${hex(8)}`, secret: `as_${hex(16)}` };
 const hanging = http.createServer(() => undefined);
 await new Promise((ok) => hanging.listen(0, '127.0.0.1', ok));
 
-const server = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', join(dir, 'soak.db')], {
+const NODE_ARGS = (process.env.SOAK_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const server = spawn(process.execPath, [...NODE_ARGS, BIN, 'serve', '--port', '0', '--db', join(dir, 'soak.db')], {
   env: {
     ...process.env,
     AGORA_BOOTSTRAP_API_KEY: admin.key,
@@ -143,7 +145,17 @@ const rssMb = () => {
   return { all: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile'), shmem: kb('RssShmem') };
 };
 
+/** CPU seconds a process has used (user and system), from /proc: the server's cost, whatever else the machine runs. */
+const cpuSeconds = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
+let cpuAt = cpuSeconds(server.pid);
+let settledCpu = 0;
+
 const minutes = [];
+/** The good requests' latencies after the first minute (start-up and the hostile load's opening left out). */
+const settled = [];
 let current = { good: [], requests: 0, unexpected: 0, examples: [] };
 const deadline = Date.now() + MINUTES * MINUTE_MS;
 let stop = false;
@@ -166,18 +178,28 @@ const ticker = setInterval(() => {
   const done = current;
   current = { good: [], requests: 0, unexpected: 0, examples: [] };
   const rss = rssMb();
+  const cpuNow = cpuSeconds(server.pid);
+  const cpu = cpuNow - cpuAt;
+  cpuAt = cpuNow;
+  if (minutes.length > 0) {
+    for (const ms of done.good) settled.push(ms);
+    settledCpu += cpu;
+  }
   const row = { minute: minutes.length + 1, requests: done.requests, p99: p99(done.good), unexpected: done.unexpected, rss: rss.all, rssParts: rss };
   minutes.push(row);
   console.log(
     `minute ${String(row.minute).padStart(2)}: ${String(row.requests).padStart(7)} requests, p99 ${row.p99.toFixed(1).padStart(6)} ms, ` +
-      `unexpected ${row.unexpected}, server RSS ${row.rss.toFixed(1)} MB (own ${rss.anon.toFixed(1)}, files mapped ${rss.file.toFixed(1)}, ` +
+      `unexpected ${row.unexpected}, server CPU ${cpu.toFixed(1)} s, server RSS ${row.rss.toFixed(1)} MB (own ${rss.anon.toFixed(1)}, files mapped ${rss.file.toFixed(1)}, ` +
       `shared ${rss.shmem.toFixed(1)})${done.examples.length ? `  e.g. ${done.examples.join(' | ')}` : ''}`,
   );
   if (Date.now() >= deadline - 100) stop = true;
 }, MINUTE_MS);
 await Promise.all(Array.from({ length: WORKERS }, worker));
 clearInterval(ticker);
-if (hostile) console.log(`hostile traffic from ${HOSTILE_FROM}: ${await hostile.stop()}`);
+if (hostile) {
+  const used = cpuSeconds(hostile.pid);
+  console.log(`hostile traffic from ${HOSTILE_FROM} (its process used ${used.toFixed(1)} s of CPU): ${await hostile.stop()}`);
+}
 
 server.kill('SIGTERM');
 await new Promise((ok) => server.on('exit', ok));
@@ -198,6 +220,11 @@ console.log(
     `own memory ${second.rssParts.anon.toFixed(1)} MB at minute ${second.minute}, ${last.rssParts.anon.toFixed(1)} MB at the end ` +
     `(${(growth * 100).toFixed(1)} %); RSS with the files mapped ${second.rss.toFixed(1)} and ${last.rss.toFixed(1)} MB`,
 );
+if (settled.length)
+  console.log(
+    `after the first minute: p99 ${p99(settled).toFixed(1)} ms over ${settled.length} good requests; the server's CPU ` +
+      `${settledCpu.toFixed(1)} s, ${((settledCpu * 1e6) / settled.length).toFixed(0)} µs a good request`,
+  );
 console.log(`${unexpected === 0 ? 'PASS' : 'FAIL'} no errors; ${flat ? 'PASS' : 'FAIL'} flat memory (own, within 10 % of minute 2)`);
 process.exitCode = unexpected === 0 && flat ? 0 : 1;
 
@@ -214,6 +241,7 @@ async function startHostile() {
   await new Promise((ok) => child.stdout.on('data', () => out.includes('\n') && ok()));
   console.log(out.trim());
   return {
+    pid: child.pid,
     stop: () =>
       new Promise((ok) => {
         child.once('exit', () => ok(out.split('\n').filter(Boolean).pop()));

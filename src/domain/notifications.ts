@@ -275,16 +275,20 @@ export async function openNotificationStream(deps: Deps, caller: Caller, userId:
   return resumeAfter ? deps.store.notifications.seqAfter(userId, resumeAfter) : deps.store.notifications.lastSeq(userId);
 }
 
-/** The user's notifications after the one numbered `afterSeq`, oldest first, and the number of the last one. */
+/**
+ * The user's notifications after the one numbered `afterSeq`, oldest first, each with its number, and the number
+ * of the last one (`afterSeq` when there is none).
+ */
 export async function notificationsAfter(
   deps: Deps,
   userId: string,
   afterSeq: number,
   limit = 100,
-): Promise<{ notifications: Notification[]; lastSeq: number }> {
+): Promise<{ notifications: { seq: number; notification: Notification }[]; lastSeq: number }> {
   const rows = await deps.store.notifications.listAfter(userId, afterSeq, limit);
+  const records = await toNotificationRecords(deps.store, rows);
   return {
-    notifications: await toNotificationRecords(deps.store, rows),
+    notifications: records.map((notification, i) => ({ seq: Number(rows[i]!.seq), notification })),
     lastSeq: rows.length ? Number(rows[rows.length - 1]!.seq) : afterSeq,
   };
 }

@@ -55,7 +55,7 @@ export interface AppOptions {
   fanOut?: Omit<FanOutOptions, 'deps' | 'onError'> & { autoStart?: boolean };
   /** The body deadline and the connections one address may hold before authenticating (DEFAULT_CONNECTION_LIMITS). */
   connections?: ConnectionLimits;
-  /** Live streams: how often they look for new notifications, the keep-alive interval, how many may be open. */
+  /** Live streams: the keep-alive interval, how many may be open. */
   live?: LiveStreamLimits;
 }
 
@@ -134,7 +134,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   });
   deps.notifications = fanOut;
   app.decorate('fanOut', fanOut);
-  const live = new LiveStreams(options.live);
+  const live = new LiveStreams(deps, options.live, (error) => app.log.error({ err: error }, 'notification stream failed'));
 
   // JSON, urlencoded and multipart bodies; nothing else. An empty JSON body (as `PUT …/accept` sends) is no body.
   const defaultJson = app.getDefaultJsonParser('error', 'error');

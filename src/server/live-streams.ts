@@ -1,9 +1,10 @@
+import type { ServerResponse } from 'node:http';
+import type { Deps } from '../domain/context.js';
+import { notificationsAfter } from '../domain/notifications.js';
 import { AppError, ErrorCode } from '../shared/errors.js';
 
 export interface LiveStreamLimits {
-  /** How often a stream looks for new notifications (when anything was written since it last looked). */
-  pollMs?: number;
-  /** A comment line this often keeps proxies from closing an idle stream. */
+  /** A comment line after this long without a write keeps proxies from closing an idle stream. */
   heartbeatMs?: number;
   /** Streams open at once for one user (default 8) and in this process (default 1,000; AGORA_MAX_STREAMS). */
   perUser?: number;
@@ -13,31 +14,65 @@ export interface LiveStreamLimits {
 export const DEFAULT_STREAM_LIMITS = { perUser: 8, max: 1000 };
 /** Seconds a refused client is asked to wait: a stream ends when its listener leaves, which cannot be foreseen. */
 const RETRY_AFTER = '10';
+/** Notifications read at once for one user. */
+const BATCH = 100;
+
+/** One open stream: where it stands in its user's notifications (`seq`), and when it was last written to. */
+interface Stream {
+  raw: ServerResponse;
+  last: number;
+  lastWrite: number;
+}
+
+/** The open streams of one user, and the read of their new notifications (one at a time, again if woken meanwhile). */
+interface Listening {
+  streams: Set<Stream>;
+  /** The user's counter as last looked at (`lookAtAll`): a counter above it has news. */
+  known: number;
+  reading: boolean;
+  again: boolean;
+}
 
 /**
- * Open live streams (Server-Sent Events), counted per user and in all, since each holds a connection and a
- * polling loop for as long as its client stays (one key held 19,500 and every write slowed down 400 times).
- * They never end by themselves, so the server ends them when it closes: otherwise a graceful shutdown would
- * wait for every listener to hang up.
+ * Open live streams (Server-Sent Events), counted per user and in all (one key once held 19,500 and every
+ * write slowed down 400 times), and what they are sent.
+ *
+ * A held stream costs its socket and an entry here: no timer and no query of its own. The store tells who
+ * got new notifications (`Store.watchNotifications`: this process's at their commit, other processes' by
+ * LISTEN/NOTIFY or SQLite's shared look); for each such user with streams open, one read of what is new
+ * after the furthest-behind of them is sent to each. When the store can only say that anyone may have news,
+ * one query reads the counters of every user with a stream, and only those whose counter moved are read.
+ * One timer for all writes the heartbeats. They never end by themselves, so the server ends them when it
+ * closes: otherwise a graceful shutdown would wait for every listener to hang up.
  */
 export class LiveStreams {
-  private readonly open = new Set<() => void>();
-  private readonly byUser = new Map<string, number>();
-  readonly pollMs: number;
-  readonly heartbeatMs: number;
+  private readonly byUser = new Map<string, Listening>();
+  private count = 0;
+  private readonly heartbeatMs: number;
   private readonly perUser: number;
   private readonly max: number;
+  private stopWatching: (() => void) | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private looking = false;
+  private lookAgain = false;
 
-  constructor(limits: LiveStreamLimits = {}) {
-    this.pollMs = limits.pollMs ?? 250;
+  constructor(
+    private readonly deps: Deps,
+    limits: LiveStreamLimits = {},
+    private readonly onError: (error: unknown) => void = () => {},
+  ) {
     this.heartbeatMs = limits.heartbeatMs ?? 15_000;
     this.perUser = limits.perUser ?? DEFAULT_STREAM_LIMITS.perUser;
     this.max = limits.max ?? DEFAULT_STREAM_LIMITS.max;
   }
 
-  /** Counts a stream of `userId` opening, or throws 429/503 when it is one too many; answers its release. */
-  add(userId: string, close: () => void): () => void {
-    const mine = this.byUser.get(userId) ?? 0;
+  /**
+   * Answers `raw` with a stream of `userId`'s notifications after the one numbered `after` (sent at once, then
+   * as they come), or throws 429/503 when it would be one too many: before `takeOver` (the route's reply
+   * hijacked), so that a refusal is still answered in the contract's shape.
+   */
+  open(userId: string, after: number, raw: ServerResponse, takeOver: () => void): void {
+    const mine = this.byUser.get(userId)?.streams.size ?? 0;
     if (mine >= this.perUser)
       throw new AppError(
         429,
@@ -46,24 +81,139 @@ export class LiveStreams {
         undefined,
         { 'retry-after': RETRY_AFTER },
       );
-    if (this.open.size >= this.max)
+    if (this.count >= this.max)
       throw new AppError(503, ErrorCode.serverBusy, 'The server holds as many live streams as it can: retry later', undefined, {
         'retry-after': RETRY_AFTER,
       });
-    this.byUser.set(userId, mine + 1);
-    this.open.add(close);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.open.delete(close);
-      const left = (this.byUser.get(userId) ?? 1) - 1;
-      if (left > 0) this.byUser.set(userId, left);
-      else this.byUser.delete(userId);
-    };
+    takeOver();
+    raw.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    raw.write('retry: 2000\n\n');
+    const stream: Stream = { raw, last: after, lastWrite: Date.now() };
+    let listening = this.byUser.get(userId);
+    if (!listening) this.byUser.set(userId, (listening = { streams: new Set(), known: after, reading: false, again: false }));
+    listening.streams.add(stream);
+    this.count++;
+    if (this.count === 1) this.startWatching();
+    raw.on('close', () => this.forget(userId, stream));
+    // Its client left while the stream was being opened: no 'close' is coming, and it must not count for ever.
+    if (raw.socket?.destroyed !== false) return this.forget(userId, stream);
+    // What came after `after` (a Last-Event-ID) or meanwhile, before the first wake.
+    this.wake(userId);
   }
 
   closeAll(): void {
-    for (const close of [...this.open]) close();
+    for (const listening of [...this.byUser.values()]) for (const stream of [...listening.streams]) stream.raw.end();
+    this.stopWatching?.();
+    this.stopWatching = undefined;
+    clearInterval(this.heartbeat);
   }
+
+  private forget(userId: string, stream: Stream): void {
+    const listening = this.byUser.get(userId);
+    if (!listening?.streams.delete(stream)) return;
+    this.count--;
+    if (listening.streams.size === 0) this.byUser.delete(userId);
+    if (this.count === 0) {
+      this.stopWatching?.();
+      this.stopWatching = undefined;
+      clearInterval(this.heartbeat);
+    }
+  }
+
+  private startWatching(): void {
+    this.stopWatching = this.deps.store.watchNotifications((userIds) => {
+      if (userIds === undefined) void this.lookAtAll();
+      else for (const userId of userIds) this.wake(userId);
+    });
+    // A third of the interval: a stream idle for `heartbeatMs` gets its comment line within a third more.
+    this.heartbeat = setInterval(() => this.beat(), Math.max(10, this.heartbeatMs / 3));
+    this.heartbeat.unref();
+  }
+
+  private beat(): void {
+    const now = Date.now();
+    for (const listening of this.byUser.values())
+      for (const stream of listening.streams)
+        if (now - stream.lastWrite >= this.heartbeatMs) write(stream, ': keep-alive\n\n');
+  }
+
+  /** `userId` may have new notifications: read them for all its streams (again after a read under way). */
+  private wake(userId: string): void {
+    const listening = this.byUser.get(userId);
+    if (!listening) return;
+    if (listening.reading) {
+      listening.again = true;
+      return;
+    }
+    listening.reading = true;
+    this.send(userId, listening)
+      .catch((error: unknown) => {
+        // The client reconnects and resumes from its Last-Event-ID.
+        this.onError(error);
+        for (const stream of [...listening.streams]) stream.raw.end();
+      })
+      .finally(() => (listening.reading = false));
+  }
+
+  private async send(userId: string, listening: Listening): Promise<void> {
+    do {
+      listening.again = false;
+      if (listening.streams.size === 0) return;
+      let from = Infinity;
+      for (const stream of listening.streams) from = Math.min(from, stream.last);
+      const batch = await notificationsAfter(this.deps, userId, from, BATCH);
+      const events = batch.notifications.map(
+        ({ seq, notification }) => [seq, `event: notification\nid: ${notification.id}\ndata: ${JSON.stringify(notification)}\n\n`] as const,
+      );
+      for (const stream of listening.streams) {
+        // Opened during the read, further behind: its opening woke the user, the next round reads from it.
+        if (stream.last < from) continue;
+        for (const [seq, event] of events) if (seq > stream.last) write(stream, event);
+        // Every number up to the batch's last was read.
+        stream.last = Math.max(stream.last, batch.lastSeq);
+      }
+      listening.known = Math.max(listening.known, batch.lastSeq);
+      if (events.length === BATCH) listening.again = true;
+    } while (listening.again);
+  }
+
+  /**
+   * Anyone may have new notifications (another process wrote, and the store cannot say for whom): one query
+   * reads the counters of every user with a stream; those whose counter moved are read.
+   */
+  private async lookAtAll(): Promise<void> {
+    if (this.looking) {
+      this.lookAgain = true;
+      return;
+    }
+    this.looking = true;
+    try {
+      do {
+        this.lookAgain = false;
+        const seqs = await this.deps.store.notifications.latestSeqs([...this.byUser.keys()]);
+        for (const [userId, seq] of seqs) {
+          const listening = this.byUser.get(userId);
+          if (!listening || seq <= listening.known) continue;
+          listening.known = seq;
+          this.wake(userId);
+        }
+      } while (this.lookAgain);
+    } catch (error) {
+      this.onError(error);
+    } finally {
+      this.looking = false;
+    }
+  }
+}
+
+/** Written unless the stream is ending (a write after `end` would be an error event nobody listens to). */
+function write(stream: Stream, chunk: string): void {
+  if (stream.raw.writableEnded || stream.raw.destroyed) return;
+  stream.raw.write(chunk);
+  stream.lastWrite = Date.now();
 }

@@ -16,6 +16,7 @@ export type NotificationJobRow = Selectable<NotificationJobTable>;
 
 /** Rows per insert statement: well under SQLite's limit of bound parameters. */
 const ROWS_PER_INSERT = 500;
+const USERS_PER_READ = 500;
 
 /** What a notification says, of its content: every column but the content's own id and date. */
 export type Content = Omit<NotificationContentRow, 'id' | 'created_at'>;
@@ -62,7 +63,23 @@ const notifying = (db: Kysely<Database>, rows: Insertable<NotificationTable> | I
     .values(rows)
     .onConflict((oc) => oc.columns(['content_id', 'user_id']).doNothing())
     .returning('user_id');
-export function notificationsRepo(db: Kysely<Database>) {
+/** PostgreSQL's channel for new notifications; the payload is `schema|origin|user id,user id,…` (`announce`). */
+export const NOTIFICATIONS_CHANNEL = 'agora_notifications';
+/** User ids per NOTIFY: a payload stays under PostgreSQL's 8,000 bytes. */
+const IDS_PER_NOTIFY = 200;
+
+/**
+ * How a store tells of the notifications it writes: `notified` collects the users (told at the commit,
+ * `Store.watchNotifications`); on PostgreSQL a NOTIFY in the same transaction tells the other processes.
+ */
+export interface NotificationAnnounce {
+  dialect: Dialect;
+  /** The store that writes, so that its own announcements are not taken for another process's. */
+  origin: string;
+  notified?: (userIds: readonly string[]) => void;
+}
+
+export function notificationsRepo(db: Kysely<Database>, announce?: NotificationAnnounce) {
   const withContent = (
     query = db.selectFrom('notifications as n').innerJoin('notification_contents as c', 'c.id', 'n.content_id'),
   ) => query.selectAll('n').select(CONTENT_COLUMNS.map((column) => `c.${column}` as const));
@@ -113,6 +130,14 @@ export function notificationsRepo(db: Kysely<Database>) {
         if (got.size < chunk.length)
           await count(chunk.filter((r) => !got.has(r.userId)).map((r) => ({ user_id: r.userId, total: -1, unseen: -1, seq: 0 })));
       }
+      if (notified.length > 0 && announce) {
+        if (announce.dialect === 'postgres')
+          for (let i = 0; i < notified.length; i += IDS_PER_NOTIFY) {
+            const payload = `|${announce.origin}|${notified.slice(i, i + IDS_PER_NOTIFY).join(',')}`;
+            await sql`select pg_notify(${NOTIFICATIONS_CHANNEL}, current_schema() || ${payload})`.execute(db);
+          }
+        announce.notified?.(notified);
+      }
       return notified;
     },
     /** Newest first: one walk of the user's notifications (its index), each joined with its content; the user's kept count. */
@@ -133,6 +158,22 @@ export function notificationsRepo(db: Kysely<Database>) {
         .orderBy('n.seq')
         .limit(limit)
         .execute();
+    },
+    /**
+     * Each user's counter (`seq`: the number of their newest notification, or above it when a number was
+     * taken by a notification not written), one statement per 500 users; a user never notified is left out.
+     */
+    async latestSeqs(userIds: readonly string[]): Promise<Map<string, number>> {
+      const seqs = new Map<string, number>();
+      for (let i = 0; i < userIds.length; i += USERS_PER_READ) {
+        const rows = await db
+          .selectFrom('notification_counters')
+          .select(['user_id', 'seq'])
+          .where('user_id', 'in', userIds.slice(i, i + USERS_PER_READ))
+          .execute();
+        for (const row of rows) seqs.set(row.user_id, Number(row.seq));
+      }
+      return seqs;
     },
     /** The number of the user's newest notification, 0 when there is none. */
     async lastSeq(userId: string): Promise<number> {

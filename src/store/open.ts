@@ -14,6 +14,8 @@ export interface OpenStoreOptions {
   checkpointInBackground?: boolean;
   /** SQLite: how many embedded users and pages to keep of each kind (`EmbeddedRecords`; `KEPT_TEXTS`, 60,000). */
   embeddedKept?: number;
+  /** SQLite: how often, while notifications are watched, another process's are looked for (1,000 ms). */
+  notificationPollMs?: number;
 }
 
 /**

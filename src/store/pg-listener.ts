@@ -1,5 +1,7 @@
 import pg from 'pg';
 import { ACCESS_CHANNEL } from './migrations/0011-access-notify.js';
+import type { NotifiedListener } from './notification-watch.js';
+import { NOTIFICATIONS_CHANNEL } from './notifications.js';
 
 export interface ListenerTiming {
   /** How often the listening connection is asked `select 1` (default 1 s). */
@@ -8,16 +10,25 @@ export interface ListenerTiming {
   trustMs: number;
   /** The first wait before connecting again (default 100 ms), doubled up to 5 s while it fails. */
   retryMs: number;
+  /** While notifications are watched and the connection cannot be trusted: how often to say "anyone may have" (1 s). */
+  fallbackMs?: number;
 }
 
-export const DEFAULT_LISTENER_TIMING: ListenerTiming = { heartbeatMs: 1000, trustMs: 2000, retryMs: 100 };
+export const DEFAULT_LISTENER_TIMING: ListenerTiming = { heartbeatMs: 1000, trustMs: 2000, retryMs: 100, fallbackMs: 1000 };
 
 /**
- * The version of what this process remembers of API keys, users and roles on PostgreSQL: one connection of
- * its own (not the pool's) listens on `agora_access`, which migration 0011's triggers notify at the commit of
- * every change to those tables, and each notification (for this store's schema) moves the version on, so
- * that everything remembered under the old one is read again. Writes committed by this process move it on
- * at once (`changed()`), before their own notification comes back.
+ * The PostgreSQL store's one listening connection (not the pool's), on two channels.
+ *
+ * `agora_notifications`: each transaction that writes notifications announces their users (`insertFor`); those
+ * of this store's schema written by another process are told to the watcher (`watchNotifications`: the
+ * server's live streams). Whenever notifications may have been missed (the connection opened, or again) or
+ * cannot be heard (down, or not vouched for by a heartbeat), the watcher is told "anyone may have" (at once,
+ * then every `fallbackMs` while it lasts), and looks for itself.
+ *
+ * `agora_access`: the version of what this process remembers of API keys, users and roles. Migration 0011's
+ * triggers notify it at the commit of every change to those tables, and each notification (for this store's
+ * schema) moves the version on, so that everything remembered under the old one is read again. Writes
+ * committed by this process move it on at once (`changed()`), before their own notification comes back.
  *
  * The version is undefined, so that nothing remembered is trusted and every request reads the database,
  * until the connection listens, whenever it is lost (it is opened again, 100 ms then doubling up to 5 s), and
@@ -40,6 +51,7 @@ export class AccessListener {
   private retryMs: number;
   private started = false;
   private closed = false;
+  private notified: { origin: string; emit: NotifiedListener; fallback: NodeJS.Timeout } | undefined;
 
   constructor(
     private readonly config: pg.ClientConfig,
@@ -55,6 +67,22 @@ export class AccessListener {
     return `${this.generation}.${this.changes}`;
   }
 
+  /**
+   * Tells `emit` the users notified by other stores on this schema (`origin`: this store's name in its own
+   * announcements), or undefined when some may have been missed; answers how to stop.
+   */
+  watchNotifications(origin: string, emit: NotifiedListener): () => void {
+    clearInterval(this.notified?.fallback);
+    const fallback = setInterval(() => this.version() === undefined && emit(undefined), this.timing.fallbackMs ?? 1000).unref();
+    const watching = { origin, emit, fallback };
+    this.notified = watching;
+    if (!this.started) this.start();
+    return () => {
+      clearInterval(fallback);
+      if (this.notified === watching) this.notified = undefined;
+    };
+  }
+
   /** This process committed a change to a key, a user or a role. */
   changed(): void {
     this.changes++;
@@ -62,6 +90,8 @@ export class AccessListener {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.notified?.fallback);
+    this.notified = undefined;
     clearInterval(this.heartbeat);
     clearTimeout(this.retry);
     const client = this.client;
@@ -89,6 +119,7 @@ export class AccessListener {
     let schema = '';
     client.on('notification', (message) => {
       if (message.channel === ACCESS_CHANNEL && message.payload?.startsWith(schema)) this.changes++;
+      else if (message.channel === NOTIFICATIONS_CHANNEL && message.payload) this.othersNotified(schema, message.payload);
     });
     try {
       await client.connect();
@@ -96,6 +127,7 @@ export class AccessListener {
       const row = (await client.query<{ schema: string }>('select current_schema() as schema')).rows[0];
       schema = `${row?.schema ?? ''}.`;
       await client.query(`listen ${ACCESS_CHANNEL}`);
+      await client.query(`listen ${NOTIFICATIONS_CHANNEL}`);
       if (this.client !== client) {
         // Closed (or given up) while connecting.
         await client.end().catch(() => {});
@@ -107,9 +139,19 @@ export class AccessListener {
       this.trustedUntil = sent + this.timing.trustMs;
       this.retryMs = this.timing.retryMs;
       this.heartbeat = setInterval(() => this.beat(client), this.timing.heartbeatMs).unref();
+      this.notified?.emit(undefined);
     } catch {
       lost();
     }
+  }
+
+  /** `schema|origin|id,id,…` (ids and origin hold no `|`): for this schema from another store, its users are told. */
+  private othersNotified(schemaDot: string, payload: string): void {
+    const idsAt = payload.lastIndexOf('|');
+    const originAt = payload.lastIndexOf('|', idsAt - 1);
+    if (originAt < 0 || `${payload.slice(0, originAt)}.` !== schemaDot) return;
+    if (!this.notified || payload.slice(originAt + 1, idsAt) === this.notified.origin) return;
+    this.notified.emit(payload.slice(idsAt + 1).split(','));
   }
 
   /** `select 1` on the listening connection: an answer vouches that notifications sent before it arrived. */

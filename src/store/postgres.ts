@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { SqliteTypesOnPostgres } from './dialect.js';
@@ -67,7 +67,15 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   // No data version: another process may write at any moment and nothing cheap would tell, so the response
   // cache and the remembered list positions stay off. Keys, users and roles have LISTEN/NOTIFY instead: the
   // verified-key and caller caches hold while the listener vouches that nothing changed (docs/operations.md).
-  const store = createKyselyStore(db, 'postgres', { secrets, accessVersion: () => listener.version(), onClose: () => listener.close() });
+  // New notifications: this process's told at their commit, other processes' by NOTIFY (`pg-listener.ts`).
+  const origin = randomBytes(8).toString('hex');
+  const store = createKyselyStore(db, 'postgres', {
+    secrets,
+    accessVersion: () => listener.version(),
+    origin,
+    otherProcesses: (emit) => listener.watchNotifications(origin, emit),
+    onClose: () => listener.close(),
+  });
   if (options.secretKey) await store.webhooks.sealClearSecrets();
   return store;
 }

@@ -6,6 +6,7 @@ import type { Database as Schema } from './schema.js';
 import { startCheckpointer } from './checkpointer.js';
 import { SecretBox } from './secret-box.js';
 import { readDirectly, type DirectReader } from './paging.js';
+import type { OtherProcessesWatch } from './notification-watch.js';
 import { createKyselyStore, migrateToLatest, type Store } from './store.js';
 
 export interface SqliteStoreOptions {
@@ -22,6 +23,8 @@ export interface SqliteStoreOptions {
   checkpointInBackground?: boolean;
   /** How often that thread looks at the log, in milliseconds (200). */
   checkpointIntervalMs?: number;
+  /** How often, while notifications are watched, the store looks whether another process wrote some (1,000 ms). */
+  notificationPollMs?: number;
 }
 
 /**
@@ -108,9 +111,11 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
     return seen;
   };
   const dataVersion = (fresh = false) => `${look(fresh)}.${writes.count}`;
+  const versions = reads && tableVersions(reads, dataVersion);
   const store = createKyselyStore(db, 'sqlite', {
     dataVersion,
-    versions: reads && tableVersions(reads, dataVersion),
+    versions,
+    otherProcesses: versions && watchOtherProcesses(() => versions.of(['notifications'], true), options.notificationPollMs ?? 1000),
     committed: forget,
     beforeGroup: checkpointer && (() => checkpointer.idle()),
     control: (statement) => sqlite.exec(statement),
@@ -165,14 +170,14 @@ function committedReads(writer: Database.Database, watcher: Database.Database): 
  * it read, not by every write. A table without a version (created later without the triggers) answers the
  * store's single data version.
  */
-function tableVersions(reads: CommittedReads, dataVersion: () => string): { of(tables: readonly string[]): string } {
+function tableVersions(reads: CommittedReads, dataVersion: (fresh?: boolean) => string): { of(tables: readonly string[], fresh?: boolean): string } {
   const versionsOf = reads.perConnection((on) => on.prepare('select name, v from table_versions').raw());
   let vector = new Map<string, number>();
   let readAt: string | undefined;
   return {
-    of(tables) {
+    of(tables, fresh) {
       // Again after any commit seen, and after each write of ours (its commit then tells `look`).
-      const at = dataVersion();
+      const at = dataVersion(fresh);
       if (at !== readAt) {
         vector = new Map(versionsOf().all() as [string, number][]);
         readAt = at;
@@ -186,6 +191,27 @@ function tableVersions(reads: CommittedReads, dataVersion: () => string): { of(t
       }
       return version;
     },
+  };
+}
+
+/**
+ * Other processes on the same file (`serve --workers`, a second `agora serve`, an import) tell of nothing: while
+ * notifications are watched, one look every `pollMs` for the whole process at the notifications table's version
+ * (a pragma, and one small read when anything was committed); when it moved, "anyone may have" new ones,
+ * and the server's live streams look at their users' counters in one query. This process's own are told at
+ * their commit, at once.
+ */
+function watchOtherProcesses(versionOfNotifications: () => string, pollMs: number): OtherProcessesWatch {
+  return (emit) => {
+    let seen = versionOfNotifications();
+    const timer = setInterval(() => {
+      const now = versionOfNotifications();
+      if (now === seen) return;
+      seen = now;
+      emit(undefined);
+    }, pollMs);
+    timer.unref();
+    return () => clearInterval(timer);
   };
 }
 

@@ -3,6 +3,7 @@ import { apiKeysRepo, idempotencyRepo, permissionSetsRepo } from './access.js';
 import { checkCounts, type Drift } from './counters.js';
 import { dialectOf, type Dialect } from './dialect.js';
 import { GroupCommit } from './group-commit.js';
+import { retried } from './retried.js';
 import { followsRepo } from './follows.js';
 import { membership } from './migrations/0002-membership.js';
 import { foundation } from './migrations/0001-foundation.js';
@@ -34,6 +35,7 @@ import { reportsRepo } from './reports.js';
 import { commentsRepo, likesRepo, statusesRepo } from './content.js';
 import { attendancesRepo, eventsRepo } from './events.js';
 import { notificationJobsRepo, notificationsRepo } from './notifications.js';
+import { NotificationWatch, type NotifiedListener, type OtherProcessesWatch } from './notification-watch.js';
 import { deliveriesRepo, webhooksRepo } from './webhooks.js';
 import { pageConfigurationsRepo, pagesRepo } from './pages.js';
 import type { Database } from './schema.js';
@@ -122,14 +124,17 @@ export interface Store {
    * down); undefined when nothing may be cached.
    */
   versionOf(tables: readonly string[]): string | undefined;
+  /**
+   * Tells `listener` who got new notifications: this process's at the commit of the transaction that wrote
+   * them; another process's by LISTEN/NOTIFY (PostgreSQL), or as "anyone may have" when it cannot say for whom
+   * (SQLite: the notifications table moved; PostgreSQL: its listening connection down or opened again).
+   * Answers how to stop.
+   */
+  watchNotifications(listener: NotifiedListener): () => void;
   close(): Promise<void>;
 }
 
 export type { Dialect };
-
-/** PostgreSQL's answer when a transaction lost a race it cannot wait out: serialization failure, deadlock. */
-const RETRYABLE = new Set(['40001', '40P01']);
-const TRANSACTION_ATTEMPTS = 5;
 
 export function createKyselyStore(
   db: Kysely<Database>,
@@ -153,9 +158,24 @@ export function createKyselyStore(
     /** PostgreSQL: the version of API keys, users and roles, moved by LISTEN/NOTIFY (undefined while not listening). */
     accessVersion?: () => string | undefined;
     secrets?: SecretBox;
+    /** What tells of other processes' notifications (per engine; none: this process alone writes). */
+    otherProcesses?: OtherProcessesWatch;
+    /** PostgreSQL: this store's name in the notifications it announces, so that it skips its own coming back. */
+    origin?: string;
+    /** A transaction's store: the watchers of the store it belongs to, and where its notified users are collected. */
+    watch?: NotificationWatch;
+    notified?: (userIds: readonly string[]) => void;
   } = {},
 ): Store {
   const secrets = options.secrets ?? SecretBox.ephemeral();
+  const watch = options.watch ?? new NotificationWatch(options.otherProcesses);
+  const origin = options.origin ?? '';
+  // Outside a transaction each statement commits by itself: its users are told at once.
+  const notified = options.inTransaction ? options.notified : (userIds: readonly string[]) => watch.emit(userIds);
+  const inTransaction = (more: { notified: (userIds: readonly string[]) => void }) => ({ inTransaction: true, secrets, watch, origin, ...more });
+  // SQLite runs one transaction at a time on its connection (a group's savepoints, one after another): the
+  // users that the one running notifies are collected here.
+  let collecting: string[] | undefined;
   // Versions are known only outside transactions.
   const dataVersion = options.dataVersion;
   const versions = options.inTransaction || !dataVersion ? undefined : (options.versions ?? { of: () => dataVersion() });
@@ -179,7 +199,7 @@ export function createKyselyStore(
     likes: likesRepo(db),
     events: eventsRepo(db, dialect),
     attendances: attendancesRepo(db),
-    notifications: notificationsRepo(db),
+    notifications: notificationsRepo(db, { dialect, origin, notified }),
     notificationJobs: notificationJobsRepo(db, dialect),
     auditLog: auditLogRepo(db),
     moderationQueue: moderationQueueRepo(db),
@@ -193,42 +213,45 @@ export function createKyselyStore(
       const access = options.inTransaction ? undefined : options.accessVersion;
       return access && tables.every((table) => ACCESS_TABLES.has(table)) ? access() : undefined;
     },
-    transaction(fn) {
+    watchNotifications: (listener) => watch.watch(listener),
+    async transaction(fn) {
       if (options.inTransaction) return fn(store);
-      if (dialect === 'postgres') return retried(() => db.transaction().execute((trx) => fn(createKyselyStore(trx, dialect, { inTransaction: true, secrets }))));
+      // Those it notified are told once it committed; an attempt rolled back (retried, failed) tells nobody.
+      let told: string[] = [];
+      if (dialect === 'postgres') {
+        const value = await retried(() => {
+          const mine: string[] = (told = []);
+          return db.transaction().execute((trx) => fn(createKyselyStore(trx, dialect, inTransaction({ notified: (ids) => mine.push(...ids) }))));
+        });
+        watch.emit(told);
+        return value;
+      }
       commits ??= new GroupCommit(
         db,
-        (conn) => createKyselyStore(conn, dialect, { inTransaction: true, secrets }),
+        (conn) => createKyselyStore(conn, dialect, inTransaction({ notified: (ids) => collecting?.push(...ids) })),
         options.committed,
         options.control,
         options.beforeGroup,
       );
-      return commits.run(fn);
+      const value = await commits.run(async (tx) => {
+        collecting = told;
+        try {
+          return await fn(tx);
+        } finally {
+          collecting = undefined;
+        }
+      });
+      watch.emit(told);
+      return value;
     },
     async close() {
+      if (!options.inTransaction) watch.close();
       await options.beforeClose?.();
       await db.destroy();
       await options.onClose?.();
     },
   };
   return store;
-}
-
-/**
- * Runs a PostgreSQL transaction again when it ended in a deadlock or a serialization failure (rows locked in
- * another order by a concurrent transaction): it was rolled back whole, and the callbacks only touch the
- * store, so running them again is safe. SQLite takes its write lock up front and never needs this.
- */
-async function retried<T>(run: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await run();
-    } catch (error) {
-      const code = (error as { code?: string } | null)?.code;
-      if (attempt >= TRANSACTION_ATTEMPTS || !code || !RETRYABLE.has(code)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
-    }
-  }
 }
 
 /** The schema versions this build knows, oldest first; the last is the newest. */

@@ -8,7 +8,7 @@ import { PREFIX, removeDir, type Credentials } from '../helpers/server.js';
 let t: TestApp;
 let base: string;
 beforeAll(async () => {
-  t = await startApp({ live: { pollMs: 100, heartbeatMs: 300 } });
+  t = await startApp({ live: { heartbeatMs: 300 } });
   base = await t.app.listen({ port: 0, host: '127.0.0.1' });
 });
 afterAll(async () => {

@@ -82,4 +82,30 @@ describe.skipIf(!onPostgres)('PostgreSQL access caches [runs with AGORA_TEST_DB]
     }
     expect(listener.version()).toBeUndefined();
   });
+
+  it("new notifications: another store's users on this schema, not its own nor another schema's; \"anyone\" at each (re)connection", async () => {
+    const listener = new AccessListener({ connectionString: PG_TEST_DB }, { heartbeatMs: 50, trustMs: 1000, retryMs: 20, fallbackMs: 60_000 });
+    const told: (readonly string[] | undefined)[] = [];
+    const stop = listener.watchNotifications('mine', (ids) => told.push(ids));
+    try {
+      await until(() => told.length === 1, 'listening');
+      expect(told).toEqual([undefined]);
+      const notify = (payload: string) =>
+        withClient((c) => c.query("select pg_notify('agora_notifications', current_schema() || $1)", [payload]));
+      await notify('|mine|u1');
+      await withClient((c) => c.query("select pg_notify('agora_notifications', 'some_other_schema|theirs|u2')"));
+      await notify('|theirs|u3,u4');
+      await until(() => told.length === 2, 'the notification');
+      expect(told[1]).toEqual(['u3', 'u4']);
+      await withClient((c) =>
+        c.query('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1', [`agora listener ${process.pid}`]),
+      );
+      // Listening again: whatever was sent meanwhile may be missed, so every user watched is looked at.
+      await until(() => told.length === 3, 'listening again');
+      expect(told[2]).toBeUndefined();
+    } finally {
+      stop();
+      await listener.close();
+    }
+  });
 });

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { PREFIX, removeDir, type Credentials } from '../helpers/server.js';
@@ -68,6 +69,29 @@ describe('live streams', () => {
     expect(Number(beyond.retryAfter)).toBeGreaterThan(0);
     await closeAll();
     expect(await open(carol.user.id, carol.creds)).toBe(200);
+    await closeAll();
+  });
+
+  it('a client that leaves while its stream is being opened leaves no place taken', async () => {
+    const dan = await t.member();
+    const { hostname, port } = new URL(base);
+    // Each asks and hangs up at once: the server is still checking who asks when the connection goes.
+    await Promise.all(
+      Array.from({ length: 20 }, () =>
+        new Promise<void>((done) => {
+          const socket = connect({ host: hostname, port: Number(port) }, () => {
+            socket.write(
+              `GET ${PREFIX}/users/${dan.user.id}/notifications/stream HTTP/1.1\r\nHost: x\r\n` +
+                `Api-Key: ${dan.creds.key}\r\nApi-Secret: ${dan.creds.secret}\r\n\r\n`,
+              () => socket.destroy(),
+            );
+          });
+          socket.on('close', () => done());
+        }),
+      ),
+    );
+    await new Promise((ok) => setTimeout(ok, 500));
+    for (let i = 0; i < 8; i++) expect(await open(dan.user.id, dan.creds)).toBe(200);
     await closeAll();
   });
 });

@@ -3,7 +3,6 @@ import { NEXT_PAGE } from '../../shared/schemas/common.js';
 import {
   listNotifications,
   markNotificationsSeen,
-  notificationsAfter,
   openNotificationStream,
 } from '../../domain/notifications.js';
 import { AppError, ErrorCode } from '../../shared/errors.js';
@@ -78,60 +77,9 @@ export function registerNotificationRoutes({ routes, deps, live }: RouteContext)
       const resume = (typeof header === 'string' ? header : query.last_event_id)?.trim();
       if (resume && !ID_PATTERN.test(resume))
         throw new AppError(400, ErrorCode.invalidQuery, 'Last-Event-ID must be the id of a notification');
-      let last = await openNotificationStream(deps, caller, params.user_id, resume || undefined);
-
-      const raw = reply.raw;
-      let closed = false;
-      let wakeUp: (() => void) | undefined;
-      const close = () => {
-        if (closed) return;
-        closed = true;
-        wakeUp?.();
-        raw.end();
-      };
+      const after = await openNotificationStream(deps, caller, params.user_id, resume || undefined);
       // Counted before the answer starts: one too many is still answered 429 or 503 in the contract's shape.
-      const forget = live.add(params.user_id, close);
-      let seenVersion: string | undefined;
-      let lastWrite = Date.now();
-      try {
-        reply.hijack();
-        raw.writeHead(200, {
-          'content-type': 'text/event-stream; charset=utf-8',
-          'cache-control': 'no-cache, no-transform',
-          connection: 'keep-alive',
-          'x-accel-buffering': 'no',
-        });
-        raw.write('retry: 2000\n\n');
-        raw.on('close', close);
-        while (!closed) {
-          const version = deps.store.dataVersion();
-          // Nothing written anywhere since the last look: nothing new to send. (No version: always look.)
-          if (version === undefined || version !== seenVersion) {
-            seenVersion = version;
-            const batch = await notificationsAfter(deps, params.user_id, last);
-            for (const notification of batch.notifications) {
-              if (closed) break;
-              raw.write(`event: notification\nid: ${notification.id}\ndata: ${JSON.stringify(notification)}\n\n`);
-              lastWrite = Date.now();
-            }
-            last = batch.lastSeq;
-            if (batch.notifications.length === 100) continue;
-          }
-          if (Date.now() - lastWrite >= live.heartbeatMs) {
-            raw.write(': keep-alive\n\n');
-            lastWrite = Date.now();
-          }
-          await new Promise<void>((resolve) => {
-            wakeUp = resolve;
-            setTimeout(resolve, live.pollMs).unref();
-          });
-        }
-      } catch (error) {
-        request.log.error({ err: error }, 'notification stream failed');
-        close();
-      } finally {
-        forget();
-      }
+      live.open(params.user_id, after, reply.raw, () => reply.hijack());
     },
   );
 }

@@ -1,0 +1,20 @@
+/** PostgreSQL's answer when a transaction lost a race it cannot wait out: serialization failure, deadlock. */
+const RETRYABLE = new Set(['40001', '40P01']);
+const TRANSACTION_ATTEMPTS = 5;
+
+/**
+ * Runs a PostgreSQL transaction again when it ended in a deadlock or a serialization failure (rows locked in
+ * another order by a concurrent transaction): it was rolled back whole, and the callbacks only touch the
+ * store, so running them again is safe. SQLite takes its write lock up front and never needs this.
+ */
+export async function retried<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (error) {
+      const code = (error as { code?: string } | null)?.code;
+      if (attempt >= TRANSACTION_ATTEMPTS || !code || !RETRYABLE.has(code)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+    }
+  }
+}
