@@ -49,7 +49,7 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
   const [items, setItems] = useState<ModerationItem[]>([]);
   const [total, setTotal] = useState(0);
   const [selectedId, setSelectedId] = useState<string | undefined>();
-  const [mode, setMode] = useState<Mode>('list');
+  const [mode, setMode, modeNow] = useKeyState<Mode>('list');
   const [message, setMessage] = useState<Message>({ text: 'loading…', tone: 'plain' });
   const [live, setLive] = useState(false);
   const [, setTick] = useState(0);
@@ -106,8 +106,8 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
   }, [detailed?.id, detailed?.reports, source, options]);
 
   // What a confirmation or a reason is asked for: the item as it was when the key was pressed.
-  const [pending, setPending] = useState<{ verb: Verb; item: ModerationItem }>();
-  const [reason, setReason] = useState('');
+  const [pending, setPending, pendingNow] = useKeyState<{ verb: Verb; item: ModerationItem } | undefined>(undefined);
+  const [reason, setReason, reasonNow] = useKeyState('');
 
   const act = async (verb: Verb | 'accept', item: ModerationItem, suspension?: string) => {
     if (busy.current) return;
@@ -138,6 +138,10 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
   };
 
   useInput((input, key) => {
+    // What the keys before this one did, even if the screen has not rendered it yet.
+    const mode = modeNow.current;
+    const pending = pendingNow.current;
+    const reason = reasonNow.current;
     if (mode === 'confirm' && pending) {
       if (input === 'y' || input === 'Y') void act(pending.verb, pending.item);
       else {
@@ -154,8 +158,8 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
         setPending(undefined);
         return setMessage({ text: 'nobody suspended', tone: 'plain' });
       }
-      if (key.backspace || key.delete) return setReason((r) => r.slice(0, -1));
-      if (input && !key.ctrl && !key.meta) setReason((r) => (r + input.replace(/[\u0000-\u001f\u007f-\u009f]/g, '')).slice(0, MAX_SUSPENSION_REASON));
+      if (key.backspace || key.delete) return setReason(reason.slice(0, -1));
+      if (input && !key.ctrl && !key.meta) setReason((reason + input.replace(/[\u0000-\u001f\u007f-\u009f]/g, '')).slice(0, MAX_SUSPENSION_REASON));
       return;
     }
     if (input === 'q') return exit();
@@ -257,4 +261,18 @@ export async function runQueueScreen(source: QueueSource, options: ScreenOptions
     app.cleanup();
     process.stdout.write('\u001b[?1049l');
   }
+}
+
+/**
+ * State the key handler reads and writes. Keys can come faster than the screen renders (a pasted reason, `d` then
+ * `y` at once), and each must see what the key before it did, not the last render: the ref is current at once.
+ */
+function useKeyState<T>(initial: T): [T, (next: T) => void, { readonly current: T }] {
+  const [value, setValue] = useState(initial);
+  const now = useRef(initial);
+  const set = useCallback((next: T) => {
+    now.current = next;
+    setValue(next);
+  }, []);
+  return [value, set, now];
 }
