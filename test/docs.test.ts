@@ -103,6 +103,18 @@ describe('the documents', () => {
     for (const path of DOCS) expect(fromReadme, path).toContain(path);
   });
 
+  it('keeps every source file under src/ at most 400 lines', () => {
+    const files = (dir: string): string[] =>
+      readdirSync(join(ROOT, dir)).flatMap((name) => {
+        const path = `${dir}/${name}`;
+        return statSync(join(ROOT, path)).isDirectory() ? files(path) : /\.ts$/.test(name) ? [path] : [];
+      });
+    const long = files('src')
+      .map((path) => ({ path, lines: read(path).split('\n').length - 1 }))
+      .filter(({ lines }) => lines > 400);
+    expect(long).toEqual([]);
+  });
+
   it('cites in code comments only documents inside the repository', () => {
     // The planning documents beside the repository (the contract, the specification, the style guide) are not
     // shipped with it: a reader of the code finds what a comment cites in docs/ instead.

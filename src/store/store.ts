@@ -1,34 +1,15 @@
-import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, sql, type MigrationProvider } from 'kysely';
 import { apiKeysRepo, idempotencyRepo, permissionSetsRepo } from './access.js';
 import { checkCounts, type Drift } from './counters.js';
 import { dialectOf, type Dialect } from './dialect.js';
 import { GroupCommit } from './group-commit.js';
 import { retried } from './retried.js';
 import { followsRepo } from './follows.js';
-import { membership } from './migrations/0002-membership.js';
-import { foundation } from './migrations/0001-foundation.js';
-import { hardening } from './migrations/0004-hardening.js';
 import { accessRequestsRepo, invitesRepo } from './membership.js';
-import { content } from './migrations/0003-content.js';
-import { audit } from './migrations/0006-audit.js';
 import { auditLogRepo } from './audit.js';
 import { moderationQueueRepo } from './moderation.js';
-import { flatCost } from './migrations/0005-flat-cost.js';
-import { concurrency } from './migrations/0008-concurrency.js';
-import { singleWalks } from './migrations/0007-single-walks.js';
-import { tableVersions } from './migrations/0010-table-versions.js';
-import { ACCESS_TABLES, accessNotify } from './migrations/0011-access-notify.js';
-import { leanWrites } from './migrations/0012-lean-writes.js';
-import { secretFollows } from './migrations/0014-secret-follows.js';
-import { flagCounts } from './migrations/0015-flag-counts.js';
-import { auditFilters } from './migrations/0016-audit-filters.js';
-import { keptRecords } from './migrations/0017-kept-records.js';
-import { notificationWalks } from './migrations/0018-notification-walks.js';
-import { keptEvents } from './migrations/0019-kept-events.js';
-import { followPairs } from './migrations/0020-follow-pairs.js';
-import { moderation } from './migrations/0030-moderation.js';
-import { reportQueue } from './migrations/0031-report-queue.js';
-import { commentAuthors } from './migrations/0032-comment-authors.js';
+import { ACCESS_TABLES } from './migrations/0011-access-notify.js';
+import { MIGRATIONS } from './migrations/index.js';
 import { removalsRepo } from './removals.js';
 import { suspensionsRepo } from './suspensions.js';
 import { reportsRepo } from './reports.js';
@@ -41,31 +22,6 @@ import { pageConfigurationsRepo, pagesRepo } from './pages.js';
 import type { Database } from './schema.js';
 import { SecretBox } from './secret-box.js';
 import { usersRepo } from './users.js';
-
-/** Numbered migrations, applied in order at start. */
-const MIGRATIONS: Record<string, Migration> = {
-  '0001-foundation': foundation,
-  '0002-membership': membership,
-  '0003-content': content,
-  '0004-hardening': hardening,
-  '0005-flat-cost': flatCost,
-  '0006-audit': audit,
-  '0007-single-walks': singleWalks,
-  '0008-concurrency': concurrency,
-  '0010-table-versions': tableVersions,
-  '0011-access-notify': accessNotify,
-  '0012-lean-writes': leanWrites,
-  '0014-secret-follows': secretFollows,
-  '0015-flag-counts': flagCounts,
-  '0016-audit-filters': auditFilters,
-  '0017-kept-records': keptRecords,
-  '0018-notification-walks': notificationWalks,
-  '0019-kept-events': keptEvents,
-  '0020-follow-pairs': followPairs,
-  '0030-moderation': moderation,
-  '0031-report-queue': reportQueue,
-  '0032-comment-authors': commentAuthors,
-};
 
 class StaticMigrations implements MigrationProvider {
   async getMigrations() {

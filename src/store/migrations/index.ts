@@ -1,0 +1,47 @@
+import type { Migration } from 'kysely';
+import { accessNotify } from './0011-access-notify.js';
+import { audit } from './0006-audit.js';
+import { auditFilters } from './0016-audit-filters.js';
+import { commentAuthors } from './0032-comment-authors.js';
+import { concurrency } from './0008-concurrency.js';
+import { content } from './0003-content.js';
+import { flagCounts } from './0015-flag-counts.js';
+import { flatCost } from './0005-flat-cost.js';
+import { followPairs } from './0020-follow-pairs.js';
+import { foundation } from './0001-foundation.js';
+import { hardening } from './0004-hardening.js';
+import { keptEvents } from './0019-kept-events.js';
+import { keptRecords } from './0017-kept-records.js';
+import { leanWrites } from './0012-lean-writes.js';
+import { membership } from './0002-membership.js';
+import { moderation } from './0030-moderation.js';
+import { notificationWalks } from './0018-notification-walks.js';
+import { reportQueue } from './0031-report-queue.js';
+import { secretFollows } from './0014-secret-follows.js';
+import { singleWalks } from './0007-single-walks.js';
+import { tableVersions } from './0010-table-versions.js';
+
+/** Numbered migrations, applied in order at start. */
+export const MIGRATIONS: Record<string, Migration> = {
+  '0001-foundation': foundation,
+  '0002-membership': membership,
+  '0003-content': content,
+  '0004-hardening': hardening,
+  '0005-flat-cost': flatCost,
+  '0006-audit': audit,
+  '0007-single-walks': singleWalks,
+  '0008-concurrency': concurrency,
+  '0010-table-versions': tableVersions,
+  '0011-access-notify': accessNotify,
+  '0012-lean-writes': leanWrites,
+  '0014-secret-follows': secretFollows,
+  '0015-flag-counts': flagCounts,
+  '0016-audit-filters': auditFilters,
+  '0017-kept-records': keptRecords,
+  '0018-notification-walks': notificationWalks,
+  '0019-kept-events': keptEvents,
+  '0020-follow-pairs': followPairs,
+  '0030-moderation': moderation,
+  '0031-report-queue': reportQueue,
+  '0032-comment-authors': commentAuthors,
+};
