@@ -269,8 +269,16 @@ export async function markNotificationsSeen(
  * `Last-Event-ID`, else after the newest. A stream walks a user's notifications by their sequence number
  * (`seq`, in commit order), not by id: see the store's `insertFor`.
  */
-export async function openNotificationStream(deps: Deps, caller: Caller, userId: string, resumeAfter?: string): Promise<number> {
+export async function openNotificationStream(
+  deps: Deps,
+  caller: Caller,
+  userId: string,
+  resumeAfter?: string,
+  /** Called once the caller may read the stream and before the store is: a stream one too many is refused there, unread. */
+  admit: () => void = () => {},
+): Promise<number> {
   requireSelfOrAdmin(caller, userId, 'read');
+  admit();
   await requireUser(deps.store, userId);
   return resumeAfter ? deps.store.notifications.seqAfter(userId, resumeAfter) : deps.store.notifications.lastSeq(userId);
 }

@@ -72,19 +72,7 @@ export class LiveStreams {
    * hijacked), so that a refusal is still answered in the contract's shape.
    */
   open(userId: string, after: number, raw: ServerResponse, takeOver: () => void): void {
-    const mine = this.byUser.get(userId)?.streams.size ?? 0;
-    if (mine >= this.perUser)
-      throw new AppError(
-        429,
-        ErrorCode.tooManyStreams,
-        `This user has ${mine} live streams open already, the most allowed at once: close one first`,
-        undefined,
-        { 'retry-after': RETRY_AFTER },
-      );
-    if (this.count >= this.max)
-      throw new AppError(503, ErrorCode.serverBusy, 'The server holds as many live streams as it can: retry later', undefined, {
-        'retry-after': RETRY_AFTER,
-      });
+    this.admit(userId);
     takeOver();
     raw.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
@@ -104,6 +92,23 @@ export class LiveStreams {
     if (raw.socket?.destroyed !== false) return this.forget(userId, stream);
     // What came after `after` (a Last-Event-ID) or meanwhile, before the first wake.
     this.wake(userId);
+  }
+
+  /** Throws 429 (this user's streams) or 503 (the process's) when one more stream would be one too many. */
+  admit(userId: string): void {
+    const mine = this.byUser.get(userId)?.streams.size ?? 0;
+    if (mine >= this.perUser)
+      throw new AppError(
+        429,
+        ErrorCode.tooManyStreams,
+        `This user has ${mine} live streams open already, the most allowed at once: close one first`,
+        undefined,
+        { 'retry-after': RETRY_AFTER },
+      );
+    if (this.count >= this.max)
+      throw new AppError(503, ErrorCode.serverBusy, 'The server holds as many live streams as it can: retry later', undefined, {
+        'retry-after': RETRY_AFTER,
+      });
   }
 
   closeAll(): void {

@@ -7,8 +7,14 @@ import { PREFIX, removeDir, type Credentials } from '../helpers/server.js';
 
 let t: TestApp;
 let base: string;
+/** The reads a stream's opening makes (its user, the number of their last notification). */
+const OPENING_READS = /from "users"|from "notifications"/;
+let openingReads = 0;
 beforeAll(async () => {
-  t = await startApp({ live: { max: 12, heartbeatMs: 60_000 } });
+  t = await startApp({
+    live: { max: 12, heartbeatMs: 60_000 },
+    storeOptions: { onQuery: (sql: string) => void (OPENING_READS.test(sql) && openingReads++) },
+  });
   base = await t.app.listen({ port: 0, host: '127.0.0.1' });
 });
 afterAll(async () => {
@@ -47,7 +53,10 @@ describe('live streams', () => {
     const ada = await t.member();
     const bob = await t.member();
     for (let i = 0; i < 8; i++) expect(await open(ada.user.id, ada.creds)).toBe(200);
+    openingReads = 0;
     const ninth = await refused(ada.user.id, ada.creds);
+    // Refused before anything is read for it: a client asking again and again costs no query.
+    expect(openingReads).toBe(0);
     expect(ninth.status).toBe(429);
     expect(ninth.body.error.code).toBe('too_many_streams');
     expect(Number(ninth.retryAfter)).toBeGreaterThan(0);

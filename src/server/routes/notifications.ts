@@ -77,7 +77,7 @@ export function registerNotificationRoutes({ routes, deps, live }: RouteContext)
       const resume = (typeof header === 'string' ? header : query.last_event_id)?.trim();
       if (resume && !ID_PATTERN.test(resume))
         throw new AppError(400, ErrorCode.invalidQuery, 'Last-Event-ID must be the id of a notification');
-      const after = await openNotificationStream(deps, caller, params.user_id, resume || undefined);
+      const after = await openNotificationStream(deps, caller, params.user_id, resume || undefined, () => live.admit(params.user_id));
       // Counted before the answer starts: one too many is still answered 429 or 503 in the contract's shape.
       live.open(params.user_id, after, reply.raw, () => reply.hijack());
     },
