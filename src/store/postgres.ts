@@ -37,11 +37,6 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     connectionString: url,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: 10_000,
-    // Every statement is a named prepared statement (below): planned once, for any values. Left to choose,
-    // PostgreSQL kept planning a Member's list again on every run (0.45 ms of planning for 0.3 ms of execution),
-    // since the generic plan's estimate (its filters' values unknown) looked dearer than the custom one; our
-    // statements are index walks whose plan does not depend on the values (docs/performance.md).
-    options: '-c plan_cache_mode=force_generic_plan',
     // count(*) and bigint columns come as strings by default: our integers are far below 2^53.
     types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8 ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
   });
@@ -49,7 +44,15 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   // listener it would end the process.
   pool.on('error', () => {});
   // First, so that the access watch below sees the statements as Kysely sends them.
-  pool.on('connect', (client) => namePreparedStatements(client));
+  pool.on('connect', (client) => {
+    // Every statement is a named prepared statement: planned once, for any values. Left to choose, PostgreSQL
+    // kept planning a Member's list again on every run (0.45 ms of planning for 0.3 ms of execution), since the
+    // generic plan's estimate (its filters' values unknown) looked dearer than the custom one; our statements are
+    // index walks whose plan does not depend on the values (docs/performance.md). Set here, not in the URL's
+    // `options`, which the URL's own (a `search_path`) would replace. Queued before any other query.
+    void client.query('set plan_cache_mode = force_generic_plan').catch(() => {});
+    namePreparedStatements(client);
+  });
   const listener = new AccessListener({ connectionString: url, connectionTimeoutMillis: 10_000, keepAlive: true });
   // Each pooled connection, as it is made: this process's own committed key, user and role changes.
   pool.on('connect', (client) => watchAccessWrites(client, () => listener.changed()));
