@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { CommentTable, Database, LikeTable, StatusTable } from './schema.js';
-import { counterKey, countersOf, countOf, listPage, readRows, type Listed, type Selection, type Walk } from './paging.js';
+import { counted, counterKey, kept, listPage, readRows, type Listed, type Selection, type Walk } from './paging.js';
 import { authorShown, eventPageSeen, reachesFollowers as followersSee, statusKnownTo, statusOpenTo, statusReadableBy, type Viewer } from './visibility.js';
 
 export type StatusRow = Selectable<StatusTable>;
@@ -76,7 +76,7 @@ export function statusesRepo(db: Kysely<Database>) {
         ...users.map((id) => ({ query: reachesFollowers(shown().where('s.user_id', '=', id)), keys })),
       ];
       if (walks.length === 0) return { rows: [], total: 0 };
-      const counted = [
+      const sourceKeys = [
         ...pages.map((id) => counterKey('statuses', [id, undefined, undefined, undefined])),
         ...events.map((id) => counterKey('statuses', [undefined, id, undefined, undefined])),
         ...users.map((id) => counterKey('statuses', [undefined, undefined, id, '1'])),
@@ -85,15 +85,14 @@ export function statusesRepo(db: Kysely<Database>) {
       // is taken off the sum once.
       const twice =
         pages.length && users.length
-          ? countOf(db, reachesFollowers(fromStatuses().where('s.user_id', 'in', users).where('s.page_id', 'in', pages)))
-          : 0;
+          ? counted(reachesFollowers(fromStatuses().where('s.user_id', 'in', users).where('s.page_id', 'in', pages)))
+          : kept([]);
       // Every source is one the reader may read (a page they follow, an event they created or go to in no secret
       // page they have left, a user's statuses that reach followers), so of the rule only the suspended authors'
       // part removes rows here: those statuses, each once, are taken off the kept counts.
       const unseen = viewer.isAdmin
-        ? 0
-        : countOf(
-            db,
+        ? kept([])
+        : counted(
             fromStatuses()
               .where((eb) => eb.not(authorShown(eb, viewer, now, 's.user_id')))
               .where((eb) =>
@@ -104,9 +103,7 @@ export function statusesRepo(db: Kysely<Database>) {
                 ]),
               ),
           );
-      const total = Promise.all([countersOf(db, counted), twice, unseen]).then(
-        ([counts, overlap, hiddenCount]) => counts.reduce((a, b) => a + b, 0) - overlap - hiddenCount,
-      );
+      const total = sql<number>`(${kept(sourceKeys)} - ${twice} - ${unseen})`;
       return listPage<StatusRow>(db, walks, selectStatuses, page, total, true);
     },
   };
@@ -155,13 +152,17 @@ export function commentsRepo(db: Kysely<Database>) {
     },
     countHidden,
     async listForStatus(statusId: string, viewer: Viewer, now: string, page: Pagination): Promise<Listed<CommentRow>> {
-      const kept = db
-        .selectFrom('statuses')
-        .select('comments_count')
-        .where('id', '=', statusId)
-        .executeTakeFirst()
-        .then((status) => status?.comments_count ?? 0);
-      const total = Promise.all([kept, countHidden([statusId], viewer, now)]).then(([n, hidden]) => n - (hidden.get(statusId) ?? 0));
+      // The status's kept count, less its comments the viewer may not see (by authors suspended at `now`).
+      const commentsCount = db.selectFrom('statuses').select('statuses.comments_count').where('statuses.id', '=', statusId);
+      const hidden = viewer.isAdmin
+        ? kept([])
+        : counted(
+            db
+              .selectFrom('comments')
+              .where('comments.status_id', '=', statusId)
+              .where((eb) => eb.not(authorShown(eb, viewer, now, 'comments.user_id'))),
+          );
+      const total = sql<number>`(coalesce(${commentsCount}, 0) - ${hidden})`;
       return listPage<CommentRow>(
         db,
         [{ query: db.selectFrom('comments').where('comments.status_id', '=', statusId).where((eb) => authorShown(eb, viewer, now, 'comments.user_id')), keys: ['comments.id'] }],

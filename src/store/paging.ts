@@ -1,4 +1,4 @@
-import { isExpression, sql, type CompiledQuery, type Expression, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { sql, type CompiledQuery, type Expression, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { AppError, ErrorCode } from '../shared/errors.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import { dialectOf } from './dialect.js';
@@ -89,13 +89,13 @@ const KEY = (i: number) => `__k${i}`;
  * A page of a list: after a cursor, a range of the walks' indexes; at a page number, a skip over index
  * entries only (the sort keys) to the first row of the page, then that range. A row in two walks is answered once.
  */
-export async function walkPage<Row>(
+async function walkPage<Row>(
   db: AnyDb,
   walks: Walk[],
   select: Selection,
   position: Pagination,
-  desc = false,
-  total?: Expression<number>,
+  desc: boolean,
+  total: Expression<number>,
 ): Promise<Walked<Row> & { total?: number }> {
   if (walks.length === 0) return { rows: [] };
   const width = walks[0]!.keys.length;
@@ -124,10 +124,10 @@ export async function walkPage<Row>(
   const n = position.per_page;
   // Several walks are one statement (a UNION ALL of each walk's first rows), so that they read as of one moment
   // (a commit between them could move a row from one to the other) and PostgreSQL answers in one round trip.
-  // The total, when it is an expression, rides on the rows too: a page and its total, one statement.
+  // The total rides on the rows too: a page and its total, one statement.
   const arms = walks.map((walk) => {
     const arm = keyed(walk, (walk.select ?? select)(from(walk, start, inclusive))).limit(n + 1);
-    return total ? arm.select(sql<number>`${total}`.as(TOTAL)) : arm;
+    return arm.select(sql<number>`${total}`.as(TOTAL));
   });
   const query =
     arms.length === 1
@@ -189,33 +189,21 @@ async function keyAt(
 }
 
 /**
- * A list's exact total: an SQL expression (kept counts, `kept`; a bounded count, `counted`), read in the same
- * statement as the page's rows, or a number found otherwise.
- */
-export type Total = Expression<number> | Promise<number> | number;
-
-/**
- * A page of a list and its exact total. A total in SQL is read with the rows (one statement; alone only when no
- * row carries it: an empty page); a total found otherwise is awaited first, so that a page number past the end
- * answers no rows without walking.
+ * A page of a list and its exact total, an SQL expression (kept counts, `kept`; a bounded count, `counted`) read
+ * in the same statement as the rows; alone only when no row carries it (an empty page).
  */
 export async function listPage<Row>(
   db: AnyDb,
   walks: Walk[],
   select: Selection,
   position: Pagination,
-  total: Total,
+  total: Expression<number>,
   desc = false,
 ): Promise<Listed<Row>> {
-  if (isExpression(total)) {
-    const walked = await walkPage<Row>(db, walks, select, position, desc, total);
-    if (walked.total !== undefined) return { ...walked, total: walked.total };
-    const alone = await readRows<{ n: number | string | bigint }>(db, db.selectNoFrom(sql<number>`${total}`.as('n')));
-    return { ...walked, total: Number(alone[0]?.n ?? 0) };
-  }
-  const n = await total;
-  if (!position.cursor && offsetOf(position) >= n) return { rows: [], total: n };
-  return { ...(await walkPage<Row>(db, walks, select, position, desc)), total: n };
+  const walked = await walkPage<Row>(db, walks, select, position, desc, total);
+  if (walked.total !== undefined) return { ...walked, total: walked.total };
+  const alone = await readRows<{ n: number | string | bigint }>(db, db.selectNoFrom(sql<number>`${total}`.as('n')));
+  return { ...walked, total: Number(alone[0]?.n ?? 0) };
 }
 
 /**
@@ -260,20 +248,10 @@ export const counterKey = (list: string, dims: readonly (string | null | undefin
  */
 const NO_ROW = '\u0001';
 
-/** The counts of several keys at once (0 for a key never counted). */
-export async function countersOf(db: Kysely<Database>, keys: string[]): Promise<number[]> {
-  if (keys.length === 0) return [];
-  const unique = [...new Set(keys)];
-  const rows = await readRows<{ key: string; n: number | string | bigint }>(
-    db,
-    db.selectFrom('list_counts').select(['key', 'n']).where('key', 'in', unique),
-  );
-  const byKey = new Map(rows.map((r) => [r.key, Number(r.n)]));
-  return keys.map((k) => byKey.get(k) ?? 0);
-}
-
+/** A kept count (0 for a key never counted), read alone. */
 export async function counterOf(db: Kysely<Database>, key: string): Promise<number> {
-  return (await countersOf(db, [key]))[0]!;
+  const rows = await readRows<{ n: number | string | bigint }>(db, db.selectFrom('list_counts').select('n').where('key', '=', key));
+  return Number(rows[0]?.n ?? 0);
 }
 
 /**
