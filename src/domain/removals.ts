@@ -55,8 +55,16 @@ export async function listStatuses(deps: Deps, caller: Caller, query: ListStatus
   return listResult(await toStatusRecords(deps.store, caller, listed.rows, nowIso(deps)), listed);
 }
 
-/** The removed content's author is told, when someone else removed it. */
-async function tellAuthor(tx: Store, now: string, caller: Caller, status: StatusRow, target: { type: 'Status' | 'Comment'; id: string; content: string; authorId: string }) {
+/** What follows a removal by someone other than the author: the author is told, and the removal audited. */
+async function removedByAnother(
+  tx: Store,
+  now: string,
+  caller: Caller,
+  status: StatusRow,
+  target: { type: 'Status' | 'Comment'; id: string; content: string; authorId: string },
+  reason: string | null,
+) {
+  if (target.authorId === caller.user.id) return;
   const place = await placeOf(tx, status);
   await notifyUsers(
     tx,
@@ -73,6 +81,13 @@ async function tellAuthor(tx: Store, now: string, caller: Caller, status: Status
     [target.authorId],
     [caller.user.id],
   );
+  const noun = target.type === 'Status' ? 'status' : 'comment';
+  await recordAudit(tx, now, caller, {
+    action: target.type === 'Status' ? 'status.remove' : 'comment.remove',
+    target_type: target.type,
+    target_id: target.id,
+    summary: `removed a ${noun}: "${excerpt(target.content)}"${reason ? ` (${reason})` : ''}`,
+  });
 }
 
 export async function removeStatus(deps: Deps, caller: Caller, id: string, reason: string | null): Promise<void> {
@@ -87,14 +102,7 @@ export async function removeStatus(deps: Deps, caller: Caller, id: string, reaso
 /** The removal of a status the caller may remove, in the caller's transaction (a report's `remove` too). */
 export async function removeStatusIn(tx: Store, now: string, caller: Caller, status: StatusRow, reason: string | null): Promise<void> {
   await tx.removals.removeStatus(status, { removed_at: now, removed_by: caller.user.id, removal_reason: reason });
-  if (status.user_id === caller.user.id) return;
-  await tellAuthor(tx, now, caller, status, { type: 'Status', id: status.id, content: status.content, authorId: status.user_id });
-  await recordAudit(tx, now, caller, {
-    action: 'status.remove',
-    target_type: 'Status',
-    target_id: status.id,
-    summary: `removed a status: "${excerpt(status.content)}"${reason ? ` (${reason})` : ''}`,
-  });
+  await removedByAnother(tx, now, caller, status, { type: 'Status', id: status.id, content: status.content, authorId: status.user_id }, reason);
 }
 
 export async function removeComment(deps: Deps, caller: Caller, id: string, reason: string | null): Promise<void> {
@@ -109,14 +117,7 @@ export async function removeComment(deps: Deps, caller: Caller, id: string, reas
 /** The removal of a comment the caller may remove, in the caller's transaction. */
 export async function removeCommentIn(tx: Store, now: string, caller: Caller, comment: CommentRow, status: StatusRow, reason: string | null): Promise<void> {
   await tx.removals.removeComment(comment, status, { removed_at: now, removed_by: caller.user.id, removal_reason: reason });
-  if (comment.user_id === caller.user.id) return;
-  await tellAuthor(tx, now, caller, status, { type: 'Comment', id: comment.id, content: comment.content, authorId: comment.user_id });
-  await recordAudit(tx, now, caller, {
-    action: 'comment.remove',
-    target_type: 'Comment',
-    target_id: comment.id,
-    summary: `removed a comment: "${excerpt(comment.content)}"${reason ? ` (${reason})` : ''}`,
-  });
+  await removedByAnother(tx, now, caller, status, { type: 'Comment', id: comment.id, content: comment.content, authorId: comment.user_id }, reason);
 }
 
 /** An unlike: only the user who liked (an Admin for anyone); 404 for a like the caller does not own. */
