@@ -1,21 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { newId } from '../../src/shared/ids.js';
 import type { Store } from '../../src/store/store.js';
-import { startApp, type TestApp } from '../helpers/app.js';
-import { removeDir } from '../helpers/server.js';
+import { useApp } from '../helpers/app.js';
 
 /**
  * `Store.watchNotifications` for this process's writes: the users a transaction notified are told once it
  * committed, never before and never for a transaction rolled back (alone, or beside others in SQLite's group).
  */
-let t: TestApp;
-beforeAll(async () => {
-  t = await startApp();
-});
-afterAll(async () => {
-  await t.close();
-  removeDir(t.dir);
-});
+const t = useApp();
 
 /** Notifies `userId` of a made-up follow inside `tx`. */
 async function notify(tx: Store, userId: string): Promise<void> {
