@@ -123,68 +123,6 @@ const columnsOf = (spec: CounterSpec) => [
   ...new Set(spec.dims.flatMap((d) => [...d.matchAll(/\br\.(\w+)/g)].map((m) => m[1]!))),
 ];
 
-function upsert(spec: CounterSpec, alias: string, delta: number): string {
-  const values = masks(spec)
-    .map((m) => `(${keyExpression(spec, m, alias)}, ${delta})`)
-    .join(', ');
-  // With a flag, the keys it leaves out are null and not written (a WHERE, which also settles SQLite's
-  // reading of ON CONFLICT after a SELECT).
-  if (spec.flag !== undefined)
-    return `insert into list_counts (key, n) select column1, column2 from (values ${values}) where column1 is not null on conflict (key) do update set n = n + excluded.n;`;
-  return `insert into list_counts (key, n) values ${values} on conflict (key) do update set n = n + excluded.n;`;
-}
-
-/** Triggers that keep the counts in the transaction of every write (SQLite). */
-export function counterTriggers(spec: CounterSpec): string[] {
-  const name = `${spec.list}_counts`;
-  const triggers = [
-    `create trigger ${name}_insert after insert on ${spec.table} begin ${upsert(spec, 'new', 1)} end`,
-    `create trigger ${name}_delete after delete on ${spec.table} begin ${upsert(spec, 'old', -1)} end`,
-  ];
-  const columns = columnsOf(spec);
-  if (columns.length)
-    triggers.push(
-      `create trigger ${name}_update after update of ${columns.join(', ')} on ${spec.table} begin ` +
-        `${upsert(spec, 'old', -1)} ${upsert(spec, 'new', 1)} end`,
-    );
-  return triggers;
-}
-
-/**
- * The same triggers in PL/pgSQL, from the same specification: a function per table and event, row-level
- * AFTER triggers. The keys of one row are summed before the upsert (PostgreSQL refuses to update a row twice
- * in one INSERT … ON CONFLICT) and taken in key order, so that concurrent writers lock the shared count rows
- * in one order (in any other, two follows at once deadlock and one waits out `deadlock_timeout`).
- */
-export function counterTriggersPg(spec: CounterSpec): string[] {
-  const name = `${spec.list}_counts`;
-  const upsertPg = (alias: string, delta: number) =>
-    `insert into list_counts (key, n) select k, sum(d) from (values ${masks(spec)
-      .map((m) => `(${keyExpression(spec, m, alias)}, ${delta})`)
-      .join(', ')}) as v(k, d) where k is not null group by k order by k on conflict (key) do update set n = list_counts.n + excluded.n;`;
-  const trigger = (event: string, when: string, body: string) => [
-    `create function ${name}_${event}() returns trigger language plpgsql as $$ begin ${body} return null; end $$`,
-    `create trigger ${name}_${event} after ${when} on ${spec.table} for each row execute function ${name}_${event}()`,
-  ];
-  const statements = [...trigger('insert', 'insert', upsertPg('new', 1)), ...trigger('delete', 'delete', upsertPg('old', -1))];
-  const columns = columnsOf(spec);
-  if (columns.length)
-    statements.push(...trigger('update', `update of ${columns.join(', ')}`, `${upsertPg('old', -1)} ${upsertPg('new', 1)}`));
-  return statements;
-}
-
-/** Drops a list's counting triggers (and their functions on PostgreSQL) and makes them again from `spec` (a migration's step). */
-export async function replaceCounterTriggers(db: Kysely<any>, spec: CounterSpec, pg: boolean): Promise<void> {
-  for (const event of ['insert', 'delete', 'update']) {
-    const name = `${spec.list}_counts_${event}`;
-    if (pg) {
-      await sql.raw(`drop trigger if exists ${name} on ${spec.table}`).execute(db);
-      await sql.raw(`drop function if exists ${name}()`).execute(db);
-    } else await sql.raw(`drop trigger if exists ${name}`).execute(db);
-  }
-  for (const statement of pg ? counterTriggersPg(spec) : counterTriggers(spec)) await sql.raw(statement).execute(db);
-}
-
 /** What the counts should be, recounted from the rows: every key of the list with its number of rows. */
 export async function recount(db: Kysely<Database>, spec: CounterSpec): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
