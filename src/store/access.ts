@@ -60,7 +60,6 @@ export function permissionSetsRepo(db: Kysely<Database>, dialect: Dialect) {
     },
   };
 }
-export type PermissionSetsRepo = ReturnType<typeof permissionSetsRepo>;
 
 export interface ApiKeyOwner {
   secret_hash: string;
@@ -108,7 +107,6 @@ export function apiKeysRepo(db: Kysely<Database>) {
   };
 }
 export type ApiKeyListed = Pick<Selectable<ApiKeyTable>, 'id' | 'user_id' | 'api_key' | 'created_at' | 'last_used_at'>;
-export type ApiKeysRepo = ReturnType<typeof apiKeysRepo>;
 
 /** `status_code` of a key reserved by a request still acting: its answer is not known yet. */
 export const IDEMPOTENCY_PENDING = 0;
@@ -184,4 +182,3 @@ export function idempotencyRepo(db: Kysely<Database>) {
     },
   };
 }
-export type IdempotencyRepo = ReturnType<typeof idempotencyRepo>;

@@ -61,4 +61,3 @@ export function auditLogRepo(db: Kysely<Database>) {
     },
   };
 }
-export type AuditLogRepo = ReturnType<typeof auditLogRepo>;

@@ -2,6 +2,8 @@ import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
+const MAX_WAIT_MS = 50;
+
 /**
  * Checkpoints a SQLite file's write-ahead log on a thread of its own, so that the event loop never does.
  *
@@ -25,7 +27,7 @@ import { Worker } from 'node:worker_threads';
  */
 export interface Checkpointer {
   /**
-   * While a catch-up checkpoint runs (below): a promise settled when it ends, or once `maxWaitMs` (50) have passed
+   * While a catch-up checkpoint runs (below): a promise settled when it ends, or once `MAX_WAIT_MS` have passed
    * since it began, should it take longer; undefined otherwise. A writer that waits for it before its transaction
    * begins finds the log copied whole and starts it over.
    */
@@ -58,13 +60,12 @@ parentPort.on('message', (message) => {
 
 export function startCheckpointer(
   file: string,
-  options: { intervalMs?: number; maxWaitMs?: number; onError?: (error: unknown) => void } = {},
+  options: { intervalMs?: number; onError?: (error: unknown) => void } = {},
 ): Checkpointer {
   const wal = `${file}-wal`;
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const worker = new Worker(THREAD, { eval: true, workerData: { file, driver } });
   worker.unref();
-  const maxWaitMs = options.maxWaitMs ?? 50;
   let busy = false;
   let stopped = false;
   let exited = false;
@@ -91,7 +92,7 @@ export function startCheckpointer(
     busy = true;
     if (catchingUp) {
       let end = () => {};
-      catchUp = { settled: new Promise<void>((resolve) => (end = resolve)), end: () => end(), until: Date.now() + maxWaitMs };
+      catchUp = { settled: new Promise<void>((resolve) => (end = resolve)), end: () => end(), until: Date.now() + MAX_WAIT_MS };
     }
     worker.postMessage('check');
   };
@@ -120,7 +121,7 @@ export function startCheckpointer(
   });
   return {
     idle() {
-      // Waited for up to `maxWaitMs` in all, however many writers ask, and however often.
+      // Waited for up to `MAX_WAIT_MS` in all, however many writers ask, and however often.
       const left = catchUp ? catchUp.until - Date.now() : 0;
       if (!catchUp || left <= 0) return undefined;
       return Promise.race([catchUp.settled, new Promise<void>((resolve) => setTimeout(resolve, left).unref())]);

@@ -108,7 +108,6 @@ export function statusesRepo(db: Kysely<Database>) {
     },
   };
 }
-export type StatusesRepo = ReturnType<typeof statusesRepo>;
 
 export function commentsRepo(db: Kysely<Database>) {
   /** How many comments of each status the viewer may not see (by authors suspended at `now`); statuses without any are absent. */
@@ -173,7 +172,6 @@ export function commentsRepo(db: Kysely<Database>) {
     },
   };
 }
-export type CommentsRepo = ReturnType<typeof commentsRepo>;
 
 export function likesRepo(db: Kysely<Database>) {
   return {
@@ -182,4 +180,3 @@ export function likesRepo(db: Kysely<Database>) {
     },
   };
 }
-export type LikesRepo = ReturnType<typeof likesRepo>;

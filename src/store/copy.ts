@@ -46,31 +46,9 @@ export interface CopyProgress {
   total: number;
 }
 
-export interface TableCount {
-  table: string;
-  source: number;
-  destination: number;
-}
-
-export interface CopyReport {
-  tables: TableCount[];
+interface CopyReport {
+  tables: { table: string; source: number; destination: number }[];
   rows: number;
-}
-
-/** The destination already holds a community (or part of one): nothing was copied. */
-export class DestinationNotEmptyError extends Error {
-  constructor(readonly table: string) {
-    super(`the destination is not empty (table ${table} has rows): copy only into a new, empty store`);
-    this.name = 'DestinationNotEmptyError';
-  }
-}
-
-/** The copy ended with different counts, or kept totals that a recount contradicts. */
-export class CopyCheckError extends Error {
-  constructor(message: string, readonly report: CopyReport) {
-    super(message);
-    this.name = 'CopyCheckError';
-  }
 }
 
 const countOf = async (db: Kysely<Database>, table: string): Promise<number> => {
@@ -159,20 +137,19 @@ async function requireEmpty(db: Kysely<Database>): Promise<void> {
   for (const { table } of COPIED_TABLES) {
     let q = db.selectFrom(table).select(sql.lit(1).as('one'));
     if (table === 'permission_sets') q = q.where('system_key', 'is', null);
-    if (await q.limit(1).executeTakeFirst()) throw new DestinationNotEmptyError(table);
+    if (await q.limit(1).executeTakeFirst()) throw new Error(`the destination is not empty (table ${table} has rows): copy only into a new, empty store`);
   }
 }
 
 /** Counts both sides table by table, and recounts the destination's kept totals. */
-export async function checkCopy(from: Store, to: Store): Promise<CopyReport> {
-  const tables: TableCount[] = [];
+async function checkCopy(from: Store, to: Store): Promise<CopyReport> {
+  const tables: CopyReport['tables'] = [];
   for (const { table } of COPIED_TABLES)
     tables.push({ table, source: await countOf(from.db, table), destination: await countOf(to.db, table) });
-  const report = { tables, rows: tables.reduce((sum, t) => sum + t.destination, 0) };
   const differ = tables.filter((t) => t.source !== t.destination);
   if (differ.length)
-    throw new CopyCheckError(`the copy differs from the source: ${differ.map((t) => `${t.table} ${t.source} → ${t.destination}`).join(', ')}`, report);
+    throw new Error(`the copy differs from the source: ${differ.map((t) => `${t.table} ${t.source} → ${t.destination}`).join(', ')}`);
   const drift = await to.checkCounts();
-  if (drift.length) throw new CopyCheckError(`the copy's kept totals disagree with a recount: ${drift.map((d) => d.key).join(', ')}`, report);
-  return report;
+  if (drift.length) throw new Error(`the copy's kept totals disagree with a recount: ${drift.map((d) => d.key).join(', ')}`);
+  return { tables, rows: tables.reduce((sum, t) => sum + t.destination, 0) };
 }

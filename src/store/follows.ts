@@ -120,4 +120,3 @@ export function followsRepo(db: Kysely<Database>) {
     },
   };
 }
-export type FollowsRepo = ReturnType<typeof followsRepo>;

@@ -1,9 +1,11 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 
+const MAX_GROUP = 32;
+
 /**
  * SQLite transactions, committed in groups. Each `transaction(fn)` is one savepoint; the ones asked for
- * while a group is open join it (up to `maxGroup`), and the group commits once: SQLite writes the pages
+ * while a group is open join it (up to `MAX_GROUP`), and the group commits once: SQLite writes the pages
  * they share once instead of once per transaction, which is most of what a small write costs. Each is
  * answered only after its group committed (an acknowledged write is durable as before); one that fails is
  * rolled back to its savepoint alone, and the others go on.
@@ -21,7 +23,6 @@ export class GroupCommit<S> {
     private readonly committed?: () => void,
     private readonly onDriver?: (statement: string) => void,
     private readonly beforeGroup?: () => Promise<void> | undefined,
-    private readonly maxGroup = 32,
   ) {}
 
   /** Runs a transaction control statement on the connection held: straight on the driver when it can. */
@@ -76,7 +77,7 @@ export class GroupCommit<S> {
     let current: { reject: (error: unknown) => void; settled: boolean } | undefined;
     await this.control(conn, 'begin immediate');
     try {
-      for (let n = 0; n < this.maxGroup && this.waiting.length; n++) {
+      for (let n = 0; n < MAX_GROUP && this.waiting.length; n++) {
         const job = this.waiting.shift()!;
         current = { reject: job.reject, settled: false };
         await this.control(conn, 'savepoint agora_tx');

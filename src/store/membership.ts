@@ -95,11 +95,6 @@ export function accessRequestsRepo(db: Kysely<Database>) {
     requestConditions(filter).reduce((q, [column, value]) => q.where(column, '=', value), db.selectFrom('page_access_requests as r'));
   const key = (f: AccessRequestFilter & { owner?: string }) =>
     counterKey('page_access_requests', [f.page_id, f.user_id, f.state, f.owner]);
-  /** A Member's: those the rule lets them see, one walk each (and the count by inclusion–exclusion). */
-  const parts = (filter: AccessRequestFilter, viewer: Viewer) => {
-    const seen = accessRequestsSeenBy(viewer);
-    return seen === 'all' ? { walks: [filter], plus: [filter], minus: [] } : unionOf<AccessRequestFilter & { owner?: string }>(filter, seen);
-  };
   return {
     /**
      * Inserts a waiting request unless one from the user to the page is waiting already (the partial unique
@@ -154,12 +149,11 @@ export function accessRequestsRepo(db: Kysely<Database>) {
       return true;
     },
     async list(filter: AccessRequestFilter, viewer: Viewer, page: Pagination): Promise<Listed<AccessRequestRow>> {
-      const { walks, plus, minus } = parts(filter, viewer);
+      const { walks, plus, minus } = unionOf<AccessRequestFilter & { owner?: string }>(filter, accessRequestsSeenBy(viewer));
       return listed(db, walks.map((f) => ({ query: matching(f), keys: ['r.id'] })), plus.map(key), minus.map(key), page, selectRequests);
     },
   };
 }
-export type AccessRequestsRepo = ReturnType<typeof accessRequestsRepo>;
 
 /** Invites. Non-administrators see the invites they sent or received and those to pages they created. */
 export function invitesRepo(db: Kysely<Database>) {
@@ -169,11 +163,6 @@ export function invitesRepo(db: Kysely<Database>) {
     f.target_type !== undefined && f.target_type !== 'Page'
       ? counterKey('invites', ['none'])
       : counterKey('invites', [f.target_id, f.user_id, f.user_target_id, f.state, f.owner]);
-  /** A Member's: those the rule lets them see, one walk each (and the count by inclusion–exclusion). */
-  const parts = (filter: InviteFilter, viewer: Viewer) => {
-    const seen = invitesSeenBy(viewer);
-    return seen === 'all' ? { walks: [filter], plus: [filter], minus: [] } : unionOf<InviteFilter & { owner?: string }>(filter, seen);
-  };
   return {
     /** Inserts a waiting invite unless the user is invited to the page already (as `insertWaiting` of requests). */
     async insertWaiting(row: InviteRow & { state: 'waiting' }): Promise<boolean> {
@@ -223,18 +212,18 @@ export function invitesRepo(db: Kysely<Database>) {
       await dequeue(db, id);
     },
     async list(filter: InviteFilter, viewer: Viewer, page: Pagination): Promise<Listed<InviteRow>> {
-      const { walks, plus, minus } = parts(filter, viewer);
+      const { walks, plus, minus } = unionOf<InviteFilter & { owner?: string }>(filter, invitesSeenBy(viewer));
       return listed(db, walks.map((f) => ({ query: matching(f), keys: ['i.id'] })), plus.map(key), minus.map(key), page, selectInvites);
     },
   };
 }
-export type InvitesRepo = ReturnType<typeof invitesRepo>;
 
 /**
- * A filter joined with "any of these conditions" (a Member's own rows): one walk per condition, and the
- * count by inclusion–exclusion over the kept counts of every intersection.
+ * A filter joined with "any of these conditions" (a Member's own rows; 'all' for an administrator): one walk per
+ * condition, and the count by inclusion–exclusion over the kept counts of every intersection.
  */
-function unionOf<F extends object>(filter: F, anyOf: Partial<F>[]) {
+function unionOf<F extends object>(filter: F, anyOf: 'all' | Partial<F>[]) {
+  if (anyOf === 'all') return { walks: [filter], plus: [filter], minus: [] };
   const walks = anyOf.map((c) => narrowed(filter, c)).filter((f): f is F => f !== null);
   const plus: F[] = [];
   const minus: F[] = [];

@@ -112,4 +112,3 @@ export function moderationQueueRepo(db: Kysely<Database>) {
     },
   };
 }
-export type ModerationQueueRepo = ReturnType<typeof moderationQueueRepo>;

@@ -44,7 +44,7 @@ const CONTENT_COLUMNS = [
 
 type CounterChange = { user_id: string; total: number; unseen: number; seq: number };
 /** Counters moved by the rows inserted (`count` below): added to those that exist, each answering its `seq` after. */
-const counting = (db: Kysely<Database>, rows: CounterChange | CounterChange[]) =>
+const counting = (db: Kysely<Database>, rows: CounterChange[]) =>
   db
     .insertInto('notification_counters')
     .values(rows)
@@ -57,7 +57,7 @@ const counting = (db: Kysely<Database>, rows: CounterChange | CounterChange[]) =
     )
     .returning(['user_id', 'seq']);
 /** A notification for one user unless they have it (a batch run twice notifies nobody twice). */
-const notifying = (db: Kysely<Database>, rows: Insertable<NotificationTable> | Insertable<NotificationTable>[]) =>
+const notifying = (db: Kysely<Database>, rows: Insertable<NotificationTable>[]) =>
   db
     .insertInto('notifications')
     .values(rows)
@@ -80,9 +80,6 @@ export interface NotificationAnnounce {
 }
 
 export function notificationsRepo(db: Kysely<Database>, announce?: NotificationAnnounce) {
-  const withContent = (
-    query = db.selectFrom('notifications as n').innerJoin('notification_contents as c', 'c.id', 'n.content_id'),
-  ) => query.selectAll('n').select(CONTENT_COLUMNS.map((column) => `c.${column}` as const));
   const withContents: Selection = (query) =>
     query.innerJoin('notification_contents as c', 'c.id', 'n.content_id').selectAll('n').select(CONTENT_COLUMNS.map((column) => `c.${column}` as const));
   /**
@@ -92,10 +89,7 @@ export function notificationsRepo(db: Kysely<Database>, announce?: NotificationA
    */
   const count = async (changes: CounterChange[]) => {
     if (changes.length === 0) return new Map<string, number>();
-    const rows =
-      changes.length === 1
-        ? await counting(db, changes[0]!).execute()
-        : await counting(db, [...changes].sort((a, b) => (a.user_id < b.user_id ? -1 : a.user_id > b.user_id ? 1 : 0))).execute();
+    const rows = await counting(db, [...changes].sort((a, b) => (a.user_id < b.user_id ? -1 : a.user_id > b.user_id ? 1 : 0))).execute();
     return new Map(rows.map((r) => [r.user_id, Number(r.seq)]));
   };
   return {
@@ -152,12 +146,8 @@ export function notificationsRepo(db: Kysely<Database>, announce?: NotificationA
      * By number, not by id: a notification committed late has a later number, never a place behind.
      */
     listAfter(userId: string, afterSeq: number, limit: number): Promise<NotificationRow[]> {
-      return withContent()
-        .where('n.user_id', '=', userId)
-        .where('n.seq', '>', afterSeq)
-        .orderBy('n.seq')
-        .limit(limit)
-        .execute();
+      const q = db.selectFrom('notifications as n').where('n.user_id', '=', userId).where('n.seq', '>', afterSeq).orderBy('n.seq').limit(limit);
+      return withContents(q).execute() as Promise<NotificationRow[]>;
     },
     /**
      * Each user's counter (`seq`: the number of their newest notification, or above it when a number was
@@ -219,7 +209,6 @@ export function notificationsRepo(db: Kysely<Database>, announce?: NotificationA
     },
   };
 }
-export type NotificationsRepo = ReturnType<typeof notificationsRepo>;
 
 /** Who a fan-out reaches, walked in user-id order so that a batch can resume after the last one done. */
 export type Audience =
@@ -238,9 +227,6 @@ export function notificationJobsRepo(db: Kysely<Database>, dialect: Dialect) {
   return {
     async insert(row: NotificationJobRow): Promise<void> {
       await db.insertInto('notification_jobs').values(row).execute();
-    },
-    getById(id: string): Promise<NotificationJobRow | undefined> {
-      return db.selectFrom('notification_jobs').selectAll().where('id', '=', id).executeTakeFirst();
     },
     /** The job, locked until the transaction ends (PostgreSQL; SQLite's writer holds the only write lock already). */
     getForUpdate(id: string): Promise<NotificationJobRow | undefined> {
@@ -345,4 +331,3 @@ export function notificationJobsRepo(db: Kysely<Database>, dialect: Dialect) {
     },
   };
 }
-export type NotificationJobsRepo = ReturnType<typeof notificationJobsRepo>;

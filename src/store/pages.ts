@@ -88,7 +88,6 @@ export function pagesRepo(db: Kysely<Database>) {
     slugsStartingWith: (base: string): Promise<string[]> => slugsStartingWith(db, 'pages', base),
   };
 }
-export type PagesRepo = ReturnType<typeof pagesRepo>;
 
 export function pageConfigurationsRepo(db: Kysely<Database>) {
   return {
@@ -107,4 +106,3 @@ export function pageConfigurationsRepo(db: Kysely<Database>) {
     },
   };
 }
-export type PageConfigurationsRepo = ReturnType<typeof pageConfigurationsRepo>;

@@ -14,8 +14,6 @@ export interface PostgresStoreOptions {
   onQuery?: (sql: string, parameters: readonly unknown[]) => void;
   /** Told the migrations applied on opening (none when the schema was current). */
   onMigrated?: (applied: string[]) => void;
-  /** Connections in the pool (10). */
-  poolSize?: number;
 }
 
 /** A PostgreSQL store that could not be opened: one line naming the server and database, never the password. */
@@ -35,7 +33,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   const where = describePostgresUrl(url);
   const pool = new pg.Pool({
     connectionString: url,
-    max: options.poolSize ?? 10,
+    max: 10,
     connectionTimeoutMillis: 10_000,
     // count(*) and bigint columns come as strings by default: our integers are far below 2^53.
     types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8 ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
@@ -114,7 +112,7 @@ function statementName(text: string): string {
 }
 
 /** `database "agora" on 127.0.0.1:5432 as user "root"`: what a person needs to find it, without the password. */
-export function describePostgresUrl(url: string): string {
+function describePostgresUrl(url: string): string {
   try {
     const parsed = new URL(url);
     const host = parsed.hostname || parsed.searchParams.get('host') || 'localhost';

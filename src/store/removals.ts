@@ -123,4 +123,3 @@ export function removalsRepo(db: Kysely<Database>) {
     },
   };
 }
-export type RemovalsRepo = ReturnType<typeof removalsRepo>;

@@ -26,9 +26,6 @@ export function reportsRepo(db: Kysely<Database>) {
       const owner = row.page_id ? db.selectFrom('pages').select('pages.user_id').where('pages.id', '=', row.page_id) : null;
       await db.insertInto('reports').values({ ...row, page_owner_id: owner }).execute();
     },
-    getById(id: string): Promise<ReportRow | undefined> {
-      return db.selectFrom('reports').selectAll().where('id', '=', id).executeTakeFirst();
-    },
     async visibleTo(viewer: Viewer, id: string): Promise<ReportRow | undefined> {
       return visible(viewer).selectAll('r').where('r.id', '=', id).executeTakeFirst();
     },

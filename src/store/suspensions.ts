@@ -9,10 +9,6 @@ export function suspensionsRepo(db: Kysely<Database>) {
     get(userId: string): Promise<SuspensionRow | undefined> {
       return db.selectFrom('suspensions').selectAll().where('user_id', '=', userId).executeTakeFirst();
     },
-    getMany(userIds: readonly string[]): Promise<SuspensionRow[]> {
-      if (userIds.length === 0) return Promise.resolve([]);
-      return db.selectFrom('suspensions').selectAll().where('user_id', 'in', userIds).execute();
-    },
     /**
      * Writes the suspension and touches the user's row: the callers kept by the authenticator are re-read when
      * users change (by this process or another), so the suspension applies from the next request.

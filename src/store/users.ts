@@ -102,4 +102,3 @@ export function usersRepo(db: Kysely<Database>) {
     },
   };
 }
-export type UsersRepo = ReturnType<typeof usersRepo>;

@@ -49,9 +49,8 @@ export function notSecretOrSeen(
   eb: ExpressionBuilder<any, any>,
   notSecret: Expression<SqlBool>,
   page: string,
-  seen: readonly string[] | RawBuilder<string>,
+  seen: RawBuilder<string>,
 ): Expression<SqlBool> {
-  if (Array.isArray(seen)) return seen.length ? eb.or([notSecret, eb(page, 'in', seen)]) : notSecret;
   return eb.or([notSecret, eb(page, 'in', seen)]);
 }
 
@@ -95,7 +94,7 @@ function inPage(eb: AnyEb, viewer: Viewer, alias: string) {
 }
 
 /** The users suspended at `now` (a suspension past its `until` is over by itself). */
-export const suspendedAt = (eb: AnyEb, now: string) =>
+const suspendedAt = (eb: AnyEb, now: string) =>
   eb.selectFrom('suspensions as su').select('su.user_id').where((w) => w.or([w('su.until', 'is', null), w('su.until', '>', now)]));
 
 /** Content by an author suspended at `now` is hidden from all but Admins, as if it did not exist. */

@@ -101,7 +101,6 @@ export function webhooksRepo(db: Kysely<Database>, box: SecretBox) {
     },
   };
 }
-export type WebhooksRepo = ReturnType<typeof webhooksRepo>;
 
 /** The delivery outbox: rows written in the same transaction as the change they report. */
 export function deliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
@@ -163,4 +162,3 @@ export function deliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
     },
   };
 }
-export type DeliveriesRepo = ReturnType<typeof deliveriesRepo>;
