@@ -5,32 +5,17 @@ import { Worker } from 'node:worker_threads';
 const MAX_WAIT_MS = 50;
 
 /**
- * Checkpoints a SQLite file's write-ahead log on a thread of its own, so that the event loop never does.
+ * Checkpoints a SQLite file's write-ahead log on a thread of its own: a commit that checkpoints on the event loop
+ * pauses every request waiting there. `agora serve` raises the writer's `wal_autocheckpoint` (a safety net) and this
+ * runs a PASSIVE checkpoint every `intervalMs` in which the log was written: it never waits for a reader or a writer;
+ * one that finds the log busy copies what it can, and the next one the rest.
  *
- * SQLite checkpoints on the connection whose commit took the log past `wal_autocheckpoint` pages: that
- * commit then copies the log's pages back into the database and syncs it, a pause of 10–80 ms on this
- * machine that every request waiting on the event loop shares (the mixed benchmark's p99). `agora serve`
- * sets the writer's threshold high instead (a safety net, should this thread fall behind) and runs a
- * PASSIVE checkpoint here every `intervalMs` (200) in which the log was written: it never waits for a
- * writer or a reader, so it never holds up a request either, and copies only the pages written since the
- * last one; a checkpoint that finds the log busy (another process checkpointing, a long read) copies what
- * it can, and the next one the rest.
- *
- * SQLite starts the log over only when a write transaction begins with all of the log copied back. With writes
- * going on during each checkpoint, every one ended with a newer commit not copied yet, the log never started
- * over, and it grew to the writer's threshold, whose commit then checkpointed on the event loop: measured at a
- * million pages, 90/10 reads and follows, 12 to 17 commits of 14 to 30 ms in an 8 s run (about 50 requests
- * waiting on each). So a checkpoint that copied the log whole while commits went on is followed at once by a
- * catch-up checkpoint, of what those commits wrote, which the writer waits for before its next transaction
- * (`idle`, the store's write groups ask it; the reads go on). Writers waiting for every checkpoint instead held
- * the writes for 21 to 32 ms each time.
+ * SQLite starts the log over only when a write transaction begins with all of it copied back, which commits going on
+ * during every checkpoint would prevent (the log then grows to the writer's threshold). So a checkpoint that copied
+ * the log whole while commits went on is followed at once by a catch-up one, which the writer waits for (`idle`).
  */
 export interface Checkpointer {
-  /**
-   * While a catch-up checkpoint runs (below): a promise settled when it ends, or once `MAX_WAIT_MS` have passed
-   * since it began, should it take longer; undefined otherwise. A writer that waits for it before its transaction
-   * begins finds the log copied whole and starts it over.
-   */
+  /** While a catch-up checkpoint runs: settled when it ends, or `MAX_WAIT_MS` after it began; else undefined. */
   idle(): Promise<void> | undefined;
   /** Stops the thread (after any checkpoint in progress). */
   stop(): Promise<void>;
@@ -69,7 +54,6 @@ export function startCheckpointer(
   let busy = false;
   let stopped = false;
   let exited = false;
-  // The catch-up checkpoint in progress (below), settled as it ends (or as the thread exits).
   let catchUp: { settled: Promise<void>; end: () => void; until: number } | undefined;
   const ended = () => {
     catchUp?.end();
@@ -79,11 +63,8 @@ export function startCheckpointer(
     exited = true;
     ended();
   });
-  // The log as it was when the last checkpoint began (its modification time and size), and whether that
-  // checkpoint copied all of it: another is asked for when something was written to the log since, or when
-  // the last one could not copy everything (a reader was still on an older snapshot). A log copied whole is
-  // what lets readers ignore it (SQLite reads the database file alone then) and the next writer start it
-  // over; one left partly copied would have every read search its index until the next write.
+  // The log as the last checkpoint began (mtime:size), and whether it copied all of it: a log left partly copied
+  // has every read search its index, so it is checkpointed again even when nothing was written since.
   let seen = '';
   let whole = true;
   /** Asks the thread for a checkpoint of the log as it is now (`stamp`, its modification time and size). */
@@ -101,8 +82,7 @@ export function startCheckpointer(
     whole = !result.error && !result.busy && result.log === result.checkpointed;
     const caughtUp = catchUp !== undefined;
     ended();
-    // Commits went on while it copied the log whole: one more at once, which the writer waits for (`idle`), short
-    // since it copies only what those commits wrote; the next write transaction then starts the log over.
+    // Commits went on while it copied the log whole: a catch-up checkpoint of what they wrote (`idle`).
     if (!whole || caughtUp || stopped) return;
     const now = stampOf(wal);
     if (now !== seen) check(now, true);
@@ -132,8 +112,7 @@ export function startCheckpointer(
       if (exited) return Promise.resolve();
       return new Promise<void>((resolve) => {
         worker.once('exit', () => resolve());
-        // Held while it stops: an unreferenced thread would let the process end before it had (exit code 0,
-        // whatever the caller was about to say).
+        // Held while it stops: an unreferenced thread would let the process exit first (with code 0).
         worker.ref();
         worker.postMessage('stop');
       });

@@ -104,13 +104,10 @@ export async function copyStore(from: Store, to: Store, onProgress?: (progress: 
 }
 
 /**
- * PostgreSQL: the triggers that keep list_counts are disabled for the load (in its transaction: a failed copy
- * leaves them as they were), and the counts recounted in SQL at its end, as `admin check --repair` does. Kept
- * by the triggers, every row would update the same few count rows (`pages|*|*|*`, …) again, and each update of a
- * row already updated in the transaction walks the versions it left behind: the load slowed as it went, to
- * about 100 rows a second. The other triggers (a page's owner and secret flag written into its requests,
- * invites, follows and events) stay on, and so do the foreign keys. DISABLE TRIGGER needs the tables' owner,
- * who ran the migrations; session_replication_role would need a superuser.
+ * PostgreSQL: the triggers that keep list_counts are off for the load (in its transaction: a failed copy leaves them
+ * on) and the counts recounted at its end: kept row by row, each insert would update the same few count rows again,
+ * and each update of a row already updated in the transaction walks the versions it left behind. The other triggers
+ * and the foreign keys stay on. DISABLE TRIGGER needs the tables' owner; session_replication_role, a superuser.
  */
 async function setCountingTriggersAside(destination: Kysely<Database>): Promise<{ table: string; trigger: string }[]> {
   const { rows } = await sql<{ table: string; trigger: string }>`

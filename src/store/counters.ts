@@ -14,8 +14,7 @@ export interface CounterSpec {
   /**
    * The index of a dimension that is a flag (1 or 0) which the lists read only as 1 (a Member's lists subtract
    * the follows of secret pages, the events of secret pages; a user's own statuses that reach their followers):
-   * the keys that fix it are kept only for rows whose flag is 1. Their keys with the flag at 0 were never read,
-   * yet moved on every write: half of a follow's 16 counts, on a million follows each a page of its own to write.
+   * the keys that fix it are kept only for rows whose flag is 1.
    */
   flag?: number;
   /**
@@ -160,8 +159,7 @@ export async function checkCounts(
   const found: Drift[] = [];
   const report = onDrift ?? ((drift: Drift) => void found.push(drift));
   await db.connection().execute(async (conn) => {
-    // SQLite: the recount's temporary tables (a row per combination of a list's dimensions: millions, for a
-    // community of a million pages) on disk, whatever the store keeps in memory (`temp_store`), so that the
+    // SQLite: the recount's temporary tables on disk, whatever the store keeps in memory (`temp_store`), so that the
     // check's memory stays flat; put back as it was at the end.
     const tempStore = dialect === 'sqlite' ? (await sql<{ temp_store: number }>`pragma temp_store`.execute(conn)).rows[0]?.temp_store : undefined;
     if (tempStore !== undefined) await sql`pragma temp_store = file`.execute(conn);

@@ -3,7 +3,7 @@ import { ACCESS_CHANNEL } from './migrations/0011-access-notify.js';
 import type { NotifiedListener } from './notification-watch.js';
 import { NOTIFICATIONS_CHANNEL } from './notifications.js';
 
-export interface ListenerTiming {
+interface ListenerTiming {
   /** How often the listening connection is asked `select 1` (default 1 s). */
   heartbeatMs: number;
   /** How long an answered heartbeat vouches for the connection, from when it was sent (default 2 s). */
@@ -14,30 +14,20 @@ export interface ListenerTiming {
   fallbackMs?: number;
 }
 
-export const DEFAULT_LISTENER_TIMING: ListenerTiming = { heartbeatMs: 1000, trustMs: 2000, retryMs: 100, fallbackMs: 1000 };
+const DEFAULT_LISTENER_TIMING: ListenerTiming = { heartbeatMs: 1000, trustMs: 2000, retryMs: 100, fallbackMs: 1000 };
 
 /**
- * The PostgreSQL store's one listening connection (not the pool's), on two channels.
- *
- * `agora_notifications`: each transaction that writes notifications announces their users (`insertFor`); those
- * of this store's schema written by another process are told to the watcher (`watchNotifications`: the
- * server's live streams). Whenever notifications may have been missed (the connection opened, or again) or
- * cannot be heard (down, or not vouched for by a heartbeat), the watcher is told "anyone may have" (at once,
- * then every `fallbackMs` while it lasts), and looks for itself.
- *
- * `agora_access`: the version of what this process remembers of API keys, users and roles. Migration 0011's
- * triggers notify it at the commit of every change to those tables, and each notification (for this store's
- * schema) moves the version on, so that everything remembered under the old one is read again. Writes
- * committed by this process move it on at once (`changed()`), before their own notification comes back.
- *
- * The version is undefined, so that nothing remembered is trusted and every request reads the database,
- * until the connection listens, whenever it is lost (it is opened again, 100 ms then doubling up to 5 s), and
- * when no heartbeat has answered in the last `trustMs`: a connection that died silently is not believed
- * for longer than that. A connection opened again starts a new generation: everything remembered before it
- * is dropped, since notifications may have been missed meanwhile.
- *
- * The connection is opened by the first look at the version (the first authenticated request), so admin
- * commands that never serve a request never open it.
+ * The PostgreSQL store's one listening connection (not the pool's), on two channels:
+ * - `agora_notifications`: the users of notifications written by other stores on this schema go to the watcher
+ *   (`watchNotifications`); when some may have been missed or cannot be heard, it is told "anyone may have" (at once,
+ *   then every `fallbackMs` while that lasts).
+ * - `agora_access`: migration 0011's triggers notify every committed change of API keys, users and roles, and each
+ *   moves `version()` on, so that what was remembered under the old one is read again (this process's own writes
+ *   move it at once, `changed()`).
+ * The version is undefined (nothing remembered is trusted) until the connection listens, while it is lost (opened
+ * again after 100 ms, doubling up to 5 s), and when no heartbeat answered within `trustMs`: a connection that died
+ * silently is not believed for longer. Each new connection starts a new generation, since notifications may have
+ * been missed. Opened by the first look at the version, so admin commands that serve no request never open it.
  */
 export class AccessListener {
   private client: pg.Client | undefined;

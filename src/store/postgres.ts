@@ -43,11 +43,9 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   pool.on('error', () => {});
   // First, so that the access watch below sees the statements as Kysely sends them.
   pool.on('connect', (client) => {
-    // Every statement is a named prepared statement: planned once, for any values. Left to choose, PostgreSQL
-    // kept planning a Member's list again on every run (0.45 ms of planning for 0.3 ms of execution), since the
-    // generic plan's estimate (its filters' values unknown) looked dearer than the custom one; our statements are
-    // index walks whose plan does not depend on the values (docs/performance.md). Set here, not in the URL's
-    // `options`, which the URL's own (a `search_path`) would replace. Queued before any other query.
+    // Our statements are index walks whose plan does not depend on the values, yet left to choose PostgreSQL plans
+    // some again on every run (docs/performance.md). Set here, not in the URL's `options`, which a URL's own (a
+    // `search_path`) would replace; queued before any other query.
     void client.query('set plan_cache_mode = force_generic_plan').catch(() => {});
     namePreparedStatements(client);
   });
@@ -70,10 +68,8 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   const secrets = options.secretKey
     ? SecretBox.fromString(options.secretKey)
     : SecretBox.unavailable('AGORA_SECRET_KEY is required with a PostgreSQL store: it seals the webhook signing secrets');
-  // No data version: another process may write at any moment and nothing cheap would tell, so the response
-  // cache and the remembered list positions stay off. Keys, users and roles have LISTEN/NOTIFY instead: the
-  // verified-key and caller caches hold while the listener vouches that nothing changed (docs/operations.md).
-  // New notifications: this process's told at their commit, other processes' by NOTIFY (`pg-listener.ts`).
+  // No data version (another process may write unseen): only keys, users and roles are cached, while the listener
+  // vouches that nothing changed; other processes' notifications come by NOTIFY too (`pg-listener.ts`).
   const origin = randomBytes(8).toString('hex');
   const store = createKyselyStore(db, 'postgres', {
     secrets,
@@ -87,9 +83,8 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
 }
 
 /**
- * Sends each single statement as a named prepared statement (its name a hash of its text): PostgreSQL parses and
- * plans it once per connection and then only binds and runs it, as an unnamed statement would have it parse and
- * plan every time. A text holding `;` (a migration's several statements, a function's body) goes as it is.
+ * Sends each single statement as a named prepared statement (named by a hash of its text), parsed and planned once
+ * per connection. A text holding `;` (a migration's several statements, a function's body) goes as it is.
  */
 function namePreparedStatements(client: pg.PoolClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
