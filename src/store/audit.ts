@@ -24,7 +24,7 @@ const selectAuditLog: Selection = (q) => q.selectAll('audit_log');
  */
 export function auditLogRepo(db: Kysely<Database>) {
   const sqlite = dialectOf(db) === 'sqlite';
-  /** `ordered`: for the list's walk (not its count, which has no page to resume from). */
+  /** `ordered`: for the list's walk, not its count (which resumes from no key). */
   const filtered = (filter: AuditFilter, ordered = false) => {
     let q = db.selectFrom('audit_log');
     if (filter.actor_id !== undefined) q = q.where('audit_log.actor_id', '=', filter.actor_id);
@@ -32,11 +32,8 @@ export function auditLogRepo(db: Kysely<Database>) {
     if (filter.target_type !== undefined) q = q.where('audit_log.target_type', '=', filter.target_type);
     if (filter.target_id !== undefined) q = q.where('audit_log.target_id', '=', filter.target_id);
     if (filter.since !== undefined) q = q.where('audit_log.created_at', '>=', filter.since);
-    // For the walk on SQLite, said to be `likely` true. A walk newest first starts at its upper end, and SQLite
-    // bounds a walk by one upper limit of a column: it would take this one over the sort key a page resumes
-    // from (a cursor, a position known), and test every entry between the two, one by one. Said to be likely,
-    // this bound is tested on the entries instead and the walk starts at the resumed key (as the dated events
-    // lists do with their lower bound, `src/store/events.ts`).
+    // The walk on SQLite: SQLite takes one upper bound of a column for a walk newest first, and would take this one
+    // over the key a page resumes from; `likely(…)` makes it a test of each entry instead (as events.ts's lower one).
     if (filter.until !== undefined)
       q = q.where(
         ordered && sqlite

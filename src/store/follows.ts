@@ -4,7 +4,7 @@ import { FOLLOWABLE_TYPES } from '../shared/schemas/follows.js';
 import { fixed } from './dialect.js';
 import { notSecretOrSeen, secretPageIdsSeen, visibleTotal, type Viewer } from './visibility.js';
 import type { Database, FollowTable } from './schema.js';
-import { counted, counterKey, kept, keptEach, listPage, type Listed, type Selection, type Walk } from './paging.js';
+import { counted, counterKey, kept, keptEach, listPage, type Listed, type Selection } from './paging.js';
 
 /** A follow of a secret page says so (`secret_page`): the store's own, neither written nor read by the domain. */
 export type FollowRow = Omit<Selectable<FollowTable>, 'secret_page'>;
@@ -31,13 +31,10 @@ export function followsRepo(db: Kysely<Database>) {
   };
   const key = (filter: FollowFilter, secret?: string) =>
     counterKey('follows', [filter.followable_type, filter.followable_id, filter.user_id, secret]);
-  const keys = ['follows.id'];
 
   /**
-   * A follow of a secret page would reveal the page: a Member sees follows of users, of pages that are not
-   * secret, and of the secret pages they see themselves. One walk: the follow's own copy of its page's
-   * secrecy and the page are on the index that orders the list, and the set of seen pages is looked in only
-   * for a follow of a secret page.
+   * A follow of a secret page would reveal the page: a Member sees those of users, of pages not secret and of the
+   * secret pages they see (`notSecretOrSeen`, on the follow's own copy of its page's secrecy).
    */
   const seenBy = (query: ReturnType<typeof matching>, viewer: Viewer, filter: FollowFilter) =>
     viewer.isAdmin
@@ -45,7 +42,6 @@ export function followsRepo(db: Kysely<Database>) {
       : query.where((eb) => notSecretOrSeen(eb, eb('follows.secret_page', '=', sql.lit(0)), 'follows.followable_id', seenPages(viewer, filter)));
   /** The secret pages the viewer sees that the filter can match (the one it names, if it names one). */
   const seenPages = (viewer: Viewer, filter: FollowFilter) => secretPageIdsSeen(viewer.id, filter.followable_id);
-  const walks = (filter: FollowFilter, viewer: Viewer): Walk[] => [{ query: seenBy(matching(filter), viewer, filter), keys }];
 
   /**
    * The kept counts whose sum is the filter's: a followable's follows are counted with its type (`unkept` in
@@ -116,7 +112,8 @@ export function followsRepo(db: Kysely<Database>) {
       await db.deleteFrom('follows').where('id', '=', id).execute();
     },
     list(filter: FollowFilter, viewer: Viewer, page: Pagination): Promise<Listed<FollowRow>> {
-      return listPage<FollowRow>(db, walks(filter, viewer), selectFollows, page, total(filter, viewer));
+      const walk = { query: seenBy(matching(filter), viewer, filter), keys: ['follows.id'] };
+      return listPage<FollowRow>(db, [walk], selectFollows, page, total(filter, viewer));
     },
   };
 }

@@ -4,14 +4,10 @@ import type { Database } from './schema.js';
 const MAX_GROUP = 32;
 
 /**
- * SQLite transactions, committed in groups. Each `transaction(fn)` is one savepoint; the ones asked for
- * while a group is open join it (up to `MAX_GROUP`), and the group commits once: SQLite writes the pages
- * they share once instead of once per transaction, which is most of what a small write costs. Each is
- * answered only after its group committed (an acknowledged write is durable as before); one that fails is
- * rolled back to its savepoint alone, and the others go on.
- *
- * The write lock is taken up front (`begin immediate`): a deferred BEGIN that reads and then writes fails
- * with SQLITE_BUSY when another process (a second `agora serve` on the same file) wrote in between.
+ * SQLite transactions, committed in groups: each `transaction(fn)` is a savepoint, those asked for while a group is
+ * open join it (up to `MAX_GROUP`), and the pages they share are written once. Each is answered after its group
+ * committed; one that fails is rolled back to its savepoint alone. The write lock is taken up front (`begin
+ * immediate`): a deferred BEGIN that reads then writes fails with SQLITE_BUSY when another process wrote between.
  */
 export class GroupCommit<S> {
   private readonly waiting: { fn: (tx: S) => Promise<unknown>; resolve: (value: unknown) => void; reject: (error: unknown) => void }[] = [];

@@ -66,12 +66,10 @@ const selectReportGroups: Selection = (q) =>
   ]);
 
 /**
- * The moderation queue of a viewer, oldest first: the waiting access requests and invites of the pages they
- * administer, and the open reports on content in those pages (Admins: every page, and reports on users too),
- * one item per reported target. The queue's own rows are written and removed by the membership repositories,
- * with the records themselves; a target's item is its first open report, so it comes with the first report and
- * goes when the target's reports are settled. Two walks merged in time order (`listPage`: page numbers over the
- * indexes, the `Link` cursor); the total is counted (only what waits, and a page's creator administers few).
+ * A viewer's moderation queue, oldest first: the waiting access requests and invites of the pages they administer
+ * (rows the membership repositories write and remove with the records) and the open reports on content in those
+ * pages (Admins: every page, and reports on users), a target's item being its first open report. Two walks merged
+ * in time order; the total is counted (only what waits).
  */
 export function moderationQueueRepo(db: Kysely<Database>) {
   const administered = (viewer: Viewer) => {

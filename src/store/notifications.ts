@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { FOLLOWABLE_TYPES } from '../shared/schemas/follows.js';
 import { fixed } from './dialect.js';
 import type { Dialect } from './dialect.js';
@@ -43,26 +43,6 @@ const CONTENT_COLUMNS = [
 ] as const satisfies readonly (keyof Content)[];
 
 type CounterChange = { user_id: string; total: number; unseen: number; seq: number };
-/** Counters moved by the rows inserted (`count` below): added to those that exist, each answering its `seq` after. */
-const counting = (db: Kysely<Database>, rows: CounterChange[]) =>
-  db
-    .insertInto('notification_counters')
-    .values(rows)
-    .onConflict((oc) =>
-      oc.column('user_id').doUpdateSet((eb) => ({
-        total: eb('notification_counters.total', '+', eb.ref('excluded.total')),
-        unseen: eb('notification_counters.unseen', '+', eb.ref('excluded.unseen')),
-        seq: eb('notification_counters.seq', '+', eb.ref('excluded.seq')),
-      })),
-    )
-    .returning(['user_id', 'seq']);
-/** A notification for one user unless they have it (a batch run twice notifies nobody twice). */
-const notifying = (db: Kysely<Database>, rows: Insertable<NotificationTable>[]) =>
-  db
-    .insertInto('notifications')
-    .values(rows)
-    .onConflict((oc) => oc.columns(['content_id', 'user_id']).doNothing())
-    .returning('user_id');
 /** PostgreSQL's channel for new notifications; the payload is `schema|origin|user id,user id,…` (`announce`). */
 export const NOTIFICATIONS_CHANNEL = 'agora_notifications';
 /** User ids per NOTIFY: a payload stays under PostgreSQL's 8,000 bytes. */
@@ -83,13 +63,23 @@ export function notificationsRepo(db: Kysely<Database>, announce?: NotificationA
   const withContents: Selection = (query) =>
     query.innerJoin('notification_contents as c', 'c.id', 'n.content_id').selectAll('n').select(CONTENT_COLUMNS.map((column) => `c.${column}` as const));
   /**
-   * Adds to the counters of each user, one statement for the whole batch, and answers each user's counter
-   * after it (`seq`: the number their next notification takes). Users are taken in id order, so two
-   * transactions counting for the same users lock their counter rows in the same order (no deadlock).
+   * Adds to each user's counter, one statement a batch, and answers each one's `seq` after it (the number their next
+   * notification takes). Users in id order, so that two transactions lock the same counter rows in the same order.
    */
   const count = async (changes: CounterChange[]) => {
     if (changes.length === 0) return new Map<string, number>();
-    const rows = await counting(db, [...changes].sort((a, b) => (a.user_id < b.user_id ? -1 : a.user_id > b.user_id ? 1 : 0))).execute();
+    const rows = await db
+      .insertInto('notification_counters')
+      .values([...changes].sort((a, b) => (a.user_id < b.user_id ? -1 : a.user_id > b.user_id ? 1 : 0)))
+      .onConflict((oc) =>
+        oc.column('user_id').doUpdateSet((eb) => ({
+          total: eb('notification_counters.total', '+', eb.ref('excluded.total')),
+          unseen: eb('notification_counters.unseen', '+', eb.ref('excluded.unseen')),
+          seq: eb('notification_counters.seq', '+', eb.ref('excluded.seq')),
+        })),
+      )
+      .returning(['user_id', 'seq'])
+      .execute();
     return new Map(rows.map((r) => [r.user_id, Number(r.seq)]));
   };
   return {
@@ -97,11 +87,10 @@ export function notificationsRepo(db: Kysely<Database>, announce?: NotificationA
       await db.insertInto('notification_contents').values(row).execute();
     },
     /**
-     * Gives each user the notification (ids from `newId`). Each user's counter is moved first: it numbers the
-     * notification (`seq`) and stays locked by this transaction until it commits, so a user's notifications
-     * become visible in the order of their numbers, whichever process writes them. A user who already has
-     * this one is skipped (a batch run twice notifies nobody twice) and their counts are given back (the
-     * number is not: numbers only need to grow). Answers who got one.
+     * Gives each user the notification; answers who got one. Each user's counter moves first: it numbers the
+     * notification (`seq`) and stays locked until the commit, so a user's notifications become visible in the order
+     * of their numbers, whichever process writes them. A user who has it already (a batch run twice) is skipped and
+     * their counts given back (not the number: numbers only need to grow).
      */
     async insertFor(contentId: string, recipients: { userId: string; id: string }[], now: string): Promise<string[]> {
       const notified: string[] = [];
@@ -118,7 +107,12 @@ export function notificationsRepo(db: Kysely<Database>, announce?: NotificationA
           updated_at: now,
           seq: seqOf.get(r.userId)!,
         }));
-        const inserted = await notifying(db, rows).execute();
+        const inserted = await db
+          .insertInto('notifications')
+          .values(rows)
+          .onConflict((oc) => oc.columns(['content_id', 'user_id']).doNothing())
+          .returning('user_id')
+          .execute();
         const got = new Set(inserted.map((r) => r.user_id));
         notified.push(...got);
         if (got.size < chunk.length)
@@ -245,9 +239,8 @@ export function notificationJobsRepo(db: Kysely<Database>, dialect: Dialect) {
         .execute();
     },
     /**
-     * Claims the next job nobody holds, until `leaseUntil`, in one statement: on PostgreSQL the row is taken
-     * `FOR UPDATE SKIP LOCKED`, so processes claiming at once each get a different job, never the same one;
-     * on SQLite the statement runs under the single writer's lock. Undefined when none is free.
+     * Claims the next job nobody holds, until `leaseUntil`, in one statement (as `deliveries.claimDue`: SKIP LOCKED
+     * on PostgreSQL, the single writer on SQLite). Undefined when none is free.
      */
     async claimNext(now: string, leaseUntil: string): Promise<NotificationJobRow | undefined> {
       let next = db

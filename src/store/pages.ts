@@ -35,10 +35,8 @@ export function pagesRepo(db: Kysely<Database>) {
   const count = (filter: PageFilter) => counterKey('pages', [filter.page_configuration_id, filter.owner, filter.privacy]);
 
   /**
-   * The one index walk of a list, and its total read with it. A Member's: the pages that are not secret and
-   * the secret ones they see, tested entry by entry on an index that carries the privacy after the order
-   * (`…, id, privacy`), so that the set of seen pages is looked in only for a secret entry. A privacy filter
-   * walks that privacy alone. The total: all matching pages, less the secret ones, plus the secret ones seen.
+   * A list's one walk and its total. A Member's: the pages not secret and the secret ones they see
+   * (`notSecretOrSeen`); a privacy filter walks that privacy alone.
    */
   const walkAndTotal = (filter: PageFilter, viewer: Viewer): { walk: Walk; total: Expression<number> } => {
     // A slug names one page at most (its unique index): counting its walk reads that one entry.

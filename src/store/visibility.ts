@@ -1,15 +1,12 @@
 import { sql, type Expression, type ExpressionBuilder, type RawBuilder, type SqlBool } from 'kysely';
 import type { Database } from './schema.js';
 
-/**
- * Who sees what, once per resource: the single read, the list, its total and the kept counts it adds up all
- * follow the rules written here.
- */
+/** Who sees what, once per resource: the single read, the list and its total all follow the rules written here. */
 
-/** Who is looking: an administrator sees everything; a Member what the rules below let them. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyEb = ExpressionBuilder<any, any>;
 
+/** Who is looking: an administrator sees everything; a Member what the rules below let them. */
 export interface Viewer {
   id: string;
   isAdmin: boolean;
@@ -28,10 +25,9 @@ export function pageVisibleTo(eb: ExpressionBuilder<Database, 'pages'>, viewer: 
 }
 
 /**
- * The ids of the secret pages a Member sees, as a subquery (in parentheses) a list's statement looks in: their
- * follows of secret pages (the follow's copy of its page's secrecy, on a partial index) and the secret pages they
- * created; with `only`, whether that one page is among them (a list filtered to one page). Written as SQL text:
- * it is in every Member's list, and a builder cost four times as much to build and compile each request.
+ * The ids of the secret pages a Member sees, as a subquery: those they follow (a partial index) and those they
+ * created; with `only`, that one page if it is among them. SQL text: it is in every Member's list, and a builder
+ * costs several times as much to build and compile on each request.
  */
 export function secretPageIdsSeen(viewer: string, only?: string): RawBuilder<string> {
   const ids = sql`select followable_id as id from follows where user_id = ${viewer} and followable_type = 'Page' and secret_page = 1
@@ -41,12 +37,10 @@ export function secretPageIdsSeen(viewer: string, only?: string): RawBuilder<str
 
 /**
  * A list's condition: the row is not of a secret page (`notSecret`), or its page (`page`) is among those seen.
- * Tested entry by entry on an index that carries the secrecy after the order, so the set is looked in only for a
- * row of a secret page.
+ * Tested on an index that carries the secrecy after the order: the set is looked in only for a secret page's row.
  */
 export function notSecretOrSeen(
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  eb: ExpressionBuilder<any, any>,
+  eb: AnyEb,
   notSecret: Expression<SqlBool>,
   page: string,
   seen: RawBuilder<string>,
@@ -76,8 +70,7 @@ export function invitesSeenBy(viewer: Viewer): 'all' | { user_id?: string; user_
  * creator; a user's followers see their statuses that are in no page and no event, or in a public page (a private
  * page's reach its members through the page).
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function reachesFollowers(eb: ExpressionBuilder<any, any>) {
+export function reachesFollowers(eb: AnyEb) {
   return eb.and([
     eb('s.event_id', 'is', null),
     eb.or([

@@ -112,11 +112,9 @@ export function deliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
       return db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst();
     },
     /**
-     * Claims up to `limit` of a webhook's due deliveries, oldest first (one index range), for one attempt each,
-     * by moving their next attempt to the end of a lease: another sender (or this one after a crash) can only
-     * take them again once the lease has run out. One statement: on PostgreSQL the rows are taken `FOR UPDATE
-     * SKIP LOCKED`, so senders claiming at once take different deliveries and never the same one twice; on
-     * SQLite the statement runs under the single writer's lock.
+     * Claims up to `limit` of a webhook's due deliveries, oldest first, by moving their next attempt to the end of a
+     * lease (after a crash, they are due again then). One statement: `FOR UPDATE SKIP LOCKED` on PostgreSQL, so that
+     * senders claiming at once take different deliveries; SQLite's single writer's lock.
      */
     claimDue(webhookId: string, now: string, limit: number, leaseUntil: string): Promise<DeliveryRow[]> {
       const due = db
