@@ -32,10 +32,7 @@ export function permissionSetsRepo(db: Kysely<Database>, dialect: Dialect) {
     /** By id, or by name whatever its case. */
     async findByRef(ref: string): Promise<PermissionSetRow | undefined> {
       const byId = await db.selectFrom('permission_sets').selectAll().where('id', '=', ref).executeTakeFirst();
-      return (
-        byId ??
-        db.selectFrom('permission_sets').selectAll().where(sql`lower(name)`, '=', ref.toLowerCase()).executeTakeFirst()
-      );
+      return byId ?? db.selectFrom('permission_sets').selectAll().where(sql`lower(name)`, '=', ref.toLowerCase()).executeTakeFirst();
     },
     list(): Promise<PermissionSetRow[]> {
       return db.selectFrom('permission_sets').selectAll().orderBy('id').execute();
@@ -119,6 +116,8 @@ export const IDEMPOTENCY_PENDING = 0;
 export function idempotencyRepo(db: Kysely<Database>) {
   const slot = (userId: string, key: string) =>
     db.updateTable('idempotency_keys').where('user_id', '=', userId).where('idempotency_key', '=', key);
+  const dropping = (userId: string, key: string) =>
+    db.deleteFrom('idempotency_keys').where('user_id', '=', userId).where('idempotency_key', '=', key);
   return {
     get(userId: string, key: string): Promise<IdempotencyRow | undefined> {
       return db
@@ -160,22 +159,11 @@ export function idempotencyRepo(db: Kysely<Database>) {
     },
     /** Gives a reservation back (the request failed: the key may be used again). */
     async release(userId: string, key: string, reservedAt: string): Promise<void> {
-      await db
-        .deleteFrom('idempotency_keys')
-        .where('user_id', '=', userId)
-        .where('idempotency_key', '=', key)
-        .where('status_code', '=', IDEMPOTENCY_PENDING)
-        .where('created_at', '=', reservedAt)
-        .execute();
+      await dropping(userId, key).where('status_code', '=', IDEMPOTENCY_PENDING).where('created_at', '=', reservedAt).execute();
     },
     /** Forgets one key's entry if it was made before `createdAt` (expired). */
     async forgetBefore(userId: string, key: string, createdAt: string): Promise<void> {
-      await db
-        .deleteFrom('idempotency_keys')
-        .where('user_id', '=', userId)
-        .where('idempotency_key', '=', key)
-        .where('created_at', '<', createdAt)
-        .execute();
+      await dropping(userId, key).where('created_at', '<', createdAt).execute();
     },
     async purgeBefore(createdAt: string): Promise<void> {
       await db.deleteFrom('idempotency_keys').where('created_at', '<', createdAt).execute();

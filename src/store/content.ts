@@ -13,11 +13,8 @@ const selectComments: Selection = (q) => q.selectAll('comments');
 
 export function statusesRepo(db: Kysely<Database>) {
   /**
-   * The statuses in a user's stream: those posted in the pages they are in, in the events they answered yes
-   * to or created, and by the users they follow where the reader may see them (not in a page or an event, or
-   * in a public page; a private page's or an event's reach its members through the first two parts). Each
-   * source is one index walk, newest first, merged; the total adds the kept counts of each source, less the
-   * statuses counted twice (a followed user's in a followed public page).
+   * A user's stream's sources, one index walk each: the pages they are in, the events they answered yes to or created,
+   * and the users they follow (their statuses that reach followers: `reachesFollowers`).
    */
   const sources = async (userId: string, viewer: Viewer) => {
     const [follows, attended, created] = await Promise.all([
@@ -81,15 +78,12 @@ export function statusesRepo(db: Kysely<Database>) {
         ...events.map((id) => counterKey('statuses', [undefined, id, undefined, undefined])),
         ...users.map((id) => counterKey('statuses', [undefined, undefined, id, '1'])),
       ];
-      // A followed user's status on a followed page is in two walks and two kept counts, and answered once: it
-      // is taken off the sum once.
+      // A followed user's status in a followed page is in two walks and two kept counts: taken off once.
       const twice =
         pages.length && users.length
           ? counted(reachesFollowers(fromStatuses().where('s.user_id', 'in', users).where('s.page_id', 'in', pages)))
           : kept([]);
-      // Every source is one the reader may read (a page they follow, an event they created or go to in no secret
-      // page they have left, a user's statuses that reach followers), so of the rule only the suspended authors'
-      // part removes rows here: those statuses, each once, are taken off the kept counts.
+      // Every source is one the reader may read, so of the rule only suspended authors remove rows: taken off too.
       const unseen = viewer.isAdmin
         ? kept([])
         : counted(

@@ -10,10 +10,7 @@ import { counterKey, kept, listPage, narrowed, type Listed, type Selection, type
 export type AccessRequestRow = Omit<Selectable<PageAccessRequestTable>, 'page_owner_id'>;
 export type InviteRow = Omit<Selectable<InviteTable>, 'page_owner_id'>;
 
-/**
- * A waiting record joins the moderation queue with its page's creator, read from the page in the same
- * statement. Callers run inside a transaction (as every change does), so the queue never disagrees.
- */
+/** A waiting record joins the moderation queue with its page's creator (in the record's transaction). */
 async function enqueue(db: Kysely<Database>, kind: 'page_access_request' | 'invite', id: string, pageId: string, userId: string, createdAt: string) {
   await db
     .insertInto('moderation_queue')
@@ -61,10 +58,7 @@ const selectInvites: Selection = (q) => q.select(INVITE_COLUMNS);
 type RequestColumn = 'r.page_id' | 'r.user_id' | 'r.state' | 'r.page_owner_id';
 type InviteColumn = 'i.target_type' | 'i.target_id' | 'i.user_id' | 'i.user_target_id' | 'i.state' | 'i.page_owner_id';
 
-/**
- * A filter as its column = value conditions (a state, which a partial index's condition names, written as a
- * literal: `fixed`).
- */
+/** A filter as column = value conditions (a state as a literal, `fixed`: partial indexes name it). */
 function requestConditions(f: AccessRequestFilter & { owner?: string }): [RequestColumn, Value][] {
   const pairs: [RequestColumn, Value | undefined][] = [
     ['r.page_id', f.page_id],
@@ -97,9 +91,8 @@ export function accessRequestsRepo(db: Kysely<Database>) {
     counterKey('page_access_requests', [f.page_id, f.user_id, f.state, f.owner]);
   return {
     /**
-     * Inserts a waiting request unless one from the user to the page is waiting already (the partial unique
-     * index, as `ON CONFLICT … DO NOTHING`: a race between processes ends in one row, and the loser's
-     * transaction is not aborted). False when one was waiting.
+     * Inserts a waiting request unless one from the user to the page is waiting already (false): `ON CONFLICT … DO
+     * NOTHING` on the partial unique index, so that a race ends in one row without aborting the loser's transaction.
      */
     async insertWaiting(row: AccessRequestRow & { state: 'waiting' }): Promise<boolean> {
       const inserted = await db

@@ -22,7 +22,6 @@ const selectConfigurations: Selection = (q) => q.selectAll('page_configurations'
 
 export function pagesRepo(db: Kysely<Database>) {
   const pageById = (id: string) => db.selectFrom('pages').selectAll().where('pages.id', '=', id);
-  const pagesByIds = (ids: readonly string[]) => db.selectFrom('pages').selectAll().where('id', 'in', ids);
   const matching = (filter: PageFilter) => {
     let q = db.selectFrom('pages');
     if (filter.page_configuration_id !== undefined)
@@ -77,7 +76,7 @@ export function pagesRepo(db: Kysely<Database>) {
       return readRows<PageRow>(db, query).then((rows) => rows[0]);
     },
     getByIds(ids: string[]): Promise<PageRow[]> {
-      return ids.length ? readRows<PageRow>(db, pagesByIds(ids)) : Promise.resolve([]);
+      return ids.length ? readRows<PageRow>(db, db.selectFrom('pages').selectAll().where('id', 'in', ids)) : Promise.resolve([]);
     },
     list(filter: PageFilter, viewer: Viewer, page: Pagination): Promise<Listed<PageRow>> {
       const { walk, total } = walkAndTotal(filter, viewer);

@@ -47,7 +47,6 @@ const joinRole = (q: SelectQueryBuilder<Database, 'users', object>) =>
 export function usersRepo(db: Kysely<Database>) {
   const withRole = () => joinRole(db.selectFrom('users'));
   const selectWithRole: Selection = (query) => joinRole(query as SelectQueryBuilder<Database, 'users', object>);
-  const usersByIds = (ids: readonly string[]) => withRole().where('users.id', 'in', ids);
 
   return {
     async insert(row: Omit<UserRow, 'nickname_key'>): Promise<void> {
@@ -64,7 +63,7 @@ export function usersRepo(db: Kysely<Database>) {
       return withRole().select('permission_sets.permissions as role_permissions').where('users.id', '=', id).executeTakeFirst();
     },
     getByIds(ids: string[]): Promise<UserWithRole[]> {
-      return ids.length ? readRows<UserWithRole>(db, usersByIds(ids)) : Promise.resolve([]);
+      return ids.length ? readRows<UserWithRole>(db, withRole().where('users.id', 'in', ids)) : Promise.resolve([]);
     },
     async isNicknameTaken(nickname: string): Promise<boolean> {
       const row = await db.selectFrom('users').select('id').where('nickname_key', '=', nicknameKey(nickname)).executeTakeFirst();
