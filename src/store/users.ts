@@ -19,7 +19,7 @@ export interface UserWithRole extends UserRow {
 }
 
 /** What makes two nicknames the same one: compatibility-normalised, lower case. */
-export const nicknameKey = (nickname: string): string => nickname.normalize('NFKC').toLowerCase();
+const nicknameKey = (nickname: string): string => nickname.normalize('NFKC').toLowerCase();
 
 export interface UserFilter {
   nickname?: string;
