@@ -8,7 +8,7 @@ export type StatusRow = Selectable<StatusTable>;
 export type CommentRow = Selectable<CommentTable>;
 export type LikeRow = Selectable<LikeTable>;
 
-const selectStatuses: Selection = (q) => q.selectAll('s');
+export const selectStatuses: Selection = (q) => q.selectAll('s');
 const selectComments: Selection = (q) => q.selectAll('comments');
 
 export function statusesRepo(db: Kysely<Database>) {

@@ -1,8 +1,8 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
-import type { CommentRow, LikeRow, StatusRow } from './content.js';
+import { selectStatuses, type CommentRow, type LikeRow, type StatusRow } from './content.js';
 import type { RemovedContentTable } from './moderation-tables.js';
-import { counted, listPage, type Listed, type Selection } from './paging.js';
+import { counted, listPage, type Listed } from './paging.js';
 import type { Database } from './schema.js';
 import { statusReadableBy, type Viewer } from './visibility.js';
 
@@ -18,8 +18,6 @@ export interface StatusFilter {
   page_id?: string;
   event_id?: string;
 }
-
-const selectStatuses: Selection = (q) => q.selectAll('s');
 
 /**
  * Removed content: the live row is deleted (lists, streams, comment lists and every kept count forget it as
