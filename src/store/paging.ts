@@ -219,6 +219,14 @@ export function kept(keys: readonly string[]): Expression<number> {
 }
 
 /**
+ * The sum of the kept counts whose keys lie strictly between `after` and `before`, as SQL: one range of the
+ * counts' primary key (the days an event ends on after today, `events_end`), as many entries as keys in it.
+ */
+export function keptBetween(after: string, before: string): Expression<number> {
+  return sql<number>`(select coalesce(sum(n), 0) from list_counts where key > ${after} and key < ${before})`;
+}
+
+/**
  * The sum of the kept counts of one key per id that `ids` (a parenthesised query of an `id` column) gives, as
  * SQL: the counts of a Member's few secret pages. `keyOf` writes the key around the id.
  */

@@ -431,8 +431,10 @@ describe('kept counts of a flag', () => {
     const status = await t.call('POST', '/statuses', { as: member.creds, body: { user_id: member.user.id, content: 'Mine' } });
     const inPage = await t.call('POST', '/statuses', { as: other.creds, body: { user_id: other.user.id, content: 'In the page', page_id: ids.private } });
     expect([status.status, inPage.status]).toEqual([201, 201]);
-    const flagged = countersFor(onPostgres ? 'postgres' : 'sqlite').filter((spec) => spec.flag !== undefined);
-    expect(flagged.map((spec) => spec.list).sort()).toEqual(['events', 'follows', 'statuses']);
+    const specs = countersFor(onPostgres ? 'postgres' : 'sqlite');
+    expect(specs.filter((spec) => spec.flag !== undefined).map((spec) => spec.list).sort()).toEqual(['events', 'events_end', 'follows', 'statuses']);
+    // The lists migration 0015 concerns (the events' ends were counted later, their flag kept at 1 from the first).
+    const flagged = specs.filter((spec) => ['events', 'follows', 'statuses'].includes(spec.list));
     const lists = flagged.map((spec) => `key like '${spec.list}|%'`).join(' or ');
     const raw = await openRaw(t.file);
     const atZero = async () =>
