@@ -214,8 +214,10 @@ function uncovered(raw: Database.Database, sql: string, detail: string): string[
   const [, table, alias = table, covering, index] = m;
   const indexColumns = (raw.prepare(`pragma index_info(${index})`).all() as { name: string }[]).map((c) => c.name);
   if (atMostOneRow(raw, detail)) return [];
-  // (A page's rows read whole: `select "pages".*`, or each row's record as JSON text, `select json_object(…)`.)
-  if (!covering && /\blimit \?/.test(sql) && new RegExp(`select "${alias}"\\.\\*|select \\*|select json_object\\(`).test(sql)) return [];
+  // (A page's rows read whole: `select "pages".*`, or a column its index lacks named in the select list.)
+  const selected = /^select (.*?) from /.exec(sql)?.[1] ?? '';
+  const readsRows = [...selected.matchAll(new RegExp(`"${alias}"\\."(\\w+)"`, 'g'))].some((r) => !indexColumns.includes(r[1]!));
+  if (!covering && /\blimit \?/.test(sql) && (readsRows || new RegExp(`select "${alias}"\\.\\*|select \\*`).test(sql))) return [];
   const columns = new Set((raw.prepare(`pragma table_info(${table})`).all() as { name: string }[]).map((c) => c.name));
   // What the query reads of this table outside its select lists: its filters, joins and order (for a
   // compound select, the part this walk serves: the one its index covers best).
