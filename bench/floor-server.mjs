@@ -1,22 +1,45 @@
 #!/usr/bin/env node
-// The floor of agora's stack on PostgreSQL (issue 29): a bare Fastify 5 + `pg` server answering
+// The floor of agora's stack (issue 29): a bare Fastify 5 + `pg` (or better-sqlite3) server answering
 // `GET /public-api/v1/pages` (first page only: `per_page`, `privacy`) on a database agora made, with what agora
 // answers there (the same records, `total_items`, the `Link` of the next page), and nothing else: the caller is
 // checked once (Api-Key/Api-Secret against the stored scrypt hash) then remembered in memory (by a digest of the
 // secret), secret pages are hidden from those not in them (as agora's `pageVisibleTo`), and the rows and the kept
 // total (`list_counts`) come from ONE named prepared statement, its shape picked by the caller and the filter.
-// Run by read-path.mjs: `node bench/floor-server.mjs postgres://…/db` prints `listening on http://127.0.0.1:PORT`.
+// Run by read-path.mjs: `node bench/floor-server.mjs postgres://…/db` (or a SQLite file, read-only, each statement
+// prepared once, its LIMIT written `? + 0` as agora's so that SQLite does not prepare it again on every run) prints
+// `listening on http://127.0.0.1:PORT`.
 // It reads agora's schema (api_keys, users, permission_sets, pages, follows, list_counts): a change there shows
 // as a difference between its answers and agora's, which read-path.mjs checks before measuring.
 
 import { createHash, scrypt, timingSafeEqual } from 'node:crypto';
+import { createRequire } from 'node:module';
 import Fastify from 'fastify';
-import pg from 'pg';
 
 const url = process.argv[2];
-if (!url) throw new Error('usage: node bench/floor-server.mjs postgres://…/database');
-// agora's pool size on PostgreSQL (src/store/postgres.ts).
-const pool = new pg.Pool({ connectionString: url, max: 10 });
+if (!url) throw new Error('usage: node bench/floor-server.mjs postgres://…/database | FILE.db');
+const onPg = /^postgres(ql)?:/.test(url);
+const pool = onPg ? await pgPool(url) : sqlitePool(url);
+
+async function pgPool(connectionString) {
+  const { default: pg } = await import('pg');
+  // agora's pool size on PostgreSQL (src/store/postgres.ts).
+  return new pg.Pool({ connectionString, max: 10 });
+}
+
+/** `pool.query` over one read-only SQLite connection: `$n` written `@pn`, each statement prepared once. */
+function sqlitePool(file) {
+  const db = new (createRequire(import.meta.url)('better-sqlite3'))(file, { readonly: true, fileMustExist: true });
+  db.pragma('mmap_size = 2147418112');
+  const statements = new Map();
+  return {
+    async query({ name, text, values }) {
+      let statement = statements.get(name);
+      if (!statement) statements.set(name, (statement = db.prepare(text.replace(/\$(\d+)/g, '@p$1').replace(/limit (@p\d+)/g, 'limit $1 + 0'))));
+      return { rows: statement.all(Object.fromEntries(values.map((value, i) => [`p${i + 1}`, value]))) };
+    },
+    end: async () => db.close(),
+  };
+}
 
 const COLUMNS = 'p.id, p.name, p.slug, p.description, p.privacy, p.page_configuration_id, p.user_id, p.created_at, p.updated_at';
 const kept = (key) => `coalesce((select n from list_counts where key = ${key}), 0)`;
@@ -27,10 +50,16 @@ const kept = (key) => `coalesce((select n from list_counts where key = ${key}), 
 const SEEN = `select f.followable_id as id from follows f where f.user_id = $1 and f.followable_type = 'Page' and f.secret_page = 1
   union select p.id from pages p where p.user_id = $1 and p.privacy = 'secret'`;
 const seenCount = `(select count(*) from (${SEEN}) seen)`;
-/** The rows (one more than asked: a next page?) beside the total, one row with no page when the list is empty. */
+/**
+ * The rows (one more than asked: a next page?) beside the total, one row with no page when the list is empty
+ * (SQLite has no lateral join: a left join of the total to the ordered rows, which it walks in index order).
+ */
 const statement = (name, total, where, limit = '$2') => ({
   name,
-  text: `select t.total, r.* from (select (${total})::bigint as total) t left join lateral (
+  text: onPg
+    ? `select t.total, r.* from (select (${total})::bigint as total) t left join lateral (
+    select ${COLUMNS} from pages p where ${where} order by p.id limit ${limit}) r on true`
+    : `select t.total, r.* from (select (${total}) as total) t left join (
     select ${COLUMNS} from pages p where ${where} order by p.id limit ${limit}) r on true`,
 });
 // $1 the viewer, or the privacy filter where the viewer does not matter; then the rows to read.

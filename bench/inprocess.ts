@@ -42,7 +42,6 @@ const countStatements = (text: string, params?: readonly unknown[]) => {
 const store = await openSqliteStore(file, {
   ...(process.env.BENCH_STATEMENTS === '1' ? { onQuery: countStatements } : {}),
   checkpointInBackground: process.env.BENCH_CHECKPOINTER === '1',
-  ...(process.env.BENCH_KEPT ? { embeddedKept: Number(process.env.BENCH_KEPT) } : {}),
 });
 const deps = { store, clock: () => new Date() };
 const app = await createApp({ store, rateLimit: false });

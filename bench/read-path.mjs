@@ -9,8 +9,9 @@
 // For the first size of BENCH_PAGES (default 10000): seeds the community of realistic.mjs (seed.mjs: pages with
 // their creators' follows, users, Members' follows, events, notifications; straight into SQLite, then recounted),
 // copies it into PostgreSQL (`agora admin copy`) before any run writes, and measures five traffic classes, each
-// on its own, on `agora serve` on SQLite, then on PostgreSQL beside the floor (floor-server.mjs: a bare Fastify +
-// pg server answering the same `GET /pages` first page on the same database, checked to answer as agora does):
+// on its own, on `agora serve` on SQLite, then on PostgreSQL, each beside its floor (floor-server.mjs: a bare Fastify
+// + better-sqlite3 or pg server answering the same `GET /pages` first page on the same database, checked to answer
+// as agora does; SQLite's bounds are in µs, its floor printed as a yardstick of the machine):
 //   first    first page of a list: pages by privacy, users, a page's follows, current events (Admin and Members),
 //            a Member's own notifications; one of the five at random each request;
 //   pages    GET /pages first page, random privacy filter or none, 4 callers (the Admin and three Members);
@@ -169,17 +170,17 @@ async function measureAgora(s, label, where, env, database, file) {
   }
 }
 
-/** The floor's GET /pages figures, after checking it answers as agora does on that database. */
-async function measureFloor(s, database, env) {
-  const floor = await startListening([join(ROOT, 'bench', 'floor-server.mjs'), pgUrl(database)], env, 'floor server');
-  const agora = await startListening([BIN, 'serve', '--port', '0', '--db', pgUrl(database)], env, 'agora serve (PostgreSQL)');
+/** The floor's GET /pages figures on one engine (`where`: a SQLite file or a PostgreSQL URL), after checking it answers as agora does. */
+async function measureFloor(s, engine, where, database, env) {
+  const floor = await startListening([join(ROOT, 'bench', 'floor-server.mjs'), where], env, 'floor server');
+  const agora = await startListening([BIN, 'serve', '--port', '0', '--db', where], env, `agora serve (${engine})`);
   try {
     const same = await sameAnswers(s, agora.url, floor.url);
     await stop(agora.child);
     const pagesFirst = pagesFirstOf(s);
     const requests = [{ setupRequest: (req) => ({ ...req, ...pagesFirst() }) }];
-    header('floor (Fastify + pg), PostgreSQL');
-    const row = await measure('floor: GET /pages first page', { urls: [floor.url], pids: [floor.child.pid], database }, requests, opts({}));
+    header(`floor (Fastify + ${database ? 'pg' : 'better-sqlite3'}), ${engine}`);
+    const row = await measure(`floor (${engine}): GET /pages first page`, { urls: [floor.url], pids: [floor.child.pid], database }, requests, opts({}));
     return { ...row, same };
   } finally {
     await stop(agora.child);
@@ -191,7 +192,8 @@ const us = (x) => `${fmt(x.cpu)} µs`;
 const valid = (x) => (x.unexpected ? ` (${x.unexpected} errors: not valid)` : '');
 const met = (ok, x) => `${ok ? 'yes' : '**no**'}${valid(x)}`;
 
-function printTable(results, floor) {
+function printTable(results, floors) {
+  const floor = floors.pg;
   const sq = ENGINES.includes('sqlite');
   const pg = ENGINES.includes('pg');
   const cols = [...(sq ? ['SQLite req/s', 'p50/p99', 'CPU', 'bound', 'met'] : []), ...(pg ? ['PostgreSQL req/s', 'p50/p99', 'CPU (backends)', 'bound', 'met'] : [])];
@@ -201,7 +203,7 @@ function printTable(results, floor) {
     const row = [];
     if (sq) {
       const x = results.sqlite[c.name];
-      row.push(...cells(x), us(x), `≤ ${c.sqlite} µs`, met(x.cpu <= c.sqlite, x));
+      row.push(...cells(x), `${us(x)}${floors.sqlite ? ` (${fmt(x.cpu / floors.sqlite.cpu, 2)}× floor)` : ''}`, `≤ ${c.sqlite} µs`, met(x.cpu <= c.sqlite, x));
     }
     if (pg) {
       const x = results.pg[c.name];
@@ -210,6 +212,10 @@ function printTable(results, floor) {
       row.push(...cells(x), `${us(x)} (${fmt(x.cpuDb)})`, text, met(x.cpu <= bound, x));
     }
     console.log(`| ${c.label} | ${row.join(' | ')} |`);
+  }
+  if (floors.sqlite) {
+    const f = floors.sqlite;
+    console.log(`| floor: GET /pages first page (Fastify + better-sqlite3) | ${cells(f).join(' | ')} | ${us(f)} | ${f.same ? 'answers as agora' : '**answers differ from agora**'} |${valid(f)} |${pg ? ' | | | | |' : ''}`);
   }
   if (pg) {
     const blanks = sq ? ' | | | | |' : '';
@@ -243,13 +249,16 @@ async function benchSize(pages, first) {
     // Copied before any run writes to the seeded file.
     if (engines.includes('pg')) await copyToPg(db, database, env);
     const results = {};
-    if (engines.includes('sqlite')) results.sqlite = await measureAgora(s, `${pages.toLocaleString('en')} pages, SQLite`, db, env, undefined, db);
-    let floor;
+    const floors = {};
+    if (engines.includes('sqlite')) {
+      if (first) floors.sqlite = await measureFloor(s, 'SQLite', db, undefined, env);
+      results.sqlite = await measureAgora(s, `${pages.toLocaleString('en')} pages, SQLite`, db, env, undefined, db);
+    }
     if (engines.includes('pg')) {
-      floor = await measureFloor(s, database, env);
+      floors.pg = await measureFloor(s, 'PostgreSQL', pgUrl(database), database, env);
       results.pg = await measureAgora(s, `${pages.toLocaleString('en')} pages, PostgreSQL`, pgUrl(database), env, database);
     }
-    return { results, floor };
+    return { results, floors };
   } finally {
     await dropPgDatabases();
     rmSync(dir, { recursive: true, force: true });
@@ -262,5 +271,5 @@ const larger = [];
 for (const pages of SIZES.slice(1)) larger.push([pages, (await benchSize(pages, false)).results.sqlite]);
 console.log(`\nload after: ${loadavg()}; ${SIZES[0].toLocaleString('en')} pages, ${CONNECTIONS} connections, ${DURATION} s a run`);
 console.log('CPU: µs a request, the server + on PostgreSQL its database backends (the backends alone in brackets)');
-printTable(reference.results, reference.floor);
+printTable(reference.results, reference.floors);
 for (const [pages, rows] of larger) printLarge(pages, rows, reference.results.sqlite);

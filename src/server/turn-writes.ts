@@ -4,10 +4,7 @@
  * before it waits for the next events. Written one by one as each was ready, every answer woke the load's
  * client on the other core (on a VM, an interrupt between cores a write); written together, the client, woken by
  * the first, finds the others there, and the requests it sends back arrive together for the next turn.
- *
- * Measured on this 2-core machine, 50 connections, the load generator on the same cores: a bare node:http server
- * doing 150 µs of work a request, 193–197 → 177–180 µs of CPU a request (p99 17–18 → 14–15 ms); agora's varied
- * reads at 10,000 pages 154–166 → 94–111 µs, at a million 199–237 → 166–174 (docs/performance.md).
+ * (docs/performance.md has the figures.)
  *
  * An answer waits for the others of its own turn, never for a later one: alone in its turn, it goes out at once
  * (in that turn's check phase), and one ready after the writes went (a write transaction's, whose group commits
@@ -30,10 +27,9 @@ export class TurnWrites {
 
   /**
    * A request is being read: a new turn's answers wait for each other again. The turn's flush is asked for now,
-   * before anything its requests ask for the check phase: a write transaction's group commit (`GroupCommit` in
-   * `src/store/store.ts`) asked for by a write read before the turn's first answer was ready would otherwise run
-   * first, and the turn's read answers wait for its commit (one turn in eleven in the 90/10 mix at a million pages,
-   * 34 answers each).
+   * before anything its requests ask for the check phase: a write transaction's group commit (`GroupCommit`) asked
+   * for by a write read before the turn's first answer was ready would otherwise run first, and the turn's read
+   * answers would wait for its commit.
    */
   reading(): void {
     this.late = false;

@@ -68,8 +68,8 @@ export class AppError extends Error {
     /** Response headers that go with the error (`Retry-After` on a 429, `Allow` on a 405). */
     readonly headers?: Record<string, string>,
   ) {
-    // An answer to the client, not a failure of ours: no stack is captured (walking the frames cost a refused
-    // follow about 10 µs of its 300). A failure of ours is an Error of its own, with its stack.
+    // An answer to the client, not a failure of ours: no stack is captured (walking the frames costs). A failure
+    // of ours is an Error of its own, with its stack.
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     super(message);

@@ -54,6 +54,16 @@ export const COUNTERS: readonly CounterSpec[] = [
     dims: ['r.target_id', 'r.user_id', 'r.user_target_id', 'r.state', pageOwner('target_id')],
   },
   { list: 'events', table: 'events', dims: ['r.user_id', 'r.page_id', 'r.secret_page'], flag: 2 },
+  // Events by the UTC day they end on (migration 0033): `event_date=current_and_coming` adds up the days after
+  // today instead of counting every event not yet ended. The secrecy first, so that each flag's days are one
+  // range of keys; only the keys that fix the day are kept.
+  {
+    list: 'events_end',
+    table: 'events',
+    dims: ['r.secret_page', 'substr(r.end_date, 1, 10)'],
+    flag: 0,
+    unkept: (mask) => (mask & 0b10) === 0,
+  },
   { list: 'event_attendances', table: 'event_attendances', dims: ['r.event_id', 'r.answer'] },
   { list: 'webhooks', table: 'webhooks', dims: [] },
   { list: 'webhook_deliveries', table: 'webhook_deliveries', dims: ['r.webhook_id'] },
@@ -220,6 +230,7 @@ export const COUNTING_TRIGGERS_PG: readonly { table: string; trigger: string }[]
     ['insert', 'delete', ...(columnsOf(spec).length ? ['update'] : [])].map((event) => ({ table: spec.table, trigger: `${spec.list}_counts_${event}` })),
   ),
   { table: 'events', trigger: 'events_longest' },
+  { table: 'events', trigger: 'events_longest_update' },
 ];
 
 async function checkList(

@@ -16,11 +16,9 @@ import {
 export type Dialect = 'sqlite' | 'postgres';
 
 /**
- * A value written into the statement as a literal instead of bound, where it is one of `allowed` (else bound
- * as usual): for the columns a partial index's condition names (a request's or invite's `state`, a
- * notification's `seen`, a follow's `followable_type` and `secret_page`). SQLite reads a bound value to tell
- * whether such an index serves the query, and then prepares the statement again each time that parameter is
- * bound anew (a follows page: about 40 µs a run became 65). A few known constants make a few statements.
+ * A value written into the statement as a literal where it is one of `allowed` (else bound), for the columns a
+ * partial index's condition names: SQLite would re-prepare a statement on every run to judge such an index
+ * against a bound value. A few known constants make a few statements.
  */
 export function fixed<T extends string | number>(value: T, allowed: readonly T[]): T | RawBuilder<T> {
   return allowed.includes(value) ? sql.lit(value) : value;
@@ -29,22 +27,6 @@ export function fixed<T extends string | number>(value: T, allowed: readonly T[]
 /** The dialect a Kysely instance (or a transaction of one, as a migration gets) speaks. */
 export function dialectOf(db: Kysely<any>): Dialect {
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
-}
-
-/**
- * A migration's work in one transaction: SQLite runs its migrations outside any (a step half done would stay),
- * so there it is wrapped in its own; PostgreSQL's migrator already holds one. `work` is told the dialect.
- */
-export async function inOneTransaction(db: Kysely<any>, work: (pg: boolean) => Promise<void>): Promise<void> {
-  if (dialectOf(db) === 'postgres') return work(true);
-  await sql`begin immediate`.execute(db);
-  try {
-    await work(false);
-    await sql`commit`.execute(db);
-  } catch (error) {
-    await sql`rollback`.execute(db).catch(() => undefined);
-    throw error;
-  }
 }
 
 /**

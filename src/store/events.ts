@@ -5,7 +5,7 @@ import type { Dialect } from './dialect.js';
 import { secretPageOf } from './follows.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, EventAttendanceTable, EventTable } from './schema.js';
-import { counted, counterKey, counterOf, kept, keptEach, listPage, type Listed, type Selection, type Walk } from './paging.js';
+import { counted, counterKey, counterOf, kept, keptBetween, keptEach, listPage, type Listed, type Selection, type Walk } from './paging.js';
 
 /** An event in a secret page says so (`secret_page`): the store's own, neither written nor read by the domain. */
 export type EventRow = Omit<Selectable<EventTable>, 'secret_page'>;
@@ -19,6 +19,8 @@ export interface EventFilter {
   runningFrom?: string;
   runningBefore?: string;
 }
+
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 const selectEvents: Selection = (q) => q.selectAll('events');
 const selectAttendances: Selection = (q) => q.selectAll('event_attendances');
@@ -56,11 +58,35 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
     const query = matching(filter, longestMs, ordered).where((eb) => notSecretOrSeen(eb, eb('events.secret_page', '=', 0), 'events.page_id', seen));
     return [{ query, keys }];
   };
+  /**
+   * The events of every user and page not yet ended at `now` (`event_date=current_and_coming`): the kept counts
+   * of the days after today (`events_end`, by the UTC day each event ends on: one key a day) and a count of those
+   * ending today from `now` on (one day of `events_end_secret`), not a count of every event not yet ended, which
+   * grows with the community. A Member's, as `visibleTotal` says: less those of secret pages, plus those of the
+   * secret pages they see (each page's own not yet ended, on its index).
+   */
+  const current = (now: string, viewer: Viewer, longestMs: number): Expression<number> => {
+    const today = now.slice(0, 10);
+    const tomorrow = new Date(Date.parse(`${today}T00:00:00.000Z`) + DAY_MS).toISOString();
+    const endingToday = db.selectFrom('events').where('events.end_date', '>=', now).where('events.end_date', '<', tomorrow);
+    // `events_end|flag|day`: the days after today are the keys after today's, up to the last of the flag's.
+    const later = (flag?: string) => keptBetween(counterKey('events_end', [flag, today]), `${counterKey('events_end', [flag])}}`);
+    const all = sql<number>`(${later()} + ${counted(endingToday)})`;
+    if (viewer.isAdmin) return all;
+    const ofSecretPages = sql<number>`(${later('1')} + ${counted(endingToday.where('events.secret_page', '=', 1))})`;
+    const ofPagesSeen = matching({ runningFrom: now }, longestMs, false)
+      .where('events.page_id', 'in', secretPageIdsSeen(viewer.id))
+      .where('events.secret_page', '=', 1);
+    return visibleTotal(all, ofSecretPages, counted(ofPagesSeen));
+  };
   const key = (f: EventFilter, secret?: string) => counterKey('events', [f.owner, f.page_id, secret]);
   const total = (filter: EventFilter, viewer: Viewer, longestMs: number): Expression<number> => {
-    // Dated lists count their window (events running in a span of time, by index range), a slug its one
-    // event; the others, kept counts.
-    if (filter.runningFrom !== undefined || filter.runningBefore !== undefined || filter.slug !== undefined)
+    const { owner, page_id, slug, runningFrom, runningBefore } = filter;
+    if (runningFrom !== undefined && runningBefore === undefined && owner === undefined && page_id === undefined && slug === undefined)
+      return current(runningFrom, viewer, longestMs);
+    // The other dated lists count their window (events running in a span of time, by index range: a day, or
+    // one user's or page's events), a slug its one event; the others, kept counts.
+    if (runningFrom !== undefined || runningBefore !== undefined || slug !== undefined)
       return counted(walks(filter, viewer, longestMs, false)[0]!.query);
     if (viewer.isAdmin) return kept([key(filter)]);
     const seen = keptEach((page) => key({ ...filter, page_id: page }), secretPageIdsSeen(viewer.id, filter.page_id));

@@ -12,8 +12,6 @@ export interface OpenStoreOptions {
   onMigrated?: (applied: string[]) => void;
   /** SQLite: checkpoint the write-ahead log on a thread of its own (a server's store). */
   checkpointInBackground?: boolean;
-  /** SQLite: how many embedded users and pages to keep of each kind (`EmbeddedRecords`; `KEPT_TEXTS`, 60,000). */
-  embeddedKept?: number;
   /** SQLite: how often, while notifications are watched, another process's are looked for (1,000 ms). */
   notificationPollMs?: number;
 }

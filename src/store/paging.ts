@@ -1,4 +1,4 @@
-import { sql, type CompiledQuery, type Expression, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { sql, type CompiledQuery, type Expression, type RawBuilder, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { AppError, ErrorCode } from '../shared/errors.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import { dialectOf } from './dialect.js';
@@ -103,24 +103,32 @@ async function walkPage<Row>(
   if (position.cursor && position.cursor.length !== width)
     throw new AppError(400, ErrorCode.invalidQuery, 'cursor is not one this server gave: follow the Link header as it is');
   const direction = desc ? 'desc' : 'asc';
-  const from = (walk: Walk, start: readonly string[] | undefined, inclusive: boolean) => {
+  const from = (walk: Walk, start: RawBuilder<unknown> | undefined, inclusive: boolean) => {
     if (!start) return walk.query;
     const op = sql.raw(desc ? (inclusive ? '<=' : '<') : inclusive ? '>=' : '>');
-    return walk.query.where(sql<boolean>`(${sql.join(walk.keys.map((k) => sql.ref(k)))}) ${op} (${sql.join(start.map((v) => sql.val(v)))})`);
+    return walk.query.where(sql<boolean>`(${sql.join(walk.keys.map((k) => sql.ref(k)))}) ${op} ${start}`);
   };
   const keyed = (walk: Walk, query: AnyQuery) =>
     walk.keys.reduce((q, key, i) => q.select(sql.ref(key).as(KEY(i))).orderBy(key, direction), query);
   const keysOf = (row: Record<string, unknown>) => Array.from({ length: width }, (_, i) => String(row[KEY(i)]));
 
-  let start = position.cursor;
-  let inclusive = false;
+  const values = (keys: readonly string[]) => sql`(${sql.join(keys.map((v) => sql.val(v)))})`;
   const skip = position.cursor ? 0 : offsetOf(position);
+  let start = position.cursor && values(position.cursor);
   if (skip > 0) {
-    start = await keyAt(db, walks, skip, direction, keyed);
-    // Past the end: no rows to carry the total.
-    if (!start) return { rows: [] };
-    inclusive = true;
+    // A page number starts at the sort key `skip` entries in. PostgreSQL: a subquery of the page's statement (one
+    // round trip). SQLite: read first (no round trip to save), as a row value compared with a subquery would not
+    // start its index range.
+    const skipper = keyAt(db, walks, skip, direction, keyed);
+    if (onPostgres(db)) start = sql`(${skipper})`;
+    else {
+      const [row] = await readRows<Record<string, unknown>>(db, skipper);
+      // Past the end: no rows to carry the total.
+      if (!row) return { rows: [] };
+      start = values(walks[0]!.keys.map((_, i) => String(row[KEY(i)])));
+    }
   }
+  const inclusive = skip > 0;
   const n = position.per_page;
   // Several walks are one statement (a UNION ALL of each walk's first rows), so that they read as of one moment
   // (a commit between them could move a row from one to the other) and PostgreSQL answers in one round trip.
@@ -161,18 +169,11 @@ function merged<T>(rows: readonly T[], keysOf: (row: T) => string[], desc: boole
 }
 
 /**
- * The sort key of the row `skip` rows into the list, read from the walks' indexes (keys only): one walk with
- * OFFSET, several as one UNION in key order (duplicates dropped).
+ * The query of the sort key of the row `skip` rows into the list, reading the walks' indexes (keys only): one walk
+ * with OFFSET, several as one UNION in key order (duplicates dropped). No row past the end: the page is empty.
  */
-async function keyAt(
-  db: AnyDb,
-  walks: Walk[],
-  skip: number,
-  direction: 'asc' | 'desc',
-  keyed: (walk: Walk, query: AnyQuery) => AnyQuery,
-): Promise<string[] | undefined> {
-  const width = walks[0]!.keys.length;
-  const columns = Array.from({ length: width }, (_, i) => KEY(i));
+function keyAt(db: AnyDb, walks: Walk[], skip: number, direction: 'asc' | 'desc', keyed: (walk: Walk, query: AnyQuery) => AnyQuery): AnyQuery {
+  const columns = walks[0]!.keys.map((_, i) => KEY(i));
   let skipper: AnyQuery;
   if (walks.length === 1) skipper = keyed(walks[0]!, walks[0]!.query);
   else {
@@ -184,8 +185,7 @@ async function keyAt(
     skipper = arms.slice(1).reduce((q, other) => q.union(other), arms[0]!);
     for (const column of columns) skipper = skipper.orderBy(sql.ref(column), direction);
   }
-  const rows = await readRows<Record<string, unknown>>(db, skipper.limit(1).offset(skip));
-  return rows[0] ? columns.map((column) => String(rows[0]![column])) : undefined;
+  return skipper.limit(1).offset(skip);
 }
 
 /**
@@ -216,6 +216,14 @@ export function kept(keys: readonly string[]): Expression<number> {
     keys.map((key) => sql`coalesce((select n from list_counts where key = ${key}), 0)`),
     sql` + `,
   )})`;
+}
+
+/**
+ * The sum of the kept counts whose keys lie strictly between `after` and `before`, as SQL: one range of the
+ * counts' primary key (the days an event ends on after today, `events_end`), as many entries as keys in it.
+ */
+export function keptBetween(after: string, before: string): Expression<number> {
+  return sql<number>`(select coalesce(sum(n), 0) from list_counts where key > ${after} and key < ${before})`;
 }
 
 /**

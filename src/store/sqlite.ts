@@ -45,8 +45,7 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  // Statement and savepoint journals (every write runs in a savepoint of its group) in memory, not in
-  // temporary files: a follow wrote some 30 fewer pages through the kernel (an open, writes and an unlink).
+  // Statement and savepoint journals (every write runs in a savepoint of its group) in memory, not temporary files.
   sqlite.pragma('temp_store = memory');
   const writes = { count: 0 };
   const onQuery = options.onQuery;
@@ -62,9 +61,8 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
     await db.destroy();
     throw error;
   }
-  // With the log checkpointed in the background, a commit checkpoints only if that falls far behind
-  // (10,000 pages, 40 MB, instead of SQLite's 1,000).
-  // Should the thread fail, commits checkpoint again as SQLite's default has them do.
+  // With the log checkpointed in the background, a commit checkpoints only if that falls far behind; should the
+  // thread fail, commits checkpoint again as by SQLite's default.
   const checkpointer =
     options.checkpointInBackground && !inMemory
       ? startCheckpointer(file, {
@@ -73,20 +71,15 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
         })
       : undefined;
   if (checkpointer) sqlite.pragma('wal_autocheckpoint = 10000');
-  // The data version: SQLite's data_version as a second connection sees it (it moves when any other
-  // connection commits: this store's own, another worker's, another process's), and this store's own writes
-  // counted as they run. Together they change whenever the data may have. It is read afresh when a request
-  // arrives (`fresh`: the server asks so first thing) and after each of our commits, then kept for the rest
-  // of that turn of the event loop: a commit answered before a request arrived is seen by that request.
-  // (`:memory:` has no second connection: its own data_version, which only other connections move, and
-  // the write count, which then sees every write.)
+  // The data version: SQLite's data_version as a second connection sees it (moved by any other connection's
+  // commit, ours included) and this store's own writes counted as they run: together they change whenever the
+  // data may have. Read afresh when a request arrives (`fresh`) and after each of our commits, then kept for the
+  // rest of that turn of the event loop. (`:memory:` has no second connection: the write count sees every write.)
   const watcher = inMemory ? sqlite : new Database(file, { readonly: true, fileMustExist: true });
   let reads: CommittedReads | undefined;
   if (watcher !== sqlite) {
     watcher.pragma('busy_timeout = 5000');
-    // Both connections read the database file through a memory map (up to 2 GiB of it; the log is read as
-    // before): no read call and copy per page. A page of 25 private pages of a million, each row on a page of
-    // its own, went from 56 to 42 µs.
+    // Both connections read the database file through a memory map (up to 2 GiB): no read call and copy per page.
     watcher.pragma('mmap_size = 2147418112');
     sqlite.pragma('mmap_size = 2147418112');
     reads = committedReads(sqlite, watcher);
@@ -132,13 +125,9 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
 }
 
 /**
- * Where the reads outside the store's transactions run: committed data only, on the writing connection itself
- * while it has no transaction open, else on the read-only one (the watcher). Either sees what any process
- * committed, and never a transaction of ours still open. The writer is preferred for its page cache: SQLite
- * empties a connection's cache whenever it finds that another connection committed, so the watcher re-read
- * every page after each of our writes (at a million pages, in process, the builds alternated three times: the
- * 90/10 mix's reads 342–466 → 286–299 µs each, a written follow 1,159–1,416 → 1,062–1,070), while the writer's
- * own commits leave its cache as it is.
+ * Where the reads outside the store's transactions run: committed data only, on the writing connection while it
+ * has no transaction open, else on the read-only one (the watcher); never a transaction of ours still open. The
+ * writer is preferred for its page cache, which SQLite empties whenever another connection committed.
  */
 interface CommittedReads {
   /** What `make` makes of the connection the reads run on now (a statement, a cache of them): once per connection. */
@@ -163,12 +152,9 @@ function committedReads(writer: Database.Database, watcher: Database.Database): 
 }
 
 /**
- * Per-table versions (migration 0010: a row per table, bumped by triggers in every writing transaction),
- * read as committed (`CommittedReads`): what any process committed, never a transaction of
- * ours still open (which could yet roll back to an older state with the same numbers). They are read
- * again only when the data version moved; a read cache keyed by them is retired by writes to the tables
- * it read, not by every write. A table without a version (created later without the triggers) answers the
- * store's single data version.
+ * Per-table versions (a row per table, bumped by triggers in every writing transaction), read as committed
+ * (`CommittedReads`) and again only when the data version moved: a cache keyed by them is retired by writes to
+ * the tables it read, not by every write. A table without a version answers the store's data version.
  */
 function tableVersions(reads: CommittedReads, dataVersion: (fresh?: boolean) => string): { of(tables: readonly string[], fresh?: boolean): string } {
   const versionsOf = reads.perConnection((on) => on.prepare('select name, v from table_versions').raw());
@@ -195,11 +181,9 @@ function tableVersions(reads: CommittedReads, dataVersion: (fresh?: boolean) => 
 }
 
 /**
- * Other processes on the same file (`serve --workers`, a second `agora serve`, an import) tell of nothing: while
- * notifications are watched, one look every `pollMs` for the whole process at the notifications table's version
- * (a pragma, and one small read when anything was committed); when it moved, "anyone may have" new ones,
- * and the server's live streams look at their users' counters in one query. This process's own are told at
- * their commit, at once.
+ * Other processes on the same file (`serve --workers`, an import) tell of nothing: while notifications are
+ * watched, one look every `pollMs` at the notifications table's version; when it moved, "anyone may have" new
+ * ones. This process's own are told at their commit.
  */
 function watchOtherProcesses(versionOfNotifications: () => string, pollMs: number): OtherProcessesWatch {
   return (emit) => {
@@ -216,13 +200,11 @@ function watchOtherProcesses(versionOfNotifications: () => string, pollMs: numbe
 }
 
 /**
- * Reads straight from SQLite on the connection `CommittedReads` picks: each statement prepared once per
- * connection (bounded), run synchronously, its rows made objects as Kysely's would be (`rowsOf`). A statement
- * that is not a pure read (SQLite's own `readonly`) is left to Kysely (undefined). Each read is one statement run
- * to its end, so the connection never keeps a read transaction open between them.
+ * Reads straight from SQLite on the connection `CommittedReads` picks, synchronously, not queued behind a group of
+ * writes: each statement prepared once per connection (bounded). A statement that is not a pure read is left to
+ * Kysely (undefined). Each runs to its end, so no read transaction stays open between them.
  */
 function directReader(reads: CommittedReads, onQuery: ((sql: string, parameters: readonly unknown[]) => void) | undefined, max = 1000): DirectReader {
-  // Each connection's statements.
   const statementsOf = reads.perConnection((connection) => ({ connection, statements: new Map<string, ((parameters: readonly unknown[]) => Record<string, unknown>[]) | null>() }));
   return {
     rows(compiled) {
@@ -243,13 +225,9 @@ function directReader(reads: CommittedReads, onQuery: ((sql: string, parameters:
 }
 
 /**
- * The statement with its bound LIMIT and OFFSET written `? + 0`. SQLite (3.4x and later, built with STAT4 as
- * better-sqlite3's is) lets a bound LIMIT's value steer its plan, and so marks a statement to be prepared again
- * whenever that parameter is bound anew: every run of every list's page, parsed and planned again each time
- * (the invites page's statement: 222 µs against 131). An expression is not a value it looks at; the limit is
- * applied as before, and every list's plan stays the same index walk (the query-plan test). A bound limit already
- * part of an expression, `limit ?, ?` and numbered parameters are left as they are; the store's SQL never holds
- * `limit ?` inside a string literal (every value is bound).
+ * The statement with its bound LIMIT and OFFSET written `? + 0`: SQLite (with STAT4) lets a bound LIMIT's value
+ * steer its plan and so re-prepares the statement whenever it is bound anew; an expression it does not look at.
+ * (The store's SQL never holds `limit ?` inside a string literal: every value is bound.)
  */
 export function withStableLimits(sql: string): string {
   return sql.replace(/\b(limit|offset) \?(?![ \t\n]*[-+*/|%&<>=!,]|\d)/gi, '$1 ? + 0');
@@ -263,9 +241,8 @@ function createPrivately(file: string): void {
 }
 
 /**
- * Kysely prepares every query it runs; preparing costs tens of microseconds, more than running most of
- * ours. Queries are few shapes with bound parameters, so each prepared statement is kept and reused
- * (bounded, for the shapes that vary with the length of an `in (…)` list).
+ * Kysely prepares every query it runs, which costs more than running most of ours: each prepared statement is
+ * kept and reused (bounded, for the shapes that vary with the length of an `in (…)` list).
  */
 function withStatementCache(sqlite: Database.Database, writes: { count: number }, max = 1000): SqliteDatabase {
   const statements = new Map<string, SqliteStatement>();
@@ -284,12 +261,8 @@ function withStatementCache(sqlite: Database.Database, writes: { count: number }
 }
 
 /**
- * A statement as Kysely runs it: rows read as arrays (better-sqlite3's `raw` mode) and made into objects
- * here, by plain assignments, cheaper than better-sqlite3's own objects (which it builds through the V8
- * API): a page of 26 pages runs in 18 % fewer instructions. The objects are the same: one property per
- * column name, in column order, a later column of the same name taking the earlier one's place.
- * A statement that writes bumps the write count each time it runs. `readonly`, not `reader`: an
- * `INSERT … RETURNING` returns rows (a "reader") and writes all the same.
+ * A statement as Kysely runs it, its rows made objects by `rowsOf`. One that writes bumps the write count each time
+ * it runs (`readonly`, not `reader`: an `INSERT … RETURNING` returns rows and writes all the same).
  */
 function countingWrites(statement: Database.Statement, writes: { count: number }): SqliteStatement {
   const rows = statement.reader ? rowsOf(statement) : undefined;
@@ -319,7 +292,10 @@ function countingWrites(statement: Database.Statement, writes: { count: number }
   };
 }
 
-/** Switches a reading statement to arrays, and answers the function that makes them the rows' objects. */
+/**
+ * Switches a reading statement to arrays and answers what makes them the rows' objects, by plain assignments:
+ * cheaper than better-sqlite3's own objects, built through the V8 API, and the same objects.
+ */
 function rowsOf(statement: Database.Statement): (values: unknown[][]) => Record<string, unknown>[] {
   statement.raw(true);
   const names = statement.columns().map((c) => c.name);

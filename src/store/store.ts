@@ -29,38 +29,43 @@ class StaticMigrations implements MigrationProvider {
   }
 }
 
+/** One repository per resource, over one Kysely instance (a transaction's, inside one). */
+function repositories(db: Kysely<Database>, dialect: Dialect, secrets: SecretBox, notifications: Parameters<typeof notificationsRepo>[1]) {
+  return {
+    users: usersRepo(db),
+    pages: pagesRepo(db),
+    pageConfigurations: pageConfigurationsRepo(db),
+    follows: followsRepo(db),
+    permissionSets: permissionSetsRepo(db, dialect),
+    apiKeys: apiKeysRepo(db),
+    idempotency: idempotencyRepo(db),
+    accessRequests: accessRequestsRepo(db),
+    invites: invitesRepo(db),
+    webhooks: webhooksRepo(db, secrets),
+    deliveries: deliveriesRepo(db, dialect),
+    statuses: statusesRepo(db),
+    comments: commentsRepo(db),
+    likes: likesRepo(db),
+    events: eventsRepo(db, dialect),
+    attendances: attendancesRepo(db),
+    notifications: notificationsRepo(db, notifications),
+    notificationJobs: notificationJobsRepo(db, dialect),
+    auditLog: auditLogRepo(db),
+    moderationQueue: moderationQueueRepo(db),
+    removals: removalsRepo(db),
+    suspensions: suspensionsRepo(db),
+    reports: reportsRepo(db),
+  };
+}
+
 /**
- * The store: one repository per resource over one Kysely instance. Every method is asynchronous so that
- * SQLite and PostgreSQL fit the same interface; `transaction` gives a store whose calls share one
- * transaction (a store already inside one runs the callback in it).
+ * The store: its repositories, every method asynchronous so that SQLite and PostgreSQL fit the same interface;
+ * `transaction` gives a store whose calls share one transaction (a store already inside one runs the callback in it).
  */
-export interface Store {
+export interface Store extends Readonly<ReturnType<typeof repositories>> {
   readonly dialect: Dialect;
   /** The Kysely instance under the repositories, for store-level tools only (`admin copy`); domain code never uses it. */
   readonly db: Kysely<Database>;
-  readonly users: ReturnType<typeof usersRepo>;
-  readonly pages: ReturnType<typeof pagesRepo>;
-  readonly pageConfigurations: ReturnType<typeof pageConfigurationsRepo>;
-  readonly follows: ReturnType<typeof followsRepo>;
-  readonly permissionSets: ReturnType<typeof permissionSetsRepo>;
-  readonly apiKeys: ReturnType<typeof apiKeysRepo>;
-  readonly idempotency: ReturnType<typeof idempotencyRepo>;
-  readonly accessRequests: ReturnType<typeof accessRequestsRepo>;
-  readonly invites: ReturnType<typeof invitesRepo>;
-  readonly webhooks: ReturnType<typeof webhooksRepo>;
-  readonly deliveries: ReturnType<typeof deliveriesRepo>;
-  readonly statuses: ReturnType<typeof statusesRepo>;
-  readonly comments: ReturnType<typeof commentsRepo>;
-  readonly likes: ReturnType<typeof likesRepo>;
-  readonly events: ReturnType<typeof eventsRepo>;
-  readonly attendances: ReturnType<typeof attendancesRepo>;
-  readonly notifications: ReturnType<typeof notificationsRepo>;
-  readonly notificationJobs: ReturnType<typeof notificationJobsRepo>;
-  readonly auditLog: ReturnType<typeof auditLogRepo>;
-  readonly moderationQueue: ReturnType<typeof moderationQueueRepo>;
-  readonly removals: ReturnType<typeof removalsRepo>;
-  readonly suspensions: ReturnType<typeof suspensionsRepo>;
-  readonly reports: ReturnType<typeof reportsRepo>;
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
   /**
    * Recounts every list and answers where the kept counts drifted (`repair`: writes the recount);
@@ -74,17 +79,13 @@ export interface Store {
    */
   dataVersion(fresh?: boolean): string | undefined;
   /**
-   * Like `dataVersion`, but moved only by writes to the tables named (SQLite: by triggers, whoever wrote;
-   * a table without a version moves with every write; PostgreSQL: for API keys, users and roles only, the
-   * version that LISTEN/NOTIFY moves, `src/store/pg-listener.ts`, undefined while the listening connection is
-   * down); undefined when nothing may be cached.
+   * Like `dataVersion`, but moved only by writes to the tables named (SQLite: by triggers; PostgreSQL: API keys,
+   * users and roles only, moved by LISTEN/NOTIFY, `pg-listener.ts`); undefined when nothing may be cached.
    */
   versionOf(tables: readonly string[]): string | undefined;
   /**
-   * Tells `listener` who got new notifications: this process's at the commit of the transaction that wrote
-   * them; another process's by LISTEN/NOTIFY (PostgreSQL), or as "anyone may have" when it cannot say for whom
-   * (SQLite: the notifications table moved; PostgreSQL: its listening connection down or opened again).
-   * Answers how to stop.
+   * Tells `listener` who got new notifications: this process's at the commit that wrote them; another
+   * process's by LISTEN/NOTIFY (PostgreSQL), or as "anyone may have" when it cannot say for whom. Answers how to stop.
    */
   watchNotifications(listener: NotifiedListener): () => void;
   close(): Promise<void>;
@@ -139,29 +140,7 @@ export function createKyselyStore(
   const store: Store = {
     dialect,
     db,
-    users: usersRepo(db),
-    pages: pagesRepo(db),
-    pageConfigurations: pageConfigurationsRepo(db),
-    follows: followsRepo(db),
-    permissionSets: permissionSetsRepo(db, dialect),
-    apiKeys: apiKeysRepo(db),
-    idempotency: idempotencyRepo(db),
-    accessRequests: accessRequestsRepo(db),
-    invites: invitesRepo(db),
-    webhooks: webhooksRepo(db, secrets),
-    deliveries: deliveriesRepo(db, dialect),
-    statuses: statusesRepo(db),
-    comments: commentsRepo(db),
-    likes: likesRepo(db),
-    events: eventsRepo(db, dialect),
-    attendances: attendancesRepo(db),
-    notifications: notificationsRepo(db, { dialect, origin, notified }),
-    notificationJobs: notificationJobsRepo(db, dialect),
-    auditLog: auditLogRepo(db),
-    moderationQueue: moderationQueueRepo(db),
-    removals: removalsRepo(db),
-    suspensions: suspensionsRepo(db),
-    reports: reportsRepo(db),
+    ...repositories(db, dialect, secrets, { dialect, origin, notified }),
     checkCounts: (repair, onDrift) => checkCounts(db, dialect, repair, onDrift),
     dataVersion: (fresh) => (options.inTransaction ? undefined : options.dataVersion?.(fresh)),
     versionOf: (tables) => {
@@ -281,8 +260,7 @@ function refuseUnordered(applied: readonly string[]): void {
 export async function migrateToLatest(db: Kysely<Database>, migrationDb: Kysely<any> = db): Promise<string[]> {
   const applied = await appliedMigrations(db);
   refuseNewerSchema(applied);
-  // Up to date (every start but the first): nothing to ask Kysely's migrator, which reads the catalog of every
-  // schema of the database to find its own tables.
+  // Up to date (every start but the first): nothing to ask the migrator.
   if (KNOWN_MIGRATIONS.every((name) => applied.includes(name))) return [];
   refuseUnordered(applied);
   const schema = await schemaOf(db);
@@ -304,13 +282,10 @@ export async function migrateToLatest(db: Kysely<Database>, migrationDb: Kysely<
 const MIGRATION_LOCK = '3853314791062309107';
 
 /**
- * PostgreSQL's migrations, run here rather than by Kysely's `Migrator`: before it takes its lock, that one
- * reads the catalog of every schema of the database to learn whether its two tables exist (its
- * introspection looks up each column's sequence), and another schema's DDL meanwhile (a store migrating or
- * dropped beside it, as the tests do in parallel) can fail that read ("column … does not exist"). Here its
- * tables (the same two, in the store's schema) are made if missing, and the pending migrations applied in
- * name order, all in one transaction under the same advisory lock, so stores of one database migrate one at a
- * time and nothing outside this schema is read.
+ * PostgreSQL's migrations, run here rather than by Kysely's `Migrator`, which reads the catalog of every schema
+ * before taking its lock and can fail on another schema's DDL meanwhile. Here its two tables (in the store's
+ * schema) are made if missing and the pending migrations applied in name order, in one transaction under the
+ * same advisory lock: stores of one database migrate one at a time, and nothing outside this schema is read.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the migrations' Kysely, typed against no schema
 async function migratePostgres(migrationDb: Kysely<any>, schema: string): Promise<string[]> {

@@ -4,7 +4,12 @@ import { slugsStartingWith } from './slugs.js';
 import type { Database, UserTable } from './schema.js';
 import { counted, counterKey, counterOf, kept, listPage, readRows, type Listed, type Selection } from './paging.js';
 
-export type UserRow = Selectable<UserTable>;
+/** A user as read: never their password's hash, which nothing reads back. */
+export type UserRow = Omit<Selectable<UserTable>, 'password_hash' | 'nickname_key'>;
+const USER_COLUMNS = [
+  'id', 'first_name', 'last_name', 'nickname', 'email', 'permission_set_id', 'slug',
+  'conditions_accepted_at', 'confidentiality_accepted_at', 'created_at', 'updated_at',
+] as const satisfies readonly (keyof UserRow)[];
 /** A user with the role fields that user records show (tagline). */
 export interface UserWithRole extends UserRow {
   role_name: string;
@@ -32,7 +37,7 @@ const joinRole = (q: SelectQueryBuilder<Database, 'users', object>) =>
   q
     .innerJoin('permission_sets', 'permission_sets.id', 'users.permission_set_id')
     .leftJoin('suspensions', 'suspensions.user_id', 'users.id')
-    .selectAll('users')
+    .select(USER_COLUMNS.map((column) => `users.${column}` as const))
     .select([
       'permission_sets.name as role_name',
       'permission_sets.system_key as role_system_key',
@@ -49,7 +54,7 @@ export function usersRepo(db: Kysely<Database>) {
   const selectWithRole: Selection = (query) => joinRole(query as SelectQueryBuilder<Database, 'users', object>);
 
   return {
-    async insert(row: Omit<UserRow, 'nickname_key'>): Promise<void> {
+    async insert(row: Omit<Selectable<UserTable>, 'nickname_key'>): Promise<void> {
       await db
         .insertInto('users')
         .values({ ...row, nickname_key: nicknameKey(row.nickname) })

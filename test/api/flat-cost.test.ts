@@ -214,8 +214,10 @@ function uncovered(raw: Database.Database, sql: string, detail: string): string[
   const [, table, alias = table, covering, index] = m;
   const indexColumns = (raw.prepare(`pragma index_info(${index})`).all() as { name: string }[]).map((c) => c.name);
   if (atMostOneRow(raw, detail)) return [];
-  // (A page's rows read whole: `select "pages".*`, or each row's record as JSON text, `select json_object(…)`.)
-  if (!covering && /\blimit \?/.test(sql) && new RegExp(`select "${alias}"\\.\\*|select \\*|select json_object\\(`).test(sql)) return [];
+  // (A page's rows read whole: `select "pages".*`, or a column its index lacks named in the select list.)
+  const selected = /^select (.*?) from /.exec(sql)?.[1] ?? '';
+  const readsRows = [...selected.matchAll(new RegExp(`"${alias}"\\."(\\w+)"`, 'g'))].some((r) => !indexColumns.includes(r[1]!));
+  if (!covering && /\blimit \?/.test(sql) && (readsRows || new RegExp(`select "${alias}"\\.\\*|select \\*`).test(sql))) return [];
   const columns = new Set((raw.prepare(`pragma table_info(${table})`).all() as { name: string }[]).map((c) => c.name));
   // What the query reads of this table outside its select lists: its filters, joins and order (for a
   // compound select, the part this walk serves: the one its index covers best).
@@ -431,8 +433,10 @@ describe('kept counts of a flag', () => {
     const status = await t.call('POST', '/statuses', { as: member.creds, body: { user_id: member.user.id, content: 'Mine' } });
     const inPage = await t.call('POST', '/statuses', { as: other.creds, body: { user_id: other.user.id, content: 'In the page', page_id: ids.private } });
     expect([status.status, inPage.status]).toEqual([201, 201]);
-    const flagged = countersFor(onPostgres ? 'postgres' : 'sqlite').filter((spec) => spec.flag !== undefined);
-    expect(flagged.map((spec) => spec.list).sort()).toEqual(['events', 'follows', 'statuses']);
+    const specs = countersFor(onPostgres ? 'postgres' : 'sqlite');
+    expect(specs.filter((spec) => spec.flag !== undefined).map((spec) => spec.list).sort()).toEqual(['events', 'events_end', 'follows', 'statuses']);
+    // The lists migration 0015 concerns (the events' ends were counted later, their flag kept at 1 from the first).
+    const flagged = specs.filter((spec) => ['events', 'follows', 'statuses'].includes(spec.list));
     const lists = flagged.map((spec) => `key like '${spec.list}|%'`).join(' or ');
     const raw = await openRaw(t.file);
     const atZero = async () =>

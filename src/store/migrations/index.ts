@@ -5,6 +5,7 @@ import { auditFilters } from './0016-audit-filters.js';
 import { commentAuthors } from './0032-comment-authors.js';
 import { concurrency } from './0008-concurrency.js';
 import { content } from './0003-content.js';
+import { eventEnds } from './0033-event-ends.js';
 import { flagCounts } from './0015-flag-counts.js';
 import { flatCost } from './0005-flat-cost.js';
 import { followPairs } from './0020-follow-pairs.js';
@@ -44,4 +45,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0030-moderation': moderation,
   '0031-report-queue': reportQueue,
   '0032-comment-authors': commentAuthors,
+  '0033-event-ends': eventEnds,
 };
