@@ -135,7 +135,6 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
     },
   };
 }
-export type EventsRepo = ReturnType<typeof eventsRepo>;
 
 export function attendancesRepo(db: Kysely<Database>) {
   const filtered = (eventId: string, answer?: string) => {
@@ -165,4 +164,3 @@ export function attendancesRepo(db: Kysely<Database>) {
     },
   };
 }
-export type AttendancesRepo = ReturnType<typeof attendancesRepo>;

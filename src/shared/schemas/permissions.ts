@@ -65,11 +65,4 @@ export function buildPermissions(granted: PartialPermissions = {}, base?: Permis
   return out as Permissions;
 }
 
-export const allPermissions = (): Permissions =>
-  buildPermissions(
-    Object.fromEntries(
-      Object.entries(PERMISSION_CATALOGUE).map(([c, actions]) => [c, Object.fromEntries(actions.map((a) => [a, true]))]),
-    ) as PartialPermissions,
-  );
-
 export const PermissionsQuery = z.object({ user_id: z.string().trim().min(1).max(64).optional() });
