@@ -5,7 +5,7 @@ import type { Dialect } from './dialect.js';
 import { secretPageOf } from './follows.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, EventAttendanceTable, EventTable } from './schema.js';
-import { counted, counterKey, counterOf, kept, keptBetween, keptEach, listPage, type Listed, type Selection, type Walk } from './paging.js';
+import { counted, counterKey, kept, keptBetween, keptEach, listPage, type Listed, type Selection, type Walk } from './paging.js';
 
 /** An event in a secret page says so (`secret_page`): the store's own, neither written nor read by the domain. */
 export type EventRow = Omit<Selectable<EventTable>, 'secret_page'>;
@@ -26,19 +26,26 @@ const selectEvents: Selection = (q) => q.selectAll('events');
 const selectAttendances: Selection = (q) => q.selectAll('event_attendances');
 
 export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
+  /**
+   * The earliest start of an event still running at `from`: `from` less the longest event's length (kept in
+   * `list_counts` by triggers), read in the list's own statement; a second early, as it only bounds the walk.
+   */
+  const earliestFor = (from: string) =>
+    dialect === 'postgres'
+      ? sql<string>`to_char((${from}::timestamptz - (coalesce((select n from list_counts where key = 'events.longest_ms'), 0) + 1000) * interval '1 millisecond') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+      : sql<string>`strftime('%Y-%m-%dT%H:%M:%fZ', julianday(${from}) - (coalesce((select n from list_counts where key = 'events.longest_ms'), 0) + 1000) / 86400000.0)`;
   /** `ordered`: for a walk in the list's order (not a count, which walks whichever index fits it best). */
-  const matching = (filter: EventFilter, longestMs: number, ordered: boolean) => {
+  const matching = (filter: EventFilter, ordered: boolean) => {
     let q = db.selectFrom('events');
     if (filter.owner !== undefined) q = q.where('events.user_id', '=', filter.owner);
     if (filter.page_id !== undefined) q = q.where('events.page_id', '=', filter.page_id);
     if (filter.slug !== undefined) q = q.where('events.slug', '=', filter.slug);
     if (filter.runningFrom !== undefined) {
       // An event still running at `runningFrom` started at most the longest event's length before it: the
-      // walk starts there instead of at the first event ever.
-      // For an ordered walk on SQLite, said to be `likely` true: the walk then starts at the later of this
-      // bound and the page's start (the sort key it resumes from), which SQLite would otherwise leave to a
-      // test entry by entry from this one (a deep page of a dated list cost every entry before it).
-      const earliest = new Date(Date.parse(filter.runningFrom) - longestMs).toISOString();
+      // walk starts there instead of at the first event ever. For an ordered walk on SQLite, said to be `likely`
+      // true: the walk then starts at the later of this bound and the page's start (the sort key it resumes
+      // from), which SQLite would otherwise leave to a test entry by entry from this one.
+      const earliest = earliestFor(filter.runningFrom);
       q = q
         .where(ordered && dialect === 'sqlite' ? sql<boolean>`likely(${sql.ref('events.start_date')} >= ${earliest})` : sql<boolean>`${sql.ref('events.start_date')} >= ${earliest}`)
         .where('events.end_date', '>=', filter.runningFrom);
@@ -52,10 +59,10 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
    * pages they see, in one walk (the event's own copy of its page's secrecy and the page are on the index
    * that orders the list; the set of seen pages is looked in only for an event of a secret page).
    */
-  const walks = (filter: EventFilter, viewer: Viewer, longestMs: number, ordered = true): Walk[] => {
-    if (viewer.isAdmin) return [{ query: matching(filter, longestMs, ordered), keys }];
+  const walks = (filter: EventFilter, viewer: Viewer, ordered = true): Walk[] => {
+    if (viewer.isAdmin) return [{ query: matching(filter, ordered), keys }];
     const seen = secretPageIdsSeen(viewer.id, filter.page_id);
-    const query = matching(filter, longestMs, ordered).where((eb) => notSecretOrSeen(eb, eb('events.secret_page', '=', 0), 'events.page_id', seen));
+    const query = matching(filter, ordered).where((eb) => notSecretOrSeen(eb, eb('events.secret_page', '=', 0), 'events.page_id', seen));
     return [{ query, keys }];
   };
   /**
@@ -65,7 +72,7 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
    * grows with the community. A Member's, as `visibleTotal` says: less those of secret pages, plus those of the
    * secret pages they see (each page's own not yet ended, on its index).
    */
-  const current = (now: string, viewer: Viewer, longestMs: number): Expression<number> => {
+  const current = (now: string, viewer: Viewer): Expression<number> => {
     const today = now.slice(0, 10);
     const tomorrow = new Date(Date.parse(`${today}T00:00:00.000Z`) + DAY_MS).toISOString();
     const endingToday = db.selectFrom('events').where('events.end_date', '>=', now).where('events.end_date', '<', tomorrow);
@@ -74,20 +81,20 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
     const all = sql<number>`(${later()} + ${counted(endingToday)})`;
     if (viewer.isAdmin) return all;
     const ofSecretPages = sql<number>`(${later('1')} + ${counted(endingToday.where('events.secret_page', '=', 1))})`;
-    const ofPagesSeen = matching({ runningFrom: now }, longestMs, false)
+    const ofPagesSeen = matching({ runningFrom: now }, false)
       .where('events.page_id', 'in', secretPageIdsSeen(viewer.id))
       .where('events.secret_page', '=', 1);
     return visibleTotal(all, ofSecretPages, counted(ofPagesSeen));
   };
   const key = (f: EventFilter, secret?: string) => counterKey('events', [f.owner, f.page_id, secret]);
-  const total = (filter: EventFilter, viewer: Viewer, longestMs: number): Expression<number> => {
+  const total = (filter: EventFilter, viewer: Viewer): Expression<number> => {
     const { owner, page_id, slug, runningFrom, runningBefore } = filter;
     if (runningFrom !== undefined && runningBefore === undefined && owner === undefined && page_id === undefined && slug === undefined)
-      return current(runningFrom, viewer, longestMs);
+      return current(runningFrom, viewer);
     // The other dated lists count their window (events running in a span of time, by index range: a day, or
     // one user's or page's events), a slug its one event; the others, kept counts.
     if (runningFrom !== undefined || runningBefore !== undefined || slug !== undefined)
-      return counted(walks(filter, viewer, longestMs, false)[0]!.query);
+      return counted(walks(filter, viewer, false)[0]!.query);
     if (viewer.isAdmin) return kept([key(filter)]);
     const seen = keptEach((page) => key({ ...filter, page_id: page }), secretPageIdsSeen(viewer.id, filter.page_id));
     return visibleTotal(kept([key(filter)]), kept([key(filter, '1')]), seen);
@@ -101,8 +108,7 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
     },
     /** Soonest first. */
     async list(filter: EventFilter, viewer: Viewer, page: Pagination): Promise<Listed<EventRow>> {
-      const longestMs = filter.runningFrom === undefined ? 0 : await counterOf(db, 'events.longest_ms');
-      return listPage<EventRow>(db, walks(filter, viewer, longestMs), selectEvents, page, total(filter, viewer, longestMs));
+      return listPage<EventRow>(db, walks(filter, viewer), selectEvents, page, total(filter, viewer));
     },
     slugsStartingWith: (base: string): Promise<string[]> => slugsStartingWith(db, 'events', base),
     /**
