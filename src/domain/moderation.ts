@@ -2,8 +2,7 @@ import { listResult, type ListResult } from '../shared/schemas/common.js';
 import type { ModerationItem, ModerationQueueQuery, ReportItem } from '../shared/schemas/moderation.js';
 import type { ModerationItemRow } from '../store/moderation.js';
 import { nowIso, type Caller, type Deps } from './context.js';
-import { toPageRecord } from './pages.js';
-import { toUserRecord } from './users.js';
+import { loadEmbeds } from './records.js';
 
 /**
  * The moderation queue: the waiting access requests and invites of every page the caller administers (every
@@ -19,21 +18,20 @@ export async function listModerationQueue(
   const viewer = { id: caller.user.id, isAdmin: caller.isAdmin };
   const listed = await deps.store.moderationQueue.list(viewer, query);
   const rows = listed.rows;
-  const present = (ids: (string | null)[]) => [...new Set(ids.filter((id): id is string => id !== null))];
-  const [users, pages] = await Promise.all([
-    deps.store.users.getByIds(present(rows.flatMap((r) => [r.user_id, r.target_user_id]))),
-    deps.store.pages.getByIds(present(rows.map((r) => r.page_id))),
-  ]);
-  const now = new Date(nowIso(deps));
-  const userById = new Map(users.map((u) => [u.id, toUserRecord(u, caller, now)]));
-  const pageById = new Map(pages.map((p) => [p.id, toPageRecord(p)]));
+  const embeds = await loadEmbeds(
+    deps.store,
+    caller,
+    rows.flatMap((r) => [r.user_id, r.target_user_id]),
+    rows.map((r) => r.page_id),
+    new Date(nowIso(deps)),
+  );
   const items: ModerationItem[] = [];
   for (const r of rows) {
-    const user = userById.get(r.user_id);
-    const page = r.page_id ? pageById.get(r.page_id) : undefined;
+    const user = embeds.users.get(r.user_id);
+    const page = r.page_id ? embeds.pages.get(r.page_id) : undefined;
     // Gone between the walk and this read (a user or page deleted meanwhile): the next look will not show it.
     if (!user) continue;
-    if (r.kind === 'report') items.push(reportItem(r, user, page ?? null, userById));
+    if (r.kind === 'report') items.push(reportItem(r, user, page ?? null, embeds.users));
     else if (page) items.push({ kind: r.kind as 'page_access_request' | 'invite', id: r.id, page, user, created_at: r.created_at });
   }
   return listResult(items, listed);

@@ -5,20 +5,25 @@ import type { Caller } from './context.js';
 import { toPageRecord } from './pages.js';
 import { toUserRecord } from './users.js';
 
-/** Loads the users and pages a batch of records embeds, in two queries whatever the batch size. */
+/**
+ * Loads the users and pages a batch of records embeds, in two queries whatever the batch size (null ids, of a
+ * record that embeds none, are skipped). `user` and `page` throw for one missing; `users` and `pages` let the
+ * caller decide.
+ */
 export async function loadEmbeds(
   store: Store,
   caller: Caller,
-  userIds: string[],
-  pageIds: string[],
-): Promise<{ user(id: string): User; page(id: string): Page }> {
-  const [users, pages] = await Promise.all([
-    store.users.getByIds([...new Set(userIds)]),
-    store.pages.getByIds([...new Set(pageIds)]),
-  ]);
-  const userById = new Map(users.map((u) => [u.id, toUserRecord(u, caller)]));
+  userIds: (string | null)[],
+  pageIds: (string | null)[],
+  now?: Date,
+): Promise<{ users: Map<string, User>; pages: Map<string, Page>; user(id: string): User; page(id: string): Page }> {
+  const present = (ids: (string | null)[]) => [...new Set(ids.filter((id): id is string => id !== null))];
+  const [users, pages] = await Promise.all([store.users.getByIds(present(userIds)), store.pages.getByIds(present(pageIds))]);
+  const userById = new Map(users.map((u) => [u.id, toUserRecord(u, caller, now)]));
   const pageById = new Map(pages.map((p) => [p.id, toPageRecord(p)]));
   return {
+    users: userById,
+    pages: pageById,
     user: (id) => {
       const user = userById.get(id);
       if (!user) throw new Error(`embedded user ${id} is missing`);
