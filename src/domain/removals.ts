@@ -18,7 +18,6 @@ import { excerpt, notifyUsers, userRef } from './notifications.js';
  */
 
 /** The page a status is in: its own, or its event's. */
-/** The page a status is in: its own, or its event's. */
 export async function pageOfStatus(store: Store, status: StatusRow): Promise<string | null> {
   if (status.page_id) return status.page_id;
   if (status.event_id) return (await store.events.getById(status.event_id))?.page_id ?? null;

@@ -1,8 +1,9 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Viewer } from './visibility.js';
 import { counted, listPage, type Listed, type Selection } from './paging.js';
 import type { Database } from './schema.js';
+import type { ReportTable } from './moderation-tables.js';
 
 /**
  * An item of the queue: a waiting access request or invite (`page_id` its page, `user_id` who asks or is
@@ -44,6 +45,10 @@ const selectWaiting: Selection = (q) =>
 // A literal, so that SQLite and PostgreSQL see the partial indexes' condition (migration 0031) in the query.
 const OPEN = sql.lit('open');
 
+/** The open reports (`reports as o`) on the same target as the report `r`. */
+const openOnTarget = (eb: ExpressionBuilder<Database & { r: ReportTable }, 'r'>) =>
+  eb.selectFrom('reports as o').whereRef('o.target_type', '=', 'r.target_type').whereRef('o.target_id', '=', 'r.target_id').where('o.state', '=', OPEN);
+
 const selectReportGroups: Selection = (q) =>
   q.select((eb) => [
     'r.id',
@@ -56,12 +61,8 @@ const selectReportGroups: Selection = (q) =>
     'r.target_user_id',
     'r.excerpt',
     'r.reason',
-    eb
-      .selectFrom('reports as c')
+    openOnTarget(eb)
       .select((c) => c.fn.countAll().as('n'))
-      .whereRef('c.target_type', '=', 'r.target_type')
-      .whereRef('c.target_id', '=', 'r.target_id')
-      .where('c.state', '=', OPEN)
       .as('reports'),
   ]);
 
@@ -82,15 +83,7 @@ export function moderationQueueRepo(db: Kysely<Database>) {
     if (!viewer.isAdmin) q = q.where('r.page_owner_id', '=', viewer.id);
     return q.where((eb) =>
       eb.not(
-        eb.exists(
-          eb
-            .selectFrom('reports as o')
-            .select('o.id')
-            .whereRef('o.target_type', '=', 'r.target_type')
-            .whereRef('o.target_id', '=', 'r.target_id')
-            .where('o.state', '=', OPEN)
-            .where(sql<boolean>`(o.created_at, o.id) < (r.created_at, r.id)`),
-        ),
+        eb.exists(openOnTarget(eb).select('o.id').where(sql<boolean>`(o.created_at, o.id) < (r.created_at, r.id)`)),
       ),
     );
   };

@@ -21,7 +21,7 @@ const selectReports: Selection = (q) => q.selectAll('r');
 export function reportsRepo(db: Kysely<Database>) {
   const visible = (viewer: Viewer) => db.selectFrom('reports as r').where((eb) => reportVisibleTo(eb, viewer));
   return {
-    /** False when the reporter already has an open report on the target (the unique index decides, even in a race). */
+    /** Refused by the unique index when the reporter already has an open report on the target, even in a race. */
     async insert(row: ReportRow): Promise<void> {
       const owner = row.page_id ? db.selectFrom('pages').select('pages.user_id').where('pages.id', '=', row.page_id) : null;
       await db.insertInto('reports').values({ ...row, page_owner_id: owner }).execute();
