@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useApp } from '../helpers/app.js';
+import { queueCalls } from '../helpers/queue.js';
 import type { Credentials } from '../helpers/server.js';
 
 /** Open reports in GET /moderation_queue (docs/api.md, "Moderating content and people"): one item per reported target, beside requests and invites. */
@@ -16,6 +17,7 @@ interface Item {
   reason?: string;
   reports?: number;
 }
+const { ask, queue } = queueCalls<Item>(t);
 
 let configId: string;
 beforeAll(async () => {
@@ -42,17 +44,6 @@ async function report(who: Who, target_type: string, target_id: string, reason =
   const res = await t.call('POST', '/reports', { as: who.creds, body: { user_id: who.user.id, target_type, target_id, reason } });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.id;
-}
-async function ask(who: Who, pageId: string): Promise<string> {
-  t.clock.advance(1000);
-  const res = await t.call('POST', '/page_access_requests', { as: who.creds, body: { page_id: pageId, user_id: who.user.id } });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.id;
-}
-async function queue(as?: Credentials, query = ''): Promise<{ items: Item[]; total_items: number; link?: string }> {
-  const res = await t.call('GET', `/moderation_queue${query}`, { as });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return { ...res.body, link: res.headers.link as string | undefined };
 }
 
 /** A page, its creator, a spammer and two members in it, and the spammer's status. */

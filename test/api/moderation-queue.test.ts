@@ -3,8 +3,8 @@ import { Kysely, PostgresDialect, SqliteDialect, type LogEvent } from 'kysely';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useApp } from '../helpers/app.js';
+import { queueCalls } from '../helpers/queue.js';
 import { badPlans, type Query } from '../helpers/plans.js';
-import type { Credentials } from '../helpers/server.js';
 import { onPostgres, openRaw } from '../helpers/store-target.js';
 import { moderationQueueRepo } from '../../src/store/moderation.js';
 import { auditLogRepo } from '../../src/store/audit.js';
@@ -21,6 +21,7 @@ interface Item {
   created_at: string;
 }
 type Member = Awaited<ReturnType<typeof t.member>>;
+const { ask, queue } = queueCalls<Item>(t);
 
 let configId: string;
 let ada: Member; // creates Book Circle
@@ -39,12 +40,6 @@ async function page(owner: Member, name: string): Promise<string> {
   return res.body.id;
 }
 
-async function ask(who: Member, pageId: string): Promise<string> {
-  t.clock.advance(1000);
-  const res = await t.call('POST', '/page_access_requests', { as: who.creds, body: { page_id: pageId, user_id: who.user.id } });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.id;
-}
 
 async function invite(from: Member, pageId: string, to: Member): Promise<string> {
   t.clock.advance(1000);
@@ -56,11 +51,6 @@ async function invite(from: Member, pageId: string, to: Member): Promise<string>
   return res.body.success[0].id;
 }
 
-async function queue(as?: Credentials, query = ''): Promise<{ items: Item[]; total_items: number; link?: string }> {
-  const res = await t.call('GET', `/moderation_queue${query}`, { as });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return { ...res.body, link: res.headers.link as string | undefined };
-}
 
 beforeAll(async () => {
   configId = (await t.call('POST', '/page_configurations', { body: { name: 'Clubs' } })).body.id;
