@@ -1,7 +1,8 @@
 import { Box, Text } from 'ink';
 import { createElement as h, type ReactNode } from 'react';
 import type { ModerationItem, ReportItem } from '../../shared/schemas/moderation.js';
-import { clean, isReport, waited } from './items.js';
+import { isReport, waited } from './items.js';
+import { visibleLine } from '../safe-text.js';
 
 /** One report of a target as the details show it: who reported it, why, and what they added. */
 export interface GroupReport {
@@ -24,34 +25,34 @@ function membershipDetails(item: Exclude<ModerationItem, ReportItem>): ReactNode
   return [
     field('kind', item.kind === 'invite' ? 'invite' : 'access request'),
     field('id', item.id),
-    field('page', `${clean(item.page.name)} (${item.page.privacy})`),
-    field('who', `${clean(item.user.name)} (${clean(item.user.nickname)})`),
-    ...(item.user.email ? [field('email', clean(item.user.email))] : []),
+    field('page', `${visibleLine(item.page.name)} (${item.page.privacy})`),
+    field('who', `${visibleLine(item.user.name)} (${visibleLine(item.user.nickname)})`),
+    ...(item.user.email ? [field('email', visibleLine(item.user.email))] : []),
     field('waiting', `since ${item.created_at} (${waited(item.created_at)})`),
   ];
 }
 
 /** A report's details: the content's excerpt in full (at most 280 characters), and every open report on it. */
 function reportDetails(item: ReportItem, group: GroupState, width: number): ReactNode[] {
-  const author = item.target.user ? `${clean(item.target.user.name)} (${clean(item.target.user.nickname)})` : 'no longer there';
+  const author = item.target.user ? `${visibleLine(item.target.user.name)} (${visibleLine(item.target.user.nickname)})` : 'no longer there';
   const about = item.target.type === 'User' ? `the user ${author}` : `a ${item.target.type === 'Comment' ? 'comment' : 'status'} by ${author}`;
   const loaded = group?.itemId === item.id ? group : undefined;
   const lines: ReactNode[] = [
     field('kind', `report (${item.reports} open)`),
     field('id', item.id),
     field('about', about),
-    ...(item.page ? [field('page', `${clean(item.page.name)} (${item.page.privacy})`)] : []),
-    ...(item.target.excerpt !== null ? [field('text', clean(item.target.excerpt), 'wrap')] : []),
+    ...(item.page ? [field('page', `${visibleLine(item.page.name)} (${item.page.privacy})`)] : []),
+    ...(item.target.excerpt !== null ? [field('text', visibleLine(item.target.excerpt), 'wrap')] : []),
     field('waiting', `since ${item.created_at} (${waited(item.created_at)})`),
     field('reports', loaded?.error ? `could not be read: ${loaded.error}` : loaded?.reports ? '' : 'loading…'),
   ];
   for (const report of loaded?.reports ?? []) {
-    const said = report.comment ? `: ${clean(report.comment)}` : '';
+    const said = report.comment ? `: ${visibleLine(report.comment)}` : '';
     lines.push(
       h(
         Box,
         { key: report.id, width },
-        h(Text, { wrap: 'truncate-end' }, `  ${clean(report.reporter)} · ${report.reason} · ${waited(report.created_at)}${said}`),
+        h(Text, { wrap: 'truncate-end' }, `  ${visibleLine(report.reporter)} · ${report.reason} · ${waited(report.created_at)}${said}`),
       ),
     );
   }

@@ -1,9 +1,8 @@
+import { visibleLine } from '../safe-text.js';
 import type { MembershipItem, ModerationItem, ReportItem } from '../../shared/schemas/moderation.js';
 
-/** How the queue's items read on the screen and in its messages. */
+/** How the queue's items read on the screen and in its messages; every name and excerpt passes `visibleLine`. */
 
-/** Names and excerpts come from users: no control character reaches the terminal. */
-export const clean = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
 
 /** "now", "4m", "3h", "2d": how long an item has waited. */
 export function waited(since: string, now = Date.now()): string {
@@ -25,25 +24,25 @@ const short = (text: string, max = 24) => (text.length <= max ? text : `${text.s
 
 /** Whose content, or which user, a report is about: `bob's status "cheap watches…"`, `the user bob`. */
 export function reportedThing(item: ReportItem, max = 24, place = true): string {
-  const who = item.target.user ? clean(item.target.user.nickname) : 'someone';
+  const who = item.target.user ? visibleLine(item.target.user.nickname) : 'someone';
   if (item.target.type === 'User') return `the user ${who}`;
   const what = item.target.type === 'Comment' ? 'comment' : 'status';
-  return `${who}'s ${what} "${short(clean(item.target.excerpt ?? ''), max)}"${place && item.page ? ` in ${clean(item.page.name)}` : ''}`;
+  return `${who}'s ${what} "${short(visibleLine(item.target.excerpt ?? ''), max)}"${place && item.page ? ` in ${visibleLine(item.page.name)}` : ''}`;
 }
 
 export const describeItem = (item: ModerationItem) =>
   isReport(item)
     ? reportedThing(item)
     : item.kind === 'invite'
-      ? `the invite of ${clean(item.user.nickname)} to ${clean(item.page.name)}`
-      : `${clean(item.user.nickname)}'s request to join ${clean(item.page.name)}`;
+      ? `the invite of ${visibleLine(item.user.nickname)} to ${visibleLine(item.page.name)}`
+      : `${visibleLine(item.user.nickname)}'s request to join ${visibleLine(item.page.name)}`;
 
 /** The list's WHERE and WHO cells: a request's page and asker; a report's page and what is reported. */
 export function rowCells(item: ModerationItem): [string, string] {
-  if (!isReport(item)) return [clean((item as MembershipItem).page.name), clean(item.user.nickname)];
-  const author = item.target.user ? clean(item.target.user.nickname) : '?';
+  if (!isReport(item)) return [visibleLine((item as MembershipItem).page.name), visibleLine(item.user.nickname)];
+  const author = item.target.user ? visibleLine(item.target.user.nickname) : '?';
   if (item.target.type === 'User') return ['-', `user ${author}`];
-  return [item.page ? clean(item.page.name) : '-', `${author}: ${clean(item.target.excerpt ?? '')}`];
+  return [item.page ? visibleLine(item.page.name) : '-', `${author}: ${visibleLine(item.target.excerpt ?? '')}`];
 }
 
 /** The settling a key asks for, and how its question and its outcome read. */
@@ -52,7 +51,7 @@ export type Verb = 'refuse' | 'remove' | 'suspend' | 'dismiss';
 export function question(verb: Verb, item: ModerationItem): string {
   if (verb === 'refuse') return `Refuse ${describeItem(item)}?`;
   const report = item as ReportItem;
-  const author = report.target.user ? clean(report.target.user.nickname) : 'the author';
+  const author = report.target.user ? visibleLine(report.target.user.nickname) : 'the author';
   const count = report.reports === 1 ? 'the report' : `the ${report.reports} reports`;
   if (verb === 'remove') return `Remove ${reportedThing(report)}?`;
   // Without the place: the question has to fit one line with its (y/N).
@@ -66,7 +65,7 @@ export function outcome(verb: Verb | 'accept', item: ModerationItem): string {
   const report = item as ReportItem;
   if (verb === 'remove') return `removed ${reportedThing(report)}`;
   if (verb === 'dismiss') return `dismissed the reports on ${reportedThing(report)}`;
-  return `suspended ${report.target.user ? clean(report.target.user.nickname) : 'the author'}`;
+  return `suspended ${report.target.user ? visibleLine(report.target.user.nickname) : 'the author'}`;
 }
 
 /** The reason a suspension from the queue gives when the moderator types none. */

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import type { ReportItem } from '../../src/shared/schemas/moderation.js';
+import { describeItem, question, reportedThing, rowCells } from '../../src/cli/queue/items.js';
+
+/** What `agora queue` draws of a report: text from users, made safe as every server string is (safe-text.ts). */
+describe('a report in the queue', () => {
+  const item = {
+    kind: 'report',
+    id: 'r1',
+    target: { type: 'Status', id: 's1', excerpt: 'buy\u202e now\u001b[2J', user: { nickname: 'bo\u200fb', name: 'Bo B' } },
+    page: { name: 'Garden\u001b]0;owned\u0007 Club', privacy: 'private' },
+    user: { nickname: 'piper', name: 'Piper' },
+    reason: 'spam',
+    reports: 2,
+    created_at: '2026-11-26T10:00:00.000Z',
+  } as unknown as ReportItem;
+
+  it('shows control characters and bidirectional overrides from the content, the page and the author as visible stand-ins', () => {
+    const drawn = [reportedThing(item), describeItem(item), question('remove', item), question('suspend', item), ...rowCells(item)];
+    for (const text of drawn) expect(text).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/);
+    expect(reportedThing(item, 60)).toBe('bo\\u200fb\'s status "buy\\u202e now␛[2J" in Garden␛]0;owned␇ Club');
+  });
+});
