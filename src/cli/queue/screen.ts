@@ -32,8 +32,6 @@ export interface ScreenOptions {
   describeError(error: unknown): string;
 }
 
-export { describeItem, waited } from './items.js';
-
 type Mode = 'list' | 'confirm' | 'reason' | 'details';
 interface Message {
   text: string;
