@@ -9,12 +9,13 @@ import { readableComment, readableStatus, viewerOf } from './content-access.js';
 import { placeOf, removedFields, toCommentRecords, toStatusRecords } from './content.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { excerpt, notifyUsers, userRef } from './notifications.js';
+import { settleReportsIn } from './report-settlement.js';
 
 /**
  * Removing content (docs/api.md, "Moderating content and people"): a status or comment is removed by its author, an administrator of the page
  * it is in (the page's creator), or an Admin. It vanishes at once for everyone (the live row goes, a copy stays
  * for Admins); a status takes its comments and likes with it. Someone else's removal tells the author and is
- * audited, in the removal's transaction.
+ * audited, and whoever removes it resolves the open reports on what went, in the removal's transaction.
  */
 
 /** The page a status is in: its own, or its event's. */
@@ -96,12 +97,15 @@ export async function removeStatus(deps: Deps, caller: Caller, id: string, reaso
       throw forbidden("Only the author, the page's administrators and project administrators may remove this status");
     await removeStatusIn(tx, nowIso(deps), caller, status, reason);
   });
+  deps.webhooks?.wake();
 }
 
 /** The removal of a status the caller may remove, in the caller's transaction (a report's `remove` too). */
 export async function removeStatusIn(tx: Store, now: string, caller: Caller, status: StatusRow, reason: string | null): Promise<void> {
-  await tx.removals.removeStatus(status, { removed_at: now, removed_by: caller.user.id, removal_reason: reason });
+  const commentIds = await tx.removals.removeStatus(status, { removed_at: now, removed_by: caller.user.id, removal_reason: reason });
   await removedByAnother(tx, now, caller, status, { type: 'Status', id: status.id, content: status.content, authorId: status.user_id }, reason);
+  const comments = commentIds.map((id) => ({ type: 'Comment' as const, id }));
+  await settleReportsIn(tx, now, caller, [{ type: 'Status', id: status.id }, ...comments], 'remove');
 }
 
 export async function removeComment(deps: Deps, caller: Caller, id: string, reason: string | null): Promise<void> {
@@ -111,12 +115,14 @@ export async function removeComment(deps: Deps, caller: Caller, id: string, reas
       throw forbidden("Only the author, the page's administrators and project administrators may remove this comment");
     await removeCommentIn(tx, nowIso(deps), caller, comment, status, reason);
   });
+  deps.webhooks?.wake();
 }
 
 /** The removal of a comment the caller may remove, in the caller's transaction. */
 export async function removeCommentIn(tx: Store, now: string, caller: Caller, comment: CommentRow, status: StatusRow, reason: string | null): Promise<void> {
   await tx.removals.removeComment(comment, status, { removed_at: now, removed_by: caller.user.id, removal_reason: reason });
   await removedByAnother(tx, now, caller, status, { type: 'Comment', id: comment.id, content: comment.content, authorId: comment.user_id }, reason);
+  await settleReportsIn(tx, now, caller, [{ type: 'Comment', id: comment.id }], 'remove');
 }
 
 /** An unlike: only the user who liked (an Admin for anyone); 404 for a like the caller does not own. */

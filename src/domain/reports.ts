@@ -6,14 +6,13 @@ import { isUniqueViolation } from '../store/errors.js';
 import type { ReportRow } from '../store/reports.js';
 import type { UserRow } from '../store/users.js';
 import type { Store } from '../store/store.js';
-import { recordAudit } from './audit.js';
 import { actingUser, readableComment, readableStatus, viewerOf } from './content-access.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { notifyUsers, pageRef, projectAdminIds, userRef } from './notifications.js';
 import { requireActingFor } from './permissions.js';
 import { mayRemove, pageOfStatus, removeCommentIn, removeStatusIn } from './removals.js';
+import { settleReportsIn, toReportRecords } from './report-settlement.js';
 import { suspendIn } from './suspensions.js';
-import { toUserRecord } from './users.js';
 import { recordWebhookEvent } from './webhooks.js';
 
 /**
@@ -26,33 +25,6 @@ const cut = (text: string) => {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length <= REPORT_EXCERPT ? flat : `${flat.slice(0, REPORT_EXCERPT - 1)}…`;
 };
-
-async function toRecords(store: Store, caller: Caller, rows: ReportRow[]): Promise<Report[]> {
-  const userIds = [...new Set(rows.filter((r) => r.target_type === 'User').map((r) => r.target_id))];
-  const users = new Map((await store.users.getByIds(userIds)).map((u) => [u.id, u]));
-  return rows.map((r) => {
-    const user = r.target_type === 'User' ? users.get(r.target_id) : undefined;
-    return {
-      id: r.id,
-      user_id: r.user_id,
-      target_type: r.target_type as Report['target_type'],
-      target_id: r.target_id,
-      reason: r.reason as Report['reason'],
-      comment: r.comment,
-      state: r.state as Report['state'],
-      resolution: r.resolution as Report['resolution'],
-      resolved_by: r.resolved_by,
-      created_at: r.created_at,
-      updated_at: r.updated_at,
-      target: {
-        type: r.target_type as Report['target_type'],
-        id: r.target_id,
-        excerpt: r.target_type === 'User' ? null : r.excerpt,
-        user: user ? toUserRecord(user, caller) : null,
-      },
-    };
-  });
-}
 
 export async function createReport(deps: Deps, caller: Caller, input: CreateReportInput): Promise<Report> {
   requireActingFor(caller, input.user_id);
@@ -93,12 +65,12 @@ export async function createReport(deps: Deps, caller: Caller, input: CreateRepo
       if (isUniqueViolation(error, 'reports')) throw conflict(ErrorCode.alreadyReported, 'You already have an open report on this');
       throw error;
     }
-    await recordWebhookEvent(tx, now, 'report.created', (await toRecords(tx, caller, [report]))[0]);
+    await recordWebhookEvent(tx, now, 'report.created', (await toReportRecords(tx, caller, [report]))[0]);
     await tellModerators(tx, now, caller, report, reporter);
     return report;
   });
   deps.webhooks?.wake();
-  return (await toRecords(deps.store, caller, [row]))[0]!;
+  return (await toReportRecords(deps.store, caller, [row]))[0]!;
 }
 
 /**
@@ -130,7 +102,7 @@ async function tellModerators(tx: Store, now: string, caller: Caller, report: Re
 export async function listReports(deps: Deps, caller: Caller, query: ListReportsQuery): Promise<ListResult<Report>> {
   const { state, target_type, target_id, user_id } = query;
   const listed = await deps.store.reports.list(viewerOf(caller), { state, target_type, target_id, user_id }, query);
-  return listResult(await toRecords(deps.store, caller, listed.rows), listed);
+  return listResult(await toReportRecords(deps.store, caller, listed.rows), listed);
 }
 
 async function visibleReport(store: Store, caller: Caller, id: string): Promise<ReportRow> {
@@ -140,7 +112,7 @@ async function visibleReport(store: Store, caller: Caller, id: string): Promise<
 }
 
 export async function getReport(deps: Deps, caller: Caller, id: string): Promise<Report> {
-  return (await toRecords(deps.store, caller, [await visibleReport(deps.store, caller, id)]))[0]!;
+  return (await toReportRecords(deps.store, caller, [await visibleReport(deps.store, caller, id)]))[0]!;
 }
 
 const SETTLE_REFUSAL = 'Only those who may remove the content (for a user: project administrators) settle its reports';
@@ -176,45 +148,19 @@ async function act(tx: Store, now: string, caller: Caller, row: ReportRow, input
   }
 }
 
-const RESOLUTION = { remove: 'removed', suspend: 'suspended', none: 'none' } as const;
-
 async function settle(deps: Deps, caller: Caller, id: string, input: ResolveReportInput | null): Promise<Report> {
   const settled = await deps.store.transaction(async (tx) => {
     const row = await visibleReport(tx, caller, id);
     if (!(await maySettle(tx, caller, row))) throw forbidden(SETTLE_REFUSAL);
     if (row.state !== 'open') throw conflict(ErrorCode.conflict, `This report is already ${row.state}`);
     const now = nowIso(deps);
-    const rows = await tx.reports.settle(
-      { type: row.target_type, id: row.target_id },
-      { state: input ? 'resolved' : 'dismissed', resolution: input ? RESOLUTION[input.action] : null, resolved_by: caller.user.id, updated_at: now },
-    );
+    const target = { type: row.target_type as Report['target_type'], id: row.target_id };
+    const records = await settleReportsIn(tx, now, caller, [target], input?.action ?? null, row.id);
     // Another settle of the same target came first: it acted; this one does not act again.
-    if (!rows.some((r) => r.id === row.id)) throw conflict(ErrorCode.conflict, 'This report was settled meanwhile');
+    const record = records.find((r) => r.id === row.id);
+    if (!record) throw conflict(ErrorCode.conflict, 'This report was settled meanwhile');
     if (input) await act(tx, now, caller, row, input);
-    const records = await toRecords(tx, caller, rows);
-    for (const record of records) await recordWebhookEvent(tx, now, 'report.updated', record);
-    const verb = input ? 'resolved' : 'dismissed';
-    await recordAudit(tx, now, caller, {
-      action: input ? 'report.resolve' : 'report.dismiss',
-      target_type: 'Report',
-      target_id: row.id,
-      summary: `${verb} ${rows.length} report(s) on ${row.target_type} ${row.target_id}${input ? ` (${input.action})` : ''}`,
-    });
-    await notifyUsers(
-      tx,
-      now,
-      {
-        type: 'report_resolved',
-        action: verb,
-        subject: userRef(caller.user),
-        target: { type: row.target_type, id: row.target_id, name: row.excerpt },
-        finalTarget: userRef(caller.user),
-        link: { type: 'Report', id: row.id },
-      },
-      rows.map((r) => r.user_id),
-      [caller.user.id],
-    );
-    return records.find((r) => r.id === row.id)!;
+    return record;
   });
   deps.webhooks?.wake();
   return settled;

@@ -68,8 +68,8 @@ export function removalsRepo(db: Kysely<Database>) {
       return db.selectFrom('removed_content').selectAll().where('id', '=', id).where('target_type', '=', type).executeTakeFirst();
     },
 
-    /** Removes a status with its comments (kept as removed too) and their likes. */
-    async removeStatus(status: StatusRow, removal: Removal): Promise<void> {
+    /** Removes a status with its comments (kept as removed too) and their likes; answers the comments' ids. */
+    async removeStatus(status: StatusRow, removal: Removal): Promise<string[]> {
       await archive({ ...status, target_type: 'Status', status_id: null, ...removal });
       const comments = await db.selectFrom('comments').selectAll().where('status_id', '=', status.id).execute();
       for (const c of comments)
@@ -88,6 +88,7 @@ export function removalsRepo(db: Kysely<Database>) {
       await unquote('Comment', comments.map((c) => c.id));
       await db.deleteFrom('comments').where('status_id', '=', status.id).execute();
       await db.deleteFrom('statuses').where('id', '=', status.id).execute();
+      return comments.map((c) => c.id);
     },
 
     /** Removes a comment and its likes; its status counts one comment fewer. */

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { ReportTable } from './moderation-tables.js';
 import { counted, listPage, type Listed, type Selection } from './paging.js';
@@ -39,25 +39,29 @@ export function reportsRepo(db: Kysely<Database>) {
       return listPage<ReportRow>(db, [{ query, keys: ['r.id'] }], selectReports, page, counted(query));
     },
     /**
-     * Settles every open report on the target at once, and answers those settled: none when another settle came
-     * first (the rows' locks, or SQLite's one writer, make the second find no open report).
+     * Settles every open report on the targets at once (a removed status's with its comments'), and answers those
+     * settled, oldest first: none when another settle came first (the rows' locks, or SQLite's one writer, make the
+     * second find no open report).
      */
     async settle(
-      target: { type: string; id: string },
+      targets: { type: string; id: string }[],
       change: { state: string; resolution: string | null; resolved_by: string; updated_at: string },
     ): Promise<ReportRow[]> {
-      const open = () =>
-        db.selectFrom('reports').selectAll().where('target_type', '=', target.type).where('target_id', '=', target.id).where('state', '=', 'open');
-      const before = await open().execute();
+      if (targets.length === 0) return [];
+      const idsByType = new Map<string, string[]>();
+      for (const t of targets) {
+        const ids = idsByType.get(t.type);
+        if (ids) ids.push(t.id);
+        else idsByType.set(t.type, [t.id]);
+      }
+      const onTargets = (eb: ExpressionBuilder<Database, 'reports'>) =>
+        eb.and([
+          eb('state', '=', 'open'),
+          eb.or([...idsByType].map(([type, ids]) => eb.and([eb('target_type', '=', type), eb('target_id', 'in', ids)]))),
+        ]);
+      const before = await db.selectFrom('reports').selectAll().where(onTargets).orderBy('id').execute();
       if (before.length === 0) return [];
-      const updated = await db
-        .updateTable('reports')
-        .set(change)
-        .where('target_type', '=', target.type)
-        .where('target_id', '=', target.id)
-        .where('state', '=', 'open')
-        .returning('id')
-        .execute();
+      const updated = await db.updateTable('reports').set(change).where(onTargets).returning('id').execute();
       const ids = new Set(updated.map((u) => u.id));
       return before.filter((r) => ids.has(r.id)).map((r) => ({ ...r, ...change }));
     },

@@ -115,6 +115,24 @@ describe('open reports in the moderation queue', () => {
     expect((await t.call('GET', `/statuses/${status}`, { as: r1.creds })).status).toBe(404);
   });
 
+  it("drops a status its author removes, and its comments, from the queue and from GET /reports?state=open", async () => {
+    const { owner, spammer, r1, r2, pageId, status } = await scene();
+    const comment = await t.call('POST', '/comments', { as: spammer.creds, body: { user_id: spammer.user.id, status_id: status, content: 'buy now' } });
+    expect(comment.status, JSON.stringify(comment.body)).toBe(201);
+    await report(r1, 'Status', status);
+    await report(r2, 'Comment', comment.body.id);
+    const other = await post(spammer, pageId, 'more watches');
+    const onOther = await report(r1, 'Status', other);
+    expect((await queue(owner.creds)).total_items).toBe(3);
+
+    expect((await t.call('DELETE', `/statuses/${status}`, { as: spammer.creds })).status).toBe(204);
+    expect((await queue(owner.creds)).items.map((i) => i.id)).toEqual([onOther]);
+    expect((await queue()).items.filter((i) => i.target!.id === status || i.target!.id === comment.body.id)).toEqual([]);
+    const open = (await t.call('GET', `/reports?state=open&user_id=${r2.user.id}`)).body;
+    expect(open.total_items).toBe(0);
+    expect((await t.call('PUT', `/reports/${onOther}/dismiss`, { as: owner.creds })).status).toBe(200);
+  });
+
   it('pages through reports and requests together by cursor and by page number, each item once', async () => {
     const { owner, spammer, r1, pageId } = await scene();
     const made: string[] = [];

@@ -22,6 +22,33 @@ const post = async (who: Who, body: Record<string, unknown> = {}) => {
   return res.body as { id: string };
 };
 const report = (who: Who, body: Record<string, unknown>) => t.call('POST', '/reports', { as: who.creds, body: { user_id: who.user.id, reason: 'spam', ...body } });
+const comment = async (who: Who, statusId: string) => {
+  const res = await t.call('POST', '/comments', { as: who.creds, body: { user_id: who.user.id, status_id: statusId, content: 'buy now' } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body as { id: string };
+};
+const reportOn = async (who: Who, target_type: string, target_id: string) => {
+  const res = await report(who, { target_type, target_id });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body as { id: string };
+};
+const reportById = async (id: string) => (await t.call('GET', `/reports/${id}`)).body;
+/** The `report_resolved` notifications `who` holds whose action is `resolved`, by target id. */
+const resolvedTold = async (who: Who) =>
+  ((await t.call('GET', `/users/${who.user.id}/notifications?per_page=100`, { as: who.creds })).body as { notification_type: string; action_name: string; target_id: string }[])
+    .filter((n) => n.notification_type === 'report_resolved' && n.action_name === 'resolved')
+    .map((n) => n.target_id);
+/** A webhook for `report.updated`, and the ids of the reports it was sent since it was made. */
+async function reportHook() {
+  const hook = await t.call('POST', '/webhooks', { body: { url: 'https://hooks.example.org/agora', events: ['report.updated'] } });
+  expect(hook.status).toBe(201);
+  return {
+    sent: async () =>
+      ((await t.call('GET', `/webhooks/${hook.body.id}/deliveries?per_page=100`)).body.items as { payload: { data: { id: string } } }[]).map((d) => d.payload.data.id).sort(),
+    close: () => t.call('DELETE', `/webhooks/${hook.body.id}`),
+  };
+}
+const resolvesBy = async (actor: string) => (await t.call('GET', `/audit_log?action=report.resolve&actor_id=${actor}&per_page=100`)).body.items as { target_id: string; summary: string }[];
 
 /** A page with its owner, a spammer's status in it, and two members who report it. */
 async function scene() {
@@ -151,6 +178,77 @@ describe('settling reports', () => {
     const deliveries = (await t.call('GET', `/webhooks/${hook.body.id}/deliveries`)).body.items as { event: string }[];
     expect(deliveries.map((d) => d.event).sort()).toEqual(['report.created', 'report.updated']);
     await t.call('DELETE', `/webhooks/${hook.body.id}`);
+  });
+});
+
+describe('removing reported content', () => {
+  it.each(['the author', 'an Admin'] as const)('by %s resolves the open reports on a status, telling, sending and auditing once', async (by) => {
+    const { owner, spammer, r1, r2, status } = await scene();
+    const dismissed = await reportOn(r1, 'Status', status.id);
+    expect((await t.call('PUT', `/reports/${dismissed.id}/dismiss`, { as: owner.creds })).status).toBe(200);
+    const resolved = await reportOn(r2, 'Status', status.id);
+    expect((await t.call('PUT', `/reports/${resolved.id}/resolve`, { as: owner.creds, body: { action: 'none' } })).status).toBe(200);
+    const settledBefore = [await reportById(dismissed.id), await reportById(resolved.id)];
+    const a = await reportOn(r1, 'Status', status.id);
+    const b = await reportOn(r2, 'Status', status.id);
+    const [toldR1, toldR2] = [(await resolvedTold(r1)).length, (await resolvedTold(r2)).length];
+    const hook = await reportHook();
+    t.clock.advance(60_000);
+
+    const remover = by === 'the author' ? spammer : { user: { id: t.admin.id }, creds: undefined };
+    expect((await t.call('DELETE', `/statuses/${status.id}`, { as: remover.creds })).status).toBe(204);
+
+    for (const { id } of [a, b])
+      expect(await reportById(id)).toMatchObject({ state: 'resolved', resolution: 'removed', resolved_by: remover.user.id, updated_at: t.clock().toISOString() });
+    expect([await reportById(dismissed.id), await reportById(resolved.id)]).toEqual(settledBefore);
+    expect((await t.call('GET', `/reports?state=open&target_id=${status.id}`)).body.total_items).toBe(0);
+    expect(await resolvedTold(r1)).toHaveLength(toldR1 + 1);
+    expect(await resolvedTold(r2)).toHaveLength(toldR2 + 1);
+    expect(await hook.sent()).toEqual([a.id, b.id].sort());
+    const audit = (await resolvesBy(remover.user.id)).filter((e) => [a.id, b.id].includes(e.target_id));
+    expect(audit).toEqual([expect.objectContaining({ target_id: a.id, summary: `resolved 2 report(s) on Status ${status.id} (remove)` })]);
+    await hook.close();
+  });
+
+  it("by the page's creator resolves the open reports on a comment, and on a removed status's comments", async () => {
+    const { owner, spammer, r1, r2, status } = await scene();
+    const [c1, c2, c3] = [await comment(spammer, status.id), await comment(spammer, status.id), await comment(spammer, status.id)];
+    const onC1 = [await reportOn(r1, 'Comment', c1.id), await reportOn(r2, 'Comment', c1.id)];
+    const onC2 = await reportOn(r2, 'Comment', c2.id);
+    expect((await t.call('PUT', `/reports/${onC2.id}/dismiss`, { as: owner.creds })).status).toBe(200);
+    const onC3 = await reportOn(r1, 'Comment', c3.id);
+
+    expect((await t.call('DELETE', `/comments/${c3.id}`, { as: owner.creds })).status).toBe(204);
+    expect(await reportById(onC3.id)).toMatchObject({ state: 'resolved', resolution: 'removed', resolved_by: owner.user.id });
+    expect(await reportById(onC1[0]!.id)).toMatchObject({ state: 'open' });
+    expect(await resolvedTold(r1)).toEqual([c3.id]);
+
+    expect((await t.call('DELETE', `/statuses/${status.id}`, { as: owner.creds })).status).toBe(204);
+    for (const { id } of onC1) expect(await reportById(id)).toMatchObject({ state: 'resolved', resolution: 'removed', resolved_by: owner.user.id });
+    expect(await reportById(onC2.id)).toMatchObject({ state: 'dismissed', resolution: null });
+    expect((await resolvedTold(r1)).sort()).toEqual([c1.id, c3.id].sort());
+    expect(await resolvedTold(r2)).toEqual([c1.id]);
+    // One entry per target whose reports were settled: the status had none.
+    expect((await resolvesBy(owner.user.id)).map((e) => e.target_id).sort()).toEqual([onC1[0]!.id, onC3.id].sort());
+  });
+
+  it("resolving a status's report with remove resolves its comments' reports too, each told and audited once", async () => {
+    const { owner, spammer, r1, r2, status } = await scene();
+    const c = await comment(spammer, status.id);
+    const a = await reportOn(r1, 'Status', status.id);
+    const b = await reportOn(r2, 'Status', status.id);
+    const onComment = await reportOn(r1, 'Comment', c.id);
+    const hook = await reportHook();
+
+    const res = await t.call('PUT', `/reports/${b.id}/resolve`, { as: owner.creds, body: { action: 'remove' } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(await reportById(onComment.id)).toMatchObject({ state: 'resolved', resolution: 'removed', resolved_by: owner.user.id });
+    expect(await reportById(a.id)).toMatchObject({ state: 'resolved', resolution: 'removed', resolved_by: owner.user.id });
+    expect((await resolvedTold(r1)).sort()).toEqual([status.id, c.id].sort());
+    expect(await resolvedTold(r2)).toEqual([status.id]);
+    expect(await hook.sent()).toEqual([a.id, b.id, onComment.id].sort());
+    expect((await resolvesBy(owner.user.id)).map((e) => e.target_id).sort()).toEqual([b.id, onComment.id].sort());
+    await hook.close();
   });
 });
 

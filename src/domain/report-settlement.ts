@@ -1,0 +1,103 @@
+import type { Report, ResolveReportInput } from '../shared/schemas/reports.js';
+import type { ReportRow } from '../store/reports.js';
+import type { Store } from '../store/store.js';
+import { recordAudit } from './audit.js';
+import type { Caller } from './context.js';
+import { notifyUsers, userRef } from './notifications.js';
+import { toUserRecord } from './users.js';
+import { recordWebhookEvent } from './webhooks.js';
+
+/**
+ * Settling reports (docs/api.md, "Moderating content and people"), however it comes about: a report resolved or
+ * dismissed, or the content removed (its author, its page's creator or an Admin deleting it, a status taking its
+ * comments along). Kept apart from reports.ts so that removals, which reports.ts calls, settle the same way.
+ */
+
+export type ReportTarget = { type: Report['target_type']; id: string };
+
+export async function toReportRecords(store: Store, caller: Caller, rows: ReportRow[]): Promise<Report[]> {
+  const userIds = [...new Set(rows.filter((r) => r.target_type === 'User').map((r) => r.target_id))];
+  const users = new Map((await store.users.getByIds(userIds)).map((u) => [u.id, u]));
+  return rows.map((r) => {
+    const user = r.target_type === 'User' ? users.get(r.target_id) : undefined;
+    return {
+      id: r.id,
+      user_id: r.user_id,
+      target_type: r.target_type as Report['target_type'],
+      target_id: r.target_id,
+      reason: r.reason as Report['reason'],
+      comment: r.comment,
+      state: r.state as Report['state'],
+      resolution: r.resolution as Report['resolution'],
+      resolved_by: r.resolved_by,
+      created_at: r.created_at,
+      updated_at: r.updated_at,
+      target: {
+        type: r.target_type as Report['target_type'],
+        id: r.target_id,
+        excerpt: r.target_type === 'User' ? null : r.excerpt,
+        user: user ? toUserRecord(user, caller) : null,
+      },
+    };
+  });
+}
+
+const RESOLUTION = { remove: 'removed', suspend: 'suspended', none: 'none' } as const;
+
+/**
+ * Settles every open report on the targets by the caller, in the caller's transaction: resolved with `action`,
+ * or dismissed when it is null. Each settled report goes to the webhooks as `report.updated`; each target with
+ * settled reports gets one audit entry and one `report_resolved` notification of its reporters, both naming its
+ * lead report (`leadId`, the one the caller settled) or else its first. Reports already settled are left alone, so a
+ * target settled once (a resolve that then removes the content) is neither told nor audited twice. Answers the
+ * reports settled, oldest first.
+ */
+export async function settleReportsIn(
+  tx: Store,
+  now: string,
+  caller: Caller,
+  targets: ReportTarget[],
+  action: ResolveReportInput['action'] | null,
+  leadId?: string,
+): Promise<Report[]> {
+  const rows = await tx.reports.settle(targets, {
+    state: action ? 'resolved' : 'dismissed',
+    resolution: action ? RESOLUTION[action] : null,
+    resolved_by: caller.user.id,
+    updated_at: now,
+  });
+  const records = await toReportRecords(tx, caller, rows);
+  for (const record of records) await recordWebhookEvent(tx, now, 'report.updated', record);
+  const verb = action ? 'resolved' : 'dismissed';
+  const byTarget = new Map<string, ReportRow[]>();
+  for (const row of rows) {
+    const key = `${row.target_type} ${row.target_id}`;
+    const onTarget = byTarget.get(key);
+    if (onTarget) onTarget.push(row);
+    else byTarget.set(key, [row]);
+  }
+  for (const onTarget of byTarget.values()) {
+    const lead = onTarget.find((r) => r.id === leadId) ?? onTarget[0]!;
+    await recordAudit(tx, now, caller, {
+      action: action ? 'report.resolve' : 'report.dismiss',
+      target_type: 'Report',
+      target_id: lead.id,
+      summary: `${verb} ${onTarget.length} report(s) on ${lead.target_type} ${lead.target_id}${action ? ` (${action})` : ''}`,
+    });
+    await notifyUsers(
+      tx,
+      now,
+      {
+        type: 'report_resolved',
+        action: verb,
+        subject: userRef(caller.user),
+        target: { type: lead.target_type, id: lead.target_id, name: lead.excerpt },
+        finalTarget: userRef(caller.user),
+        link: { type: 'Report', id: lead.id },
+      },
+      onTarget.map((r) => r.user_id),
+      [caller.user.id],
+    );
+  }
+  return records;
+}
