@@ -47,10 +47,10 @@ const RESOLUTION = { remove: 'removed', suspend: 'suspended', none: 'none' } as 
 /**
  * Settles every open report on the targets by the caller, in the caller's transaction: resolved with `action`,
  * or dismissed when it is null. Each settled report goes to the webhooks as `report.updated`; each target with
- * settled reports gets one audit entry and one `report_resolved` notification of its reporters, both naming its
- * lead report (`leadId`, the one the caller settled) or else its first. Reports already settled are left alone, so a
- * target settled once (a resolve that then removes the content) is neither told nor audited twice. Answers the
- * reports settled, oldest first.
+ * settled reports gets one audit entry naming its lead report (`leadId`, the one the caller settled, or else its
+ * first), and each of its reporters a `report_resolved` notification linking to their own report. Reports already
+ * settled are left alone, so a target settled once (a resolve that then removes the content) is neither told nor
+ * audited twice. Answers the reports settled, oldest first.
  */
 export async function settleReportsIn(
   tx: Store,
@@ -84,20 +84,22 @@ export async function settleReportsIn(
       target_id: lead.id,
       summary: `${verb} ${onTarget.length} report(s) on ${lead.target_type} ${lead.target_id}${action ? ` (${action})` : ''}`,
     });
-    await notifyUsers(
-      tx,
-      now,
-      {
-        type: 'report_resolved',
-        action: verb,
-        subject: userRef(caller.user),
-        target: { type: lead.target_type, id: lead.target_id, name: lead.excerpt },
-        finalTarget: userRef(caller.user),
-        link: { type: 'Report', id: lead.id },
-      },
-      onTarget.map((r) => r.user_id),
-      [caller.user.id],
-    );
+    // Each reporter's notification links to their own report (one open report per reporter and target).
+    for (const report of onTarget)
+      await notifyUsers(
+        tx,
+        now,
+        {
+          type: 'report_resolved',
+          action: verb,
+          subject: userRef(caller.user),
+          target: { type: report.target_type, id: report.target_id, name: report.excerpt },
+          finalTarget: userRef(caller.user),
+          link: { type: 'Report', id: report.id },
+        },
+        [report.user_id],
+        [caller.user.id],
+      );
   }
   return records;
 }

@@ -119,11 +119,12 @@ describe('settling reports', () => {
     expect(res.body).toMatchObject({ state: 'resolved', resolution: 'removed', resolved_by: owner.user.id });
     expect((await t.call('GET', `/reports/${b.id}`)).body).toMatchObject({ state: 'resolved', resolution: 'removed' });
     expect((await t.call('GET', `/statuses/${status.id}`, { as: spammer.creds })).status).toBe(404);
-    for (const who of [r1, r2]) {
+    for (const [who, own] of [[r1, a], [r2, b]] as const) {
       const told = ((await t.call('GET', `/users/${who.user.id}/notifications`, { as: who.creds })).body as { notification_type: string }[]).filter(
         (n) => n.notification_type === 'report_resolved',
       );
-      expect(told).toHaveLength(1);
+      // Each reporter is sent to their own report (another's would answer them 404).
+      expect(told).toMatchObject([{ link_type: 'Report', link_id: own.id }]);
     }
     expect((await t.call('GET', `/audit_log?action=report.resolve&target_id=${a.id}`)).body.total_items).toBe(1);
     expect((await t.call('GET', `/audit_log?action=status.remove&target_id=${status.id}`)).body.total_items).toBe(1);
