@@ -18,12 +18,13 @@ import { loadEmbeds } from './records.js';
 import { notifyUsers, pageRef, projectAdminIds, userRef } from './notifications.js';
 import { recordWebhookEvent } from './webhooks.js';
 
-async function toRecords(store: Store, caller: Caller, rows: AccessRequestRow[]): Promise<AccessRequest[]> {
+async function toRecords(store: Store, caller: Caller, rows: AccessRequestRow[], now: Date): Promise<AccessRequest[]> {
   const embeds = await loadEmbeds(
     store,
     caller,
     rows.map((r) => r.user_id),
     rows.map((r) => r.page_id),
+    now,
   );
   return rows.map((r) => ({
     id: r.id,
@@ -38,8 +39,8 @@ async function toRecords(store: Store, caller: Caller, rows: AccessRequestRow[])
   }));
 }
 
-const toRecord = async (store: Store, caller: Caller, row: AccessRequestRow) =>
-  (await toRecords(store, caller, [row]))[0]!;
+const toRecord = async (store: Store, caller: Caller, row: AccessRequestRow, now: Date) =>
+  (await toRecords(store, caller, [row], now))[0]!;
 
 /**
  * Asks to join a page. Rule 1: one waiting request per user and page (a unique index, so concurrent
@@ -70,7 +71,7 @@ export async function createAccessRequest(
     };
     if (!(await tx.accessRequests.insertWaiting(row)))
       throw new AppError(409, ErrorCode.accessRequestPending, 'An access request from this user to this page is already waiting');
-    const created = await toRecord(tx, caller, row);
+    const created = await toRecord(tx, caller, row, deps.clock());
     await recordWebhookEvent(tx, now, 'page_access_request.created', created);
     // The page's administrators: its creator and every project administrator.
     await notifyUsers(
@@ -104,7 +105,7 @@ export async function listAccessRequests(
     { id: caller.user.id, isAdmin: caller.isAdmin },
     query,
   );
-  return listResult(await toRecords(deps.store, caller, listed.rows), listed);
+  return listResult(await toRecords(deps.store, caller, listed.rows, deps.clock()), listed);
 }
 
 /** The request, once the caller is known to administer its page (rule 4). */
@@ -135,7 +136,7 @@ export async function acceptAccessRequest(deps: Deps, caller: Caller, id: string
     if (!(await tx.accessRequests.accept(row.id, now)))
       throw new AppError(409, ErrorCode.alreadyAccepted, 'This access request was already accepted');
     await addMember(tx, row.user_id, row.page_id, now);
-    const accepted = await toRecord(tx, caller, { ...row, state: 'accepted', is_validate: 1, updated_at: now });
+    const accepted = await toRecord(tx, caller, { ...row, state: 'accepted', is_validate: 1, updated_at: now }, deps.clock());
     await recordWebhookEvent(tx, now, 'page_access_request.updated', accepted);
     await recordAudit(tx, now, caller, {
       action: 'page_access_request.accept',
@@ -167,7 +168,7 @@ export async function acceptAccessRequest(deps: Deps, caller: Caller, id: string
 export async function refuseAccessRequest(deps: Deps, caller: Caller, id: string): Promise<void> {
   await deps.store.transaction(async (tx) => {
     const row = await requestToSettle(tx, caller, id);
-    const record = await toRecord(tx, caller, row);
+    const record = await toRecord(tx, caller, row, deps.clock());
     if (!(await tx.accessRequests.deleteWaiting(row.id))) throw notFound('Access request');
     const now = nowIso(deps);
     await recordWebhookEvent(tx, now, 'page_access_request.deleted', record);

@@ -45,7 +45,7 @@ export async function toStatusRecords(store: Store, caller: Caller, rows: Status
     return {
       id: r.id,
       user_id: r.user_id,
-      user: toUserRecord(user, caller),
+      user: toUserRecord(user, caller, new Date(now)),
       content: r.content,
       page_id: r.page_id,
       event_id: r.event_id,
@@ -57,13 +57,13 @@ export async function toStatusRecords(store: Store, caller: Caller, rows: Status
   });
 }
 
-export async function toCommentRecords(store: Store, caller: Caller, rows: CommentRow[]): Promise<Comment[]> {
+export async function toCommentRecords(store: Store, caller: Caller, rows: CommentRow[], now: Date): Promise<Comment[]> {
   const users = new Map((await store.users.getByIds([...new Set(rows.map((r) => r.user_id))])).map((u) => [u.id, u]));
   return rows.map((r) => ({
     id: r.id,
     status_id: r.status_id,
     user_id: r.user_id,
-    user: toUserRecord(users.get(r.user_id)!, caller),
+    user: toUserRecord(users.get(r.user_id)!, caller, now),
     content: r.content,
     likes_count: r.likes_count,
     created_at: r.created_at,
@@ -161,7 +161,7 @@ export async function getStatus(deps: Deps, caller: Caller, id: string): Promise
 export async function listComments(deps: Deps, caller: Caller, statusId: string, page: Pagination): Promise<ListResult<Comment>> {
   await readableStatus(deps.store, viewerOf(caller), statusId, nowIso(deps));
   const listed = await deps.store.comments.listForStatus(statusId, viewerOf(caller), nowIso(deps), page);
-  return listResult(await toCommentRecords(deps.store, caller, listed.rows), listed);
+  return listResult(await toCommentRecords(deps.store, caller, listed.rows, deps.clock()), listed);
 }
 
 /** Comments on a status the author may read; its author is notified. */
@@ -199,7 +199,7 @@ export async function createComment(deps: Deps, caller: Caller, input: CreateCom
     );
     return comment;
   });
-  return (await toCommentRecords(deps.store, caller, [row]))[0]!;
+  return (await toCommentRecords(deps.store, caller, [row], deps.clock()))[0]!;
 }
 
 /** Likes a status or a comment, once per user (409 `already_liked` after that); its author is notified. */

@@ -97,12 +97,12 @@ export async function listEvents(deps: Deps, caller: Caller, query: ListEventsQu
   return listResult(listed.rows.map(toEventRecord), listed);
 }
 
-async function toAttendanceRecords(store: Store, caller: Caller, rows: AttendanceRow[]): Promise<Attendance[]> {
+async function toAttendanceRecords(store: Store, caller: Caller, rows: AttendanceRow[], now: Date): Promise<Attendance[]> {
   const users = new Map((await store.users.getByIds([...new Set(rows.map((r) => r.user_id))])).map((u) => [u.id, u]));
   return rows.map((r) => ({
     event_id: r.event_id,
     user_id: r.user_id,
-    user: toUserRecord(users.get(r.user_id)!, caller),
+    user: toUserRecord(users.get(r.user_id)!, caller, now),
     answer: r.answer as Attendance['answer'],
     created_at: r.created_at,
     updated_at: r.updated_at,
@@ -152,7 +152,7 @@ export async function answerEvent(deps: Deps, caller: Caller, eventId: string, i
         [event.user_id],
         [user.id, caller.user.id],
       );
-    const [record] = await toAttendanceRecords(tx, caller, [row]);
+    const [record] = await toAttendanceRecords(tx, caller, [row], deps.clock());
     return { ...record!, event: toEventRecord((await tx.events.getById(event.id))!) };
   });
 }
@@ -165,5 +165,5 @@ export async function listAttendees(
 ): Promise<ListResult<Attendance>> {
   const event = await eventKnownTo(deps.store, viewerOf(caller), eventId);
   const listed = await deps.store.attendances.list(event.id, query.answer, query);
-  return listResult(await toAttendanceRecords(deps.store, caller, listed.rows), listed);
+  return listResult(await toAttendanceRecords(deps.store, caller, listed.rows, deps.clock()), listed);
 }

@@ -23,12 +23,13 @@ export const INVITE_ERRORS = {
   suspended: 'User suspended',
 } as const;
 
-async function toRecords(store: Store, caller: Caller, rows: InviteRow[]): Promise<Invite[]> {
+async function toRecords(store: Store, caller: Caller, rows: InviteRow[], now: Date): Promise<Invite[]> {
   const embeds = await loadEmbeds(
     store,
     caller,
     rows.flatMap((r) => [r.user_id, r.user_target_id]),
     rows.map((r) => r.target_id),
+    now,
   );
   return rows.map((r) => ({
     id: r.id,
@@ -86,7 +87,7 @@ export async function createInvites(deps: Deps, caller: Caller, input: CreateInv
       };
       // One waiting invite per user and page, decided by the unique index (whoever inserts first, in any process).
       if (!(await tx.invites.insertWaiting(row))) return INVITE_ERRORS.alreadyInvited;
-      const [record] = await toRecords(tx, caller, [row]);
+      const [record] = await toRecords(tx, caller, [row], deps.clock());
       await recordWebhookEvent(tx, now, 'invite.created', record);
       await notifyUsers(
         tx,
@@ -108,7 +109,7 @@ export async function createInvites(deps: Deps, caller: Caller, input: CreateInv
     else created.push(outcome);
   }
   if (created.length) deps.webhooks?.wake();
-  return { success: await toRecords(deps.store, caller, created), errors };
+  return { success: await toRecords(deps.store, caller, created, deps.clock()), errors };
 }
 
 export async function listInvites(deps: Deps, caller: Caller, query: ListInvitesQuery): Promise<ListResult<Invite>> {
@@ -124,7 +125,7 @@ export async function listInvites(deps: Deps, caller: Caller, query: ListInvites
     { id: caller.user.id, isAdmin: caller.isAdmin },
     query,
   );
-  return listResult(await toRecords(deps.store, caller, listed.rows), listed);
+  return listResult(await toRecords(deps.store, caller, listed.rows, deps.clock()), listed);
 }
 
 /**
@@ -173,7 +174,7 @@ async function settleInvite(deps: Deps, caller: Caller, id: string, accept: bool
       is_accepted: accept ? 1 : 0,
       updated_at: now,
     };
-    const [result] = await toRecords(tx, caller, [settled]);
+    const [result] = await toRecords(tx, caller, [settled], deps.clock());
     await recordWebhookEvent(tx, now, 'invite.updated', result);
     await recordAudit(tx, now, caller, {
       action: accept ? 'invite.accept' : 'invite.refuse',
@@ -211,7 +212,7 @@ export async function deleteInvite(deps: Deps, caller: Caller, id: string): Prom
   await deps.store.transaction(async (tx) => {
     const { row, page } = await findInvite(tx, caller, id, WITHDRAW_REFUSAL);
     if (row.user_id !== caller.user.id && !administersPage(caller, page)) throw forbidden(WITHDRAW_REFUSAL);
-    const [record] = await toRecords(tx, caller, [row]);
+    const [record] = await toRecords(tx, caller, [row], deps.clock());
     await tx.invites.delete(row.id);
     const now = nowIso(deps);
     await recordWebhookEvent(tx, now, 'invite.deleted', record);
@@ -227,5 +228,5 @@ export async function deleteInvite(deps: Deps, caller: Caller, id: string): Prom
 
 export async function getInvite(deps: Deps, caller: Caller, id: string): Promise<Invite> {
   const { row } = await findInvite(deps.store, caller, id, 'You may read only invites you sent or received, or those to a page you administer');
-  return (await toRecords(deps.store, caller, [row]))[0]!;
+  return (await toRecords(deps.store, caller, [row], deps.clock()))[0]!;
 }

@@ -1,7 +1,7 @@
 import { listResult, type ListResult } from '../shared/schemas/common.js';
 import type { ModerationItem, ModerationQueueQuery, ReportItem } from '../shared/schemas/moderation.js';
 import type { ModerationItemRow } from '../store/moderation.js';
-import { nowIso, type Caller, type Deps } from './context.js';
+import { type Caller, type Deps } from './context.js';
 import { loadEmbeds } from './records.js';
 
 /**
@@ -23,7 +23,7 @@ export async function listModerationQueue(
     caller,
     rows.flatMap((r) => [r.user_id, r.target_user_id]),
     rows.map((r) => r.page_id),
-    new Date(nowIso(deps)),
+    deps.clock(),
   );
   const items: ModerationItem[] = [];
   for (const r of rows) {

@@ -15,7 +15,7 @@ export async function loadEmbeds(
   caller: Caller,
   userIds: (string | null)[],
   pageIds: (string | null)[],
-  now?: Date,
+  now: Date,
 ): Promise<{ users: Map<string, User>; pages: Map<string, Page>; user(id: string): User; page(id: string): Page }> {
   const present = (ids: (string | null)[]) => [...new Set(ids.filter((id): id is string => id !== null))];
   const [users, pages] = await Promise.all([store.users.getByIds(present(userIds)), store.pages.getByIds(present(pageIds))]);

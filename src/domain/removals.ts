@@ -41,11 +41,11 @@ export async function getComment(deps: Deps, caller: Caller, id: string): Promis
     const removed = caller.isAdmin ? await deps.store.removals.getRemoved('Comment', id) : undefined;
     if (!removed) throw notFound('Comment');
     const row: CommentRow = { ...removed, status_id: removed.status_id! };
-    const [record] = await toCommentRecords(deps.store, caller, [row]);
+    const [record] = await toCommentRecords(deps.store, caller, [row], deps.clock());
     return { ...record!, ...removedFields(removed) };
   }
   const readable = await readableComment(deps.store, viewerOf(caller), id, nowIso(deps));
-  return (await toCommentRecords(deps.store, caller, [readable.comment]))[0]!;
+  return (await toCommentRecords(deps.store, caller, [readable.comment], deps.clock()))[0]!;
 }
 
 /** Statuses newest first, each visible to the caller as in the stream. */

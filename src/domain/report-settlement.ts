@@ -15,7 +15,7 @@ import { recordWebhookEvent } from './webhooks.js';
 
 export type ReportTarget = { type: Report['target_type']; id: string };
 
-export async function toReportRecords(store: Store, caller: Caller, rows: ReportRow[]): Promise<Report[]> {
+export async function toReportRecords(store: Store, caller: Caller, rows: ReportRow[], now: Date): Promise<Report[]> {
   const userIds = [...new Set(rows.filter((r) => r.target_type === 'User').map((r) => r.target_id))];
   const users = new Map((await store.users.getByIds(userIds)).map((u) => [u.id, u]));
   return rows.map((r) => {
@@ -36,7 +36,7 @@ export async function toReportRecords(store: Store, caller: Caller, rows: Report
         type: r.target_type as Report['target_type'],
         id: r.target_id,
         excerpt: r.target_type === 'User' ? null : r.excerpt,
-        user: user ? toUserRecord(user, caller) : null,
+        user: user ? toUserRecord(user, caller, now) : null,
       },
     };
   });
@@ -66,7 +66,7 @@ export async function settleReportsIn(
     resolved_by: caller.user.id,
     updated_at: now,
   });
-  const records = await toReportRecords(tx, caller, rows);
+  const records = await toReportRecords(tx, caller, rows, new Date(now));
   for (const record of records) await recordWebhookEvent(tx, now, 'report.updated', record);
   const verb = action ? 'resolved' : 'dismissed';
   const byTarget = new Map<string, ReportRow[]>();

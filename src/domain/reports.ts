@@ -65,12 +65,12 @@ export async function createReport(deps: Deps, caller: Caller, input: CreateRepo
       if (isUniqueViolation(error, 'reports')) throw conflict(ErrorCode.alreadyReported, 'You already have an open report on this');
       throw error;
     }
-    await recordWebhookEvent(tx, now, 'report.created', (await toReportRecords(tx, caller, [report]))[0]);
+    await recordWebhookEvent(tx, now, 'report.created', (await toReportRecords(tx, caller, [report], new Date(now)))[0]);
     await tellModerators(tx, now, caller, report, reporter);
     return report;
   });
   deps.webhooks?.wake();
-  return (await toReportRecords(deps.store, caller, [row]))[0]!;
+  return (await toReportRecords(deps.store, caller, [row], deps.clock()))[0]!;
 }
 
 /**
@@ -102,7 +102,7 @@ async function tellModerators(tx: Store, now: string, caller: Caller, report: Re
 export async function listReports(deps: Deps, caller: Caller, query: ListReportsQuery): Promise<ListResult<Report>> {
   const { state, target_type, target_id, user_id } = query;
   const listed = await deps.store.reports.list(viewerOf(caller), { state, target_type, target_id, user_id }, query);
-  return listResult(await toReportRecords(deps.store, caller, listed.rows), listed);
+  return listResult(await toReportRecords(deps.store, caller, listed.rows, deps.clock()), listed);
 }
 
 async function visibleReport(store: Store, caller: Caller, id: string): Promise<ReportRow> {
@@ -112,7 +112,7 @@ async function visibleReport(store: Store, caller: Caller, id: string): Promise<
 }
 
 export async function getReport(deps: Deps, caller: Caller, id: string): Promise<Report> {
-  return (await toReportRecords(deps.store, caller, [await visibleReport(deps.store, caller, id)]))[0]!;
+  return (await toReportRecords(deps.store, caller, [await visibleReport(deps.store, caller, id)], deps.clock()))[0]!;
 }
 
 const SETTLE_REFUSAL = 'Only those who may remove the content (for a user: project administrators) settle its reports';

@@ -197,5 +197,5 @@ export async function setUserRole(deps: Deps, caller: Caller, userId: string, in
     });
     return tx.users.getById(userId);
   });
-  return toUserRecord(row!, caller);
+  return toUserRecord(row!, caller, deps.clock());
 }

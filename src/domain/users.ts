@@ -17,7 +17,7 @@ import { nextFreeSlug, retryingSlugRace, slugify } from './slugs.js';
 export const EMAIL_TAKEN = 'A user already exist with that email';
 
 /** The user record as the API shows it; the email only to the user themself and to administrators. */
-export function toUserRecord(row: UserWithRole, viewer?: Caller, now: Date = new Date()): User {
+export function toUserRecord(row: UserWithRole, viewer: Caller | undefined, now: Date): User {
   const fullname = `${row.first_name} ${row.last_name}`;
   const showEmail = viewer && (viewer.isAdmin || viewer.user.id === row.id);
   return {
@@ -88,7 +88,7 @@ export async function createUser(deps: Deps, caller: Caller, input: CreateUserIn
   });
   const row = await retryingSlugRace('users', create);
   if (!row) throw new Error('user vanished after insert');
-  return toUserRecord(row, caller);
+  return toUserRecord(row, caller, deps.clock());
 }
 
 export async function getUser(deps: Deps, caller: Caller, id: string): Promise<User> {
@@ -105,14 +105,14 @@ export async function listUsers(deps: Deps, caller: Caller, query: ListUsersQuer
     return listByIds(query.ids, query, async (id) => {
       const row = rows.get(id);
       if (!row) throw notFound('User');
-      return toUserRecord(row, caller);
+      return toUserRecord(row, caller, deps.clock());
     });
   }
   // A role is named by id or by name; an unknown one matches nobody.
   const role = query.role === undefined ? undefined : ((await deps.store.permissionSets.findByRef(query.role))?.id ?? query.role);
   const listed = await deps.store.users.list({ nickname: query.nickname, role }, query);
   return listResult(
-    listed.rows.map((r) => toUserRecord(r, caller)),
+    listed.rows.map((r) => toUserRecord(r, caller, deps.clock())),
     listed,
   );
 }
@@ -138,7 +138,7 @@ export async function* exportUsers(deps: Deps, caller: Caller, format: ExportFor
     if (rows.length === 0) return;
     let chunk = '';
     for (const row of rows) {
-      const user = toUserRecord(row, caller);
+      const user = toUserRecord(row, caller, deps.clock());
       const record: ExportedUser = {
         id: user.id,
         first_name: user.first_name,

@@ -89,8 +89,17 @@ describe('suspension', () => {
     expect(ids(await t.call('GET', `/statuses?page_id=${pub.id}`))).toEqual([inPage.id, mine.id]);
     expect((await t.call('GET', `/statuses/${inPage.id}`)).status).toBe(200);
 
+    // Records embedding the user show the suspension in force at the app's clock (not the wall clock's, past it).
+    const inList = async () => (await t.call('GET', `/users?nickname=${bob.user.nickname}`)).body.items[0].suspension;
+    const asAuthor = async () =>
+      (await t.call('GET', `/statuses?page_id=${pub.id}`)).body.items.find((s: { id: string }) => s.id === inPage.id).user.suspension;
+    expect(await inList()).toMatchObject({ reason: 'spam' });
+    expect(await asAuthor()).toMatchObject({ reason: 'spam' });
+
     // Over by itself once `until` is past.
     t.clock.set('2026-11-21T00:00:01Z');
+    expect(await inList()).toBeNull();
+    expect(await asAuthor()).toBeNull();
     expect(ids({ body: await stream() })).toEqual([onProfile.id, inPage.id, mine.id]);
     expect((await stream()).total_items).toBe(3);
     expect((await t.call('GET', `/users/${bob.user.id}`, { as: bob.creds })).status).toBe(200);
