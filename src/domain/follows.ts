@@ -26,11 +26,10 @@ const toFollowRecord = (row: FollowRow, followable?: Follow['followable']): Foll
  */
 export async function createFollow(deps: Deps, caller: Caller, input: CreateFollowInput): Promise<Follow> {
   requireActingFor(caller, input.user_id);
-  // A page the caller may not join is refused before a write transaction is opened for nothing (a 404 or 403
-  // as the transaction below would answer; it checks again, since the page may change in between).
-  if (input.followable_type === 'Page') admitOrRefuse(caller, input.user_id, await findVisiblePage(deps.store, caller, input.followable_id));
   const row = await deps.store.transaction(async (tx) => {
-    const follower = await tx.users.getById(input.user_id);
+    // The caller was read as the request was authenticated (users are never deleted); another user, acted for by
+    // an Admin, is read here.
+    const follower = input.user_id === caller.user.id ? caller.user : await tx.users.getById(input.user_id);
     if (!follower) throw notFound('User');
     // Who is told of the new follower: the user followed, or the page's creator.
     let followed: { recipient: string; ref: Ref & { name: string } };
@@ -93,7 +92,7 @@ export async function listFollows(deps: Deps, caller: Caller, query: ListFollows
   const userIds = rows.filter((r) => r.followable_type === 'User').map((r) => r.followable_id);
   const [pages, users] = await Promise.all([deps.store.pages.getByIds(pageIds), deps.store.users.getByIds(userIds)]);
   const pageById = new Map(pages.map((p) => [p.id, toPageRecord(p)]));
-  const userById = new Map(users.map((u) => [u.id, toUserRecord(u, caller)]));
+  const userById = new Map(users.map((u) => [u.id, toUserRecord(u, caller, deps.clock())]));
   const embed = (r: FollowRow) =>
     (r.followable_type === 'Page' ? pageById.get(r.followable_id) : userById.get(r.followable_id)) ?? null;
   return listResult(
