@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 
 const MAX_GROUP = 32;
@@ -16,16 +16,11 @@ export class GroupCommit<S> {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly storeOn: (conn: Kysely<Database>) => S,
+    /** Runs a transaction control statement straight on the driver's one connection (the one Kysely holds). */
+    private readonly control: (statement: string) => void,
     private readonly committed?: () => void,
-    private readonly onDriver?: (statement: string) => void,
     private readonly beforeGroup?: () => Promise<void> | undefined,
   ) {}
-
-  /** Runs a transaction control statement on the connection held: straight on the driver when it can. */
-  private async control(conn: Kysely<Database>, statement: string): Promise<void> {
-    if (this.onDriver) this.onDriver(statement);
-    else await sql.raw(statement).execute(conn);
-  }
 
   /** The store of the connection held (its repositories hold no state: one serves every transaction on it). */
   private onConn?: { conn: Kysely<Database>; store: S };
@@ -71,29 +66,33 @@ export class GroupCommit<S> {
   private async group(conn: Kysely<Database>): Promise<void> {
     const done: { resolve: () => void; reject: (error: unknown) => void }[] = [];
     let current: { reject: (error: unknown) => void; settled: boolean } | undefined;
-    await this.control(conn, 'begin immediate');
+    this.control('begin immediate');
     try {
       for (let n = 0; n < MAX_GROUP && this.waiting.length; n++) {
         const job = this.waiting.shift()!;
         current = { reject: job.reject, settled: false };
-        await this.control(conn, 'savepoint agora_tx');
+        this.control('savepoint agora_tx');
         try {
           const value = await job.fn(this.storeFor(conn));
-          await this.control(conn, 'release agora_tx');
+          this.control('release agora_tx');
           current.settled = true;
           done.push({ resolve: () => job.resolve(value), reject: job.reject });
         } catch (error) {
           current.settled = true;
           job.reject(error);
-          await this.control(conn, 'rollback to agora_tx');
-          await this.control(conn, 'release agora_tx');
+          this.control('rollback to agora_tx');
+          this.control('release agora_tx');
         }
       }
-      await this.control(conn, 'commit');
+      this.control('commit');
       this.committed?.();
     } catch (error) {
       // The group could not commit (or SQLite rolled it back itself): none of it was written.
-      await this.control(conn, 'rollback').catch(() => undefined);
+      try {
+        this.control('rollback');
+      } catch {
+        // SQLite rolled it back itself: no transaction is left.
+      }
       if (current && !current.settled) current.reject(error);
       for (const job of done) job.reject(error);
       return;

@@ -164,8 +164,9 @@ export function createKyselyStore(
       commits ??= new GroupCommit(
         db,
         (conn) => createKyselyStore(conn, dialect, inTransaction({ notified: (ids) => collecting?.push(...ids) })),
+        // A SQLite store is made by sqlite.ts, which gives the driver's control statements.
+        options.control!,
         options.committed,
-        options.control,
         options.beforeGroup,
       );
       const value = await commits.run(async (tx) => {
