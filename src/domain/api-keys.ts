@@ -4,7 +4,7 @@ import { newId } from '../shared/ids.js';
 import { SYSTEM_ROLES } from '../store/default-roles.js';
 import { isUniqueViolation } from '../store/errors.js';
 import type { ApiKey, ListApiKeysQuery } from '../shared/schemas/api-keys.js';
-import type { ListResult } from '../shared/schemas/common.js';
+import { listResult, type ListResult } from '../shared/schemas/common.js';
 import type { Store } from '../store/store.js';
 import { recordAudit } from './audit.js';
 import { nowIso, type Caller, type Deps } from './context.js';
@@ -123,8 +123,8 @@ export async function ensureApiKey(deps: Deps, apiKey: string, apiSecret: string
 
 /** Key pairs, never a secret, optionally of one user. */
 export async function listApiKeys(deps: Deps, query: ListApiKeysQuery): Promise<ListResult<ApiKey>> {
-  const { rows, total } = await deps.store.apiKeys.list({ user_id: query.user_id }, query);
-  return { items: rows, total_items: total };
+  const listed = await deps.store.apiKeys.list({ user_id: query.user_id }, query);
+  return listResult(listed.rows, listed);
 }
 
 /**

@@ -1,7 +1,7 @@
-import { type Kysely, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { ApiKeyTable, Database, IdempotencyKeyTable, PermissionSetTable } from './schema.js';
-import { counterKey, countOf, kept, listPage, offsetOf, type Listed, type Selection } from './paging.js';
+import { counted, counterKey, kept, listPage, type Listed, type Selection } from './paging.js';
 import type { UserWithRole } from './users.js';
 import type { Dialect } from './dialect.js';
 
@@ -65,9 +65,11 @@ export interface ApiKeyOwner {
 }
 
 /** API key pairs; the secret is only ever stored as a scrypt hash. */
+const API_KEY_COLUMNS = ['id', 'user_id', 'api_key', 'created_at', 'last_used_at'] as const;
+const selectApiKeys: Selection = (q) => q.select(API_KEY_COLUMNS.map((c) => `api_keys.${c}` as const));
+
 export function apiKeysRepo(db: Kysely<Database>) {
-  const listed = () =>
-    db.selectFrom('api_keys').select(['id', 'user_id', 'api_key', 'created_at', 'last_used_at']);
+  const listed = () => db.selectFrom('api_keys').select(API_KEY_COLUMNS);
   return {
     async insert(row: { id: string; user_id: string; api_key: string; secret_hash: string; created_at: string }) {
       await db.insertInto('api_keys').values(row).execute();
@@ -85,14 +87,11 @@ export function apiKeysRepo(db: Kysely<Database>) {
         .where((eb) => eb.or([eb('id', '=', ref), eb('api_key', '=', ref)]))
         .executeTakeFirst();
     },
-    async list(filter: { user_id?: string }, page: Pagination): Promise<{ rows: ApiKeyListed[]; total: number }> {
-      const filtered = <Q extends SelectQueryBuilder<Database, 'api_keys', object>>(q: Q): Q =>
-        filter.user_id === undefined ? q : (q.where('user_id', '=', filter.user_id) as Q);
-      const [rows, total] = await Promise.all([
-        filtered(listed()).orderBy('id').limit(page.per_page).offset(offsetOf(page)).execute(),
-        countOf(db, filtered(db.selectFrom('api_keys'))),
-      ]);
-      return { rows, total };
+    /** Key pairs in id order, as every list pages; counted (keys are few: a handful a user). */
+    list(filter: { user_id?: string }, page: Pagination): Promise<Listed<ApiKeyListed>> {
+      const all = db.selectFrom('api_keys');
+      const query = filter.user_id === undefined ? all : all.where('api_keys.user_id', '=', filter.user_id);
+      return listPage<ApiKeyListed>(db, [{ query, keys: ['api_keys.id'] }], selectApiKeys, page, counted(query));
     },
     async markUsed(id: string, now: string): Promise<void> {
       await db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', id).execute();

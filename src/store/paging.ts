@@ -15,7 +15,7 @@ const onPostgres = (db: Kysely<any>): boolean => dialectOf(db) === 'postgres';
  */
 
 /** Rows to skip before the requested page. */
-export const offsetOf = (page: Pagination): number => (page.page - 1) * page.per_page;
+const offsetOf = (page: Pagination): number => (page.page - 1) * page.per_page;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyQuery = SelectQueryBuilder<any, any, any>;
@@ -76,12 +76,6 @@ export function rowsOfRead<Row = Record<string, unknown>>(db: AnyDb, compiled: C
 /** A query's rows, read as `rowsOfRead` reads. */
 export const readRows = <Row>(db: AnyDb, query: { compile(): CompiledQuery }): Promise<Row[]> =>
   Promise.resolve(rowsOfRead<Row>(db, query.compile()));
-
-/** How many rows a (filtered) query matches: only for small, bounded sets (a slug's one row, a user's follows of a page). */
-export async function countOf<DB, TB extends keyof DB>(db: AnyDb, query: SelectQueryBuilder<DB, TB, object>): Promise<number> {
-  const rows = await readRows<{ n: number | string | bigint }>(db, query.select((eb) => eb.fn.countAll<number>().as('n')));
-  return Number(rows[0]?.n ?? 0);
-}
 
 const KEY = (i: number) => `__k${i}`;
 
@@ -238,7 +232,7 @@ export function keptEach(keyOf: (id: string) => string, ids: Expression<string>)
 /** Where `keptEach` puts the id in a key: a character no key holds. */
 const EACH = '\u0002';
 
-/** How many rows a filtered query matches, as SQL: only for small, bounded sets (as `countOf`). */
+/** How many rows a filtered query matches, as SQL: only for small, bounded sets (a slug's one row, a user's keys). */
 export function counted(query: AnyQuery): Expression<number> {
   return sql<number>`(${query.select((eb) => eb.fn.countAll().as('n'))})`;
 }

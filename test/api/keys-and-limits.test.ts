@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { issueApiKey } from '../../src/domain/api-keys.js';
 import { VerificationQueue } from '../../src/domain/auth-limits.js';
 import { testClock, useApp } from '../helpers/app.js';
 import { onPostgres, TEST_SECRET_KEY } from '../helpers/store-target.js';
@@ -113,6 +114,23 @@ describe('API keys', () => {
     const forbidden = await api.call('GET', '/api_keys', { as: member.creds });
     expect(forbidden.status).toBe(403);
     expect((await api.call('DELETE', `/api_keys/${res.body.items[0].id}`, { as: member.creds })).status).toBe(403);
+  });
+
+  it('GET /api_keys pages as every list does: per_page, a Link to the next page, the same total on each', async () => {
+    const member = await newMember();
+    for (let i = 0; i < 2; i++) await issueApiKey(api.deps, member.id);
+    const first = await api.call('GET', `/api_keys?user_id=${member.id}&per_page=2`);
+    expect(first.body.items).toHaveLength(2);
+    expect(first.body.total_items).toBe(3);
+    const link = String(first.headers.link);
+    expect(link).toMatch(/rel="next"/);
+    const next = /<[^>]*(\/api_keys\?[^>]*)>; rel="next"/.exec(link)![1]!;
+    const second = await api.call('GET', next);
+    expect(second.body).toMatchObject({ total_items: 3, items: [{ user_id: member.id }] });
+    expect(second.headers.link ?? '').not.toMatch(/rel="next"/);
+    const ids = [...first.body.items, ...second.body.items].map((k: { id: string }) => k.id);
+    expect(ids).toEqual([...ids].sort());
+    expect(new Set(ids).size).toBe(3);
   });
 
   it('DELETE /api_keys/{id} revokes a pair: refused from the next request, though it was remembered', async () => {
