@@ -92,7 +92,8 @@ export async function listFollows(deps: Deps, caller: Caller, query: ListFollows
   const userIds = rows.filter((r) => r.followable_type === 'User').map((r) => r.followable_id);
   const [pages, users] = await Promise.all([deps.store.pages.getByIds(pageIds), deps.store.users.getByIds(userIds)]);
   const pageById = new Map(pages.map((p) => [p.id, toPageRecord(p)]));
-  const userById = new Map(users.map((u) => [u.id, toUserRecord(u, caller, deps.clock())]));
+  const now = deps.clock();
+  const userById = new Map(users.map((u) => [u.id, toUserRecord(u, caller, now)]));
   const embed = (r: FollowRow) =>
     (r.followable_type === 'Page' ? pageById.get(r.followable_id) : userById.get(r.followable_id)) ?? null;
   return listResult(

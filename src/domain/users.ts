@@ -111,8 +111,9 @@ export async function listUsers(deps: Deps, caller: Caller, query: ListUsersQuer
   // A role is named by id or by name; an unknown one matches nobody.
   const role = query.role === undefined ? undefined : ((await deps.store.permissionSets.findByRef(query.role))?.id ?? query.role);
   const listed = await deps.store.users.list({ nickname: query.nickname, role }, query);
+  const now = deps.clock();
   return listResult(
-    listed.rows.map((r) => toUserRecord(r, caller, deps.clock())),
+    listed.rows.map((r) => toUserRecord(r, caller, now)),
     listed,
   );
 }
@@ -137,8 +138,9 @@ export async function* exportUsers(deps: Deps, caller: Caller, format: ExportFor
     const rows = await deps.store.users.listAfter(after, EXPORT_BATCH);
     if (rows.length === 0) return;
     let chunk = '';
+    const now = deps.clock();
     for (const row of rows) {
-      const user = toUserRecord(row, caller, deps.clock());
+      const user = toUserRecord(row, caller, now);
       const record: ExportedUser = {
         id: user.id,
         first_name: user.first_name,
