@@ -50,7 +50,8 @@ const RESOLUTION = { remove: 'removed', suspend: 'suspended', none: 'none' } as 
  * settled reports gets one audit entry naming its lead report (`leadId`, the one the caller settled, or else its
  * first), and each of its reporters a `report_resolved` notification linking to their own report. Reports already
  * settled are left alone, so a target settled once (a resolve that then removes the content) is neither told nor
- * audited twice. Answers the reports settled, oldest first.
+ * audited twice. `then` runs between the settling and the telling: the records sent show what it did. Answers the
+ * reports settled, oldest first.
  */
 export async function settleReportsIn(
   tx: Store,
@@ -59,6 +60,7 @@ export async function settleReportsIn(
   targets: ReportTarget[],
   action: ResolveReportInput['action'] | null,
   leadId?: string,
+  then?: (settled: ReportRow[]) => Promise<void>,
 ): Promise<Report[]> {
   const rows = await tx.reports.settle(targets, {
     state: action ? 'resolved' : 'dismissed',
@@ -66,6 +68,8 @@ export async function settleReportsIn(
     resolved_by: caller.user.id,
     updated_at: now,
   });
+  // What settling does to the target (a suspension, a removal) comes before the records that show it.
+  await then?.(rows);
   const records = await toReportRecords(tx, caller, rows, new Date(now));
   for (const record of records) await recordWebhookEvent(tx, now, 'report.updated', record);
   const verb = action ? 'resolved' : 'dismissed';

@@ -155,12 +155,12 @@ async function settle(deps: Deps, caller: Caller, id: string, input: ResolveRepo
     if (row.state !== 'open') throw conflict(ErrorCode.conflict, `This report is already ${row.state}`);
     const now = nowIso(deps);
     const target = { type: row.target_type as Report['target_type'], id: row.target_id };
-    const records = await settleReportsIn(tx, now, caller, [target], input?.action ?? null, row.id);
-    // Another settle of the same target came first: it acted; this one does not act again.
-    const record = records.find((r) => r.id === row.id);
-    if (!record) throw conflict(ErrorCode.conflict, 'This report was settled meanwhile');
-    if (input) await act(tx, now, caller, row, input);
-    return record;
+    const records = await settleReportsIn(tx, now, caller, [target], input?.action ?? null, row.id, async (settled) => {
+      // Another settle of the same target came first: it acted; this one does not act again.
+      if (!settled.some((r) => r.id === row.id)) throw conflict(ErrorCode.conflict, 'This report was settled meanwhile');
+      if (input) await act(tx, now, caller, row, input);
+    });
+    return records.find((r) => r.id === row.id)!;
   });
   deps.webhooks?.wake();
   return settled;

@@ -59,11 +59,9 @@ export function reportsRepo(db: Kysely<Database>) {
           eb('state', '=', 'open'),
           eb.or([...idsByType].map(([type, ids]) => eb.and([eb('target_type', '=', type), eb('target_id', 'in', ids)]))),
         ]);
-      const before = await db.selectFrom('reports').selectAll().where(onTargets).orderBy('id').execute();
-      if (before.length === 0) return [];
-      const updated = await db.updateTable('reports').set(change).where(onTargets).returning('id').execute();
-      const ids = new Set(updated.map((u) => u.id));
-      return before.filter((r) => ids.has(r.id)).map((r) => ({ ...r, ...change }));
+      // The rows as the update left them (a report written between a read and the update would be settled untold).
+      const settled = await db.updateTable('reports').set(change).where(onTargets).returningAll().execute();
+      return settled.map(({ page_owner_id: _owner, ...row }) => row).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     },
   };
 }

@@ -148,6 +148,20 @@ describe('settling reports', () => {
     expect((await t.call('GET', `/audit_log?action=report.dismiss&target_id=${b.id}`)).body.total_items).toBe(1);
   });
 
+  it('answers a report on a user resolved with suspend with the user as suspended, in the answer and the webhook', async () => {
+    const { r1, spammer } = await scene();
+    const hook = await t.call('POST', '/webhooks', { body: { url: 'https://hooks.example.org/suspend', events: ['report.updated'] } });
+    expect(hook.status).toBe(201);
+    const a = (await report(r1, { target_type: 'User', target_id: spammer.user.id })).body;
+    const res = await t.call('PUT', `/reports/${a.id}/resolve`, { body: { action: 'suspend', reason: 'spam ring' } });
+    expect(res.status).toBe(200);
+    expect(res.body.target.user.suspension).toMatchObject({ reason: 'spam ring' });
+    const deliveries = (await t.call('GET', `/webhooks/${hook.body.id}/deliveries`)).body.items as { payload: unknown }[];
+    const sent = deliveries.map((d) => (typeof d.payload === 'string' ? JSON.parse(d.payload) : d.payload));
+    expect(sent).toContainEqual(expect.objectContaining({ data: expect.objectContaining({ id: a.id, target: expect.objectContaining({ user: expect.objectContaining({ suspension: expect.objectContaining({ reason: 'spam ring' }) }) }) }) }));
+    await t.call('DELETE', `/users/${spammer.user.id}/suspension`);
+  });
+
   it('acts once when resolves of the same reports race', async () => {
     const { owner, r1, r2, status, spammer } = await scene();
     const a = (await report(r1, { target_type: 'Status', target_id: status.id })).body;
