@@ -39,13 +39,14 @@ export async function toStatusRecords(store: Store, caller: Caller, rows: Status
     store.comments.countHidden(rows.filter((r) => r.comments_count > 0).map((r) => r.id), viewerOf(caller), now),
   ]);
   const users = new Map(authors.map((u) => [u.id, u]));
+  const at = new Date(now);
   return rows.map((r) => {
     const user = users.get(r.user_id);
     if (!user) throw new Error(`author ${r.user_id} of status ${r.id} is missing`);
     return {
       id: r.id,
       user_id: r.user_id,
-      user: toUserRecord(user, caller, new Date(now)),
+      user: toUserRecord(user, caller, at),
       content: r.content,
       page_id: r.page_id,
       event_id: r.event_id,

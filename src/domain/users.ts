@@ -102,10 +102,11 @@ export async function listUsers(deps: Deps, caller: Caller, query: ListUsersQuer
   requirePermission(caller, 'users', 'index');
   if (query.ids) {
     const rows = new Map((await deps.store.users.getByIds(query.ids)).map((row) => [row.id, row]));
+    const now = deps.clock();
     return listByIds(query.ids, query, async (id) => {
       const row = rows.get(id);
       if (!row) throw notFound('User');
-      return toUserRecord(row, caller, deps.clock());
+      return toUserRecord(row, caller, now);
     });
   }
   // A role is named by id or by name; an unknown one matches nobody.
