@@ -20,7 +20,8 @@
 //            starting (and starting again at the list's end) from pages spread over the whole list;
 //   numbers  GET /pages?page=N, N random in 1–400, 4 callers;
 //   mixed    90 % the `first` requests + 10 % follows (a Member follows a random public page; 409 for a page
-//            already followed is an expected answer); last, since it writes.
+//            already followed is an expected answer); last, since it writes;
+//   follows  the mix's follows alone, only when BENCH_CLASSES names it (no bound: what a write costs).
 // Each run: 1 s warm-up, then BENCH_DURATION seconds (default 5), BENCH_CONNECTIONS connections (default 50). CPU
 // per request is from /proc: the server process (and its children) plus, on PostgreSQL, every backend of the run's
 // database (matched by the database name in their process title), so the floor and agora pay for the same things.
@@ -29,7 +30,7 @@
 // Prints a table (Markdown) with the issue's bound beside each figure and whether it is met; PostgreSQL's bounds
 // are multiples of the floor's GET /pages figure (CPU µs a request, server + backends), as in the issue.
 // Env: BENCH_DURATION, BENCH_CONNECTIONS, BENCH_PAGES, BENCH_ENGINES (sqlite,pg), BENCH_CLASSES (a subset of
-// first,pages,cursors,numbers,mixed), BENCH_KINDS=1 (each list of `first` measured apart too, printed only),
+// first,pages,cursors,numbers,mixed,follows), BENCH_KINDS=1 (each list of `first` measured apart too, printed only),
 // BENCH_PG_URL, BENCH_NODE_ARGS (node flags of agora serve, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
 // CPU figures are steadier than req/s on a busy machine, but still inflated by it: give the load (printed before
 // each run) with the figures.
@@ -56,7 +57,9 @@ const CLASSES = [
   { name: 'cursors', label: 'following Link cursors deep in the pages list', sqlite: 110, pg: { floor: 1.5 }, large: true },
   { name: 'numbers', label: 'random page number 1–400', sqlite: 400, pg: { us: 1000 } },
   { name: 'mixed', label: '90 % first pages + 10 % follows', sqlite: 160, pg: { floor: 2 }, writes: true },
-].filter((c) => !process.env.BENCH_CLASSES || process.env.BENCH_CLASSES.split(',').includes(c.name));
+  // Not a bound: what one of the mix's writes costs alone. Measured only when BENCH_CLASSES names it.
+  { name: 'follows', label: 'follows alone (no bound)', writes: true, byName: true },
+].filter((c) => (process.env.BENCH_CLASSES ? process.env.BENCH_CLASSES.split(',').includes(c.name) : !c.byName));
 
 const { request } = await import('undici');
 const PRIVACY = ['', '?privacy=public', '?privacy=private', '?privacy=secret'];
@@ -127,7 +130,8 @@ async function traffic(s, base) {
   const mixed = () => (Math.random() < 0.1 ? followRequest(s, publicPages) : first());
   const each = (make) => [{ setupRequest: (req) => ({ ...req, ...make() }) }];
   const apart = Object.entries(kinds).map(([name, make]) => [`first/${name}`, each(() => ({ method: 'GET', ...make() }))]);
-  return { first: each(first), pages: each(pagesFirstOf(s)), cursors, numbers: each(numbers), mixed: each(mixed), kinds: apart };
+  const follows = () => followRequest(s, publicPages);
+  return { first: each(first), pages: each(pagesFirstOf(s)), cursors, numbers: each(numbers), mixed: each(mixed), follows: each(follows), kinds: apart };
 }
 
 /** The floor answers the `pages` class as agora does: the same body and Link, each caller and privacy filter. */
@@ -203,13 +207,14 @@ function printTable(results, floors) {
     const row = [];
     if (sq) {
       const x = results.sqlite[c.name];
-      row.push(...cells(x), `${us(x)}${floors.sqlite ? ` (${fmt(x.cpu / floors.sqlite.cpu, 2)}× floor)` : ''}`, `≤ ${c.sqlite} µs`, met(x.cpu <= c.sqlite, x));
+      const bound = c.sqlite === undefined ? ['', ''] : [`≤ ${c.sqlite} µs`, met(x.cpu <= c.sqlite, x)];
+      row.push(...cells(x), `${us(x)}${floors.sqlite ? ` (${fmt(x.cpu / floors.sqlite.cpu, 2)}× floor)` : ''}`, ...bound);
     }
     if (pg) {
       const x = results.pg[c.name];
-      const bound = c.pg.us ?? c.pg.floor * floor.cpu;
-      const text = c.pg.us ? `≤ ${c.pg.us} µs` : `≤ ${c.pg.floor}× floor = ${fmt(bound)} µs`;
-      row.push(...cells(x), `${us(x)} (${fmt(x.cpuDb)})`, text, met(x.cpu <= bound, x));
+      const bound = c.pg === undefined ? undefined : (c.pg.us ?? c.pg.floor * floor.cpu);
+      const text = c.pg === undefined ? '' : c.pg.us ? `≤ ${c.pg.us} µs` : `≤ ${c.pg.floor}× floor = ${fmt(bound)} µs`;
+      row.push(...cells(x), `${us(x)} (${fmt(x.cpuDb)})`, text, bound === undefined ? '' : met(x.cpu <= bound, x));
     }
     console.log(`| ${c.label} | ${row.join(' | ')} |`);
   }
