@@ -38,9 +38,11 @@ export async function createReport(deps: Deps, caller: Caller, input: CreateRepo
       target = { user: user.id, page: null, excerpt: user.nickname };
     } else if (input.target_type === 'Status') {
       const status = await readableStatus(tx, viewer, input.target_id, now);
+      if (!(await tx.reports.holdTarget('Status', status.id))) throw notFound('Status');
       target = { user: status.user_id, page: await pageOfStatus(tx, status), excerpt: cut(status.content) };
     } else {
       const { comment, status } = await readableComment(tx, viewer, input.target_id, now);
+      if (!(await tx.reports.holdTarget('Comment', comment.id))) throw notFound('Comment');
       target = { user: comment.user_id, page: await pageOfStatus(tx, status), excerpt: cut(comment.content) };
     }
     const report: ReportRow = {

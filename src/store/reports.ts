@@ -1,5 +1,6 @@
 import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
+import { dialectOf } from './dialect.js';
 import type { ReportTable } from './moderation-tables.js';
 import { counted, listPage, type Listed, type Selection } from './paging.js';
 import type { Database } from './schema.js';
@@ -22,6 +23,16 @@ export function reportsRepo(db: Kysely<Database>) {
   const visible = (viewer: Viewer) => db.selectFrom('reports as r').where((eb) => reportVisibleTo(eb, viewer));
   return {
     /** Refused by the unique index when the reporter already has an open report on the target, even in a race. */
+    /**
+     * Holds the reported status or comment until the report's transaction ends: a removal by another process waits
+     * for the report, then settles it with the rest (PostgreSQL, `FOR SHARE`; SQLite's one writer already
+     * serializes them). False when the content went meanwhile.
+     */
+    async holdTarget(type: 'Status' | 'Comment', id: string): Promise<boolean> {
+      if (dialectOf(db) !== 'postgres') return true;
+      const table = type === 'Status' ? 'statuses' : 'comments';
+      return (await db.selectFrom(table).select('id').where('id', '=', id).forShare().executeTakeFirst()) !== undefined;
+    },
     async insert(row: ReportRow): Promise<void> {
       const owner = row.page_id ? db.selectFrom('pages').select('pages.user_id').where('pages.id', '=', row.page_id) : null;
       await db.insertInto('reports').values({ ...row, page_owner_id: owner }).execute();
