@@ -1,4 +1,4 @@
-import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { dialectOf } from './dialect.js';
 import type { ReportTable } from './moderation-tables.js';
@@ -22,7 +22,6 @@ const selectReports: Selection = (q) => q.selectAll('r');
 export function reportsRepo(db: Kysely<Database>) {
   const visible = (viewer: Viewer) => db.selectFrom('reports as r').where((eb) => reportVisibleTo(eb, viewer));
   return {
-    /** Refused by the unique index when the reporter already has an open report on the target, even in a race. */
     /**
      * Holds the reported status or comment until the report's transaction ends: a removal by another process waits
      * for the report, then settles it with the rest (PostgreSQL, `FOR SHARE`; SQLite's one writer already
@@ -33,6 +32,7 @@ export function reportsRepo(db: Kysely<Database>) {
       const table = type === 'Status' ? 'statuses' : 'comments';
       return (await db.selectFrom(table).select('id').where('id', '=', id).forShare().executeTakeFirst()) !== undefined;
     },
+    /** Refused by the unique index when the reporter already has an open report on the target, even in a race. */
     async insert(row: ReportRow): Promise<void> {
       const owner = row.page_id ? db.selectFrom('pages').select('pages.user_id').where('pages.id', '=', row.page_id) : null;
       await db.insertInto('reports').values({ ...row, page_owner_id: owner }).execute();
@@ -59,19 +59,14 @@ export function reportsRepo(db: Kysely<Database>) {
       change: { state: string; resolution: string | null; resolved_by: string; updated_at: string },
     ): Promise<ReportRow[]> {
       if (targets.length === 0) return [];
-      const idsByType = new Map<string, string[]>();
-      for (const t of targets) {
-        const ids = idsByType.get(t.type);
-        if (ids) ids.push(t.id);
-        else idsByType.set(t.type, [t.id]);
-      }
-      const onTargets = (eb: ExpressionBuilder<Database, 'reports'>) =>
-        eb.and([
-          eb('state', '=', 'open'),
-          eb.or([...idsByType].map(([type, ids]) => eb.and([eb('target_type', '=', type), eb('target_id', 'in', ids)]))),
-        ]);
       // The rows as the update left them (a report written between a read and the update would be settled untold).
-      const settled = await db.updateTable('reports').set(change).where(onTargets).returningAll().execute();
+      const settled = await db
+        .updateTable('reports')
+        .set(change)
+        .where('state', '=', 'open')
+        .where((eb) => eb.or(targets.map((t) => eb.and([eb('target_type', '=', t.type), eb('target_id', '=', t.id)]))))
+        .returningAll()
+        .execute();
       return settled.map(({ page_owner_id: _owner, ...row }) => row).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     },
   };
