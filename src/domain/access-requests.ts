@@ -71,7 +71,7 @@ export async function createAccessRequest(
     };
     if (!(await tx.accessRequests.insertWaiting(row)))
       throw new AppError(409, ErrorCode.accessRequestPending, 'An access request from this user to this page is already waiting');
-    const created = await toRecord(tx, caller, row, deps.clock());
+    const created = await toRecord(tx, caller, row, new Date(now));
     await recordWebhookEvent(tx, now, 'page_access_request.created', created);
     // The page's administrators: its creator and every project administrator.
     await notifyUsers(
@@ -136,7 +136,7 @@ export async function acceptAccessRequest(deps: Deps, caller: Caller, id: string
     if (!(await tx.accessRequests.accept(row.id, now)))
       throw new AppError(409, ErrorCode.alreadyAccepted, 'This access request was already accepted');
     await addMember(tx, row.user_id, row.page_id, now);
-    const accepted = await toRecord(tx, caller, { ...row, state: 'accepted', is_validate: 1, updated_at: now }, deps.clock());
+    const accepted = await toRecord(tx, caller, { ...row, state: 'accepted', is_validate: 1, updated_at: now }, new Date(now));
     await recordWebhookEvent(tx, now, 'page_access_request.updated', accepted);
     await recordAudit(tx, now, caller, {
       action: 'page_access_request.accept',
@@ -168,9 +168,9 @@ export async function acceptAccessRequest(deps: Deps, caller: Caller, id: string
 export async function refuseAccessRequest(deps: Deps, caller: Caller, id: string): Promise<void> {
   await deps.store.transaction(async (tx) => {
     const row = await requestToSettle(tx, caller, id);
-    const record = await toRecord(tx, caller, row, deps.clock());
-    if (!(await tx.accessRequests.deleteWaiting(row.id))) throw notFound('Access request');
     const now = nowIso(deps);
+    const record = await toRecord(tx, caller, row, new Date(now));
+    if (!(await tx.accessRequests.deleteWaiting(row.id))) throw notFound('Access request');
     await recordWebhookEvent(tx, now, 'page_access_request.deleted', record);
     await recordAudit(tx, now, caller, {
       action: 'page_access_request.refuse',

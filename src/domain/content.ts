@@ -27,7 +27,7 @@ import { nowIso, type Caller, type Deps } from './context.js';
 import { enqueueFanOut, eventRef, excerpt, notifyUsers, pageRef, userRef, type Ref } from './notifications.js';
 import { requireActingFor } from './permissions.js';
 import type { RemovedRow } from '../store/removals.js';
-import { toUserRecord } from './users.js';
+import { loadEmbeds } from './records.js';
 
 /**
  * Statuses as the caller reads them at `now`: the comments hidden from the caller (by suspended authors) are not
@@ -35,36 +35,30 @@ import { toUserRecord } from './users.js';
  */
 export async function toStatusRecords(store: Store, caller: Caller, rows: StatusRow[], now: string): Promise<Status[]> {
   const [authors, unseen] = await Promise.all([
-    store.users.getByIds([...new Set(rows.map((r) => r.user_id))]),
+    loadEmbeds(store, caller, rows.map((r) => r.user_id), [], new Date(now)),
     store.comments.countHidden(rows.filter((r) => r.comments_count > 0).map((r) => r.id), viewerOf(caller), now),
   ]);
-  const users = new Map(authors.map((u) => [u.id, u]));
-  const at = new Date(now);
-  return rows.map((r) => {
-    const user = users.get(r.user_id);
-    if (!user) throw new Error(`author ${r.user_id} of status ${r.id} is missing`);
-    return {
-      id: r.id,
-      user_id: r.user_id,
-      user: toUserRecord(user, caller, at),
-      content: r.content,
-      page_id: r.page_id,
-      event_id: r.event_id,
-      comments_count: r.comments_count - (unseen.get(r.id) ?? 0),
-      likes_count: r.likes_count,
-      created_at: r.created_at,
-      updated_at: r.updated_at,
-    };
-  });
+  return rows.map((r) => ({
+    id: r.id,
+    user_id: r.user_id,
+    user: authors.user(r.user_id),
+    content: r.content,
+    page_id: r.page_id,
+    event_id: r.event_id,
+    comments_count: r.comments_count - (unseen.get(r.id) ?? 0),
+    likes_count: r.likes_count,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  }));
 }
 
 export async function toCommentRecords(store: Store, caller: Caller, rows: CommentRow[], now: Date): Promise<Comment[]> {
-  const users = new Map((await store.users.getByIds([...new Set(rows.map((r) => r.user_id))])).map((u) => [u.id, u]));
+  const authors = await loadEmbeds(store, caller, rows.map((r) => r.user_id), [], now);
   return rows.map((r) => ({
     id: r.id,
     status_id: r.status_id,
     user_id: r.user_id,
-    user: toUserRecord(users.get(r.user_id)!, caller, now),
+    user: authors.user(r.user_id),
     content: r.content,
     likes_count: r.likes_count,
     created_at: r.created_at,

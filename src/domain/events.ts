@@ -19,7 +19,7 @@ import { nowIso, type Caller, type Deps } from './context.js';
 import { eventRef, notifyUsers, userRef } from './notifications.js';
 import { requireActingFor } from './permissions.js';
 import { nextFreeSlug, retryingSlugRace, slugify } from './slugs.js';
-import { toUserRecord } from './users.js';
+import { loadEmbeds } from './records.js';
 
 export const toEventRecord = (row: EventRow): Event => ({
   id: row.id,
@@ -98,11 +98,11 @@ export async function listEvents(deps: Deps, caller: Caller, query: ListEventsQu
 }
 
 async function toAttendanceRecords(store: Store, caller: Caller, rows: AttendanceRow[], now: Date): Promise<Attendance[]> {
-  const users = new Map((await store.users.getByIds([...new Set(rows.map((r) => r.user_id))])).map((u) => [u.id, u]));
+  const users = await loadEmbeds(store, caller, rows.map((r) => r.user_id), [], now);
   return rows.map((r) => ({
     event_id: r.event_id,
     user_id: r.user_id,
-    user: toUserRecord(users.get(r.user_id)!, caller, now),
+    user: users.user(r.user_id),
     answer: r.answer as Attendance['answer'],
     created_at: r.created_at,
     updated_at: r.updated_at,
@@ -152,7 +152,7 @@ export async function answerEvent(deps: Deps, caller: Caller, eventId: string, i
         [event.user_id],
         [user.id, caller.user.id],
       );
-    const [record] = await toAttendanceRecords(tx, caller, [row], deps.clock());
+    const [record] = await toAttendanceRecords(tx, caller, [row], new Date(now));
     return { ...record!, event: toEventRecord((await tx.events.getById(event.id))!) };
   });
 }

@@ -6,10 +6,10 @@ import type { CreateFollowInput, Follow, FollowableType, ListFollowsQuery } from
 import type { FollowRow } from '../store/follows.js';
 import type { PageRow } from '../store/pages.js';
 import { nowIso, type Caller, type Deps } from './context.js';
-import { administersPage, canSeePage, findVisiblePage, toPageRecord } from './pages.js';
+import { administersPage, canSeePage, findVisiblePage } from './pages.js';
 import { requireActingFor } from './permissions.js';
 import { notifyUsers, pageRef, userRef, type Ref } from './notifications.js';
-import { toUserRecord } from './users.js';
+import { loadEmbeds } from './records.js';
 
 const toFollowRecord = (row: FollowRow, followable?: Follow['followable']): Follow => ({
   id: row.id,
@@ -88,14 +88,9 @@ export async function listFollows(deps: Deps, caller: Caller, query: ListFollows
     query,
   );
   const rows = listed.rows;
-  const pageIds = rows.filter((r) => r.followable_type === 'Page').map((r) => r.followable_id);
-  const userIds = rows.filter((r) => r.followable_type === 'User').map((r) => r.followable_id);
-  const [pages, users] = await Promise.all([deps.store.pages.getByIds(pageIds), deps.store.users.getByIds(userIds)]);
-  const pageById = new Map(pages.map((p) => [p.id, toPageRecord(p)]));
-  const now = deps.clock();
-  const userById = new Map(users.map((u) => [u.id, toUserRecord(u, caller, now)]));
-  const embed = (r: FollowRow) =>
-    (r.followable_type === 'Page' ? pageById.get(r.followable_id) : userById.get(r.followable_id)) ?? null;
+  const of = (type: string) => rows.map((r) => (r.followable_type === type ? r.followable_id : null));
+  const { users, pages } = await loadEmbeds(deps.store, caller, of('User'), of('Page'), deps.clock());
+  const embed = (r: FollowRow) => (r.followable_type === 'Page' ? pages.get(r.followable_id) : users.get(r.followable_id)) ?? null;
   return listResult(
     rows.map((r) => toFollowRecord(r, embed(r))),
     listed,

@@ -87,7 +87,7 @@ export async function createInvites(deps: Deps, caller: Caller, input: CreateInv
       };
       // One waiting invite per user and page, decided by the unique index (whoever inserts first, in any process).
       if (!(await tx.invites.insertWaiting(row))) return INVITE_ERRORS.alreadyInvited;
-      const [record] = await toRecords(tx, caller, [row], deps.clock());
+      const [record] = await toRecords(tx, caller, [row], new Date(now));
       await recordWebhookEvent(tx, now, 'invite.created', record);
       await notifyUsers(
         tx,
@@ -174,7 +174,7 @@ async function settleInvite(deps: Deps, caller: Caller, id: string, accept: bool
       is_accepted: accept ? 1 : 0,
       updated_at: now,
     };
-    const [result] = await toRecords(tx, caller, [settled], deps.clock());
+    const [result] = await toRecords(tx, caller, [settled], new Date(now));
     await recordWebhookEvent(tx, now, 'invite.updated', result);
     await recordAudit(tx, now, caller, {
       action: accept ? 'invite.accept' : 'invite.refuse',
@@ -212,9 +212,9 @@ export async function deleteInvite(deps: Deps, caller: Caller, id: string): Prom
   await deps.store.transaction(async (tx) => {
     const { row, page } = await findInvite(tx, caller, id, WITHDRAW_REFUSAL);
     if (row.user_id !== caller.user.id && !administersPage(caller, page)) throw forbidden(WITHDRAW_REFUSAL);
-    const [record] = await toRecords(tx, caller, [row], deps.clock());
-    await tx.invites.delete(row.id);
     const now = nowIso(deps);
+    const [record] = await toRecords(tx, caller, [row], new Date(now));
+    await tx.invites.delete(row.id);
     await recordWebhookEvent(tx, now, 'invite.deleted', record);
     await recordAudit(tx, now, caller, {
       action: 'invite.withdraw',

@@ -4,7 +4,7 @@ import type { Store } from '../store/store.js';
 import { recordAudit } from './audit.js';
 import type { Caller } from './context.js';
 import { notifyUsers, userRef } from './notifications.js';
-import { toUserRecord } from './users.js';
+import { loadEmbeds } from './records.js';
 import { recordWebhookEvent } from './webhooks.js';
 
 /**
@@ -16,8 +16,7 @@ import { recordWebhookEvent } from './webhooks.js';
 export type ReportTarget = { type: Report['target_type']; id: string };
 
 export async function toReportRecords(store: Store, caller: Caller, rows: ReportRow[], now: Date): Promise<Report[]> {
-  const userIds = [...new Set(rows.filter((r) => r.target_type === 'User').map((r) => r.target_id))];
-  const users = new Map((await store.users.getByIds(userIds)).map((u) => [u.id, u]));
+  const { users } = await loadEmbeds(store, caller, rows.map((r) => (r.target_type === 'User' ? r.target_id : null)), [], now);
   return rows.map((r) => {
     const user = r.target_type === 'User' ? users.get(r.target_id) : undefined;
     return {
@@ -36,7 +35,7 @@ export async function toReportRecords(store: Store, caller: Caller, rows: Report
         type: r.target_type as Report['target_type'],
         id: r.target_id,
         excerpt: r.target_type === 'User' ? null : r.excerpt,
-        user: user ? toUserRecord(user, caller, now) : null,
+        user: user ?? null,
       },
     };
   });
