@@ -6,6 +6,7 @@ import { commentAuthors } from './0032-comment-authors.js';
 import { concurrency } from './0008-concurrency.js';
 import { content } from './0003-content.js';
 import { eventEnds } from './0033-event-ends.js';
+import { keyOwners } from './0034-key-owners.js';
 import { flagCounts } from './0015-flag-counts.js';
 import { flatCost } from './0005-flat-cost.js';
 import { followPairs } from './0020-follow-pairs.js';
@@ -46,4 +47,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0031-report-queue': reportQueue,
   '0032-comment-authors': commentAuthors,
   '0033-event-ends': eventEnds,
+  '0034-key-owners': keyOwners,
 };
