@@ -2,12 +2,29 @@ import * as crypto from 'node:crypto';
 import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 
-const PARAMS = { N: 16384, r: 8, p: 1 } as const;
+/**
+ * scrypt's cost for new hashes, as log2 of N (AGORA_SCRYPT_COST, 14 unless set: N = 16,384, r = 8, 16 MiB and tens
+ * of milliseconds a hash). A fast machine may raise it; existing hashes keep the cost they were made with, which
+ * they carry. The test suite lowers it to spend its time on the rules rather than on hashing thousands of secrets.
+ */
+export const SCRYPT_COST = scryptCostFrom(process.env);
+const PARAMS = { N: 2 ** SCRYPT_COST, r: 8, p: 1 } as const;
 const KEY_LENGTH = 32;
+// scrypt takes 128 · N · r bytes: room for the highest cost (N = 2^17, r = 8, 128 MiB), and a bound on what a
+// stored hash's parameters can ask for.
+const MAX_MEMORY = 129 * 1024 * 1024;
+
+export function scryptCostFrom(env: NodeJS.ProcessEnv): number {
+  const value = env.AGORA_SCRYPT_COST;
+  if (value === undefined || value === '') return 14;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 10 || n > 17) throw new Error('AGORA_SCRYPT_COST must be a whole number from 10 to 17 (log2 of scrypt\'s N)');
+  return n;
+}
 
 function scryptAsync(secret: string, salt: Buffer, params: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) =>
-    scrypt(secret, salt, KEY_LENGTH, { ...params, maxmem: 64 * 1024 * 1024 }, (err, key) =>
+    scrypt(secret, salt, KEY_LENGTH, { ...params, maxmem: MAX_MEMORY }, (err, key) =>
       err ? reject(err) : resolve(key),
     ),
   );
