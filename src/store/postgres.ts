@@ -24,6 +24,24 @@ export class StoreOpenError extends Error {
 const INT8 = 20;
 
 /**
+ * Connection settings that make every connection plan a statement once: our statements are index walks whose plan
+ * does not depend on the values, yet left to choose PostgreSQL plans some again on every run (docs/performance.md).
+ * Sent at connection start with the URL's own `options` (a `search_path`), which would otherwise replace a pool's.
+ */
+function withGenericPlans(url: string): { connectionString: string; options: string } {
+  const generic = '-c plan_cache_mode=force_generic_plan';
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { connectionString: url, options: generic };
+  }
+  const own = parsed.searchParams.get('options');
+  parsed.searchParams.delete('options');
+  return { connectionString: parsed.toString(), options: own ? `${own} ${generic}` : generic };
+}
+
+/**
  * Opens the PostgreSQL store at `url` (`postgres://user@host:port/database`, libpq's query parameters, e.g.
  * `?options=-c%20search_path%3Dagora` for a schema of its own) through a pg pool, and applies the migrations
  * it lacks. The schema is the SQLite one, column for column: text compared byte by byte (`COLLATE "C"`),
@@ -32,7 +50,7 @@ const INT8 = 20;
 export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store> {
   const where = describePostgresUrl(url);
   const pool = new pg.Pool({
-    connectionString: url,
+    ...withGenericPlans(url),
     max: 10,
     connectionTimeoutMillis: 10_000,
     // count(*) and bigint columns come as strings by default: our integers are far below 2^53.
@@ -42,13 +60,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   // listener it would end the process.
   pool.on('error', () => {});
   // First, so that the access watch below sees the statements as Kysely sends them.
-  pool.on('connect', (client) => {
-    // Our statements are index walks whose plan does not depend on the values, yet left to choose PostgreSQL plans
-    // some again on every run (docs/performance.md). Set here, not in the URL's `options`, which a URL's own (a
-    // `search_path`) would replace; queued before any other query.
-    void client.query('set plan_cache_mode = force_generic_plan').catch(() => {});
-    namePreparedStatements(client);
-  });
+  pool.on('connect', (client) => namePreparedStatements(client));
   const listener = new AccessListener({ connectionString: url, connectionTimeoutMillis: 10_000, keepAlive: true });
   // Each pooled connection, as it is made: this process's own committed key, user and role changes.
   pool.on('connect', (client) => watchAccessWrites(client, () => listener.changed()));
