@@ -87,10 +87,12 @@ export function apiKeysRepo(db: Kysely<Database>) {
         .where((eb) => eb.or([eb('id', '=', ref), eb('api_key', '=', ref)]))
         .executeTakeFirst();
     },
-    /** Key pairs in id order, as every list pages; counted (keys are few: a handful a user). */
+    /** Key pairs in id order, as every list pages; all of them kept counted, a user's counted (a handful). */
     list(filter: { user_id?: string }, page: Pagination): Promise<Listed<ApiKeyListed>> {
       const all = db.selectFrom('api_keys');
-      const query = filter.user_id === undefined ? all : all.where('api_keys.user_id', '=', filter.user_id);
+      if (filter.user_id === undefined)
+        return listPage<ApiKeyListed>(db, [{ query: all, keys: ['api_keys.id'] }], selectApiKeys, page, kept([counterKey('api_keys', [])]));
+      const query = all.where('api_keys.user_id', '=', filter.user_id);
       return listPage<ApiKeyListed>(db, [{ query, keys: ['api_keys.id'] }], selectApiKeys, page, counted(query));
     },
     async markUsed(id: string, now: string): Promise<void> {

@@ -68,6 +68,8 @@ export const COUNTERS: readonly CounterSpec[] = [
   { list: 'webhooks', table: 'webhooks', dims: [] },
   { list: 'webhook_deliveries', table: 'webhook_deliveries', dims: ['r.webhook_id'] },
   { list: 'permission_sets', table: 'permission_sets', dims: [] },
+  // All keys only (migration 0035): a user's few are counted on their index.
+  { list: 'api_keys', table: 'api_keys', dims: [] },
   // The stream's parts: a page's statuses, an event's, and a user's own that reach their followers.
   {
     list: 'statuses',

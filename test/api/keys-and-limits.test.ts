@@ -5,7 +5,13 @@ import { testClock, useApp } from '../helpers/app.js';
 import { onPostgres, TEST_SECRET_KEY } from '../helpers/store-target.js';
 
 const clock = testClock();
-const api = useApp({ clock, auth: { failuresPerAddress: 3, failuresPerKey: 2, windowMs: 60_000 } });
+/** Every statement the store runs, for the checks that look at how a list counts. */
+const statements: string[] = [];
+const api = useApp({
+  clock,
+  auth: { failuresPerAddress: 3, failuresPerKey: 2, windowMs: 60_000 },
+  storeOptions: { onQuery: (sql: string) => void statements.push(sql) },
+});
 
 async function newMember() {
   const { user, creds } = await api.member();
@@ -131,6 +137,29 @@ describe('API keys', () => {
     const ids = [...first.body.items, ...second.body.items].map((k: { id: string }) => k.id);
     expect(ids).toEqual([...ids].sort());
     expect(new Set(ids).size).toBe(3);
+  });
+
+  it('GET /api_keys counts all keys from the kept count (not a walk of every key), which follows keys made and revoked', async () => {
+    const total = async () => {
+      statements.length = 0;
+      const res = await api.call('GET', '/api_keys?per_page=1');
+      expect(statements.filter((q) => /count\(/i.test(q) && /"api_keys"/.test(q))).toEqual([]);
+      return res.body.total_items as number;
+    };
+    const before = await total();
+    const member = await newMember();
+    await issueApiKey(api.deps, member.id);
+    expect(await total()).toBe(before + 2);
+    const [key] = (await api.call('GET', `/api_keys?user_id=${member.id}`)).body.items;
+    expect((await api.call('DELETE', `/api_keys/${key.id}`)).status).toBe(204);
+    expect(await total()).toBe(before + 1);
+    let walked = 0;
+    for (let path: string | undefined = '/api_keys?per_page=100'; path; ) {
+      const page = await api.call('GET', path);
+      walked += page.body.items.length;
+      path = /<[^>]*(\/api_keys\?[^>]*)>; rel="next"/.exec(String(page.headers.link ?? ''))?.[1];
+    }
+    expect(walked).toBe(before + 1);
   });
 
   it('DELETE /api_keys/{id} revokes a pair: refused from the next request, though it was remembered', async () => {

@@ -7,6 +7,7 @@ import { concurrency } from './0008-concurrency.js';
 import { content } from './0003-content.js';
 import { eventEnds } from './0033-event-ends.js';
 import { keyOwners } from './0034-key-owners.js';
+import { keyCount } from './0035-key-count.js';
 import { flagCounts } from './0015-flag-counts.js';
 import { flatCost } from './0005-flat-cost.js';
 import { followPairs } from './0020-follow-pairs.js';
@@ -48,4 +49,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0032-comment-authors': commentAuthors,
   '0033-event-ends': eventEnds,
   '0034-key-owners': keyOwners,
+  '0035-key-count': keyCount,
 };
