@@ -155,7 +155,7 @@ describe('API keys', () => {
     expect(await total()).toBe(before + 1);
     let walked = 0;
     for (let path: string | undefined = '/api_keys?per_page=100'; path; ) {
-      const page = await api.call('GET', path);
+      const page: { body: { items: unknown[] }; headers: Record<string, unknown> } = await api.call('GET', path);
       walked += page.body.items.length;
       path = /<[^>]*(\/api_keys\?[^>]*)>; rel="next"/.exec(String(page.headers.link ?? ''))?.[1];
     }

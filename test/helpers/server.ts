@@ -74,10 +74,18 @@ export async function startServer(
     output: () => stdout,
     errors: () => stderr,
     stop: (signal = 'SIGTERM') =>
-      new Promise((ok) => {
+      new Promise((ok, fail) => {
         // Ended already (by an exit, or by a signal such as a kill -9): nothing to wait for.
         if (child.exitCode !== null || child.signalCode !== null) return ok(child.exitCode);
-        child.once('exit', (code) => ok(code));
+        // A server that does not stop is a failure that says so, not a test left to its timeout minutes later.
+        const hung = setTimeout(() => {
+          child.kill('SIGKILL');
+          fail(new Error(`agora serve did not exit within 30 s of ${signal}; its stderr:\n${stderr.slice(-2000)}`));
+        }, 30_000);
+        child.once('exit', (code) => {
+          clearTimeout(hung);
+          ok(code);
+        });
         child.kill(signal);
       }),
   };
