@@ -55,4 +55,68 @@ describe('agora reports, statuses delete, users suspend', () => {
     expect(mine.code, mine.stderr).toBe(0);
     expect(JSON.parse(mine.stdout).total_items).toBe(0);
   });
+
+  it('settles from a script reports whose targets have several (each settled once, the rest said), asks before a removal at a terminal, takes prefixes and nicknames, checks its words before sending', async () => {
+    const [owner, bob, r1, r2, r3] = [
+      await createUserWithKey(server),
+      await createUserWithKey(server),
+      await createUserWithKey(server),
+      await createUserWithKey(server),
+      await createUserWithKey(server),
+    ];
+    const config = await createPageConfiguration(server);
+    const page = await createPage(server, { name: 'Allotment', privacy: 'public', page_configuration_id: config.id, user_id: owner.user.id }, owner.creds);
+    await call(server, 'POST', '/follows', { body: { followable_type: 'Page', followable_id: page.id, user_id: bob.user.id } });
+    const post = async (content: string) =>
+      (await call(server, 'POST', '/statuses', { as: bob.creds, body: { user_id: bob.user.id, page_id: page.id, content } })).body as { id: string };
+    const [spam, more, kept, gone1, gone2] = [await post('buy cheap pills'), await post('more pills'), await post('kept one'), await post('gone one'), await post('gone two')];
+
+    // A status by a prefix of its id, as tables show it; a user by nickname.
+    const byPrefix = await run(['reports', 'create', '--target-type', 'Status', '--target-id', spam.id.slice(0, 26), '--reason', 'spam', '--json'], r1.creds);
+    expect(byPrefix.code, byPrefix.stderr).toBe(0);
+    expect(JSON.parse(byPrefix.stdout).target_id).toBe(spam.id);
+    for (const creds of [r2.creds, r3.creds]) expect((await run(['reports', 'create', '--target-type', 'Status', '--target-id', spam.id, '--reason', 'abuse'], creds)).code).toBe(0);
+    expect((await run(['reports', 'create', '--target-type', 'Status', '--target-id', more.id, '--reason', 'spam'], r1.creds)).code).toBe(0);
+    expect((await run(['reports', 'create', '--target-type', 'User', '--target-id', bob.user.nickname, '--reason', 'spam'], r1.creds)).code).toBe(0);
+    const onBob = await run(['reports', 'list', '--target-id', bob.user.nickname, '--target-type', 'User', '--json']);
+    expect(JSON.parse(onBob.stdout).items.map((r: { target_id: string }) => r.target_id)).toEqual([bob.user.id]);
+
+    // Words checked before any request: exit 2.
+    const badState = await run(['reports', 'list', '--state', 'closed']);
+    expect([badState.code, badState.stderr]).toEqual([2, expect.stringMatching(/Allowed choices are open, resolved, dismissed/)]);
+    expect((await run(['reports', 'resolve', 'ffffff', '--action', 'suspend'])).stderr).toMatch(/--reason is required to suspend/);
+
+    // Three reports on one status and one on another: the first of the three settles its siblings.
+    const open = await run(['reports', 'list', '--state', 'open', '--target-type', 'Status', '--fields', 'id'], owner.creds);
+    const ids = tsvRows(open.stdout).map((r) => r[0]!);
+    expect(ids).toHaveLength(4);
+    const settled = await run(['reports', 'resolve', '-', '--action', 'remove'], owner.creds, ids.join('\n'));
+    expect(settled.code, settled.stderr).toBe(0);
+    expect(settled.stdout.match(/resolved \(remove\) already, with another report on the same target/g)).toHaveLength(2);
+    for (const id of [spam.id, more.id]) expect((await call(server, 'GET', `/statuses/${id}`, { as: r1.creds })).status).toBe(404);
+    // Settled another way before: named, and the run fails.
+    expect((await run(['reports', 'create', '--target-type', 'Status', '--target-id', kept.id, '--reason', 'other'], r1.creds)).code).toBe(0);
+    const keptReport = JSON.parse((await run(['reports', 'list', '--state', 'open', '--target-type', 'Status', '--json'])).stdout).items[0].id as string;
+    expect((await run(['reports', 'dismiss', keptReport])).code).toBe(0);
+    const late = await run(['reports', 'resolve', keptReport, '--action', 'remove', '--yes']);
+    expect([late.code, late.stderr]).toEqual([1, expect.stringContaining(`Report ${keptReport} was already dismissed: left as it is`)]);
+    expect((await call(server, 'GET', `/statuses/${kept.id}`, { as: r1.creds })).status).toBe(200);
+
+    // At a terminal a removal is asked first, naming what is removed; "n" removes nothing.
+    expect((await run(['reports', 'create', '--target-type', 'Status', '--target-id', gone1.id, '--reason', 'spam'], r2.creds)).code).toBe(0);
+    const toAsk = JSON.parse((await run(['reports', 'list', '--state', 'open', '--target-type', 'Status', '--json'])).stdout).items[0].id as string;
+    const declined = await runCliTty(['reports', 'resolve', toAsk, '--action', 'remove'], {
+      home: server.dir,
+      env: envFor(server, server.admin),
+      answers: [{ when: /Remove .*\?/, send: 'n\r' }],
+    });
+    expect(declined.stdout).toContain('Remove the status "gone one"?');
+    expect(declined.code).toBe(0);
+    expect((await call(server, 'GET', `/statuses/${gone1.id}`, { as: r1.creds })).status).toBe(200);
+
+    // Several statuses removed at once, from standard input.
+    const removed = await run(['statuses', 'delete', '-', '--yes'], owner.creds, `${gone1.id}\n${gone2.id}\n`);
+    expect(removed.code, removed.stderr).toBe(0);
+    for (const id of [gone1.id, gone2.id]) expect((await call(server, 'GET', `/statuses/${id}`, { as: r1.creds })).status).toBe(404);
+  });
 });

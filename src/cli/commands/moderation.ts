@@ -1,11 +1,12 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { Comment, Status } from '../../shared/schemas/content.js';
 import type { Report } from '../../shared/schemas/reports.js';
 import type { User } from '../../shared/schemas/users.js';
-import { examples, idsFrom, paginationOptions, showList, withContext, type PageOptions } from '../command-kit.js';
+import { examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import type { Context } from '../context.js';
 import type { Column } from '../output.js';
 import { STATUS_COLUMNS } from './content.js';
+import { REPORT_ACTIONS, REPORT_REASONS, REPORT_STATES, REPORT_TARGET_TYPES, RESOLUTION_OF } from '../../shared/report-kinds.js';
 
 /** Moderation from the terminal (docs/api.md, "Moderating content and people"): statuses list|delete, comments|likes delete, reports, suspensions. */
 
@@ -93,17 +94,32 @@ function registerContentModeration(program: Command, statuses: Command): void {
       name
         .command('delete')
         .description(`remove a ${kind === 'statuses' ? 'status (with its comments and likes)' : 'comment'}: its author, the page's administrators, Admins`)
-        .argument('<id>', `${kind === 'statuses' ? 'status' : 'comment'} id`)
+        .argument('<id...>', `${kind === 'statuses' ? 'status' : 'comment'} ids, or - to read them from standard input`)
         .option('--reason <text>', 'why (kept with it; Admins read it)')
         .option('-y, --yes', 'do not ask for confirmation'),
       `agora ${kind} delete 3f2a… --reason spam --yes`,
-    ).action(withContext<{ yes?: boolean; reason?: string }>((ctx, o, [id]) => removal(ctx, kind, id!, o)));
+      `agora ${kind} delete - --yes < ids.txt`,
+    ).action(
+      withContext<{ yes?: boolean; reason?: string }>(async (ctx, o, args) => {
+        for (const id of await idsFrom(args)) await removal(ctx, kind, id, o);
+      }),
+    );
 
-  examples(group(program, 'likes')!.command('delete').description('take a like back').argument('<id>', 'like id'), 'agora likes delete 3f2a…').action(
-    withContext(async (ctx, _o, [id]) => {
-      const { seg } = await import('../../client/api-client.js');
-      await ctx.client.delete(`/likes/${seg(id!)}`);
-      ctx.out.done(`Like ${id} taken back`);
+  examples(
+    group(program, 'likes')!
+      .command('delete')
+      .description('take likes back (your own; Admins any)')
+      .argument('<id...>', 'like ids, or - to read them from standard input')
+      .option('-y, --yes', 'do not ask for confirmation'),
+    'agora likes delete 3f2a…',
+  ).action(
+    withContext<{ yes?: boolean }>(async (ctx, o, args) => {
+      const [{ seg }, { confirmOrStop }] = await Promise.all([import('../../client/api-client.js'), import('../confirm.js')]);
+      for (const id of await idsFrom(args)) {
+        await confirmOrStop(`Take back like ${id}?`, o.yes);
+        await ctx.client.delete(`/likes/${seg(id)}`);
+        ctx.out.done(`Like ${id} taken back`);
+      }
     }),
   );
 }
@@ -141,15 +157,15 @@ function registerReportCommands(program: Command): void {
     reports
       .command('create')
       .description('report a status, a comment or a user you can see')
-      .requiredOption('--target-type <type>', 'Status, Comment or User')
-      .requiredOption('--target-id <id>', 'what is reported (a user: id or nickname)')
-      .requiredOption('--reason <reason>', 'spam, abuse, off_topic or other')
+      .addOption(new Option('--target-type <type>', 'what is reported').choices(REPORT_TARGET_TYPES).makeOptionMandatory())
+      .requiredOption('--target-id <id>', 'what is reported (a user: id or nickname; a status: its id or a prefix of it)')
+      .addOption(new Option('--reason <reason>', 'why').choices(REPORT_REASONS).makeOptionMandatory())
       .option('--comment <text>', 'what moderators should know (at most 1,000 characters)'),
     'agora reports create --target-type Status --target-id 3f2a… --reason spam',
   ).action(
     withContext<{ targetType: string; targetId: string; reason: string; comment?: string }>(async (ctx, o) => {
       const me = (await ctx.client.get<{ id: string }>('/me')).id;
-      const targetId = o.targetType === 'User' ? await ctx.names.resolve('user', o.targetId) : o.targetId;
+      const targetId = await targetIdOf(ctx, o.targetType, o.targetId);
       const body = { user_id: me, target_type: o.targetType, target_id: targetId, reason: o.reason, comment: o.comment };
       await ctx.out.record(await ctx.client.post<Report>('/reports', body));
     }),
@@ -159,9 +175,9 @@ function registerReportCommands(program: Command): void {
       reports
         .command('list')
         .description('reports oldest first: yours, those on your pages, or all (Admins)')
-        .option('--state <state>', 'open, resolved or dismissed')
-        .option('--target-type <type>', 'Status, Comment or User')
-        .option('--target-id <id>', 'reports on this target'),
+        .addOption(new Option('--state <state>', 'only reports in this state').choices(REPORT_STATES))
+        .addOption(new Option('--target-type <type>', 'only reports on this kind of thing').choices(REPORT_TARGET_TYPES))
+        .option('--target-id <id>', 'reports on this target (a user: id or nickname)'),
     ),
     'agora reports list --state open --target-type Status --fields id | agora reports resolve - --action remove',
   ).action(
@@ -169,7 +185,7 @@ function registerReportCommands(program: Command): void {
       const query: Record<string, string> = {};
       if (o.state) query.state = o.state;
       if (o.targetType) query.target_type = o.targetType;
-      if (o.targetId) query.target_id = o.targetId;
+      if (o.targetId) query.target_id = await targetIdOf(ctx, o.targetType, o.targetId);
       await showList(ctx, '/reports', query, REPORT_COLUMNS, o);
     }),
   );
@@ -185,29 +201,80 @@ function registerReportCommands(program: Command): void {
       .command('resolve')
       .description('resolve reports (and every open report on the same targets): remove the content, suspend its author, or none')
       .argument('<id...>', 'report ids, or - to read them from standard input')
-      .requiredOption('--action <action>', 'remove, suspend or none')
+      .addOption(new Option('--action <action>', 'what is done about what they report').choices(REPORT_ACTIONS).makeOptionMandatory())
       .option('--reason <text>', 'the suspension reason (required to suspend), or the removal reason')
-      .option('--until <date>', 'when a suspension ends by itself'),
+      .option('--until <date>', 'when a suspension ends by itself (ISO 8601); default: until lifted')
+      .option('-y, --yes', 'remove or suspend without asking'),
     'agora reports resolve 3f2a… --action remove',
+    'agora reports list --state open --target-type Status --fields id | agora reports resolve - --action remove',
   ).action(
-    withContext<{ action: string; reason?: string; until?: string }>(async (ctx, o, args) => {
-      const [{ seg }, { ID_LISTS }] = await Promise.all([import('../../client/api-client.js'), import('../names.js')]);
-      for (const id of await ctx.names.fullIds(ID_LISTS.report, await idsFrom(args))) {
-        await ctx.client.put(`/reports/${seg(id)}/resolve`, { action: o.action, reason: o.reason, until: o.until });
-        ctx.out.done(`Report ${id} resolved (${o.action})`);
-      }
+    withContext<{ action: (typeof REPORT_ACTIONS)[number]; reason?: string; until?: string; yes?: boolean }>(async (ctx, o, args) => {
+      const [{ ResolveReportInput }, { UsageError }] = await Promise.all([import('../../shared/schemas/reports.js'), import('../errors.js')]);
+      if (o.until !== undefined && o.action !== 'suspend') throw new UsageError('--until is for --action suspend only');
+      const body = await validateBody(ResolveReportInput, { action: o.action, reason: o.reason, until: o.until });
+      await settle(ctx, await idsFrom(args), { verb: 'resolve', body, action: o.action, yes: o.yes });
     }),
   );
   examples(
     reports.command('dismiss').description('dismiss reports (and every open report on the same targets)').argument('<id...>', 'report ids, or - for standard input'),
     'agora reports dismiss 3f2a…',
-  ).action(
-    withContext(async (ctx, _o, args) => {
-      const [{ seg }, { ID_LISTS }] = await Promise.all([import('../../client/api-client.js'), import('../names.js')]);
-      for (const id of await ctx.names.fullIds(ID_LISTS.report, await idsFrom(args))) {
-        await ctx.client.put(`/reports/${seg(id)}/dismiss`);
-        ctx.out.done(`Report ${id} dismissed`);
-      }
-    }),
-  );
+  ).action(withContext(async (ctx, _o, args) => settle(ctx, await idsFrom(args), { verb: 'dismiss' })));
+}
+
+/** A report's target as the API takes it: a user's nickname, or a status's id prefix, made a full id. */
+async function targetIdOf(ctx: Context, type: string | undefined, ref: string): Promise<string> {
+  if (type === 'User') return ctx.names.resolve('user', ref);
+  if (type !== 'Status') return ref;
+  const { ID_LISTS } = await import('../names.js');
+  return (await ctx.names.fullIds(ID_LISTS.status, [ref]))[0]!;
+}
+
+type Settling =
+  | { verb: 'resolve'; body: unknown; action: (typeof REPORT_ACTIONS)[number]; yes?: boolean }
+  | { verb: 'dismiss' };
+
+/**
+ * Resolves or dismisses each report. Settling one settles every open report on its target, so a report of a list
+ * read before (`reports list … | reports resolve -`) may already be settled the same way by an earlier one of
+ * the run: said, not a failure. One settled otherwise stops the run, naming it.
+ */
+async function settle(ctx: Context, refs: string[], how: Settling): Promise<void> {
+  const [{ seg, ApiError }, { ID_LISTS }, { confirmOrStop }] = await Promise.all([
+    import('../../client/api-client.js'),
+    import('../names.js'),
+    import('../confirm.js'),
+  ]);
+  const ids = await ctx.names.fullIds(ID_LISTS.report, refs);
+  const acts = how.verb === 'resolve' && how.action !== 'none';
+  if (acts && !how.yes && process.stdin.isTTY && process.stdout.isTTY) {
+    const one = ids.length === 1 ? await reportedAs(ctx, ids[0]!) : undefined;
+    const question =
+      how.action === 'remove'
+        ? `Remove ${one?.text ?? `what ${ids.length} reports are about`}?`
+        : `Suspend ${one ? (one.user ? one.text : `the author of ${one.text}`) : `whoever ${ids.length} reports are about`}?`;
+    await confirmOrStop(question, false);
+  }
+  const done = how.verb === 'dismiss' ? 'dismissed' : `resolved (${how.action})`;
+  for (const id of ids) {
+    try {
+      await ctx.client.put(`/reports/${seg(id)}/${how.verb}`, how.verb === 'resolve' ? how.body : undefined);
+      ctx.out.done(`Report ${id} ${done}`);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      if (error.status !== 409) throw new ApiError(error.status, error.code, `Report ${id}: ${error.message}`, error.body);
+      const now = await ctx.client.get<Report>(`/reports/${seg(id)}`);
+      const same = how.verb === 'dismiss' ? now.state === 'dismissed' : now.state === 'resolved' && now.resolution === RESOLUTION_OF[how.action];
+      if (!same) throw new ApiError(error.status, error.code, `Report ${id} was already ${now.state}${now.resolution ? ` (${now.resolution})` : ''}: left as it is`, error.body);
+      ctx.out.done(`Report ${id} ${done} already, with another report on the same target`);
+    }
+  }
+}
+
+/** What one report is about, for a question: `bob's status "first…"`, or a user's nickname. */
+async function reportedAs(ctx: Context, id: string): Promise<{ text: string; user: boolean }> {
+  const { seg } = await import('../../client/api-client.js');
+  const report = await ctx.client.get<Report>(`/reports/${seg(id)}`);
+  if (report.target_type === 'User') return { text: report.target.user?.nickname ?? `user ${report.target_id}`, user: true };
+  const kind = report.target_type === 'Status' ? 'status' : 'comment';
+  return { text: report.target.excerpt ? `the ${kind} "${firstWords(report.target.excerpt)}"` : `${kind} ${report.target_id}`, user: false };
 }

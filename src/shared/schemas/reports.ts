@@ -1,3 +1,4 @@
+import { REPORT_ACTIONS, REPORT_REASONS, REPORT_STATES, REPORT_TARGET_TYPES } from '../report-kinds.js';
 import { z } from 'zod';
 import { Id, idInput, listOf, optionalText, PaginationQuery, queryEnum, queryText, Timestamp } from './common.js';
 import { SuspendUserInput } from './suspensions.js';
@@ -12,10 +13,7 @@ const reportExample = {
   comment: 'Links to a shop',
 };
 
-export const REPORT_TARGET_TYPES = ['Status', 'Comment', 'User'] as const;
-export const REPORT_REASONS = ['spam', 'abuse', 'off_topic', 'other'] as const;
-export const REPORT_STATES = ['open', 'resolved', 'dismissed'] as const;
-export const REPORT_ACTIONS = ['remove', 'suspend', 'none'] as const;
+export { REPORT_ACTIONS, REPORT_REASONS, REPORT_STATES, REPORT_TARGET_TYPES };
 export const MAX_REPORT_COMMENT = 1000;
 /** A reported status's or comment's excerpt, kept as it was reported. */
 export const REPORT_EXCERPT = 280;
