@@ -130,7 +130,7 @@ export async function deleteLike(deps: Deps, caller: Caller, id: string): Promis
   await deps.store.transaction(async (tx) => {
     const like = await tx.removals.getLike(id);
     if (!like) throw notFound('Like');
-    if (like.user_id !== caller.user.id && !caller.isAdmin) throw forbidden('Only the user who liked may take the like back');
+    if (like.user_id !== caller.user.id && !caller.isAdmin) throw forbidden('Only the user who liked (or an Admin) may take the like back');
     await tx.removals.unlike(like);
   });
 }
