@@ -85,6 +85,8 @@ describe('agora reports, statuses delete, users suspend', () => {
     const badState = await run(['reports', 'list', '--state', 'closed']);
     expect([badState.code, badState.stderr]).toEqual([2, expect.stringMatching(/Allowed choices are open, resolved, dismissed/)]);
     expect((await run(['reports', 'resolve', 'ffffff', '--action', 'suspend'])).stderr).toMatch(/--reason is required to suspend/);
+    const missing = await run(['reports', 'create', '--comment', 'no flags']);
+    expect([missing.code, missing.stderr]).toEqual([2, expect.stringContaining('missing --target-type, --target-id, --reason')]);
 
     // Three reports on one status and one on another: the first of the three settles its siblings.
     const open = await run(['reports', 'list', '--state', 'open', '--target-type', 'Status', '--fields', 'id'], owner.creds);

@@ -156,17 +156,27 @@ function registerReportCommands(program: Command): void {
   examples(
     reports
       .command('create')
-      .description('report a status, a comment or a user you can see')
-      .addOption(new Option('--target-type <type>', 'what is reported').choices(REPORT_TARGET_TYPES).makeOptionMandatory())
-      .requiredOption('--target-id <id>', 'what is reported (a user: id or nickname; a status: its id or a prefix of it)')
-      .addOption(new Option('--reason <reason>', 'why').choices(REPORT_REASONS).makeOptionMandatory())
+      .description('report a status, a comment or a user you can see (missing values are asked for on a terminal)')
+      .addOption(new Option('--target-type <type>', 'what is reported (required)').choices(REPORT_TARGET_TYPES))
+      .option('--target-id <id>', 'what is reported (required; a user: id or nickname; a status: its id or a prefix of it)')
+      .addOption(new Option('--reason <reason>', 'why (required)').choices(REPORT_REASONS))
       .option('--comment <text>', 'what moderators should know (at most 1,000 characters)'),
     'agora reports create --target-type Status --target-id 3f2a… --reason spam',
+    'agora reports create        # on a terminal: asks what is reported and why',
   ).action(
-    withContext<{ targetType: string; targetId: string; reason: string; comment?: string }>(async (ctx, o) => {
+    withContext<{ targetType?: string; targetId?: string; reason?: string; comment?: string }>(async (ctx, o) => {
+      const { askMissing } = await import('../prompts.js');
+      const values = await askMissing(
+        { targetType: o.targetType, targetId: o.targetId, reason: o.reason },
+        {
+          targetType: { flag: '--target-type', message: 'What is reported', choices: [...REPORT_TARGET_TYPES] },
+          targetId: { flag: '--target-id', message: 'Its id (a user: id or nickname)', check: (v) => (v.trim() ? undefined : 'an id is needed') },
+          reason: { flag: '--reason', message: 'Why', choices: [...REPORT_REASONS] },
+        },
+      );
       const me = (await ctx.client.get<{ id: string }>('/me')).id;
-      const targetId = await targetIdOf(ctx, o.targetType, o.targetId);
-      const body = { user_id: me, target_type: o.targetType, target_id: targetId, reason: o.reason, comment: o.comment };
+      const targetId = await targetIdOf(ctx, values.targetType, values.targetId!);
+      const body = { user_id: me, target_type: values.targetType, target_id: targetId, reason: values.reason, comment: o.comment };
       await ctx.out.record(await ctx.client.post<Report>('/reports', body));
     }),
   );
