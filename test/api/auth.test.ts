@@ -37,8 +37,10 @@ async function storeBytes(): Promise<Buffer> {
     const tables = await raw.all<{ name: string }>(
       'select table_name as name from information_schema.tables where table_schema = current_schema()',
     );
-    const rows = await Promise.all(tables.map((t) => raw.all<{ row: string }>(`select r::text as row from "${t.name}" r`)));
-    return Buffer.from(rows.flat().map((r) => r.row).join('\n'));
+    // One at a time: a PostgreSQL connection runs one query at once (pg 9 refuses a second queued on it).
+    const rows: { row: string }[] = [];
+    for (const t of tables) rows.push(...(await raw.all<{ row: string }>(`select r::text as row from "${t.name}" r`)));
+    return Buffer.from(rows.map((r) => r.row).join('\n'));
   } finally {
     await raw.close();
   }
