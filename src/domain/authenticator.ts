@@ -5,7 +5,7 @@ import { SYSTEM_ROLES } from '../store/default-roles.js';
 import { FailureLimiter, VerificationQueue } from './auth-limits.js';
 import type { Caller, Deps } from './context.js';
 import { parsePermissions } from './permissions.js';
-import { fastDigest, verifySecret } from './secrets.js';
+import { DUMMY_HASH, fastDigest, verifySecret } from './secrets.js';
 
 export interface AuthLimits {
   /** Failed authentications allowed per client address in a window (default 20). */
@@ -194,4 +194,3 @@ export class Authenticator {
 /** The failure counter of a key from an address; a key past 200 characters (refused anyway) is counted by its start. */
 const pairOf = (apiKey: string, address: string) => `${address} ${apiKey.slice(0, 200)}`;
 
-const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';

@@ -7,6 +7,7 @@ import { availableParallelism } from 'node:os';
  * of milliseconds a hash). A fast machine may raise it; existing hashes keep the cost they were made with, which
  * they carry. The test suite lowers it to spend its time on the rules rather than on hashing thousands of secrets.
  */
+export const DEFAULT_SCRYPT_COST = 14;
 export const SCRYPT_COST = scryptCostFrom(process.env);
 const PARAMS = { N: 2 ** SCRYPT_COST, r: 8, p: 1 } as const;
 const KEY_LENGTH = 32;
@@ -16,7 +17,7 @@ const MAX_MEMORY = 129 * 1024 * 1024;
 
 export function scryptCostFrom(env: NodeJS.ProcessEnv): number {
   const value = env.AGORA_SCRYPT_COST;
-  if (value === undefined || value === '') return 14;
+  if (value === undefined || value === '') return DEFAULT_SCRYPT_COST;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 10 || n > 17) throw new Error('AGORA_SCRYPT_COST must be a whole number from 10 to 17 (log2 of scrypt\'s N)');
   return n;
@@ -68,10 +69,21 @@ export async function hashSecret(secret: string): Promise<string> {
   return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64url'), hash.toString('base64url')].join('$');
 }
 
-/** Constant-time check of a secret against a stored hash; a malformed hash never matches. */
+/**
+ * A hash no secret matches, at the configured cost: an unknown key is checked against it, so that it takes as
+ * long as a known key's wrong secret (the time tells nothing of which keys exist).
+ */
+export const DUMMY_HASH = ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, 'A'.repeat(22), 'A'.repeat(43)].join('$');
+
+/**
+ * Constant-time check of a secret against a stored hash; a malformed hash never matches, nor one whose parameters
+ * are not ours (N a power of two from 2^10 to 2^17, r = 8, p = 1): a stored hash cannot ask for minutes of CPU.
+ */
 export async function verifySecret(secret: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !hash) return false;
+  const cost = Math.log2(Number(n));
+  if (!Number.isInteger(cost) || cost < 10 || cost > 17 || r !== '8' || p !== '1') return false;
   const expected = Buffer.from(hash, 'base64url');
   const actual = await scryptAsync(secret, Buffer.from(salt, 'base64url'), { N: Number(n), r: Number(r), p: Number(p) });
   return actual.length === expected.length && timingSafeEqual(actual, expected);

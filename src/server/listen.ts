@@ -2,6 +2,7 @@ import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { ensureApiKey, issueApiKey, listApiKeys } from '../domain/api-keys.js';
 import type { Deps } from '../domain/context.js';
+import { DEFAULT_SCRYPT_COST, SCRYPT_COST } from '../domain/secrets.js';
 import { seedDemo } from '../domain/demo.js';
 import { isPostgresTarget, openStore } from '../store/open.js';
 import type { Store } from '../store/store.js';
@@ -104,6 +105,8 @@ function announceListening(options: ServeOptions, port: number, { demoKey, keyle
   const base = `http://${hostInUrl(options.host)}:${port}`;
   const agora = options.command ?? 'agora';
   options.print(`listening on ${base}`);
+  if (SCRYPT_COST < DEFAULT_SCRYPT_COST)
+    process.stderr.write(`warning: AGORA_SCRYPT_COST=${SCRYPT_COST} hashes new passwords and secrets below the default cost (${DEFAULT_SCRYPT_COST}): for tests, not for a community\n`);
   if (demoKey) options.print(`log in with: ${agora} login --url ${base} --api-key ${demoKey.api_key} --api-secret ${demoKey.api_secret}`);
   else if (keyless) {
     const db = isPostgresTarget(options.db) ? `'${options.db}'` : options.db;

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { parseIntoClientConfig } from 'pg-connection-string';
 import { SqliteTypesOnPostgres } from './dialect.js';
 import { AccessListener, watchAccessWrites } from './pg-listener.js';
 import type { Database as Schema } from './schema.js';
@@ -24,21 +25,15 @@ export class StoreOpenError extends Error {
 const INT8 = 20;
 
 /**
- * Connection settings that make every connection plan a statement once: our statements are index walks whose plan
- * does not depend on the values, yet left to choose PostgreSQL plans some again on every run (docs/performance.md).
- * Sent at connection start with the URL's own `options` (a `search_path`), which would otherwise replace a pool's.
+ * The connection settings of `url`, read by pg's own parser, with generic plans asked for at connection start: our
+ * statements are index walks whose plan does not depend on the values, yet left to choose PostgreSQL plans some
+ * again on every run (docs/performance.md). The URL's own `options` (a `search_path`), else PGOPTIONS, come after
+ * ours, so that they still apply and may set the plan mode otherwise.
  */
-function withGenericPlans(url: string): { connectionString: string; options: string } {
-  const generic = '-c plan_cache_mode=force_generic_plan';
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return { connectionString: url, options: generic };
-  }
-  const own = parsed.searchParams.get('options');
-  parsed.searchParams.delete('options');
-  return { connectionString: parsed.toString(), options: own ? `${own} ${generic}` : generic };
+function withGenericPlans(url: string): pg.PoolConfig {
+  const config = parseIntoClientConfig(url);
+  const own = config.options ?? process.env.PGOPTIONS;
+  return { ...config, options: ['-c plan_cache_mode=force_generic_plan', own].filter(Boolean).join(' ') };
 }
 
 /**

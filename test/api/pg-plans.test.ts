@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { useApp } from '../helpers/app.js';
-import { onPostgres } from '../helpers/store-target.js';
+import { openPostgresStore } from '../../src/store/postgres.js';
+import { onPostgres, TEST_SECRET_KEY } from '../helpers/store-target.js';
 
 /**
  * PostgreSQL plans agora's named statements once (docs/performance.md: left to choose, it planned a Member's list
@@ -16,5 +17,25 @@ describe('PostgreSQL connections', () => {
       Array.from({ length: 4 }, () => sql<{ plan_cache_mode: string }>`show plan_cache_mode`.execute(t.store.db)),
     );
     for (const mode of modes) expect(mode.rows[0]?.plan_cache_mode).toBe('force_generic_plan');
+  });
+
+  it.skipIf(!onPostgres)('keep PGOPTIONS when the URL has no options of its own, with generic plans beside them [runs with AGORA_TEST_DB]', async () => {
+    const url = new URL(t.file);
+    const schema = /search_path=(\S+)/.exec(url.searchParams.get('options') ?? '')![1]!;
+    url.searchParams.delete('options');
+    const before = process.env.PGOPTIONS;
+    process.env.PGOPTIONS = `-c search_path=${schema}`;
+    try {
+      const store = await openPostgresStore(url.toString(), { secretKey: TEST_SECRET_KEY });
+      try {
+        const { rows } = await sql<{ schema: string; mode: string }>`select current_schema() as schema, current_setting('plan_cache_mode') as mode`.execute(store.db);
+        expect(rows[0]).toEqual({ schema, mode: 'force_generic_plan' });
+      } finally {
+        await store.close();
+      }
+    } finally {
+      if (before === undefined) delete process.env.PGOPTIONS;
+      else process.env.PGOPTIONS = before;
+    }
   });
 });

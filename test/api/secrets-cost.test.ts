@@ -1,6 +1,6 @@
 import { scryptSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { hashSecret, SCRYPT_COST, scryptCostFrom, verifySecret } from '../../src/domain/secrets.js';
+import { DUMMY_HASH, hashSecret, SCRYPT_COST, scryptCostFrom, verifySecret } from '../../src/domain/secrets.js';
 
 /** AGORA_SCRYPT_COST: the cost of new hashes (log2 of scrypt's N); every hash carries its own, so any cost verifies. */
 describe('scrypt cost', () => {
@@ -23,5 +23,15 @@ describe('scrypt cost', () => {
     const atDefault = ['scrypt', 16384, 8, 1, salt.toString('base64url'), scryptSync('s3cret', salt, 32, { N: 16384, r: 8, p: 1 }).toString('base64url')].join('$');
     expect(await verifySecret('s3cret', atDefault)).toBe(true);
     expect(await verifySecret('s3cret!', atDefault)).toBe(false);
+  });
+
+  it('never matches a stored hash whose parameters are not ours (it could ask for minutes of CPU), and checks unknown keys at the configured cost', async () => {
+    const [, , , , salt, hash] = (await hashSecret('s3cret')).split('$');
+    const at = (n: number | string, r: number | string, p: number | string) => ['scrypt', n, r, p, salt, hash].join('$');
+    for (const stored of [at(1024, 8, 16384), at(1000, 8, 1), at(2 ** 20, 8, 1), at(512, 8, 1), at(1024, 64, 1), at('x', 8, 1)])
+      expect(await verifySecret('s3cret', stored), stored).toBe(false);
+    // An unknown key is checked against a hash at the same cost as the stored ones.
+    expect(DUMMY_HASH.split('$').slice(0, 4)).toEqual(['scrypt', String(2 ** SCRYPT_COST), '8', '1']);
+    expect(await verifySecret('anything', DUMMY_HASH)).toBe(false);
   });
 });

@@ -94,14 +94,22 @@ describe('agora reports, statuses delete, users suspend', () => {
     expect(ids).toHaveLength(4);
     const settled = await run(['reports', 'resolve', '-', '--action', 'remove'], owner.creds, ids.join('\n'));
     expect(settled.code, settled.stderr).toBe(0);
-    expect(settled.stdout.match(/resolved \(remove\) already, with another report on the same target/g)).toHaveLength(2);
+    expect(settled.stdout.match(/already resolved \(removed\)/g)).toHaveLength(2);
     for (const id of [spam.id, more.id]) expect((await call(server, 'GET', `/statuses/${id}`, { as: r1.creds })).status).toBe(404);
     // Settled another way before: named, and the run fails.
     expect((await run(['reports', 'create', '--target-type', 'Status', '--target-id', kept.id, '--reason', 'other'], r1.creds)).code).toBe(0);
     const keptReport = JSON.parse((await run(['reports', 'list', '--state', 'open', '--target-type', 'Status', '--json'])).stdout).items[0].id as string;
     expect((await run(['reports', 'dismiss', keptReport])).code).toBe(0);
     const late = await run(['reports', 'resolve', keptReport, '--action', 'remove', '--yes']);
-    expect([late.code, late.stderr]).toEqual([1, expect.stringContaining(`Report ${keptReport} was already dismissed: left as it is`)]);
+    expect([late.code, late.stderr]).toEqual([1, expect.stringContaining(`Report ${keptReport}: it was already dismissed: left as it is`)]);
+    // Refused for another reason (an Admin cannot suspend themself): the server's reason, the report still open.
+    const admin = JSON.parse((await run(['users', 'get', 'admin', '--json'])).stdout) as { id: string };
+    expect((await run(['reports', 'create', '--target-type', 'User', '--target-id', 'admin', '--reason', 'other'], r2.creds)).code).toBe(0);
+    const onAdmin = JSON.parse((await run(['reports', 'list', '--target-type', 'User', '--target-id', admin.id, '--json'])).stdout).items[0].id as string;
+    const self = await run(['reports', 'resolve', onAdmin, '--action', 'suspend', '--reason', 'test', '--yes']);
+    expect([self.code, self.stderr]).toEqual([1, expect.stringMatching(new RegExp(`Report ${onAdmin}: .*yourself`))]);
+    const unnamed = await run(['reports', 'list', '--target-id', bob.user.nickname]);
+    expect([unnamed.code, unnamed.stderr]).toEqual([2, expect.stringContaining('say what it names with --target-type')]);
     expect((await call(server, 'GET', `/statuses/${kept.id}`, { as: r1.creds })).status).toBe(200);
 
     // At a terminal a removal is asked first, naming what is removed; "n" removes nothing.

@@ -13,6 +13,7 @@ import { REPORT_ACTIONS, REPORT_REASONS, REPORT_STATES, REPORT_TARGET_TYPES, RES
 const REPORT_COLUMNS: Column<Report>[] = [
   { header: 'id', value: (r) => r.id, id: true },
   { header: 'state', value: (r) => r.state },
+  { header: 'reporter', value: (r) => r.user_id, name: ['user', (r) => r.user_id] },
   { header: 'target', value: (r) => `${r.target_type} ${r.target.excerpt ?? r.target.user?.nickname ?? r.target_id}` },
   { header: 'reason', value: (r) => r.reason },
   { header: 'comment', value: (r) => r.comment ?? '' },
@@ -35,15 +36,12 @@ async function describeStatus(ctx: Context, status: Status): Promise<string> {
   return `${status.user.nickname}'s status "${firstWords(status.content)}"${where}`;
 }
 
-async function removal(ctx: Context, kind: 'statuses' | 'comments', ref: string, o: { yes?: boolean; reason?: string }) {
-  const [{ seg }, { confirmOrStop }, { interactive }, { ID_LISTS }] = await Promise.all([
+async function removal(ctx: Context, kind: 'statuses' | 'comments', id: string, o: { yes?: boolean; reason?: string }) {
+  const [{ seg }, { confirmOrStop }, { interactive }] = await Promise.all([
     import('../../client/api-client.js'),
     import('../confirm.js'),
     import('../prompts.js'),
-    import('../names.js'),
   ]);
-  // A status's shortened id (as tables show it) is resolved among the statuses the caller may see.
-  const id = kind === 'statuses' ? (await ctx.names.fullIds(ID_LISTS.status, [ref]))[0]! : ref;
   let what = kind === 'statuses' ? `status ${id}` : `comment ${id}`;
   if (!o.yes && interactive()) {
     if (kind === 'statuses') what = await describeStatus(ctx, await ctx.client.get<Status>(`/statuses/${seg(id)}`));
@@ -101,7 +99,18 @@ function registerContentModeration(program: Command, statuses: Command): void {
       `agora ${kind} delete - --yes < ids.txt`,
     ).action(
       withContext<{ yes?: boolean; reason?: string }>(async (ctx, o, args) => {
-        for (const id of await idsFrom(args)) await removal(ctx, kind, id, o);
+        // A status's shortened id (as tables show it) is resolved among the statuses the caller may see, all at once.
+        const { ID_LISTS } = await import('../names.js');
+        const refs = await idsFrom(args);
+        const ids = kind === 'statuses' ? await ctx.names.fullIds(ID_LISTS.status, refs) : refs;
+        const { ApiError } = await import('../../client/api-client.js');
+        for (const id of ids)
+          await removal(ctx, kind, id, o).catch((error: unknown) => {
+            // Which one failed, when several were given (a refused key's hint to log in again kept).
+            if (ids.length > 1 && error instanceof ApiError && error.status !== 401)
+              Object.assign(error, { message: `${kind === 'statuses' ? 'Status' : 'Comment'} ${id}: ${error.message}` });
+            throw error;
+          });
       }),
     );
 
@@ -234,6 +243,10 @@ function registerReportCommands(program: Command): void {
 /** A report's target as the API takes it: a user's nickname, or a status's id prefix, made a full id. */
 async function targetIdOf(ctx: Context, type: string | undefined, ref: string): Promise<string> {
   if (type === 'User') return ctx.names.resolve('user', ref);
+  if (type === undefined && !/^[0-9a-f]{32}$/.test(ref.trim())) {
+    const { UsageError } = await import('../errors.js');
+    throw new UsageError(`--target-id ${ref} is not a whole id: say what it names with --target-type (a user's nickname, a status's id prefix)`);
+  }
   if (type !== 'Status') return ref;
   const { ID_LISTS } = await import('../names.js');
   return (await ctx.names.fullIds(ID_LISTS.status, [ref]))[0]!;
@@ -249,14 +262,15 @@ type Settling =
  * the run: said, not a failure. One settled otherwise stops the run, naming it.
  */
 async function settle(ctx: Context, refs: string[], how: Settling): Promise<void> {
-  const [{ seg, ApiError }, { ID_LISTS }, { confirmOrStop }] = await Promise.all([
+  const [{ seg, ApiError }, { ID_LISTS }, { confirmOrStop }, { interactive }] = await Promise.all([
     import('../../client/api-client.js'),
     import('../names.js'),
     import('../confirm.js'),
+    import('../prompts.js'),
   ]);
   const ids = await ctx.names.fullIds(ID_LISTS.report, refs);
   const acts = how.verb === 'resolve' && how.action !== 'none';
-  if (acts && !how.yes && process.stdin.isTTY && process.stdout.isTTY) {
+  if (acts && !how.yes && interactive()) {
     const one = ids.length === 1 ? await reportedAs(ctx, ids[0]!) : undefined;
     const question =
       how.action === 'remove'
@@ -270,12 +284,17 @@ async function settle(ctx: Context, refs: string[], how: Settling): Promise<void
       await ctx.client.put(`/reports/${seg(id)}/${how.verb}`, how.verb === 'resolve' ? how.body : undefined);
       ctx.out.done(`Report ${id} ${done}`);
     } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      if (error.status !== 409) throw new ApiError(error.status, error.code, `Report ${id}: ${error.message}`, error.body);
+      if (!(error instanceof ApiError) || error.status === 401) throw error;
+      // The same error, naming the report (what else it carries, such as the profile to log in again, kept).
+      const named = (message: string) => Object.assign(error, { message: `Report ${id}: ${message}` });
+      if (error.status !== 409) throw named(error.message);
       const now = await ctx.client.get<Report>(`/reports/${seg(id)}`);
+      // Still open: refused for another reason (the last Admin, oneself).
+      if (now.state === 'open') throw named(error.message);
+      const was = `${now.state}${now.resolution && now.resolution !== 'none' ? ` (${now.resolution})` : ''}`;
       const same = how.verb === 'dismiss' ? now.state === 'dismissed' : now.state === 'resolved' && now.resolution === RESOLUTION_OF[how.action];
-      if (!same) throw new ApiError(error.status, error.code, `Report ${id} was already ${now.state}${now.resolution ? ` (${now.resolution})` : ''}: left as it is`, error.body);
-      ctx.out.done(`Report ${id} ${done} already, with another report on the same target`);
+      if (!same) throw named(`it was already ${was}: left as it is`);
+      ctx.out.done(`Report ${id} already ${was}`);
     }
   }
 }
