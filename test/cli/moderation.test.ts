@@ -80,6 +80,9 @@ describe('agora reports, statuses delete, users suspend', () => {
     expect((await run(['reports', 'create', '--target-type', 'User', '--target-id', bob.user.nickname, '--reason', 'spam'], r1.creds)).code).toBe(0);
     const onBob = await run(['reports', 'list', '--target-id', bob.user.nickname, '--target-type', 'User', '--json']);
     expect(JSON.parse(onBob.stdout).items.map((r: { target_id: string }) => r.target_id)).toEqual([bob.user.id]);
+    // The table names each reporter.
+    const reporters = await run(['reports', 'list', '--target-id', bob.user.nickname, '--target-type', 'User', '--fields', 'reporter,reason']);
+    expect(tsvRows(reporters.stdout)).toEqual([[r1.user.nickname, 'spam']]);
 
     // Words checked before any request: exit 2.
     const badState = await run(['reports', 'list', '--state', 'closed']);
