@@ -46,6 +46,9 @@ describe('agora reports, statuses delete, users suspend', () => {
     const suspended = await run(['users', 'suspend', bob.user.nickname, '--reason', 'spam ring', '--yes', '--json']);
     expect(suspended.code, suspended.stderr).toBe(0);
     expect(JSON.parse(suspended.stdout).suspension).toMatchObject({ reason: 'spam ring', until: null });
+    // The users table says who is suspended, and until when.
+    const listed2 = await run(['users', 'list', '--nickname', bob.user.nickname, '--fields', 'nickname,suspended']);
+    expect(tsvRows(listed2.stdout)).toEqual([[bob.user.nickname, 'until lifted']]);
     const refused = await run(['statuses', 'list'], bob.creds);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/account_suspended/);

@@ -115,12 +115,12 @@ describe('users list and get', () => {
     const rows = tsvRows(modes.tsv.stdout);
     const api = (await call(server, 'GET', '/users?per_page=100')).body as { items: { id: string }[]; total_items: number };
     expect(rows.map((r) => r[0])).toEqual(api.items.map((u) => u.id));
-    for (const row of rows) expect(row).toHaveLength(5);
-    expect(rows.find((r) => r[0] === ada.id)).toEqual([ada.id, ada.nickname, 'Ada Byron', ada.email, expect.any(String)]);
+    for (const row of rows) expect(row).toHaveLength(6);
+    expect(rows.find((r) => r[0] === ada.id)).toEqual([ada.id, ada.nickname, 'Ada Byron', ada.email, expect.any(String), '']);
     expect(rows[0]).not.toContain('nickname'); // no header
 
     expect(JSON.parse(modes.json.stdout)).toEqual(api);
-    expectTables(modes, ['id', 'nickname', 'name', 'email', 'role']);
+    expectTables(modes, ['id', 'nickname', 'name', 'email', 'role', 'suspended']);
     expect(modes.noColor.stdout).toContain(ada.nickname);
     expect(modes.noColor.stdout).toContain(`1–${api.items.length} of ${api.total_items}`);
   });

@@ -9,6 +9,8 @@ export const USER_COLUMNS: Column<User>[] = [
   { header: 'name', value: (u) => u.fullname },
   { header: 'email', value: (u) => u.email },
   { header: 'role', name: ['role', (u) => u.permission_set_id] },
+  // Empty unless suspended: when it ends (a suspension past its end is over, and the API shows none).
+  { header: 'suspended', value: (u) => (u.suspension ? `until ${u.suspension.until ?? 'lifted'}` : '') },
 ];
 
 /** One view of a user, from create, get and set-role alike. */
