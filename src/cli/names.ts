@@ -21,7 +21,8 @@ const KINDS: Record<NameKind, Kind> = {
   role: { label: 'role', path: '/permission_sets', filter: 'name', nameOf: (r) => String(r.name) },
 };
 
-const ID = /^[0-9a-f]{32}$/;
+/** A whole id, as the API gives it. */
+export const ID = /^[0-9a-f]{32}$/;
 /** An id as a narrow table shows it: a prefix of at least 6 of its characters. */
 const ID_PREFIX = /^[0-9a-f]{6,31}$/;
 /** The API's bound on `ids=` (MAX_IDS in the shared schemas, not imported: that module brings zod). */

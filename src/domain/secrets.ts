@@ -8,6 +8,8 @@ import { availableParallelism } from 'node:os';
  * they carry. The test suite lowers it to spend its time on the rules rather than on hashing thousands of secrets.
  */
 export const DEFAULT_SCRYPT_COST = 14;
+/** The costs a hash may have, made here or read back (log2 of N). */
+const COSTS = { min: 10, max: 17 } as const;
 export const SCRYPT_COST = scryptCostFrom(process.env);
 const PARAMS = { N: 2 ** SCRYPT_COST, r: 8, p: 1 } as const;
 const KEY_LENGTH = 32;
@@ -19,7 +21,8 @@ export function scryptCostFrom(env: NodeJS.ProcessEnv): number {
   const value = env.AGORA_SCRYPT_COST;
   if (value === undefined || value === '') return DEFAULT_SCRYPT_COST;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 10 || n > 17) throw new Error('AGORA_SCRYPT_COST must be a whole number from 10 to 17 (log2 of scrypt\'s N)');
+  if (!Number.isInteger(n) || n < COSTS.min || n > COSTS.max)
+    throw new Error(`AGORA_SCRYPT_COST must be a whole number from ${COSTS.min} to ${COSTS.max} (log2 of scrypt's N)`);
   return n;
 }
 
@@ -83,7 +86,7 @@ export async function verifySecret(secret: string, stored: string): Promise<bool
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !hash) return false;
   const cost = Math.log2(Number(n));
-  if (!Number.isInteger(cost) || cost < 10 || cost > 17 || r !== '8' || p !== '1') return false;
+  if (!Number.isInteger(cost) || cost < COSTS.min || cost > COSTS.max || r !== String(PARAMS.r) || p !== String(PARAMS.p)) return false;
   const expected = Buffer.from(hash, 'base64url');
   const actual = await scryptAsync(secret, Buffer.from(salt, 'base64url'), { N: Number(n), r: Number(r), p: Number(p) });
   return actual.length === expected.length && timingSafeEqual(actual, expected);

@@ -89,11 +89,10 @@ export function apiKeysRepo(db: Kysely<Database>) {
     },
     /** Key pairs in id order, as every list pages; all of them kept counted, a user's counted (a handful). */
     list(filter: { user_id?: string }, page: Pagination): Promise<Listed<ApiKeyListed>> {
-      const all = db.selectFrom('api_keys');
-      if (filter.user_id === undefined)
-        return listPage<ApiKeyListed>(db, [{ query: all, keys: ['api_keys.id'] }], selectApiKeys, page, kept([counterKey('api_keys', [])]));
-      const query = all.where('api_keys.user_id', '=', filter.user_id);
-      return listPage<ApiKeyListed>(db, [{ query, keys: ['api_keys.id'] }], selectApiKeys, page, counted(query));
+      let query = db.selectFrom('api_keys');
+      if (filter.user_id !== undefined) query = query.where('api_keys.user_id', '=', filter.user_id);
+      const total = filter.user_id !== undefined ? counted(query) : kept([counterKey('api_keys', [])]);
+      return listPage<ApiKeyListed>(db, [{ query, keys: ['api_keys.id'] }], selectApiKeys, page, total);
     },
     async markUsed(id: string, now: string): Promise<void> {
       await db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', id).execute();

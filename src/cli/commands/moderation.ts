@@ -107,8 +107,7 @@ function registerContentModeration(program: Command, statuses: Command): void {
         for (const id of ids)
           await removal(ctx, kind, id, o).catch((error: unknown) => {
             // Which one failed, when several were given (a refused key's hint to log in again kept).
-            if (ids.length > 1 && error instanceof ApiError && error.status !== 401)
-              Object.assign(error, { message: `${kind === 'statuses' ? 'Status' : 'Comment'} ${id}: ${error.message}` });
+            if (ids.length > 1 && error instanceof ApiError && error.status !== 401) throw naming(error, `${kind === 'statuses' ? 'Status' : 'Comment'} ${id}`);
             throw error;
           });
       }),
@@ -243,14 +242,17 @@ function registerReportCommands(program: Command): void {
 /** A report's target as the API takes it: a user's nickname, or a status's id prefix, made a full id. */
 async function targetIdOf(ctx: Context, type: string | undefined, ref: string): Promise<string> {
   if (type === 'User') return ctx.names.resolve('user', ref);
-  if (type === undefined && !/^[0-9a-f]{32}$/.test(ref.trim())) {
+  const { ID, ID_LISTS } = await import('../names.js');
+  if (type === undefined && !ID.test(ref.trim())) {
     const { UsageError } = await import('../errors.js');
     throw new UsageError(`--target-id ${ref} is not a whole id: say what it names with --target-type (a user's nickname, a status's id prefix)`);
   }
   if (type !== 'Status') return ref;
-  const { ID_LISTS } = await import('../names.js');
   return (await ctx.names.fullIds(ID_LISTS.status, [ref]))[0]!;
 }
+
+/** An API error of one of several records, its message naming that record (what else it carries, such as the profile to log in again, kept). */
+const naming = (error: Error, what: string, message = error.message) => Object.assign(error, { message: `${what}: ${message}` });
 
 type Settling =
   | { verb: 'resolve'; body: unknown; action: (typeof REPORT_ACTIONS)[number]; yes?: boolean }
@@ -285,15 +287,13 @@ async function settle(ctx: Context, refs: string[], how: Settling): Promise<void
       ctx.out.done(`Report ${id} ${done}`);
     } catch (error) {
       if (!(error instanceof ApiError) || error.status === 401) throw error;
-      // The same error, naming the report (what else it carries, such as the profile to log in again, kept).
-      const named = (message: string) => Object.assign(error, { message: `Report ${id}: ${message}` });
-      if (error.status !== 409) throw named(error.message);
+      if (error.status !== 409) throw naming(error, `Report ${id}`);
       const now = await ctx.client.get<Report>(`/reports/${seg(id)}`);
       // Still open: refused for another reason (the last Admin, oneself).
-      if (now.state === 'open') throw named(error.message);
+      if (now.state === 'open') throw naming(error, `Report ${id}`);
       const was = `${now.state}${now.resolution && now.resolution !== 'none' ? ` (${now.resolution})` : ''}`;
       const same = how.verb === 'dismiss' ? now.state === 'dismissed' : now.state === 'resolved' && now.resolution === RESOLUTION_OF[how.action];
-      if (!same) throw named(`it was already ${was}: left as it is`);
+      if (!same) throw naming(error, `Report ${id}`, `it was already ${was}: left as it is`);
       ctx.out.done(`Report ${id} already ${was}`);
     }
   }
