@@ -51,9 +51,6 @@ export async function createFollow(deps: Deps, caller: Caller, input: CreateFoll
       followable_id: input.followable_id,
       created_at: nowIso(deps),
     };
-    // An existing follow is told by the insert that does nothing (no failed statement to undo, no driver error).
-    if (!(await tx.follows.insertIfAbsent(follow)))
-      throw new AppError(409, ErrorCode.alreadyFollowing, `This user already follows this ${input.followable_type.toLowerCase()}`);
     await notifyUsers(
       tx,
       follow.created_at,
@@ -68,6 +65,10 @@ export async function createFollow(deps: Deps, caller: Caller, input: CreateFoll
       [followed.recipient],
       [follower.id, caller.user.id],
     );
+    // Counted rows last (domain/README.md). An existing follow is told by the insert that does nothing (no failed
+    // statement to undo, no driver error); the notification written before it is undone with the rest (409).
+    if (!(await tx.follows.insertIfAbsent(follow)))
+      throw new AppError(409, ErrorCode.alreadyFollowing, `This user already follows this ${input.followable_type.toLowerCase()}`);
     return follow;
   });
   return toFollowRecord(row);
