@@ -33,6 +33,13 @@ describe('agora reports, statuses delete, users suspend', () => {
     expect((await call(server, 'GET', `/statuses/${first.id}`, { as: reader.creds })).status).toBe(404);
     const got = JSON.parse((await run(['reports', 'get', ids[0]!, '--json'], reader.creds)).stdout);
     expect(got).toMatchObject({ state: 'resolved', resolution: 'removed' });
+    // Without --json: the reporter and who settled it by name, the target by its words.
+    const shown = new Map(tsvRows((await run(['reports', 'get', ids[0]!], reader.creds)).stdout).map(([k, v]) => [k, v]));
+    expect(Object.fromEntries(['reporter', 'resolved by', 'target'].map((k) => [k, shown.get(k)]))).toEqual({
+      reporter: reader.user.nickname,
+      'resolved by': owner.user.nickname,
+      target: '"first post: cheap pills"',
+    });
 
     const asked = await runCliTty(['statuses', 'delete', second.id], {
       home: server.dir,
@@ -49,6 +56,23 @@ describe('agora reports, statuses delete, users suspend', () => {
     // The users table says who is suspended, and until when.
     const listed2 = await run(['users', 'list', '--nickname', bob.user.nickname, '--fields', 'nickname,suspended']);
     expect(tsvRows(listed2.stdout)).toEqual([[bob.user.nickname, 'until lifted']]);
+    // Suspending again replaces the suspension in force: the question says so (declined: nothing changes), and so
+    // does a script's run, on stderr.
+    const until = '2030-01-01T00:00:00.000Z';
+    const declined = await runCliTty(['users', 'suspend', bob.user.nickname, '--reason', 'again', '--until', until], {
+      home: server.dir,
+      env: envFor(server, server.admin),
+      answers: [{ when: /\?/, send: 'n\r' }],
+    });
+    expect(declined.stdout).toContain(`${bob.user.nickname} is suspended until lifted ("spam ring"): replace that with a suspension until ${until}?`);
+    expect(tsvRows((await run(['users', 'list', '--nickname', bob.user.nickname, '--fields', 'suspended'])).stdout)).toEqual([['until lifted']]);
+    const replaced = await run(['users', 'suspend', bob.user.nickname, '--reason', 'again', '--until', until]);
+    expect(replaced.code, replaced.stderr).toBe(0);
+    expect(replaced.stderr).toContain(`Replaced ${bob.user.nickname}'s suspension until lifted ("spam ring")`);
+    // The user as suspended: when it ends and why, their role by name.
+    const view = new Map(tsvRows(replaced.stdout).map(([k, v]) => [k, v]));
+    expect([view.get('suspension'), view.get('role')]).toEqual([`until ${until}: again`, 'Members']);
+    expect(tsvRows((await run(['users', 'list', '--nickname', bob.user.nickname, '--fields', 'suspended'])).stdout)).toEqual([[`until ${until}`]]);
     const refused = await run(['statuses', 'list'], bob.creds);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/account_suspended/);

@@ -4,8 +4,9 @@ import type { Report } from '../../shared/schemas/reports.js';
 import type { User } from '../../shared/schemas/users.js';
 import { examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import type { Context } from '../context.js';
-import type { Column } from '../output.js';
+import type { Column, RecordView } from '../output.js';
 import { STATUS_COLUMNS } from './content.js';
+import { USER_VIEW } from './users.js';
 import { REPORT_ACTIONS, REPORT_REASONS, REPORT_STATES, REPORT_TARGET_TYPES, RESOLUTION_OF } from '../../shared/report-kinds.js';
 
 /** Moderation from the terminal (docs/api.md, "Moderating content and people"): statuses list|delete, comments|likes delete, reports, suspensions. */
@@ -20,6 +21,12 @@ const REPORT_COLUMNS: Column<Report>[] = [
   { header: 'resolution', value: (r) => r.resolution ?? '' },
   { header: 'created', value: (r) => r.created_at },
 ];
+
+/** A report: who reported it and who settled it by name, what it is about by its words or its user. */
+const REPORT_VIEW: RecordView<Report> = {
+  names: { user_id: ['reporter', 'user'], resolved_by: ['resolved by', 'user'] },
+  format: { target: (t: Report['target']) => (t.user ? t.user.nickname : t.excerpt !== null ? `"${t.excerpt}"` : t.id) },
+};
 
 /** An existing group: a run builds only the group it names, so the others may be absent. */
 const group = (program: Command, name: string) => program.commands.find((c) => c.name() === name);
@@ -146,15 +153,20 @@ function registerSuspensionCommands(users: Command): void {
     withContext<{ reason: string; until?: string; yes?: boolean }>(async (ctx, o, [ref]) => {
       const [{ seg }, { confirmOrStop }] = await Promise.all([import('../../client/api-client.js'), import('../confirm.js')]);
       const id = await ctx.names.resolve('user', ref!);
-      await confirmOrStop(`Suspend ${ref}${o.until ? ` until ${o.until}` : ''}?`, o.yes);
-      await ctx.out.record(await ctx.client.put<User>(`/users/${seg(id)}/suspension`, { reason: o.reason, until: o.until }));
+      // A suspension in force is replaced (its reason and end): said in the question, and after it.
+      const { nickname, suspension: was } = await ctx.client.get<User>(`/users/${seg(id)}`);
+      const current = was ? `${nickname} is suspended ${was.until ? `until ${was.until}` : 'until lifted'} ("${was.reason}"): replace that with a suspension` : `Suspend ${nickname}`;
+      await confirmOrStop(`${current} ${o.until ? `until ${o.until}` : 'until lifted'}?`, o.yes);
+      const user = await ctx.client.put<User>(`/users/${seg(id)}/suspension`, { reason: o.reason, until: o.until });
+      if (was) ctx.out.note(`Replaced ${nickname}'s suspension ${was.until ? `until ${was.until}` : 'until lifted'} ("${was.reason}")`);
+      await ctx.out.record(user, USER_VIEW);
     }),
   );
   examples(users.command('unsuspend').description("lift a user's suspension (Admins)").argument('<user>', 'id or nickname'), 'agora users unsuspend bob').action(
     withContext(async (ctx, _o, [ref]) => {
       const { seg } = await import('../../client/api-client.js');
       const id = await ctx.names.resolve('user', ref!);
-      await ctx.out.record(await ctx.client.delete<User>(`/users/${seg(id)}/suspension`));
+      await ctx.out.record(await ctx.client.delete<User>(`/users/${seg(id)}/suspension`), USER_VIEW);
     }),
   );
 }
@@ -185,7 +197,7 @@ function registerReportCommands(program: Command): void {
       const me = (await ctx.client.get<{ id: string }>('/me')).id;
       const targetId = await targetIdOf(ctx, values.targetType, values.targetId!);
       const body = { user_id: me, target_type: values.targetType, target_id: targetId, reason: values.reason, comment: o.comment };
-      await ctx.out.record(await ctx.client.post<Report>('/reports', body));
+      await ctx.out.record(await ctx.client.post<Report>('/reports', body), REPORT_VIEW);
     }),
   );
   examples(
@@ -211,7 +223,7 @@ function registerReportCommands(program: Command): void {
     withContext(async (ctx, _o, [id]) => {
       const [{ seg }, { ID_LISTS }] = await Promise.all([import('../../client/api-client.js'), import('../names.js')]);
       const [full] = await ctx.names.fullIds(ID_LISTS.report, [id!]);
-      await ctx.out.record(await ctx.client.get<Report>(`/reports/${seg(full!)}`));
+      await ctx.out.record(await ctx.client.get<Report>(`/reports/${seg(full!)}`), REPORT_VIEW);
     }),
   );
   examples(

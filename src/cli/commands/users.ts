@@ -13,8 +13,11 @@ export const USER_COLUMNS: Column<User>[] = [
   { header: 'suspended', value: (u) => (u.suspension ? `until ${u.suspension.until ?? 'lifted'}` : '') },
 ];
 
-/** One view of a user, from create, get and set-role alike. */
-export const USER_VIEW: RecordView<User> = { names: { permission_set_id: ['role', 'role'] } };
+/** One view of a user, from create, get, set-role and suspend alike: a suspension as when it ends and why. */
+export const USER_VIEW: RecordView<User> = {
+  names: { permission_set_id: ['role', 'role'] },
+  format: { suspension: (s: User['suspension']) => (s ? `until ${s.until ?? 'lifted'}: ${s.reason}` : '') },
+};
 
 interface CreateOptions {
   firstName?: string;
