@@ -47,7 +47,8 @@ const RESOLUTION = { remove: 'removed', suspend: 'suspended', none: 'none' } as 
  * Settles every open report on the targets by the caller, in the caller's transaction: resolved with `action`,
  * or dismissed when it is null. Each settled report goes to the webhooks as `report.updated`; each target with
  * settled reports gets one audit entry naming its lead report (`leadId`, the one the caller settled, or else its
- * first), and each of its reporters a `report_resolved` notification linking to their own report. Reports already
+ * first), and each of its reporters a `report_resolved` notification linking to their own report, its `action_name` what
+ * was done. Reports already
  * settled are left alone, so a target settled once (a resolve that then removes the content) is neither told nor
  * audited twice. `then` runs between the settling and the telling: the records sent show what it did. Answers the
  * reports settled, oldest first.
@@ -72,6 +73,9 @@ export async function settleReportsIn(
   const records = await toReportRecords(tx, caller, rows, new Date(now));
   for (const record of records) await recordWebhookEvent(tx, now, 'report.updated', record);
   const verb = action ? 'resolved' : 'dismissed';
+  // A reporter is told what was done: `removed`, `suspended`, `resolved` (nothing done) or `dismissed`. Content
+  // removed by its own author reads "alice removed the status you reported", not "alice resolved your report".
+  const told = action === 'remove' || action === 'suspend' ? RESOLUTION[action] : verb;
   const byTarget = new Map<string, ReportRow[]>();
   for (const row of rows) {
     const key = `${row.target_type} ${row.target_id}`;
@@ -94,7 +98,7 @@ export async function settleReportsIn(
         now,
         {
           type: 'report_resolved',
-          action: verb,
+          action: told,
           subject: userRef(caller.user),
           target: { type: report.target_type, id: report.target_id, name: report.excerpt },
           finalTarget: userRef(caller.user),

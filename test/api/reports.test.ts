@@ -35,11 +35,17 @@ const reportOn = async (who: Who, target_type: string, target_id: string) => {
   return res.body as { id: string };
 };
 const reportById = async (id: string) => (await t.call('GET', `/reports/${id}`)).body;
-/** The `report_resolved` notifications `who` holds whose action is `resolved`, by target id. */
+/** The `report_resolved` notifications `who` holds whose action is `removed` (what was done), by target id. */
 const resolvedTold = async (who: Who) =>
   ((await t.call('GET', `/users/${who.user.id}/notifications?per_page=100`, { as: who.creds })).body as { notification_type: string; action_name: string; target_id: string }[])
-    .filter((n) => n.notification_type === 'report_resolved' && n.action_name === 'resolved')
+    .filter((n) => n.notification_type === 'report_resolved' && n.action_name === 'removed')
     .map((n) => n.target_id);
+/** What `who` was told of their reports settled, as `action_name target_type`, oldest first. */
+const settledTold = async (who: Who) =>
+  ((await t.call('GET', `/users/${who.user.id}/notifications?per_page=100`, { as: who.creds })).body as { notification_type: string; action_name: string; target_type: string }[])
+    .filter((n) => n.notification_type === 'report_resolved')
+    .map((n) => `${n.action_name} ${n.target_type}`)
+    .reverse();
 /** A webhook for `report.updated`, and the ids of the reports it was sent since it was made. */
 async function reportHook() {
   const hook = await t.call('POST', '/webhooks', { body: { url: 'https://hooks.example.org/agora', events: ['report.updated'] } });
@@ -125,8 +131,8 @@ describe('settling reports', () => {
       const told = ((await t.call('GET', `/users/${who.user.id}/notifications`, { as: who.creds })).body as { notification_type: string }[]).filter(
         (n) => n.notification_type === 'report_resolved',
       );
-      // Each reporter is sent to their own report (another's would answer them 404).
-      expect(told).toMatchObject([{ link_type: 'Report', link_id: own.id }]);
+      // Each reporter is sent to their own report (another's would answer them 404), told what was done.
+      expect(told).toMatchObject([{ link_type: 'Report', link_id: own.id, action_name: 'removed', subject_id: owner.user.id }]);
     }
     expect((await t.call('GET', `/audit_log?action=report.resolve&target_id=${a.id}`)).body.total_items).toBe(1);
     expect((await t.call('GET', `/audit_log?action=status.remove&target_id=${status.id}`)).body.total_items).toBe(1);
@@ -147,6 +153,9 @@ describe('settling reports', () => {
     expect((await t.call('PUT', `/reports/${b.id}/dismiss`, { as: r2.creds })).status).toBe(403);
     const dismissed = await t.call('PUT', `/reports/${b.id}/dismiss`);
     expect(dismissed.body).toMatchObject({ state: 'dismissed', resolution: null });
+    // Each reporter is told what was done: the author suspended, the report on the user dismissed.
+    expect(await settledTold(r1)).toEqual(['suspended Status']);
+    expect(await settledTold(r2)).toEqual(['dismissed User']);
     expect((await t.call('GET', `/audit_log?action=report.dismiss&target_id=${b.id}`)).body.total_items).toBe(1);
   });
 
@@ -192,6 +201,7 @@ describe('settling reports', () => {
     expect(hook.status).toBe(201);
     const a = (await report(r1, { target_type: 'Status', target_id: status.id })).body;
     await t.call('PUT', `/reports/${a.id}/resolve`, { as: owner.creds, body: { action: 'none' } });
+    expect(await settledTold(r1)).toEqual(['resolved Status']);
     const deliveries = (await t.call('GET', `/webhooks/${hook.body.id}/deliveries`)).body.items as { event: string }[];
     expect(deliveries.map((d) => d.event).sort()).toEqual(['report.created', 'report.updated']);
     await t.call('DELETE', `/webhooks/${hook.body.id}`);

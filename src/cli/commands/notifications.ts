@@ -50,8 +50,14 @@ export function describeNotification(n: Notification): string {
       return n.target_type === 'User'
         ? `${n.subject_name} reported ${n.final_target_name}`
         : `${n.subject_name} reported a ${n.target_type === 'Comment' ? 'comment' : 'status'}${inPlace}`;
-    case 'report_resolved':
-      return `${n.subject_name} ${n.action_name} your report on ${n.target_name ?? 'it'}`;
+    case 'report_resolved': {
+      const what = n.target_type === 'User' ? 'user' : n.target_type === 'Comment' ? 'comment' : 'status';
+      const named = n.target_name ? `: ${n.target_name}` : '';
+      if (n.action_name === 'removed') return `${n.subject_name} removed the ${what} you reported${named}`;
+      if (n.action_name === 'suspended')
+        return `${n.subject_name} suspended ${what === 'user' ? 'the user' : `the author of the ${what}`} you reported${named}`;
+      return `${n.subject_name} ${n.action_name} your report on ${n.target_name ?? `a ${what}`}`;
+    }
     case 'suspension_lifted':
       return `${n.subject_name} lifted your suspension`;
   }

@@ -19,7 +19,7 @@ export const NOTIFICATION_TYPES = [
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
-export const ACTION_NAMES = ['followed', 'posted', 'commented', 'liked', 'requested', 'accepted', 'invited', 'answered', 'removed', 'reported', 'resolved', 'dismissed', 'lifted'] as const;
+export const ACTION_NAMES = ['followed', 'posted', 'commented', 'liked', 'requested', 'accepted', 'invited', 'answered', 'removed', 'reported', 'resolved', 'dismissed', 'suspended', 'lifted'] as const;
 export type ActionName = (typeof ACTION_NAMES)[number];
 
 export const MAX_NOTIFICATION_IDS = 1000;
