@@ -104,6 +104,17 @@ describe("at a terminal, the page's creator", () => {
     const other = await post('buy followers');
     const third = await reportFromAnotherProcess(ann, other, 'off_topic');
     await term.waitFor(new RegExp(`› report +Garden Club +${author}: buy followers`), 2000);
+    // Only Admins suspend: the page's creator is refused once, and s is off from then on.
+    await term.keys('s');
+    await term.waitFor(/reason \[reported for off topic\]:/);
+    await term.keys('Enter');
+    await term.waitFor(/only Admins suspend: d removes the content, x dismisses/);
+    await term.waitFor(/↑↓ move {2}d remove {2}x dismiss {2}⏎ details {2}q quit/);
+    expect(await reportState(third)).toBe('open');
+    await term.keys('Escape');
+    await term.keys('s');
+    await term.waitFor(/only Admins suspend/);
+    expect(term.screen(true)).not.toMatch(/reason \[/);
     await term.keys('x');
     await term.waitFor(new RegExp(`Dismiss the report on ${author}'s status "buy followers"\\? \\(y/N\\)`));
     await term.keys('n');

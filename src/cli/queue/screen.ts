@@ -39,6 +39,11 @@ interface Message {
 }
 
 const WRONG_KEY = 'a and r settle requests and invites; d, s and x settle reports';
+/**
+ * Only Admins suspend, and the API says who is one only by refusing (403): after a refusal, `s` is off for the
+ * rest of the run, gone from the keys shown.
+ */
+const ADMINS_SUSPEND = 'only Admins suspend: d removes the content, x dismisses';
 
 function QueueScreen({ source, options }: { source: QueueSource; options: ScreenOptions }): ReactNode {
   const { exit } = useApp();
@@ -50,6 +55,7 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
   const [mode, setMode, modeNow] = useKeyState<Mode>('list');
   const [message, setMessage] = useState<Message>({ text: 'loading…', tone: 'plain' });
   const [live, setLive] = useState(false);
+  const [maySuspend, setMaySuspend] = useState(true);
   const [, setTick] = useState(0);
   const busy = useRef(false);
   const lastIndex = useRef(0);
@@ -120,7 +126,9 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
       else await source.suspend(item as ReportItem, suspension ?? defaultSuspensionReason(item as ReportItem));
       setMessage({ text: outcome(verb, item), tone: 'ok' });
     } catch (error) {
-      setMessage({ text: options.describeError(error), tone: 'bad' });
+      const refused = verb === 'suspend' && (error as { status?: unknown } | null)?.status === 403;
+      if (refused) setMaySuspend(false);
+      setMessage({ text: refused ? ADMINS_SUSPEND : options.describeError(error), tone: 'bad' });
     } finally {
       busy.current = false;
       await refresh();
@@ -180,7 +188,7 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
       if (selected.target.type === 'User') return setMessage({ text: 'a user cannot be removed: s suspends them', tone: 'bad' });
       return ask('remove', selected);
     }
-    if (input === 's') return ask('suspend', selected);
+    if (input === 's') return maySuspend ? ask('suspend', selected) : setMessage({ text: ADMINS_SUSPEND, tone: 'bad' });
     if (input === 'x') return ask('dismiss', selected);
   });
 
@@ -194,7 +202,7 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
     h(Text, { color: c ? (live ? 'green' : 'yellow') : undefined }, live ? '● live' : '○ offline'),
   );
   const reportSelected = selected !== undefined && isReport(selected);
-  const keysOf = reportSelected ? 'd remove  s suspend  x dismiss' : 'a accept  r refuse';
+  const keysOf = reportSelected ? `d remove  ${maySuspend ? 's suspend  ' : ''}x dismiss` : 'a accept  r refuse';
   const help =
     mode === 'confirm' && pending
       ? `${question(pending.verb, pending.item)} (y/N)`
