@@ -135,7 +135,6 @@ export async function acceptAccessRequest(deps: Deps, caller: Caller, id: string
     await requireNotSuspendedUser(tx, now, row.user_id);
     if (!(await tx.accessRequests.accept(row.id, now)))
       throw new AppError(409, ErrorCode.alreadyAccepted, 'This access request was already accepted');
-    await addMember(tx, row.user_id, row.page_id, now);
     const accepted = await toRecord(tx, caller, { ...row, state: 'accepted', is_validate: 1, updated_at: now }, new Date(now));
     await recordWebhookEvent(tx, now, 'page_access_request.updated', accepted);
     await recordAudit(tx, now, caller, {
@@ -158,6 +157,8 @@ export async function acceptAccessRequest(deps: Deps, caller: Caller, id: string
       [row.user_id],
       [caller.user.id],
     );
+    // The follow that makes them a member, last (domain/README.md, "Follows and statuses last").
+    await addMember(tx, row.user_id, row.page_id, now);
     return accepted;
   });
   deps.webhooks?.wake();

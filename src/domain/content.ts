@@ -137,7 +137,7 @@ export async function createStatus(deps: Deps, caller: Caller, input: CreateStat
       audiences,
       [author.id, caller.user.id],
     );
-    // Counted rows last (domain/README.md).
+    // Last (domain/README.md, "Follows and statuses last").
     await tx.statuses.insert(status);
     return status;
   });
@@ -176,6 +176,8 @@ export async function createComment(deps: Deps, caller: Caller, input: CreateCom
       created_at: now,
       updated_at: now,
     };
+    await tx.comments.insert(comment);
+    await tx.statuses.addToCounts(status.id, { comments: 1 });
     await notifyUsers(
       tx,
       now,
@@ -191,9 +193,6 @@ export async function createComment(deps: Deps, caller: Caller, input: CreateCom
       [status.user_id],
       [author.id, caller.user.id],
     );
-    // Counted rows last (domain/README.md).
-    await tx.comments.insert(comment);
-    await tx.statuses.addToCounts(status.id, { comments: 1 });
     return comment;
   });
   return (await toCommentRecords(deps.store, caller, [row], deps.clock()))[0]!;
@@ -219,6 +218,15 @@ export async function createLike(deps: Deps, caller: Caller, input: CreateLikeIn
       target_id: comment ? comment.id : status.id,
       created_at: now,
     };
+    try {
+      await tx.likes.insert(like);
+    } catch (error) {
+      if (isUniqueViolation(error, 'likes'))
+        throw new AppError(409, ErrorCode.alreadyLiked, `This user already likes this ${comment ? 'comment' : 'status'}`);
+      throw error;
+    }
+    if (comment) await tx.comments.addToLikes(comment.id, 1);
+    else await tx.statuses.addToCounts(status.id, { likes: 1 });
     await notifyUsers(
       tx,
       now,
@@ -236,16 +244,6 @@ export async function createLike(deps: Deps, caller: Caller, input: CreateLikeIn
       [comment ? comment.user_id : status.user_id],
       [liker.id, caller.user.id],
     );
-    // Counted rows last (domain/README.md); a like that exists undoes the notification with the rest (409).
-    try {
-      await tx.likes.insert(like);
-    } catch (error) {
-      if (isUniqueViolation(error, 'likes'))
-        throw new AppError(409, ErrorCode.alreadyLiked, `This user already likes this ${comment ? 'comment' : 'status'}`);
-      throw error;
-    }
-    if (comment) await tx.comments.addToLikes(comment.id, 1);
-    else await tx.statuses.addToCounts(status.id, { likes: 1 });
     return { id: like.id, user_id: like.user_id, status_id: comment ? null : status.id, comment_id: comment?.id ?? null, created_at: now };
   });
 }

@@ -65,7 +65,7 @@ export async function createFollow(deps: Deps, caller: Caller, input: CreateFoll
       [followed.recipient],
       [follower.id, caller.user.id],
     );
-    // Counted rows last (domain/README.md). An existing follow is told by the insert that does nothing (no failed
+    // Last (domain/README.md, "Follows and statuses last"). An existing follow is told by the insert that does nothing (no failed
     // statement to undo, no driver error); the notification written before it is undone with the rest (409).
     if (!(await tx.follows.insertIfAbsent(follow)))
       throw new AppError(409, ErrorCode.alreadyFollowing, `This user already follows this ${input.followable_type.toLowerCase()}`);

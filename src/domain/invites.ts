@@ -166,7 +166,6 @@ async function settleInvite(deps: Deps, caller: Caller, id: string, accept: bool
       const current = await tx.invites.getById(row.id);
       throw settledConflict(current?.state ?? 'accepted');
     }
-    if (accept) await addMember(tx, row.user_target_id, row.target_id, now);
     const settled: InviteRow = {
       ...row,
       state: accept ? 'accepted' : 'refused',
@@ -198,6 +197,8 @@ async function settleInvite(deps: Deps, caller: Caller, id: string, accept: bool
         [row.user_target_id, row.user_id],
         [caller.user.id],
       );
+    // The follow that makes them a member, last (domain/README.md, "Follows and statuses last").
+    if (accept) await addMember(tx, row.user_target_id, row.target_id, now);
     return result!;
   });
   deps.webhooks?.wake();

@@ -64,7 +64,7 @@ describe('agora reports, statuses delete, users suspend', () => {
       env: envFor(server, server.admin),
       answers: [{ when: /\?/, send: 'n\r' }],
     });
-    expect(declined.stdout).toContain(`${bob.user.nickname} is suspended until lifted ("spam ring"): replace that with a suspension until ${until}?`);
+    expect(declined.stdout).toContain(`${bob.user.nickname} is suspended until lifted ("spam ring"): replace that with a suspension until ${until} ("again")?`);
     expect(tsvRows((await run(['users', 'list', '--nickname', bob.user.nickname, '--fields', 'suspended'])).stdout)).toEqual([['until lifted']]);
     const replaced = await run(['users', 'suspend', bob.user.nickname, '--reason', 'again', '--until', until]);
     expect(replaced.code, replaced.stderr).toBe(0);

@@ -111,7 +111,11 @@ describe("at a terminal, the page's creator", () => {
     await term.waitFor(/only Admins suspend: d removes the content, x dismisses/);
     await term.waitFor(/↑↓ move {2}d remove {2}x dismiss {2}⏎ details {2}q quit/);
     expect(await reportState(third)).toBe('open');
-    await term.keys('Escape');
+    // Another message first, so that the next one is the second s's own: no question, the same refusal.
+    await term.keys('d');
+    await term.waitFor(/Remove .*\? \(y\/N\)/);
+    await term.keys('n');
+    await term.waitFor(/nothing removed/);
     await term.keys('s');
     await term.waitFor(/only Admins suspend/);
     expect(term.screen(true)).not.toMatch(/reason \[/);

@@ -156,7 +156,7 @@ function registerSuspensionCommands(users: Command): void {
       // A suspension in force is replaced (its reason and end): said in the question, and after it.
       const { nickname, suspension: was } = await ctx.client.get<User>(`/users/${seg(id)}`);
       const current = was ? `${nickname} is suspended ${was.until ? `until ${was.until}` : 'until lifted'} ("${was.reason}"): replace that with a suspension` : `Suspend ${nickname}`;
-      await confirmOrStop(`${current} ${o.until ? `until ${o.until}` : 'until lifted'}?`, o.yes);
+      await confirmOrStop(`${current} ${o.until ? `until ${o.until}` : 'until lifted'} ("${o.reason}")?`, o.yes);
       const user = await ctx.client.put<User>(`/users/${seg(id)}/suspension`, { reason: o.reason, until: o.until });
       if (was) ctx.out.note(`Replaced ${nickname}'s suspension ${was.until ? `until ${was.until}` : 'until lifted'} ("${was.reason}")`);
       await ctx.out.record(user, USER_VIEW);

@@ -126,7 +126,8 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
       else await source.suspend(item as ReportItem, suspension ?? defaultSuspensionReason(item as ReportItem));
       setMessage({ text: outcome(verb, item), tone: 'ok' });
     } catch (error) {
-      const refused = verb === 'suspend' && (error as { status?: unknown } | null)?.status === 403;
+      // `forbidden`, not `account_suspended` (the caller's own suspension, which says so itself).
+      const refused = verb === 'suspend' && (error as { status?: unknown; code?: unknown } | null)?.code === 'forbidden';
       if (refused) setMaySuspend(false);
       setMessage({ text: refused ? ADMINS_SUSPEND : options.describeError(error), tone: 'bad' });
     } finally {
@@ -185,7 +186,8 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
     }
     if (input && 'ar'.includes(input)) return setMessage({ text: WRONG_KEY, tone: 'bad' });
     if (input === 'd') {
-      if (selected.target.type === 'User') return setMessage({ text: 'a user cannot be removed: s suspends them', tone: 'bad' });
+      if (selected.target.type === 'User')
+        return setMessage({ text: maySuspend ? 'a user cannot be removed: s suspends them' : 'a user cannot be removed: Admins suspend them', tone: 'bad' });
       return ask('remove', selected);
     }
     if (input === 's') return maySuspend ? ask('suspend', selected) : setMessage({ text: ADMINS_SUSPEND, tone: 'bad' });
