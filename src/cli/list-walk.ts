@@ -34,6 +34,8 @@ export async function fetchList<T>(
   query: Query,
   o: PageOptions,
   bare = false,
+  /** With `all`: the walk stops once this says what was read is enough (the rest cannot matter). */
+  enough?: (items: T[]) => boolean,
 ): Promise<Listing<T>> {
   const read = async (q: Query) => {
     const answer = await client.answer<unknown>('GET', path, { query: q });
@@ -54,7 +56,7 @@ export async function fetchList<T>(
     const got = await read(q);
     items.push(...got.items);
     total = got.total;
-    if (items.length >= want || got.items.length === 0) break;
+    if (items.length >= want || got.items.length === 0 || enough?.(items)) break;
     if (got.next) q = { ...query, ...got.next };
     else if (items.length >= total) break;
     else q = { ...query, page: page + 1, per_page: perPage };

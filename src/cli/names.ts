@@ -39,6 +39,8 @@ export interface IdList {
   describe?: (record: Record<string, unknown>) => string;
   /** Which records the list holds, for the error naming none ('you may see'). */
   among?: string;
+  /** The list is newest first, by id: a prefix's records come before every id below it. */
+  newestFirst?: boolean;
 }
 
 /** The lists of the kinds commands take by id alone. */
@@ -46,7 +48,7 @@ export const ID_LISTS = {
   accessRequest: { label: 'access request', path: '/page_access_requests' },
   invite: { label: 'invite', path: '/invites' },
   follow: { label: 'follow', path: '/follows' },
-  status: { label: 'status', path: '/statuses' },
+  status: { label: 'status', path: '/statuses', newestFirst: true },
   report: { label: 'report', path: '/reports' },
   webhook: { label: 'webhook', path: '/webhooks', describe: (r: Record<string, unknown>) => `${r.id} (${r.url})` },
 } satisfies Record<string, IdList>;
@@ -100,7 +102,13 @@ export class Names {
   async fullIds(list: IdList, refs: string[]): Promise<string[]> {
     if (refs.every((ref) => !ID_PREFIX.test(ref.trim()))) return refs;
     const path = typeof list.path === 'string' ? list.path : await list.path(this.client);
-    const { items } = await fetchList<Record<string, unknown>>(this.client, path, {}, { perPage: 100, all: true }, list.bare);
+    // Ids begin with their time: walking a newest-first list, once its last id is below every prefix, no record
+    // further on can start with one (a status made a minute ago is found in the first page, not the last).
+    const prefixes = refs.map((ref) => ref.trim()).filter((ref) => ID_PREFIX.test(ref));
+    const enough = list.newestFirst
+      ? (read: Record<string, unknown>[]) => read.length > 0 && prefixes.every((prefix) => String(read[read.length - 1]!.id) < prefix)
+      : undefined;
+    const { items } = await fetchList<Record<string, unknown>>(this.client, path, {}, { perPage: 100, all: true }, list.bare, enough);
     return refs.map((ref) => {
       const prefix = ref.trim();
       if (!ID_PREFIX.test(prefix)) return ref;

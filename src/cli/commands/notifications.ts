@@ -175,7 +175,7 @@ export function registerNotificationCommands(program: Command): void {
           }
         }
         const path = `/users/${seg(userId)}`;
-        const ids = o.ids && (await names.fullIds({ label: 'notification', path: `${path}/notifications`, bare: true }, o.ids));
+        const ids = o.ids && (await names.fullIds({ label: 'notification', path: `${path}/notifications`, bare: true, newestFirst: true }, o.ids));
         const result = await client.put<{ updated: number }>(`${path}/set_notifications_seen`, ids ? { notification_ids: ids } : undefined);
         // Ids that name none of the user's notifications are a mistake to report, not "0 marked" (docs/architecture.md, "The client and the CLI");
         // ids of notifications seen already are not.
