@@ -65,8 +65,8 @@ export async function createFollow(deps: Deps, caller: Caller, input: CreateFoll
       [followed.recipient],
       [follower.id, caller.user.id],
     );
-    // Last (domain/README.md, "Follows and statuses last"). An existing follow is told by the insert that does nothing (no failed
-    // statement to undo, no driver error); the notification written before it is undone with the rest (409).
+    // Last (domain/README.md, "Follows and statuses last"). An existing follow is told by the insert that does
+    // nothing (no failed statement to undo, no driver error); the notification before it is undone with the rest.
     if (!(await tx.follows.insertIfAbsent(follow)))
       throw new AppError(409, ErrorCode.alreadyFollowing, `This user already follows this ${input.followable_type.toLowerCase()}`);
     return follow;
