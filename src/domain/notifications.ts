@@ -8,9 +8,10 @@ import type {
   NotificationType,
 } from '../shared/schemas/notifications.js';
 import { SYSTEM_ROLES } from '../store/default-roles.js';
-import type { Audience, Content, NotificationContentRow, NotificationOwn, NotificationRow } from '../store/notifications.js';
+import type { Audience, Content, NotificationContentRow, NotificationOwn, NotificationRow, SubjectSuspension } from '../store/notifications.js';
 import type { Store } from '../store/store.js';
 import { nowIso, type Caller, type Deps } from './context.js';
+import { inForce } from './users.js';
 
 /** A thing a notification names: who acted, what was acted on, where, and where to go. */
 export interface Ref {
@@ -167,6 +168,8 @@ async function requireUser(store: Store, userId: string) {
 /** What `actionableIds` reads of a notification: whose it is, and what it is about. */
 type Actionable = Pick<NotificationRow, 'id' | 'user_id' | 'notification_type' | 'target_id'>;
 const ACTIONABLE_TYPES: ReadonlySet<string> = new Set(['page_access_request', 'invite']);
+/** The kinds that quote what their subject wrote: a status posted, a comment (a like quotes the reader's own). */
+const QUOTES_SUBJECT: ReadonlySet<string> = new Set(['status', 'comment']);
 
 /**
  * Which of the rows the reader (the notified user) may still act on: a request or invite they may still
@@ -222,18 +225,24 @@ const contentAfter = (r: Content) => ({
 });
 
 /** Notification records, `permissions` worked out for the reader (see `actionableIds`). */
-export async function toNotificationRecords(store: Store, rows: readonly (NotificationOwn & Content)[]): Promise<Notification[]> {
+export async function toNotificationRecords(store: Store, rows: readonly (NotificationOwn & Content & SubjectSuspension)[], now: Date): Promise<Notification[]> {
   const open = await actionableIds(store, rows);
-  return rows.map((r) => ({
-    id: r.id,
-    user_id: r.user_id,
-    seen: r.seen === 1,
-    created_at: r.created_at,
-    updated_at: r.updated_at,
-    ...contentBefore(r),
-    permissions: open.has(r.id) ? ['accept', 'refuse'] : [],
-    ...contentAfter(r),
-  }));
+  return rows.map((row) => {
+    // What a suspended author wrote is hidden from all but Admins; a notification, whoever reads it, does not quote
+    // it while the suspension lasts, as it does not quote removed content (Admins read the content itself).
+    const hidden = row.subject_suspended_by !== null && inForce({ until: row.subject_suspended_until }, now) && QUOTES_SUBJECT.has(row.notification_type);
+    const r = hidden ? { ...row, target_name: null, comment_info: '{}' } : row;
+    return {
+      id: r.id,
+      user_id: r.user_id,
+      seen: r.seen === 1,
+      created_at: r.created_at,
+      updated_at: r.updated_at,
+      ...contentBefore(r),
+      permissions: open.has(r.id) ? ['accept', 'refuse'] : [],
+      ...contentAfter(r),
+    };
+  });
 }
 
 /** A page of the user's notifications, newest first, and the total for `X-Total-Count`. */
@@ -247,7 +256,7 @@ export async function listNotifications(
   // The caller was just found (as the store stands): only another user's may be missing.
   if (caller.user.id !== userId) await requireUser(deps.store, userId);
   const listed = await deps.store.notifications.list(userId, query.status === 'unseen', query);
-  return { records: await toNotificationRecords(deps.store, listed.rows), total: listed.total, next: listed.next };
+  return { records: await toNotificationRecords(deps.store, listed.rows, deps.clock()), total: listed.total, next: listed.next };
 }
 
 /** Marks all unseen notifications seen, or only those named; ids of other users' notifications change nothing. */
@@ -294,7 +303,7 @@ export async function notificationsAfter(
   limit = 100,
 ): Promise<{ notifications: { seq: number; notification: Notification }[]; lastSeq: number }> {
   const rows = await deps.store.notifications.listAfter(userId, afterSeq, limit);
-  const records = await toNotificationRecords(deps.store, rows);
+  const records = await toNotificationRecords(deps.store, rows, deps.clock());
   return {
     notifications: records.map((notification, i) => ({ seq: Number(rows[i]!.seq), notification })),
     lastSeq: rows.length ? Number(rows[rows.length - 1]!.seq) : afterSeq,

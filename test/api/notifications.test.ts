@@ -458,7 +458,7 @@ describe('the list', () => {
         const rows = (await t.store.notifications.listAfter(userId, 0, 100)).sort((a, b) => (a.id < b.id ? 1 : -1));
         expect(listed.rows.map((r) => r.id)).toEqual(rows.map((r) => r.id));
         rows.forEach((r) => kinds.add(`${r.notification_type} ${r.comment_info !== '{}'}`));
-        const records = JSON.stringify(await toNotificationRecords(t.store, rows));
+        const records = JSON.stringify(await toNotificationRecords(t.store, rows, t.clock()));
         if (records.includes('"permissions":["accept","refuse"]')) actionable++;
         const res = await t.app.inject({
           method: 'GET',

@@ -71,6 +71,15 @@ describe('suspension', () => {
 
     const stream = async () => (await t.call('GET', `/users/${reader.user.id}/stream`, { as: reader.creds })).body;
     expect(ids({ body: await stream() })).toEqual([onProfile.id, inPage.id, mine.id]);
+    // What notifications quote of bob's words: his comment to the owner, his status to the reader (fanned out).
+    type Told = { notification_type: string; subject_id: string; target_id: string; target_name: string | null; comment_info: object };
+    const quotes = async (who: typeof owner, type: string) =>
+      ((await t.call('GET', `/users/${who.user.id}/notifications?per_page=100`, { as: who.creds })).body as Told[])
+        .filter((n) => n.notification_type === type && n.subject_id === bob.user.id)
+        .map((n) => [n.target_id, n.target_name, n.comment_info]);
+    for (let i = 0; i < 100 && (await quotes(reader, 'status')).length < 2; i++) await new Promise((ok) => setTimeout(ok, 20));
+    expect(await quotes(owner, 'comment')).toEqual([[c.id, 'buy now', { id: c.id, excerpt: 'buy now' }]]);
+    expect((await quotes(reader, 'status')).map(([, name]) => name).sort()).toEqual(['hello', 'hello']);
 
     expect((await suspend(bob, { reason: 'spam', until: '2026-11-21T00:00:00Z' })).status).toBe(200);
     const hidden = await stream();
@@ -89,6 +98,10 @@ describe('suspension', () => {
     expect(ids(await t.call('GET', `/statuses?page_id=${pub.id}`))).toEqual([inPage.id, mine.id]);
     expect((await t.call('GET', `/statuses/${inPage.id}`)).status).toBe(200);
 
+    // Notifications no longer quote him, for anyone (Admins read the content itself).
+    expect(await quotes(owner, 'comment')).toEqual([[c.id, null, {}]]);
+    expect((await quotes(reader, 'status')).map(([, name]) => name)).toEqual([null, null]);
+
     // Records embedding the user show the suspension in force at the app's clock (not the wall clock's, past it).
     const inList = async () => (await t.call('GET', `/users?nickname=${bob.user.nickname}`)).body.items[0].suspension;
     const asAuthor = async () =>
@@ -102,6 +115,7 @@ describe('suspension', () => {
     expect(await asAuthor()).toBeNull();
     expect(ids({ body: await stream() })).toEqual([onProfile.id, inPage.id, mine.id]);
     expect((await stream()).total_items).toBe(3);
+    expect(await quotes(owner, 'comment')).toEqual([[c.id, 'buy now', { id: c.id, excerpt: 'buy now' }]]);
     expect((await t.call('GET', `/users/${bob.user.id}`, { as: bob.creds })).status).toBe(200);
     expect((await t.call('GET', `/users/${bob.user.id}`)).body.suspension).toBeNull();
     t.clock.set('2026-11-20T10:00:00.000Z');
