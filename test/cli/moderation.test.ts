@@ -78,6 +78,15 @@ describe('agora reports, statuses delete, users suspend', () => {
     expect(refused.stderr).toMatch(/account_suspended/);
     const lifted = await run(['users', 'unsuspend', bob.user.nickname, '--json']);
     expect(JSON.parse(lifted.stdout).suspension).toBeNull();
+    // Again: nothing to lift, and it says so.
+    const unsuspended = await run(['users', 'unsuspend', bob.user.nickname]);
+    expect(unsuspended.code).toBe(1);
+    expect(unsuspended.stderr).toContain(`${bob.user.nickname} is not suspended`);
+    // A date that is none is refused before any request (exit 2), saying what a date is.
+    const badDate = await run(['users', 'suspend', bob.user.nickname, '--reason', 'x', '--until', 'tomorrow', '--yes']);
+    expect(badDate.code).toBe(2);
+    expect(badDate.stderr).toMatch(/--until must be an ISO 8601 date \(2026-12-31: its midnight UTC\)/);
+    expect((await call(server, 'GET', `/users/${bob.user.id}`)).body.suspension).toBeNull();
     const mine = await run(['statuses', 'list', '--user', bob.user.nickname, '--json'], bob.creds);
     expect(mine.code, mine.stderr).toBe(0);
     expect(JSON.parse(mine.stdout).total_items).toBe(0);

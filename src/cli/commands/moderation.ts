@@ -151,22 +151,33 @@ function registerSuspensionCommands(users: Command): void {
     'agora users suspend bob --reason "spam" --until 2026-12-31',
   ).action(
     withContext<{ reason: string; until?: string; yes?: boolean }>(async (ctx, o, [ref]) => {
-      const [{ seg }, { confirmOrStop }] = await Promise.all([import('../../client/api-client.js'), import('../confirm.js')]);
+      const [{ seg }, { confirmOrStop }, { SuspendUserInput }] = await Promise.all([
+        import('../../client/api-client.js'),
+        import('../confirm.js'),
+        import('../../shared/schemas/suspensions.js'),
+      ]);
+      // Checked before any request (exit 2), with the API's own schema.
+      const body = await validateBody(SuspendUserInput, { reason: o.reason, until: o.until });
       const id = await ctx.names.resolve('user', ref!);
       // A suspension in force is replaced (its reason and end): said in the question, and after it.
       const { nickname, suspension: was } = await ctx.client.get<User>(`/users/${seg(id)}`);
       const current = was ? `${nickname} is suspended ${was.until ? `until ${was.until}` : 'until lifted'} ("${was.reason}"): replace that with a suspension` : `Suspend ${nickname}`;
-      await confirmOrStop(`${current} ${o.until ? `until ${o.until}` : 'until lifted'} ("${o.reason}")?`, o.yes);
-      const user = await ctx.client.put<User>(`/users/${seg(id)}/suspension`, { reason: o.reason, until: o.until });
+      await confirmOrStop(`${current} ${body.until ? `until ${body.until}` : 'until lifted'} ("${body.reason}")?`, o.yes);
+      const user = await ctx.client.put<User>(`/users/${seg(id)}/suspension`, body);
       if (was) ctx.out.note(`Replaced ${nickname}'s suspension ${was.until ? `until ${was.until}` : 'until lifted'} ("${was.reason}")`);
       await ctx.out.record(user, USER_VIEW);
     }),
   );
   examples(users.command('unsuspend').description("lift a user's suspension (Admins)").argument('<user>', 'id or nickname'), 'agora users unsuspend bob').action(
     withContext(async (ctx, _o, [ref]) => {
-      const { seg } = await import('../../client/api-client.js');
+      const { seg, ApiError } = await import('../../client/api-client.js');
       const id = await ctx.names.resolve('user', ref!);
-      await ctx.out.record(await ctx.client.delete<User>(`/users/${seg(id)}/suspension`), USER_VIEW);
+      const lifted = await ctx.client.delete<User>(`/users/${seg(id)}/suspension`).catch((error: unknown) => {
+        // The user was found above: a 404 here is their suspension, none in force.
+        if (error instanceof ApiError && error.status === 404) throw Object.assign(error, { message: `${ref} is not suspended` });
+        throw error;
+      });
+      await ctx.out.record(lifted, USER_VIEW);
     }),
   );
 }

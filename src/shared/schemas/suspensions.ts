@@ -16,7 +16,7 @@ export type Suspension = z.infer<typeof SuspensionSchema>;
 const isoTime = z
   .string()
   .trim()
-  .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2}))?$/, 'must be an ISO 8601 date or time with offset, e.g. 2026-12-01T00:00:00Z')
+  .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2}))?$/, 'must be an ISO 8601 date (2026-12-31: its midnight UTC) or a time with its offset (2026-12-31T18:00:00Z)')
   .refine((v) => !Number.isNaN(Date.parse(v)), 'is not a real date')
   .transform((v) => new Date(v).toISOString());
 
