@@ -230,7 +230,7 @@ export async function toNotificationRecords(store: Store, rows: readonly (Notifi
   return rows.map((row) => {
     // What a suspended author wrote is hidden from all but Admins; a notification, whoever reads it, does not quote
     // it while the suspension lasts, as it does not quote removed content (Admins read the content itself).
-    const hidden = row.subject_suspended_by !== null && inForce({ until: row.subject_suspended_until }, now) && QUOTES_SUBJECT.has(row.notification_type);
+    const hidden = row.subject_suspended !== null && inForce({ until: row.subject_suspended_until }, now) && QUOTES_SUBJECT.has(row.notification_type);
     const r = hidden ? { ...row, target_name: null, comment_info: '{}' } : row;
     return {
       id: r.id,

@@ -12,9 +12,12 @@ export type NotificationOwn = Omit<Selectable<NotificationTable>, 'seq'>;
 export type NotificationContentRow = Selectable<NotificationContentTable>;
 /** A user's notification, with what it says. */
 export type NotificationRow = Selectable<NotificationTable> & Omit<NotificationContentRow, 'id' | 'created_at'> & SubjectSuspension;
-/** The suspension of whoever acted (`subject_id`), if any, in force or not: while it is, what they wrote is not quoted. */
+/**
+ * The suspension of whoever acted (`subject_id`), if any, in force or not: `subject_suspended` is their id when they
+ * have one; while it is in force, what they wrote is not quoted.
+ */
 export interface SubjectSuspension {
-  subject_suspended_by: string | null;
+  subject_suspended: string | null;
   subject_suspended_until: string | null;
 }
 export type NotificationJobRow = Selectable<NotificationJobTable>;
@@ -71,7 +74,7 @@ export function notificationsRepo(db: Kysely<Database>, announce?: NotificationA
       .leftJoin('suspensions as su', 'su.user_id', 'c.subject_id')
       .selectAll('n')
       .select(CONTENT_COLUMNS.map((column) => `c.${column}` as const))
-      .select(['su.created_by as subject_suspended_by', 'su.until as subject_suspended_until']);
+      .select(['su.user_id as subject_suspended', 'su.until as subject_suspended_until']);
   /**
    * Adds to each user's counter, one statement a batch, and answers each one's `seq` after it (the number their next
    * notification takes). Users in id order, so that two transactions lock the same counter rows in the same order.

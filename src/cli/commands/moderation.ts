@@ -6,7 +6,7 @@ import { examples, idsFrom, paginationOptions, showList, validateBody, withConte
 import type { Context } from '../context.js';
 import type { Column, RecordView } from '../output.js';
 import { STATUS_COLUMNS } from './content.js';
-import { USER_VIEW } from './users.js';
+import { suspensionEnd, USER_VIEW } from './users.js';
 import { REPORT_ACTIONS, REPORT_REASONS, REPORT_STATES, REPORT_TARGET_TYPES, RESOLUTION_OF } from '../../shared/report-kinds.js';
 
 /** Moderation from the terminal (docs/api.md, "Moderating content and people"): statuses list|delete, comments|likes delete, reports, suspensions. */
@@ -161,10 +161,10 @@ function registerSuspensionCommands(users: Command): void {
       const id = await ctx.names.resolve('user', ref!);
       // A suspension in force is replaced (its reason and end): said in the question, and after it.
       const { nickname, suspension: was } = await ctx.client.get<User>(`/users/${seg(id)}`);
-      const current = was ? `${nickname} is suspended ${was.until ? `until ${was.until}` : 'until lifted'} ("${was.reason}"): replace that with a suspension` : `Suspend ${nickname}`;
-      await confirmOrStop(`${current} ${body.until ? `until ${body.until}` : 'until lifted'} ("${body.reason}")?`, o.yes);
+      const current = was ? `${nickname} is suspended ${suspensionEnd(was.until)} ("${was.reason}"): replace that with a suspension` : `Suspend ${nickname}`;
+      await confirmOrStop(`${current} ${suspensionEnd(body.until)} ("${body.reason}")?`, o.yes);
       const user = await ctx.client.put<User>(`/users/${seg(id)}/suspension`, body);
-      if (was) ctx.out.note(`Replaced ${nickname}'s suspension ${was.until ? `until ${was.until}` : 'until lifted'} ("${was.reason}")`);
+      if (was) ctx.out.note(`Replaced ${nickname}'s suspension ${suspensionEnd(was.until)} ("${was.reason}")`);
       await ctx.out.record(user, USER_VIEW);
     }),
   );

@@ -10,13 +10,16 @@ export const USER_COLUMNS: Column<User>[] = [
   { header: 'email', value: (u) => u.email },
   { header: 'role', name: ['role', (u) => u.permission_set_id] },
   // Empty unless suspended: when it ends (a suspension past its end is over, and the API shows none).
-  { header: 'suspended', value: (u) => (u.suspension ? `until ${u.suspension.until ?? 'lifted'}` : '') },
+  { header: 'suspended', value: (u) => (u.suspension ? suspensionEnd(u.suspension.until) : '') },
 ];
+
+/** When a suspension ends, as the CLI says it everywhere: `until 2026-12-31T00:00:00.000Z`, or `until lifted`. */
+export const suspensionEnd = (until: string | null | undefined) => `until ${until ?? 'lifted'}`;
 
 /** One view of a user, from create, get, set-role and suspend alike: a suspension as when it ends and why. */
 export const USER_VIEW: RecordView<User> = {
   names: { permission_set_id: ['role', 'role'] },
-  format: { suspension: (s: User['suspension']) => (s ? `until ${s.until ?? 'lifted'}: ${s.reason}` : '') },
+  format: { suspension: (s: User['suspension']) => (s ? `${suspensionEnd(s.until)}: ${s.reason}` : '') },
 };
 
 interface CreateOptions {
