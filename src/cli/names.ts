@@ -41,6 +41,11 @@ export interface IdList {
   among?: string;
   /** The list is newest first, by id: a prefix's records come before every id below it. */
   newestFirst?: boolean;
+  /**
+   * Where records gone from the list are still named, looked at only when a prefix matches nothing listed: a
+   * removed status leaves every list, but Admins still read it, and the audit log (theirs alone) names it.
+   */
+  gone?: { path: string; query: Record<string, string>; id: (record: Record<string, unknown>) => string };
 }
 
 /** The lists of the kinds commands take by id alone. */
@@ -48,7 +53,12 @@ export const ID_LISTS = {
   accessRequest: { label: 'access request', path: '/page_access_requests' },
   invite: { label: 'invite', path: '/invites' },
   follow: { label: 'follow', path: '/follows' },
-  status: { label: 'status', path: '/statuses', newestFirst: true },
+  status: {
+    label: 'status',
+    path: '/statuses',
+    newestFirst: true,
+    gone: { path: '/audit_log', query: { action: 'status.remove' }, id: (entry) => String(entry.target_id) },
+  },
   report: { label: 'report', path: '/reports' },
   webhook: { label: 'webhook', path: '/webhooks', describe: (r: Record<string, unknown>) => `${r.id} (${r.url})` },
 } satisfies Record<string, IdList>;
@@ -109,6 +119,18 @@ export class Names {
       ? (read: Record<string, unknown>[]) => read.length > 0 && prefixes.every((prefix) => String(read[read.length - 1]!.id) < prefix)
       : undefined;
     const { items } = await fetchList<Record<string, unknown>>(this.client, path, {}, { perPage: 100, all: true }, list.bare, enough);
+    const unmatched = prefixes.filter((prefix) => !items.some((record) => String(record.id).startsWith(prefix)));
+    if (list.gone && unmatched.length > 0) {
+      const { path: gonePath, query, id } = list.gone;
+      // Refused (403) to all but Admins: they have nothing gone to find.
+      const gone = await fetchList<Record<string, unknown>>(this.client, gonePath, query, { perPage: 100, all: true }).catch((error: unknown) => {
+        if ((error as { status?: unknown }).status === 403) return { items: [] };
+        throw error;
+      });
+      const known = new Set(items.map((record) => String(record.id)));
+      for (const goneId of new Set(gone.items.map(id)))
+        if (!known.has(goneId) && unmatched.some((prefix) => goneId.startsWith(prefix))) items.push({ id: goneId });
+    }
     return refs.map((ref) => {
       const prefix = ref.trim();
       if (!ID_PREFIX.test(prefix)) return ref;

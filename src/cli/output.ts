@@ -184,8 +184,9 @@ export class Output {
   }
 
   /**
-   * A table no wider than the terminal: ids cut first to their shortest unique prefix (accepted back by every
-   * command), then the last columns left out while the rest cannot keep `NAME_ROOM`, then the widest cells cut.
+   * A table no wider than the terminal: times cut to the minute and ids to their shortest unique prefix (accepted
+   * back by every command) first, then the last columns left out while the rest cannot keep `NAME_ROOM`, then the
+   * widest cells cut.
    */
   private renderTable<T>(columns: Column<T>[], cells: string[][]): { table: string; left: string[] } {
     const head = columns.map((c) => c.header);
@@ -193,6 +194,8 @@ export class Output {
     let rows = cells.map((r) => r.map((c) => (c === '' ? '-' : c)));
     if (tableModule!.naturalWidth(head, rows) <= this.width) return { table: renderTableLazy({ ...shape, head, rows }), left: [] };
     const { uniquePrefixes, columnsThatFit } = tableModule!;
+    // A time to the minute (2026-11-26 19:05Z) leaves 8 columns of 24 to the text beside it.
+    rows = rows.map((r) => r.map((cell) => (ISO_TIME.test(cell) ? `${cell.slice(0, 10)} ${cell.slice(11, 16)}Z` : cell)));
     columns.forEach((c, i) => {
       if (!c.id) return;
       const short = uniquePrefixes(rows.map((r) => r[i]!));
@@ -213,6 +216,9 @@ export class Output {
   cyan = (text: string) => this.paint(36, text);
   grey = (text: string) => this.paint(90, text);
 }
+
+/** A time as the API writes it (UTC, milliseconds). */
+const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 
 type TableModule = typeof import('./table.js');
 let tableModule: TableModule | undefined;

@@ -13,7 +13,7 @@ export interface Question {
    * An error message for a bad answer, which is asked again; undefined when it is good. `answers` holds the
    * values given so far (an end checked against its start), as the shared schema will read them.
    */
-  check?: (value: string, answers: Record<string, unknown>) => string | undefined;
+  check?: (value: string, answers: Record<string, unknown>) => string | undefined | Promise<string | undefined>;
   /** Turns the answer into the value (a date to ISO 8601); throws to ask again. */
   parse?: (value: string) => unknown;
 }
@@ -33,13 +33,13 @@ export async function askMissing<V extends Record<string, unknown>>(values: V, q
   if (!interactive())
     throw new UsageError(`missing ${missing.map(([, q]) => q.flag).join(', ')} (asked for on a terminal; required otherwise)`);
   const prompts = await import('@inquirer/prompts');
-  const validate = (q: Question) => (value: string) => {
+  const validate = (q: Question) => async (value: string) => {
     try {
       q.parse?.(value);
     } catch (error) {
       return (error as Error).message;
     }
-    return q.check?.(value, values) ?? true;
+    return (await q.check?.(value, values)) ?? true;
   };
   for (const [key, q] of missing) {
     let answer: unknown;

@@ -104,3 +104,32 @@ describe('an item someone else handled', () => {
     }
   });
 });
+
+describe('keys typed together', () => {
+  it('are taken one after the other: ↓↓a in one burst accepts the third request, not the second', async () => {
+    const config = await createPageConfiguration(server);
+    const page = await createPage(server, { user_id: owner.user.id, page_configuration_id: config.id, privacy: 'private', name: 'Burst Club' });
+    for (const nickname of ['burst1', 'burst2', 'burst3'].map((n) => `${n}${Date.now() % 100000}`)) {
+      const { user, creds } = await createUserWithKey(server, { nickname });
+      expect((await call(server, 'POST', '/page_access_requests', { as: creds, body: { page_id: page.id, user_id: user.id } })).status).toBe(201);
+    }
+    const queued = (await call(server, 'GET', '/moderation_queue', { as: owner.creds })).body.items as { id: string; page: { id: string } }[];
+    const ours = queued.filter((i) => i.page.id === page.id);
+    expect(queued.slice(0, 3)).toEqual(ours);
+    const env = { ...envFor(server, owner.creds), AGORA_QUEUE_REFRESH_MS: '600000' };
+    const term = new Terminal(freshHome(server), env, { agora: ['queue', '--yes'], width: 80, height: 24 });
+    try {
+      await term.waitFor(/● live/, 10_000);
+      await term.waitFor(/› request +Burst Club/);
+      // One send-keys: tmux writes the three keys to the terminal together, so they arrive in one read.
+      term.keys('Down', 'Down', 'a');
+      await term.waitFor(/accepted \w+'s request to join Burst Club/);
+      const left = ((await call(server, 'GET', '/moderation_queue', { as: owner.creds })).body.items as { id: string }[]).map((i) => i.id);
+      expect(left).toEqual(expect.arrayContaining([ours[0]!.id, ours[1]!.id]));
+      expect(left).not.toContain(ours[2]!.id);
+      term.keys('q');
+    } finally {
+      term.close();
+    }
+  });
+});

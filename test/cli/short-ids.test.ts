@@ -41,6 +41,18 @@ describe('short ids', () => {
     expect(none.stderr).toBe('error: No status you may see has an id starting with ffffff0\n');
   });
 
+  it('a removed status keeps its prefix for Admins, who still read it (found through the audit log); for others it names nothing', async () => {
+    const author = await createUserWithKey(server);
+    const status = (await call(server, 'POST', '/statuses', { as: author.creds, body: { user_id: author.user.id, content: 'gone soon' } })).body as { id: string };
+    expect((await call(server, 'DELETE', `/statuses/${status.id}?reason=spam`)).status).toBe(204);
+    const prefix = status.id.slice(0, 20);
+    const [admin, member] = await Promise.all([agora(['statuses', 'get', prefix, '--json']), agora(['statuses', 'get', prefix], author.creds)]);
+    expect(admin.code, admin.stderr).toBe(0);
+    expect(JSON.parse(admin.stdout)).toMatchObject({ id: status.id, content: 'gone soon', removal_reason: 'spam', removed_at: expect.any(String) });
+    expect(member.code).toBe(1);
+    expect(member.stderr).toBe(`error: No status you may see has an id starting with ${prefix}\n`);
+  });
+
   it('pages get and access-requests accept take the prefix a table shows', async () => {
     const config = await createPageConfiguration(server);
     const page = (await createPage(server, { user_id: await adminId(), page_configuration_id: config.id, privacy: 'private' })) as unknown as { id: string; name: string };

@@ -194,6 +194,23 @@ describe('tables that fit', () => {
   });
 });
 
+describe('times in a table that would not fit', () => {
+  it('are cut to the minute before the text beside them is: a notification reads whole at 100 columns', async () => {
+    const [reader, fan] = await Promise.all([createUser(server, { nickname: `reader_${tag()}` }), createUser(server, { nickname: `fan_${tag()}` })]);
+    await call(server, 'POST', '/follows', { body: { followable_type: 'User', followable_id: reader.id, user_id: fan.id } });
+    term.resize(100);
+    try {
+      term.clear();
+      const { code, screen } = await term.agora(`notifications list --user ${reader.nickname}`);
+      expect(code, screen).toBe(0);
+      expect(screen).toMatch(/│ \d{4}-\d\d-\d\d \d\d:\d\dZ │/);
+      expect(screen).toContain(`${fan.fullname} followed you`);
+    } finally {
+      term.resize(200);
+    }
+  });
+});
+
 describe('prompts', () => {
   it('asks for every missing value, re-asks an invalid one, masks the password, and creates the user', async () => {
     const nickname = `pat_${tag()}`;
@@ -252,6 +269,24 @@ describe('prompts', () => {
     term.keys('C-c');
     expect((await stopped).code).toBe(130);
     expect(((await call(server, 'GET', '/pages')).body as { total_items: number }).total_items).toBe(before);
+  });
+
+  it('reports create looks the target up as soon as it is typed: a nickname naming no one is asked again, before the reason', async () => {
+    const spammer = await createUser(server, { nickname: `spam_${tag()}` });
+    term.clear();
+    const run = term.agora('reports create --target-type User');
+    await term.waitFor(/Its id/);
+    term.type(`nobody_${tag()}`);
+    await term.waitFor(/No user with the id or nickname "nobody_/);
+    expect(term.screen()).not.toMatch(/Why/);
+    term.keys('C-u');
+    term.type(String(spammer.nickname));
+    await term.waitFor(/Why/);
+    term.keys('Enter');
+    const { code, screen } = await run;
+    expect(code, screen).toBe(0);
+    const reports = (await call(server, 'GET', `/reports?target_id=${spammer.id}`)).body as { items: { target_type: string; reason: string }[] };
+    expect(reports.items).toMatchObject([{ target_type: 'User', reason: 'spam' }]);
   });
 
   it('without a terminal, exits 2 naming every missing flag at once; --password-stdin reads the secret', async () => {

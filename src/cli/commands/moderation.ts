@@ -196,17 +196,41 @@ function registerReportCommands(program: Command): void {
     'agora reports create        # on a terminal: asks what is reported and why',
   ).action(
     withContext<{ targetType?: string; targetId?: string; reason?: string; comment?: string }>(async (ctx, o) => {
-      const { askMissing } = await import('../prompts.js');
+      const [{ askMissing }, { NameNotFoundError }, { UsageError }] = await Promise.all([
+        import('../prompts.js'),
+        import('../names.js'),
+        import('../errors.js'),
+      ]);
+      // On a terminal the target is looked up as soon as it is typed: a mistyped nickname is asked again at once.
+      const targets = new Map<string, Promise<string>>();
+      const target = (type: string | undefined, ref: string) => {
+        const key = `${type}:${ref}`;
+        if (!targets.has(key)) targets.set(key, targetIdOf(ctx, type, ref));
+        return targets.get(key)!;
+      };
       const values = await askMissing(
         { targetType: o.targetType, targetId: o.targetId, reason: o.reason },
         {
           targetType: { flag: '--target-type', message: 'What is reported', choices: [...REPORT_TARGET_TYPES] },
-          targetId: { flag: '--target-id', message: 'Its id (a user: id or nickname)', check: (v) => (v.trim() ? undefined : 'an id is needed') },
+          targetId: {
+            flag: '--target-id',
+            message: 'Its id (a user: id or nickname)',
+            check: async (v, answers) => {
+              if (!v.trim()) return 'an id is needed';
+              return target(answers.targetType as string | undefined, v).then(
+                () => undefined,
+                (error: unknown) => {
+                  if (error instanceof NameNotFoundError || error instanceof UsageError) return error.message;
+                  throw error;
+                },
+              );
+            },
+          },
           reason: { flag: '--reason', message: 'Why', choices: [...REPORT_REASONS] },
         },
       );
+      const targetId = await target(values.targetType, values.targetId!);
       const me = (await ctx.client.get<{ id: string }>('/me')).id;
-      const targetId = await targetIdOf(ctx, values.targetType, values.targetId!);
       const body = { user_id: me, target_type: values.targetType, target_id: targetId, reason: values.reason, comment: o.comment };
       await ctx.out.record(await ctx.client.post<Report>('/reports', body), REPORT_VIEW);
     }),
@@ -240,9 +264,11 @@ function registerReportCommands(program: Command): void {
   examples(
     reports
       .command('resolve')
-      .description('resolve reports (and every open report on the same targets): remove the content, suspend its author, or none')
+      .description(
+        'resolve reports, agreeing with them (and every open report on the same targets): remove the content, suspend its author, or none (nothing done here; dismiss says the report was wrong)',
+      )
       .argument('<id...>', 'report ids, or - to read them from standard input')
-      .addOption(new Option('--action <action>', 'what is done about what they report').choices(REPORT_ACTIONS).makeOptionMandatory())
+      .addOption(new Option('--action <action>', 'remove: take the content down; suspend: the user reported or the author (Admins); none: agree, do nothing here').choices(REPORT_ACTIONS).makeOptionMandatory())
       .option('--reason <text>', 'the suspension reason (required to suspend), or the removal reason')
       .option('--until <date>', 'when a suspension ends by itself (ISO 8601); default: until lifted')
       .option('-y, --yes', 'remove or suspend without asking'),

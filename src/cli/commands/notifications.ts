@@ -28,10 +28,10 @@ export function describeNotification(n: Notification): string {
     case 'follow':
       return n.target_type === 'Page' ? `${n.subject_name} followed ${where}` : `${n.subject_name} followed you`;
     case 'status':
-      // A removed status is no longer quoted.
-      return `${n.subject_name} posted${inPlace}: ${n.target_name ?? '(removed)'}`;
+      // A removed status, or one by a suspended author, is no longer quoted: the API does not say which.
+      return `${n.subject_name} posted${inPlace}: ${n.target_name ?? '(no longer shown)'}`;
     case 'comment':
-      return `${n.subject_name} commented on your status${inPlace}: ${'excerpt' in n.comment_info ? n.comment_info.excerpt : '(removed)'}`;
+      return `${n.subject_name} commented on your status${inPlace}: ${'excerpt' in n.comment_info ? n.comment_info.excerpt : '(no longer shown)'}`;
     case 'like':
       return `${n.subject_name} liked your ${n.target_type === 'Comment' ? 'comment' : 'status'}${inPlace}`;
     case 'page_access_request':

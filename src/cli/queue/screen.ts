@@ -49,9 +49,9 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
   const { exit } = useApp();
   const { stdout } = useStdout();
   const [size, setSize] = useState({ columns: stdout.columns || 80, rows: stdout.rows || 24 });
-  const [items, setItems] = useState<ModerationItem[]>([]);
+  const [items, setItems, itemsNow] = useKeyState<ModerationItem[]>([]);
   const [total, setTotal] = useState(0);
-  const [selectedId, setSelectedId] = useState<string | undefined>();
+  const [selectedId, setSelectedId, selectedIdNow] = useKeyState<string | undefined>(undefined);
   const [mode, setMode, modeNow] = useKeyState<Mode>('list');
   const [message, setMessage] = useState<Message>({ text: 'loading…', tone: 'plain' });
   const [live, setLive] = useState(false);
@@ -88,9 +88,12 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
   }, [refresh, source, options.refreshMs, stdout]);
 
   // The selection follows its item when the list changes around it; it moves on when the item leaves.
-  const found = items.findIndex((i) => i.id === selectedId);
-  const index = found === -1 ? Math.min(items.length - 1, Math.max(0, lastIndex.current)) : found;
-  const selected = index >= 0 ? items[index] : undefined;
+  const selection = (list: ModerationItem[], id: string | undefined) => {
+    const found = list.findIndex((i) => i.id === id);
+    const at = found === -1 ? Math.min(list.length - 1, Math.max(0, lastIndex.current)) : found;
+    return { index: at, selected: at >= 0 ? list[at] : undefined };
+  };
+  const { index, selected } = selection(items, selectedId);
   lastIndex.current = Math.max(0, index);
   useEffect(() => {
     if (mode !== 'list' && !selected) setMode('list');
@@ -145,7 +148,10 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
   };
 
   useInput((input, key) => {
-    // What the keys before this one did, even if the screen has not rendered it yet.
+    // What the keys before this one did, even if the screen has not rendered it yet: keys arriving together
+    // (↓↓d typed fast, or pasted) are handled one after the other before the next render.
+    const { index, selected } = selection(itemsNow.current, selectedIdNow.current);
+    const items = itemsNow.current;
     const mode = modeNow.current;
     const pending = pendingNow.current;
     const reason = reasonNow.current;
