@@ -22,7 +22,12 @@ afterAll(async () => {
   removeDir(t.dir);
 });
 
-const opened: AbortController[] = [];
+/**
+ * The streams held open: each with its response, which must stay referenced. fetch (undici) cancels the body of a
+ * response that is garbage-collected, so a stream whose response was dropped closes at the next collection (on a
+ * busy machine, in the middle of a test).
+ */
+const opened: { controller: AbortController; res: Response }[] = [];
 
 /** Opens a stream of `userId` and leaves it open (only its head read); answers its status. */
 async function open(userId: string, creds: Credentials): Promise<number> {
@@ -31,7 +36,7 @@ async function open(userId: string, creds: Credentials): Promise<number> {
     headers: { 'api-key': creds.key, 'api-secret': creds.secret },
     signal: controller.signal,
   });
-  if (res.status === 200) opened.push(controller);
+  if (res.status === 200) opened.push({ controller, res });
   else await res.text();
   return res.status;
 }
@@ -46,7 +51,7 @@ async function refused(userId: string, creds: Credentials) {
 }
 
 const closeAll = async () => {
-  for (const controller of opened.splice(0)) controller.abort();
+  for (const { controller } of opened.splice(0)) controller.abort();
   // The server sees each close on its own turn.
   await new Promise((ok) => setTimeout(ok, 200));
 };
@@ -65,7 +70,7 @@ describe('live streams', () => {
     expect(Number(ninth.retryAfter)).toBeGreaterThan(0);
     expect(await open(bob.user.id, bob.creds)).toBe(200);
     // One closed frees a place.
-    opened.shift()!.abort();
+    opened.shift()!.controller.abort();
     await new Promise((ok) => setTimeout(ok, 200));
     expect(await open(ada.user.id, ada.creds)).toBe(200);
     await closeAll();
