@@ -37,7 +37,7 @@ export async function createFollow(deps: Deps, caller: Caller, input: CreateFoll
       if (input.followable_id === input.user_id) throw invalidField('followable_id', 'a user cannot follow themself');
       const user = await tx.users.getById(input.followable_id);
       if (!user) throw notFound('User');
-      await requireNotSuspendedUser(tx, nowIso(deps), user.id);
+      await requireNotSuspendedUser(tx, nowIso(deps), user);
       followed = { recipient: user.id, ref: userRef(user) };
     } else {
       const page = await findVisiblePage(tx, caller, input.followable_id);

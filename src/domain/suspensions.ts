@@ -7,7 +7,7 @@ import { recordAudit } from './audit.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { userRef, notifyUsers } from './notifications.js';
 import { requireAdmin } from './permissions.js';
-import { inForce, toUserRecord } from './users.js';
+import { inForce, suspensionOf, toUserRecord } from './users.js';
 
 /**
  * Suspension (docs/api.md, "Moderating content and people"): Admins suspend a user with a reason and an optional end. While it lasts, the user's
@@ -28,9 +28,13 @@ export async function isSuspended(store: Store, now: string, userId: string): Pr
   return inForce(await store.suspensions.get(userId), new Date(now));
 }
 
-/** A user may be followed, invited or let in only while not suspended (409 `user_suspended`). */
-export async function requireNotSuspendedUser(store: Store, now: string, userId: string): Promise<void> {
-  if (await isSuspended(store, now, userId)) throw conflict(ErrorCode.userSuspended, 'This user is suspended');
+/**
+ * A user may be followed, invited or let in only while not suspended (409 `user_suspended`): read by id, or from
+ * a user already read (`users.getById` joins the suspension; no second statement).
+ */
+export async function requireNotSuspendedUser(store: Store, now: string, user: string | UserWithRole): Promise<void> {
+  const suspended = typeof user === 'string' ? await isSuspended(store, now, user) : suspensionOf(user, new Date(now)) !== null;
+  if (suspended) throw conflict(ErrorCode.userSuspended, 'This user is suspended');
 }
 
 export async function suspendUser(deps: Deps, caller: Caller, userId: string, input: SuspendUserInput): Promise<User> {

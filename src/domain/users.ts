@@ -38,7 +38,7 @@ export function toUserRecord(row: UserWithRole, viewer: Caller | undefined, now:
 }
 
 /** The suspension in force at `now` from the row's joined columns, else null. */
-function suspensionOf(row: UserWithRole, now: Date): Suspension | null {
+export function suspensionOf(row: UserWithRole, now: Date): Suspension | null {
   if (row.suspension_reason == null || row.suspension_created_at == null || row.suspension_created_by == null) return null;
   const s = { reason: row.suspension_reason, until: row.suspension_until ?? null, created_at: row.suspension_created_at, created_by: row.suspension_created_by };
   return toSuspension(s, now);

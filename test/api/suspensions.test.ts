@@ -136,5 +136,19 @@ describe('suspension', () => {
     expect(accept.body.error.code).toBe('user_suspended');
     await t.call('DELETE', `/users/${bob.user.id}/suspension`);
     expect((await t.call('PUT', `/page_access_requests/${request.id}/accept`, { as: owner.creds })).status).toBe(200);
+    expect((await t.call('POST', '/follows', { as: fan.creds, body: { followable_type: 'User', followable_id: bob.user.id, user_id: fan.user.id } })).status).toBe(201);
+  });
+
+  it('lets a user be followed again once their suspension is past its until, with no one lifting it', async () => {
+    const [bob, fan] = [await t.member(), await t.member()];
+    expect((await suspend(bob, { reason: 'a week off', until: '2026-11-20T12:00:00.000Z' })).status).toBe(200);
+    const follow = () => t.call('POST', '/follows', { as: fan.creds, body: { followable_type: 'User', followable_id: bob.user.id, user_id: fan.user.id } });
+    expect((await follow()).status).toBe(409);
+    t.clock.set('2026-11-20T12:00:00.001Z');
+    try {
+      expect((await follow()).status).toBe(201);
+    } finally {
+      t.clock.set('2026-11-20T10:00:00.000Z');
+    }
   });
 });
