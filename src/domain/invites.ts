@@ -1,4 +1,4 @@
-import { isSuspended, requireNotSuspendedUser } from './suspensions.js';
+import { requireNotSuspendedUser } from './suspensions.js';
 import { AppError, ErrorCode, forbidden, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { listResult, type ListResult } from '../shared/schemas/common.js';
@@ -14,6 +14,7 @@ import { requireActingFor } from './permissions.js';
 import { loadEmbeds } from './records.js';
 import { notifyUsers, pageRef, userRef } from './notifications.js';
 import { recordWebhookEvent } from './webhooks.js';
+import { suspensionOf } from './users.js';
 
 /** Messages of the invite creation's errors array (the first is the spec's, to the letter). */
 export const INVITE_ERRORS = {
@@ -69,10 +70,11 @@ export async function createInvites(deps: Deps, caller: Caller, input: CreateInv
   const errors: Record<string, string>[] = [];
   for (const targetId of input.user_target_ids) {
     const outcome = await deps.store.transaction(async (tx): Promise<InviteRow | string> => {
-      if (!(await tx.users.getById(targetId))) return INVITE_ERRORS.notFound;
+      const target = await tx.users.getById(targetId);
+      if (!target) return INVITE_ERRORS.notFound;
       if (await isMember(tx, targetId, page.id)) return INVITE_ERRORS.alreadyMember;
       const now = nowIso(deps);
-      if (await isSuspended(tx, now, targetId)) return INVITE_ERRORS.suspended;
+      if (suspensionOf(target, new Date(now))) return INVITE_ERRORS.suspended;
       const row = {
         id: newId(),
         target_type: 'Page',

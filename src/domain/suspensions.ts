@@ -24,16 +24,12 @@ export function requireNotSuspended(caller: Caller, now: Date): void {
     throw new AppError(403, ErrorCode.accountSuspended, `Your account is suspended ${endOf(s)}: ${s.reason}`);
 }
 
-export async function isSuspended(store: Store, now: string, userId: string): Promise<boolean> {
-  return inForce(await store.suspensions.get(userId), new Date(now));
-}
-
 /**
  * A user may be followed, invited or let in only while not suspended (409 `user_suspended`): read by id, or from
  * a user already read (`users.getById` joins the suspension; no second statement).
  */
 export async function requireNotSuspendedUser(store: Store, now: string, user: string | UserWithRole): Promise<void> {
-  const suspended = typeof user === 'string' ? await isSuspended(store, now, user) : suspensionOf(user, new Date(now)) !== null;
+  const suspended = typeof user === 'string' ? inForce(await store.suspensions.get(user), new Date(now)) : suspensionOf(user, new Date(now)) !== null;
   if (suspended) throw conflict(ErrorCode.userSuspended, 'This user is suspended');
 }
 
