@@ -105,28 +105,62 @@ describe('an item someone else handled', () => {
   });
 });
 
-describe('keys typed together', () => {
-  it('are taken one after the other: ↓↓a in one burst accepts the third request, not the second', async () => {
+describe('keys typed together, and the selection', () => {
+  /** Requests to a page of their own, first in the queue: their ids and the nicknames the rows show. */
+  async function requests(name: string, count = 3) {
+    // What earlier tests left waiting is refused first.
+    const waiting = (await call(server, 'GET', '/moderation_queue', { as: owner.creds })).body.items as { id: string; kind: string }[];
+    for (const item of waiting.filter((i) => i.kind === 'page_access_request'))
+      expect((await call(server, 'PUT', `/page_access_requests/${item.id}/refuse`, { as: owner.creds })).status).toBeLessThan(300);
     const config = await createPageConfiguration(server);
-    const page = await createPage(server, { user_id: owner.user.id, page_configuration_id: config.id, privacy: 'private', name: 'Burst Club' });
-    for (const nickname of ['burst1', 'burst2', 'burst3'].map((n) => `${n}${Date.now() % 100000}`)) {
+    const page = await createPage(server, { user_id: owner.user.id, page_configuration_id: config.id, privacy: 'private', name });
+    const nicknames = ['one', 'two', 'three', 'four'].slice(0, count).map((n) => `${n}${Date.now() % 100000}`);
+    for (const nickname of nicknames) {
       const { user, creds } = await createUserWithKey(server, { nickname });
       expect((await call(server, 'POST', '/page_access_requests', { as: creds, body: { page_id: page.id, user_id: user.id } })).status).toBe(201);
     }
     const queued = (await call(server, 'GET', '/moderation_queue', { as: owner.creds })).body.items as { id: string; page: { id: string } }[];
-    const ours = queued.filter((i) => i.page.id === page.id);
-    expect(queued.slice(0, 3)).toEqual(ours);
-    const env = { ...envFor(server, owner.creds), AGORA_QUEUE_REFRESH_MS: '600000' };
+    const ids = queued.filter((i) => i.page.id === page.id).map((i) => i.id);
+    expect(queued.slice(0, count).map((i) => i.id)).toEqual(ids);
+    return { ids, nicknames };
+  }
+  const queueIds = async () => ((await call(server, 'GET', '/moderation_queue', { as: owner.creds })).body.items as { id: string }[]).map((i) => i.id);
+
+  for (const [keys, label] of [[['Down', 'Down', 'a'], '↓↓a'], [['j', 'j', 'a'], 'jja (ink hands letters over as one string)']] as const)
+    it(`are taken one after the other: ${label} in one burst accepts the third request, not the second`, async () => {
+      const { ids } = await requests(`Burst ${keys[0]}`);
+      const env = { ...envFor(server, owner.creds), AGORA_QUEUE_REFRESH_MS: '600000' };
+      const term = new Terminal(freshHome(server), env, { agora: ['queue', '--yes'], width: 80, height: 24 });
+      try {
+        await term.waitFor(/● live/, 10_000);
+        await term.waitFor(new RegExp(`› request +Burst ${keys[0]}`));
+        // One send-keys: tmux writes the keys to the terminal together, so they arrive in one read.
+        term.keys(...keys);
+        await term.waitFor(new RegExp(`accepted \\w+'s request to join Burst ${keys[0]}`));
+        const left = await queueIds();
+        expect(left).toEqual(expect.arrayContaining([ids[0]!, ids[1]!]));
+        expect(left).not.toContain(ids[2]);
+        term.keys('q');
+      } finally {
+        term.close();
+      }
+    });
+
+  it('the selection stays on its item when another leaves the queue above it, after an action moved it', async () => {
+    const { ids, nicknames } = await requests('Stay Club', 4);
+    const env = { ...envFor(server, owner.creds), AGORA_QUEUE_REFRESH_MS: '300' };
     const term = new Terminal(freshHome(server), env, { agora: ['queue', '--yes'], width: 80, height: 24 });
     try {
-      await term.waitFor(/● live/, 10_000);
-      await term.waitFor(/› request +Burst Club/);
-      // One send-keys: tmux writes the three keys to the terminal together, so they arrive in one read.
-      term.keys('Down', 'Down', 'a');
-      await term.waitFor(/accepted \w+'s request to join Burst Club/);
-      const left = ((await call(server, 'GET', '/moderation_queue', { as: owner.creds })).body.items as { id: string }[]).map((i) => i.id);
-      expect(left).toEqual(expect.arrayContaining([ours[0]!.id, ours[1]!.id]));
-      expect(left).not.toContain(ours[2]!.id);
+      await term.waitFor(new RegExp(`› request +Stay Club +${nicknames[0]}`), 10_000);
+      // Accepting the second moves the selection onto the third, in its place.
+      term.keys('Down');
+      await term.waitFor(new RegExp(`› request +Stay Club +${nicknames[1]}`));
+      term.keys('a');
+      await term.waitFor(new RegExp(`› request +Stay Club +${nicknames[2]}`));
+      // Someone else settles the first (above the selection): the selection stays on the third, not the fourth.
+      expect((await call(server, 'PUT', `/page_access_requests/${ids[0]}/refuse`, { as: owner.creds })).status).toBeLessThan(300);
+      await term.waitFor(new RegExp(`^(?![\\s\\S]*${nicknames[0]})`), 5000);
+      expect(term.screen()).toMatch(new RegExp(`› request +Stay Club +${nicknames[2]}`));
       term.keys('q');
     } finally {
       term.close();

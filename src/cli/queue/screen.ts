@@ -1,4 +1,4 @@
-import { Box, render, Text, useApp, useInput, useStdout } from 'ink';
+import { Box, render, Text, useApp, useInput, useStdout, type Key } from 'ink';
 import { InterruptedError } from '../errors.js';
 import { createElement as h, useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import type { ModerationItem, ReportItem } from '../../shared/schemas/moderation.js';
@@ -95,6 +95,11 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
   };
   const { index, selected } = selection(items, selectedId);
   lastIndex.current = Math.max(0, index);
+  // Once its item has left, the selection is the item now in its place, which it then follows in turn: another
+  // item leaving above it does not move it onto a row the moderator never chose.
+  useEffect(() => {
+    if (selected && selected.id !== selectedIdNow.current) setSelectedId(selected.id);
+  }, [selected?.id]);
   useEffect(() => {
     if (mode !== 'list' && !selected) setMode('list');
   }, [mode, selected]);
@@ -147,9 +152,14 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
     setMode(verb === 'suspend' ? 'reason' : 'confirm');
   };
 
+  // Keys that arrive together are taken one after the other: ink hands over arrows one by one, but a run of letters
+  // (`aa`, `ry` typed fast, or pasted) as one string.
   useInput((input, key) => {
-    // What the keys before this one did, even if the screen has not rendered it yet: keys arriving together
-    // (↓↓d typed fast, or pasted) are handled one after the other before the next render.
+    if (input.length > 1 && /^[\x20-\x7e]+$/.test(input) && !key.ctrl && !key.meta) for (const ch of input) onKey(ch, key);
+    else onKey(input, key);
+  });
+  const onKey = (input: string, key: Key) => {
+    // What the keys before this one did, even if the screen has not rendered it yet.
     const { index, selected } = selection(itemsNow.current, selectedIdNow.current);
     const items = itemsNow.current;
     const mode = modeNow.current;
@@ -198,7 +208,7 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
     }
     if (input === 's') return maySuspend ? ask('suspend', selected) : setMessage({ text: ADMINS_SUSPEND, tone: 'bad' });
     if (input === 'x') return ask('dismiss', selected);
-  });
+  };
 
   const c = options.color;
   const width = Math.max(20, size.columns);
