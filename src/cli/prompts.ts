@@ -4,7 +4,8 @@ import { visible } from './safe-text.js';
 /** A value a create needs: the flag that gives it, and how to ask for it on a terminal. */
 export interface Question {
   flag: string;
-  message: string;
+  /** The question; it may depend on the answers given before it (an id for the kind of target picked). */
+  message: string | ((answers: Record<string, unknown>) => string);
   /** `text` (default), `secret` (masked, asked twice), `choice` (a menu), `confirm` (yes/no, must be yes). */
   kind?: 'text' | 'secret' | 'choice' | 'confirm';
   /** The menu: fixed values, or records to pick from (page configurations, roles). */
@@ -43,10 +44,11 @@ export async function askMissing<V extends Record<string, unknown>>(values: V, q
   };
   for (const [key, q] of missing) {
     let answer: unknown;
+    const message = typeof q.message === 'function' ? q.message(values) : q.message;
     if (q.kind === 'secret') {
       for (;;) {
-        const first = await prompts.password({ message: q.message, mask: '*', validate: validate(q) });
-        const again = await prompts.password({ message: `${q.message} (again)`, mask: '*' });
+        const first = await prompts.password({ message, mask: '*', validate: validate(q) });
+        const again = await prompts.password({ message: `${message} (again)`, mask: '*' });
         if (first === again) {
           answer = first;
           break;
@@ -55,7 +57,7 @@ export async function askMissing<V extends Record<string, unknown>>(values: V, q
       }
     } else if (q.kind === 'confirm') {
       // A no is not the end of everything typed so far: say why it is needed and ask again (Ctrl-C stops).
-      while (!(answer = await confirmStrict(prompts, q.message)))
+      while (!(answer = await confirmStrict(prompts, message)))
         process.stderr.write(`Without it nothing can be created (${q.flag}); answer yes, or Ctrl-C to stop.\n`);
     } else if (q.choices) {
       // Names come from the server: shown with their control characters made visible, like every other output.
@@ -64,9 +66,9 @@ export async function askMissing<V extends Record<string, unknown>>(values: V, q
         name: visible(c.name),
       }));
       if (choices.length === 0) throw new UsageError(`missing ${q.flag}, and there is nothing to choose from`);
-      answer = await prompts.select({ message: q.message, choices });
+      answer = await prompts.select({ message, choices });
     } else {
-      const typed = await prompts.input({ message: q.message, validate: validate(q) });
+      const typed = await prompts.input({ message, validate: validate(q) });
       answer = q.parse ? q.parse(typed) : typed;
     }
     (values as Record<string, unknown>)[key] = answer;

@@ -85,7 +85,14 @@ describe('agora reports, statuses delete, users suspend', () => {
     // A date that is none is refused before any request (exit 2), saying what a date is.
     const badDate = await run(['users', 'suspend', bob.user.nickname, '--reason', 'x', '--until', 'tomorrow', '--yes']);
     expect(badDate.code).toBe(2);
-    expect(badDate.stderr).toMatch(/--until must be an ISO 8601 date \(2026-12-31: its midnight UTC\)/);
+    // Said once: not also that it is no real date.
+    expect(badDate.stderr).toBe(
+      'error: --until must be an ISO 8601 date (2026-12-31: its midnight UTC) or a time with its offset (2026-12-31T18:00:00Z)\n',
+    );
+    // A day that does not exist is refused, not rolled over to March.
+    const noDay = await run(['users', 'suspend', bob.user.nickname, '--reason', 'x', '--until', '2027-02-30', '--yes']);
+    expect(noDay.code).toBe(2);
+    expect(noDay.stderr).toBe('error: --until is not a real date\n');
     expect((await call(server, 'GET', `/users/${bob.user.id}`)).body.suspension).toBeNull();
     const mine = await run(['statuses', 'list', '--user', bob.user.nickname, '--json'], bob.creds);
     expect(mine.code, mine.stderr).toBe(0);
@@ -123,7 +130,8 @@ describe('agora reports, statuses delete, users suspend', () => {
     // Words checked before any request: exit 2.
     const badState = await run(['reports', 'list', '--state', 'closed']);
     expect([badState.code, badState.stderr]).toEqual([2, expect.stringMatching(/Allowed choices are open, resolved, dismissed/)]);
-    expect((await run(['reports', 'resolve', 'ffffff', '--action', 'suspend'])).stderr).toMatch(/--reason is required to suspend/);
+    const noReason = await run(['reports', 'resolve', 'ffffff', '--action', 'suspend']);
+    expect([noReason.code, noReason.stderr]).toEqual([2, 'error: missing --reason (asked for on a terminal; required otherwise)\n']);
     const missing = await run(['reports', 'create', '--comment', 'no flags']);
     expect([missing.code, missing.stderr]).toEqual([2, expect.stringContaining('missing --target-type, --target-id, --reason')]);
 

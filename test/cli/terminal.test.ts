@@ -275,7 +275,7 @@ describe('prompts', () => {
     const spammer = await createUser(server, { nickname: `spam_${tag()}` });
     term.clear();
     const run = term.agora('reports create --target-type User');
-    await term.waitFor(/Its id/);
+    await term.waitFor(/The user \(id or nickname\)/);
     term.type(`nobody_${tag()}`);
     await term.waitFor(/No user with the id or nickname "nobody_/);
     expect(term.screen()).not.toMatch(/Why/);
@@ -287,6 +287,24 @@ describe('prompts', () => {
     expect(code, screen).toBe(0);
     const reports = (await call(server, 'GET', `/reports?target_id=${spammer.id}`)).body as { items: { target_type: string; reason: string }[] };
     expect(reports.items).toMatchObject([{ target_type: 'User', reason: 'spam' }]);
+  });
+
+  it('users suspend and reports resolve ask for what they miss on a terminal, and name it otherwise (exit 2)', async () => {
+    const bob = await createUser(server, { nickname: `bob_${tag()}` });
+    term.clear();
+    const run = term.agora(`users suspend ${bob.nickname}`);
+    await term.waitFor(/Why \(told to them\)/);
+    term.type('spam after a warning');
+    await term.waitFor(/Suspend .* \(y\/N\)/);
+    term.type('y');
+    const { code, screen } = await run;
+    expect(code, screen).toBe(0);
+    expect(((await call(server, 'GET', `/users/${bob.id}`)).body as { suspension: { reason: string } }).suspension.reason).toBe('spam after a warning');
+    const [noReason, noAction] = await Promise.all([agora(['users', 'suspend', String(bob.nickname)]), agora(['reports', 'resolve', 'f'.repeat(32)])]);
+    expect(noReason.code).toBe(2);
+    expect(noReason.stderr).toBe('error: missing --reason (asked for on a terminal; required otherwise)\n');
+    expect(noAction.code).toBe(2);
+    expect(noAction.stderr).toBe('error: missing --action (asked for on a terminal; required otherwise)\n');
   });
 
   it('without a terminal, exits 2 naming every missing flag at once; --password-stdin reads the secret', async () => {

@@ -145,19 +145,21 @@ function registerSuspensionCommands(users: Command): void {
       .command('suspend')
       .description("suspend a user (Admins): their keys are refused and their content hidden until it ends")
       .argument('<user>', 'id or nickname')
-      .requiredOption('--reason <text>', 'why (told to them with every refused request)')
+      .option('--reason <text>', 'why (told to them with every refused request; asked for on a terminal)')
       .option('--until <date>', 'when it ends by itself (ISO 8601); default: until lifted')
       .option('-y, --yes', 'do not ask for confirmation'),
     'agora users suspend bob --reason "spam" --until 2026-12-31',
   ).action(
-    withContext<{ reason: string; until?: string; yes?: boolean }>(async (ctx, o, [ref]) => {
-      const [{ seg }, { confirmOrStop }, { SuspendUserInput }] = await Promise.all([
+    withContext<{ reason?: string; until?: string; yes?: boolean }>(async (ctx, o, [ref]) => {
+      const [{ seg }, { confirmOrStop }, { SuspendUserInput }, { askMissing }] = await Promise.all([
         import('../../client/api-client.js'),
         import('../confirm.js'),
         import('../../shared/schemas/suspensions.js'),
+        import('../prompts.js'),
       ]);
+      const { reason } = await askMissing({ reason: o.reason }, { reason: { flag: '--reason', message: 'Why (told to them)', check: (v) => (v.trim() ? undefined : 'a reason is needed') } });
       // Checked before any request (exit 2), with the API's own schema.
-      const body = await validateBody(SuspendUserInput, { reason: o.reason, until: o.until });
+      const body = await validateBody(SuspendUserInput, { reason, until: o.until });
       const id = await ctx.names.resolve('user', ref!);
       // A suspension in force is replaced (its reason and end): said in the question, and after it.
       const { nickname, suspension: was } = await ctx.client.get<User>(`/users/${seg(id)}`);
@@ -214,7 +216,8 @@ function registerReportCommands(program: Command): void {
           targetType: { flag: '--target-type', message: 'What is reported', choices: [...REPORT_TARGET_TYPES] },
           targetId: {
             flag: '--target-id',
-            message: 'Its id (a user: id or nickname)',
+            message: (answers) =>
+              answers.targetType === 'User' ? 'The user (id or nickname)' : answers.targetType === 'Status' ? "The status's id (or its prefix)" : "The comment's id",
             check: async (v, answers) => {
               if (!v.trim()) return 'an id is needed';
               return target(answers.targetType as string | undefined, v).then(
@@ -268,18 +271,31 @@ function registerReportCommands(program: Command): void {
         'resolve reports, agreeing with them (and every open report on the same targets): remove the content, suspend its author, or none (nothing done here; dismiss says the report was wrong)',
       )
       .argument('<id...>', 'report ids, or - to read them from standard input')
-      .addOption(new Option('--action <action>', 'remove: take the content down; suspend: the user reported or the author (Admins); none: agree, do nothing here').choices(REPORT_ACTIONS).makeOptionMandatory())
+      .addOption(
+        new Option('--action <action>', 'remove: take the content down; suspend: the user reported or the author (Admins); none: agree, do nothing here (asked for on a terminal)').choices(
+          REPORT_ACTIONS,
+        ),
+      )
       .option('--reason <text>', 'the suspension reason (required to suspend), or the removal reason')
       .option('--until <date>', 'when a suspension ends by itself (ISO 8601); default: until lifted')
       .option('-y, --yes', 'remove or suspend without asking'),
     'agora reports resolve 3f2a… --action remove',
     'agora reports list --state open --target-type Status --fields id | agora reports resolve - --action remove',
   ).action(
-    withContext<{ action: (typeof REPORT_ACTIONS)[number]; reason?: string; until?: string; yes?: boolean }>(async (ctx, o, args) => {
-      const [{ ResolveReportInput }, { UsageError }] = await Promise.all([import('../../shared/schemas/reports.js'), import('../errors.js')]);
-      if (o.until !== undefined && o.action !== 'suspend') throw new UsageError('--until is for --action suspend only');
-      const body = await validateBody(ResolveReportInput, { action: o.action, reason: o.reason, until: o.until });
-      await settle(ctx, await idsFrom(args), { verb: 'resolve', body, action: o.action, yes: o.yes });
+    withContext<{ action?: (typeof REPORT_ACTIONS)[number]; reason?: string; until?: string; yes?: boolean }>(async (ctx, o, args) => {
+      const [{ ResolveReportInput }, { UsageError }, { askMissing }] = await Promise.all([
+        import('../../shared/schemas/reports.js'),
+        import('../errors.js'),
+        import('../prompts.js'),
+      ]);
+      const { action } = await askMissing({ action: o.action }, { action: { flag: '--action', message: 'What is done about it', choices: [...REPORT_ACTIONS] } });
+      if (o.until !== undefined && action !== 'suspend') throw new UsageError('--until is for --action suspend only');
+      const { reason } =
+        action === 'suspend'
+          ? await askMissing({ reason: o.reason }, { reason: { flag: '--reason', message: 'Why they are suspended (told to them)', check: (v) => (v.trim() ? undefined : 'a reason is needed') } })
+          : o;
+      const body = await validateBody(ResolveReportInput, { action, reason, until: o.until });
+      await settle(ctx, await idsFrom(args), { verb: 'resolve', body, action: action!, yes: o.yes });
     }),
   );
   examples(

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { documentedAs, Id, idInput, idsQuery, listOf, optionalText, PaginationQuery, queryEnum, queryText, text, Timestamp, typeError } from './common.js';
+import { documentedAs, Id, idInput, idsQuery, listOf, optionalText, PaginationQuery, queryEnum, queryText, sameCalendarDay, text, Timestamp, typeError } from './common.js';
 import { EXAMPLE_ID, exampleAttendance, exampleEvent, exampleTicket } from './examples.js';
 import { UserSchema } from './users.js';
 
@@ -13,18 +13,11 @@ export const isoDateTime = z
   .trim()
   .regex(
     /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i,
-    'must be an ISO 8601 date and time with a UTC offset, e.g. 2026-12-01T18:00:00Z',
+    { message: 'must be an ISO 8601 date and time with a UTC offset, e.g. 2026-12-01T18:00:00Z', abort: true },
   )
   .refine((v) => !Number.isNaN(Date.parse(v)) && sameCalendarDay(v), 'is not a real date and time')
   .transform((v) => new Date(v).toISOString())
   .meta({ format: 'date-time', description: 'ISO 8601 date and time with a UTC offset' });
-
-/** Date.parse rolls 2026-02-30 over to March; a date whose day does not exist is refused instead. */
-function sameCalendarDay(value: string): boolean {
-  const [y, m, d] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
-  const check = new Date(Date.UTC(y, m - 1, d));
-  return check.getUTCFullYear() === y && check.getUTCMonth() === m - 1 && check.getUTCDate() === d;
-}
 
 const PRICE = /^\d{1,10}(\.\d{1,2})?$/;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Id, text, Timestamp } from './common.js';
+import { Id, sameCalendarDay, text, Timestamp } from './common.js';
 
 export const MAX_SUSPENSION_REASON = 1000;
 
@@ -16,8 +16,12 @@ export type Suspension = z.infer<typeof SuspensionSchema>;
 const isoTime = z
   .string()
   .trim()
-  .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2}))?$/, 'must be an ISO 8601 date (2026-12-31: its midnight UTC) or a time with its offset (2026-12-31T18:00:00Z)')
-  .refine((v) => !Number.isNaN(Date.parse(v)), 'is not a real date')
+  // `abort`: a text that is no date at all is told so once, not also that it is no real date.
+  .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2}))?$/, {
+    message: 'must be an ISO 8601 date (2026-12-31: its midnight UTC) or a time with its offset (2026-12-31T18:00:00Z)',
+    abort: true,
+  })
+  .refine((v) => !Number.isNaN(Date.parse(v)) && sameCalendarDay(v), 'is not a real date')
   .transform((v) => new Date(v).toISOString());
 
 export const SuspendUserInput = z.object({
