@@ -1,4 +1,4 @@
-import { conflict, ErrorCode, forbidden, invalidField, invalidFields, notFound } from '../shared/errors.js';
+import { conflict, ErrorCode, forbidden, invalidFields, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { listResult, type ListResult } from '../shared/schemas/common.js';
 import { REPORT_EXCERPT, type CreateReportInput, type ListReportsQuery, type Report, type ResolveReportInput } from '../shared/schemas/reports.js';
@@ -45,9 +45,6 @@ export async function createReport(deps: Deps, caller: Caller, input: CreateRepo
       if (!(await tx.reports.holdTarget('Comment', comment.id))) throw notFound('Comment');
       target = { user: comment.user_id, page: await pageOfStatus(tx, status), excerpt: cut(comment.content) };
     }
-    // Nothing for a moderator to settle: one's own words are one's own to remove.
-    if (target.user === reporter.id)
-      throw invalidField('target_id', input.target_type === 'User' ? 'a user cannot report themself' : `a user cannot report their own ${input.target_type.toLowerCase()}: remove it instead`);
     const report: ReportRow = {
       id: newId(),
       user_id: reporter.id,
