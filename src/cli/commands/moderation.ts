@@ -157,10 +157,12 @@ function registerSuspensionCommands(users: Command): void {
         import('../../shared/schemas/suspensions.js'),
         import('../prompts.js'),
       ]);
-      const { reason } = await askMissing({ reason: o.reason }, { reason: { flag: '--reason', message: 'Why (told to them)', check: (v) => (v.trim() ? undefined : 'a reason is needed') } });
-      // Checked before any request (exit 2), with the API's own schema.
-      const body = await validateBody(SuspendUserInput, { reason, until: o.until });
+      // `--until` checked before any request (exit 2), with the API's own schema; the user found before a reason is
+      // asked for, so a mistyped one costs no typing.
+      await validateBody(SuspendUserInput, { reason: o.reason ?? 'checked below', until: o.until });
       const id = await ctx.names.resolve('user', ref!);
+      const { reason } = await askMissing({ reason: o.reason }, { reason: { flag: '--reason', message: 'Why (told to them)', check: (v) => (v.trim() ? undefined : 'a reason is needed') } });
+      const body = await validateBody(SuspendUserInput, { reason, until: o.until });
       // A suspension in force is replaced (its reason and end): said in the question, and after it.
       const { nickname, suspension: was } = await ctx.client.get<User>(`/users/${seg(id)}`);
       const current = was ? `${nickname} is suspended ${suspensionEnd(was.until)} ("${was.reason}"): replace that with a suspension` : `Suspend ${nickname}`;
@@ -222,10 +224,9 @@ function registerReportCommands(program: Command): void {
               if (!v.trim()) return 'an id is needed';
               return target(answers.targetType as string | undefined, v).then(
                 () => undefined,
-                (error: unknown) => {
-                  if (error instanceof NameNotFoundError || error instanceof UsageError) return error.message;
-                  throw error;
-                },
+                // Anything else (the server down, the key refused) is left to `await target(…)` below, which ends
+                // the run as every command does: thrown here, inquirer would lose it.
+                (error: unknown) => (error instanceof NameNotFoundError || error instanceof UsageError ? error.message : undefined),
               );
             },
           },

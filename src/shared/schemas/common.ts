@@ -171,6 +171,7 @@ export const listResult = <T>(items: T[], listed: { total: number; next?: string
 /** Date.parse rolls 2026-02-30 over to March; a date whose day does not exist is refused instead. */
 export function sameCalendarDay(value: string): boolean {
   const [y, m, d] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
-  const check = new Date(Date.UTC(y, m - 1, d));
+  const check = new Date(0);
+  check.setUTCFullYear(y, m - 1, d); // not Date.UTC, which reads the years 0–99 as 1900–1999
   return check.getUTCFullYear() === y && check.getUTCMonth() === m - 1 && check.getUTCDate() === d;
 }
