@@ -151,7 +151,7 @@ function registerSuspensionCommands(users: Command): void {
     'agora users suspend bob --reason "spam" --until 2026-12-31',
   ).action(
     withContext<{ reason?: string; until?: string; yes?: boolean }>(async (ctx, o, [ref]) => {
-      const [{ seg }, { confirmOrStop }, { SuspendUserInput }, { askMissing }] = await Promise.all([
+      const [{ seg }, { confirmOrStop }, { SuspendUserInput }, { askMissing, fieldCheck }] = await Promise.all([
         import('../../client/api-client.js'),
         import('../confirm.js'),
         import('../../shared/schemas/suspensions.js'),
@@ -159,9 +159,9 @@ function registerSuspensionCommands(users: Command): void {
       ]);
       // `--until` checked before any request (exit 2), with the API's own schema; the user found before a reason is
       // asked for, so a mistyped one costs no typing.
-      await validateBody(SuspendUserInput, { reason: o.reason ?? 'checked below', until: o.until });
+      await validateBody(SuspendUserInput.pick({ until: true }), { until: o.until });
       const id = await ctx.names.resolve('user', ref!);
-      const { reason } = await askMissing({ reason: o.reason }, { reason: { flag: '--reason', message: 'Why (told to them)', check: (v) => (v.trim() ? undefined : 'a reason is needed') } });
+      const { reason } = await askMissing({ reason: o.reason }, { reason: { flag: '--reason', message: 'Why (told to them)', check: fieldCheck(SuspendUserInput.shape.reason) } });
       const body = await validateBody(SuspendUserInput, { reason, until: o.until });
       // A suspension in force is replaced (its reason and end): said in the question, and after it.
       const { nickname, suspension: was } = await ctx.client.get<User>(`/users/${seg(id)}`);
@@ -284,8 +284,9 @@ function registerReportCommands(program: Command): void {
     'agora reports list --state open --target-type Status --fields id | agora reports resolve - --action remove',
   ).action(
     withContext<{ action?: (typeof REPORT_ACTIONS)[number]; reason?: string; until?: string; yes?: boolean }>(async (ctx, o, args) => {
-      const [{ ResolveReportInput }, { UsageError }, { askMissing }] = await Promise.all([
+      const [{ ResolveReportInput }, { SuspendUserInput }, { UsageError }, { askMissing, fieldCheck }] = await Promise.all([
         import('../../shared/schemas/reports.js'),
+        import('../../shared/schemas/suspensions.js'),
         import('../errors.js'),
         import('../prompts.js'),
       ]);
@@ -293,7 +294,7 @@ function registerReportCommands(program: Command): void {
       if (o.until !== undefined && action !== 'suspend') throw new UsageError('--until is for --action suspend only');
       const { reason } =
         action === 'suspend'
-          ? await askMissing({ reason: o.reason }, { reason: { flag: '--reason', message: 'Why they are suspended (told to them)', check: (v) => (v.trim() ? undefined : 'a reason is needed') } })
+          ? await askMissing({ reason: o.reason }, { reason: { flag: '--reason', message: 'Why they are suspended (told to them)', check: fieldCheck(SuspendUserInput.shape.reason) } })
           : o;
       const body = await validateBody(ResolveReportInput, { action, reason, until: o.until });
       await settle(ctx, await idsFrom(args), { verb: 'resolve', body, action: action!, yes: o.yes });

@@ -153,7 +153,7 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
   };
 
   // Keys that arrive together are taken one after the other: ink hands over arrows one by one, but a run of letters
-  // (`aa`, `ry` typed fast, or pasted) as one string.
+  // (`jj`, `ry` typed fast, or pasted) as one string.
   useInput((input, key) => {
     if (input.length > 1 && /^[\x20-\x7e]+$/.test(input) && !key.ctrl && !key.meta) for (const ch of input) onKey(ch, key);
     else onKey(input, key);
