@@ -115,15 +115,18 @@ export class Names {
     // Ids begin with their time: walking a newest-first list, once its last id is below every prefix, no record
     // further on can start with one (a status made a minute ago is found in the first page, not the last).
     const prefixes = refs.map((ref) => ref.trim()).filter((ref) => ID_PREFIX.test(ref));
-    const enough = list.newestFirst
-      ? (read: Record<string, unknown>[]) => read.length > 0 && prefixes.every((prefix) => String(read[read.length - 1]!.id) < prefix)
-      : undefined;
+    const pastAll = (wanted: string[]) => (read: Record<string, unknown>[]) =>
+      read.length > 0 && wanted.every((prefix) => String(read[read.length - 1]!.id) < prefix);
+    const enough = list.newestFirst ? pastAll(prefixes) : undefined;
     const { items } = await fetchList<Record<string, unknown>>(this.client, path, {}, { perPage: 100, all: true }, list.bare, enough);
     const unmatched = prefixes.filter((prefix) => !items.some((record) => String(record.id).startsWith(prefix)));
     if (list.gone && unmatched.length > 0) {
       const { path: gonePath, query, id } = list.gone;
+      // The log is newest first, and a record is removed after it is made: once an entry is older than every
+      // prefix still unmatched, no entry further on names a record with one.
+      const walk = { perPage: 100, all: true };
       // Refused (403) to all but Admins: they have nothing gone to find.
-      const gone = await fetchList<Record<string, unknown>>(this.client, gonePath, query, { perPage: 100, all: true }).catch((error: unknown) => {
+      const gone = await fetchList<Record<string, unknown>>(this.client, gonePath, query, walk, false, pastAll(unmatched)).catch((error: unknown) => {
         if ((error as { status?: unknown }).status === 403) return { items: [] };
         throw error;
       });

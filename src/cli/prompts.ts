@@ -17,6 +17,11 @@ export interface Question {
   check?: (value: string, answers: Record<string, unknown>) => string | undefined | Promise<string | undefined>;
   /** Turns the answer into the value (a date to ISO 8601); throws to ask again. */
   parse?: (value: string) => unknown;
+  /**
+   * Not required: asked (a text, empty for none) only on a terminal when a required value is asked for too, so
+   * that the questions offer all the command takes; never missing without a terminal.
+   */
+  optional?: true;
 }
 
 export const interactive = () => !!process.stdin.isTTY && !!process.stdout.isTTY;
@@ -27,14 +32,16 @@ export const interactive = () => !!process.stdin.isTTY && !!process.stdout.isTTY
  * nothing sent.
  */
 export async function askMissing<V extends Record<string, unknown>>(values: V, questions: Partial<Record<keyof V, Question>>): Promise<V> {
-  const missing = (Object.entries(questions) as [keyof V & string, Question][]).filter(
+  const unanswered = (Object.entries(questions) as [keyof V & string, Question][]).filter(
     ([key, q]) => values[key] === undefined || (q.kind === 'confirm' && !values[key]),
   );
+  const missing = unanswered.filter(([, q]) => !q.optional);
   if (missing.length === 0) return values;
   if (!interactive())
     throw new UsageError(`missing ${missing.map(([, q]) => q.flag).join(', ')} (asked for on a terminal; required otherwise)`);
   const prompts = await import('@inquirer/prompts');
   const validate = (q: Question) => async (value: string) => {
+    if (q.optional && value.trim() === '') return true;
     try {
       q.parse?.(value);
     } catch (error) {
@@ -42,9 +49,10 @@ export async function askMissing<V extends Record<string, unknown>>(values: V, q
     }
     return (await q.check?.(value, values)) ?? true;
   };
-  for (const [key, q] of missing) {
+  for (const [key, q] of unanswered) {
     let answer: unknown;
-    const message = typeof q.message === 'function' ? q.message(values) : q.message;
+    const asked = typeof q.message === 'function' ? q.message(values) : q.message;
+    const message = q.optional ? `${asked} (optional, ⏎ for none)` : asked;
     if (q.kind === 'secret') {
       for (;;) {
         const first = await prompts.password({ message, mask: '*', validate: validate(q) });
@@ -69,7 +77,7 @@ export async function askMissing<V extends Record<string, unknown>>(values: V, q
       answer = await prompts.select({ message, choices });
     } else {
       const typed = await prompts.input({ message, validate: validate(q) });
-      answer = q.parse ? q.parse(typed) : typed;
+      answer = q.optional && typed.trim() === '' ? undefined : q.parse ? q.parse(typed) : typed;
     }
     (values as Record<string, unknown>)[key] = answer;
   }

@@ -146,6 +146,25 @@ describe('keys typed together, and the selection', () => {
       }
     });
 
+  it('a settling key pressed before the last one is done waits its turn: a, j, a in one burst accept the first two', async () => {
+    const { ids, nicknames } = await requests('Turns Club');
+    const env = { ...envFor(server, owner.creds), AGORA_QUEUE_REFRESH_MS: '600000' };
+    const term = new Terminal(freshHome(server), env, { agora: ['queue', '--yes'], width: 80, height: 24 });
+    try {
+      await term.waitFor(/● live/, 10_000);
+      await term.waitFor(new RegExp(`› request +Turns Club +${nicknames[0]}`));
+      term.keys('a', 'j', 'a');
+      await term.waitFor(new RegExp(`accepted ${nicknames[1]}'s request to join Turns Club`));
+      const left = await queueIds();
+      expect(left).not.toContain(ids[0]);
+      expect(left).not.toContain(ids[1]);
+      expect(left).toContain(ids[2]);
+      term.keys('q');
+    } finally {
+      term.close();
+    }
+  });
+
   it('the selection stays on its item when another leaves the queue above it, after an action moved it', async () => {
     const { ids, nicknames } = await requests('Stay Club', 4);
     const env = { ...envFor(server, owner.creds), AGORA_QUEUE_REFRESH_MS: '300' };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { call } from '../helpers/api.js';
+import { call, createUserWithKey } from '../helpers/api.js';
 import { runCli } from '../helpers/cli.js';
 import { useServer } from '../helpers/server.js';
 import { envFor } from './support.js';
@@ -12,6 +12,7 @@ import { envFor } from './support.js';
 const server = useServer({ args: ['--log'] });
 /** How many times the statuses list was read: the server's log is JSON lines when piped (`"req":{"method":"GET","url":…}`). */
 const listReads = () => server.errors().split('\n').filter((line) => /"method":"GET","url":"[^"]*\/statuses[?"]/.test(line)).length;
+const auditReads = () => server.errors().split('\n').filter((line) => /"method":"GET","url":"[^"]*\/audit_log[?"]/.test(line)).length;
 
 describe('a status id prefix among many statuses', () => {
   it('is found in the first page of the list when the status is recent, and every match still counts', async () => {
@@ -37,5 +38,29 @@ describe('a status id prefix among many statuses', () => {
     expect(found.code, found.stderr).toBe(0);
     expect(JSON.parse(found.stdout).id).toBe(oldest);
     expect(listReads() - walked).toBe(3);
+  });
+
+  it('a status removed by an Admin is found in the audit log by the entries removed since it was made, not the whole log', async () => {
+    // 110 removals by an Admin first: more than one page of the log.
+    const author = await createUserWithKey(server);
+    const post = async (content: string) =>
+      (await call(server, 'POST', '/statuses', { as: author.creds, body: { user_id: author.user.id, content } })).body.id as string;
+    const old = await Promise.all(Array.from({ length: 110 }, (_, i) => post(`old ${i}`)));
+    for (const id of old) expect((await call(server, 'DELETE', `/statuses/${id}?reason=spam`)).status).toBe(204);
+    const recent = await post('removed just now');
+    expect((await call(server, 'DELETE', `/statuses/${recent}?reason=spam`)).status).toBe(204);
+
+    const before = auditReads();
+    const got = await runCli(['statuses', 'get', recent.slice(0, 20), '--json'], { home: server.dir, env: envFor(server, server.admin) });
+    expect(got.code, got.stderr).toBe(0);
+    expect(JSON.parse(got.stdout)).toMatchObject({ id: recent, removal_reason: 'spam' });
+    expect(auditReads() - before).toBe(1);
+
+    // One removed long ago is further down the log: the walk goes on to it.
+    const further = auditReads();
+    const first = await runCli(['statuses', 'get', old[0]!.slice(0, 20), '--json'], { home: server.dir, env: envFor(server, server.admin) });
+    expect(first.code, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout).id).toBe(old[0]);
+    expect(auditReads() - further).toBe(2);
   });
 });

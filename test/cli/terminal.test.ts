@@ -271,7 +271,7 @@ describe('prompts', () => {
     expect(((await call(server, 'GET', '/pages')).body as { total_items: number }).total_items).toBe(before);
   });
 
-  it('reports create looks the target up as soon as it is typed: a nickname naming no one is asked again, before the reason', async () => {
+  it('reports create looks the target up as soon as it is typed: a nickname naming no one is asked again, before the reason; the comment is offered', async () => {
     const spammer = await createUser(server, { nickname: `spam_${tag()}` });
     term.clear();
     const run = term.agora('reports create --target-type User');
@@ -283,10 +283,16 @@ describe('prompts', () => {
     term.type(String(spammer.nickname));
     await term.waitFor(/Why/);
     term.keys('Enter');
+    // The comment, optional, is offered too: too long is asked again, as the API would refuse it.
+    await term.waitFor(/What moderators should know \(optional, ⏎ for none\)/);
+    term.type('x'.repeat(1001));
+    await term.waitFor(/must be at most 1000 characters/);
+    term.keys('C-u');
+    term.type('Links to a shop');
     const { code, screen } = await run;
     expect(code, screen).toBe(0);
     const reports = (await call(server, 'GET', `/reports?target_id=${spammer.id}`)).body as { items: { target_type: string; reason: string }[] };
-    expect(reports.items).toMatchObject([{ target_type: 'User', reason: 'spam' }]);
+    expect(reports.items).toMatchObject([{ target_type: 'User', reason: 'spam', comment: 'Links to a shop' }]);
   });
 
   it('users suspend and reports resolve ask for what they miss on a terminal, and name it otherwise (exit 2)', async () => {

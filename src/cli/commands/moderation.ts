@@ -200,10 +200,11 @@ function registerReportCommands(program: Command): void {
     'agora reports create        # on a terminal: asks what is reported and why',
   ).action(
     withContext<{ targetType?: string; targetId?: string; reason?: string; comment?: string }>(async (ctx, o) => {
-      const [{ askMissing }, { NameNotFoundError }, { UsageError }] = await Promise.all([
+      const [{ askMissing, fieldCheck }, { NameNotFoundError }, { UsageError }, { CreateReportInput }] = await Promise.all([
         import('../prompts.js'),
         import('../names.js'),
         import('../errors.js'),
+        import('../../shared/schemas/reports.js'),
       ]);
       // On a terminal the target is looked up as soon as it is typed: a mistyped nickname is asked again at once.
       const targets = new Map<string, Promise<string>>();
@@ -213,7 +214,7 @@ function registerReportCommands(program: Command): void {
         return targets.get(key)!;
       };
       const values = await askMissing(
-        { targetType: o.targetType, targetId: o.targetId, reason: o.reason },
+        { targetType: o.targetType, targetId: o.targetId, reason: o.reason, comment: o.comment },
         {
           targetType: { flag: '--target-type', message: 'What is reported', choices: [...REPORT_TARGET_TYPES] },
           targetId: {
@@ -231,11 +232,12 @@ function registerReportCommands(program: Command): void {
             },
           },
           reason: { flag: '--reason', message: 'Why', choices: [...REPORT_REASONS] },
+          comment: { flag: '--comment', message: 'What moderators should know', optional: true, check: fieldCheck(CreateReportInput.shape.comment) },
         },
       );
       const targetId = await target(values.targetType, values.targetId!);
       const me = (await ctx.client.get<{ id: string }>('/me')).id;
-      const body = { user_id: me, target_type: values.targetType, target_id: targetId, reason: values.reason, comment: o.comment };
+      const body = { user_id: me, target_type: values.targetType, target_id: targetId, reason: values.reason, comment: values.comment };
       await ctx.out.record(await ctx.client.post<Report>('/reports', body), REPORT_VIEW);
     }),
   );

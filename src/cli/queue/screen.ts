@@ -57,13 +57,20 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
   const [live, setLive] = useState(false);
   const [maySuspend, setMaySuspend] = useState(true);
   const [, setTick] = useState(0);
-  const busy = useRef(false);
-  const lastIndex = useRef(0);
+  // Settling keys pressed before the last one is done wait their turn (`a`, `j`, `a` typed fast settle two items);
+  // an item is settled once, however often its key is pressed meanwhile.
+  const settling = useRef(Promise.resolve());
+  const inFlight = useRef(new Set<string>());
 
+  // The selection follows its item when the list changes around it. When its item leaves, it is the item now in
+  // its place, chosen here with the new list (not at the next render, when keys pressed meanwhile have moved it):
+  // another item leaving above it then does not move it onto a row the moderator never chose.
   const refresh = useCallback(async () => {
     try {
       const { items: fresh, total: count } = await source.load();
+      const place = selection(itemsNow.current, selectedIdNow.current).index;
       setItems(fresh);
+      if (!fresh.some((item) => item.id === selectedIdNow.current)) setSelectedId(fresh[Math.min(Math.max(0, place), fresh.length - 1)]?.id);
       setTotal(count);
       setMessage((m) => (m.text === 'loading…' ? { text: '', tone: 'plain' } : m));
     } catch (error) {
@@ -87,19 +94,7 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
     };
   }, [refresh, source, options.refreshMs, stdout]);
 
-  // The selection follows its item when the list changes around it; it moves on when the item leaves.
-  const selection = (list: ModerationItem[], id: string | undefined) => {
-    const found = list.findIndex((i) => i.id === id);
-    const at = found === -1 ? Math.min(list.length - 1, Math.max(0, lastIndex.current)) : found;
-    return { index: at, selected: at >= 0 ? list[at] : undefined };
-  };
   const { index, selected } = selection(items, selectedId);
-  lastIndex.current = Math.max(0, index);
-  // Once its item has left, the selection is the item now in its place, which it then follows in turn: another
-  // item leaving above it does not move it onto a row the moderator never chose.
-  useEffect(() => {
-    if (selected && selected.id !== selectedIdNow.current) setSelectedId(selected.id);
-  }, [selected?.id]);
   useEffect(() => {
     if (mode !== 'list' && !selected) setMode('list');
   }, [mode, selected]);
@@ -121,11 +116,14 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
   const [pending, setPending, pendingNow] = useKeyState<{ verb: Verb; item: ModerationItem } | undefined>(undefined);
   const [reason, setReason, reasonNow] = useKeyState('');
 
-  const act = async (verb: Verb | 'accept', item: ModerationItem, suspension?: string) => {
-    if (busy.current) return;
-    busy.current = true;
+  const act = (verb: Verb | 'accept', item: ModerationItem, suspension?: string) => {
     setMode('list');
     setPending(undefined);
+    if (inFlight.current.has(item.id)) return;
+    inFlight.current.add(item.id);
+    settling.current = settling.current.then(() => settle(verb, item, suspension));
+  };
+  const settle = async (verb: Verb | 'accept', item: ModerationItem, suspension?: string) => {
     try {
       if (verb === 'accept') await source.accept(item);
       else if (verb === 'refuse') await source.refuse(item);
@@ -139,8 +137,8 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
       if (refused) setMaySuspend(false);
       setMessage({ text: refused ? ADMINS_SUSPEND : options.describeError(error), tone: 'bad' });
     } finally {
-      busy.current = false;
       await refresh();
+      inFlight.current.delete(item.id);
     }
   };
 
@@ -152,11 +150,12 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
     setMode(verb === 'suspend' ? 'reason' : 'confirm');
   };
 
-  // Keys that arrive together are taken one after the other: ink hands over arrows one by one, but a run of letters
-  // (`jj`, `ry` typed fast, or pasted) as one string.
+  // Keys that arrive together are taken one after the other: ink hands over each escape sequence (an arrow) apart,
+  // but a run of other keys (`jj` or `y⏎` typed fast, a pasted reason) as one string.
   useInput((input, key) => {
-    if (input.length > 1 && /^[\x20-\x7e]+$/.test(input) && !key.ctrl && !key.meta) for (const ch of input) onKey(ch, key);
-    else onKey(input, key);
+    const keys = [...input];
+    if (keys.length < 2 || key.ctrl || key.meta) return onKey(input, key);
+    for (const ch of keys) onKey(...typed(ch, key));
   });
   const onKey = (input: string, key: Key) => {
     // What the keys before this one did, even if the screen has not rendered it yet.
@@ -285,6 +284,21 @@ export async function runQueueScreen(source: QueueSource, options: ScreenOptions
     app.cleanup();
     process.stdout.write('\u001b[?1049l');
   }
+}
+
+/** The selected item and its place: the item `id` names, else the first; -1 in an empty list. */
+function selection(list: ModerationItem[], id: string | undefined): { index: number; selected: ModerationItem | undefined } {
+  const index = list.length === 0 ? -1 : Math.max(0, list.findIndex((i) => i.id === id));
+  return { index, selected: list[index] };
+}
+
+/** One key of a run ink handed over as one string, as ink would have given it alone. */
+function typed(ch: string, run: Key): [string, Key] {
+  const plain: Key = { ...run, shift: /^[A-Z]$/.test(ch), return: false, backspace: false, delete: false, tab: false, escape: false };
+  if (ch === '\r' || ch === '\n') return ['', { ...plain, return: true }];
+  if (ch === '\x7f' || ch === '\b') return ['', { ...plain, backspace: true }];
+  if (ch === '\t') return ['', { ...plain, tab: true }];
+  return [/[\u0000-\u001f]/.test(ch) ? '' : ch, plain];
 }
 
 /**
