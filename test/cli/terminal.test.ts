@@ -295,6 +295,17 @@ describe('prompts', () => {
     expect(reports.items).toMatchObject([{ target_type: 'User', reason: 'spam', comment: 'Links to a shop' }]);
   });
 
+  it('reports create says at once when the server cannot be reached, before asking why; Ctrl-C stops (130)', async () => {
+    term.clear();
+    const run = term.agora('--url http://127.0.0.1:9 reports create --target-type User');
+    await term.waitFor(/The user \(id or nickname\)/);
+    term.type('someone');
+    await term.waitFor(/127\.0\.0\.1:9.*\(⏎ to try again, Ctrl-C to stop\)/, 20_000);
+    expect(term.screen()).not.toMatch(/Why/);
+    term.keys('C-c');
+    expect((await run).code).toBe(130);
+  });
+
   it('users suspend and reports resolve ask for what they miss on a terminal, and name it otherwise (exit 2)', async () => {
     const bob = await createUser(server, { nickname: `bob_${tag()}` });
     term.clear();

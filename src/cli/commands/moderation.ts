@@ -223,11 +223,16 @@ function registerReportCommands(program: Command): void {
               answers.targetType === 'User' ? 'The user (id or nickname)' : answers.targetType === 'Status' ? "The status's id (or its prefix)" : "The comment's id",
             check: async (v, answers) => {
               if (!v.trim()) return 'an id is needed';
-              return target(answers.targetType as string | undefined, v).then(
+              const type = answers.targetType as string | undefined;
+              return target(type, v).then(
                 () => undefined,
-                // Anything else (the server down, the key refused) is left to `await target(…)` below, which ends
-                // the run as every command does: thrown here, inquirer would lose it.
-                (error: unknown) => (error instanceof NameNotFoundError || error instanceof UsageError ? error.message : undefined),
+                (error: unknown) => {
+                  if (error instanceof NameNotFoundError || error instanceof UsageError) return error.message;
+                  // The server out of reach, the key refused: said at once, not after the other questions (thrown
+                  // here, inquirer would lose it); Enter tries again.
+                  targets.delete(`${type}:${v}`);
+                  return `${(error as Error).message} (⏎ to try again, Ctrl-C to stop)`;
+                },
               );
             },
           },
