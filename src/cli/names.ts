@@ -123,7 +123,8 @@ export class Names {
     if (list.gone && unmatched.length > 0) {
       const { path: gonePath, query, id } = list.gone;
       // The log is newest first, and a record is removed after it is made: once an entry is older than every
-      // prefix still unmatched, no entry further on names a record with one.
+      // prefix still unmatched, no entry further on names a record with one. (Ids and times come from the servers'
+      // clocks: processes sharing a database whose clocks differ by more than a status's life could end it early.)
       const walk = { perPage: 100, all: true };
       // Refused (403) to all but Admins: they have nothing gone to find.
       const gone = await fetchList<Record<string, unknown>>(this.client, gonePath, query, walk, false, pastAll(unmatched)).catch((error: unknown) => {

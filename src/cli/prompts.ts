@@ -18,8 +18,8 @@ export interface Question {
   /** Turns the answer into the value (a date to ISO 8601); throws to ask again. */
   parse?: (value: string) => unknown;
   /**
-   * Not required: asked (a text, empty for none) only on a terminal when a required value is asked for too, so
-   * that the questions offer all the command takes; never missing without a terminal.
+   * Not required: asked only on a terminal when a required value is asked for too, so that the questions offer
+   * all the command takes; never missing without a terminal. A text question only (empty for none).
    */
   optional?: true;
 }
@@ -35,6 +35,7 @@ export async function askMissing<V extends Record<string, unknown>>(values: V, q
   const unanswered = (Object.entries(questions) as [keyof V & string, Question][]).filter(
     ([key, q]) => values[key] === undefined || (q.kind === 'confirm' && !values[key]),
   );
+  for (const [, q] of unanswered) if (q.optional && ((q.kind ?? 'text') !== 'text' || q.choices)) throw new Error(`${q.flag}: only a text question may be optional`);
   const missing = unanswered.filter(([, q]) => !q.optional);
   if (missing.length === 0) return values;
   if (!interactive())

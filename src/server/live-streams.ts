@@ -55,6 +55,8 @@ export class LiveStreams {
   private heartbeat: NodeJS.Timeout | undefined;
   private looking = false;
   private lookAgain = false;
+  /** Set by `closeAll`: a stream whose request was under way then is refused, else it would hold the closing open. */
+  private closed = false;
 
   constructor(
     private readonly deps: Deps,
@@ -94,8 +96,10 @@ export class LiveStreams {
     this.wake(userId);
   }
 
-  /** Throws 429 (this user's streams) or 503 (the process's) when one more stream would be one too many. */
+  /** Throws 429 (this user's streams) or 503 (the process's, or closing) when one more stream would be one too many. */
   admit(userId: string): void {
+    if (this.closed)
+      throw new AppError(503, ErrorCode.serverBusy, 'The server is shutting down: retry later', undefined, { 'retry-after': '1' });
     const mine = this.byUser.get(userId)?.streams.size ?? 0;
     if (mine >= this.perUser)
       throw new AppError(
@@ -112,6 +116,7 @@ export class LiveStreams {
   }
 
   closeAll(): void {
+    this.closed = true;
     for (const listening of [...this.byUser.values()]) for (const stream of [...listening.streams]) stream.raw.end();
     this.stopWatching?.();
     this.stopWatching = undefined;

@@ -156,12 +156,15 @@ describe('at a terminal, an Admin', () => {
       await term.waitFor(/nobody suspended/);
       await term.keys('s');
       await term.waitFor(/reason \[reported for spam\]:/);
+      // Pasted over two lines: the line break is a space, and nothing is sent until Enter.
+      term.keys('-l', 'Spam\rafter a warning');
+      await term.waitFor(/reason \[reported for spam\]: Spam after a warning█/);
       // Typed in one burst with its Enter (pasted, or typed fast): ink hands the run over as one string.
-      term.keys('-l', 'Spam après un avertissement\r');
+      term.keys('-l', ', après tout\r');
       await term.waitFor(new RegExp(`suspended ${spammer.user.nickname}`));
       expect(await reportState(id)).toBe('resolved');
       const user = await call(server, 'GET', `/users/${spammer.user.id}`);
-      expect(user.body.suspension).toMatchObject({ reason: 'Spam après un avertissement', until: null });
+      expect(user.body.suspension).toMatchObject({ reason: 'Spam after a warning, après tout', until: null });
       await term.keys('q');
       expect(await term.exitCode()).toBe(0);
     } finally {

@@ -165,6 +165,45 @@ describe('keys typed together, and the selection', () => {
     }
   });
 
+  it('q waits for the settles still on their way: a, j, a, q in one burst accept two requests, then exit 0', async () => {
+    const { ids } = await requests('Quit Club');
+    const env = { ...envFor(server, owner.creds), AGORA_QUEUE_REFRESH_MS: '600000' };
+    const term = new Terminal(freshHome(server), env, { agora: ['queue', '--yes'], width: 80, height: 24 });
+    try {
+      await term.waitFor(/● live/, 10_000);
+      await term.waitFor(/› request +Quit Club/);
+      term.keys('a', 'j', 'a', 'q');
+      expect(await term.exitCode(20_000)).toBe(0);
+      const left = await queueIds();
+      expect(left).not.toContain(ids[0]);
+      expect(left).not.toContain(ids[1]);
+      expect(left).toContain(ids[2]);
+    } finally {
+      term.close();
+    }
+  });
+
+  it('keys typed after the answer to a question, in the same burst, are dropped: r, y, j, a refuses one and accepts none', async () => {
+    const { ids, nicknames } = await requests('Answer Club');
+    const env = { ...envFor(server, owner.creds), AGORA_QUEUE_REFRESH_MS: '600000' };
+    const term = new Terminal(freshHome(server), env, { agora: ['queue'], width: 80, height: 24 });
+    try {
+      await term.waitFor(/● live/, 10_000);
+      await term.waitFor(new RegExp(`› request +Answer Club +${nicknames[0]}`));
+      term.keys('r', 'y', 'j', 'a');
+      await term.waitFor(new RegExp(`refused ${nicknames[0]}'s request to join Answer Club`));
+      // Time for an accept the `a` would have sent.
+      await new Promise((ok) => setTimeout(ok, 1500));
+      expect(term.screen()).not.toMatch(/accepted/);
+      const left = await queueIds();
+      expect(left).not.toContain(ids[0]);
+      expect(left).toEqual(expect.arrayContaining([ids[1]!, ids[2]!]));
+      term.keys('q');
+    } finally {
+      term.close();
+    }
+  });
+
   it('the selection stays on its item when another leaves the queue above it, after an action moved it', async () => {
     const { ids, nicknames } = await requests('Stay Club', 4);
     const env = { ...envFor(server, owner.creds), AGORA_QUEUE_REFRESH_MS: '300' };

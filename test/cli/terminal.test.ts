@@ -179,7 +179,7 @@ describe('tables that fit', () => {
     const hook = await call(server, 'POST', '/webhooks', { body: { url: 'http://127.0.0.1:9/hook', events: ['invite.created'] } });
     const invited = await createUser(server);
     await call(server, 'POST', '/invites', { body: { target_type: 'Page', target_id: page.id, user_id: adminId, user_target_ids: [invited.id] } });
-    term.resize(60);
+    await term.resize(60);
     for (const args of ['pages list --per-page 10', `invites list --page-id ${page.slug}`, `webhooks deliveries ${hook.body.id}`]) {
       term.clear();
       const { code, screen } = await term.agora(args);
@@ -190,7 +190,7 @@ describe('tables that fit', () => {
       // One rule under the header, none between rows.
       expect(lines.filter((l) => l.startsWith('├')).length).toBe(1);
     }
-    term.resize(200);
+    await term.resize(200);
   });
 });
 
@@ -198,15 +198,15 @@ describe('times in a table that would not fit', () => {
   it('are cut to the minute before the text beside them is: a notification reads whole at 100 columns', async () => {
     const [reader, fan] = await Promise.all([createUser(server, { nickname: `reader_${tag()}` }), createUser(server, { nickname: `fan_${tag()}` })]);
     await call(server, 'POST', '/follows', { body: { followable_type: 'User', followable_id: reader.id, user_id: fan.id } });
-    term.resize(100);
+    await term.resize(100);
     try {
       term.clear();
       const { code, screen } = await term.agora(`notifications list --user ${reader.nickname}`);
       expect(code, screen).toBe(0);
-      expect(screen).toMatch(/│ \d{4}-\d\d-\d\d \d\d:\d\dZ │/);
+      expect(screen, screen).toMatch(/│ \d{4}-\d\d-\d\d \d\d:\d\dZ │/);
       expect(screen).toContain(`${fan.fullname} followed you`);
     } finally {
-      term.resize(200);
+      await term.resize(200);
     }
   });
 });

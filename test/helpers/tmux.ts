@@ -68,8 +68,20 @@ export class Terminal {
     return this.tmux('display-message', '-p', '-t', 'main', '#{pane_title}').trim();
   }
 
-  resize(width: number, height = 50): void {
+  /**
+   * Resizes the window, and waits until the pane's shell sees the new size: tmux tells the pane's terminal a moment
+   * later (it spaces resizes out), and a program started before then would draw for the old width.
+   */
+  async resize(width: number, height = 50): Promise<void> {
     this.tmux('resize-window', '-t', 'main', '-x', String(width), '-y', String(height));
+    for (let attempt = 0; ; attempt++) {
+      const marker = `size-${randomBytes(3).toString('hex')}`;
+      this.type(`echo ${marker}=$(stty size)`);
+      const seen = await this.waitFor(new RegExp(`^${marker}=\\d+ \\d+`, 'm'));
+      if (new RegExp(`^${marker}=${height} ${width}$`, 'm').test(seen)) return;
+      if (attempt === 50) throw new Error(`the pane never saw ${width}×${height}:\n${seen}`);
+      await new Promise((ok) => setTimeout(ok, 100));
+    }
   }
 
   /** A blank screen and no scrollback (the pane's terminal reset, as `clear` would, without a race with typing). */

@@ -200,11 +200,12 @@ function registerReportCommands(program: Command): void {
     'agora reports create        # on a terminal: asks what is reported and why',
   ).action(
     withContext<{ targetType?: string; targetId?: string; reason?: string; comment?: string }>(async (ctx, o) => {
-      const [{ askMissing, fieldCheck }, { NameNotFoundError }, { UsageError }, { CreateReportInput }] = await Promise.all([
+      const [{ askMissing, fieldCheck }, { NameNotFoundError }, { UsageError }, { CreateReportInput }, { ApiError, ConnectionError }] = await Promise.all([
         import('../prompts.js'),
         import('../names.js'),
         import('../errors.js'),
         import('../../shared/schemas/reports.js'),
+        import('../../client/api-client.js'),
       ]);
       // On a terminal the target is looked up as soon as it is typed: a mistyped nickname is asked again at once.
       const targets = new Map<string, Promise<string>>();
@@ -229,9 +230,10 @@ function registerReportCommands(program: Command): void {
                 (error: unknown) => {
                   if (error instanceof NameNotFoundError || error instanceof UsageError) return error.message;
                   // The server out of reach, the key refused: said at once, not after the other questions (thrown
-                  // here, inquirer would lose it); Enter tries again.
+                  // here, inquirer would lose it). Enter tries again where that may help.
                   targets.delete(`${type}:${v}`);
-                  return `${(error as Error).message} (⏎ to try again, Ctrl-C to stop)`;
+                  const passing = error instanceof ConnectionError || (error instanceof ApiError && error.status >= 500);
+                  return `${(error as Error).message} (${passing ? '⏎ to try again, ' : ''}Ctrl-C to stop)`;
                 },
               );
             },

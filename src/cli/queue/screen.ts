@@ -58,16 +58,22 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
   const [maySuspend, setMaySuspend] = useState(true);
   const [, setTick] = useState(0);
   // Settling keys pressed before the last one is done wait their turn (`a`, `j`, `a` typed fast settle two items);
-  // an item is settled once, however often its key is pressed meanwhile.
+  // an item is settled once, however often its key is pressed meanwhile; `q` waits for them all.
   const settling = useRef(Promise.resolve());
   const inFlight = useRef(new Set<string>());
+  const quitting = useRef(false);
+  // Loads overlap (the timer, the stream, each settle): one that began before the last one shown is old news.
+  const loads = useRef({ begun: 0, shown: 0 });
 
   // The selection follows its item when the list changes around it. When its item leaves, it is the item now in
   // its place, chosen here with the new list (not at the next render, when keys pressed meanwhile have moved it):
   // another item leaving above it then does not move it onto a row the moderator never chose.
   const refresh = useCallback(async () => {
+    const load = ++loads.current.begun;
     try {
       const { items: fresh, total: count } = await source.load();
+      if (load < loads.current.shown) return;
+      loads.current.shown = load;
       const place = selection(itemsNow.current, selectedIdNow.current).index;
       setItems(fresh);
       if (!fresh.some((item) => item.id === selectedIdNow.current)) setSelectedId(fresh[Math.min(Math.max(0, place), fresh.length - 1)]?.id);
@@ -95,8 +101,9 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
   }, [refresh, source, options.refreshMs, stdout]);
 
   const { index, selected } = selection(items, selectedId);
+  // A question is about the item as it was when its key was pressed (`pending`), which may leave the list meanwhile.
   useEffect(() => {
-    if (mode !== 'list' && !selected) setMode('list');
+    if (mode === 'details' && !selected) setMode('list');
   }, [mode, selected]);
 
   // The details of a report show every open report on its target, read when they open and when the count moves.
@@ -121,7 +128,11 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
     setPending(undefined);
     if (inFlight.current.has(item.id)) return;
     inFlight.current.add(item.id);
-    settling.current = settling.current.then(() => settle(verb, item, suspension));
+    settling.current = settling.current
+      .then(() => settle(verb, item, suspension))
+      // A failure is on the screen already (`settle`); whatever else goes wrong must not stop the settles after it.
+      .catch(() => {})
+      .finally(() => inFlight.current.delete(item.id));
   };
   const settle = async (verb: Verb | 'accept', item: ModerationItem, suspension?: string) => {
     try {
@@ -138,7 +149,6 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
       setMessage({ text: refused ? ADMINS_SUSPEND : options.describeError(error), tone: 'bad' });
     } finally {
       await refresh();
-      inFlight.current.delete(item.id);
     }
   };
 
@@ -152,12 +162,21 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
 
   // Keys that arrive together are taken one after the other: ink hands over each escape sequence (an arrow) apart,
   // but a run of other keys (`jj` or `y⏎` typed fast, a pasted reason) as one string.
+  // In a run, a line break inside a reason is a space (a pasted reason of several lines), and keys after one that
+  // answered a question or ended the run are dropped: they were typed for the question, not for the list.
   useInput((input, key) => {
     const keys = [...input];
-    if (keys.length < 2 || key.ctrl || key.meta) return onKey(input, key);
-    for (const ch of keys) onKey(...typed(ch, key));
+    if (keys.length < 2 || key.ctrl || key.meta) return void onKey(input, key);
+    for (const [i, ch] of keys.entries()) {
+      const last = i === keys.length - 1;
+      const before = modeNow.current;
+      if (before === 'reason' && !last && (ch === '\r' || ch === '\n')) onKey(' ', typed(' ', key)[1]);
+      else onKey(...typed(ch, key));
+      if (quitting.current || ((before === 'confirm' || before === 'reason') && modeNow.current !== before)) return;
+    }
   });
   const onKey = (input: string, key: Key) => {
+    if (quitting.current && !(key.ctrl && input === 'c')) return;
     // What the keys before this one did, even if the screen has not rendered it yet.
     const { index, selected } = selection(itemsNow.current, selectedIdNow.current);
     const items = itemsNow.current;
@@ -184,9 +203,14 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
       if (input && !key.ctrl && !key.meta) setReason((reason + input.replace(/[\u0000-\u001f\u007f-\u009f]/g, '')).slice(0, MAX_SUSPENSION_REASON));
       return;
     }
-    if (input === 'q') return exit();
-    // Ctrl-C ends the run as it ends every command: exit 130 (`q` is the way out that is not an interruption).
-    if (key.ctrl && input === 'c') return exit(new InterruptedError(''));
+    // Ctrl-C ends the run as it ends every command: exit 130, dropping the settles not yet sent. `q` is the way out
+    // that is not an interruption: it waits for them.
+    if (key.ctrl && input === 'c') return void ((quitting.current = true), exit(new InterruptedError('')));
+    if (input === 'q') {
+      quitting.current = true;
+      if (inFlight.current.size > 0) setMessage({ text: `finishing ${inFlight.current.size === 1 ? 'the last action' : `${inFlight.current.size} actions`}…`, tone: 'plain' });
+      return void settling.current.then(() => exit());
+    }
     if (mode === 'details' && (key.escape || key.return || key.backspace || key.leftArrow)) return setMode('list');
     if (key.upArrow || input === 'k') return setSelectedId(items[Math.max(0, index - 1)]?.id);
     if (key.downArrow || input === 'j') return setSelectedId(items[Math.min(items.length - 1, index + 1)]?.id);
@@ -298,6 +322,8 @@ function typed(ch: string, run: Key): [string, Key] {
   if (ch === '\r' || ch === '\n') return ['', { ...plain, return: true }];
   if (ch === '\x7f' || ch === '\b') return ['', { ...plain, backspace: true }];
   if (ch === '\t') return ['', { ...plain, tab: true }];
+  // Ctrl and a letter, as ink gives it alone (Ctrl-C among keys typed fast still stops).
+  if (ch >= '\x01' && ch <= '\x1a') return [String.fromCharCode(ch.charCodeAt(0) + 96), { ...plain, ctrl: true }];
   return [/[\u0000-\u001f]/.test(ch) ? '' : ch, plain];
 }
 
