@@ -204,6 +204,24 @@ describe('keys typed together, and the selection', () => {
     }
   });
 
+  it("a failure among settles typed together stays on the screen after the next one's success", async () => {
+    const { ids, nicknames } = await requests('Fail Club');
+    const env = { ...envFor(server, owner.creds), AGORA_QUEUE_REFRESH_MS: '600000' };
+    const term = new Terminal(freshHome(server), env, { agora: ['queue', '--yes'], width: 200, height: 24 });
+    try {
+      await term.waitFor(/● live/, 10_000);
+      await term.waitFor(new RegExp(`› request +Fail Club +${nicknames[0]}`));
+      // Someone else refuses the first; this screen does not know yet.
+      expect((await call(server, 'PUT', `/page_access_requests/${ids[0]}/refuse`, { as: owner.creds })).status).toBeLessThan(300);
+      term.keys('a', 'j', 'a');
+      await term.waitFor(new RegExp(`accepted ${nicknames[1]}'s request to join Fail Club; before it, already handled elsewhere`));
+      expect(await queueIds()).not.toContain(ids[1]);
+      term.keys('q');
+    } finally {
+      term.close();
+    }
+  });
+
   it('the selection stays on its item when another leaves the queue above it, after an action moved it', async () => {
     const { ids, nicknames } = await requests('Stay Club', 4);
     const env = { ...envFor(server, owner.creds), AGORA_QUEUE_REFRESH_MS: '300' };

@@ -123,16 +123,21 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
   const [pending, setPending, pendingNow] = useKeyState<{ verb: Verb; item: ModerationItem } | undefined>(undefined);
   const [reason, setReason, reasonNow] = useKeyState('');
 
+  // A failure with settles queued after it: each one's success would replace it at once, so they carry it along.
+  const unseenFailure = useRef<string | undefined>(undefined);
   const act = (verb: Verb | 'accept', item: ModerationItem, suspension?: string) => {
     setMode('list');
     setPending(undefined);
-    if (inFlight.current.has(item.id)) return;
+    if (inFlight.current.has(item.id)) return setMessage({ text: 'that one is being settled already', tone: 'plain' });
     inFlight.current.add(item.id);
     settling.current = settling.current
       .then(() => settle(verb, item, suspension))
       // A failure is on the screen already (`settle`); whatever else goes wrong must not stop the settles after it.
       .catch(() => {})
-      .finally(() => inFlight.current.delete(item.id));
+      .finally(() => {
+        inFlight.current.delete(item.id);
+        if (inFlight.current.size === 0) unseenFailure.current = undefined;
+      });
   };
   const settle = async (verb: Verb | 'accept', item: ModerationItem, suspension?: string) => {
     try {
@@ -141,12 +146,15 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
       else if (verb === 'remove') await source.remove(item as ReportItem);
       else if (verb === 'dismiss') await source.dismiss(item as ReportItem);
       else await source.suspend(item as ReportItem, suspension ?? defaultSuspensionReason(item as ReportItem));
-      setMessage({ text: outcome(verb, item), tone: 'ok' });
+      const failure = unseenFailure.current;
+      setMessage(failure ? { text: `${outcome(verb, item)}; before it, ${failure}`, tone: 'bad' } : { text: outcome(verb, item), tone: 'ok' });
     } catch (error) {
       // `forbidden`, not `account_suspended` (the caller's own suspension, which says so itself).
       const refused = verb === 'suspend' && (error as { status?: unknown; code?: unknown } | null)?.code === 'forbidden';
       if (refused) setMaySuspend(false);
-      setMessage({ text: refused ? ADMINS_SUSPEND : options.describeError(error), tone: 'bad' });
+      const text = refused ? ADMINS_SUSPEND : options.describeError(error);
+      setMessage({ text, tone: 'bad' });
+      if (inFlight.current.size > 1) unseenFailure.current = text;
     } finally {
       await refresh();
     }
