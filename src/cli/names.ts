@@ -110,6 +110,9 @@ export class Names {
    * is a usage error listing them (exit 2); one naming none, a failure like a 404 (exit 1).
    */
   async fullIds(list: IdList, refs: string[]): Promise<string[]> {
+    // Shorter than a table shows: not an id, and too short to name one.
+    const short = refs.find((ref) => /^[0-9a-f]{1,5}$/.test(ref.trim()));
+    if (short !== undefined) throw new UsageError(`${short.trim()} is too short to name a ${list.label}: give its whole id or at least its first 6 characters`);
     if (refs.every((ref) => !ID_PREFIX.test(ref.trim()))) return refs;
     const path = typeof list.path === 'string' ? list.path : await list.path(this.client);
     // Ids begin with their time: walking a newest-first list, once its last id is below every prefix, no record

@@ -174,6 +174,9 @@ describe('keys typed together, and the selection', () => {
       await term.waitFor(/› request +Quit Club/);
       term.keys('a', 'j', 'a', 'q');
       expect(await term.exitCode(20_000)).toBe(0);
+      // What they came to is said once the screen is gone.
+      const after = term.screen(true);
+      expect(after).toMatch(new RegExp(`accepted \\w+'s request to join Quit Club[\\s\\S]*accepted \\w+'s request to join Quit Club`));
       const left = await queueIds();
       expect(left).not.toContain(ids[0]);
       expect(left).not.toContain(ids[1]);
@@ -216,6 +219,28 @@ describe('keys typed together, and the selection', () => {
       term.keys('a', 'j', 'a');
       await term.waitFor(new RegExp(`accepted ${nicknames[1]}'s request to join Fail Club; before it, already handled elsewhere`));
       expect(await queueIds()).not.toContain(ids[1]);
+      term.keys('q');
+    } finally {
+      term.close();
+    }
+  });
+
+  it('pasted text is never taken as keys: "ok done yes⏎" typed as one burst, and a bracketed paste of "aja", settle nothing', async () => {
+    const { ids, nicknames } = await requests('Paste Club');
+    const env = { ...envFor(server, owner.creds), AGORA_QUEUE_REFRESH_MS: '600000' };
+    const term = new Terminal(freshHome(server), env, { agora: ['queue', '--yes'], width: 100, height: 24 });
+    try {
+      await term.waitFor(/● live/, 10_000);
+      await term.waitFor(new RegExp(`› request +Paste Club +${nicknames[0]}`));
+      term.keys('-l', 'ok done yes\r');
+      await term.waitFor(/pasted text is not taken as keys here/);
+      term.tmux('set-buffer', 'aja');
+      // -p: bracketed, as a terminal marks a paste when the program asks for it.
+      term.tmux('paste-buffer', '-p', '-t', 'main');
+      await new Promise((ok) => setTimeout(ok, 1000));
+      expect(term.screen()).not.toMatch(/accepted/);
+      expect(term.screen()).toMatch(new RegExp(`› request +Paste Club +${nicknames[0]}`));
+      expect(await queueIds()).toEqual(expect.arrayContaining(ids));
       term.keys('q');
     } finally {
       term.close();

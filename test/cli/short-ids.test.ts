@@ -39,6 +39,9 @@ describe('short ids', () => {
     for (const { id } of posted) expect(shared.stderr).toContain(id);
     expect(none.code).toBe(1);
     expect(none.stderr).toBe('error: No status you may see has an id starting with ffffff0\n');
+    // Shorter than any table shows: a usage error, not "not found".
+    const short = await agora(['statuses', 'get', posted[0]!.id.slice(0, 5)], fan.creds);
+    expect([short.code, short.stderr]).toEqual([2, `error: ${posted[0]!.id.slice(0, 5)} is too short to name a status: give its whole id or at least its first 6 characters\n`]);
   });
 
   it('a removed status keeps its prefix for Admins, who still read it (found through the audit log); for others it names nothing', async () => {

@@ -295,6 +295,28 @@ describe('prompts', () => {
     expect(reports.items).toMatchObject([{ target_type: 'User', reason: 'spam', comment: 'Links to a shop' }]);
   });
 
+  it("reports create checks a status's id as it is typed: too short, not an id, no such status, then a prefix", async () => {
+    const status = (await call(server, 'POST', '/statuses', { body: { user_id: adminId, content: `reportable ${tag()}` } })).body as { id: string };
+    term.clear();
+    const run = term.agora('reports create --target-type Status --reason spam');
+    await term.waitFor(/The status's id \(or its prefix\)/);
+    term.type('01a2');
+    await term.waitFor(/01a2 is too short to name a status/);
+    term.keys('C-u');
+    term.type('zzzzzzzz');
+    await term.waitFor(/zzzzzzzz is not a status's id/);
+    term.keys('C-u');
+    term.type('f'.repeat(32));
+    await term.waitFor(/No status you may see has the id f{32}/);
+    term.keys('C-u');
+    term.type(status.id.slice(0, 24));
+    await term.waitFor(/What moderators should know/);
+    term.keys('Enter');
+    const { code, screen } = await run;
+    expect(code, screen).toBe(0);
+    expect(((await call(server, 'GET', `/reports?target_id=${status.id}`)).body as { items: unknown[] }).items).toMatchObject([{ target_type: 'Status', reason: 'spam' }]);
+  });
+
   it('reports create says at once when the server cannot be reached, before asking why; Ctrl-C stops (130)', async () => {
     term.clear();
     const run = term.agora('--url http://127.0.0.1:9 reports create --target-type User');

@@ -200,7 +200,7 @@ function registerReportCommands(program: Command): void {
     'agora reports create        # on a terminal: asks what is reported and why',
   ).action(
     withContext<{ targetType?: string; targetId?: string; reason?: string; comment?: string }>(async (ctx, o) => {
-      const [{ askMissing, fieldCheck }, { NameNotFoundError }, { UsageError }, { CreateReportInput }, { ApiError, ConnectionError }] = await Promise.all([
+      const [{ askMissing, fieldCheck, interactive }, { NameNotFoundError }, { UsageError }, { CreateReportInput }, { ApiError, ConnectionError }] = await Promise.all([
         import('../prompts.js'),
         import('../names.js'),
         import('../errors.js'),
@@ -211,7 +211,7 @@ function registerReportCommands(program: Command): void {
       const targets = new Map<string, Promise<string>>();
       const target = (type: string | undefined, ref: string) => {
         const key = `${type}:${ref}`;
-        if (!targets.has(key)) targets.set(key, targetIdOf(ctx, type, ref));
+        if (!targets.has(key)) targets.set(key, targetIdOf(ctx, type, ref, interactive()));
         return targets.get(key)!;
       };
       const values = await askMissing(
@@ -316,15 +316,32 @@ function registerReportCommands(program: Command): void {
 }
 
 /** A report's target as the API takes it: a user's nickname, or a status's id prefix, made a full id. */
-async function targetIdOf(ctx: Context, type: string | undefined, ref: string): Promise<string> {
+/**
+ * The id of what `ref` names. `known`: also ask the server that a whole id names a status or comment the caller may
+ * see (the prompt checks each answer as it is typed; a script's POST finds out anyway).
+ */
+async function targetIdOf(ctx: Context, type: string | undefined, ref: string, known = false): Promise<string> {
   if (type === 'User') return ctx.names.resolve('user', ref);
-  const { ID, ID_LISTS } = await import('../names.js');
-  if (type === undefined && !ID.test(ref.trim())) {
-    const { UsageError } = await import('../errors.js');
+  const [{ ID, ID_LISTS, NameNotFoundError }, { UsageError }, { ApiError, seg }] = await Promise.all([
+    import('../names.js'),
+    import('../errors.js'),
+    import('../../client/api-client.js'),
+  ]);
+  const value = ref.trim();
+  if (type === undefined && !ID.test(value))
     throw new UsageError(`--target-id ${ref} is not a whole id: say what it names with --target-type (a user's nickname, a status's id prefix)`);
+  if (type === 'Comment' && !ID.test(value)) throw new UsageError(`${value} is not a comment's whole id (32 characters)`);
+  // Hex too short to be a prefix is said so by `fullIds`.
+  if (type === 'Status' && !/^[0-9a-f]{1,32}$/.test(value))
+    throw new UsageError(`${value} is not a status's id: give its whole id or at least its first 6 characters`);
+  const id = type === 'Status' ? (await ctx.names.fullIds(ID_LISTS.status, [value]))[0]! : value;
+  if (known && ID.test(value) && type !== undefined) {
+    const what = type === 'Status' ? 'status' : 'comment';
+    await ctx.client.get(`/${what === 'status' ? 'statuses' : 'comments'}/${seg(id)}`).catch((error: unknown) => {
+      throw error instanceof ApiError && error.status === 404 ? new NameNotFoundError(`No ${what} you may see has the id ${id}`) : error;
+    });
   }
-  if (type !== 'Status') return ref;
-  return (await ctx.names.fullIds(ID_LISTS.status, [ref]))[0]!;
+  return id;
 }
 
 /** An API error of one of several records, its message naming that record (what else it carries, such as the profile to log in again, kept). */

@@ -43,6 +43,7 @@ export function registerQueueCommand(program: Command): void {
         import('../queue/screen.js'),
       ]);
       const me = (await client.get<{ id: string }>('/me')).id;
+      const leaving: string[] = [];
       const path = (item: ModerationItem, verb: string) =>
         `/${item.kind === 'invite' ? 'invites' : item.kind === 'report' ? 'reports' : 'page_access_requests'}/${seg(item.id)}/${verb}`;
       await runQueueScreen(
@@ -94,8 +95,11 @@ export function registerQueueCommand(program: Command): void {
             if (e.name === 'ApiError' && (e.status === 404 || e.status === 409)) return `already handled elsewhere: ${e.message}`;
             return String(e.message ?? error);
           },
+          onLeaving: (line) => leaving.push(line),
         },
       );
+      // What the actions still under way at `q` came to, once the screen is gone (its messages went with it).
+      for (const line of leaving) out.note(line);
     }),
   );
 }

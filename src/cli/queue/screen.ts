@@ -30,6 +30,8 @@ export interface ScreenOptions {
   refreshMs: number;
   /** Why an action failed, in one line. */
   describeError(error: unknown): string;
+  /** What an action still under way when `q` was pressed came to: said after the screen is gone. */
+  onLeaving?(line: string): void;
 }
 
 type Mode = 'list' | 'confirm' | 'reason' | 'details';
@@ -64,6 +66,9 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
   const quitting = useRef(false);
   // Loads overlap (the timer, the stream, each settle): one that began before the last one shown is old news.
   const loads = useRef({ begun: 0, shown: 0 });
+  const loadFailure = useRef<Message | undefined>(undefined);
+  // A paste (bracketed by the terminal) is text for a reason, never keys for the list.
+  const pasting = useRef(false);
 
   // The selection follows its item when the list changes around it. When its item leaves, it is the item now in
   // its place, chosen here with the new list (not at the next render, when keys pressed meanwhile have moved it):
@@ -78,9 +83,11 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
       setItems(fresh);
       if (!fresh.some((item) => item.id === selectedIdNow.current)) setSelectedId(fresh[Math.min(Math.max(0, place), fresh.length - 1)]?.id);
       setTotal(count);
-      setMessage((m) => (m.text === 'loading…' ? { text: '', tone: 'plain' } : m));
+      // What a failed load said is over once one succeeds.
+      setMessage((m) => (m.text === 'loading…' || m === loadFailure.current ? { text: '', tone: 'plain' } : m));
     } catch (error) {
-      setMessage({ text: options.describeError(error), tone: 'bad' });
+      loadFailure.current = { text: options.describeError(error), tone: 'bad' };
+      setMessage(loadFailure.current);
     }
   }, [source, options]);
 
@@ -152,12 +159,18 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
       // `forbidden`, not `account_suspended` (the caller's own suspension, which says so itself).
       const refused = verb === 'suspend' && (error as { status?: unknown; code?: unknown } | null)?.code === 'forbidden';
       if (refused) setMaySuspend(false);
-      const text = refused ? ADMINS_SUSPEND : options.describeError(error);
+      // No answer: the server may have done it all the same (the next look tells); a moderator must not take it
+      // for a refusal and press the key again on whatever is then selected.
+      const unknown = (error as { name?: string } | null)?.name === 'ConnectionError';
+      const text = refused ? ADMINS_SUSPEND : unknown ? `not known whether it went through (${options.describeError(error)})` : options.describeError(error);
       setMessage({ text, tone: 'bad' });
       if (inFlight.current.size > 1) unseenFailure.current = text;
+      if (quitting.current) options.onLeaving?.(`${outcome(verb, item)}: ${text}`);
+      return;
     } finally {
-      await refresh();
+      if (!quitting.current) await refresh();
     }
+    if (quitting.current) options.onLeaving?.(outcome(verb, item));
   };
 
   /** A settling key: at once with --yes, else after a question (a suspension asks for its reason). */
@@ -173,6 +186,14 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
   // In a run, a line break inside a reason is a space (a pasted reason of several lines), and keys after one that
   // answered a question or ended the run are dropped: they were typed for the question, not for the list.
   useInput((input, key) => {
+    if (input === '[200~' || input === '[201~') return void (pasting.current = input === '[200~');
+    // Unbracketed, a run of keys holding a space or a line break, on the list, is taken for a paste too (no one
+    // types `ok done yes⏎` as commands): it would move, open questions and answer them.
+    const onList = modeNow.current === 'list' || modeNow.current === 'details';
+    if (pasting.current || (onList && /\s/.test(input) && [...input].length > 1)) {
+      if (modeNow.current === 'reason') return void setReason((reasonNow.current + input.replace(/[\r\n\t]+/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f]/g, '')).slice(0, MAX_SUSPENSION_REASON));
+      return void setMessage({ text: 'pasted text is not taken as keys here: type them one by one', tone: 'bad' });
+    }
     const keys = [...input];
     if (keys.length < 2 || key.ctrl || key.meta) return void onKey(input, key);
     for (const [i, ch] of keys.entries()) {
@@ -308,13 +329,14 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
 
 /** Full screen (the terminal's alternate screen) until `q`; the screen before it comes back after. */
 export async function runQueueScreen(source: QueueSource, options: ScreenOptions): Promise<void> {
-  process.stdout.write('\u001b[?1049h\u001b[H');
+  // The alternate screen, and bracketed paste: pasted text comes marked, so that it is never read as keys.
+  process.stdout.write('\u001b[?1049h\u001b[H\u001b[?2004h');
   const app = render(h(QueueScreen, { source, options }), { exitOnCtrlC: false, patchConsole: false });
   try {
     await app.waitUntilExit();
   } finally {
     app.cleanup();
-    process.stdout.write('\u001b[?1049l');
+    process.stdout.write('\u001b[?2004l\u001b[?1049l');
   }
 }
 
