@@ -110,9 +110,12 @@ export class Names {
    * is a usage error listing them (exit 2); one naming none, a failure like a 404 (exit 1).
    */
   async fullIds(list: IdList, refs: string[]): Promise<string[]> {
-    // Shorter than a table shows: not an id, and too short to name one.
-    const short = refs.find((ref) => /^[0-9a-f]{1,5}$/.test(ref.trim()));
-    if (short !== undefined) throw new UsageError(`${short.trim()} is too short to name a ${list.label}: give its whole id or at least its first 6 characters`);
+    // Every ref is checked before any is used: a command given several acts on none when one cannot be an id.
+    for (const ref of refs.map((r) => r.trim())) {
+      // Shorter than a table shows: too short to name one.
+      if (/^[0-9a-f]{1,5}$/.test(ref)) throw new UsageError(`${ref} is too short to name a ${list.label}: give its whole id or at least its first 6 characters`);
+      if (!/^[0-9a-f]{6,32}$/.test(ref)) throw new UsageError(`${ref} is not a ${list.label}'s id: give its whole id or at least its first 6 characters`);
+    }
     if (refs.every((ref) => !ID_PREFIX.test(ref.trim()))) return refs;
     const path = typeof list.path === 'string' ? list.path : await list.path(this.client);
     // Ids begin with their time: walking a newest-first list, once its last id is below every prefix, no record

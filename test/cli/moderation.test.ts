@@ -139,6 +139,10 @@ describe('agora reports, statuses delete, users suspend', () => {
     const open = await run(['reports', 'list', '--state', 'open', '--target-type', 'Status', '--fields', 'id'], owner.creds);
     const ids = tsvRows(open.stdout).map((r) => r[0]!);
     expect(ids).toHaveLength(4);
+    // One ref that cannot be an id, among good ones: a usage error before any is settled.
+    const mistyped = await run(['reports', 'dismiss', ids[0]!, 'zzzzzzzz', ids[1]!], owner.creds);
+    expect([mistyped.code, mistyped.stderr]).toEqual([2, "error: zzzzzzzz is not a report's id: give its whole id or at least its first 6 characters\n"]);
+    expect((await call(server, 'GET', `/reports/${ids[0]}`)).body.state).toBe('open');
     const settled = await run(['reports', 'resolve', '-', '--action', 'remove'], owner.creds, ids.join('\n'));
     expect(settled.code, settled.stderr).toBe(0);
     expect(settled.stdout.match(/already resolved \(removed\)/g)).toHaveLength(2);

@@ -331,9 +331,6 @@ async function targetIdOf(ctx: Context, type: string | undefined, ref: string, k
   if (type === undefined && !ID.test(value))
     throw new UsageError(`--target-id ${ref} is not a whole id: say what it names with --target-type (a user's nickname, a status's id prefix)`);
   if (type === 'Comment' && !ID.test(value)) throw new UsageError(`${value} is not a comment's whole id (32 characters)`);
-  // Hex too short to be a prefix is said so by `fullIds`.
-  if (type === 'Status' && !/^[0-9a-f]{1,32}$/.test(value))
-    throw new UsageError(`${value} is not a status's id: give its whole id or at least its first 6 characters`);
   const id = type === 'Status' ? (await ctx.names.fullIds(ID_LISTS.status, [value]))[0]! : value;
   if (known && ID.test(value) && type !== undefined) {
     const what = type === 'Status' ? 'status' : 'comment';
