@@ -78,7 +78,9 @@ describe("at a terminal, the page's creator", () => {
     await term.waitFor(new RegExp(`› report +Garden Club +${author}: cheap watches`), 2000);
     expect(term.screen(true)).toMatch(/↑↓ move {2}d remove {2}s suspend {2}x dismiss {2}⏎ details {2}q quit/);
 
-    const second = await call(server, 'POST', '/reports', { as: ben.creds, body: { user_id: ben.user.id, target_type: 'Status', target_id: status, reason: 'abuse' } });
+    // A long comment reads whole in the details (wrapped), not cut at the screen's edge.
+    const long = `${'this account posts the same advert in every page of the community, '.repeat(2)}final-word`;
+    const second = await call(server, 'POST', '/reports', { as: ben.creds, body: { user_id: ben.user.id, target_type: 'Status', target_id: status, reason: 'abuse', comment: long } });
     expect(second.status).toBe(201);
     await term.waitFor(new RegExp(`› report ×2 +Garden Club +${author}`), 2000);
 
@@ -88,6 +90,7 @@ describe("at a terminal, the page's creator", () => {
     expect(details).toMatch(new RegExp(`about +a status by Test User \\w+ \\(${author}\\)`));
     expect(details).toMatch(/text +cheap watches at example\.com, today only/);
     expect(details).toMatch(new RegExp(`${ann.user.nickname} · spam · now: links to a shop`));
+    expect(details).toContain('final-word');
     await term.keys('Escape');
 
     await term.keys('a');

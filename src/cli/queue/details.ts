@@ -52,7 +52,7 @@ function reportDetails(item: ReportItem, group: GroupState, width: number): Reac
       h(
         Box,
         { key: report.id, width },
-        h(Text, { wrap: 'truncate-end' }, `  ${visibleLine(report.reporter)} · ${report.reason} · ${waited(report.created_at)}${said}`),
+        h(Text, { wrap: 'wrap' }, `  ${visibleLine(report.reporter)} · ${report.reason} · ${waited(report.created_at)}${said}`),
       ),
     );
   }

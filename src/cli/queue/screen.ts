@@ -289,7 +289,8 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
   const bodyRows = height - 5;
   let body: ReactNode;
   if (mode === 'details' && selected) {
-    body = h(Box, { flexDirection: 'column', height: bodyRows + 1 }, ...itemDetails(selected, group, width));
+    // Cut at its height, not drawn over the footer (a small window, long texts).
+    body = h(Box, { flexDirection: 'column', height: bodyRows + 1, overflow: 'hidden' }, ...itemDetails(selected, group, width));
   } else {
     const kindWidth = 9;
     const agoWidth = 5;
