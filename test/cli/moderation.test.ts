@@ -130,6 +130,8 @@ describe('agora reports, statuses delete, users suspend', () => {
     // Words checked before any request: exit 2.
     const badState = await run(['reports', 'list', '--state', 'closed']);
     expect([badState.code, badState.stderr]).toEqual([2, expect.stringMatching(/Allowed choices are open, resolved, dismissed/)]);
+    const past = await run(['users', 'suspend', bob.user.nickname, '--reason', 'spam', '--until', '2020-01-01']);
+    expect([past.code, past.stderr]).toEqual([2, 'error: --until 2020-01-01 is not in the future: a suspension ends after it starts\n']);
     const noReason = await run(['reports', 'resolve', 'ffffff', '--action', 'suspend']);
     expect([noReason.code, noReason.stderr]).toEqual([2, 'error: missing --reason (asked for on a terminal; required otherwise)\n']);
     const missing = await run(['reports', 'create', '--comment', 'no flags']);

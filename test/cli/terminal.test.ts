@@ -339,6 +339,14 @@ describe('prompts', () => {
     const { code, screen } = await run;
     expect(code, screen).toBe(0);
     expect(((await call(server, 'GET', `/users/${bob.id}`)).body as { suspension: { reason: string } }).suspension.reason).toBe('spam after a warning');
+    // The action is asked for with what the report is about.
+    const carl = await createUser(server, { nickname: `carl_${tag()}` });
+    const report = (await call(server, 'POST', '/reports', { body: { user_id: adminId, target_type: 'User', target_id: carl.id, reason: 'spam' } })).body as { id: string };
+    term.clear();
+    const resolving = term.agora(`reports resolve ${report.id.slice(0, 24)}`);
+    await term.waitFor(new RegExp(`What is done about the report on ${carl.nickname}`));
+    term.keys('C-c');
+    expect((await resolving).code).toBe(130);
     const [noReason, noAction] = await Promise.all([agora(['users', 'suspend', String(bob.nickname)]), agora(['reports', 'resolve', 'f'.repeat(32)])]);
     expect(noReason.code).toBe(2);
     expect(noReason.stderr).toBe('error: missing --reason (asked for on a terminal; required otherwise)\n');

@@ -159,7 +159,12 @@ function registerSuspensionCommands(users: Command): void {
       ]);
       // `--until` checked before any request (exit 2), with the API's own schema; the user found before a reason is
       // asked for, so a mistyped one costs no typing.
-      await validateBody(SuspendUserInput.pick({ until: true }), { until: o.until });
+      const { until } = await validateBody(SuspendUserInput.pick({ until: true }), { until: o.until });
+      // The API's other rule on it, checked here too (by this machine's clock; the server's has the last word).
+      if (until && Date.parse(until) <= Date.now()) {
+        const { UsageError } = await import('../errors.js');
+        throw new UsageError(`--until ${o.until} is not in the future: a suspension ends after it starts`);
+      }
       const id = await ctx.names.resolve('user', ref!);
       const { reason } = await askMissing({ reason: o.reason }, { reason: { flag: '--reason', message: 'Why (told to them)', check: fieldCheck(SuspendUserInput.shape.reason) } });
       const body = await validateBody(SuspendUserInput, { reason, until: o.until });
@@ -293,20 +298,28 @@ function registerReportCommands(program: Command): void {
     'agora reports list --state open --target-type Status --fields id | agora reports resolve - --action remove',
   ).action(
     withContext<{ action?: (typeof REPORT_ACTIONS)[number]; reason?: string; until?: string; yes?: boolean }>(async (ctx, o, args) => {
-      const [{ ResolveReportInput }, { SuspendUserInput }, { UsageError }, { askMissing, fieldCheck }] = await Promise.all([
+      const [{ ResolveReportInput }, { SuspendUserInput }, { UsageError }, { askMissing, fieldCheck, interactive }] = await Promise.all([
         import('../../shared/schemas/reports.js'),
         import('../../shared/schemas/suspensions.js'),
         import('../errors.js'),
         import('../prompts.js'),
       ]);
-      const { action } = await askMissing({ action: o.action }, { action: { flag: '--action', message: 'What is done about it', choices: [...REPORT_ACTIONS] } });
+      const refs = await idsFrom(args);
+      // On a terminal, the question says what one report is about: the action is not picked blind.
+      let about = 'it';
+      if (o.action === undefined && refs.length === 1 && interactive()) {
+        const { ID_LISTS } = await import('../names.js');
+        const [id] = await ctx.names.fullIds(ID_LISTS.report, refs);
+        about = `the report on ${(await reportedAs(ctx, id!)).text}`;
+      }
+      const { action } = await askMissing({ action: o.action }, { action: { flag: '--action', message: `What is done about ${about}`, choices: [...REPORT_ACTIONS] } });
       if (o.until !== undefined && action !== 'suspend') throw new UsageError('--until is for --action suspend only');
       const { reason } =
         action === 'suspend'
           ? await askMissing({ reason: o.reason }, { reason: { flag: '--reason', message: 'Why they are suspended (told to them)', check: fieldCheck(SuspendUserInput.shape.reason) } })
           : o;
       const body = await validateBody(ResolveReportInput, { action, reason, until: o.until });
-      await settle(ctx, await idsFrom(args), { verb: 'resolve', body, action: action!, yes: o.yes });
+      await settle(ctx, refs, { verb: 'resolve', body, action: action!, yes: o.yes });
     }),
   );
   examples(
