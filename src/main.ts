@@ -17,7 +17,7 @@ import { registerPermissionCommands } from './cli/commands/permissions.js';
 import { registerQueueCommand } from './cli/commands/queue.js';
 import { registerAuditCommands } from './cli/commands/audit.js';
 import { registerRoleCommands, registerSetRoleCommand } from './cli/commands/roles.js';
-import { registerServeCommand } from './cli/commands/serve.js';
+import { DEFAULT_PORT, registerServeCommand } from './cli/commands/serve.js';
 import { registerUserCommands } from './cli/commands/users.js';
 import { ignoreClosedPipe } from './cli/output.js';
 import { registerWebhookCommands } from './cli/commands/webhooks.js';
@@ -176,7 +176,12 @@ async function report(error: unknown, json: boolean): Promise<number> {
   const message = (error as Error)?.message ?? String(error);
   say(json ? JSON.stringify({ error: { code: local.code, message } }) : `error: ${message}`);
   // Not when a proxy was in the way (HTTP_PROXY): then it is the proxy, or the path through it, to look at.
-  if (!json && name === 'ConnectionError' && /^Cannot reach the agora server at \S+ \(/.test(message))
-    say(`Is the server running? Start one with ${await agora()} serve, or log in to another with ${await agora()} login --url URL`);
+  const unreachable = name === 'ConnectionError' ? /^Cannot reach the agora server at (\S+) \(/.exec(message) : null;
+  if (!json && unreachable) {
+    // Started as the profile expects it: on its port, when that is not serve's default.
+    const port = URL.canParse(unreachable[1]!) ? new URL(unreachable[1]!).port : '';
+    const serve = `${await agora()} serve${port && port !== String(DEFAULT_PORT) ? ` --port ${port}` : ''}`;
+    say(`Is the server running? Start one with ${serve}, or log in to another with ${await agora()} login --url URL`);
+  }
   return local.exit;
 }

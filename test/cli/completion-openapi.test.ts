@@ -142,6 +142,6 @@ describe('agora openapi', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr.split('\n')[0]).toBe('error: Cannot reach the agora server at http://127.0.0.1:9 (ECONNREFUSED)');
-    expect(result.stderr).toMatch(/\nIs the server running\? Start one with .*agora serve, or log in to another with .*agora login --url URL\n$/);
+    expect(result.stderr).toMatch(/\nIs the server running\? Start one with .*agora serve --port 9, or log in to another with .*agora login --url URL\n$/);
   });
 });

@@ -162,7 +162,11 @@ describe('first run', () => {
     });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/Cannot reach the agora server at http:\/\/127\.0\.0\.1:1 \(ECONNREFUSED\)\n/);
-    expect(refused.stderr).toMatch(/Is the server running\? Start one with .*agora serve, or log in to another with .*agora login --url URL\n$/);
+    expect(refused.stderr).toMatch(/Is the server running\? Start one with .*agora serve --port 1, or log in to another with .*agora login --url URL\n$/);
+    // whoami still says which server it would use.
+    const who = await runCli(['whoami'], { home: home(), env: { AGORA_URL: 'http://127.0.0.1:1', AGORA_API_KEY: 'ak_x', AGORA_API_SECRET: 'as_xxxxxxxxxxxxxxxx' } });
+    expect(who.code).toBe(1);
+    expect(who.stdout).toMatch(/url\s+http:\/\/127\.0\.0\.1:1/);
     // A stored profile whose secret the server no longer takes (revoked, or rotated elsewhere).
     const wrongHome = home();
     const { mkdirSync, writeFileSync } = await import('node:fs');

@@ -38,6 +38,9 @@ describe('without a terminal', () => {
     const json = await runCli(['queue', '--json'], { home: server.dir, env });
     expect(JSON.parse(json.stdout)).toEqual((await call(server, 'GET', '/moderation_queue', { as: owner.creds })).body);
     await call(server, 'PUT', `/page_access_requests/${asked.id}/refuse`, { as: owner.creds });
+    // The screen's keys are in its help, not only in the README.
+    const help = await runCli(['queue', '--help'], { home: server.dir, env });
+    expect(help.stdout).toMatch(/Keys \(on a terminal\): ↑↓ or j\/k move, ⏎ details, a accept and r refuse/);
   });
 });
 

@@ -59,7 +59,11 @@ export function registerAuthCommands(program: Command): void {
 
   examples(program.command('whoami').description('the profile, server and user the next command would use'), 'agora whoami').action(
     withContext(async ({ client, out, names, profile }) => {
-      const me = await client.get<{ id: string; nickname: string; fullname: string; permission_set_id: string }>('/me');
+      const me = await client.get<{ id: string; nickname: string; fullname: string; permission_set_id: string }>('/me').catch(async (error: unknown) => {
+        // The server out of reach: what is known here is still said (which profile and server), then why.
+        if ((error as { name?: string } | null)?.name === 'ConnectionError') await out.record({ profile, url: client.baseUrl });
+        throw error;
+      });
       await names.load('role', [me.permission_set_id]);
       const who = { profile, url: client.baseUrl, user_id: me.id, nickname: me.nickname, name: me.fullname, role: names.get('role', me.permission_set_id) ?? me.permission_set_id };
       await out.record(who);

@@ -32,7 +32,13 @@ export function registerQueueCommand(program: Command): void {
     'agora queue',
     'agora queue --all | cut -f1,2',
     'agora queue --json',
-  ).action(
+  )
+    .addHelpText(
+      'after',
+      '\nKeys (on a terminal): ↑↓ or j/k move, ⏎ details, a accept and r refuse a request or invite, d remove the reported\n' +
+        'content, s suspend (Admins; asks a reason), x dismiss reports, q quit (after the actions under way), Ctrl-C stop.\n',
+    )
+    .action(
     withContext<PageOptions & { yes?: boolean }>(async (ctx, o) => {
       const { client, out } = ctx;
       if (out.json || !process.stdout.isTTY || !process.stdin.isTTY)

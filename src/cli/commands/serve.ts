@@ -1,6 +1,9 @@
 import { Option, type Command } from 'commander';
 import { intOption } from '../command-kit.js';
 
+/** Where `agora serve` listens unless told otherwise. */
+export const DEFAULT_PORT = 4010;
+
 export function registerServeCommand(program: Command): void {
   program
     .command('serve')
@@ -8,7 +11,7 @@ export function registerServeCommand(program: Command): void {
     .option('--host <host>', 'address to listen on (env AGORA_HOST)', process.env.AGORA_HOST ?? '127.0.0.1')
     // Through .env() the environment's value is checked like the flag's: AGORA_PORT=abc is a usage error.
     .addOption(
-      new Option('--port <port>', 'port; 0 picks a free one').env('AGORA_PORT').argParser(intOption(0, 65535)).default(4010),
+      new Option('--port <port>', 'port; 0 picks a free one').env('AGORA_PORT').argParser(intOption(0, 65535)).default(DEFAULT_PORT),
     )
     .option('--db <file|url>', 'SQLite database file, or postgres:// URL (env AGORA_DB)', process.env.AGORA_DB ?? './agora.db')
     .option('--demo', 'seed a small community on an empty store and print an administrator key')

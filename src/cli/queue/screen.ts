@@ -272,7 +272,9 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
     h(Text, { color: c ? (live ? 'green' : 'yellow') : undefined }, live ? '● live' : '○ offline'),
   );
   const reportSelected = selected !== undefined && isReport(selected);
-  const keysOf = reportSelected ? `d remove  ${maySuspend ? 's suspend  ' : ''}x dismiss` : 'a accept  r refuse';
+  // Only the keys that can act on the selected item: a user reported cannot be removed.
+  const removable = reportSelected && selected.target.type !== 'User';
+  const keysOf = reportSelected ? `${removable ? 'd remove  ' : ''}${maySuspend ? 's suspend  ' : ''}x dismiss` : 'a accept  r refuse';
   const help =
     mode === 'confirm' && pending
       ? `${question(pending.verb, pending.item)} (y/N)`
@@ -314,7 +316,7 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
       { flexDirection: 'column', height: bodyRows + 1 },
       row('head', ' ', ['KIND', 'PAGE', 'WHO', 'WAIT'], { bold: true, dimColor: c }),
       ...(items.length === 0 && message.text !== 'loading…'
-        ? [h(Text, { key: 'empty', wrap: 'truncate-end' }, '  Nothing waiting. New requests and reports appear here as they come.')]
+        ? [h(Text, { key: 'empty', wrap: 'truncate-end' }, '  Nothing waiting. Requests to join and invites of the pages you created, and the reports you may settle, appear here as they come.')]
         : shown.map((item) =>
             row(
               item.id,
