@@ -1,0 +1,247 @@
+import { Option, type Command } from 'commander';
+import type { Report } from '../../shared/schemas/reports.js';
+import { examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import type { Context } from '../context.js';
+import type { Column, RecordView } from '../output.js';
+import { REPORT_ACTIONS, REPORT_REASONS, REPORT_STATES, REPORT_TARGET_TYPES, RESOLUTION_OF } from '../../shared/report-kinds.js';
+
+/** Reports from the terminal (docs/api.md, "Moderating content and people"): create, list, get, resolve, dismiss. */
+
+export const firstWords = (text: string) => (text.length <= 24 ? text : `${text.slice(0, 23)}…`);
+
+const REPORT_COLUMNS: Column<Report>[] = [
+  { header: 'id', value: (r) => r.id, id: true },
+  { header: 'state', value: (r) => r.state },
+  { header: 'reporter', value: (r) => r.user_id, name: ['user', (r) => r.user_id] },
+  { header: 'target', value: (r) => `${r.target_type} ${r.target.excerpt ?? r.target.user?.nickname ?? r.target_id}` },
+  { header: 'reason', value: (r) => r.reason },
+  { header: 'comment', value: (r) => r.comment ?? '' },
+  { header: 'resolution', value: (r) => r.resolution ?? '' },
+  { header: 'created', value: (r) => r.created_at },
+];
+
+/** A report: who reported it and who settled it by name, what it is about by its words or its user. */
+const REPORT_VIEW: RecordView<Report> = {
+  names: { user_id: ['reporter', 'user'], resolved_by: ['resolved by', 'user'] },
+  format: { target: (t: Report['target']) => (t.user ? t.user.nickname : t.excerpt !== null ? `"${t.excerpt}"` : t.id) },
+};
+
+export function registerReportCommands(program: Command): void {
+  const reports = program.command('reports').description('reports of statuses, comments and users, and settling them');
+  examples(
+    reports
+      .command('create')
+      .description('report a status, a comment or a user you can see (missing values are asked for on a terminal)')
+      .addOption(new Option('--target-type <type>', 'what is reported (required)').choices(REPORT_TARGET_TYPES))
+      .option('--target-id <id>', 'what is reported (required; a user: id or nickname; a status: its id or a prefix of it)')
+      .addOption(new Option('--reason <reason>', 'why (required)').choices(REPORT_REASONS))
+      .option('--comment <text>', 'what moderators should know (at most 1,000 characters)'),
+    'agora reports create --target-type Status --target-id 3f2a… --reason spam',
+    'agora reports create        # on a terminal: asks what is reported and why',
+  ).action(
+    withContext<{ targetType?: string; targetId?: string; reason?: string; comment?: string }>(async (ctx, o) => {
+      const [{ askMissing, fieldCheck, interactive }, { NameNotFoundError }, { UsageError }, { CreateReportInput }, { ApiError, ConnectionError }] = await Promise.all([
+        import('../prompts.js'),
+        import('../names.js'),
+        import('../errors.js'),
+        import('../../shared/schemas/reports.js'),
+        import('../../client/api-client.js'),
+      ]);
+      // On a terminal the target is looked up as soon as it is typed: a mistyped nickname is asked again at once.
+      const targets = new Map<string, Promise<string>>();
+      const target = (type: string | undefined, ref: string) => {
+        const key = `${type}:${ref}`;
+        if (!targets.has(key)) targets.set(key, targetIdOf(ctx, type, ref, interactive()));
+        return targets.get(key)!;
+      };
+      const values = await askMissing(
+        { targetType: o.targetType, targetId: o.targetId, reason: o.reason, comment: o.comment },
+        {
+          targetType: { flag: '--target-type', message: 'What is reported', choices: [...REPORT_TARGET_TYPES] },
+          targetId: {
+            flag: '--target-id',
+            message: (answers) =>
+              answers.targetType === 'User' ? 'The user (id or nickname)' : answers.targetType === 'Status' ? "The status's id (or its prefix)" : "The comment's id",
+            check: async (v, answers) => {
+              if (!v.trim()) return 'an id is needed';
+              const type = answers.targetType as string | undefined;
+              return target(type, v).then(
+                () => undefined,
+                (error: unknown) => {
+                  if (error instanceof NameNotFoundError || error instanceof UsageError) return error.message;
+                  // The server out of reach, the key refused: said at once, not after the other questions (thrown
+                  // here, inquirer would lose it). Enter tries again where that may help.
+                  targets.delete(`${type}:${v}`);
+                  const passing = error instanceof ConnectionError || (error instanceof ApiError && error.status >= 500);
+                  return `${(error as Error).message} (${passing ? '⏎ to try again, ' : ''}Ctrl-C to stop)`;
+                },
+              );
+            },
+          },
+          reason: { flag: '--reason', message: 'Why', choices: [...REPORT_REASONS] },
+          comment: { flag: '--comment', message: 'What moderators should know', optional: true, check: fieldCheck(CreateReportInput.shape.comment) },
+        },
+      );
+      const targetId = await target(values.targetType, values.targetId!);
+      const me = (await ctx.client.get<{ id: string }>('/me')).id;
+      const body = { user_id: me, target_type: values.targetType, target_id: targetId, reason: values.reason, comment: values.comment };
+      await ctx.out.record(await ctx.client.post<Report>('/reports', body), REPORT_VIEW);
+    }),
+  );
+  examples(
+    paginationOptions(
+      reports
+        .command('list')
+        .description('reports oldest first: yours, those on your pages, or all (Admins)')
+        .addOption(new Option('--state <state>', 'only reports in this state').choices(REPORT_STATES))
+        .addOption(new Option('--target-type <type>', 'only reports on this kind of thing').choices(REPORT_TARGET_TYPES))
+        .option('--target-id <id>', 'reports on this target (a user: id or nickname)'),
+    ),
+    'agora reports list --state open --target-type Status --fields id | agora reports resolve - --action remove',
+  ).action(
+    withContext<PageOptions & { state?: string; targetType?: string; targetId?: string }>(async (ctx, o) => {
+      const query: Record<string, string> = {};
+      if (o.state) query.state = o.state;
+      if (o.targetType) query.target_type = o.targetType;
+      if (o.targetId) query.target_id = await targetIdOf(ctx, o.targetType, o.targetId);
+      await showList(ctx, '/reports', query, REPORT_COLUMNS, o);
+    }),
+  );
+  examples(reports.command('get').description('show one report').argument('<id>', 'report id'), 'agora reports get 3f2a…').action(
+    withContext(async (ctx, _o, [id]) => {
+      const [{ seg }, { ID_LISTS }] = await Promise.all([import('../../client/api-client.js'), import('../names.js')]);
+      const [full] = await ctx.names.fullIds(ID_LISTS.report, [id!]);
+      await ctx.out.record(await ctx.client.get<Report>(`/reports/${seg(full!)}`), REPORT_VIEW);
+    }),
+  );
+  examples(
+    reports
+      .command('resolve')
+      .description(
+        'resolve reports, agreeing with them (and every open report on the same targets): remove the content, suspend its author, or none (nothing done here; dismiss says the report was wrong)',
+      )
+      .argument('<id...>', 'report ids, or - to read them from standard input')
+      .addOption(
+        new Option('--action <action>', 'remove: take the content down; suspend: the user reported or the author (Admins); none: agree, do nothing here (asked for on a terminal)').choices(
+          REPORT_ACTIONS,
+        ),
+      )
+      .option('--reason <text>', 'the suspension reason (required to suspend), or the removal reason')
+      .option('--until <date>', 'when a suspension ends by itself (ISO 8601); default: until lifted')
+      .option('-y, --yes', 'remove or suspend without asking'),
+    'agora reports resolve 3f2a… --action remove',
+    'agora reports list --state open --target-type Status --fields id | agora reports resolve - --action remove',
+  ).action(
+    withContext<{ action?: (typeof REPORT_ACTIONS)[number]; reason?: string; until?: string; yes?: boolean }>(async (ctx, o, args) => {
+      const [{ ResolveReportInput }, { SuspendUserInput }, { UsageError }, { askMissing, fieldCheck, interactive }] = await Promise.all([
+        import('../../shared/schemas/reports.js'),
+        import('../../shared/schemas/suspensions.js'),
+        import('../errors.js'),
+        import('../prompts.js'),
+      ]);
+      const refs = await idsFrom(args);
+      // On a terminal, the question says what one report is about: the action is not picked blind.
+      let about = 'it';
+      if (o.action === undefined && refs.length === 1 && interactive()) {
+        const { ID_LISTS } = await import('../names.js');
+        const [id] = await ctx.names.fullIds(ID_LISTS.report, refs);
+        about = `the report on ${(await reportedAs(ctx, id!)).text}`;
+      }
+      const { action } = await askMissing({ action: o.action }, { action: { flag: '--action', message: `What is done about ${about}`, choices: [...REPORT_ACTIONS] } });
+      if (o.until !== undefined && action !== 'suspend') throw new UsageError('--until is for --action suspend only');
+      const { reason } =
+        action === 'suspend'
+          ? await askMissing({ reason: o.reason }, { reason: { flag: '--reason', message: 'Why they are suspended (told to them)', check: fieldCheck(SuspendUserInput.shape.reason) } })
+          : o;
+      const body = await validateBody(ResolveReportInput, { action, reason, until: o.until });
+      await settle(ctx, refs, { verb: 'resolve', body, action: action!, yes: o.yes });
+    }),
+  );
+  examples(
+    reports.command('dismiss').description('dismiss reports (and every open report on the same targets)').argument('<id...>', 'report ids, or - for standard input'),
+    'agora reports dismiss 3f2a…',
+  ).action(withContext(async (ctx, _o, args) => settle(ctx, await idsFrom(args), { verb: 'dismiss' })));
+}
+
+/** A report's target as the API takes it: a user's nickname, or a status's id prefix, made a full id. */
+/**
+ * The id of what `ref` names. `known`: also ask the server that a whole id names a status or comment the caller may
+ * see (the prompt checks each answer as it is typed; a script's POST finds out anyway).
+ */
+async function targetIdOf(ctx: Context, type: string | undefined, ref: string, known = false): Promise<string> {
+  if (type === 'User') return ctx.names.resolve('user', ref);
+  const [{ ID, ID_LISTS, NameNotFoundError }, { UsageError }, { ApiError, seg }] = await Promise.all([
+    import('../names.js'),
+    import('../errors.js'),
+    import('../../client/api-client.js'),
+  ]);
+  const value = ref.trim();
+  if (type === undefined && !ID.test(value))
+    throw new UsageError(`--target-id ${ref} is not a whole id: say what it names with --target-type (a user's nickname, a status's id prefix)`);
+  if (type === 'Comment' && !ID.test(value)) throw new UsageError(`${value} is not a comment's whole id (32 characters)`);
+  const id = type === 'Status' ? (await ctx.names.fullIds(ID_LISTS.status, [value]))[0]! : value;
+  if (known && ID.test(value) && type !== undefined) {
+    const what = type === 'Status' ? 'status' : 'comment';
+    await ctx.client.get(`/${what === 'status' ? 'statuses' : 'comments'}/${seg(id)}`).catch((error: unknown) => {
+      throw error instanceof ApiError && error.status === 404 ? new NameNotFoundError(`No ${what} you may see has the id ${id}`) : error;
+    });
+  }
+  return id;
+}
+
+/** An API error of one of several records, its message naming that record (what else it carries, such as the profile to log in again, kept). */
+export const naming = (error: Error, what: string, message = error.message) => Object.assign(error, { message: `${what}: ${message}` });
+
+type Settling =
+  | { verb: 'resolve'; body: unknown; action: (typeof REPORT_ACTIONS)[number]; yes?: boolean }
+  | { verb: 'dismiss' };
+
+/**
+ * Resolves or dismisses each report. Settling one settles every open report on its target, so a report of a list
+ * read before (`reports list … | reports resolve -`) may already be settled the same way by an earlier one of
+ * the run: said, not a failure. One settled otherwise stops the run, naming it.
+ */
+async function settle(ctx: Context, refs: string[], how: Settling): Promise<void> {
+  const [{ seg, ApiError }, { ID_LISTS }, { confirmOrStop }, { interactive }] = await Promise.all([
+    import('../../client/api-client.js'),
+    import('../names.js'),
+    import('../confirm.js'),
+    import('../prompts.js'),
+  ]);
+  const ids = await ctx.names.fullIds(ID_LISTS.report, refs);
+  const acts = how.verb === 'resolve' && how.action !== 'none';
+  if (acts && !how.yes && interactive()) {
+    const one = ids.length === 1 ? await reportedAs(ctx, ids[0]!) : undefined;
+    const question =
+      how.action === 'remove'
+        ? `Remove ${one?.text ?? `what ${ids.length} reports are about`}?`
+        : `Suspend ${one ? (one.user ? one.text : `the author of ${one.text}`) : `whoever ${ids.length} reports are about`}?`;
+    await confirmOrStop(question, false);
+  }
+  const done = how.verb === 'dismiss' ? 'dismissed' : `resolved (${how.action})`;
+  for (const id of ids) {
+    try {
+      await ctx.client.put(`/reports/${seg(id)}/${how.verb}`, how.verb === 'resolve' ? how.body : undefined);
+      ctx.out.done(`Report ${id} ${done}`);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status === 401) throw error;
+      if (error.status !== 409) throw naming(error, `Report ${id}`);
+      const now = await ctx.client.get<Report>(`/reports/${seg(id)}`);
+      // Still open: refused for another reason (the last Admin, oneself).
+      if (now.state === 'open') throw naming(error, `Report ${id}`);
+      const was = `${now.state}${now.resolution && now.resolution !== 'none' ? ` (${now.resolution})` : ''}`;
+      const same = how.verb === 'dismiss' ? now.state === 'dismissed' : now.state === 'resolved' && now.resolution === RESOLUTION_OF[how.action];
+      if (!same) throw naming(error, `Report ${id}`, `it was already ${was}: left as it is`);
+      ctx.out.done(`Report ${id} already ${was}`);
+    }
+  }
+}
+
+/** What one report is about, for a question: `bob's status "first…"`, or a user's nickname. */
+async function reportedAs(ctx: Context, id: string): Promise<{ text: string; user: boolean }> {
+  const { seg } = await import('../../client/api-client.js');
+  const report = await ctx.client.get<Report>(`/reports/${seg(id)}`);
+  if (report.target_type === 'User') return { text: report.target.user?.nickname ?? `user ${report.target_id}`, user: true };
+  const kind = report.target_type === 'Status' ? 'status' : 'comment';
+  return { text: report.target.excerpt ? `the ${kind} "${firstWords(report.target.excerpt)}"` : `${kind} ${report.target_id}`, user: false };
+}
