@@ -181,5 +181,14 @@ describe('agora reports, statuses delete, users suspend', () => {
     const removed = await run(['statuses', 'delete', '-', '--yes'], owner.creds, `${gone1.id}\n${gone2.id}\n`);
     expect(removed.code, removed.stderr).toBe(0);
     for (const id of [gone1.id, gone2.id]) expect((await call(server, 'GET', `/statuses/${id}`, { as: r1.creds })).status).toBe(404);
+
+    // Resolved by suspending its author, a status stays (hidden while the suspension lasts): said, with how to remove it.
+    const lasting = await post('still here');
+    expect((await run(['reports', 'create', '--target-type', 'Status', '--target-id', lasting.id, '--reason', 'spam'], r3.creds)).code).toBe(0);
+    const onLasting = JSON.parse((await run(['reports', 'list', '--target-id', lasting.id, '--target-type', 'Status', '--json'])).stdout).items[0].id as string;
+    const suspended = await run(['reports', 'resolve', onLasting, '--action', 'suspend', '--reason', 'spam', '--yes']);
+    expect(suspended.code, suspended.stderr).toBe(0);
+    expect(suspended.stderr).toContain(`The status stays, hidden from all but Admins while its author is suspended: agora statuses delete ${lasting.id} removes it`);
+    expect((await run(['users', 'unsuspend', bob.user.nickname])).code).toBe(0);
   });
 });

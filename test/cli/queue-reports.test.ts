@@ -164,7 +164,7 @@ describe('at a terminal, an Admin', () => {
       await term.waitFor(/reason \[reported for spam\]: Spam after a warning█/);
       // Typed in one burst with its Enter (pasted, or typed fast): ink hands the run over as one string.
       term.keys('-l', ', après tout\r');
-      await term.waitFor(new RegExp(`suspended ${spammer.user.nickname}`));
+      await term.waitFor(new RegExp(`suspended ${spammer.user.nickname}; the status stays, hidden while the suspension lasts`));
       expect(await reportState(id)).toBe('resolved');
       const user = await call(server, 'GET', `/users/${spammer.user.id}`);
       expect(user.body.suspension).toMatchObject({ reason: 'Spam after a warning, après tout', until: null });

@@ -221,8 +221,13 @@ async function settle(ctx: Context, refs: string[], how: Settling): Promise<void
   const done = how.verb === 'dismiss' ? 'dismissed' : `resolved (${how.action})`;
   for (const id of ids) {
     try {
-      await ctx.client.put(`/reports/${seg(id)}/${how.verb}`, how.verb === 'resolve' ? how.body : undefined);
+      const report = await ctx.client.put<Report>(`/reports/${seg(id)}/${how.verb}`, how.verb === 'resolve' ? how.body : undefined);
       ctx.out.done(`Report ${id} ${done}`);
+      // A suspension hides the author's content while it lasts; it does not take it down.
+      if (how.verb === 'resolve' && how.action === 'suspend' && report.target_type !== 'User') {
+        const kind = report.target_type === 'Status' ? 'status' : 'comment';
+        ctx.out.note(`The ${kind} stays, hidden from all but Admins while its author is suspended: agora ${kind === 'status' ? 'statuses' : 'comments'} delete ${report.target_id} removes it`);
+      }
     } catch (error) {
       if (!(error instanceof ApiError) || error.status === 401) throw error;
       if (error.status !== 409) throw naming(error, `Report ${id}`);

@@ -65,7 +65,9 @@ export function outcome(verb: Verb | 'accept', item: ModerationItem): string {
   const report = item as ReportItem;
   if (verb === 'remove') return `removed ${reportedThing(report)}`;
   if (verb === 'dismiss') return `dismissed the reports on ${reportedThing(report)}`;
-  return `suspended ${report.target.user ? visibleLine(report.target.user.nickname) : 'the author'}`;
+  const who = report.target.user ? visibleLine(report.target.user.nickname) : 'the author';
+  // A suspension hides the content while it lasts; it does not take it down.
+  return report.target.type === 'User' ? `suspended ${who}` : `suspended ${who}; the ${report.target.type === 'Status' ? 'status' : 'comment'} stays, hidden while the suspension lasts`;
 }
 
 /** The reason a suspension from the queue gives when the moderator types none. */
