@@ -112,11 +112,12 @@ export class Names {
   async fullIds(list: IdList, refs: string[]): Promise<string[]> {
     // Every ref is checked before any is used: a command given several acts on none when one cannot be an id.
     for (const ref of refs.map((r) => r.trim())) {
-      // Shorter than a table shows: too short to name one.
-      if (/^[0-9a-f]{1,5}$/.test(ref)) throw new UsageError(`${ref} is too short to name a ${list.label}: give its whole id or at least its first 6 characters`);
-      if (!/^[0-9a-f]{6,32}$/.test(ref)) throw new UsageError(`${ref} is not a ${list.label}'s id: give its whole id or at least its first 6 characters`);
+      if (ID.test(ref) || ID_PREFIX.test(ref)) continue;
+      // Hex shorter than a table shows is too short to name one.
+      const what = /^[0-9a-f]{1,5}$/.test(ref) ? `is too short to name a ${list.label}` : `is not a ${list.label}'s id`;
+      throw new UsageError(`${ref} ${what}: give its whole id or at least its first 6 characters`);
     }
-    if (refs.every((ref) => !ID_PREFIX.test(ref.trim()))) return refs;
+    if (refs.every((ref) => ID.test(ref.trim()))) return refs;
     const path = typeof list.path === 'string' ? list.path : await list.path(this.client);
     // Ids begin with their time: walking a newest-first list, once its last id is below every prefix, no record
     // further on can start with one (a status made a minute ago is found in the first page, not the last).

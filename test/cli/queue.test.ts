@@ -128,15 +128,28 @@ describe('keys typed together, and the selection', () => {
     return { ids, nicknames };
   }
   const queueIds = async () => ((await call(server, 'GET', '/moderation_queue', { as: owner.creds })).body.items as { id: string }[]).map((i) => i.id);
+  /**
+   * `agora queue` at a terminal of its own (a fresh look only every 10 minutes: what changes comes live), once it is
+   * live and its selection is on the first request to `club` (from `first`, when given).
+   */
+  async function liveQueue(club: string, first = '', { yes = true, width = 80 } = {}): Promise<Terminal> {
+    const env = { ...envFor(server, owner.creds), AGORA_QUEUE_REFRESH_MS: '600000' };
+    const term = new Terminal(freshHome(server), env, { agora: yes ? ['queue', '--yes'] : ['queue'], width, height: 24 });
+    try {
+      await term.waitFor(/● live/, 10_000);
+      await term.waitFor(new RegExp(`› request +${club}${first ? ` +${first}` : ''}`));
+      return term;
+    } catch (error) {
+      term.close();
+      throw error;
+    }
+  }
 
   for (const [keys, label] of [[['Down', 'Down', 'a'], '↓↓a'], [['j', 'j', 'a'], 'jja (ink hands letters over as one string)']] as const)
     it(`are taken one after the other: ${label} in one burst accepts the third request, not the second`, async () => {
       const { ids } = await requests(`Burst ${keys[0]}`);
-      const env = { ...envFor(server, owner.creds), AGORA_QUEUE_REFRESH_MS: '600000' };
-      const term = new Terminal(freshHome(server), env, { agora: ['queue', '--yes'], width: 80, height: 24 });
+      const term = await liveQueue(`Burst ${keys[0]}`);
       try {
-        await term.waitFor(/● live/, 10_000);
-        await term.waitFor(new RegExp(`› request +Burst ${keys[0]}`));
         // One send-keys: tmux writes the keys to the terminal together, so they arrive in one read.
         term.keys(...keys);
         await term.waitFor(new RegExp(`accepted \\w+'s request to join Burst ${keys[0]}`));
@@ -151,11 +164,8 @@ describe('keys typed together, and the selection', () => {
 
   it('a settling key pressed before the last one is done waits its turn: a, j, a in one burst accept the first two', async () => {
     const { ids, nicknames } = await requests('Turns Club');
-    const env = { ...envFor(server, owner.creds), AGORA_QUEUE_REFRESH_MS: '600000' };
-    const term = new Terminal(freshHome(server), env, { agora: ['queue', '--yes'], width: 80, height: 24 });
+    const term = await liveQueue('Turns Club', nicknames[0]);
     try {
-      await term.waitFor(/● live/, 10_000);
-      await term.waitFor(new RegExp(`› request +Turns Club +${nicknames[0]}`));
       term.keys('a', 'j', 'a');
       await term.waitFor(new RegExp(`accepted ${nicknames[1]}'s request to join Turns Club`));
       const left = await queueIds();
@@ -170,11 +180,8 @@ describe('keys typed together, and the selection', () => {
 
   it('q waits for the settles still on their way: a, j, a, q in one burst accept two requests, then exit 0', async () => {
     const { ids } = await requests('Quit Club');
-    const env = { ...envFor(server, owner.creds), AGORA_QUEUE_REFRESH_MS: '600000' };
-    const term = new Terminal(freshHome(server), env, { agora: ['queue', '--yes'], width: 80, height: 24 });
+    const term = await liveQueue('Quit Club');
     try {
-      await term.waitFor(/● live/, 10_000);
-      await term.waitFor(/› request +Quit Club/);
       term.keys('a', 'j', 'a', 'q');
       expect(await term.exitCode(20_000)).toBe(0);
       // What they came to is said once the screen is gone.
@@ -191,11 +198,8 @@ describe('keys typed together, and the selection', () => {
 
   it('keys typed after the answer to a question, in the same burst, are dropped: r, y, j, a refuses one and accepts none', async () => {
     const { ids, nicknames } = await requests('Answer Club');
-    const env = { ...envFor(server, owner.creds), AGORA_QUEUE_REFRESH_MS: '600000' };
-    const term = new Terminal(freshHome(server), env, { agora: ['queue'], width: 80, height: 24 });
+    const term = await liveQueue('Answer Club', nicknames[0], { yes: false });
     try {
-      await term.waitFor(/● live/, 10_000);
-      await term.waitFor(new RegExp(`› request +Answer Club +${nicknames[0]}`));
       term.keys('r', 'y', 'j', 'a');
       await term.waitFor(new RegExp(`refused ${nicknames[0]}'s request to join Answer Club`));
       // Time for an accept the `a` would have sent.
@@ -212,11 +216,8 @@ describe('keys typed together, and the selection', () => {
 
   it("a failure among settles typed together stays on the screen after the next one's success", async () => {
     const { ids, nicknames } = await requests('Fail Club');
-    const env = { ...envFor(server, owner.creds), AGORA_QUEUE_REFRESH_MS: '600000' };
-    const term = new Terminal(freshHome(server), env, { agora: ['queue', '--yes'], width: 200, height: 24 });
+    const term = await liveQueue('Fail Club', nicknames[0], { width: 200 });
     try {
-      await term.waitFor(/● live/, 10_000);
-      await term.waitFor(new RegExp(`› request +Fail Club +${nicknames[0]}`));
       // Someone else refuses the first; this screen does not know yet.
       expect((await call(server, 'PUT', `/page_access_requests/${ids[0]}/refuse`, { as: owner.creds })).status).toBeLessThan(300);
       term.keys('a', 'j', 'a');
@@ -230,11 +231,8 @@ describe('keys typed together, and the selection', () => {
 
   it('pasted text is never taken as keys: "ok done yes⏎" typed as one burst, and a bracketed paste of "aja", settle nothing', async () => {
     const { ids, nicknames } = await requests('Paste Club');
-    const env = { ...envFor(server, owner.creds), AGORA_QUEUE_REFRESH_MS: '600000' };
-    const term = new Terminal(freshHome(server), env, { agora: ['queue', '--yes'], width: 100, height: 24 });
+    const term = await liveQueue('Paste Club', nicknames[0], { width: 100 });
     try {
-      await term.waitFor(/● live/, 10_000);
-      await term.waitFor(new RegExp(`› request +Paste Club +${nicknames[0]}`));
       term.keys('-l', 'ok done yes\r');
       await term.waitFor(/pasted text is not taken as keys here/);
       term.tmux('set-buffer', 'aja');

@@ -173,6 +173,10 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
     if (quitting.current) options.onLeaving?.(outcome(verb, item));
   };
 
+  /** Text typed or pasted into a reason: without control characters, and no longer than a reason may be. */
+  const typeInReason = (text: string) =>
+    setReason((reasonNow.current + text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '')).slice(0, MAX_SUSPENSION_REASON));
+
   /** A settling key: at once with --yes, else after a question (a suspension asks for its reason). */
   const ask = (verb: Verb, item: ModerationItem) => {
     if (options.yes) return void act(verb, item);
@@ -191,7 +195,7 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
     // types `ok done yes⏎` as commands): it would move, open questions and answer them.
     const onList = modeNow.current === 'list' || modeNow.current === 'details';
     if (pasting.current || (onList && /\s/.test(input) && [...input].length > 1)) {
-      if (modeNow.current === 'reason') return void setReason((reasonNow.current + input.replace(/[\r\n\t]+/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f]/g, '')).slice(0, MAX_SUSPENSION_REASON));
+      if (modeNow.current === 'reason') return void typeInReason(input.replace(/[\r\n\t]+/g, ' '));
       return void setMessage({ text: 'pasted text is not taken as keys here: type them one by one', tone: 'bad' });
     }
     const keys = [...input];
@@ -229,7 +233,7 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
         return setMessage({ text: 'nobody suspended', tone: 'plain' });
       }
       if (key.backspace || key.delete) return setReason(reason.slice(0, -1));
-      if (input && !key.ctrl && !key.meta) setReason((reason + input.replace(/[\u0000-\u001f\u007f-\u009f]/g, '')).slice(0, MAX_SUSPENSION_REASON));
+      if (input && !key.ctrl && !key.meta) typeInReason(input);
       return;
     }
     // Ctrl-C ends the run as it ends every command: exit 130, dropping the settles not yet sent. `q` is the way out
