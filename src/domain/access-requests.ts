@@ -139,7 +139,6 @@ export async function acceptAccessRequest(deps: Deps, caller: Caller, id: string
     await recordWebhookEvent(tx, now, 'page_access_request.updated', accepted);
     await recordAudit(tx, now, caller, {
       action: 'page_access_request.accept',
-      target_type: 'page_access_request',
       target_id: row.id,
       summary: `accepted ${accepted.user.nickname}'s request to join ${accepted.page.name}`,
     });
@@ -175,7 +174,6 @@ export async function refuseAccessRequest(deps: Deps, caller: Caller, id: string
     await recordWebhookEvent(tx, now, 'page_access_request.deleted', record);
     await recordAudit(tx, now, caller, {
       action: 'page_access_request.refuse',
-      target_type: 'page_access_request',
       target_id: row.id,
       summary: `refused ${record.user.nickname}'s request to join ${record.page.name}`,
     });

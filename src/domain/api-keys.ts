@@ -55,7 +55,6 @@ export async function ensureBootstrapAdmin(deps: Deps): Promise<string> {
       });
       await recordAudit(tx, now, null, {
         action: 'user.create',
-        target_type: 'user',
         target_id: id,
         summary: `created the bootstrap administrator ${BOOTSTRAP_NICKNAME}`,
       });
@@ -91,7 +90,6 @@ export async function issueApiKey(deps: Deps, userId?: string, caller: Caller | 
 const recordApiKeyCreated = (tx: Store, now: string, caller: Caller | null, keyId: string, owner: string) =>
   recordAudit(tx, now, caller, {
     action: 'api_key.create',
-    target_type: 'api_key',
     target_id: keyId,
     summary: `created an API key for ${owner}`,
   });
@@ -139,7 +137,6 @@ export async function revokeApiKey(deps: Deps, ref: string, caller: Caller | nul
     // Audited in the revocation's transaction; the caller is null when done offline (agora admin revoke-key).
     await recordAudit(tx, nowIso(deps), caller, {
       action: 'api_key.revoke',
-      target_type: 'api_key',
       target_id: key.id,
       summary: `revoked an API key of ${owner?.nickname ?? key.user_id}`,
     });

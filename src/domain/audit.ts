@@ -1,4 +1,4 @@
-import type { AuditAction, AuditEntry, AuditLogQuery } from '../shared/schemas/audit.js';
+import { targetTypeOf, type AuditAction, type AuditEntry, type AuditLogQuery } from '../shared/schemas/audit.js';
 import { newId } from '../shared/ids.js';
 import { listResult, type ListResult } from '../shared/schemas/common.js';
 import type { Store } from '../store/store.js';
@@ -7,7 +7,7 @@ import { requireAdmin } from './permissions.js';
 
 export interface AuditFact {
   action: AuditAction;
-  target_type: string;
+  /** The record acted on, of the action's resource (`targetTypeOf`). */
   target_id: string;
   /** One line a person reads: "accepted ada's request to join Book Circle". */
   summary: string;
@@ -27,7 +27,7 @@ export async function recordAudit(tx: Store, now: string, caller: Caller | null,
     created_at: now,
     actor_id: caller?.user.id ?? null,
     action: fact.action,
-    target_type: fact.target_type,
+    target_type: targetTypeOf(fact.action),
     target_id: fact.target_id,
     summary: oneLine(fact.summary),
     request_id: caller?.requestId ?? null,

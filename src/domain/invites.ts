@@ -179,7 +179,6 @@ async function settleInvite(deps: Deps, caller: Caller, id: string, accept: bool
     await recordWebhookEvent(tx, now, 'invite.updated', result);
     await recordAudit(tx, now, caller, {
       action: accept ? 'invite.accept' : 'invite.refuse',
-      target_type: 'invite',
       target_id: row.id,
       summary: `${accept ? 'accepted' : 'refused'} the invite of ${result!.user_target.nickname} to ${page.name}`,
     });
@@ -221,7 +220,6 @@ export async function deleteInvite(deps: Deps, caller: Caller, id: string): Prom
     await recordWebhookEvent(tx, now, 'invite.deleted', record);
     await recordAudit(tx, now, caller, {
       action: 'invite.withdraw',
-      target_type: 'invite',
       target_id: row.id,
       summary: `withdrew the invite of ${record!.user_target.nickname} to ${page.name}`,
     });

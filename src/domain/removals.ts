@@ -84,7 +84,6 @@ async function removedByAnother(
   const noun = target.type === 'Status' ? 'status' : 'comment';
   await recordAudit(tx, now, caller, {
     action: target.type === 'Status' ? 'status.remove' : 'comment.remove',
-    target_type: target.type,
     target_id: target.id,
     summary: `removed a ${noun}: "${excerpt(target.content)}"${reason ? ` (${reason})` : ''}`,
   });

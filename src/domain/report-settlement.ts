@@ -3,7 +3,7 @@ import type { ReportRow } from '../store/reports.js';
 import type { Store } from '../store/store.js';
 import { recordAudit } from './audit.js';
 import type { Caller } from './context.js';
-import { notifyUsers, userRef } from './notifications.js';
+import { excerpt, notifyUsers, userRef } from './notifications.js';
 import { loadEmbeds } from './records.js';
 import { recordWebhookEvent } from './webhooks.js';
 
@@ -87,9 +87,8 @@ export async function settleReportsIn(
     const lead = onTarget.find((r) => r.id === leadId) ?? onTarget[0]!;
     await recordAudit(tx, now, caller, {
       action: action ? 'report.resolve' : 'report.dismiss',
-      target_type: 'Report',
       target_id: lead.id,
-      summary: `${verb} ${onTarget.length} report(s) on ${lead.target_type} ${lead.target_id}${action ? ` (${action})` : ''}`,
+      summary: `${verb} ${onTarget.length} report(s) on ${describeTarget(lead, records)}${action ? ` (${action})` : ''}`,
     });
     // Each reporter's notification links to their own report (one open report per reporter and target).
     for (const report of onTarget)
@@ -109,4 +108,12 @@ export async function settleReportsIn(
       );
   }
   return records;
+}
+
+/** What a person reads of a report's target in the log: the user's nickname, or the content's excerpt. */
+function describeTarget(row: ReportRow, records: Report[]): string {
+  const target = records.find((r) => r.id === row.id)?.target;
+  if (row.target_type === 'User') return `the user ${target?.user?.nickname ?? row.target_id}`;
+  const noun = row.target_type === 'Status' ? 'status' : 'comment';
+  return row.excerpt ? `the ${noun} "${excerpt(row.excerpt)}"` : `the ${noun} ${row.target_id}`;
 }

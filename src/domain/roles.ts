@@ -99,7 +99,6 @@ export async function createPermissionSet(
     }
     await recordAudit(tx, now, caller, {
       action: 'permission_set.create',
-      target_type: 'permission_set',
       target_id: row.id,
       summary: `created the role ${row.name}`,
     });
@@ -140,7 +139,6 @@ export async function updatePermissionSet(
     const changed = Object.keys(changes).filter((k) => k !== 'updated_at');
     await recordAudit(tx, changes.updated_at!, caller, {
       action: 'permission_set.update',
-      target_type: 'permission_set',
       target_id: id,
       summary: `updated the role ${current.name}${changes.name && changes.name !== current.name ? ` (now ${changes.name})` : ''}${changed.length ? `: ${changed.join(', ')}` : ''}`,
     });
@@ -163,7 +161,6 @@ export async function deletePermissionSet(deps: Deps, caller: Caller, id: string
     await tx.permissionSets.delete(id);
     await recordAudit(tx, nowIso(deps), caller, {
       action: 'permission_set.delete',
-      target_type: 'permission_set',
       target_id: id,
       summary: `deleted the role ${row.name}`,
     });
@@ -191,7 +188,6 @@ export async function setUserRole(deps: Deps, caller: Caller, userId: string, in
     await tx.users.setRole(userId, set.id, now);
     await recordAudit(tx, now, caller, {
       action: 'user.role_change',
-      target_type: 'user',
       target_id: userId,
       summary: `changed ${user.nickname}'s role from ${user.role_name} to ${set.name}`,
     });

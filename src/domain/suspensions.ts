@@ -54,7 +54,6 @@ export async function suspendIn(tx: Store, now: string, caller: Caller, user: Us
     await tx.suspensions.put({ user_id: user.id, reason: input.reason, until: input.until ?? null, created_at: now, created_by: caller.user.id });
     await recordAudit(tx, now, caller, {
       action: 'user.suspend',
-      target_type: 'User',
       target_id: user.id,
       summary: `suspended ${user.nickname} ${endOf({ until: input.until ?? null })}: ${input.reason}`,
     });
@@ -69,7 +68,7 @@ export async function liftSuspension(deps: Deps, caller: Caller, userId: string)
     const s = await tx.suspensions.get(user.id);
     if (!s || !inForce(s, new Date(now))) throw notFound('Suspension');
     await tx.suspensions.delete(user.id, now);
-    await recordAudit(tx, now, caller, { action: 'user.unsuspend', target_type: 'User', target_id: user.id, summary: `lifted ${user.nickname}'s suspension` });
+    await recordAudit(tx, now, caller, { action: 'user.unsuspend', target_id: user.id, summary: `lifted ${user.nickname}'s suspension` });
     await notifyUsers(
       tx,
       now,

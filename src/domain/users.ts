@@ -80,7 +80,6 @@ export async function createUser(deps: Deps, caller: Caller, input: CreateUserIn
     }
     await recordAudit(tx, now, caller, {
       action: 'user.create',
-      target_type: 'user',
       target_id: id,
       summary: `created the user ${input.nickname}`,
     });

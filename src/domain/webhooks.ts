@@ -120,7 +120,6 @@ export async function createWebhook(
     await tx.webhooks.insert(row);
     await recordAudit(tx, now, caller, {
       action: 'webhook.create',
-      target_type: 'webhook',
       target_id: row.id,
       summary: `added a webhook to ${row.url}`,
     });
@@ -152,7 +151,6 @@ export async function deleteWebhook(deps: Deps, caller: Caller, id: string): Pro
     await tx.webhooks.delete(id);
     await recordAudit(tx, nowIso(deps), caller, {
       action: 'webhook.delete',
-      target_type: 'webhook',
       target_id: id,
       summary: `removed the webhook to ${row.url}`,
     });
@@ -186,7 +184,6 @@ export async function redeliver(deps: Deps, caller: Caller, deliveryId: string):
     await tx.deliveries.insert(resent);
     await recordAudit(tx, now, caller, {
       action: 'webhook_delivery.redeliver',
-      target_type: 'webhook_delivery',
       target_id: original.id,
       summary: `resent the ${original.event} delivery ${original.id} to ${webhook.url}`,
     });

@@ -144,6 +144,29 @@ describe('one entry per administrative act', () => {
   });
 });
 
+describe('target types', () => {
+  it('are the resource of the action, one spelling: a user created and a user suspended are both on a `user`', async () => {
+    const mary = await t.member({ nickname: 'target-mary' });
+    const suspended = await t.call('PUT', `/users/${mary.user.id}/suspension`, { body: { reason: 'spam' } });
+    await expectOneEntry(suspended, 200, mary.user.id, { action: 'user.suspend', target_type: 'user' });
+    const onMary = (await t.call('GET', `/audit_log?target_type=user&target_id=${mary.user.id}`)).body.items as Entry[];
+    expect(onMary.map((e) => e.action)).toEqual(['user.suspend', 'user.create']);
+    for (const entry of (await t.call('GET', '/audit_log?per_page=100')).body.items as Entry[])
+      expect(entry.target_type, entry.action).toBe(entry.action.split('.')[0]);
+  });
+
+  it('an action or a target type the log never writes is refused, naming those it does, not answered with nothing', async () => {
+    for (const [filter, listed] of [
+      ['target_type=User', 'page_access_request, invite, permission_set, user, webhook'],
+      ['action=user.delete', 'page_access_request.accept, page_access_request.refuse'],
+    ]) {
+      const res = await t.call('GET', `/audit_log?${filter}`);
+      expect(res.status, filter).toBe(400);
+      expect(JSON.stringify(res.body), filter).toContain(listed);
+    }
+  });
+});
+
 describe('the same transaction', () => {
   it('a change that fails writes no entry', async () => {
     const before = (await t.call('GET', '/audit_log')).body.total_items;

@@ -118,7 +118,7 @@ describe('DELETE /statuses/{id}', () => {
     expect(told[0]).toMatchObject({ action_name: 'removed', target_id: gone.id });
     const audit = (await t.call('GET', `/audit_log?target_id=${gone.id}`)).body.items;
     expect(audit).toHaveLength(1);
-    expect(audit[0]).toMatchObject({ action: 'status.remove', actor_id: owner.user.id, target_type: 'Status', request_id: 'remove-spam-1' });
+    expect(audit[0]).toMatchObject({ action: 'status.remove', actor_id: owner.user.id, target_type: 'status', request_id: 'remove-spam-1' });
     expect(await t.store.checkCounts()).toEqual([]);
   });
 

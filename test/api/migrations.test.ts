@@ -59,6 +59,35 @@ describe('the migrations', () => {
     }
   });
 
+  it('0036 spells each audit entry\'s target type as its action\'s resource (a suspension is on a `user`)', async () => {
+    const older = await emptyStore();
+    await migrateOnly(older, KNOWN_MIGRATIONS.slice(0, KNOWN_MIGRATIONS.indexOf('0036-audit-target-types')));
+    const raw = await openRaw(older);
+    const entries = [
+      ['user.suspend', 'User'],
+      ['status.remove', 'Status'],
+      ['comment.remove', 'Comment'],
+      ['report.resolve', 'Report'],
+      ['user.create', 'user'],
+      ['webhook_delivery.redeliver', 'webhook_delivery'],
+    ];
+    for (const [i, [action, type]] of entries.entries())
+      await raw.all('insert into audit_log (id, created_at, actor_id, action, target_type, target_id, summary, request_id) values (?, ?, null, ?, ?, ?, ?, null)', [
+        `${i}`.padStart(32, '0'),
+        '2026-11-27T00:00:00.000Z',
+        action,
+        type,
+        'f'.repeat(32),
+        'an entry',
+      ]);
+    await raw.close();
+    await opened(older);
+    const after = await openRaw(older);
+    const rows = await after.all<{ action: string; target_type: string }>('select action, target_type from audit_log order by id');
+    await after.close();
+    expect(rows.map((r) => [r.action, r.target_type])).toEqual(entries.map(([action]) => [action, action!.split('.')[0]]));
+  });
+
   it('refuse a store that applied a later migration before an earlier one, naming both, and change nothing', async () => {
     // As main's builds left a store for a few minutes on 22 November: 0006 applied before 0004 and 0005 existed.
     const target = await emptyStore();

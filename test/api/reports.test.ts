@@ -167,6 +167,7 @@ describe('settling reports', () => {
     const res = await t.call('PUT', `/reports/${a.id}/resolve`, { body: { action: 'suspend', reason: 'spam ring' } });
     expect(res.status).toBe(200);
     expect(res.body.target.user.suspension).toMatchObject({ reason: 'spam ring' });
+    expect((await resolvesBy(t.admin.id)).find((e) => e.target_id === a.id)?.summary).toBe(`resolved 1 report(s) on the user ${spammer.user.nickname} (suspend)`);
     const deliveries = (await t.call('GET', `/webhooks/${hook.body.id}/deliveries`)).body.items as { payload: unknown }[];
     const sent = deliveries.map((d) => (typeof d.payload === 'string' ? JSON.parse(d.payload) : d.payload));
     expect(sent).toContainEqual(expect.objectContaining({ data: expect.objectContaining({ id: a.id, target: expect.objectContaining({ user: expect.objectContaining({ suspension: expect.objectContaining({ reason: 'spam ring' }) }) }) }) }));
@@ -233,7 +234,7 @@ describe('removing reported content', () => {
     expect(await resolvedTold(r2)).toHaveLength(toldR2 + 1);
     expect(await hook.sent()).toEqual([a.id, b.id].sort());
     const audit = (await resolvesBy(remover.user.id)).filter((e) => [a.id, b.id].includes(e.target_id));
-    expect(audit).toEqual([expect.objectContaining({ target_id: a.id, summary: `resolved 2 report(s) on Status ${status.id} (remove)` })]);
+    expect(audit).toEqual([expect.objectContaining({ target_id: a.id, summary: 'resolved 2 report(s) on the status "cheap pills here" (remove)' })]);
     await hook.close();
   });
 

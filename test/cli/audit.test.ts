@@ -25,4 +25,33 @@ describe('agora audit list', () => {
     expect(denied.code).toBe(1);
     expect(denied.stderr).toMatch(/Only project administrators \(role Admins\) may read the audit log \(forbidden, HTTP 403\)/);
   });
+
+  it('takes a nickname, a role name or an id prefix for --target-id, and checks --target-type and --action first', async () => {
+    const env = envFor(server);
+    const { user } = await createUserWithKey(server, { nickname: `target${Date.now() % 100000}` });
+    expect((await runCli(['users', 'suspend', user.nickname, '--reason', 'spam', '--yes'], { home: server.dir, env })).code).toBe(0);
+    const acts = async (...args: string[]) => {
+      const run = await runCli(['audit', 'list', ...args], { home: server.dir, env });
+      expect(run.code, run.stderr).toBe(0);
+      return tsvRows(run.stdout).map((r) => r[2]);
+    };
+    // By nickname, by an id prefix, and with the type: the suspension and the creation, both on a user.
+    expect(await acts('--target-id', user.nickname)).toEqual(['user.suspend', 'user.create']);
+    expect(await acts('--target-id', user.id.slice(0, 12))).toEqual(['user.suspend', 'user.create']);
+    expect(await acts('--target-type', 'user', '--target-id', user.nickname)).toEqual(['user.suspend', 'user.create']);
+    const role = await runCli(['roles', 'create', '--name', `Auditors${Date.now() % 100000}`, '--json'], { home: server.dir, env });
+    expect(role.code, role.stderr).toBe(0);
+    expect(await acts('--target-type', 'permission_set', '--target-id', JSON.parse(role.stdout).name)).toEqual(['permission_set.create']);
+
+    for (const [args, message] of [
+      [['--target-type', 'User'], /--target-type: no target type "User"; the target types are page_access_request, .*\buser\b/],
+      [['--action', 'user.delete'], /--action: no action "user.delete"; the actions are page_access_request.accept/],
+      [['--target-type', 'api_key', '--target-id', 'abcdef12'], /--target-id: give the api key's whole id/],
+      [['--target-id', 'nobody-by-that-name'], /No user with the id or nickname "nobody-by-that-name"/],
+    ] as const) {
+      const run = await runCli(['audit', 'list', ...args], { home: server.dir, env });
+      expect(run.stderr, args.join(' ')).toMatch(message);
+      expect(run.code, args.join(' ')).toBe(message.source.startsWith('No user') ? 1 : 2);
+    }
+  });
 });

@@ -256,6 +256,6 @@ async function content(
   await call('PUT', `/users/${ada.id}/set_notifications_seen`, 403, { as: grace.creds });
   await call('GET', `/users/${ada.id}/notifications/stream`, 403, { as: grace.creds });
   await call('GET', `/users/${NO_ID}/notifications/stream`, 404);
-  await call('GET', `/audit_log?target_type=User&target_id=${linus.id}`, 200);
+  await call('GET', `/audit_log?target_type=user&target_id=${linus.id}`, 200);
   await call('GET', '/audit_log', 403, { as: ada.creds });
 }

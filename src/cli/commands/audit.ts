@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { AuditEntry } from '../../shared/schemas/audit.js';
 import { examples, paginationOptions, showList, withContext, type PageOptions } from '../command-kit.js';
+import { ID, ID_LISTS, type IdList, type Names } from '../names.js';
 import type { Column } from '../output.js';
 
 export const AUDIT_COLUMNS: Column<AuditEntry>[] = [
@@ -28,8 +29,8 @@ export function registerAuditCommands(program: Command): void {
       .description('list audit entries, newest first')
       .option('--actor <user>', 'only acts of this user (id or nickname)')
       .option('--action <action>', 'only this action, e.g. page_access_request.accept')
-      .option('--target-type <type>', 'only acts on this kind of record, e.g. user')
-      .option('--target-id <id>', 'only acts on this record')
+      .option('--target-type <type>', "only acts on this kind of record, the action's resource, e.g. user")
+      .option('--target-id <ref>', 'only acts on this record: its id or id prefix, or a nickname (a role: its name)')
       .option('--since <time>', 'only from this date or time on (ISO 8601, e.g. 2026-11-01)')
       .option('--until <time>', 'only before this date or time (ISO 8601)'),
   );
@@ -37,20 +38,44 @@ export function registerAuditCommands(program: Command): void {
     list,
     'agora audit list --action page_access_request.accept --since 2026-11-01',
     'agora audit list --actor ada --all --json',
+    'agora audit list --target-id ada        # every act on the user ada',
   ).action(
     withContext<AuditListOptions>(async (ctx, o) => {
-      if (o.action !== undefined) await checkAction(o.action);
+      const { AUDIT_ACTIONS, AUDIT_TARGET_TYPES } = await import('../../shared/schemas/audit.js');
+      if (o.action !== undefined) await checkChoice('--action', 'action', o.action, AUDIT_ACTIONS);
+      if (o.targetType !== undefined) await checkChoice('--target-type', 'target type', o.targetType, AUDIT_TARGET_TYPES);
       const actor = o.actor === undefined ? undefined : await ctx.names.resolve('user', o.actor);
-      const query = { actor_id: actor, action: o.action, target_type: o.targetType, target_id: o.targetId, since: o.since, until: o.until };
+      const target = o.targetId === undefined ? undefined : await targetIdOf(ctx.names, o.targetType, o.targetId);
+      const query = { actor_id: actor, action: o.action, target_type: o.targetType, target_id: target, since: o.since, until: o.until };
       await showList<AuditEntry>(ctx, '/audit_log', query, AUDIT_COLUMNS, o);
     }),
   );
 }
 
-/** A misspelt action would match nothing: a usage error listing the actions there are (exit 2). */
-async function checkAction(action: string): Promise<void> {
-  const { AUDIT_ACTIONS } = await import('../../shared/schemas/audit.js');
-  if ((AUDIT_ACTIONS as readonly string[]).includes(action)) return;
+/** A misspelt filter would match nothing: a usage error listing the values there are (exit 2). */
+async function checkChoice(flag: string, what: string, value: string, values: readonly string[]): Promise<void> {
+  if (values.includes(value)) return;
   const { UsageError } = await import('../errors.js');
-  throw new UsageError(`--action: no action "${action}"; the actions are ${AUDIT_ACTIONS.join(', ')}`);
+  throw new UsageError(`${flag}: no ${what} "${value}"; the ${what}s are ${values.join(', ')}`);
+}
+
+/**
+ * The id a `--target-id` names, as everywhere else: a whole id as it is; for a user (or with no type) a nickname
+ * or an id prefix, for a role its name, and an id prefix among the records of the lists the CLI reads by prefix.
+ */
+async function targetIdOf(names: Names, type: string | undefined, ref: string): Promise<string> {
+  if (ID.test(ref.trim())) return ref.trim();
+  if (type === undefined || type === 'user') return names.resolve('user', ref);
+  if (type === 'permission_set') return names.resolve('role', ref);
+  const lists: Record<string, IdList> = {
+    status: ID_LISTS.status,
+    report: ID_LISTS.report,
+    invite: ID_LISTS.invite,
+    page_access_request: ID_LISTS.accessRequest,
+    webhook: ID_LISTS.webhook,
+  };
+  const list = lists[type];
+  if (list) return (await names.fullIds(list, [ref]))[0]!;
+  const { UsageError } = await import('../errors.js');
+  throw new UsageError(`--target-id: give the ${type.replace(/_/g, ' ')}'s whole id`);
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { documented, Id, listOf, PaginationQuery, queryText, Timestamp } from './common.js';
+import { documented, Id, listOf, PaginationQuery, queryEnum, queryText, Timestamp } from './common.js';
 import { exampleAuditEntry } from './examples.js';
 
 /** Every administrative act the log records, as `<resource>.<verb>` (docs/api.md, "Resources"). */
@@ -28,6 +28,12 @@ export const AUDIT_ACTIONS = [
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
+/** The kind of record an action is on: its resource, the part before the dot (`user.suspend` → `user`). */
+export const targetTypeOf = (action: AuditAction) => action.slice(0, action.indexOf('.'));
+
+/** Every `target_type` an entry may have, in the order of the actions. */
+export const AUDIT_TARGET_TYPES = [...new Set(AUDIT_ACTIONS.map(targetTypeOf))] as [string, ...string[]];
+
 /** What the document shows of a bound: a day or a date-time, each in its JSON Schema format. */
 const documentedBound = z
   .union([z.string().meta({ format: 'date-time' }), z.string().meta({ format: 'date' })])
@@ -47,8 +53,8 @@ const isoBound = (name: string) =>
 
 export const AuditLogQuery = PaginationQuery.extend({
   actor_id: queryText,
-  action: queryText,
-  target_type: queryText,
+  action: queryEnum('action', AUDIT_ACTIONS),
+  target_type: queryEnum('target_type', AUDIT_TARGET_TYPES),
   target_id: queryText,
   since: isoBound('since').describe('Entries at or after this time'),
   until: isoBound('until').describe('Entries before this time'),
@@ -60,7 +66,7 @@ export const AuditEntrySchema = z.object({
   created_at: Timestamp,
   actor_id: Id.nullable().describe('Who acted; null for acts done offline on the store (agora admin create-key)'),
   action: z.string().describe(`One of: ${AUDIT_ACTIONS.join(', ')}`),
-  target_type: z.string(),
+  target_type: z.string().describe(`The kind of record acted on, the resource of the action: one of ${AUDIT_TARGET_TYPES.join(', ')}`),
   target_id: Id,
   summary: z.string(),
   request_id: z.string().nullable().describe('The X-Request-Id of the request that made the change'),
