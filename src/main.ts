@@ -9,6 +9,7 @@ import { registerEventCommands } from './cli/commands/events.js';
 import { registerFollowCommands } from './cli/commands/follows.js';
 import { registerImportExportCommands } from './cli/commands/import-export.js';
 import { registerInviteCommands } from './cli/commands/invites.js';
+import { registerKeyCommands } from './cli/commands/keys.js';
 import { registerNotificationCommands } from './cli/commands/notifications.js';
 import { registerPageConfigCommands } from './cli/commands/page-configs.js';
 import { registerPageCommands } from './cli/commands/pages.js';
@@ -54,6 +55,7 @@ const REGISTRARS: [string[], (program: Command) => void][] = [
   [['events'], registerEventCommands],
   [['queue'], registerQueueCommand],
   [['audit'], registerAuditCommands],
+  [['keys'], registerKeyCommands],
   [['users'], (program) => registerSetRoleCommand(program.commands.find((c) => c.name() === 'users')!)],
   [['statuses', 'comments', 'likes', 'users', 'reports'], (program) => registerModerationCommands(program)],
   [['users', 'pages', 'follows'], registerImportExportCommands],
@@ -116,11 +118,21 @@ export function helpAsFlag(argv: string[]): string[] {
   return argv;
 }
 
+/**
+ * `agora keyz --help` is an unknown command, not a request for the top-level help (commander shows that, exit 0):
+ * the flag is dropped so that commander says so, with its suggestion (exit 2).
+ */
+function unknownBeforeHelp(argv: string[]): string[] {
+  const word = argv.slice(2).find((arg, i, rest) => !arg.startsWith('-') && !GLOBAL_WITH_VALUE.has(rest[i - 1] ?? ''));
+  if (word === undefined || word === 'help' || REGISTRARS.some(([names]) => names.includes(word))) return argv;
+  return argv.filter((arg) => arg !== '--help' && arg !== '-h');
+}
+
 /** Runs the program; the only place that decides the process's exit code. */
 export async function main(rawArgv: string[]): Promise<void> {
   // `agora --help | head -1`: commander writes before any Output exists; a reader that left is not an error.
   ignoreClosedPipe(process.stdout);
-  const argv = helpAsFlag(rawArgv);
+  const argv = unknownBeforeHelp(helpAsFlag(rawArgv));
   const program = buildProgram(argv);
   try {
     await program.parseAsync(argv);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { call, createKeyFor, createUser } from '../helpers/api.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliTty } from '../helpers/cli.js';
 import { removeDir, startServer, useServer } from '../helpers/server.js';
+import { envFor, tsvRows } from './support.js';
 
 const server = useServer();
 const admin = (args: string[]) => runCli(['admin', ...args, '--db', server.db], { home: server.dir });
@@ -33,6 +34,49 @@ describe('agora admin list-keys and revoke-key', () => {
     const again = await admin(['revoke-key', keys.items[0].id]);
     expect(again.code).toBe(1);
     expect(again.stderr).toBe('error: API key not found\n');
+  });
+});
+
+describe('agora keys list and revoke, over the API', () => {
+  it("lists an owner's pairs by nickname, revokes by api_key value or id prefix after a question naming the owner, and checks every ref first", async () => {
+    const user = await createUser(server);
+    const [first, second, third] = [await createKeyFor(server, user.id), await createKeyFor(server, user.id), await createKeyFor(server, user.id)];
+    const run = (args: string[], input?: string) => runCli(['keys', ...args], { home: server.dir, env: envFor(server), input });
+    const listed = await run(['list', '--user', user.nickname, '--fields', 'id,owner,api_key']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const rows = tsvRows(listed.stdout);
+    expect(rows.map((r) => r.slice(1))).toEqual([first, second, third].map((k) => [user.nickname, k.key]));
+    expect(listed.stdout).not.toContain(first.secret);
+    const idOf = (key: string) => rows.find((r) => r[2] === key)![0]!;
+
+    // A ref that names no key: nothing is revoked, not even the ones before it.
+    const unknown = await run(['revoke', first.key, 'ak_nothing', '--yes']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('No API key ak_nothing');
+    expect((await call(server, 'GET', '/me', { as: first })).status).toBe(200);
+
+    const asked = await runCliTty(['keys', 'revoke', first.key], { home: server.dir, env: envFor(server), answers: [{ when: /Revoke/, send: 'y\r' }] });
+    expect(asked.stdout).toContain(`Revoke the API key ${first.key} of ${user.nickname}?`);
+    expect(asked.code).toBe(0);
+    expect((await call(server, 'GET', '/me', { as: first })).status).toBe(401);
+
+    // From a script: an id prefix and a whole id read from standard input.
+    const piped = await run(['revoke', '-', '--yes'], `${idOf(second.key).slice(0, 26)}\n${idOf(third.key)}\n`);
+    expect(piped.code, piped.stderr).toBe(0);
+    for (const key of [second, third]) expect((await call(server, 'GET', '/me', { as: key })).status).toBe(401);
+    expect(JSON.parse((await run(['list', '--user', user.id, '--json'])).stdout).total_items).toBe(0);
+
+    const denied = await runCli(['keys', 'list'], { home: server.dir, env: envFor(server, await createKeyFor(server, user.id)) });
+    expect(denied.code).toBe(1);
+    expect(denied.stderr).toMatch(/HTTP 403/);
+  });
+
+  it('--help of a command that does not exist says so (exit 2), not the top-level help', async () => {
+    for (const args of [['key', '--help'], ['help', 'key']]) {
+      const result = await runCli(args, { home: server.dir });
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toBe("error: unknown command 'key'\n(Did you mean keys?)\n");
+    }
   });
 });
 

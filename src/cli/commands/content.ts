@@ -6,7 +6,8 @@ import type { Column, RecordView } from '../output.js';
 
 export const STATUS_COLUMNS: Column<Status>[] = [
   { header: 'id', value: (s) => s.id, id: true },
-  { header: 'author', value: (s) => s.user.nickname },
+  // Only Admins read the statuses of a suspended author: hidden from everyone else while it lasts.
+  { header: 'author', value: (s) => (s.user.suspension ? `${s.user.nickname} (suspended)` : s.user.nickname) },
   { header: 'content', value: (s) => s.content },
   { header: 'page', name: ['page', (s) => s.page_id] },
   { header: 'event', name: ['event', (s) => s.event_id] },

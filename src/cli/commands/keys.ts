@@ -1,0 +1,81 @@
+import type { Command } from 'commander';
+import type { ApiKey } from '../../shared/schemas/api-keys.js';
+import { examples, idsFrom, paginationOptions, showList, withContext, type PageOptions } from '../command-kit.js';
+import type { Context } from '../context.js';
+import type { Column } from '../output.js';
+
+const COLUMNS: Column<ApiKey>[] = [
+  { header: 'id', value: (k) => k.id, id: true },
+  { header: 'owner', value: (k) => k.user_id, name: ['user', (k) => k.user_id] },
+  { header: 'api_key', value: (k) => k.api_key },
+  { header: 'created', value: (k) => k.created_at },
+  { header: 'last used', value: (k) => k.last_used_at ?? 'never' },
+];
+
+/**
+ * API key pairs over the API (Admins): what `agora admin list-keys` and `revoke-key` do on the store file, for an
+ * administrator who reaches the community only through its server (a PostgreSQL community, another machine).
+ */
+export function registerKeyCommands(program: Command): void {
+  const keys = program.command('keys').description("API key pairs over the API: list and revoke them (Admins; a secret is never shown)");
+
+  examples(
+    paginationOptions(keys.command('list').description('list key pairs, oldest first').option('--user <user>', 'only the keys of this user (id or nickname)')),
+    'agora keys list --user ada',
+  ).action(
+    withContext<PageOptions & { user?: string }>(async (ctx, o) => {
+      const user = o.user === undefined ? undefined : await ctx.names.resolve('user', o.user);
+      await showList(ctx, '/api_keys', { user_id: user }, COLUMNS, o);
+    }),
+  );
+
+  examples(
+    keys
+      .command('revoke')
+      .description('revoke key pairs: every server refuses them from the next request')
+      .argument('<key...>', 'key ids (or prefixes), api_key values (ak_…), or - to read them from standard input')
+      .option('-y, --yes', 'do not ask for confirmation'),
+    'agora keys revoke ak_3f2a… --yes',
+    'agora keys list --user mallory --fields id | agora keys revoke - --yes',
+  ).action(
+    withContext<{ yes?: boolean }>(async (ctx, o, args) => {
+      const [{ seg }, { confirmOrStop }, { interactive }] = await Promise.all([
+        import('../../client/api-client.js'),
+        import('../confirm.js'),
+        import('../prompts.js'),
+      ]);
+      const refs = await idsFrom(args);
+      // The keys are read whole only when a value is given or a question names each key.
+      const asking = !o.yes && interactive();
+      const listed = asking || refs.some((ref) => ref.startsWith('ak_')) ? await everyKey(ctx) : [];
+      for (const id of await keyIds(ctx, refs, listed)) {
+        const key = listed.find((k) => k.id === id);
+        if (key) {
+          await ctx.names.load('user', [key.user_id]);
+          await confirmOrStop(`Revoke the API key ${key.api_key} of ${ctx.names.get('user', key.user_id) ?? key.user_id}?`, o.yes);
+        }
+        await ctx.client.delete(`/api_keys/${seg(id)}`);
+        ctx.out.done(`API key ${key ? `${key.api_key} (${id})` : id} revoked`);
+      }
+    }),
+  );
+}
+
+const KEY_LIST = { label: 'API key', path: '/api_keys', describe: (k: Record<string, unknown>) => `${k.id} (${k.api_key})` };
+
+async function everyKey(ctx: Context): Promise<ApiKey[]> {
+  const { fetchList } = await import('../list-walk.js');
+  return (await fetchList<ApiKey>(ctx.client, '/api_keys', {}, { perPage: 100, all: true })).items;
+}
+
+/**
+ * The ids the refs name, in their order, each checked before any key is revoked: an id or an id prefix, as tables
+ * show them, or the public `api_key` value (`ak_…`) that `agora whoami` and `keys list` print.
+ */
+async function keyIds(ctx: Context, refs: string[], listed: ApiKey[]): Promise<string[]> {
+  const { NameNotFoundError } = await import('../names.js');
+  const byValue = new Map(listed.map((k) => [k.api_key, k.id]));
+  for (const ref of refs) if (ref.startsWith('ak_') && !byValue.has(ref)) throw new NameNotFoundError(`No API key ${ref}`);
+  const ids = await ctx.names.fullIds(KEY_LIST, refs.filter((ref) => !ref.startsWith('ak_')));
+  return refs.map((ref) => (ref.startsWith('ak_') ? byValue.get(ref)! : ids.shift()!));
+}
