@@ -185,8 +185,8 @@ export class Output {
 
   /**
    * A table no wider than the terminal: times cut to the minute and ids to their shortest unique prefix (accepted
-   * back by every command) first, then the last columns left out while the rest cannot keep `NAME_ROOM`, then the
-   * widest cells cut.
+   * back by every command) first, neither cut further; then the last columns left out while the rest cannot keep
+   * `NAME_ROOM`; then the widest other cells cut.
    */
   private renderTable<T>(columns: Column<T>[], cells: string[][]): { table: string; left: string[] } {
     const head = columns.map((c) => c.header);
@@ -194,14 +194,16 @@ export class Output {
     let rows = cells.map((r) => r.map((c) => (c === '' ? '-' : c)));
     if (tableModule!.naturalWidth(head, rows) <= this.width) return { table: renderTableLazy({ ...shape, head, rows }), left: [] };
     const { uniquePrefixes, columnsThatFit } = tableModule!;
-    // A time to the minute (2026-11-26 19:05Z) leaves 8 columns of 24 to the text beside it.
+    // A time to the minute (2026-11-26 19:05Z) leaves 8 columns of 24 to the text beside it; cut further it would
+    // say neither the day nor the hour, so a column of times is firm, as one of ids is: the text beside it gives way.
+    const times = columns.map((_, i) => rows.some((r) => ISO_TIME.test(r[i]!)) && rows.every((r) => r[i] === '-' || ISO_TIME.test(r[i]!)));
     rows = rows.map((r) => r.map((cell) => (ISO_TIME.test(cell) ? `${cell.slice(0, 10)} ${cell.slice(11, 16)}Z` : cell)));
     columns.forEach((c, i) => {
       if (!c.id) return;
       const short = uniquePrefixes(rows.map((r) => r[i]!));
       rows = rows.map((r, k) => r.map((cell, j) => (j === i ? short[k]! : cell)));
     });
-    const firm = columns.map((c) => !!c.id);
+    const firm = columns.map((c, i) => !!c.id || times[i]!);
     const kept = columnsThatFit(head, rows, this.width, firm);
     const pick = <V>(values: V[]) => kept.map((i) => values[i]!);
     const table = renderTableLazy({ ...shape, head: pick(head), rows: rows.map(pick), firm: pick(firm) });

@@ -269,3 +269,30 @@ describe('keys typed together, and the selection', () => {
     }
   });
 });
+
+describe('the header', () => {
+  it('says the list is not current while its calls fail, though the stream is still up', async () => {
+    const { user, creds } = await createUserWithKey(server);
+    const config = await createPageConfiguration(server);
+    const page = await createPage(server, { user_id: user.id, page_configuration_id: config.id, privacy: 'private', name: 'Header Club' });
+    const ask = async () => {
+      const asker = await createUserWithKey(server);
+      expect((await call(server, 'POST', '/page_access_requests', { as: asker.creds, body: { page_id: page.id, user_id: asker.user.id } })).status).toBe(201);
+    };
+    await ask();
+    const env = { ...envFor(server, creds), AGORA_QUEUE_REFRESH_MS: '600000' };
+    const term = new Terminal(freshHome(server), env, { agora: ['queue'], width: 80, height: 24 });
+    try {
+      await term.waitFor(/agora queue · 1 waiting +● live/, 10_000);
+      // The key revoked: the stream it opened stays, every call with it is refused.
+      const key = (await call(server, 'GET', `/api_keys?user_id=${user.id}`)).body.items[0] as { id: string };
+      expect((await call(server, 'DELETE', `/api_keys/${key.id}`)).status).toBe(204);
+      // A new request comes by the stream; the look it brings is refused.
+      await ask();
+      await term.waitFor(/agora queue · 1 waiting +○ not current/, 5000);
+      term.keys('q');
+    } finally {
+      term.close();
+    }
+  });
+});

@@ -57,6 +57,9 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
   const [mode, setMode, modeNow] = useKeyState<Mode>('list');
   const [message, setMessage] = useState<Message>({ text: 'loading…', tone: 'plain' });
   const [live, setLive] = useState(false);
+  // The stream may stay up while the calls fail (a key revoked, a server that stopped answering): then the list
+  // on screen is not current, and the header must not say live.
+  const [current, setCurrent] = useState(true);
   const [maySuspend, setMaySuspend] = useState(true);
   const [, setTick] = useState(0);
   // Settling keys pressed before the last one is done wait their turn (`a`, `j`, `a` typed fast settle two items);
@@ -83,10 +86,12 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
       setItems(fresh);
       if (!fresh.some((item) => item.id === selectedIdNow.current)) setSelectedId(fresh[Math.min(Math.max(0, place), fresh.length - 1)]?.id);
       setTotal(count);
+      setCurrent(true);
       // What a failed load said is over once one succeeds.
       setMessage((m) => (m.text === 'loading…' || m === loadFailure.current ? { text: '', tone: 'plain' } : m));
     } catch (error) {
       loadFailure.current = { text: options.describeError(error), tone: 'bad' };
+      setCurrent(false);
       setMessage(loadFailure.current);
     }
   }, [source, options]);
@@ -273,7 +278,7 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
     Box,
     { width, justifyContent: 'space-between' },
     h(Text, { bold: true, color: c ? 'cyan' : undefined, wrap: 'truncate-end' }, `agora queue · ${total} waiting`),
-    h(Text, { color: c ? (live ? 'green' : 'yellow') : undefined }, live ? '● live' : '○ offline'),
+    h(Text, { color: c ? (live && current ? 'green' : 'yellow') : undefined }, !live ? '○ offline' : current ? '● live' : '○ not current'),
   );
   const reportSelected = selected !== undefined && isReport(selected);
   // Only the keys that can act on the selected item: a user reported cannot be removed.
