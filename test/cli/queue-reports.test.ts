@@ -175,4 +175,27 @@ describe('at a terminal, an Admin', () => {
       await call(server, 'DELETE', `/users/${spammer.user.id}/suspension`);
     }
   });
+
+  it('is offered only what applies to a reported user: s suspends, x dismisses, no d (a user cannot be removed)', async () => {
+    const open = await call(server, 'GET', '/reports?state=open&per_page=100');
+    for (const r of open.body.items as { id: string }[]) await call(server, 'PUT', `/reports/${r.id}/dismiss`);
+    const env = { ...envFor(server, await createKeyFor(server)), NO_COLOR: '1', AGORA_QUEUE_REFRESH_MS: '600000' };
+    const term = new Terminal(freshHome(server), env, { agora: ['queue'], width: 100, height: 24 });
+    try {
+      await term.waitFor(/● live/, 10_000);
+      const dora = await member('dora');
+      const made = await runCli(['reports', 'create', '--target-type', 'User', '--target-id', spammer.user.nickname, '--reason', 'abuse'], {
+        home: server.dir,
+        env: envFor(server, dora.creds),
+      });
+      expect(made.code, made.stderr).toBe(0);
+      await term.waitFor(new RegExp(`› report .*${spammer.user.nickname}`), 2000);
+      await term.waitFor(/↑↓ move {2}s suspend {2}x dismiss {2}⏎ details {2}q quit/);
+      expect(term.screen(true)).not.toMatch(/d remove/);
+      await term.keys('q');
+      expect(await term.exitCode()).toBe(0);
+    } finally {
+      term.close();
+    }
+  });
 });

@@ -270,16 +270,42 @@ describe('keys typed together, and the selection', () => {
   });
 });
 
-describe('the header', () => {
-  it('says the list is not current while its calls fail, though the stream is still up', async () => {
+describe('when calls fail', () => {
+  /** A moderator of their own page, with a request waiting in it: `ask` adds another. */
+  async function ownPage(name: string) {
     const { user, creds } = await createUserWithKey(server);
     const config = await createPageConfiguration(server);
-    const page = await createPage(server, { user_id: user.id, page_configuration_id: config.id, privacy: 'private', name: 'Header Club' });
+    const page = await createPage(server, { user_id: user.id, page_configuration_id: config.id, privacy: 'private', name });
     const ask = async () => {
       const asker = await createUserWithKey(server);
       expect((await call(server, 'POST', '/page_access_requests', { as: asker.creds, body: { page_id: page.id, user_id: asker.user.id } })).status).toBe(201);
     };
     await ask();
+    return { user, creds, ask };
+  }
+
+  it('an action the server never answers says it is not known whether it went through, not that it failed', async () => {
+    const { creds } = await ownPage('Frozen Club');
+    const env = { ...envFor(server, creds), AGORA_QUEUE_REFRESH_MS: '600000', AGORA_TIMEOUT: '1' };
+    const term = new Terminal(freshHome(server), env, { agora: ['queue', '--yes'], width: 100, height: 24 });
+    try {
+      await term.waitFor(/agora queue · 1 waiting +● live/, 10_000);
+      // The server stopped (not gone): the accept is sent, and no answer comes.
+      server.process.kill('SIGSTOP');
+      try {
+        term.keys('a');
+        await term.waitFor(/not known whether it went through/, 10_000);
+      } finally {
+        server.process.kill('SIGCONT');
+      }
+      term.keys('q');
+    } finally {
+      term.close();
+    }
+  });
+
+  it('the header says the list is not current while its calls fail, though the stream is still up', async () => {
+    const { user, creds, ask } = await ownPage('Header Club');
     const env = { ...envFor(server, creds), AGORA_QUEUE_REFRESH_MS: '600000' };
     const term = new Terminal(freshHome(server), env, { agora: ['queue'], width: 80, height: 24 });
     try {
