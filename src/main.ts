@@ -155,6 +155,7 @@ const LOCAL_ERRORS: Record<string, { exit: number; code: string }> = {
   CredentialsError: { exit: ExitCode.failure, code: 'credentials_damaged' },
   ImportFileError: { exit: ExitCode.failure, code: 'unreadable_file' },
   NameNotFoundError: { exit: ExitCode.failure, code: 'not_found' },
+  PartlyDoneError: { exit: ExitCode.failure, code: 'partly_done' },
   InterruptedError: { exit: 130, code: 'interrupted' },
 };
 

@@ -91,3 +91,38 @@ export async function validateBody<T>(schema: SafeParser<T>, body: unknown, flag
   });
   throw new UsageError(problems.join('; '));
 }
+
+/** Some records of a run over several were refused, each said as it came; the others were done: exit 1. */
+export class PartlyDoneError extends Error {
+  override name = 'PartlyDoneError';
+}
+
+/** A refusal that would be the same for every record of the run: the key, the caller's account, the rate. */
+const stopsTheRun = (error: { status: number; code: string }) =>
+  error.status === 401 || error.status === 429 || error.status >= 500 || error.code === 'api_access_denied' || error.code === 'account_suspended';
+
+/**
+ * Acts on each of several records in turn (ids given, or `-` from a pipe). One the server refuses (gone, settled
+ * meanwhile, not allowed) is said on stderr naming it, and the others go on, as `rm` and `kill` do: a bulk run is
+ * not left half done by one record that changed under it. The run then fails (exit 1), saying how many were
+ * refused. A refusal that would meet every record (the key, the caller's suspension, the rate), no answer, or a
+ * declined question stops it at once; one record alone fails as it is.
+ */
+export async function eachRecord<T>(ctx: Context, items: T[], what: (item: T) => string, act: (item: T) => Promise<void>): Promise<void> {
+  let refused = 0;
+  for (const item of items) {
+    try {
+      await act(item);
+    } catch (error) {
+      const e = error as Error & { status?: number; code?: string; body?: unknown };
+      if (e.name !== 'ApiError' || stopsTheRun(e as { status: number; code: string })) throw error;
+      if (items.length === 1) throw error;
+      refused++;
+      const { terminalJson, visible } = await import('./safe-text.js');
+      const line = ctx.out.json ? JSON.stringify(e.body) : `error: ${what(item)}: ${e.message} (${e.code}, HTTP ${e.status})`;
+      process.stderr.write(`${ctx.out.json ? (process.stderr.isTTY ? terminalJson(line) : line) : visible(line)}\n`);
+    }
+  }
+  if (refused > 0) throw new PartlyDoneError(`${items.length - refused} of ${items.length} done; ${refused} refused (said above)`);
+}
+

@@ -195,4 +195,39 @@ describe('agora reports, statuses delete, users suspend', () => {
     expect(suspended.stderr).toContain(`The status stays, hidden from all but Admins while its author is suspended: agora statuses delete ${lasting.id} removes it`);
     expect((await run(['users', 'unsuspend', bob.user.nickname])).code).toBe(0);
   });
+
+  it('goes on past a record the server refuses among several, naming it, and exits 1 saying how many were done', async () => {
+    const [owner, bob, reader] = [await createUserWithKey(server), await createUserWithKey(server), await createUserWithKey(server)];
+    const config = await createPageConfiguration(server);
+    const page = await createPage(server, { name: 'Orchard', privacy: 'public', page_configuration_id: config.id, user_id: owner.user.id }, owner.creds);
+    await call(server, 'POST', '/follows', { body: { followable_type: 'Page', followable_id: page.id, user_id: bob.user.id } });
+    const post = async (content: string) =>
+      (await call(server, 'POST', '/statuses', { as: bob.creds, body: { user_id: bob.user.id, page_id: page.id, content } })).body.id as string;
+    const statuses = [await post('one'), await post('two'), await post('three')];
+    const reports: string[] = [];
+    for (const id of statuses) {
+      const made = await run(['reports', 'create', '--target-type', 'Status', '--target-id', id, '--reason', 'spam', '--json'], reader.creds);
+      expect(made.code, made.stderr).toBe(0);
+      reports.push(JSON.parse(made.stdout).id);
+    }
+    // The second is dismissed by someone else meanwhile: resolving it is refused, the first and third are resolved.
+    expect((await call(server, 'PUT', `/reports/${reports[1]}/dismiss`, { as: owner.creds })).status).toBe(200);
+    const settled = await run(['reports', 'resolve', '-', '--action', 'none'], owner.creds, reports.join('\n'));
+    expect(settled.code).toBe(1);
+    expect(settled.stderr).toBe(
+      `error: Report ${reports[1]}: it was already dismissed: left as it is (conflict, HTTP 409)\nerror: 2 of 3 done; 1 refused (said above)\n`,
+    );
+    for (const [i, state] of ['resolved', 'dismissed', 'resolved'].entries()) expect((await call(server, 'GET', `/reports/${reports[i]}`)).body.state).toBe(state);
+
+    // A status gone meanwhile, among statuses removed: the others go, and --json says each refusal as the API's error.
+    expect((await call(server, 'DELETE', `/statuses/${statuses[0]}`, { as: bob.creds })).status).toBe(204);
+    const removed = await run(['statuses', 'delete', ...statuses, '--yes', '--json']);
+    expect(removed.code).toBe(1);
+    const lines = removed.stderr.trim().split('\n').map((line) => JSON.parse(line));
+    expect(lines).toEqual([
+      { error: expect.objectContaining({ code: 'not_found' }) },
+      { error: { code: 'partly_done', message: '2 of 3 done; 1 refused (said above)' } },
+    ]);
+    for (const id of statuses) expect((await call(server, 'GET', `/statuses/${id}`, { as: reader.creds })).status).toBe(404);
+  });
 });

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import type { AccessRequest } from '../../shared/schemas/membership.js';
-import { examples, fetchList, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import { eachRecord, examples, fetchList, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import type { Column, RecordView } from '../output.js';
 
 export const ACCESS_REQUEST_STATES = ['waiting', 'accepted'];
@@ -68,10 +68,12 @@ export function registerAccessRequestCommands(program: Command): void {
     'agora access-requests accept 3f2a…',
     "agora access-requests list --state waiting --fields id | agora access-requests accept -",
   ).action(
-    withContext(async ({ client, out, names }, _o, args) => {
+    withContext(async (ctx, _o, args) => {
       const [{ seg }, { ID_LISTS }] = await Promise.all([import('../../client/api-client.js'), import('../names.js')]);
-      for (const id of await names.fullIds(ID_LISTS.accessRequest, await idsFrom(args)))
-        await out.record(await client.put<AccessRequest>(`/page_access_requests/${seg(id)}/accept`), ACCESS_REQUEST_VIEW);
+      const ids = await ctx.names.fullIds(ID_LISTS.accessRequest, await idsFrom(args));
+      await eachRecord(ctx, ids, (id) => `Access request ${id}`, async (id) =>
+        ctx.out.record(await ctx.client.put<AccessRequest>(`/page_access_requests/${seg(id)}/accept`), ACCESS_REQUEST_VIEW),
+      );
     }),
   );
 
@@ -96,7 +98,7 @@ export function registerAccessRequestCommands(program: Command): void {
         !o.yes && interactive()
           ? (await fetchList<AccessRequest>(ctx.client, '/page_access_requests', { state: 'waiting' }, { perPage: 100, all: true })).items
           : [];
-      for (const id of ids) {
+      await eachRecord(ctx, ids, (id) => `Access request ${id}`, async (id) => {
         const request = waiting.find((r) => r.id === id);
         await confirmOrStop(
           request ? `Refuse ${request.user.nickname}'s request to join ${request.page.name}?` : `Refuse access request ${id}?`,
@@ -104,7 +106,7 @@ export function registerAccessRequestCommands(program: Command): void {
         );
         await ctx.client.put(`/page_access_requests/${seg(id)}/refuse`);
         ctx.out.done(request ? `Refused ${request.user.nickname}'s request to join ${request.page.name}` : `Access request ${id} refused and deleted`);
-      }
+      });
     }),
   );
 }

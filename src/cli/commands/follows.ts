@@ -1,6 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Follow } from '../../shared/schemas/follows.js';
-import { examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import { eachRecord, examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import type { Context } from '../context.js';
 import type { Names } from '../names.js';
 import type { Column, RecordView } from '../output.js';
@@ -94,7 +94,8 @@ export function registerFollowCommands(program: Command): void {
       .option('-y, --yes', 'do not ask for confirmation'),
     'agora follows delete 3f2a… --yes',
   ).action(
-    withContext<{ yes?: boolean }>(async ({ client, out, names }, o, args) => {
+    withContext<{ yes?: boolean }>(async (ctx, o, args) => {
+      const { client, out, names } = ctx;
       const [{ seg }, { confirmOrStop }, { ID_LISTS }] = await Promise.all([
         import('../../client/api-client.js'),
         import('../confirm.js'),
@@ -103,12 +104,12 @@ export function registerFollowCommands(program: Command): void {
       const ids = await names.fullIds(ID_LISTS.follow, await idsFrom(args));
       const asking = !o.yes && !!process.stdin.isTTY && !!process.stdout.isTTY;
       const described = asking ? await describeFollows(client, ids) : new Map<string, string>();
-      for (const id of ids) {
+      await eachRecord(ctx, ids, (id) => `Follow ${id}`, async (id) => {
         const what = described.get(id) ?? `follow ${id}`;
         await confirmOrStop(`Delete ${what}?`, o.yes);
         await client.delete(`/follows/${seg(id)}`);
         out.done(described.has(id) ? `Deleted ${what}` : `Follow ${id} deleted`);
-      }
+      });
     }),
   );
 }

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import type { Invite, InviteCreation } from '../../shared/schemas/membership.js';
-import { examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import { eachRecord, examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import type { Column, RecordView } from '../output.js';
 
 export const INVITE_STATES = ['waiting', 'accepted', 'refused'];
@@ -117,10 +117,12 @@ export function registerInviteCommands(program: Command): void {
       .argument('<id...>', 'invite ids, or - to read them from standard input'),
     'agora invites accept 3f2a… 9b1c…',
   ).action(
-    withContext(async ({ client, out, names }, _o, args) => {
+    withContext(async (ctx, _o, args) => {
       const [{ seg }, { ID_LISTS }] = await Promise.all([import('../../client/api-client.js'), import('../names.js')]);
-      for (const id of await names.fullIds(ID_LISTS.invite, await idsFrom(args)))
-        await out.record(await client.put<Invite>(`/invites/${seg(id)}/accept`), INVITE_VIEW);
+      const ids = await ctx.names.fullIds(ID_LISTS.invite, await idsFrom(args));
+      await eachRecord(ctx, ids, (id) => `Invite ${id}`, async (id) =>
+        ctx.out.record(await ctx.client.put<Invite>(`/invites/${seg(id)}/accept`), INVITE_VIEW),
+      );
     }),
   );
 
@@ -136,20 +138,22 @@ export function registerInviteCommands(program: Command): void {
         .option('-y, --yes', 'do not ask for confirmation'),
       `agora invites ${verb} 3f2a… --yes`,
     ).action(
-      withContext<{ yes?: boolean }>(async ({ client, out, names }, o, args) => {
+      withContext<{ yes?: boolean }>(async (ctx, o, args) => {
+        const { client, out, names } = ctx;
         const [{ seg }, { confirmOrStop }, { interactive }, { ID_LISTS }] = await Promise.all([
           import('../../client/api-client.js'),
           import('../confirm.js'),
           import('../prompts.js'),
           import('../names.js'),
         ]);
-        for (const id of await names.fullIds(ID_LISTS.invite, await idsFrom(args))) {
+        const ids = await names.fullIds(ID_LISTS.invite, await idsFrom(args));
+        await eachRecord(ctx, ids, (id) => `Invite ${id}`, async (id) => {
           const invite = !o.yes && interactive() ? await client.get<Invite>(`/invites/${seg(id)}`) : undefined;
           await confirmOrStop(`${verb[0]!.toUpperCase()}${verb.slice(1)} ${invite ? describe(invite) : `invite ${id}`}?`, o.yes);
           const result = await client.call<Invite | undefined>(method, `/invites/${seg(id)}${path}`);
           if (result) await out.record(result, INVITE_VIEW);
           else out.done(`${done} ${invite ? describe(invite) : `invite ${id}`}`);
-        }
+        });
       }),
     );
   }

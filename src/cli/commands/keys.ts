@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { ApiKey } from '../../shared/schemas/api-keys.js';
-import { examples, idsFrom, paginationOptions, showList, withContext, type PageOptions } from '../command-kit.js';
+import { eachRecord, examples, idsFrom, paginationOptions, showList, withContext, type PageOptions } from '../command-kit.js';
 import type { Context } from '../context.js';
 import type { Column } from '../output.js';
 
@@ -48,7 +48,7 @@ export function registerKeyCommands(program: Command): void {
       // The keys are read whole only when a value is given or a question names each key.
       const asking = !o.yes && interactive();
       const listed = asking || refs.some((ref) => ref.startsWith('ak_')) ? await everyKey(ctx) : [];
-      for (const id of await keyIds(ctx, refs, listed)) {
+      await eachRecord(ctx, await keyIds(ctx, refs, listed), (id) => `API key ${id}`, async (id) => {
         const key = listed.find((k) => k.id === id);
         if (key) {
           await ctx.names.load('user', [key.user_id]);
@@ -56,7 +56,7 @@ export function registerKeyCommands(program: Command): void {
         }
         await ctx.client.delete(`/api_keys/${seg(id)}`);
         ctx.out.done(`API key ${key ? `${key.api_key} (${id})` : id} revoked`);
-      }
+      });
     }),
   );
 }

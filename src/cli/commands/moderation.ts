@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import type { Comment, Status } from '../../shared/schemas/content.js';
 import type { User } from '../../shared/schemas/users.js';
-import { examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import { eachRecord, examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import type { Context } from '../context.js';
 import { STATUS_COLUMNS } from './content.js';
 import { suspensionEnd, USER_VIEW } from './users.js';
-import { firstWords, naming, registerReportCommands } from './reports.js';
+import { firstWords, registerReportCommands } from './reports.js';
 
 /** Moderation from the terminal (docs/api.md, "Moderating content and people"): statuses list|delete, comments|likes delete, suspensions; reports in reports.ts. */
 
@@ -90,13 +90,7 @@ function registerContentModeration(program: Command, statuses: Command): void {
         const { ID_LISTS } = await import('../names.js');
         const refs = await idsFrom(args);
         const ids = kind === 'statuses' ? await ctx.names.fullIds(ID_LISTS.status, refs) : refs;
-        const { ApiError } = await import('../../client/api-client.js');
-        for (const id of ids)
-          await removal(ctx, kind, id, o).catch((error: unknown) => {
-            // Which one failed, when several were given (a refused key's hint to log in again kept).
-            if (ids.length > 1 && error instanceof ApiError && error.status !== 401) throw naming(error, `${kind === 'statuses' ? 'Status' : 'Comment'} ${id}`);
-            throw error;
-          });
+        await eachRecord(ctx, ids, (id) => `${kind === 'statuses' ? 'Status' : 'Comment'} ${id}`, (id) => removal(ctx, kind, id, o));
       }),
     );
 
@@ -110,11 +104,11 @@ function registerContentModeration(program: Command, statuses: Command): void {
   ).action(
     withContext<{ yes?: boolean }>(async (ctx, o, args) => {
       const [{ seg }, { confirmOrStop }] = await Promise.all([import('../../client/api-client.js'), import('../confirm.js')]);
-      for (const id of await idsFrom(args)) {
+      await eachRecord(ctx, await idsFrom(args), (id) => `Like ${id}`, async (id) => {
         await confirmOrStop(`Take back like ${id}?`, o.yes);
         await ctx.client.delete(`/likes/${seg(id)}`);
         ctx.out.done(`Like ${id} taken back`);
-      }
+      });
     }),
   );
 }

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import type { Report } from '../../shared/schemas/reports.js';
-import { examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import { eachRecord, examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import type { Context } from '../context.js';
 import type { Column, RecordView } from '../output.js';
 import { REPORT_ACTIONS, REPORT_REASONS, REPORT_STATES, REPORT_TARGET_TYPES, RESOLUTION_OF } from '../../shared/report-kinds.js';
@@ -189,8 +189,8 @@ async function targetIdOf(ctx: Context, type: string | undefined, ref: string, k
   return id;
 }
 
-/** An API error of one of several records, its message naming that record (what else it carries, such as the profile to log in again, kept). */
-export const naming = (error: Error, what: string, message = error.message) => Object.assign(error, { message: `${what}: ${message}` });
+/** An API error, its message naming the report (what else it carries, such as the profile to log in again, kept). */
+const naming = (error: Error, what: string, message = error.message) => Object.assign(error, { message: `${what}: ${message}` });
 
 type Settling =
   | { verb: 'resolve'; body: unknown; action: (typeof REPORT_ACTIONS)[number]; yes?: boolean }
@@ -199,7 +199,7 @@ type Settling =
 /**
  * Resolves or dismisses each report. Settling one settles every open report on its target, so a report of a list
  * read before (`reports list … | reports resolve -`) may already be settled the same way by an earlier one of
- * the run: said, not a failure. One settled otherwise stops the run, naming it.
+ * the run: said, not a failure. One settled otherwise is refused, named, and the run goes on (`eachRecord`).
  */
 async function settle(ctx: Context, refs: string[], how: Settling): Promise<void> {
   const [{ seg, ApiError }, { ID_LISTS }, { confirmOrStop }, { interactive }] = await Promise.all([
@@ -219,7 +219,9 @@ async function settle(ctx: Context, refs: string[], how: Settling): Promise<void
     await confirmOrStop(question, false);
   }
   const done = how.verb === 'dismiss' ? 'dismissed' : `resolved (${how.action})`;
-  for (const id of ids) {
+  await eachRecord(ctx, ids, (id) => `Report ${id}`, async (id) => {
+    // Alone, the run's error names the report; among several, `eachRecord` names it in its line.
+    const named = (error: Error, message = error.message) => (ids.length === 1 ? naming(error, `Report ${id}`, message) : Object.assign(error, { message }));
     try {
       const report = await ctx.client.put<Report>(`/reports/${seg(id)}/${how.verb}`, how.verb === 'resolve' ? how.body : undefined);
       ctx.out.done(`Report ${id} ${done}`);
@@ -230,16 +232,16 @@ async function settle(ctx: Context, refs: string[], how: Settling): Promise<void
       }
     } catch (error) {
       if (!(error instanceof ApiError) || error.status === 401) throw error;
-      if (error.status !== 409) throw naming(error, `Report ${id}`);
+      if (error.status !== 409) throw named(error);
       const now = await ctx.client.get<Report>(`/reports/${seg(id)}`);
       // Still open: refused for another reason (the last Admin, oneself).
-      if (now.state === 'open') throw naming(error, `Report ${id}`);
+      if (now.state === 'open') throw named(error);
       const was = `${now.state}${now.resolution && now.resolution !== 'none' ? ` (${now.resolution})` : ''}`;
       const same = how.verb === 'dismiss' ? now.state === 'dismissed' : now.state === 'resolved' && now.resolution === RESOLUTION_OF[how.action];
-      if (!same) throw naming(error, `Report ${id}`, `it was already ${was}: left as it is`);
+      if (!same) throw named(error, `it was already ${was}: left as it is`);
       ctx.out.done(`Report ${id} already ${was}`);
     }
-  }
+  });
 }
 
 /** What one report is about, for a question: `bob's status "first…"`, or a user's nickname. */

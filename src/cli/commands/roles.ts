@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { PermissionSet } from '../../shared/schemas/roles.js';
 import type { User } from '../../shared/schemas/users.js';
-import { examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import { eachRecord, examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import type { Column, RecordView } from '../output.js';
 import { USER_VIEW } from './users.js';
 
@@ -140,14 +140,16 @@ export function registerRoleCommands(program: Command): void {
       .option('-y, --yes', 'do not ask for confirmation'),
     'agora roles delete Moderators --yes',
   ).action(
-      withContext<{ yes?: boolean }>(async ({ client, out, names }, o, args) => {
+      withContext<{ yes?: boolean }>(async (ctx, o, args) => {
         const [{ seg }, { confirmOrStop }] = await Promise.all([import('../../client/api-client.js'), import('../confirm.js')]);
-        for (const ref of await idsFrom(args)) {
-          const id = await names.resolve('role', ref);
+        const refs = await idsFrom(args);
+        // Every name is looked up before any role is deleted.
+        const ids = await ctx.names.resolveAll('role', refs);
+        await eachRecord(ctx, refs, (ref) => `Role ${ref}`, async (ref) => {
           await confirmOrStop(`Delete role ${ref}?`, o.yes);
-          await client.delete(`/permission_sets/${seg(id)}`);
-          out.done(`Role ${ref} deleted`);
-        }
+          await ctx.client.delete(`/permission_sets/${seg(ids[refs.indexOf(ref)]!)}`);
+          ctx.out.done(`Role ${ref} deleted`);
+        });
       }),
     );
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Delivery, Webhook } from '../../shared/schemas/webhooks.js';
-import { examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import { eachRecord, examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import type { Column, RecordView } from '../output.js';
 
 const COLUMNS: Column<Webhook>[] = [
@@ -81,19 +81,21 @@ export function registerWebhookCommands(program: Command): void {
       .option('-y, --yes', 'do not ask for confirmation'),
     'agora webhooks remove 3f2a… --yes',
   ).action(
-      withContext<{ yes?: boolean }>(async ({ client, out, names }, o, args) => {
+      withContext<{ yes?: boolean }>(async (ctx, o, args) => {
+        const { client, out, names } = ctx;
         const [{ seg }, { confirmOrStop }, { interactive }, { ID_LISTS }] = await Promise.all([
           import('../../client/api-client.js'),
           import('../confirm.js'),
           import('../prompts.js'),
           import('../names.js'),
         ]);
-        for (const id of await names.fullIds(ID_LISTS.webhook, await idsFrom(args))) {
+        const ids = await names.fullIds(ID_LISTS.webhook, await idsFrom(args));
+        await eachRecord(ctx, ids, (id) => `Webhook ${id}`, async (id) => {
           const hook = !o.yes && interactive() ? await client.get<Webhook>(`/webhooks/${seg(id)}`) : undefined;
           await confirmOrStop(`Remove the webhook to ${hook ? hook.url : id}?`, o.yes);
           await client.delete(`/webhooks/${seg(id)}`);
           out.done(`Webhook ${id} removed`);
-        }
+        });
       }),
     );
 
