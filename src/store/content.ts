@@ -2,7 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { CommentTable, Database, LikeTable, StatusTable } from './schema.js';
 import { counted, counterKey, kept, listPage, readRows, type Listed, type Selection, type Walk } from './paging.js';
-import { authorShown, eventPageSeen, reachesFollowers as followersSee, statusKnownTo, statusOpenTo, statusReadableBy, type Viewer } from './visibility.js';
+import { authorShown, eventPageSeen, reachesFollowers as followersSee, statusKnownTo, statusOpenTo, streamStatusShown, type Viewer } from './visibility.js';
 
 export type StatusRow = Selectable<StatusTable>;
 export type CommentRow = Selectable<CommentTable>;
@@ -66,7 +66,7 @@ export function statusesRepo(db: Kysely<Database>) {
     async stream(userId: string, viewer: Viewer, now: string, page: Pagination): Promise<Listed<StatusRow>> {
       const { pages, users, events } = await sources(userId, viewer);
       const keys = ['s.id'];
-      const shown = () => fromStatuses().where((eb) => statusReadableBy(eb, viewer, now));
+      const shown = () => fromStatuses().where((eb) => streamStatusShown(eb, viewer, now));
       const walks: Walk[] = [
         ...pages.map((id) => ({ query: shown().where('s.page_id', '=', id), keys })),
         ...events.map((id) => ({ query: shown().where('s.event_id', '=', id), keys })),
@@ -83,7 +83,8 @@ export function statusesRepo(db: Kysely<Database>) {
         pages.length && users.length
           ? counted(reachesFollowers(fromStatuses().where('s.user_id', 'in', users).where('s.page_id', 'in', pages)))
           : kept([]);
-      // Every source is one the reader may read, so of the rule only suspended authors remove rows: taken off too.
+      // Every source is one the reader may read, so of the rule only suspended authors remove rows (`streamStatusShown`):
+      // taken off too.
       const unseen = viewer.isAdmin
         ? kept([])
         : counted(

@@ -110,11 +110,11 @@ async function walkPage<Row>(
   const skip = position.cursor ? 0 : offsetOf(position);
   let start = position.cursor && values(position.cursor);
   if (skip > 0) {
-    // A page number starts at the sort key `skip` entries in. PostgreSQL: a subquery of the page's statement (one
-    // round trip). SQLite: read first (no round trip to save), as a row value compared with a subquery would not
-    // start its index range.
+    // A page number starts at the sort key `skip` entries in. PostgreSQL, one walk: a subquery of the page's
+    // statement (one round trip). Else read first: SQLite has no round trip to save (and would not start its index
+    // range at a row value compared with a subquery), and several walks would each carry the whole skip over them.
     const skipper = keyAt(db, walks, skip, direction, keyed);
-    if (onPostgres(db)) start = sql`(${skipper})`;
+    if (onPostgres(db) && walks.length === 1) start = sql`(${skipper})`;
     else {
       const [row] = await readRows<Record<string, unknown>>(db, skipper);
       // Past the end: no rows to carry the total.
@@ -126,15 +126,20 @@ async function walkPage<Row>(
   const n = position.per_page;
   // Several walks are one statement (a UNION ALL of each walk's first rows), so that they read as of one moment
   // (a commit between them could move a row from one to the other) and PostgreSQL answers in one round trip.
-  // The total rides on the rows too: a page and its total, one statement.
-  const arms = walks.map((walk) => {
-    const arm = keyed(walk, (walk.select ?? select)(from(walk, start, inclusive))).limit(n + 1);
-    return arm.select(sql<number>`${total}`.as(TOTAL));
-  });
+  // The total rides on the rows too: a page and its total, one statement. It is written once, beside the union's
+  // rows, not in each walk, and the union is MATERIALIZED: else SQLite copies the total into every walk as it
+  // flattens the union, and a stream of 600 sources repeats its 600 kept counts 600 times (seconds to prepare).
+  const arms = walks.map((walk) => keyed(walk, (walk.select ?? select)(from(walk, start, inclusive))).limit(n + 1));
+  const withTotal = (query: AnyQuery) => query.select(sql<number>`${total}`.as(TOTAL));
   const query =
     arms.length === 1
-      ? arms[0]!
-      : arms.slice(1).reduce((union, arm, w) => union.unionAll(db.selectFrom(arm.as(`w${w + 1}`)).selectAll()), db.selectFrom(arms[0]!.as('w0')).selectAll());
+      ? withTotal(arms[0]!)
+      : withTotal(
+          db
+            .with((cte) => cte('walks').materialized(), () => unionAll(db, arms))
+            .selectFrom('walks')
+            .selectAll('walks'),
+        );
   const read = await readRows<Record<string, unknown>>(db, query);
   const counted = read[0]?.[TOTAL];
   const found = arms.length === 1 ? read : merged(read, keysOf, desc);
@@ -150,6 +155,20 @@ async function walkPage<Row>(
 }
 
 const TOTAL = '__total';
+
+/** SQLite refuses a compound SELECT of more than 500 terms: a stream of more sources is a union of unions. */
+const MAX_UNION = 400;
+
+/** The rows of every query, one UNION ALL (of UNION ALLs, past `MAX_UNION`), each query a subquery `w<i>`. */
+function unionAll(db: AnyDb, queries: AnyQuery[]): AnyQuery {
+  if (queries.length > MAX_UNION) {
+    const groups: AnyQuery[] = [];
+    for (let i = 0; i < queries.length; i += MAX_UNION) groups.push(unionAll(db, queries.slice(i, i + MAX_UNION)));
+    return unionAll(db, groups);
+  }
+  const arm = (query: AnyQuery, i: number) => db.selectFrom(query.as(`w${i}`)).selectAll();
+  return queries.slice(1).reduce((union, query, i) => union.unionAll(arm(query, i + 1)), arm(queries[0]!, 0));
+}
 
 /** The rows of several walks in key order, each key once (a row in two walks is answered once). */
 function merged<T>(rows: readonly T[], keysOf: (row: T) => string[], desc: boolean): T[] {
@@ -176,7 +195,10 @@ function keyAt(db: AnyDb, walks: Walk[], skip: number, direction: 'asc' | 'desc'
     const arms = onPostgres(db)
       ? walks.map((walk, w) => db.selectFrom(keyed(walk, walk.query).limit(skip + 1).as(`w${w}`)).select(columns))
       : walks.map((walk) => walk.keys.reduce((q, key, i) => q.select(sql.ref(key).as(KEY(i))), walk.query));
-    skipper = arms.slice(1).reduce((q, other) => q.union(other), arms[0]!);
+    const union = (queries: AnyQuery[]) => queries.slice(1).reduce((q, other) => q.union(other), queries[0]!);
+    const groups: AnyQuery[] = [];
+    for (let i = 0; i < arms.length; i += MAX_UNION) groups.push(union(arms.slice(i, i + MAX_UNION)));
+    skipper = groups.length === 1 ? groups[0]! : union(groups.map((group, g) => db.selectFrom(group.as(`g${g}`)).select(columns)));
     for (const column of columns) skipper = skipper.orderBy(sql.ref(column), direction);
   }
   return skipper.limit(1).offset(skip);

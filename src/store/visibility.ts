@@ -138,6 +138,14 @@ export function statusOpenTo(eb: AnyEb, viewer: Viewer): Expression<SqlBool> {
 export const statusReadableBy = (eb: AnyEb, viewer: Viewer, now: string): Expression<SqlBool> =>
   viewer.isAdmin ? eb.lit(true) : eb.and([statusKnownTo(eb, viewer, now), statusOpenTo(eb, viewer)]);
 
+/**
+ * The rule above for a status of one of the viewer's own stream sources (a page they are in, an event they
+ * created or go to in a page they see, a user they follow: `reachesFollowers`): a status is in one page or one
+ * event, never both, so of the whole rule only the author's suspension can hide it. Written this small, each of a
+ * stream's walks (one per source, hundreds for some users) stays cheap to plan.
+ */
+export const streamStatusShown = (eb: AnyEb, viewer: Viewer, now: string): Expression<SqlBool> => authorShown(eb, viewer, now, 's.user_id');
+
 /** Reports (`reports as r`): Admins all, a page's creator those on content in the page, anyone their own. */
 export function reportVisibleTo(eb: AnyEb, viewer: Viewer): Expression<SqlBool> {
   if (viewer.isAdmin) return eb.lit(true);

@@ -177,8 +177,8 @@ describe('paging', () => {
       expect(plan.join(' | ')).not.toMatch(/TEMP B-TREE/);
       // A subquery's heading is no step of its own: the steps under it are checked as the others.
       // (Alone on an empty page, a total in SQL is read from a constant row.)
-      // (Nor are a union's headings, nor the scan of one walk's rows, at most a page, read back from its subquery.)
-      const heading = /^((CORRELATED )?SCALAR SUBQUERY \d+|SCAN CONSTANT ROW|COMPOUND QUERY|LEFT-MOST SUBQUERY|UNION ALL|MERGE \(UNION( ALL)?\)|LEFT|RIGHT|(CO-ROUTINE|MATERIALIZE|SCAN) w\d+)$/;
+      // (Nor are a union's headings, nor the scan of its rows or of one walk's, at most a page each, read back from a subquery.)
+      const heading = /^((CORRELATED )?SCALAR SUBQUERY \d+|SCAN CONSTANT ROW|COMPOUND QUERY|LEFT-MOST SUBQUERY|UNION ALL|MERGE \(UNION( ALL)?\)|LEFT|RIGHT|(CO-ROUTINE|MATERIALIZE|SCAN) (w\d+|walks))$/;
       for (const step of plan.filter((s) => !heading.test(s)))
         expect(step).toMatch(/USING (COVERING )?INDEX|USING INTEGER PRIMARY KEY/);
     }
