@@ -22,7 +22,7 @@ import { DEFAULT_PORT, registerServeCommand } from './cli/commands/serve.js';
 import { registerUserCommands } from './cli/commands/users.js';
 import { ignoreClosedPipe } from './cli/output.js';
 import { registerWebhookCommands } from './cli/commands/webhooks.js';
-import { ExitCode } from './cli/errors.js';
+import { apiErrorText, ExitCode } from './cli/errors.js';
 import { VERSION } from './shared/version.js';
 
 const positiveSeconds = (value: string): number => {
@@ -178,7 +178,7 @@ async function report(error: unknown, json: boolean): Promise<number> {
   if (name === 'ApiError') {
     const e = error as Error & { status: number; code: string; body: unknown };
     if (json) say(JSON.stringify(e.body));
-    else say(`error: ${e.message} (${e.code}, HTTP ${e.status})`);
+    else say(`error: ${apiErrorText(e)}`);
     const profile = (error as { profile?: string }).profile;
     if (!json && e.status === 401 && profile !== undefined)
       say(`The key of profile "${profile}" was refused: log in again with ${await agora()} login --profile ${profile}`);

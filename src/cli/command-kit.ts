@@ -2,6 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Query } from '../client/api-client.js';
 import type { Context, GlobalOptions } from './context.js';
 import type { Column } from './output.js';
+import { apiErrorText } from './errors.js';
 import { fetchList, type PageOptions } from './list-walk.js';
 
 export { fetchList, pageQuery, type PageOptions } from './list-walk.js';
@@ -103,26 +104,40 @@ const stopsTheRun = (error: { status: number; code: string }) =>
 
 /**
  * Acts on each of several records in turn (ids given, or `-` from a pipe). One the server refuses (gone, settled
- * meanwhile, not allowed) is said on stderr naming it, and the others go on, as `rm` and `kill` do: a bulk run is
- * not left half done by one record that changed under it. The run then fails (exit 1), saying how many were
- * refused. A refusal that would meet every record (the key, the caller's suspension, the rate), no answer, or a
- * declined question stops it at once; one record alone fails as it is.
+ * meanwhile, not allowed) is said on stderr naming it (`--json`: the API's error body with the record's `id`), and
+ * the others go on, as `rm` and `kill` do: a bulk run is not left half done by one record that changed under it.
+ * The run then fails (exit 1), saying how many were done. A refusal that would meet every record (the key, the
+ * caller's suspension, the rate, a server error; with `adminsOnly`, a 403), no answer, or a declined question
+ * stops it at once, saying what was done before; one record alone fails as it is.
  */
-export async function eachRecord<T>(ctx: Context, items: T[], what: (item: T) => string, act: (item: T) => Promise<void>): Promise<void> {
+export async function eachRecord<T extends string>(
+  ctx: Context,
+  items: T[],
+  what: (item: T) => string,
+  act: (item: T) => Promise<void>,
+  { adminsOnly = false } = {},
+): Promise<void> {
+  const { terminalJson, visible } = await import('./safe-text.js');
+  const say = (line: string) => process.stderr.write(`${ctx.out.json ? (process.stderr.isTTY ? terminalJson(line) : line) : visible(line)}\n`);
+  let done = 0;
   let refused = 0;
+  const tally = () => `${done} of ${items.length} done${refused ? `; ${refused} refused (said above)` : ''}`;
   for (const item of items) {
     try {
       await act(item);
+      done++;
     } catch (error) {
-      const e = error as Error & { status?: number; code?: string; body?: unknown };
-      if (e.name !== 'ApiError' || stopsTheRun(e as { status: number; code: string })) throw error;
-      if (items.length === 1) throw error;
+      const e = error as Error & { status: number; code: string; body?: object };
+      const ofThisRecord = e.name === 'ApiError' && !stopsTheRun(e) && !(adminsOnly && e.status === 403) && items.length > 1;
+      if (!ofThisRecord) {
+        // A "no" after refusals still fails the run; any other stop says what was done before it.
+        if (e.name === 'DeclinedError' && refused > 0) throw new PartlyDoneError(`${tally()}; stopped at ${what(item)}, declined`);
+        if (e.name !== 'DeclinedError' && done + refused > 0 && !ctx.out.json) say(`${tally()} before this:`);
+        throw error;
+      }
       refused++;
-      const { terminalJson, visible } = await import('./safe-text.js');
-      const line = ctx.out.json ? JSON.stringify(e.body) : `error: ${what(item)}: ${e.message} (${e.code}, HTTP ${e.status})`;
-      process.stderr.write(`${ctx.out.json ? (process.stderr.isTTY ? terminalJson(line) : line) : visible(line)}\n`);
+      say(ctx.out.json ? JSON.stringify({ ...e.body, id: item }) : `error: ${what(item)}: ${apiErrorText(e)}`);
     }
   }
-  if (refused > 0) throw new PartlyDoneError(`${items.length - refused} of ${items.length} done; ${refused} refused (said above)`);
+  if (refused > 0) throw new PartlyDoneError(tally());
 }
-

@@ -1,6 +1,9 @@
 /** Exit codes (the README's "Commands"). */
 export const ExitCode = { ok: 0, failure: 1, usage: 2, auth: 4 } as const;
 
+/** How an API error reads on a terminal, after `error: `: the server's message, its code and the HTTP status. */
+export const apiErrorText = (e: { message: string; code: string; status: number }): string => `${e.message} (${e.code}, HTTP ${e.status})`;
+
 /** A mistake in how the command was called: exit 2. */
 export class UsageError extends Error {
   override name = 'UsageError';

@@ -61,6 +61,7 @@ export const ID_LISTS = {
   },
   report: { label: 'report', path: '/reports' },
   webhook: { label: 'webhook', path: '/webhooks', describe: (r: Record<string, unknown>) => `${r.id} (${r.url})` },
+  apiKey: { label: 'API key', path: '/api_keys', describe: (r: Record<string, unknown>) => `${r.id} (${r.api_key})` },
 } satisfies Record<string, IdList>;
 
 /** A record that a name was looked for but none matched: a failure of the lookup, exit 1 like a 404. */

@@ -66,9 +66,35 @@ describe('agora keys list and revoke, over the API', () => {
     for (const key of [second, third]) expect((await call(server, 'GET', '/me', { as: key })).status).toBe(401);
     expect(JSON.parse((await run(['list', '--user', user.id, '--json'])).stdout).total_items).toBe(0);
 
-    const denied = await runCli(['keys', 'list'], { home: server.dir, env: envFor(server, await createKeyFor(server, user.id)) });
+    const memberKey = await createKeyFor(server, user.id);
+    const denied = await runCli(['keys', 'list'], { home: server.dir, env: envFor(server, memberKey) });
     expect(denied.code).toBe(1);
     expect(denied.stderr).toMatch(/HTTP 403/);
+    // Only Admins revoke: a Member's run stops at the first refusal, not one refusal a key.
+    const ids = rows.map((r) => r[0]!);
+    const notAdmin = await runCli(['keys', 'revoke', ...ids, '--yes'], { home: server.dir, env: envFor(server, memberKey) });
+    expect(notAdmin.code).toBe(1);
+    expect(notAdmin.stderr.match(/HTTP 403/g)).toHaveLength(1);
+  });
+
+  it('a "no" after a refusal still fails the run, saying what was done and where it stopped', async () => {
+    const user = await createUser(server);
+    const [gone, kept] = [await createKeyFor(server, user.id), await createKeyFor(server, user.id)];
+    expect((await runCli(['keys', 'revoke', gone.key, '--yes'], { home: server.dir, env: envFor(server) })).code).toBe(0);
+    const listed = JSON.parse((await runCli(['admin', 'list-keys', '--db', server.db, '--user', user.id, '--json'], { home: server.dir })).stdout);
+    const keptId = listed.items[0].id as string;
+    // The revoked key's id, from the audit log: refused (404; no question, it is in no list); then "no" to the next.
+    const entry = JSON.parse((await runCli(['audit', 'list', '--action', 'api_key.revoke', '--per-page', '1', '--json'], { home: server.dir, env: envFor(server) })).stdout);
+    const goneId = entry.items[0].target_id as string;
+    const run = await runCliTty(['keys', 'revoke', goneId, keptId], {
+      home: server.dir,
+      env: envFor(server),
+      answers: [{ when: new RegExp(`Revoke the API key ${kept.key}`), send: 'n\r' }],
+    });
+    expect(run.stdout).toContain(`error: API key ${goneId}: `);
+    expect(run.stdout).toContain(`error: 0 of 2 done; 1 refused (said above); stopped at API key ${keptId}, declined`);
+    expect(run.code).toBe(1);
+    expect((await call(server, 'GET', '/me', { as: kept })).status).toBe(200);
   });
 
   it('--help of a command that does not exist says so (exit 2), not the top-level help', async () => {

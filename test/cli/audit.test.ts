@@ -46,7 +46,7 @@ describe('agora audit list', () => {
     for (const [args, message] of [
       [['--target-type', 'User'], /--target-type: no target type "User"; the target types are page_access_request, .*\buser\b/],
       [['--action', 'user.delete'], /--action: no action "user.delete"; the actions are page_access_request.accept/],
-      [['--target-type', 'api_key', '--target-id', 'abcdef12'], /--target-id: give the api key's whole id/],
+      [['--target-type', 'webhook_delivery', '--target-id', 'abcdef12'], /--target-id: give the webhook delivery's whole id/],
       [['--target-id', 'nobody-by-that-name'], /No user with the id or nickname "nobody-by-that-name"/],
     ] as const) {
       const run = await runCli(['audit', 'list', ...args], { home: server.dir, env });

@@ -57,9 +57,9 @@ describe('agora reports, statuses delete, users suspend', () => {
     // The users table says who is suspended, and until when.
     const listed2 = await run(['users', 'list', '--nickname', bob.user.nickname, '--fields', 'nickname,suspended']);
     expect(tsvRows(listed2.stdout)).toEqual([[bob.user.nickname, 'until lifted']]);
-    // An Admin still reads a suspended author's statuses (nobody else does): the author is marked.
-    const hidden = await run(['statuses', 'list', '--user', bob.user.nickname, '--fields', 'id,author']);
-    expect(tsvRows(hidden.stdout)).toEqual([[third.id, `${bob.user.nickname} (suspended)`]]);
+    // An Admin still reads a suspended author's statuses (nobody else does): the table says until when.
+    const hidden = await run(['statuses', 'list', '--user', bob.user.nickname, '--fields', 'id,author,suspended']);
+    expect(tsvRows(hidden.stdout)).toEqual([[third.id, bob.user.nickname, 'until lifted']]);
     // Suspending again replaces the suspension in force: the question says so (declined: nothing changes), and so
     // does a script's run, on stderr.
     const until = '2030-01-01T00:00:00.000Z';
@@ -225,7 +225,7 @@ describe('agora reports, statuses delete, users suspend', () => {
     expect(removed.code).toBe(1);
     const lines = removed.stderr.trim().split('\n').map((line) => JSON.parse(line));
     expect(lines).toEqual([
-      { error: expect.objectContaining({ code: 'not_found' }) },
+      { error: expect.objectContaining({ code: 'not_found' }), id: statuses[0] },
       { error: { code: 'partly_done', message: '2 of 3 done; 1 refused (said above)' } },
     ]);
     for (const id of statuses) expect((await call(server, 'GET', `/statuses/${id}`, { as: reader.creds })).status).toBe(404);

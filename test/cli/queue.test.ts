@@ -293,12 +293,13 @@ describe('when calls fail', () => {
       // The server stopped (not gone): the accept is sent, and no answer comes.
       server.process.kill('SIGSTOP');
       try {
-        term.keys('a');
+        await term.keys('a');
         await term.waitFor(/not known whether it went through/, 10_000);
       } finally {
         server.process.kill('SIGCONT');
       }
-      term.keys('q');
+      await term.keys('q');
+      expect(await term.exitCode()).toBe(0);
     } finally {
       term.close();
     }
@@ -316,7 +317,8 @@ describe('when calls fail', () => {
       // A new request comes by the stream; the look it brings is refused.
       await ask();
       await term.waitFor(/agora queue · 1 waiting +○ not current/, 5000);
-      term.keys('q');
+      await term.keys('q');
+      expect(await term.exitCode()).toBe(0);
     } finally {
       term.close();
     }

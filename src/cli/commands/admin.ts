@@ -69,14 +69,9 @@ export function registerAdminCommands(program: Command): void {
           if (all.length >= total_items || items.length === 0) return all;
         }
       });
-      const { Output } = await import('../output.js');
-      await new Output({ json: !!command.optsWithGlobals().json }).list({ items, total_items: items.length }, [
-        { header: 'id', value: (k) => k.id },
-        { header: 'owner', value: (k) => k.user_id },
-        { header: 'api_key', value: (k) => k.api_key },
-        { header: 'created', value: (k) => k.created_at },
-        { header: 'last used', value: (k) => k.last_used_at ?? 'never' },
-      ]);
+      const [{ Output }, { KEY_COLUMNS }] = await Promise.all([import('../output.js'), import('./keys.js')]);
+      // Offline, no names: the owner's id.
+      await new Output({ json: !!command.optsWithGlobals().json }).list({ items, total_items: items.length }, KEY_COLUMNS);
     });
   admin
     .command('revoke-key')

@@ -30,7 +30,7 @@ export function registerAuditCommands(program: Command): void {
       .option('--actor <user>', 'only acts of this user (id or nickname)')
       .option('--action <action>', 'only this action, e.g. page_access_request.accept')
       .option('--target-type <type>', "only acts on this kind of record, the action's resource, e.g. user")
-      .option('--target-id <ref>', 'only acts on this record: its id or id prefix, or a nickname (a role: its name)')
+      .option('--target-id <ref>', "only acts on this record: its id; a user's nickname or id prefix; with --target-type, an id prefix of that kind (a role: its name)")
       .option('--since <time>', 'only from this date or time on (ISO 8601, e.g. 2026-11-01)')
       .option('--until <time>', 'only before this date or time (ISO 8601)'),
   );
@@ -73,6 +73,7 @@ async function targetIdOf(names: Names, type: string | undefined, ref: string): 
     invite: ID_LISTS.invite,
     page_access_request: ID_LISTS.accessRequest,
     webhook: ID_LISTS.webhook,
+    api_key: ID_LISTS.apiKey,
   };
   const list = lists[type];
   if (list) return (await names.fullIds(list, [ref]))[0]!;

@@ -3,17 +3,19 @@ import type { Comment, Like, Status } from '../../shared/schemas/content.js';
 import { examples, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import type { Names } from '../names.js';
 import type { Column, RecordView } from '../output.js';
+import { suspensionEnd } from './users.js';
 
 export const STATUS_COLUMNS: Column<Status>[] = [
   { header: 'id', value: (s) => s.id, id: true },
-  // Only Admins read the statuses of a suspended author: hidden from everyone else while it lasts.
-  { header: 'author', value: (s) => (s.user.suspension ? `${s.user.nickname} (suspended)` : s.user.nickname) },
+  { header: 'author', value: (s) => s.user.nickname },
   { header: 'content', value: (s) => s.content },
   { header: 'page', name: ['page', (s) => s.page_id] },
   { header: 'event', name: ['event', (s) => s.event_id] },
   { header: 'comments', value: (s) => s.comments_count },
   { header: 'likes', value: (s) => s.likes_count },
   { header: 'created', value: (s) => s.created_at },
+  // Only Admins read the statuses of a suspended author (hidden from everyone else while it lasts): when it ends.
+  { header: 'suspended', value: (s) => (s.user.suspension ? suspensionEnd(s.user.suspension.until) : '') },
 ];
 
 const STATUS_VIEW: RecordView<Status> = { names: { page_id: ['page', 'page'], event_id: ['event', 'event'] } };

@@ -4,7 +4,7 @@ import { eachRecord, examples, idsFrom, paginationOptions, showList, withContext
 import type { Context } from '../context.js';
 import type { Column } from '../output.js';
 
-const COLUMNS: Column<ApiKey>[] = [
+export const KEY_COLUMNS: Column<ApiKey>[] = [
   { header: 'id', value: (k) => k.id, id: true },
   { header: 'owner', value: (k) => k.user_id, name: ['user', (k) => k.user_id] },
   { header: 'api_key', value: (k) => k.api_key },
@@ -25,7 +25,7 @@ export function registerKeyCommands(program: Command): void {
   ).action(
     withContext<PageOptions & { user?: string }>(async (ctx, o) => {
       const user = o.user === undefined ? undefined : await ctx.names.resolve('user', o.user);
-      await showList(ctx, '/api_keys', { user_id: user }, COLUMNS, o);
+      await showList(ctx, '/api_keys', { user_id: user }, KEY_COLUMNS, o);
     }),
   );
 
@@ -56,12 +56,10 @@ export function registerKeyCommands(program: Command): void {
         }
         await ctx.client.delete(`/api_keys/${seg(id)}`);
         ctx.out.done(`API key ${key ? `${key.api_key} (${id})` : id} revoked`);
-      });
+      }, { adminsOnly: true });
     }),
   );
 }
-
-const KEY_LIST = { label: 'API key', path: '/api_keys', describe: (k: Record<string, unknown>) => `${k.id} (${k.api_key})` };
 
 async function everyKey(ctx: Context): Promise<ApiKey[]> {
   const { fetchList } = await import('../list-walk.js');
@@ -73,9 +71,9 @@ async function everyKey(ctx: Context): Promise<ApiKey[]> {
  * show them, or the public `api_key` value (`ak_…`) that `agora whoami` and `keys list` print.
  */
 async function keyIds(ctx: Context, refs: string[], listed: ApiKey[]): Promise<string[]> {
-  const { NameNotFoundError } = await import('../names.js');
+  const { ID_LISTS, NameNotFoundError } = await import('../names.js');
   const byValue = new Map(listed.map((k) => [k.api_key, k.id]));
   for (const ref of refs) if (ref.startsWith('ak_') && !byValue.has(ref)) throw new NameNotFoundError(`No API key ${ref}`);
-  const ids = await ctx.names.fullIds(KEY_LIST, refs.filter((ref) => !ref.startsWith('ak_')));
+  const ids = await ctx.names.fullIds(ID_LISTS.apiKey, refs.filter((ref) => !ref.startsWith('ak_')));
   return refs.map((ref) => (ref.startsWith('ak_') ? byValue.get(ref)! : ids.shift()!));
 }

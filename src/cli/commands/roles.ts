@@ -142,14 +142,20 @@ export function registerRoleCommands(program: Command): void {
   ).action(
       withContext<{ yes?: boolean }>(async (ctx, o, args) => {
         const [{ seg }, { confirmOrStop }] = await Promise.all([import('../../client/api-client.js'), import('../confirm.js')]);
-        const refs = await idsFrom(args);
-        // Every name is looked up before any role is deleted.
-        const ids = await ctx.names.resolveAll('role', refs);
-        await eachRecord(ctx, refs, (ref) => `Role ${ref}`, async (ref) => {
-          await confirmOrStop(`Delete role ${ref}?`, o.yes);
-          await ctx.client.delete(`/permission_sets/${seg(ids[refs.indexOf(ref)]!)}`);
-          ctx.out.done(`Role ${ref} deleted`);
-        });
+        // Every name is looked up before any role is deleted; a role named twice is deleted once.
+        const refs = [...new Set(await idsFrom(args))];
+        const ids = new Map((await ctx.names.resolveAll('role', refs)).map((id, i) => [refs[i]!, id]));
+        await eachRecord(
+          ctx,
+          refs,
+          (ref) => `Role ${ref}`,
+          async (ref) => {
+            await confirmOrStop(`Delete role ${ref}?`, o.yes);
+            await ctx.client.delete(`/permission_sets/${seg(ids.get(ref)!)}`);
+            ctx.out.done(`Role ${ref} deleted`);
+          },
+          { adminsOnly: true },
+        );
       }),
     );
 }

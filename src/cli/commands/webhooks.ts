@@ -95,7 +95,7 @@ export function registerWebhookCommands(program: Command): void {
           await confirmOrStop(`Remove the webhook to ${hook ? hook.url : id}?`, o.yes);
           await client.delete(`/webhooks/${seg(id)}`);
           out.done(`Webhook ${id} removed`);
-        });
+        }, { adminsOnly: true });
       }),
     );
 
