@@ -38,6 +38,15 @@ export const intOption =
     return n;
   };
 
+/** A choice in any case (`status` for `Status`): the value as the API spells it, else commander's usage error. */
+export const anyCase =
+  (values: readonly string[]) =>
+  (value: string): string => {
+    const found = values.find((v) => v.toLowerCase() === value.toLowerCase());
+    if (found === undefined) throw new InvalidArgumentError(`Allowed choices are ${values.join(', ')}.`);
+    return found;
+  };
+
 const commaList = (value: string, previous: string[] = []) => [
   ...previous,
   ...value.split(',').map((s) => s.trim()).filter(Boolean),
@@ -65,12 +74,20 @@ export function examples(command: Command, ...lines: string[]): Command {
   return command.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);
 }
 
-/** Ids given as arguments, or read from standard input (one a line, or separated by spaces) for `-`. */
+/**
+ * Ids given as arguments, or read from standard input for `-`: one a line, or separated by spaces; of a table piped
+ * in (`list --fields id,name`: tab-separated), the first column of each line, after its header (`--header`).
+ */
 export async function idsFrom(args: string[]): Promise<string[]> {
   if (!args.includes('-')) return args;
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const fromStdin = Buffer.concat(chunks).toString('utf8').split(/\s+/).filter(Boolean);
+  const lines = Buffer.concat(chunks).toString('utf8').split(/\r?\n/);
+  const fromStdin = lines.flatMap((line, i) => {
+    const first = line.split('\t')[0]!.trim();
+    if (i === 0 && first === 'id') return [];
+    return line.includes('\t') ? (first ? [first] : []) : line.split(/\s+/).filter(Boolean);
+  });
   return args.flatMap((a) => (a === '-' ? fromStdin : [a]));
 }
 

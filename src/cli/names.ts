@@ -61,7 +61,13 @@ export const ID_LISTS = {
   },
   report: { label: 'report', path: '/reports' },
   webhook: { label: 'webhook', path: '/webhooks', describe: (r: Record<string, unknown>) => `${r.id} (${r.url})` },
-  apiKey: { label: 'API key', path: '/api_keys', describe: (r: Record<string, unknown>) => `${r.id} (${r.api_key})` },
+  apiKey: {
+    label: 'API key',
+    path: '/api_keys',
+    describe: (r: Record<string, unknown>) => `${r.id} (${r.api_key})`,
+    // A revoked key leaves the list; the audit log still names it.
+    gone: { path: '/audit_log', query: { action: 'api_key.revoke' }, id: (entry: Record<string, unknown>) => String(entry.target_id) },
+  },
 } satisfies Record<string, IdList>;
 
 /** A record that a name was looked for but none matched: a failure of the lookup, exit 1 like a 404. */
@@ -115,7 +121,8 @@ export class Names {
     for (const ref of refs.map((r) => r.trim())) {
       if (ID.test(ref) || ID_PREFIX.test(ref)) continue;
       // Hex shorter than a table shows is too short to name one.
-      const what = /^[0-9a-f]{1,5}$/.test(ref) ? `is too short to name a ${list.label}` : `is not a ${list.label}'s id`;
+      const a = /^[aeiouAEIOU]/.test(list.label) ? 'an' : 'a';
+      const what = /^[0-9a-f]{1,5}$/.test(ref) ? `is too short to name ${a} ${list.label}` : `is not ${a} ${list.label}'s id`;
       throw new UsageError(`${ref} ${what}: give its whole id or at least its first 6 characters`);
     }
     if (refs.every((ref) => ID.test(ref.trim()))) return refs;

@@ -60,8 +60,9 @@ describe('agora keys list and revoke, over the API', () => {
     expect(asked.code).toBe(0);
     expect((await call(server, 'GET', '/me', { as: first })).status).toBe(401);
 
-    // From a script: an id prefix and a whole id read from standard input.
-    const piped = await run(['revoke', '-', '--yes'], `${idOf(second.key).slice(0, 26)}\n${idOf(third.key)}\n`);
+    // From a script: a table piped in (`--fields id,api_key --header`), its first column read after the header; an
+    // id prefix and a whole id.
+    const piped = await run(['revoke', '-', '--yes'], `id\tapi_key\n${idOf(second.key).slice(0, 26)}\t${second.key}\n${idOf(third.key)}\t${third.key}\n`);
     expect(piped.code, piped.stderr).toBe(0);
     for (const key of [second, third]) expect((await call(server, 'GET', '/me', { as: key })).status).toBe(401);
     expect(JSON.parse((await run(['list', '--user', user.id, '--json'])).stdout).total_items).toBe(0);
@@ -95,6 +96,10 @@ describe('agora keys list and revoke, over the API', () => {
     expect(run.stdout).toContain(`error: 0 of 2 done; 1 refused (said above); stopped at API key ${keptId}, declined`);
     expect(run.code).toBe(1);
     expect((await call(server, 'GET', '/me', { as: kept })).status).toBe(200);
+    // A revoked key is in no list, but the audit log finds it by a prefix of its id.
+    const audited = await runCli(['audit', 'list', '--target-type', 'api_key', '--target-id', goneId.slice(0, 12), '--fields', 'action'], { home: server.dir, env: envFor(server) });
+    expect(audited.code, audited.stderr).toBe(0);
+    expect(tsvRows(audited.stdout)).toEqual([['api_key.revoke'], ['api_key.create']]);
   });
 
   it('--help of a command that does not exist says so (exit 2), not the top-level help', async () => {

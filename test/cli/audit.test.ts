@@ -39,12 +39,14 @@ describe('agora audit list', () => {
     expect(await acts('--target-id', user.nickname)).toEqual(['user.suspend', 'user.create']);
     expect(await acts('--target-id', user.id.slice(0, 12))).toEqual(['user.suspend', 'user.create']);
     expect(await acts('--target-type', 'user', '--target-id', user.nickname)).toEqual(['user.suspend', 'user.create']);
+    // Spelt as reports spell their types, it is the same.
+    expect(await acts('--target-type', 'User', '--target-id', user.nickname)).toEqual(['user.suspend', 'user.create']);
     const role = await runCli(['roles', 'create', '--name', `Auditors${Date.now() % 100000}`, '--json'], { home: server.dir, env });
     expect(role.code, role.stderr).toBe(0);
     expect(await acts('--target-type', 'permission_set', '--target-id', JSON.parse(role.stdout).name)).toEqual(['permission_set.create']);
 
     for (const [args, message] of [
-      [['--target-type', 'User'], /--target-type: no target type "User"; the target types are page_access_request, .*\buser\b/],
+      [['--target-type', 'Member'], /--target-type: no target type "member"; the target types are page_access_request, .*\buser\b/],
       [['--action', 'user.delete'], /--action: no action "user.delete"; the actions are page_access_request.accept/],
       [['--target-type', 'webhook_delivery', '--target-id', 'abcdef12'], /--target-id: give the webhook delivery's whole id/],
       [['--target-id', 'nobody-by-that-name'], /No user with the id or nickname "nobody-by-that-name"/],

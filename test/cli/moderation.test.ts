@@ -125,7 +125,8 @@ describe('agora reports, statuses delete, users suspend', () => {
     for (const creds of [r2.creds, r3.creds]) expect((await run(['reports', 'create', '--target-type', 'Status', '--target-id', spam.id, '--reason', 'abuse'], creds)).code).toBe(0);
     expect((await run(['reports', 'create', '--target-type', 'Status', '--target-id', more.id, '--reason', 'spam'], r1.creds)).code).toBe(0);
     expect((await run(['reports', 'create', '--target-type', 'User', '--target-id', bob.user.nickname, '--reason', 'spam'], r1.creds)).code).toBe(0);
-    const onBob = await run(['reports', 'list', '--target-id', bob.user.nickname, '--target-type', 'User', '--json']);
+    // A type in any case: `user` is `User`.
+    const onBob = await run(['reports', 'list', '--target-id', bob.user.nickname, '--target-type', 'user', '--json']);
     expect(JSON.parse(onBob.stdout).items.map((r: { target_id: string }) => r.target_id)).toEqual([bob.user.id]);
     // The table names each reporter.
     const reporters = await run(['reports', 'list', '--target-id', bob.user.nickname, '--target-type', 'User', '--fields', 'reporter,reason']);

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import type { Report } from '../../shared/schemas/reports.js';
-import { eachRecord, examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import { anyCase, eachRecord, examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import type { Context } from '../context.js';
 import type { Column, RecordView } from '../output.js';
 import { REPORT_ACTIONS, REPORT_REASONS, REPORT_STATES, REPORT_TARGET_TYPES, RESOLUTION_OF } from '../../shared/report-kinds.js';
@@ -32,7 +32,7 @@ export function registerReportCommands(program: Command): void {
     reports
       .command('create')
       .description('report a status, a comment or a user you can see (missing values are asked for on a terminal)')
-      .addOption(new Option('--target-type <type>', 'what is reported (required)').choices(REPORT_TARGET_TYPES))
+      .addOption(new Option('--target-type <type>', 'what is reported (required)').choices(REPORT_TARGET_TYPES).argParser(anyCase(REPORT_TARGET_TYPES)))
       .option('--target-id <id>', 'what is reported (required; a user: id or nickname; a status: its id or a prefix of it)')
       .addOption(new Option('--reason <reason>', 'why (required)').choices(REPORT_REASONS))
       .option('--comment <text>', 'what moderators should know (at most 1,000 characters)'),
@@ -94,7 +94,7 @@ export function registerReportCommands(program: Command): void {
         .command('list')
         .description('reports oldest first: yours, those on your pages, or all (Admins)')
         .addOption(new Option('--state <state>', 'only reports in this state').choices(REPORT_STATES))
-        .addOption(new Option('--target-type <type>', 'only reports on this kind of thing').choices(REPORT_TARGET_TYPES))
+        .addOption(new Option('--target-type <type>', 'only reports on this kind of thing').choices(REPORT_TARGET_TYPES).argParser(anyCase(REPORT_TARGET_TYPES)))
         .option('--target-id <id>', 'reports on this target (a user: id or nickname)'),
     ),
     'agora reports list --state open --target-type Status --fields id | agora reports resolve - --action remove',

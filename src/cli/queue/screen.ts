@@ -70,6 +70,8 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
   // Loads overlap (the timer, the stream, each settle): one that began before the last one shown is old news.
   const loads = useRef({ begun: 0, shown: 0 });
   const loadFailure = useRef<Message | undefined>(undefined);
+  // An act the server did not answer: said until a look tells whether its item has left the queue since.
+  const unanswered = useRef<{ item: ModerationItem; said: string; message: Message } | undefined>(undefined);
   // A paste (bracketed by the terminal) is text for a reason, never keys for the list.
   const pasting = useRef(false);
 
@@ -87,12 +89,17 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
       if (!fresh.some((item) => item.id === selectedIdNow.current)) setSelectedId(fresh[Math.min(Math.max(0, place), fresh.length - 1)]?.id);
       setTotal(count);
       setCurrent(true);
-      // What a failed load said is over once one succeeds.
-      setMessage((m) => (m.text === 'loading…' || m === loadFailure.current ? { text: '', tone: 'plain' } : m));
+      // What a failed load said is over once one succeeds; an unanswered act is told by its item having left.
+      const open = unanswered.current;
+      if (open && !fresh.some((item) => item.id === open.item.id)) {
+        unanswered.current = undefined;
+        setMessage((m) => (m === open.message ? { text: `${open.said}: it has left the queue since (done, or settled elsewhere)`, tone: 'ok' } : m));
+      } else setMessage((m) => (m.text === 'loading…' || m === loadFailure.current ? { text: '', tone: 'plain' } : m));
     } catch (error) {
       loadFailure.current = { text: options.describeError(error), tone: 'bad' };
       setCurrent(false);
-      setMessage(loadFailure.current);
+      // The header says the list is not current; an unanswered act's message stays, naming its item.
+      setMessage((m) => (m === unanswered.current?.message ? m : loadFailure.current!));
     }
   }, [source, options]);
 
@@ -159,6 +166,7 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
       else if (verb === 'dismiss') await source.dismiss(item as ReportItem);
       else await source.suspend(item as ReportItem, suspension ?? defaultSuspensionReason(item as ReportItem));
       const failure = unseenFailure.current;
+      unanswered.current = undefined;
       setMessage(failure ? { text: `${outcome(verb, item)}; before it, ${failure}`, tone: 'bad' } : { text: outcome(verb, item), tone: 'ok' });
     } catch (error) {
       // `forbidden`, not `account_suspended` (the caller's own suspension, which says so itself).
@@ -167,8 +175,10 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
       // No answer: the server may have done it all the same (the next look tells); a moderator must not take it
       // for a refusal and press the key again on whatever is then selected.
       const unknown = (error as { name?: string } | null)?.name === 'ConnectionError';
-      const text = refused ? ADMINS_SUSPEND : unknown ? `not known whether it went through (${options.describeError(error)})` : options.describeError(error);
-      setMessage({ text, tone: 'bad' });
+      const text = refused ? ADMINS_SUSPEND : unknown ? `${outcome(verb, item)}? no answer: not known whether it went through` : options.describeError(error);
+      const message: Message = { text, tone: 'bad' };
+      setMessage(message);
+      unanswered.current = unknown ? { item, said: outcome(verb, item), message } : undefined;
       if (inFlight.current.size > 1) unseenFailure.current = text;
       if (quitting.current) options.onLeaving?.(`${outcome(verb, item)}: ${text}`);
       return;
@@ -325,7 +335,7 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
       { flexDirection: 'column', height: bodyRows + 1 },
       row('head', ' ', ['KIND', 'PAGE', 'WHO', 'WAIT'], { bold: true, dimColor: c }),
       ...(items.length === 0 && message.text !== 'loading…'
-        ? [h(Text, { key: 'empty', wrap: 'truncate-end' }, '  Nothing waiting. Requests to join and invites of the pages you created, and the reports you may settle, appear here as they come.')]
+        ? [h(Text, { key: 'empty', wrap: 'truncate-end' }, '  Nothing waiting. Requests to join and invites of the pages you administer, and the reports you may settle, appear here as they come.')]
         : shown.map((item) =>
             row(
               item.id,
