@@ -122,18 +122,22 @@ export function helpAsFlag(argv: string[]): string[] {
  * `agora keyz --help` is an unknown command, not a request for the top-level help (commander shows that, exit 0):
  * the flag is dropped so that commander says so, with its suggestion (exit 2).
  */
-function unknownBeforeHelp(argv: string[]): string[] {
-  const word = argv.slice(2).find((arg, i, rest) => !arg.startsWith('-') && !GLOBAL_WITH_VALUE.has(rest[i - 1] ?? ''));
-  if (word === undefined || word === 'help' || REGISTRARS.some(([names]) => names.includes(word))) return argv;
-  return argv.filter((arg) => arg !== '--help' && arg !== '-h');
+function unknownBeforeHelp(argv: string[], program: Command): string[] {
+  const [word, verb] = argv.slice(2).filter((arg, i, rest) => !arg.startsWith('-') && !GLOBAL_WITH_VALUE.has(rest[i - 1] ?? ''));
+  if (word === undefined || word === 'help') return argv;
+  const group = program.commands.find((c) => c.name() === word);
+  // A known group's verb that is none of its own (`agora help keys revok`): the same, one level down.
+  const known = group && (verb === undefined || group.commands.length === 0 || group.commands.some((c) => c.name() === verb || c.aliases().includes(verb)));
+  return known ? argv : argv.filter((arg) => arg !== '--help' && arg !== '-h');
 }
 
 /** Runs the program; the only place that decides the process's exit code. */
 export async function main(rawArgv: string[]): Promise<void> {
   // `agora --help | head -1`: commander writes before any Output exists; a reader that left is not an error.
   ignoreClosedPipe(process.stdout);
-  const argv = unknownBeforeHelp(helpAsFlag(rawArgv));
-  const program = buildProgram(argv);
+  const asked = helpAsFlag(rawArgv);
+  const program = buildProgram(asked);
+  const argv = unknownBeforeHelp(asked, program);
   try {
     await program.parseAsync(argv);
     process.exitCode = ExitCode.ok;

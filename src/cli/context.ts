@@ -22,6 +22,8 @@ export interface Context {
   profile: string;
   /** The key is AGORA_API_KEY's, not the profile's (a refusal then names no profile to log in again). */
   keyFromEnvironment: boolean;
+  /** The public half of the key this run uses (`ak_…`; never the secret). */
+  apiKey: string;
 }
 
 export interface Target {
@@ -135,5 +137,5 @@ export async function createContext(options: GlobalOptions): Promise<Context> {
   const client = clientFor(options, target);
   const names = new Names(client);
   const out = new Output({ json: !!options.json, names });
-  return { client, names, out, profile: target.profile, keyFromEnvironment: !!target.fromEnvironment };
+  return { client, names, out, profile: target.profile, keyFromEnvironment: !!target.fromEnvironment, apiKey: target.apiKey };
 }

@@ -102,12 +102,27 @@ describe('agora keys list and revoke, over the API', () => {
     expect(tsvRows(audited.stdout)).toEqual([['api_key.revoke'], ['api_key.create']]);
   });
 
-  it('--help of a command that does not exist says so (exit 2), not the top-level help', async () => {
+  it('--help of a command that does not exist says so (exit 2), not the top-level help, nor the group help for a verb', async () => {
     for (const args of [['key', '--help'], ['help', 'key']]) {
       const result = await runCli(args, { home: server.dir });
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toBe("error: unknown command 'key'\n(Did you mean keys?)\n");
     }
+    for (const args of [['keys', 'revok', '--help'], ['help', 'keys', 'revok']]) {
+      const result = await runCli(args, { home: server.dir });
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr, args.join(' ')).toMatch(/^error: unknown command 'revok'\n\(Did you mean revoke\?\)/);
+    }
+    const verb = await runCli(['help', 'keys', 'revoke'], { home: server.dir });
+    expect([verb.code, verb.stdout]).toEqual([0, expect.stringContaining('Usage: agora keys revoke [options] <key...>')]);
+  });
+
+  it('says so when the key revoked is the one in use', async () => {
+    const mine = await createKeyFor(server);
+    const run = await runCli(['keys', 'revoke', mine.key, '--yes'], { home: server.dir, env: envFor(server, mine) });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout + run.stderr).toMatch(new RegExp(`API key ${mine.key} \\(\\w+\\) revoked: it was the key you were using`));
+    expect((await call(server, 'GET', '/me', { as: mine })).status).toBe(401);
   });
 });
 

@@ -50,12 +50,14 @@ export function registerKeyCommands(program: Command): void {
       const listed = asking || refs.some((ref) => ref.startsWith('ak_')) ? await everyKey(ctx) : [];
       await eachRecord(ctx, await keyIds(ctx, refs, listed), (id) => `API key ${id}`, async (id) => {
         const key = listed.find((k) => k.id === id);
+        // The key this run uses: revoked, every command after it is refused until a login with another.
+        const own = key?.api_key === ctx.apiKey ? ' It is the key you are using: you will have to log in with another.' : '';
         if (key) {
           await ctx.names.load('user', [key.user_id]);
-          await confirmOrStop(`Revoke the API key ${key.api_key} of ${ctx.names.get('user', key.user_id) ?? key.user_id}?`, o.yes);
+          await confirmOrStop(`Revoke the API key ${key.api_key} of ${ctx.names.get('user', key.user_id) ?? key.user_id}?${own}`, o.yes);
         }
         await ctx.client.delete(`/api_keys/${seg(id)}`);
-        ctx.out.done(`API key ${key ? `${key.api_key} (${id})` : id} revoked`);
+        ctx.out.done(`API key ${key ? `${key.api_key} (${id})` : id} revoked${own ? ': it was the key you were using' : ''}`);
       }, { adminsOnly: true });
     }),
   );
