@@ -127,7 +127,10 @@ function unknownBeforeHelp(argv: string[], program: Command): string[] {
   if (word === undefined || word === 'help') return argv;
   const group = program.commands.find((c) => c.name() === word);
   // A known group's verb that is none of its own (`agora help keys revok`): the same, one level down.
-  const known = group && (verb === undefined || group.commands.length === 0 || group.commands.some((c) => c.name() === verb || c.aliases().includes(verb)));
+  // (A group with a default verb takes an unknown word as that verb's argument: `profiles lis --help` is `list`'s help.)
+  const hasDefault = !!(group as unknown as { _defaultCommandName?: string } | undefined)?._defaultCommandName;
+  const known =
+    group && (verb === undefined || hasDefault || group.commands.length === 0 || group.commands.some((c) => c.name() === verb || c.aliases().includes(verb)));
   return known ? argv : argv.filter((arg) => arg !== '--help' && arg !== '-h');
 }
 

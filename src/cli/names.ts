@@ -64,7 +64,7 @@ export const ID_LISTS = {
   apiKey: {
     label: 'API key',
     path: '/api_keys',
-    describe: (r: Record<string, unknown>) => `${r.id} (${r.api_key})`,
+    describe: (r: Record<string, unknown>) => `${r.id} (${r.api_key ?? 'revoked'})`,
     // A revoked key leaves the list; the audit log still names it.
     gone: { path: '/audit_log', query: { action: 'api_key.revoke' }, id: (entry: Record<string, unknown>) => String(entry.target_id) },
   },

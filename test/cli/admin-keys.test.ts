@@ -117,12 +117,16 @@ describe('agora keys list and revoke, over the API', () => {
     expect([verb.code, verb.stdout]).toEqual([0, expect.stringContaining('Usage: agora keys revoke [options] <key...>')]);
   });
 
-  it('says so when the key revoked is the one in use', async () => {
-    const mine = await createKeyFor(server);
-    const run = await runCli(['keys', 'revoke', mine.key, '--yes'], { home: server.dir, env: envFor(server, mine) });
+  it('revokes the key in use last, and says so', async () => {
+    const [mine, other] = [await createKeyFor(server), await createKeyFor(server)];
+    const all = JSON.parse((await runCli(['keys', 'list', '--all', '--json'], { home: server.dir, env: envFor(server, mine) })).stdout).items as { id: string; api_key: string }[];
+    const idOf = (key: string) => all.find((k) => k.api_key === key)!.id;
+    // By ids, from a script: the key in use first on the line, revoked last, so the other is revoked too.
+    const run = await runCli(['keys', 'revoke', idOf(mine.key), idOf(other.key), '--yes'], { home: server.dir, env: envFor(server, mine) });
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout + run.stderr).toMatch(new RegExp(`API key ${mine.key} \\(\\w+\\) revoked: it was the key you were using`));
-    expect((await call(server, 'GET', '/me', { as: mine })).status).toBe(401);
+    const said = (run.stdout + run.stderr).split('\n').filter(Boolean);
+    expect(said).toEqual([`API key ${other.key} (${idOf(other.key)}) revoked`, `API key ${mine.key} (${idOf(mine.key)}) revoked: it was the key you were using`]);
+    for (const key of [mine, other]) expect((await call(server, 'GET', '/me', { as: key })).status).toBe(401);
   });
 });
 

@@ -44,6 +44,7 @@ describe('agora audit list', () => {
     const role = await runCli(['roles', 'create', '--name', `Auditors${Date.now() % 100000}`, '--json'], { home: server.dir, env });
     expect(role.code, role.stderr).toBe(0);
     expect(await acts('--target-type', 'permission_set', '--target-id', JSON.parse(role.stdout).name)).toEqual(['permission_set.create']);
+    expect(await acts('--target-type', 'permission-set', '--target-id', JSON.parse(role.stdout).name)).toEqual(['permission_set.create']);
 
     for (const [args, message] of [
       [['--target-type', 'Member'], /--target-type: no target type "member"; the target types are page_access_request, .*\buser\b/],

@@ -39,16 +39,15 @@ export function registerKeyCommands(program: Command): void {
     'agora keys list --user mallory --fields id | agora keys revoke - --yes',
   ).action(
     withContext<{ yes?: boolean }>(async (ctx, o, args) => {
-      const [{ seg }, { confirmOrStop }, { interactive }] = await Promise.all([
-        import('../../client/api-client.js'),
-        import('../confirm.js'),
-        import('../prompts.js'),
-      ]);
+      const [{ seg }, { confirmOrStop }] = await Promise.all([import('../../client/api-client.js'), import('../confirm.js')]);
       const refs = await idsFrom(args);
-      // The keys are read whole only when a value is given or a question names each key.
-      const asking = !o.yes && interactive();
-      const listed = asking || refs.some((ref) => ref.startsWith('ak_')) ? await everyKey(ctx) : [];
-      await eachRecord(ctx, await keyIds(ctx, refs, listed), (id) => `API key ${id}`, async (id) => {
+      // The keys read once: to find `ak_…` values, to name each key in its question, and to know the one in use.
+      const listed = await everyKey(ctx);
+      const ids = await keyIds(ctx, refs, listed);
+      // The key in use goes last: once it is revoked, every call after it is refused.
+      const inUse = listed.find((k) => k.api_key === ctx.apiKey)?.id;
+      const ordered = [...ids.filter((id) => id !== inUse), ...ids.filter((id) => id === inUse)];
+      await eachRecord(ctx, ordered, (id) => `API key ${id}`, async (id) => {
         const key = listed.find((k) => k.id === id);
         // The key this run uses: revoked, every command after it is refused until a login with another.
         const own = key?.api_key === ctx.apiKey ? ' It is the key you are using: you will have to log in with another.' : '';

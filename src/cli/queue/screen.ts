@@ -91,7 +91,7 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
       setCurrent(true);
       // What a failed load said is over once one succeeds; an unanswered act is told by its item having left.
       const open = unanswered.current;
-      if (open && !fresh.some((item) => item.id === open.item.id)) {
+      if (open && !fresh.some((item) => sameItem(item, open.item))) {
         unanswered.current = undefined;
         setMessage((m) => (m === open.message ? { text: `${open.said}: it has left the queue since (done, or settled elsewhere)`, tone: 'ok' } : m));
       } else setMessage((m) => (m.text === 'loading…' || m === loadFailure.current ? { text: '', tone: 'plain' } : m));
@@ -180,7 +180,7 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
       setMessage(message);
       unanswered.current = unknown ? { item, said: outcome(verb, item), message } : undefined;
       if (inFlight.current.size > 1) unseenFailure.current = text;
-      if (quitting.current) options.onLeaving?.(`${outcome(verb, item)}: ${text}`);
+      if (quitting.current) options.onLeaving?.(unknown ? text : `${outcome(verb, item)}: ${text}`);
       return;
     } finally {
       if (!quitting.current) await refresh();
@@ -392,3 +392,7 @@ function useKeyState<T>(initial: T): [T, (next: T) => void, { readonly current: 
   }, []);
   return [value, set, now];
 }
+
+/** The same waiting thing: a report item stands for its target (its id is the target's first open report's). */
+const sameItem = (a: ModerationItem, b: ModerationItem): boolean =>
+  isReport(a) && isReport(b) ? a.target.type === b.target.type && a.target.id === b.target.id : a.id === b.id;
