@@ -22,7 +22,7 @@ import { DEFAULT_PORT, registerServeCommand } from './cli/commands/serve.js';
 import { registerUserCommands } from './cli/commands/users.js';
 import { ignoreClosedPipe } from './cli/output.js';
 import { registerWebhookCommands } from './cli/commands/webhooks.js';
-import { apiErrorText, ExitCode } from './cli/errors.js';
+import { apiErrorText, credentialsRefused, ExitCode } from './cli/errors.js';
 import { VERSION } from './shared/version.js';
 
 const positiveSeconds = (value: string): number => {
@@ -174,10 +174,9 @@ async function report(error: unknown, json: boolean): Promise<number> {
     return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
   }
   const name = (error as Error)?.name;
-  const { terminalJson, visible } = await import('./cli/safe-text.js');
+  const { sayOnStderr } = await import('./cli/safe-text.js');
   // Messages carry what the server said and names it stores: never a control character to the terminal.
-  const say = (line: string) =>
-    process.stderr.write(`${json ? (process.stderr.isTTY ? terminalJson(line) : line) : visible(line)}\n`);
+  const say = (line: string) => sayOnStderr(line, json);
   if (name === 'ExitPromptError') return 130;
   // Stopped by a signal, quietly: 130 for Ctrl-C, 143 for SIGTERM, as a shell reports them.
   if (name === 'InterruptedError' && !(error as Error).message) return (error as Error).cause === 'SIGTERM' ? 143 : 130;
@@ -190,7 +189,7 @@ async function report(error: unknown, json: boolean): Promise<number> {
     if (!json && e.status === 401 && profile !== undefined)
       say(`The key of profile "${profile}" was refused: log in again with ${await agora()} login --profile ${profile}`);
     // A key refused, or a key whose role may not use the API: either way the credentials do not get in.
-    return e.status === 401 || e.code === 'api_access_denied' ? ExitCode.auth : ExitCode.failure;
+    return credentialsRefused(e) ? ExitCode.auth : ExitCode.failure;
   }
   const local = LOCAL_ERRORS[name ?? ''] ?? { exit: ExitCode.failure, code: 'failed' };
   const message = (error as Error)?.message ?? String(error);

@@ -2,7 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Query } from '../client/api-client.js';
 import type { Context, GlobalOptions } from './context.js';
 import type { Column } from './output.js';
-import { apiErrorText } from './errors.js';
+import { apiErrorText, credentialsRefused } from './errors.js';
 import { fetchList, type PageOptions } from './list-walk.js';
 
 export { fetchList, pageQuery, type PageOptions } from './list-walk.js';
@@ -117,7 +117,7 @@ export class PartlyDoneError extends Error {
 
 /** A refusal that would be the same for every record of the run: the key, the caller's account, the rate. */
 const stopsTheRun = (error: { status: number; code: string }) =>
-  error.status === 401 || error.status === 429 || error.status >= 500 || error.code === 'api_access_denied' || error.code === 'account_suspended';
+  credentialsRefused(error) || error.status === 429 || error.status >= 500 || error.code === 'account_suspended';
 
 /**
  * Acts on each of several records in turn (ids given, or `-` from a pipe). One the server refuses (gone, settled
@@ -134,8 +134,8 @@ export async function eachRecord<T extends string>(
   act: (item: T) => Promise<void>,
   { adminsOnly = false } = {},
 ): Promise<void> {
-  const { terminalJson, visible } = await import('./safe-text.js');
-  const say = (line: string) => process.stderr.write(`${ctx.out.json ? (process.stderr.isTTY ? terminalJson(line) : line) : visible(line)}\n`);
+  const { sayOnStderr } = await import('./safe-text.js');
+  const say = (line: string) => sayOnStderr(line, ctx.out.json);
   let done = 0;
   let refused = 0;
   const tally = () => `${done} of ${items.length} done${refused ? `; ${refused} refused (said above)` : ''}`;

@@ -136,7 +136,7 @@ async function walkPage<Row>(
       ? withTotal(arms[0]!)
       : withTotal(
           db
-            .with((cte) => cte('walks').materialized(), () => unionAll(db, arms))
+            .with((cte) => cte('walks').materialized(), () => compound(db, arms.map((arm, w) => db.selectFrom(arm.as(`w${w}`)).selectAll()), true))
             .selectFrom('walks')
             .selectAll('walks'),
         );
@@ -159,15 +159,13 @@ const TOTAL = '__total';
 /** SQLite refuses a compound SELECT of more than 500 terms: a stream of more sources is a union of unions. */
 const MAX_UNION = 400;
 
-/** The rows of every query, one UNION ALL (of UNION ALLs, past `MAX_UNION`), each query a subquery `w<i>`. */
-function unionAll(db: AnyDb, queries: AnyQuery[]): AnyQuery {
-  if (queries.length > MAX_UNION) {
-    const groups: AnyQuery[] = [];
-    for (let i = 0; i < queries.length; i += MAX_UNION) groups.push(unionAll(db, queries.slice(i, i + MAX_UNION)));
-    return unionAll(db, groups);
-  }
-  const arm = (query: AnyQuery, i: number) => db.selectFrom(query.as(`w${i}`)).selectAll();
-  return queries.slice(1).reduce((union, query, i) => union.unionAll(arm(query, i + 1)), arm(queries[0]!, 0));
+/** The queries joined by UNION ALL (`all`) or UNION; past `MAX_UNION`, a union of unions, each a subquery `g<i>`. */
+function compound(db: AnyDb, queries: AnyQuery[], all: boolean): AnyQuery {
+  if (queries.length <= MAX_UNION) return queries.slice(1).reduce((union, query) => (all ? union.unionAll(query) : union.union(query)), queries[0]!);
+  const groups: AnyQuery[] = [];
+  for (let i = 0; i < queries.length; i += MAX_UNION)
+    groups.push(db.selectFrom(compound(db, queries.slice(i, i + MAX_UNION), all).as(`g${groups.length}`)).selectAll());
+  return compound(db, groups, all);
 }
 
 /** The rows of several walks in key order, each key once (a row in two walks is answered once). */
@@ -195,10 +193,7 @@ function keyAt(db: AnyDb, walks: Walk[], skip: number, direction: 'asc' | 'desc'
     const arms = onPostgres(db)
       ? walks.map((walk, w) => db.selectFrom(keyed(walk, walk.query).limit(skip + 1).as(`w${w}`)).select(columns))
       : walks.map((walk) => walk.keys.reduce((q, key, i) => q.select(sql.ref(key).as(KEY(i))), walk.query));
-    const union = (queries: AnyQuery[]) => queries.slice(1).reduce((q, other) => q.union(other), queries[0]!);
-    const groups: AnyQuery[] = [];
-    for (let i = 0; i < arms.length; i += MAX_UNION) groups.push(union(arms.slice(i, i + MAX_UNION)));
-    skipper = groups.length === 1 ? groups[0]! : union(groups.map((group, g) => db.selectFrom(group.as(`g${g}`)).select(columns)));
+    skipper = compound(db, arms, false);
     for (const column of columns) skipper = skipper.orderBy(sql.ref(column), direction);
   }
   return skipper.limit(1).offset(skip);

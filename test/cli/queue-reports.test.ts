@@ -141,14 +141,24 @@ describe("at a terminal, the page's creator", () => {
 });
 
 describe('at a terminal, an Admin', () => {
-  it('suspends the author with s, giving a reason, and leaves the queue empty', async () => {
-    // An Admin's queue holds every open report: only this test's, whatever an earlier test left.
+  /** An Admin's live queue, holding every open report: only the test's own, whatever an earlier test left. */
+  async function adminQueue(): Promise<Terminal> {
     const open = await call(server, 'GET', '/reports?state=open&per_page=100');
     for (const r of open.body.items as { id: string }[]) await call(server, 'PUT', `/reports/${r.id}/dismiss`);
     const env = { ...envFor(server, await createKeyFor(server)), NO_COLOR: '1', AGORA_QUEUE_REFRESH_MS: '600000' };
     const term = new Terminal(freshHome(server), env, { agora: ['queue'], width: 100, height: 24 });
     try {
       await term.waitFor(/● live/, 10_000);
+      return term;
+    } catch (error) {
+      term.close();
+      throw error;
+    }
+  }
+
+  it('suspends the author with s, giving a reason, and leaves the queue empty', async () => {
+    const term = await adminQueue();
+    try {
       const cleo = await member('cleo');
       const status = await post('follow me for free money');
       const id = await reportFromAnotherProcess(cleo, status, 'spam');
@@ -177,12 +187,8 @@ describe('at a terminal, an Admin', () => {
   });
 
   it('is offered only what applies to a reported user: s suspends, x dismisses, no d (a user cannot be removed)', async () => {
-    const open = await call(server, 'GET', '/reports?state=open&per_page=100');
-    for (const r of open.body.items as { id: string }[]) await call(server, 'PUT', `/reports/${r.id}/dismiss`);
-    const env = { ...envFor(server, await createKeyFor(server)), NO_COLOR: '1', AGORA_QUEUE_REFRESH_MS: '600000' };
-    const term = new Terminal(freshHome(server), env, { agora: ['queue'], width: 100, height: 24 });
+    const term = await adminQueue();
     try {
-      await term.waitFor(/● live/, 10_000);
       const dora = await member('dora');
       const made = await runCli(['reports', 'create', '--target-type', 'User', '--target-id', spammer.user.nickname, '--reason', 'abuse'], {
         home: server.dir,

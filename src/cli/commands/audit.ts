@@ -43,9 +43,11 @@ export function registerAuditCommands(program: Command): void {
     withContext<AuditListOptions>(async (ctx, o) => {
       const { AUDIT_ACTIONS, AUDIT_TARGET_TYPES } = await import('../../shared/schemas/audit.js');
       if (o.action !== undefined) await checkChoice('--action', 'action', o.action, AUDIT_ACTIONS);
-      // Spelt as the reports spell theirs (`User`, `PageAccessRequest`), a type is the log's own (`user`, …).
-      if (o.targetType !== undefined) o.targetType = o.targetType.replace(/([a-z])([A-Z])/g, '$1_$2').replace(/-/g, '_').toLowerCase();
-      if (o.targetType !== undefined) await checkChoice('--target-type', 'target type', o.targetType, AUDIT_TARGET_TYPES);
+      if (o.targetType !== undefined) {
+        // Spelt as the reports spell theirs (`User`, `PageAccessRequest`), a type is the log's own (`user`, …).
+        o.targetType = o.targetType.replace(/([a-z])([A-Z])/g, '$1_$2').replace(/-/g, '_').toLowerCase();
+        await checkChoice('--target-type', 'target type', o.targetType, AUDIT_TARGET_TYPES);
+      }
       const actor = o.actor === undefined ? undefined : await ctx.names.resolve('user', o.actor);
       const target = o.targetId === undefined ? undefined : await targetIdOf(ctx.names, o.targetType, o.targetId);
       const query = { actor_id: actor, action: o.action, target_type: o.targetType, target_id: target, since: o.since, until: o.until };
