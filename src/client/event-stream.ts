@@ -47,7 +47,8 @@ export interface LiveOptions {
 /**
  * The events of a live stream of the API for as long as `signal` allows: reopened after a drop with
  * `Last-Event-ID`, so nothing is lost or repeated across reconnections. A refusal (an ApiError: 401, 403,
- * 404) ends it, since trying again would not change it.
+ * 404) ends it, since trying again would not change it; one that says to retry later (429, 503: a server shutting
+ * down, or holding as many streams as it can) is a drop like any other.
  */
 export async function* liveEvents(client: ApiClient, path: string, options: LiveOptions = {}): AsyncGenerator<ServerSentEvent> {
   let last = options.lastEventId;
@@ -64,7 +65,8 @@ export async function* liveEvents(client: ApiClient, path: string, options: Live
       options.onDrop?.(new Error('the live stream ended'));
     } catch (error) {
       if (options.signal?.aborted) return;
-      if ((error as { name?: string }).name === 'ApiError') throw error;
+      const refused = error as { name?: string; status?: number };
+      if (refused.name === 'ApiError' && refused.status !== 429 && refused.status !== 503) throw error;
       options.onDrop?.(error);
     }
     failures += 1;

@@ -49,6 +49,8 @@ let home: string;
 let scripts: Script[] = [];
 /** The Last-Event-ID of each opening, in order ('' for none). */
 let openings: string[] = [];
+/** How many openings to refuse first, as a server that is shutting down does (503 server_busy, Retry-After). */
+let busy = 0;
 const pause = () => new Promise((ok) => setTimeout(ok, 150));
 
 beforeAll(async () => {
@@ -56,6 +58,11 @@ beforeAll(async () => {
   sse = createServer((req: IncomingMessage, res: ServerResponse) => {
     if (!req.url?.endsWith('/notifications/stream')) return res.writeHead(404).end();
     openings.push(String(req.headers['last-event-id'] ?? ''));
+    if (busy > 0) {
+      busy--;
+      const body = { error: { code: 'server_busy', message: 'The server is shutting down: retry later', request_id: 'r1' } };
+      return res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify(body));
+    }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
     res.flushHeaders();
     void (scripts.shift() ?? (async () => undefined))(res);
@@ -119,4 +126,21 @@ describe('the live-notification parser', () => {
     expect(run.lines.map((l) => JSON.parse(l).subject_name)).toEqual(['kept', 'after-nul', 'later']);
     expect(openings).toEqual(['', kept.id]);
   });
+
+  it('takes a 503 "retry later" (a server shutting down) for a drop: says so once, opens again and goes on', async () => {
+    const after = notification('5'.repeat(32), 'after-busy');
+    busy = 1;
+    scripts = [
+      async (res) => {
+        res.write(`event: notification\nid: ${after.id}\ndata: ${JSON.stringify(after)}\n\n`);
+      },
+    ];
+    openings = [];
+    const run = await watch((lines) => lines.length >= 1);
+    expect(run.lines.map((l) => JSON.parse(l).subject_name)).toEqual(['after-busy']);
+    expect(openings).toEqual(['', '']);
+    expect(run.stderr).toMatch(/connection lost \(The server is shutting down: retry later.*\); reconnecting…/);
+    expect(run.code).toBe(130);
+  });
 });
+
