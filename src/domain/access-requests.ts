@@ -7,7 +7,7 @@ import type {
   CreateAccessRequestInput,
   ListAccessRequestsQuery,
 } from '../shared/schemas/membership.js';
-import type { AccessRequestRow } from '../store/membership.js';
+import type { AccessRequestListed, AccessRequestRow } from '../store/membership.js';
 import type { Store } from '../store/store.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { recordAudit } from './audit.js';
@@ -18,14 +18,9 @@ import { loadEmbeds } from './records.js';
 import { notifyUsers, pageRef, projectAdminIds, userRef } from './notifications.js';
 import { recordWebhookEvent } from './webhooks.js';
 
-async function toRecords(store: Store, caller: Caller, rows: AccessRequestRow[], now: Date): Promise<AccessRequest[]> {
-  const embeds = await loadEmbeds(
-    store,
-    caller,
-    rows.map((r) => r.user_id),
-    rows.map((r) => r.page_id),
-    now,
-  );
+async function toRecords(store: Store, caller: Caller, rows: AccessRequestListed[], now: Date): Promise<AccessRequest[]> {
+  const joined = { users: rows.map((r) => r.user), pages: rows.map((r) => r.page) };
+  const embeds = await loadEmbeds(store, caller, rows.map((r) => r.user_id), rows.map((r) => r.page_id), now, joined);
   return rows.map((r) => ({
     id: r.id,
     page_id: r.page_id,

@@ -9,7 +9,7 @@ import type {
   Like,
   Status,
 } from '../shared/schemas/content.js';
-import type { CommentRow, LikeRow, StatusRow } from '../store/content.js';
+import type { CommentRow, LikeRow, StatusListed, StatusRow } from '../store/content.js';
 import { isUniqueViolation } from '../store/errors.js';
 import type { Audience } from '../store/notifications.js';
 import type { Store } from '../store/store.js';
@@ -27,16 +27,19 @@ import { nowIso, type Caller, type Deps } from './context.js';
 import { enqueueFanOut, eventRef, excerpt, notifyUsers, pageRef, userRef, type Ref } from './notifications.js';
 import { requireActingFor } from './permissions.js';
 import type { RemovedRow } from '../store/removals.js';
+import type { WithUser } from '../store/users.js';
 import { loadEmbeds } from './records.js';
 
 /**
  * Statuses as the caller reads them at `now`: the comments hidden from the caller (by suspended authors) are not
  * in a status's `comments_count`, as they are not in its comment list.
  */
-export async function toStatusRecords(store: Store, caller: Caller, rows: StatusRow[], now: string): Promise<Status[]> {
+export async function toStatusRecords(store: Store, caller: Caller, rows: StatusListed[], now: string): Promise<Status[]> {
+  // A list's rows carry their authors and hidden comments' counts; a status read alone reads them here.
+  const uncounted = rows.filter((r) => r.comments_count > 0 && r.hidden_comments === undefined).map((r) => r.id);
   const [authors, unseen] = await Promise.all([
-    loadEmbeds(store, caller, rows.map((r) => r.user_id), [], new Date(now)),
-    store.comments.countHidden(rows.filter((r) => r.comments_count > 0).map((r) => r.id), viewerOf(caller), now),
+    loadEmbeds(store, caller, rows.map((r) => r.user_id), [], new Date(now), { users: rows.map((r) => r.user) }),
+    store.comments.countHidden(uncounted, viewerOf(caller), now),
   ]);
   return rows.map((r) => ({
     id: r.id,
@@ -45,15 +48,15 @@ export async function toStatusRecords(store: Store, caller: Caller, rows: Status
     content: r.content,
     page_id: r.page_id,
     event_id: r.event_id,
-    comments_count: r.comments_count - (unseen.get(r.id) ?? 0),
+    comments_count: r.comments_count - Number(r.hidden_comments ?? unseen.get(r.id) ?? 0),
     likes_count: r.likes_count,
     created_at: r.created_at,
     updated_at: r.updated_at,
   }));
 }
 
-export async function toCommentRecords(store: Store, caller: Caller, rows: CommentRow[], now: Date): Promise<Comment[]> {
-  const authors = await loadEmbeds(store, caller, rows.map((r) => r.user_id), [], now);
+export async function toCommentRecords(store: Store, caller: Caller, rows: WithUser<CommentRow>[], now: Date): Promise<Comment[]> {
+  const authors = await loadEmbeds(store, caller, rows.map((r) => r.user_id), [], now, { users: rows.map((r) => r.user) });
   return rows.map((r) => ({
     id: r.id,
     status_id: r.status_id,

@@ -14,6 +14,7 @@ import type {
 } from '../shared/schemas/events.js';
 import type { AttendanceRow, EventRow } from '../store/events.js';
 import type { Store } from '../store/store.js';
+import type { WithUser } from '../store/users.js';
 import { actingUser, eventKnownTo, pageKnownTo, requirePostInPage, viewerOf } from './content-access.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { eventRef, notifyUsers, userRef } from './notifications.js';
@@ -97,8 +98,8 @@ export async function listEvents(deps: Deps, caller: Caller, query: ListEventsQu
   return listResult(listed.rows.map(toEventRecord), listed);
 }
 
-async function toAttendanceRecords(store: Store, caller: Caller, rows: AttendanceRow[], now: Date): Promise<Attendance[]> {
-  const users = await loadEmbeds(store, caller, rows.map((r) => r.user_id), [], now);
+async function toAttendanceRecords(store: Store, caller: Caller, rows: WithUser<AttendanceRow>[], now: Date): Promise<Attendance[]> {
+  const users = await loadEmbeds(store, caller, rows.map((r) => r.user_id), [], now, { users: rows.map((r) => r.user) });
   return rows.map((r) => ({
     event_id: r.event_id,
     user_id: r.user_id,

@@ -90,7 +90,8 @@ export async function listFollows(deps: Deps, caller: Caller, query: ListFollows
   );
   const rows = listed.rows;
   const of = (type: string) => rows.map((r) => (r.followable_type === type ? r.followable_id : null));
-  const { users, pages } = await loadEmbeds(deps.store, caller, of('User'), of('Page'), deps.clock());
+  const joined = { users: rows.map((r) => r.user), pages: rows.map((r) => r.page) };
+  const { users, pages } = await loadEmbeds(deps.store, caller, of('User'), of('Page'), deps.clock(), joined);
   const embed = (r: FollowRow) => (r.followable_type === 'Page' ? pages.get(r.followable_id) : users.get(r.followable_id)) ?? null;
   return listResult(
     rows.map((r) => toFollowRecord(r, embed(r))),

@@ -3,7 +3,7 @@ import { AppError, ErrorCode, forbidden, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { listResult, type ListResult } from '../shared/schemas/common.js';
 import type { CreateInvitesInput, Invite, InviteCreation, ListInvitesQuery } from '../shared/schemas/membership.js';
-import type { InviteRow } from '../store/membership.js';
+import type { InviteListed, InviteRow } from '../store/membership.js';
 import type { PageRow } from '../store/pages.js';
 import type { Store } from '../store/store.js';
 import { nowIso, type Caller, type Deps } from './context.js';
@@ -24,14 +24,9 @@ export const INVITE_ERRORS = {
   suspended: 'User suspended',
 } as const;
 
-async function toRecords(store: Store, caller: Caller, rows: InviteRow[], now: Date): Promise<Invite[]> {
-  const embeds = await loadEmbeds(
-    store,
-    caller,
-    rows.flatMap((r) => [r.user_id, r.user_target_id]),
-    rows.map((r) => r.target_id),
-    now,
-  );
+async function toRecords(store: Store, caller: Caller, rows: InviteListed[], now: Date): Promise<Invite[]> {
+  const joined = { users: rows.flatMap((r) => [r.user, r.user_target]), pages: rows.map((r) => r.target) };
+  const embeds = await loadEmbeds(store, caller, rows.flatMap((r) => [r.user_id, r.user_target_id]), rows.map((r) => r.target_id), now, joined);
   return rows.map((r) => ({
     id: r.id,
     target_type: 'Page' as const,

@@ -24,6 +24,7 @@ export async function listModerationQueue(
     rows.flatMap((r) => [r.user_id, r.target_user_id]),
     rows.map((r) => r.page_id),
     deps.clock(),
+    { users: rows.flatMap((r) => [r.user, r.target_user]), pages: rows.map((r) => r.page) },
   );
   const items: ModerationItem[] = [];
   for (const r of rows) {

@@ -1,5 +1,5 @@
 import type { Report, ResolveReportInput } from '../shared/schemas/reports.js';
-import type { ReportRow } from '../store/reports.js';
+import type { ReportListed, ReportRow } from '../store/reports.js';
 import type { Store } from '../store/store.js';
 import { recordAudit } from './audit.js';
 import type { Caller } from './context.js';
@@ -15,8 +15,9 @@ import { recordWebhookEvent } from './webhooks.js';
 
 export type ReportTarget = { type: Report['target_type']; id: string };
 
-export async function toReportRecords(store: Store, caller: Caller, rows: ReportRow[], now: Date): Promise<Report[]> {
-  const { users } = await loadEmbeds(store, caller, rows.map((r) => (r.target_type === 'User' ? r.target_id : null)), [], now);
+export async function toReportRecords(store: Store, caller: Caller, rows: ReportListed[], now: Date): Promise<Report[]> {
+  const reported = rows.map((r) => (r.target_type === 'User' ? r.target_id : null));
+  const { users } = await loadEmbeds(store, caller, reported, [], now, { users: rows.map((r) => r.target) });
   return rows.map((r) => {
     const user = r.target_type === 'User' ? users.get(r.target_id) : undefined;
     return {

@@ -1,7 +1,8 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { CommentTable, Database, LikeTable, StatusTable } from './schema.js';
-import { counted, counterKey, kept, listPage, readRows, type Listed, type Selection, type Walk } from './paging.js';
+import { counted, counterKey, kept, listPage, readRows, type Embeds, type Listed, type Selection, type Walk } from './paging.js';
+import { withUser, type WithUser } from './users.js';
 import { authorShown, eventPageSeen, reachesFollowers as followersSee, statusKnownTo, statusOpenTo, streamStatusShown, type Viewer } from './visibility.js';
 
 export type StatusRow = Selectable<StatusTable>;
@@ -9,6 +10,30 @@ export type CommentRow = Selectable<CommentTable>;
 export type LikeRow = Selectable<LikeTable>;
 
 export const selectStatuses: Selection = (q) => q.selectAll('s');
+
+/** A status as its lists read it: with its author and, for a reader not an Admin, `hidden_comments`. */
+export type StatusListed = WithUser<StatusRow> & { hidden_comments?: number | string };
+
+/**
+ * How many of a status's comments (the status's id in the column `statusId`) the viewer may not see: those by
+ * authors suspended at `now`. Never Admins. The one count of them, for lists (`statusExtras`) and single reads
+ * (`countHidden`).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const hiddenComments = (viewer: Viewer, now: string, statusId: string) => (eb: ExpressionBuilder<any, any>) =>
+  eb
+    .selectFrom('comments')
+    .select((count) => count.fn.countAll().as('n'))
+    .whereRef('comments.status_id', '=', sql.ref(statusId))
+    .where((not) => not.not(authorShown(not, viewer, now, 'comments.user_id')));
+
+/** What a list of statuses embeds for the viewer at `now`: each status's author, and its hidden comments' count. */
+export const statusExtras = (viewer: Viewer, now: string): Embeds => (query, rows) =>
+  viewer.isAdmin
+    ? withUser(query, rows)
+    : withUser(query, rows).select((eb) =>
+        eb.case().when(sql.ref(`${rows}.comments_count`), '>', 0).then(hiddenComments(viewer, now, `${rows}.id`)(eb)).else(0).end().as('hidden_comments'),
+      );
 const selectComments: Selection = (q) => q.selectAll('comments');
 
 export function statusesRepo(db: Kysely<Database>) {
@@ -63,7 +88,7 @@ export function statusesRepo(db: Kysely<Database>) {
         .execute();
     },
     /** The statuses of `userId`'s sources that `viewer` may read (`visibility.ts`), and their total. */
-    async stream(userId: string, viewer: Viewer, now: string, page: Pagination): Promise<Listed<StatusRow>> {
+    async stream(userId: string, viewer: Viewer, now: string, page: Pagination): Promise<Listed<StatusListed>> {
       const { pages, users, events } = await sources(userId, viewer);
       const keys = ['s.id'];
       const shown = () => fromStatuses().where((eb) => streamStatusShown(eb, viewer, now));
@@ -99,25 +124,23 @@ export function statusesRepo(db: Kysely<Database>) {
               ),
           );
       const total = sql<number>`(${kept(sourceKeys)} - ${twice} - ${unseen})`;
-      return listPage<StatusRow>(db, walks, selectStatuses, page, total, true);
+      return listPage<StatusListed>(db, walks, selectStatuses, page, total, true, statusExtras(viewer, now));
     },
   };
 }
 
 export function commentsRepo(db: Kysely<Database>) {
-  /** How many comments of each status the viewer may not see (by authors suspended at `now`); statuses without any are absent. */
+  /** How many comments of each status the viewer may not see (`hiddenComments`); statuses without any are absent. */
   const countHidden = async (statusIds: readonly string[], viewer: Viewer, now: string): Promise<Map<string, number>> => {
     if (statusIds.length === 0 || viewer.isAdmin) return new Map();
-    const rows = await readRows<{ status_id: string; n: number | string }>(
+    const rows = await readRows<{ id: string; n: number | string }>(
       db,
       db
-        .selectFrom('comments')
-        .select(['comments.status_id', (eb) => eb.fn.countAll().as('n')])
-        .where('comments.status_id', 'in', [...statusIds])
-        .where((eb) => eb.not(authorShown(eb, viewer, now, 'comments.user_id')))
-        .groupBy('comments.status_id'),
+        .selectFrom('statuses as s')
+        .select((eb) => ['s.id', hiddenComments(viewer, now, 's.id')(eb).as('n')])
+        .where('s.id', 'in', [...statusIds]),
     );
-    return new Map(rows.map((r) => [r.status_id, Number(r.n)]));
+    return new Map(rows.filter((r) => Number(r.n) > 0).map((r) => [r.id, Number(r.n)]));
   };
   return {
     async insert(row: CommentRow): Promise<void> {
@@ -145,7 +168,7 @@ export function commentsRepo(db: Kysely<Database>) {
         .execute();
     },
     countHidden,
-    async listForStatus(statusId: string, viewer: Viewer, now: string, page: Pagination): Promise<Listed<CommentRow>> {
+    async listForStatus(statusId: string, viewer: Viewer, now: string, page: Pagination): Promise<Listed<WithUser<CommentRow>>> {
       // The status's kept count, less its comments the viewer may not see (by authors suspended at `now`).
       const commentsCount = db.selectFrom('statuses').select('statuses.comments_count').where('statuses.id', '=', statusId);
       const hidden = viewer.isAdmin
@@ -157,13 +180,8 @@ export function commentsRepo(db: Kysely<Database>) {
               .where((eb) => eb.not(authorShown(eb, viewer, now, 'comments.user_id'))),
           );
       const total = sql<number>`(coalesce(${commentsCount}, 0) - ${hidden})`;
-      return listPage<CommentRow>(
-        db,
-        [{ query: db.selectFrom('comments').where('comments.status_id', '=', statusId).where((eb) => authorShown(eb, viewer, now, 'comments.user_id')), keys: ['comments.id'] }],
-        selectComments,
-        page,
-        total,
-      );
+      const walk = { query: db.selectFrom('comments').where('comments.status_id', '=', statusId).where((eb) => authorShown(eb, viewer, now, 'comments.user_id')), keys: ['comments.id'] };
+      return listPage<WithUser<CommentRow>>(db, [walk], selectComments, page, total, false, withUser);
     },
   };
 }

@@ -6,6 +6,7 @@ import { secretPageOf } from './follows.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, EventAttendanceTable, EventTable } from './schema.js';
 import { counted, counterKey, kept, keptBetween, keptEach, listPage, type Listed, type Selection, type Walk } from './paging.js';
+import { withUser, type WithUser } from './users.js';
 
 /** An event in a secret page says so (`secret_page`): the store's own, neither written nor read by the domain. */
 export type EventRow = Omit<Selectable<EventTable>, 'secret_page'>;
@@ -164,9 +165,10 @@ export function attendancesRepo(db: Kysely<Database>) {
       await db.updateTable('event_attendances').set({ answer, updated_at: now }).where('id', '=', id).execute();
     },
     /** In user order. */
-    async list(eventId: string, answer: string | undefined, page: Pagination): Promise<Listed<AttendanceRow>> {
+    async list(eventId: string, answer: string | undefined, page: Pagination): Promise<Listed<WithUser<AttendanceRow>>> {
       const total = kept([counterKey('event_attendances', [eventId, answer])]);
-      return listPage<AttendanceRow>(db, [{ query: filtered(eventId, answer), keys: ['event_attendances.user_id'] }], selectAttendances, page, total);
+      const walk = { query: filtered(eventId, answer), keys: ['event_attendances.user_id'] };
+      return listPage<WithUser<AttendanceRow>>(db, [walk], selectAttendances, page, total, false, withUser);
     },
   };
 }

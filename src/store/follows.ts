@@ -4,10 +4,14 @@ import { FOLLOWABLE_TYPES } from '../shared/schemas/follows.js';
 import { fixed } from './dialect.js';
 import { notSecretOrSeen, secretPageIdsSeen, visibleTotal, type Viewer } from './visibility.js';
 import type { Database, FollowTable } from './schema.js';
-import { counted, counterKey, kept, keptEach, listPage, type Listed, type Selection } from './paging.js';
+import { counted, counterKey, kept, keptEach, listPage, type Embeds, type Listed, type Selection } from './paging.js';
+import { embedPage, type PageRow } from './pages.js';
+import { embedUser, type UserWithRole } from './users.js';
 
 /** A follow of a secret page says so (`secret_page`): the store's own, neither written nor read by the domain. */
 export type FollowRow = Omit<Selectable<FollowTable>, 'secret_page'>;
+/** A follow as its list reads it: with the user or page it follows. */
+export type FollowListed = FollowRow & { user?: UserWithRole; page?: PageRow };
 
 export interface FollowFilter {
   followable_type?: string;
@@ -20,6 +24,7 @@ export const secretPageOf = (pageId: string | null) =>
   sql<number>`coalesce((select case when ${sql.ref('pages.privacy')} = 'secret' then 1 else 0 end from ${sql.table('pages')} where ${sql.ref('pages.id')} = ${pageId}), 0)`;
 
 const selectFollows: Selection = (q) => q.selectAll('follows');
+const withFollowables: Embeds = (q, rows) => embedPage(embedUser(q, `${rows}.followable_id`, 'user'), `${rows}.followable_id`, 'page');
 
 export function followsRepo(db: Kysely<Database>) {
   const matching = (filter: FollowFilter) => {
@@ -111,9 +116,9 @@ export function followsRepo(db: Kysely<Database>) {
     async delete(id: string): Promise<void> {
       await db.deleteFrom('follows').where('id', '=', id).execute();
     },
-    list(filter: FollowFilter, viewer: Viewer, page: Pagination): Promise<Listed<FollowRow>> {
+    list(filter: FollowFilter, viewer: Viewer, page: Pagination): Promise<Listed<FollowListed>> {
       const walk = { query: seenBy(matching(filter), viewer, filter), keys: ['follows.id'] };
-      return listPage<FollowRow>(db, [walk], selectFollows, page, total(filter, viewer));
+      return listPage<FollowListed>(db, [walk], selectFollows, page, total(filter, viewer), false, withFollowables);
     },
   };
 }

@@ -4,11 +4,16 @@ import { ACCESS_REQUEST_STATES, INVITE_STATES } from '../shared/schemas/membersh
 import { fixed } from './dialect.js';
 import { accessRequestsSeenBy, invitesSeenBy, type Viewer } from './visibility.js';
 import type { Database, InviteTable, PageAccessRequestTable } from './schema.js';
-import { counterKey, kept, listPage, narrowed, type Listed, type Selection, type Walk } from './paging.js';
+import { counterKey, kept, listPage, narrowed, type Embeds, type Listed, type Selection, type Walk } from './paging.js';
+import { embedPage, type PageRow } from './pages.js';
+import { embedUser, type UserWithRole } from './users.js';
 
 /** The page's owner is the store's own (a trigger writes it): the domain neither writes nor reads it. */
 export type AccessRequestRow = Omit<Selectable<PageAccessRequestTable>, 'page_owner_id'>;
 export type InviteRow = Omit<Selectable<InviteTable>, 'page_owner_id'>;
+/** As their lists read them: with the users and the page they show. */
+export type AccessRequestListed = AccessRequestRow & { user?: UserWithRole; page?: PageRow };
+export type InviteListed = InviteRow & { user?: UserWithRole; user_target?: UserWithRole; target?: PageRow };
 
 /** A waiting record joins the moderation queue with its page's creator (in the record's transaction). */
 async function enqueue(db: Kysely<Database>, kind: 'page_access_request' | 'invite', id: string, pageId: string, userId: string, createdAt: string) {
@@ -54,6 +59,9 @@ const INVITE_COLUMNS = [
 ] as const;
 const selectRequests: Selection = (q) => q.select(REQUEST_COLUMNS);
 const selectInvites: Selection = (q) => q.select(INVITE_COLUMNS);
+const withRequestRecords: Embeds = (q, rows) => embedPage(embedUser(q, `${rows}.user_id`, 'user'), `${rows}.page_id`, 'page');
+const withInviteRecords: Embeds = (q, rows) =>
+  embedPage(embedUser(embedUser(q, `${rows}.user_id`, 'user'), `${rows}.user_target_id`, 'user_target'), `${rows}.target_id`, 'target');
 
 type RequestColumn = 'r.page_id' | 'r.user_id' | 'r.state' | 'r.page_owner_id';
 type InviteColumn = 'i.target_type' | 'i.target_id' | 'i.user_id' | 'i.user_target_id' | 'i.state' | 'i.page_owner_id';
@@ -141,9 +149,10 @@ export function accessRequestsRepo(db: Kysely<Database>) {
       await dequeue(db, id);
       return true;
     },
-    async list(filter: AccessRequestFilter, viewer: Viewer, page: Pagination): Promise<Listed<AccessRequestRow>> {
+    async list(filter: AccessRequestFilter, viewer: Viewer, page: Pagination): Promise<Listed<AccessRequestListed>> {
       const { walks, plus, minus } = unionOf<AccessRequestFilter & { owner?: string }>(filter, accessRequestsSeenBy(viewer));
-      return listed(db, walks.map((f) => ({ query: matching(f), keys: ['r.id'] })), plus.map(key), minus.map(key), page, selectRequests);
+      const walked = walks.map((f) => ({ query: matching(f), keys: ['r.id'] }));
+      return listed(db, walked, plus.map(key), minus.map(key), page, selectRequests, withRequestRecords);
     },
   };
 }
@@ -204,9 +213,10 @@ export function invitesRepo(db: Kysely<Database>) {
       await db.deleteFrom('invites').where('id', '=', id).execute();
       await dequeue(db, id);
     },
-    async list(filter: InviteFilter, viewer: Viewer, page: Pagination): Promise<Listed<InviteRow>> {
+    async list(filter: InviteFilter, viewer: Viewer, page: Pagination): Promise<Listed<InviteListed>> {
       const { walks, plus, minus } = unionOf<InviteFilter & { owner?: string }>(filter, invitesSeenBy(viewer));
-      return listed(db, walks.map((f) => ({ query: matching(f), keys: ['i.id'] })), plus.map(key), minus.map(key), page, selectInvites);
+      const walked = walks.map((f) => ({ query: matching(f), keys: ['i.id'] }));
+      return listed(db, walked, plus.map(key), minus.map(key), page, selectInvites, withInviteRecords);
     },
   };
 }
@@ -237,8 +247,9 @@ async function listed<Row>(
   minus: string[],
   page: Pagination,
   select: Selection,
+  embeds: Embeds,
 ): Promise<Listed<Row>> {
   if (walks.length === 0) return { rows: [], total: 0 };
   const total = sql<number>`(${kept(plus)} - ${kept(minus)})`;
-  return listPage<Row>(db, walks, select, page, total);
+  return listPage<Row>(db, walks, select, page, total, false, embeds);
 }

@@ -1,7 +1,9 @@
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Viewer } from './visibility.js';
-import { counted, listPage, type Listed, type Selection } from './paging.js';
+import { counted, listPage, type Embeds, type Listed, type Selection } from './paging.js';
+import { embedPage, type PageRow } from './pages.js';
+import { embedUser, type UserWithRole } from './users.js';
 import type { Database } from './schema.js';
 import type { ReportTable } from './moderation-tables.js';
 
@@ -24,6 +26,11 @@ export interface ModerationItemRow {
   reason: string | null;
   reports: number | string | null;
 }
+
+/** An item as the queue reads it: with its user, its page, and a report's target's author or user. */
+export type ModerationItemListed = ModerationItemRow & { user?: UserWithRole; target_user?: UserWithRole; page?: PageRow };
+const withItemRecords: Embeds = (q, rows) =>
+  embedPage(embedUser(embedUser(q, `${rows}.user_id`, 'user'), `${rows}.target_user_id`, 'target_user'), `${rows}.page_id`, 'page');
 
 const nothing = sql<null>`null`;
 const selectWaiting: Selection = (q) =>
@@ -88,9 +95,9 @@ export function moderationQueueRepo(db: Kysely<Database>) {
     );
   };
   return {
-    async list(viewer: Viewer, page: Pagination): Promise<Listed<ModerationItemRow>> {
+    async list(viewer: Viewer, page: Pagination): Promise<Listed<ModerationItemListed>> {
       const total = sql<number>`(${counted(administered(viewer))} + ${counted(reportGroups(viewer))})`;
-      return listPage<ModerationItemRow>(
+      return listPage<ModerationItemListed>(
         db,
         [
           { query: administered(viewer), keys: ['moderation_queue.created_at', 'moderation_queue.id'], select: selectWaiting },
@@ -99,6 +106,8 @@ export function moderationQueueRepo(db: Kysely<Database>) {
         selectWaiting,
         page,
         total,
+        false,
+        withItemRecords,
       );
     },
   };

@@ -3,9 +3,19 @@ import type { Pagination } from '../shared/schemas/common.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, PageConfigurationTable, PageTable } from './schema.js';
 import { notSecretOrSeen, pageVisibleTo, secretPageIdsSeen, visibleTotal, type Viewer } from './visibility.js';
-import { counted, counterKey, kept, listPage, readRows, type Listed, type Selection, type Walk } from './paging.js';
+import { counted, counterKey, kept, listPage, readRows, type AnyQuery, type Listed, type Selection, type Walk } from './paging.js';
 
 export type PageRow = Selectable<PageTable>;
+const PAGE_COLUMNS = [
+  'id', 'name', 'slug', 'description', 'privacy', 'page_configuration_id', 'user_id', 'created_at', 'updated_at',
+] as const satisfies readonly (keyof PageRow)[];
+// Every column of the table: one left out would be missing from the pages that lists embed.
+const everyPageColumn: [Exclude<keyof PageRow, (typeof PAGE_COLUMNS)[number]>] extends [never] ? true : never = true;
+void everyPageColumn;
+
+/** A list's rows with the page whose id is in the column `on`, as the row `as` (`Embeds` in paging.ts). */
+export const embedPage = (query: AnyQuery, on: string, as: string): AnyQuery =>
+  query.leftJoin(`pages as ${as}`, `${as}.id`, on).select(PAGE_COLUMNS.map((column) => `${as}.${column} as ${as}__${column}`));
 export type PageConfigurationRow = Selectable<PageConfigurationTable>;
 
 export type { Viewer } from './visibility.js';

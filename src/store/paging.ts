@@ -18,12 +18,20 @@ const onPostgres = (db: Kysely<any>): boolean => dialectOf(db) === 'postgres';
 const offsetOf = (page: Pagination): number => (page.page - 1) * page.per_page;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnyQuery = SelectQueryBuilder<any, any, any>;
+export type AnyQuery = SelectQueryBuilder<any, any, any>;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyDb = Kysely<any>;
 
 /** What a list selects of its walk's rows. */
 export type Selection = (query: AnyQuery) => AnyQuery;
+
+/**
+ * The records a list's rows show beside their own (a follow's page, an invite's users), joined to the page's rows
+ * (`rows`: their alias) in the page's statement, so that a list is one round trip. Each joins its record with
+ * the record's own selection, its columns named `<name>__<column>` (`embedUser` in users.ts): a row of the list
+ * answers them as a row of their own under `<name>`, absent when the left join found none.
+ */
+export type Embeds = (query: AnyQuery, rows: string) => AnyQuery;
 
 /**
  * One index walk of a list: a filtered query (nothing selected yet) and the columns it is ordered by, the
@@ -90,6 +98,7 @@ async function walkPage<Row>(
   position: Pagination,
   desc: boolean,
   total: Expression<number>,
+  embeds?: Embeds,
 ): Promise<Walked<Row> & { total?: number }> {
   if (walks.length === 0) return { rows: [] };
   const width = walks[0]!.keys.length;
@@ -131,7 +140,7 @@ async function walkPage<Row>(
   // flattens the union, and a stream of 600 sources repeats its 600 kept counts 600 times (seconds to prepare).
   const arms = walks.map((walk) => keyed(walk, (walk.select ?? select)(from(walk, start, inclusive))).limit(n + 1));
   const withTotal = (query: AnyQuery) => query.select(sql<number>`${total}`.as(TOTAL));
-  const query =
+  const page =
     arms.length === 1
       ? withTotal(arms[0]!)
       : withTotal(
@@ -140,21 +149,46 @@ async function walkPage<Row>(
             .selectFrom('walks')
             .selectAll('walks'),
         );
+  // Embedded records join the page's rows (at most per_page + 1 of them, a key lookup each), outside the walk.
+  const query = embeds ? embeds(db.selectFrom(page.as('w')).selectAll('w'), 'w') : page;
   const read = await readRows<Record<string, unknown>>(db, query);
   const counted = read[0]?.[TOTAL];
-  const found = arms.length === 1 ? read : merged(read, keysOf, desc);
+  const found = arms.length === 1 && !embeds ? read : merged(read, keysOf, desc);
   const next = found.length > n ? keysOf(found[n - 1]!) : undefined;
-  // The sort keys' and the total's own columns go (a copy without them keeps every row's shape the same).
-  const columns = found.length ? Object.keys(found[0]!).filter((column) => !column.startsWith('__')) : [];
-  const rows = found.slice(0, n).map((row) => {
-    const clean: Record<string, unknown> = {};
-    for (const column of columns) clean[column] = row[column];
-    return clean as Row;
-  });
+  const rows = found.slice(0, n).map(rowShape(found[0]) as (row: Record<string, unknown>) => Row);
   return counted === undefined ? { rows, next } : { rows, next, total: Number(counted) };
 }
 
 const TOTAL = '__total';
+
+/**
+ * How a page's rows are answered: without the sort keys' and the total's columns (`__…`), each embedded record's
+ * columns (`user__id`, …) under its name (`user`), absent when its id is null (the left join found none). Every
+ * row keeps the same shape.
+ */
+function rowShape(first: Record<string, unknown> | undefined): (row: Record<string, unknown>) => Record<string, unknown> {
+  const own: string[] = [];
+  const embedded = new Map<string, [column: string, as: string][]>();
+  for (const column of first ? Object.keys(first) : []) {
+    const at = column.indexOf('__');
+    if (at === -1) own.push(column);
+    else if (at > 0) {
+      const name = column.slice(0, at);
+      embedded.set(name, [...(embedded.get(name) ?? []), [column, column.slice(at + 2)]]);
+    }
+  }
+  return (row) => {
+    const shaped: Record<string, unknown> = {};
+    for (const column of own) shaped[column] = row[column];
+    for (const [name, columns] of embedded) {
+      if (row[`${name}__id`] === null || row[`${name}__id`] === undefined) continue;
+      const record: Record<string, unknown> = {};
+      for (const [column, as] of columns) record[as] = row[column];
+      shaped[name] = record;
+    }
+    return shaped;
+  };
+}
 
 /** SQLite refuses a compound SELECT of more than 500 terms: a stream of more sources is a union of unions. */
 const MAX_UNION = 400;
@@ -210,8 +244,9 @@ export async function listPage<Row>(
   position: Pagination,
   total: Expression<number>,
   desc = false,
+  embeds?: Embeds,
 ): Promise<Listed<Row>> {
-  const walked = await walkPage<Row>(db, walks, select, position, desc, total);
+  const walked = await walkPage<Row>(db, walks, select, position, desc, total, embeds);
   if (walked.total !== undefined) return { ...walked, total: walked.total };
   const alone = await readRows<{ n: number | string | bigint }>(db, db.selectNoFrom(sql<number>`${total}`.as('n')));
   return { ...walked, total: Number(alone[0]?.n ?? 0) };

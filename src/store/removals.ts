@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
-import { selectStatuses, type CommentRow, type LikeRow, type StatusRow } from './content.js';
+import { selectStatuses, statusExtras, type CommentRow, type LikeRow, type StatusListed, type StatusRow } from './content.js';
 import type { RemovedContentTable } from './moderation-tables.js';
 import { counted, listPage, type Listed } from './paging.js';
 import type { Database } from './schema.js';
@@ -56,12 +56,12 @@ export function removalsRepo(db: Kysely<Database>) {
 
   return {
     /** Statuses newest first, filtered, those the viewer may read only. */
-    async listStatuses(viewer: Viewer, now: string, filter: StatusFilter, page: Pagination): Promise<Listed<StatusRow>> {
+    async listStatuses(viewer: Viewer, now: string, filter: StatusFilter, page: Pagination): Promise<Listed<StatusListed>> {
       let query = db.selectFrom('statuses as s').where((eb) => statusReadableBy(eb, viewer, now));
       if (filter.user_id !== undefined) query = query.where('s.user_id', '=', filter.user_id);
       if (filter.page_id !== undefined) query = query.where('s.page_id', '=', filter.page_id);
       if (filter.event_id !== undefined) query = query.where('s.event_id', '=', filter.event_id);
-      return listPage<StatusRow>(db, [{ query, keys: ['s.id'] }], selectStatuses, page, counted(query), true);
+      return listPage<StatusListed>(db, [{ query, keys: ['s.id'] }], selectStatuses, page, counted(query), true, statusExtras(viewer, now));
     },
 
     getRemoved(type: 'Status' | 'Comment', id: string): Promise<RemovedRow | undefined> {

@@ -2,12 +2,16 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { dialectOf } from './dialect.js';
 import type { ReportTable } from './moderation-tables.js';
-import { counted, listPage, type Listed, type Selection } from './paging.js';
+import { counted, listPage, type Embeds, type Listed, type Selection } from './paging.js';
+import { embedUser, type UserWithRole } from './users.js';
 import type { Database } from './schema.js';
 import { reportVisibleTo, type Viewer } from './visibility.js';
 
 /** The page's creator is the store's own (written from the page on insert): the domain neither writes nor reads it. */
 export type ReportRow = Omit<Selectable<ReportTable>, 'page_owner_id'>;
+/** A report as its list reads it: with the user it reports, when it reports one (ids are unique across tables). */
+export type ReportListed = ReportRow & { target?: UserWithRole };
+const withReportedUser: Embeds = (q, rows) => embedUser(q, `${rows}.target_id`, 'target');
 
 export interface ReportFilter {
   state?: string;
@@ -41,13 +45,13 @@ export function reportsRepo(db: Kysely<Database>) {
       return visible(viewer).selectAll('r').where('r.id', '=', id).executeTakeFirst();
     },
     /** Reports oldest first. */
-    async list(viewer: Viewer, filter: ReportFilter, page: Pagination): Promise<Listed<ReportRow>> {
+    async list(viewer: Viewer, filter: ReportFilter, page: Pagination): Promise<Listed<ReportListed>> {
       let query = visible(viewer);
       if (filter.state !== undefined) query = query.where('r.state', '=', filter.state);
       if (filter.target_type !== undefined) query = query.where('r.target_type', '=', filter.target_type);
       if (filter.target_id !== undefined) query = query.where('r.target_id', '=', filter.target_id);
       if (filter.user_id !== undefined) query = query.where('r.user_id', '=', filter.user_id);
-      return listPage<ReportRow>(db, [{ query, keys: ['r.id'] }], selectReports, page, counted(query));
+      return listPage<ReportListed>(db, [{ query, keys: ['r.id'] }], selectReports, page, counted(query), false, withReportedUser);
     },
     /**
      * Settles every open report on the targets at once (a removed status's with its comments'), and answers those

@@ -2,7 +2,7 @@ import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, UserTable } from './schema.js';
-import { counted, counterKey, counterOf, kept, listPage, readRows, type Listed, type Selection } from './paging.js';
+import { counted, counterKey, counterOf, kept, listPage, readRows, type AnyQuery, type Embeds, type Listed, type Selection } from './paging.js';
 
 /** A user as read: never their password's hash, which nothing reads back. */
 export type UserRow = Omit<Selectable<UserTable>, 'password_hash' | 'nickname_key'>;
@@ -32,22 +32,44 @@ export interface UserFilter {
   role?: string;
 }
 
+/**
+ * What a user row selects: their columns, their role's that user records show (tagline) and their suspension's,
+ * from the tables under the given names, each column as `prefix` and its name.
+ */
+const userColumns = (user: string, role: string, suspension: string, prefix = '') => [
+  ...USER_COLUMNS.map((column) => `${user}.${column} as ${prefix}${column}`),
+  `${role}.name as ${prefix}role_name`,
+  `${role}.system_key as ${prefix}role_system_key`,
+  `${role}.show_as_tagline as ${prefix}role_show_as_tagline`,
+  `${role}.image_url as ${prefix}role_image_url`,
+  `${suspension}.reason as ${prefix}suspension_reason`,
+  `${suspension}.until as ${prefix}suspension_until`,
+  `${suspension}.created_at as ${prefix}suspension_created_at`,
+  `${suspension}.created_by as ${prefix}suspension_created_by`,
+];
+
 /** A user with the role fields that user records show (tagline) and their suspension (one key lookup). */
 const joinRole = (q: SelectQueryBuilder<Database, 'users', object>) =>
-  q
+  (q as AnyQuery)
     .innerJoin('permission_sets', 'permission_sets.id', 'users.permission_set_id')
     .leftJoin('suspensions', 'suspensions.user_id', 'users.id')
-    .select(USER_COLUMNS.map((column) => `users.${column}` as const))
-    .select([
-      'permission_sets.name as role_name',
-      'permission_sets.system_key as role_system_key',
-      'permission_sets.show_as_tagline as role_show_as_tagline',
-      'permission_sets.image_url as role_image_url',
-      'suspensions.reason as suspension_reason',
-      'suspensions.until as suspension_until',
-      'suspensions.created_at as suspension_created_at',
-      'suspensions.created_by as suspension_created_by',
-    ]);
+    .select(userColumns('users', 'permission_sets', 'suspensions')) as SelectQueryBuilder<Database, 'users' | 'permission_sets' | 'suspensions', UserWithRole>;
+
+/**
+ * A list's rows with the user whose id is in the column `on`, as the row `as` (`Embeds` in paging.ts): the same
+ * user row as `getById` reads.
+ */
+export const embedUser = (query: AnyQuery, on: string, as: string): AnyQuery =>
+  query
+    .leftJoin(`users as ${as}`, `${as}.id`, on)
+    .leftJoin(`permission_sets as ${as}_role`, `${as}_role.id`, `${as}.permission_set_id`)
+    .leftJoin(`suspensions as ${as}_suspension`, `${as}_suspension.user_id`, `${as}.id`)
+    .select(userColumns(as, `${as}_role`, `${as}_suspension`, `${as}__`));
+
+/** A list's rows with the user each names in `user_id` (a status's author, an attendee), as `user`. */
+export const withUser: Embeds = (query, rows) => embedUser(query, `${rows}.user_id`, 'user');
+/** A row as a list that embeds its user reads it. */
+export type WithUser<Row> = Row & { user?: UserWithRole };
 
 export function usersRepo(db: Kysely<Database>) {
   const withRole = () => joinRole(db.selectFrom('users'));

@@ -23,8 +23,9 @@ export async function badPlans(target: string, queries: Query[]): Promise<string
         const plan = await raw.all<{ detail: string }>(`explain query plan ${withStableLimits(sql)}`, [...parameters]);
         for (const { detail } of plan)
           // (`SCAN w0`: the rows of one walk of a union, at most a page of them, read back from its subquery;
-          // `SCAN walks`: the union's rows, at most a page a walk, read back to carry the total once.)
-          if ((/^SCAN \w+( AS \w+)?$/.test(detail) && !/^SCAN (w\d+|walks)$/.test(detail)) || /USE TEMP B-TREE/.test(detail)) bad.push(`${detail}\n  in ${sql}`);
+          // `SCAN walks`: the union's rows, at most a page a walk, read back to carry the total once; `SCAN w`: a
+          // page's rows, read back to join the records they embed.)
+          if ((/^SCAN \w+( AS \w+)?$/.test(detail) && !/^SCAN (w\d*|walks)$/.test(detail)) || /USE TEMP B-TREE/.test(detail)) bad.push(`${detail}\n  in ${sql}`);
       }
       return bad;
     }
