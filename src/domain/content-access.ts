@@ -38,15 +38,8 @@ export async function requirePostInPage(store: Store, viewer: Viewer, page: Page
 
 /** An event the viewer may know of: an event in a secret page is as hidden as the page. */
 export async function eventKnownTo(store: Store, viewer: Viewer, eventId: string): Promise<EventRow> {
-  const event = await store.events.getById(eventId);
+  const event = await store.events.getKnown(eventId, viewer);
   if (!event) throw notFound('Event');
-  if (event.page_id) {
-    try {
-      await pageKnownTo(store, viewer, event.page_id);
-    } catch {
-      throw notFound('Event');
-    }
-  }
   return event;
 }
 

@@ -38,26 +38,29 @@ const selectComments: Selection = (q) => q.selectAll('comments');
 
 export function statusesRepo(db: Kysely<Database>) {
   /**
-   * A user's stream's sources, one index walk each: the pages they are in, the events they answered yes to or created,
-   * and the users they follow (their statuses that reach followers: `reachesFollowers`).
+   * A user's stream's sources, one index walk each, in one statement: the pages they are in, the events they answered
+   * yes to or created, and the users they follow (their statuses that reach followers: `reachesFollowers`).
    */
   const sources = async (userId: string, viewer: Viewer) => {
-    const [follows, attended, created] = await Promise.all([
-      db.selectFrom('follows').select(['followable_type', 'followable_id']).where('user_id', '=', userId).execute(),
+    const event = sql.lit('Event').as('kind');
+    const rows = await readRows<{ kind: string; id: string }>(
+      db,
       db
-        .selectFrom('event_attendances')
-        .select('event_id')
+        .selectFrom('follows')
+        .select(['followable_type as kind', 'followable_id as id'])
         .where('user_id', '=', userId)
-        .where('answer', '=', 'yes')
-        .where((eb) => eventPageSeen(eb, viewer, 'event_attendances.event_id'))
-        .execute(),
-      db.selectFrom('events').select('id').where('user_id', '=', userId).where((eb) => eventPageSeen(eb, viewer, 'events.id')).execute(),
-    ]);
-    return {
-      pages: follows.filter((f) => f.followable_type === 'Page').map((f) => f.followable_id),
-      users: follows.filter((f) => f.followable_type === 'User').map((f) => f.followable_id),
-      events: [...new Set([...attended.map((a) => a.event_id), ...created.map((e) => e.id)])],
-    };
+        .unionAll(
+          db
+            .selectFrom('event_attendances')
+            .select([event, 'event_id as id'])
+            .where('user_id', '=', userId)
+            .where('answer', '=', 'yes')
+            .where((eb) => eventPageSeen(eb, viewer, 'event_attendances.event_id')),
+        )
+        .unionAll(db.selectFrom('events').select([event, 'id']).where('user_id', '=', userId).where((eb) => eventPageSeen(eb, viewer, 'events.id'))),
+    );
+    const of = (kind: string) => [...new Set(rows.filter((row) => row.kind === kind).map((row) => row.id))];
+    return { pages: of('Page'), users: of('User'), events: of('Event') };
   };
   const reachesFollowers = (q: ReturnType<typeof fromStatuses>) => q.where((eb) => followersSee(eb));
   const fromStatuses = () => db.selectFrom('statuses as s');

@@ -276,6 +276,9 @@ describe('GET /events', () => {
     expect((await t.call('GET', `/events?owner=${owner.user.id}`, { as: outsider.creds })).body).toEqual({ items: [], total_items: 0 });
     expect((await t.call('GET', `/events?owner=${owner.user.id}`, { as: owner.creds })).body.total_items).toBe(1);
     expect((await t.call('GET', `/events/${event.id}`)).status).toBe(200);
+    expect((await t.call('GET', `/events/${event.id}`, { as: owner.creds })).status).toBe(200);
+    expect((await t.call('GET', `/events/${event.id}/attendees`, { as: outsider.creds })).status).toBe(404);
+    expect((await t.call('GET', `/events/${event.id}/attendees`, { as: owner.creds })).status).toBe(200);
     expect((await answer(event.id, outsider, 'yes')).status).toBe(404);
   });
 });

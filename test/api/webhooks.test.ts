@@ -677,8 +677,10 @@ describe('a hanging receiver', () => {
 
     // One attempt at a time to the hanging receiver: the next leaves only when the previous one has given up
     // at the timeout, and is recorded as such.
+    // (Seen at the receiver: the first may arrive late on a loaded machine, 2.8 s apart seen in a suite run beside
+    // another, so the gap is bounded as the calls above are; attempts side by side would arrive together.)
     const [first, second] = await r.waitFor((reqs) => reqs.length >= 2, { timeoutMs: 8_000, what: 'a second attempt' });
-    expect(second!.receivedAt - first!.receivedAt).toBeGreaterThanOrEqual(2_900);
+    expect(second!.receivedAt - first!.receivedAt).toBeGreaterThanOrEqual(HELD);
     const deliveries = await waitForDeliveries(slow, hook.id, (d) => d.some((x) => x.attempts >= 1), 5_000);
     expect(deliveries).toHaveLength(10);
     for (const d of deliveries.filter((x) => x.attempts >= 1)) {
