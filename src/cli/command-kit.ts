@@ -110,6 +110,12 @@ export async function validateBody<T>(schema: SafeParser<T>, body: unknown, flag
   throw new UsageError(problems.join('; '));
 }
 
+/**
+ * What `--json` prints for a record done by a call answered without a body (a 204): its id and what became of it,
+ * one document a record as for the calls that answer with the record.
+ */
+export const doneRecord = (id: string, result: 'removed' | 'deleted' | 'revoked' | 'withdrawn' | 'refused') => ({ id, result });
+
 /** Some records of a run over several were refused, each said as it came; the others were done: exit 1. */
 export class PartlyDoneError extends Error {
   override name = 'PartlyDoneError';
@@ -120,7 +126,8 @@ const stopsTheRun = (error: { status: number; code: string }) =>
   credentialsRefused(error) || error.status === 429 || error.status >= 500 || error.code === 'account_suspended';
 
 /**
- * Acts on each of several records in turn (ids given, or `-` from a pipe). One the server refuses (gone, settled
+ * Acts on each of several records in turn (ids given, or `-` from a pipe). Each done is said on stdout by `act`
+ * (`--json`: one document a record, the API's answer or `doneRecord`). One the server refuses (gone, settled
  * meanwhile, not allowed) is said on stderr naming it (`--json`: the API's error body with the record's `id`), and
  * the others go on, as `rm` and `kill` do: a bulk run is not left half done by one record that changed under it.
  * The run then fails (exit 1), saying how many were done. A refusal that would meet every record (the key, the

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Comment, Status } from '../../shared/schemas/content.js';
 import type { User } from '../../shared/schemas/users.js';
-import { eachRecord, examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import { doneRecord, eachRecord, examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import type { Context } from '../context.js';
 import { STATUS_COLUMNS } from './content.js';
 import { suspensionEnd, USER_VIEW } from './users.js';
@@ -40,7 +40,7 @@ async function removal(ctx: Context, kind: 'statuses' | 'comments', id: string, 
   await confirmOrStop(`Remove ${what}?`, o.yes);
   // The reason goes in the query: a DELETE's body is dropped by some proxies.
   await ctx.client.delete(`/${kind}/${seg(id)}${o.reason ? `?reason=${encodeURIComponent(o.reason)}` : ''}`);
-  ctx.out.done(`Removed ${what}`);
+  ctx.out.done(`Removed ${what}`, doneRecord(id, 'removed'));
 }
 
 export function registerModerationCommands(program: Command): void {
@@ -107,7 +107,7 @@ function registerContentModeration(program: Command, statuses: Command): void {
       await eachRecord(ctx, await idsFrom(args), (id) => `Like ${id}`, async (id) => {
         await confirmOrStop(`Take back like ${id}?`, o.yes);
         await ctx.client.delete(`/likes/${seg(id)}`);
-        ctx.out.done(`Like ${id} taken back`);
+        ctx.out.done(`Like ${id} taken back`, doneRecord(id, 'deleted'));
       });
     }),
   );

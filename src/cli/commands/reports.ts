@@ -224,7 +224,7 @@ async function settle(ctx: Context, refs: string[], how: Settling): Promise<void
     const named = (error: Error, message = error.message) => (ids.length === 1 ? naming(error, `Report ${id}`, message) : Object.assign(error, { message }));
     try {
       const report = await ctx.client.put<Report>(`/reports/${seg(id)}/${how.verb}`, how.verb === 'resolve' ? how.body : undefined);
-      ctx.out.done(`Report ${id} ${done}`);
+      ctx.out.done(`Report ${id} ${done}`, report);
       // A suspension hides the author's content while it lasts; it does not take it down.
       if (how.verb === 'resolve' && how.action === 'suspend' && report.target_type !== 'User') {
         const kind = report.target_type === 'Status' ? 'status' : 'comment';
@@ -239,7 +239,7 @@ async function settle(ctx: Context, refs: string[], how: Settling): Promise<void
       const was = `${now.state}${now.resolution && now.resolution !== 'none' ? ` (${now.resolution})` : ''}`;
       const same = how.verb === 'dismiss' ? now.state === 'dismissed' : now.state === 'resolved' && now.resolution === RESOLUTION_OF[how.action];
       if (!same) throw named(error, `it was already ${was}: left as it is`);
-      ctx.out.done(`Report ${id} already ${was}`);
+      ctx.out.done(`Report ${id} already ${was}`, now);
     }
   });
 }
