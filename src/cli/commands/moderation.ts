@@ -4,7 +4,8 @@ import type { User } from '../../shared/schemas/users.js';
 import { doneRecord, eachRecord, examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import type { Context } from '../context.js';
 import { STATUS_COLUMNS } from './content.js';
-import { suspensionEnd, USER_VIEW } from './users.js';
+import { replacedNote, suspendQuestion } from '../suspensions.js';
+import { USER_VIEW } from './users.js';
 import { firstWords, registerReportCommands } from './reports.js';
 
 /** Moderation from the terminal (docs/api.md, "Moderating content and people"): statuses list|delete, comments|likes delete, suspensions; reports in reports.ts. */
@@ -142,12 +143,10 @@ function registerSuspensionCommands(users: Command): void {
       const id = await ctx.names.resolve('user', ref!);
       const { reason } = await askMissing({ reason: o.reason }, { reason: { flag: '--reason', message: 'Why (told to them)', check: fieldCheck(SuspendUserInput.shape.reason) } });
       const body = await validateBody(SuspendUserInput, { reason, until: o.until });
-      // A suspension in force is replaced (its reason and end): said in the question, and after it.
       const { nickname, suspension: was } = await ctx.client.get<User>(`/users/${seg(id)}`);
-      const current = was ? `${nickname} is suspended ${suspensionEnd(was.until)} ("${was.reason}"): replace that with a suspension` : `Suspend ${nickname}`;
-      await confirmOrStop(`${current} ${suspensionEnd(body.until)} ("${body.reason}")?`, o.yes);
+      await confirmOrStop(suspendQuestion(nickname, was, body), o.yes);
       const user = await ctx.client.put<User>(`/users/${seg(id)}/suspension`, body);
-      if (was) ctx.out.note(`Replaced ${nickname}'s suspension ${suspensionEnd(was.until)} ("${was.reason}")`);
+      if (was) ctx.out.note(replacedNote(nickname, was));
       await ctx.out.record(user, USER_VIEW);
     }),
   );
