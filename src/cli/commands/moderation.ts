@@ -30,14 +30,14 @@ async function removal(ctx: Context, kind: 'statuses' | 'comments', id: string, 
     import('../confirm.js'),
     import('../prompts.js'),
   ]);
-  let what = kind === 'statuses' ? `status ${id}` : `comment ${id}`;
-  if (!o.yes && interactive()) {
-    if (kind === 'statuses') what = await describeStatus(ctx, await ctx.client.get<Status>(`/statuses/${seg(id)}`));
-    else {
-      const c = await ctx.client.get<Comment>(`/comments/${seg(id)}`);
-      what = `${c.user.nickname}'s comment "${firstWords(c.content)}"`;
-    }
-  }
+  // Read first, so that the question and what is said after name whose it was (a status's place only for the question:
+  // a script's run spends no call on it).
+  const content = await ctx.client.get<Status | Comment>(`/${kind}/${seg(id)}`);
+  const asking = !o.yes && interactive();
+  const what =
+    asking && kind === 'statuses'
+      ? await describeStatus(ctx, content as Status)
+      : `${content.user.nickname}'s ${kind === 'statuses' ? 'status' : 'comment'} "${firstWords(content.content)}"`;
   await confirmOrStop(`Remove ${what}?`, o.yes);
   // The reason goes in the query: a DELETE's body is dropped by some proxies.
   await ctx.client.delete(`/${kind}/${seg(id)}${o.reason ? `?reason=${encodeURIComponent(o.reason)}` : ''}`);

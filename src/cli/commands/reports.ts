@@ -220,7 +220,7 @@ async function settle(ctx: Context, refs: string[], how: Settling): Promise<void
       how.action === 'remove'
         ? `Remove ${one?.text ?? `what ${ids.length} reports are about`}?`
         : one
-          ? suspendQuestion(one.user ? one.text : `${one.person?.nickname ?? 'the author'}, the author of ${one.text},`, one.person?.suspension, suspending!)
+          ? suspendQuestion(one.user ? one.text : `${one.person?.nickname ?? 'the author'}, the author of ${one.what},`, one.person?.suspension, suspending!)
           : `Suspend whoever ${ids.length} reports are about?`;
     await confirmOrStop(question, false);
   }
@@ -259,18 +259,24 @@ async function settle(ctx: Context, refs: string[], how: Settling): Promise<void
 }
 
 /**
- * What one report is about, for a question: `the status "first…"`, or a user's nickname; and `person`, whom a
- * suspension would be of (the user reported, or the content's author; null when no longer readable).
+ * What one report is about, for a question: `bob's status "first…"` (`what`: `the status "first…"`), or a user's
+ * nickname; and `person`, whom a suspension would be of (the user reported, or the content's author; null when no
+ * longer readable).
  */
-async function reportedAs(ctx: Context, id: string): Promise<{ text: string; user: boolean; person: User | null }> {
+async function reportedAs(ctx: Context, id: string): Promise<{ text: string; what: string; user: boolean; person: User | null }> {
   const { seg, ApiError } = await import('../../client/api-client.js');
   const report = await ctx.client.get<Report>(`/reports/${seg(id)}`);
-  if (report.target_type === 'User') return { text: report.target.user?.nickname ?? `user ${report.target_id}`, user: true, person: report.target.user };
+  if (report.target_type === 'User') {
+    const text = report.target.user?.nickname ?? `user ${report.target_id}`;
+    return { text, what: text, user: true, person: report.target.user };
+  }
   const kind = report.target_type === 'Status' ? 'status' : 'comment';
   // The report carries the content's words, not its author: the content says who wrote it (Admins read it removed).
   const content = await ctx.client.get<{ user: User }>(`/${kind === 'status' ? 'statuses' : 'comments'}/${seg(report.target_id)}`).catch((error: unknown) => {
     if (error instanceof ApiError && error.status === 404) return null;
     throw error;
   });
-  return { text: report.target.excerpt ? `the ${kind} "${firstWords(report.target.excerpt)}"` : `${kind} ${report.target_id}`, user: false, person: content?.user ?? null };
+  const words = report.target.excerpt ? `${kind} "${firstWords(report.target.excerpt)}"` : `${kind} ${report.target_id}`;
+  const person = content?.user ?? null;
+  return { text: person ? `${person.nickname}'s ${words}` : `the ${words}`, what: `the ${words}`, user: false, person };
 }
