@@ -2,7 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Query } from '../client/api-client.js';
 import type { Context, GlobalOptions } from './context.js';
 import type { Column } from './output.js';
-import { apiErrorText, credentialsRefused } from './errors.js';
+import { apiErrorText, credentialsRefused, UsageError } from './errors.js';
 import { fetchList, type PageOptions } from './list-walk.js';
 
 export { fetchList, pageQuery, type PageOptions } from './list-walk.js';
@@ -76,19 +76,23 @@ export function examples(command: Command, ...lines: string[]): Command {
 
 /**
  * Ids given as arguments, or read from standard input for `-`: one a line, or separated by spaces; of a table piped
- * in (`list --fields id,name`: tab-separated), the first column of each line, after its header (`--header`).
+ * in (`list --fields id,name`: tab-separated), the first column of each line, after its header (`--header`: a first
+ * line of our lists' field names). Nothing at all to act on is a usage error (exit 2), not a run that does nothing.
  */
 export async function idsFrom(args: string[]): Promise<string[]> {
   if (!args.includes('-')) return args;
+  const { isHeaderRow } = await import('./header-row.js');
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   const lines = Buffer.concat(chunks).toString('utf8').split(/\r?\n/);
   const fromStdin = lines.flatMap((line, i) => {
+    if (i === 0 && isHeaderRow(line)) return [];
     const first = line.split('\t')[0]!.trim();
-    if (i === 0 && first === 'id') return [];
     return line.includes('\t') ? (first ? [first] : []) : line.split(/\s+/).filter(Boolean);
   });
-  return args.flatMap((a) => (a === '-' ? fromStdin : [a]));
+  const ids = args.flatMap((a) => (a === '-' ? fromStdin : [a]));
+  if (ids.length === 0) throw new UsageError('no ids on standard input');
+  return ids;
 }
 
 interface SafeParser<T> {

@@ -4,7 +4,10 @@ import { runCli } from '../helpers/cli.js';
 import { useServer } from '../helpers/server.js';
 import { envFor } from './support.js';
 
-/** `--json` on the verbs that act on several records: each success a JSON document on stdout, each refusal one on stderr. */
+/**
+ * The verbs that act on several records: `--json` says each success as a JSON document on stdout, each refusal one
+ * on stderr; `-` reads the records from a pipe, our own tables' header rows included, and an empty pipe is refused.
+ */
 const server = useServer();
 const run = (args: string[], creds = server.admin, input?: string) => runCli(args, { home: server.dir, env: envFor(server, creds), input });
 const documents = (stdout: string) =>
@@ -13,7 +16,7 @@ const documents = (stdout: string) =>
     .filter(Boolean)
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 
-describe('--json on verbs over several records', () => {
+describe('verbs over several records', () => {
   it('prints each record done, one document a line, as one id alone does; refusals stay on stderr with their id', async () => {
     const [owner, bob, reader] = [await createUserWithKey(server), await createUserWithKey(server), await createUserWithKey(server)];
     const config = await createPageConfiguration(server);
@@ -67,5 +70,29 @@ describe('--json on verbs over several records', () => {
     const withdrawn = await run(['invites', 'withdraw', ...inviteIds, '--yes', '--json'], owner.creds);
     expect(withdrawn.code, withdrawn.stderr).toBe(0);
     expect(documents(withdrawn.stdout)).toEqual(inviteIds.map((id) => ({ id, result: 'withdrawn' })));
+  });
+
+  it('- skips a header row of field names, not only one headed id, and refuses a pipe with no ids (exit 2)', async () => {
+    const owner = await createUserWithKey(server);
+    const [k1, k2] = [await createKeyFor(server, owner.user.id), await createKeyFor(server, owner.user.id)];
+    // The first column is what is read: here the api_key values, after a header that does not start with `id`.
+    const table = await run(['keys', 'list', '--user', owner.user.nickname, '--fields', 'api_key,last used', '--header']);
+    expect(table.stdout.split('\n')[0]).toBe('api_key\tlast used');
+    const revoked = await run(['keys', 'revoke', '-', '--yes'], server.admin, table.stdout);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    const left = (await call(server, 'GET', `/api_keys?user_id=${owner.user.id}`)).body.items as { api_key: string }[];
+    expect(left.map((k) => k.api_key)).not.toContain(k1.key);
+    expect(left.map((k) => k.api_key)).not.toContain(k2.key);
+    // Roles by name, after a header of one column.
+    const role = await call(server, 'POST', '/permission_sets', { body: { name: `helpers_${owner.user.nickname}`, permissions: {} } });
+    expect(role.status, JSON.stringify(role.body)).toBe(201);
+    const deleted = await run(['roles', 'delete', '-', '--yes'], server.admin, `name\n${role.body.name}\n`);
+    expect(deleted.code, deleted.stderr).toBe(0);
+
+    // Nothing to act on: said, exit 2; a list that came out empty, with its header only, alike.
+    for (const input of ['', '\n', 'id\n']) {
+      const none = await run(['statuses', 'delete', '-', '--yes'], server.admin, input);
+      expect([none.code, none.stderr]).toEqual([2, 'error: no ids on standard input\n']);
+    }
   });
 });
