@@ -2,7 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Query } from '../client/api-client.js';
 import type { Context, GlobalOptions } from './context.js';
 import type { Column } from './output.js';
-import { apiErrorText, credentialsRefused } from './errors.js';
+import { apiErrorText, credentialsRefused, UsageError } from './errors.js';
 import { fetchList, type PageOptions } from './list-walk.js';
 
 export { fetchList, pageQuery, type PageOptions } from './list-walk.js';
@@ -76,19 +76,23 @@ export function examples(command: Command, ...lines: string[]): Command {
 
 /**
  * Ids given as arguments, or read from standard input for `-`: one a line, or separated by spaces; of a table piped
- * in (`list --fields id,name`: tab-separated), the first column of each line, after its header (`--header`).
+ * in (`list --fields id,name`: tab-separated), the first column of each line, after its header (`--header`: a first
+ * line of our lists' field names). Nothing at all to act on is a usage error (exit 2), not a run that does nothing.
  */
 export async function idsFrom(args: string[]): Promise<string[]> {
   if (!args.includes('-')) return args;
+  const { isHeaderRow } = await import('./header-row.js');
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   const lines = Buffer.concat(chunks).toString('utf8').split(/\r?\n/);
   const fromStdin = lines.flatMap((line, i) => {
+    if (i === 0 && isHeaderRow(line)) return [];
     const first = line.split('\t')[0]!.trim();
-    if (i === 0 && first === 'id') return [];
     return line.includes('\t') ? (first ? [first] : []) : line.split(/\s+/).filter(Boolean);
   });
-  return args.flatMap((a) => (a === '-' ? fromStdin : [a]));
+  const ids = args.flatMap((a) => (a === '-' ? fromStdin : [a]));
+  if (ids.length === 0) throw new UsageError('no ids on standard input');
+  return ids;
 }
 
 interface SafeParser<T> {
@@ -110,6 +114,12 @@ export async function validateBody<T>(schema: SafeParser<T>, body: unknown, flag
   throw new UsageError(problems.join('; '));
 }
 
+/**
+ * What `--json` prints for a record done by a call answered without a body (a 204): its id and what became of it,
+ * one document a record as for the calls that answer with the record.
+ */
+export const doneRecord = (id: string, result: 'removed' | 'deleted' | 'revoked' | 'withdrawn' | 'refused') => ({ id, result });
+
 /** Some records of a run over several were refused, each said as it came; the others were done: exit 1. */
 export class PartlyDoneError extends Error {
   override name = 'PartlyDoneError';
@@ -120,7 +130,8 @@ const stopsTheRun = (error: { status: number; code: string }) =>
   credentialsRefused(error) || error.status === 429 || error.status >= 500 || error.code === 'account_suspended';
 
 /**
- * Acts on each of several records in turn (ids given, or `-` from a pipe). One the server refuses (gone, settled
+ * Acts on each of several records in turn (ids given, or `-` from a pipe). Each done is said on stdout by `act`
+ * (`--json`: one document a record, the API's answer or `doneRecord`). One the server refuses (gone, settled
  * meanwhile, not allowed) is said on stderr naming it (`--json`: the API's error body with the record's `id`), and
  * the others go on, as `rm` and `kill` do: a bulk run is not left half done by one record that changed under it.
  * The run then fails (exit 1), saying how many were done. A refusal that would meet every record (the key, the

@@ -154,9 +154,16 @@ export class Output {
     this.line(this.tty ? terminalJson(json) : json);
   }
 
-  /** A confirmation for people; scripts get the JSON or nothing. */
-  done(message: string): void {
-    if (!this.json) this.line(this.tty ? this.green(visible(message)) : visible(message));
+  /**
+   * A confirmation for people; with `--json`, `result` (what the API answered, or for an answer without a body the
+   * record's id and what became of it), so that a script reads each success as it reads each refusal.
+   */
+  done(message: string, result?: unknown): void {
+    if (this.json) {
+      if (result !== undefined) this.printJson(result);
+      return;
+    }
+    this.line(this.tty ? this.green(visible(message)) : visible(message));
   }
 
   /** Diagnostics, always on stderr. */

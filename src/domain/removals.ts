@@ -82,10 +82,12 @@ async function removedByAnother(
     [caller.user.id],
   );
   const noun = target.type === 'Status' ? 'status' : 'comment';
+  // Whose it was: the entry is read long after, when the content itself is no longer shown to most.
+  const author = await tx.users.getById(target.authorId);
   await recordAudit(tx, now, caller, {
     action: target.type === 'Status' ? 'status.remove' : 'comment.remove',
     target_id: target.id,
-    summary: `removed a ${noun}: "${excerpt(target.content)}"${reason ? ` (${reason})` : ''}`,
+    summary: `removed ${author ? `${author.nickname}'s` : 'a'} ${noun} "${excerpt(target.content)}"${reason ? ` (${reason})` : ''}`,
   });
 }
 

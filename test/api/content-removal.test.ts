@@ -119,6 +119,8 @@ describe('DELETE /statuses/{id}', () => {
     const audit = (await t.call('GET', `/audit_log?target_id=${gone.id}`)).body.items;
     expect(audit).toHaveLength(1);
     expect(audit[0]).toMatchObject({ action: 'status.remove', actor_id: owner.user.id, target_type: 'status', request_id: 'remove-spam-1' });
+    // Whose it was, with the words and the reason.
+    expect(audit[0].summary).toBe(`removed ${author.user.nickname}'s status "spam spam spam" (spam)`);
     expect(await t.store.checkCounts()).toEqual([]);
   });
 
@@ -152,7 +154,9 @@ describe('DELETE /comments/{id}', () => {
     expect((await t.call('GET', `/comments/${c2.id}`, { as: other.creds })).status).toBe(200);
     const told = (await notificationsOf(commenter)).filter((n) => n.notification_type === 'content_removed');
     expect(told).toMatchObject([{ target_id: c1.id }]);
-    expect((await t.call('GET', `/audit_log?action=comment.remove&target_id=${c1.id}`)).body.total_items).toBe(1);
+    const removal = (await t.call('GET', `/audit_log?action=comment.remove&target_id=${c1.id}`)).body;
+    expect(removal.total_items).toBe(1);
+    expect(removal.items[0].summary).toBe(`removed ${commenter.user.nickname}'s comment "a comment" (rude)`);
     expect((await t.call('DELETE', `/comments/${c2.id}`, { as: commenter.creds })).status).toBe(204);
     expect((await t.call('GET', `/statuses/${s.id}`, { as: other.creds })).body.comments_count).toBe(0);
   });

@@ -178,13 +178,17 @@ describe('agora reports, statuses delete, users suspend', () => {
       env: envFor(server, server.admin),
       answers: [{ when: /Remove .*\?/, send: 'n\r' }],
     });
-    expect(declined.stdout).toContain('Remove the status "gone one"?');
+    expect(declined.stdout).toContain(`Remove ${bob.user.nickname}'s status "gone one"?`);
     expect(declined.code).toBe(0);
     expect((await call(server, 'GET', `/statuses/${gone1.id}`, { as: r1.creds })).status).toBe(200);
 
     // Several statuses removed at once, from standard input.
     const removed = await run(['statuses', 'delete', '-', '--yes'], owner.creds, `${gone1.id}\n${gone2.id}\n`);
     expect(removed.code, removed.stderr).toBe(0);
+    // Each named by whose it was, there and in the audit log.
+    expect(removed.stdout).toBe(`Removed ${bob.user.nickname}'s status "gone one"\nRemoved ${bob.user.nickname}'s status "gone two"\n`);
+    const logged = await run(['audit', 'list', '--action', 'status.remove', '--target-id', gone1.id, '--fields', 'summary']);
+    expect(tsvRows(logged.stdout)).toEqual([[`removed ${bob.user.nickname}'s status "gone one"`]]);
     for (const id of [gone1.id, gone2.id]) expect((await call(server, 'GET', `/statuses/${id}`, { as: r1.creds })).status).toBe(404);
 
     // Resolved by suspending its author, a status stays (hidden while the suspension lasts): said, with how to remove it.

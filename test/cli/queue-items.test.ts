@@ -20,4 +20,13 @@ describe('a report in the queue', () => {
     for (const text of drawn) expect(text).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/);
     expect(reportedThing(item, 60)).toBe('bo\\u200fb\'s status "buy\\u202e now␛[2J" in Garden␛]0;owned␇ Club');
   });
+
+  it('marks the author suspended while the suspension lasts, not once it is past its end', () => {
+    const now = Date.parse('2026-11-26T12:00:00.000Z');
+    const suspended = (until: string | null) =>
+      ({ ...item, target: { ...item.target, user: { nickname: 'bob', suspension: { reason: 'spam', until, created_at: item.created_at, created_by: 'a' } } } }) as ReportItem;
+    expect(rowCells(suspended(null), now)[1]).toBe('bob (suspended): buy\\u202e now␛[2J');
+    expect(rowCells(suspended('2026-12-01T00:00:00.000Z'), now)[1]).toMatch(/^bob \(suspended\): /);
+    expect(rowCells(suspended('2026-11-26T11:00:00.000Z'), now)[1]).toMatch(/^bob: /);
+  });
 });

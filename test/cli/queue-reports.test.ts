@@ -204,4 +204,37 @@ describe('at a terminal, an Admin', () => {
       term.close();
     }
   });
+  it('sees who is suspended now: beside a reported user and beside content, and in the details until when and why', async () => {
+    const term = await adminQueue();
+    const until = '2030-06-01T00:00:00.000Z';
+    try {
+      const erin = await member('erin');
+      const status = await post('still selling watches');
+      await reportFromAnotherProcess(erin, status, 'spam');
+      const onUser = await call(server, 'POST', '/reports', { as: erin.creds, body: { user_id: erin.user.id, target_type: 'User', target_id: spammer.user.id, reason: 'abuse' } });
+      expect(onUser.status, JSON.stringify(onUser.body)).toBe(201);
+      const author = spammer.user.nickname;
+      await term.waitFor(new RegExp(`report +- +user ${author}(?! \\()`), 2000);
+      expect(term.screen(true)).toMatch(new RegExp(`${author}: still selling`));
+      expect((await call(server, 'PUT', `/users/${spammer.user.id}/suspension`, { body: { reason: 'repeat\u001b[2J spam', until } })).status).toBe(200);
+      // The suspension is told to its user, not to the moderator: the next report brings the next look.
+      const fred = await member('fred');
+      const again = await call(server, 'POST', '/reports', { as: fred.creds, body: { user_id: fred.user.id, target_type: 'User', target_id: spammer.user.id, reason: 'spam' } });
+      expect(again.status, JSON.stringify(again.body)).toBe(201);
+      await term.waitFor(new RegExp(`report ×2 +- +user ${author} \\(suspended\\)`), 2000);
+      expect(term.screen(true)).toMatch(new RegExp(`${author} \\(suspended\\): still`));
+      await term.keys('j');
+      await term.keys('Enter');
+      const details = await term.waitFor(/suspended +until 2030/);
+      // Why, as every text from the server: its control characters shown, not acted on.
+      expect(details).toMatch(/suspended +until 2030-06-01T00:00:00\.000Z: repeat␛\[2J spam/);
+      expect(details).toMatch(new RegExp(`about +the user .*\\(${author}\\)`));
+      await term.keys('Escape');
+      await term.keys('q');
+      expect(await term.exitCode()).toBe(0);
+    } finally {
+      term.close();
+      await call(server, 'DELETE', `/users/${spammer.user.id}/suspension`);
+    }
+  });
 });

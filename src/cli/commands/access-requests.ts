@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import type { AccessRequest } from '../../shared/schemas/membership.js';
-import { eachRecord, examples, fetchList, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import { doneRecord, eachRecord, examples, fetchList, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import type { Column, RecordView } from '../output.js';
 
 export const ACCESS_REQUEST_STATES = ['waiting', 'accepted'];
@@ -105,7 +105,7 @@ export function registerAccessRequestCommands(program: Command): void {
           o.yes,
         );
         await ctx.client.put(`/page_access_requests/${seg(id)}/refuse`);
-        ctx.out.done(request ? `Refused ${request.user.nickname}'s request to join ${request.page.name}` : `Access request ${id} refused and deleted`);
+        ctx.out.done(request ? `Refused ${request.user.nickname}'s request to join ${request.page.name}` : `Access request ${id} refused and deleted`, doneRecord(id, 'refused'));
       });
     }),
   );

@@ -3,7 +3,7 @@ import type { Comment, Like, Status } from '../../shared/schemas/content.js';
 import { examples, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import type { Names } from '../names.js';
 import type { Column, RecordView } from '../output.js';
-import { suspensionEnd } from './users.js';
+import { suspensionEnd } from '../suspensions.js';
 
 export const STATUS_COLUMNS: Column<Status>[] = [
   { header: 'id', value: (s) => s.id, id: true },

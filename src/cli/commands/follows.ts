@@ -1,6 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Follow } from '../../shared/schemas/follows.js';
-import { eachRecord, examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import { doneRecord, eachRecord, examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import type { Context } from '../context.js';
 import type { Names } from '../names.js';
 import type { Column, RecordView } from '../output.js';
@@ -108,7 +108,7 @@ export function registerFollowCommands(program: Command): void {
         const what = described.get(id) ?? `follow ${id}`;
         await confirmOrStop(`Delete ${what}?`, o.yes);
         await client.delete(`/follows/${seg(id)}`);
-        out.done(described.has(id) ? `Deleted ${what}` : `Follow ${id} deleted`);
+        out.done(described.has(id) ? `Deleted ${what}` : `Follow ${id} deleted`, doneRecord(id, 'deleted'));
       });
     }),
   );

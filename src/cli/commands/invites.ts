@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import type { Invite, InviteCreation } from '../../shared/schemas/membership.js';
-import { eachRecord, examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import { doneRecord, eachRecord, examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import type { Column, RecordView } from '../output.js';
 
 export const INVITE_STATES = ['waiting', 'accepted', 'refused'];
@@ -152,7 +152,7 @@ export function registerInviteCommands(program: Command): void {
           await confirmOrStop(`${verb[0]!.toUpperCase()}${verb.slice(1)} ${invite ? describe(invite) : `invite ${id}`}?`, o.yes);
           const result = await client.call<Invite | undefined>(method, `/invites/${seg(id)}${path}`);
           if (result) await out.record(result, INVITE_VIEW);
-          else out.done(`${done} ${invite ? describe(invite) : `invite ${id}`}`);
+          else out.done(`${done} ${invite ? describe(invite) : `invite ${id}`}`, doneRecord(id, verb === 'refuse' ? 'refused' : 'withdrawn'));
         });
       }),
     );

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { ApiKey } from '../../shared/schemas/api-keys.js';
-import { eachRecord, examples, idsFrom, paginationOptions, showList, withContext, type PageOptions } from '../command-kit.js';
+import { doneRecord, eachRecord, examples, idsFrom, paginationOptions, showList, withContext, type PageOptions } from '../command-kit.js';
 import type { Context } from '../context.js';
 import type { Column } from '../output.js';
 
@@ -56,7 +56,7 @@ export function registerKeyCommands(program: Command): void {
           await confirmOrStop(`Revoke the API key ${key.api_key} of ${ctx.names.get('user', key.user_id) ?? key.user_id}?${own}`, o.yes);
         }
         await ctx.client.delete(`/api_keys/${seg(id)}`);
-        ctx.out.done(`API key ${key ? `${key.api_key} (${id})` : id} revoked${own ? ': it was the key you were using' : ''}`);
+        ctx.out.done(`API key ${key ? `${key.api_key} (${id})` : id} revoked${own ? ': it was the key you were using' : ''}`, doneRecord(id, 'revoked'));
       }, { adminsOnly: true });
     }),
   );

@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
 import type { Comment, Status } from '../../shared/schemas/content.js';
 import type { User } from '../../shared/schemas/users.js';
-import { eachRecord, examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import { doneRecord, eachRecord, examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import type { Context } from '../context.js';
 import { STATUS_COLUMNS } from './content.js';
-import { suspensionEnd, USER_VIEW } from './users.js';
+import { replacedNote, suspendQuestion } from '../suspensions.js';
+import { USER_VIEW } from './users.js';
 import { firstWords, registerReportCommands } from './reports.js';
 
 /** Moderation from the terminal (docs/api.md, "Moderating content and people"): statuses list|delete, comments|likes delete, suspensions; reports in reports.ts. */
@@ -29,18 +30,18 @@ async function removal(ctx: Context, kind: 'statuses' | 'comments', id: string, 
     import('../confirm.js'),
     import('../prompts.js'),
   ]);
-  let what = kind === 'statuses' ? `status ${id}` : `comment ${id}`;
-  if (!o.yes && interactive()) {
-    if (kind === 'statuses') what = await describeStatus(ctx, await ctx.client.get<Status>(`/statuses/${seg(id)}`));
-    else {
-      const c = await ctx.client.get<Comment>(`/comments/${seg(id)}`);
-      what = `${c.user.nickname}'s comment "${firstWords(c.content)}"`;
-    }
-  }
+  // Read first, so that the question and what is said after name whose it was (a status's place only for the question:
+  // a script's run spends no call on it).
+  const content = await ctx.client.get<Status | Comment>(`/${kind}/${seg(id)}`);
+  const asking = !o.yes && interactive();
+  const what =
+    asking && kind === 'statuses'
+      ? await describeStatus(ctx, content as Status)
+      : `${content.user.nickname}'s ${kind === 'statuses' ? 'status' : 'comment'} "${firstWords(content.content)}"`;
   await confirmOrStop(`Remove ${what}?`, o.yes);
   // The reason goes in the query: a DELETE's body is dropped by some proxies.
   await ctx.client.delete(`/${kind}/${seg(id)}${o.reason ? `?reason=${encodeURIComponent(o.reason)}` : ''}`);
-  ctx.out.done(`Removed ${what}`);
+  ctx.out.done(`Removed ${what}`, doneRecord(id, 'removed'));
 }
 
 export function registerModerationCommands(program: Command): void {
@@ -107,7 +108,7 @@ function registerContentModeration(program: Command, statuses: Command): void {
       await eachRecord(ctx, await idsFrom(args), (id) => `Like ${id}`, async (id) => {
         await confirmOrStop(`Take back like ${id}?`, o.yes);
         await ctx.client.delete(`/likes/${seg(id)}`);
-        ctx.out.done(`Like ${id} taken back`);
+        ctx.out.done(`Like ${id} taken back`, doneRecord(id, 'deleted'));
       });
     }),
   );
@@ -142,12 +143,10 @@ function registerSuspensionCommands(users: Command): void {
       const id = await ctx.names.resolve('user', ref!);
       const { reason } = await askMissing({ reason: o.reason }, { reason: { flag: '--reason', message: 'Why (told to them)', check: fieldCheck(SuspendUserInput.shape.reason) } });
       const body = await validateBody(SuspendUserInput, { reason, until: o.until });
-      // A suspension in force is replaced (its reason and end): said in the question, and after it.
       const { nickname, suspension: was } = await ctx.client.get<User>(`/users/${seg(id)}`);
-      const current = was ? `${nickname} is suspended ${suspensionEnd(was.until)} ("${was.reason}"): replace that with a suspension` : `Suspend ${nickname}`;
-      await confirmOrStop(`${current} ${suspensionEnd(body.until)} ("${body.reason}")?`, o.yes);
+      await confirmOrStop(suspendQuestion(nickname, was, body), o.yes);
       const user = await ctx.client.put<User>(`/users/${seg(id)}/suspension`, body);
-      if (was) ctx.out.note(`Replaced ${nickname}'s suspension ${suspensionEnd(was.until)} ("${was.reason}")`);
+      if (was) ctx.out.note(replacedNote(nickname, was));
       await ctx.out.record(user, USER_VIEW);
     }),
   );

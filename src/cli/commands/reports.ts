@@ -1,8 +1,10 @@
 import { Option, type Command } from 'commander';
 import type { Report } from '../../shared/schemas/reports.js';
+import type { User } from '../../shared/schemas/users.js';
 import { anyCase, eachRecord, examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import type { Context } from '../context.js';
 import type { Column, RecordView } from '../output.js';
+import { replacedNote, suspendQuestion } from '../suspensions.js';
 import { REPORT_ACTIONS, REPORT_REASONS, REPORT_STATES, REPORT_TARGET_TYPES, RESOLUTION_OF } from '../../shared/report-kinds.js';
 
 /** Reports from the terminal (docs/api.md, "Moderating content and people"): create, list, get, resolve, dismiss. */
@@ -210,21 +212,33 @@ async function settle(ctx: Context, refs: string[], how: Settling): Promise<void
   ]);
   const ids = await ctx.names.fullIds(ID_LISTS.report, refs);
   const acts = how.verb === 'resolve' && how.action !== 'none';
-  if (acts && !how.yes && interactive()) {
+  const suspending = how.verb === 'resolve' && how.action === 'suspend' ? (how.body as { reason: string; until?: string }) : undefined;
+  const asking = acts && !how.yes && interactive();
+  if (asking) {
     const one = ids.length === 1 ? await reportedAs(ctx, ids[0]!) : undefined;
     const question =
       how.action === 'remove'
         ? `Remove ${one?.text ?? `what ${ids.length} reports are about`}?`
-        : `Suspend ${one ? (one.user ? one.text : `the author of ${one.text}`) : `whoever ${ids.length} reports are about`}?`;
+        : one
+          ? suspendQuestion(one.user ? one.text : `${one.person?.nickname ?? 'the author'}, the author of ${one.what},`, one.person?.suspension, suspending!)
+          : `Suspend whoever ${ids.length} reports are about?`;
     await confirmOrStop(question, false);
   }
+  // Those this run suspended: a second report on them replaces a suspension just made the same, not one in force before.
+  const suspendedHere = new Set<string>();
   const done = how.verb === 'dismiss' ? 'dismissed' : `resolved (${how.action})`;
   await eachRecord(ctx, ids, (id) => `Report ${id}`, async (id) => {
     // Alone, the run's error names the report; among several, `eachRecord` names it in its line.
     const named = (error: Error, message = error.message) => (ids.length === 1 ? naming(error, `Report ${id}`, message) : Object.assign(error, { message }));
     try {
+      // A suspension in force is replaced, as `users suspend` does: asked at a terminal (one report was, above), said after.
+      const person = suspending ? (await reportedAs(ctx, id)).person : null;
+      const was = person && !suspendedHere.has(person.id) ? person.suspension : null;
+      if (was && asking && ids.length > 1) await confirmOrStop(suspendQuestion(person!.nickname, was, suspending!), false);
       const report = await ctx.client.put<Report>(`/reports/${seg(id)}/${how.verb}`, how.verb === 'resolve' ? how.body : undefined);
-      ctx.out.done(`Report ${id} ${done}`);
+      if (person) suspendedHere.add(person.id);
+      ctx.out.done(`Report ${id} ${done}`, report);
+      if (was) ctx.out.note(replacedNote(person!.nickname, was));
       // A suspension hides the author's content while it lasts; it does not take it down.
       if (how.verb === 'resolve' && how.action === 'suspend' && report.target_type !== 'User') {
         const kind = report.target_type === 'Status' ? 'status' : 'comment';
@@ -239,16 +253,30 @@ async function settle(ctx: Context, refs: string[], how: Settling): Promise<void
       const was = `${now.state}${now.resolution && now.resolution !== 'none' ? ` (${now.resolution})` : ''}`;
       const same = how.verb === 'dismiss' ? now.state === 'dismissed' : now.state === 'resolved' && now.resolution === RESOLUTION_OF[how.action];
       if (!same) throw named(error, `it was already ${was}: left as it is`);
-      ctx.out.done(`Report ${id} already ${was}`);
+      ctx.out.done(`Report ${id} already ${was}`, now);
     }
   });
 }
 
-/** What one report is about, for a question: `bob's status "first…"`, or a user's nickname. */
-async function reportedAs(ctx: Context, id: string): Promise<{ text: string; user: boolean }> {
-  const { seg } = await import('../../client/api-client.js');
+/**
+ * What one report is about, for a question: `bob's status "first…"` (`what`: `the status "first…"`), or a user's
+ * nickname; and `person`, whom a suspension would be of (the user reported, or the content's author; null when no
+ * longer readable).
+ */
+async function reportedAs(ctx: Context, id: string): Promise<{ text: string; what: string; user: boolean; person: User | null }> {
+  const { seg, ApiError } = await import('../../client/api-client.js');
   const report = await ctx.client.get<Report>(`/reports/${seg(id)}`);
-  if (report.target_type === 'User') return { text: report.target.user?.nickname ?? `user ${report.target_id}`, user: true };
+  if (report.target_type === 'User') {
+    const text = report.target.user?.nickname ?? `user ${report.target_id}`;
+    return { text, what: text, user: true, person: report.target.user };
+  }
   const kind = report.target_type === 'Status' ? 'status' : 'comment';
-  return { text: report.target.excerpt ? `the ${kind} "${firstWords(report.target.excerpt)}"` : `${kind} ${report.target_id}`, user: false };
+  // The report carries the content's words, not its author: the content says who wrote it (Admins read it removed).
+  const content = await ctx.client.get<{ user: User }>(`/${kind === 'status' ? 'statuses' : 'comments'}/${seg(report.target_id)}`).catch((error: unknown) => {
+    if (error instanceof ApiError && error.status === 404) return null;
+    throw error;
+  });
+  const words = report.target.excerpt ? `${kind} "${firstWords(report.target.excerpt)}"` : `${kind} ${report.target_id}`;
+  const person = content?.user ?? null;
+  return { text: person ? `${person.nickname}'s ${words}` : `the ${words}`, what: `the ${words}`, user: false, person };
 }

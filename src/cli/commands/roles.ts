@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { PermissionSet } from '../../shared/schemas/roles.js';
 import type { User } from '../../shared/schemas/users.js';
-import { eachRecord, examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import { doneRecord, eachRecord, examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import type { Column, RecordView } from '../output.js';
 import { USER_VIEW } from './users.js';
 
@@ -152,7 +152,7 @@ export function registerRoleCommands(program: Command): void {
           async (ref) => {
             await confirmOrStop(`Delete role ${ref}?`, o.yes);
             await ctx.client.delete(`/permission_sets/${seg(ids.get(ref)!)}`);
-            ctx.out.done(`Role ${ref} deleted`);
+            ctx.out.done(`Role ${ref} deleted`, doneRecord(ids.get(ref)!, 'deleted'));
           },
           { adminsOnly: true },
         );

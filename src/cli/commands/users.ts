@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { User } from '../../shared/schemas/users.js';
 import { examples, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import type { Column, RecordView } from '../output.js';
+import { suspensionEnd } from '../suspensions.js';
 
 export const USER_COLUMNS: Column<User>[] = [
   { header: 'id', value: (u) => u.id, id: true },
@@ -12,9 +13,6 @@ export const USER_COLUMNS: Column<User>[] = [
   // Empty unless suspended: when it ends (a suspension past its end is over, and the API shows none).
   { header: 'suspended', value: (u) => (u.suspension ? suspensionEnd(u.suspension.until) : '') },
 ];
-
-/** When a suspension ends, as the CLI says it everywhere: `until 2026-12-31T00:00:00.000Z`, or `until lifted`. */
-export const suspensionEnd = (until: string | null | undefined) => `until ${until ?? 'lifted'}`;
 
 /** One view of a user, from create, get, set-role and suspend alike: a suspension as when it ends and why. */
 export const USER_VIEW: RecordView<User> = {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Delivery, Webhook } from '../../shared/schemas/webhooks.js';
-import { eachRecord, examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import { doneRecord, eachRecord, examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import type { Column, RecordView } from '../output.js';
 
 const COLUMNS: Column<Webhook>[] = [
@@ -94,7 +94,7 @@ export function registerWebhookCommands(program: Command): void {
           const hook = !o.yes && interactive() ? await client.get<Webhook>(`/webhooks/${seg(id)}`) : undefined;
           await confirmOrStop(`Remove the webhook to ${hook ? hook.url : id}?`, o.yes);
           await client.delete(`/webhooks/${seg(id)}`);
-          out.done(`Webhook ${id} removed`);
+          out.done(`Webhook ${id} removed`, doneRecord(id, 'removed'));
         }, { adminsOnly: true });
       }),
     );

@@ -1,7 +1,8 @@
 import { Box, Text } from 'ink';
 import { createElement as h, type ReactNode } from 'react';
 import type { ModerationItem, ReportItem } from '../../shared/schemas/moderation.js';
-import { isReport, waited } from './items.js';
+import { isReport, suspensionNow, waited } from './items.js';
+import { suspensionEnd } from '../suspensions.js';
 import { visibleLine } from '../safe-text.js';
 
 /** One report of a target as the details show it: who reported it, why, and what they added. */
@@ -16,7 +17,8 @@ export interface GroupReport {
 /** The reports of the target shown in the details: loading, loaded, or why they could not be read. */
 export type GroupState = { itemId: string; reports?: GroupReport[]; error?: string } | undefined;
 
-const LABEL = 9;
+// As wide as the longest label (`suspended`) and a space.
+const LABEL = 10;
 
 const field = (label: string, value: string, wrap: 'truncate-end' | 'wrap' = 'truncate-end') =>
   h(Box, { key: label }, h(Box, { width: LABEL, flexShrink: 0 }, h(Text, { bold: true }, label)), h(Text, { wrap }, value));
@@ -36,11 +38,13 @@ function membershipDetails(item: Exclude<ModerationItem, ReportItem>): ReactNode
 function reportDetails(item: ReportItem, group: GroupState, width: number): ReactNode[] {
   const author = item.target.user ? `${visibleLine(item.target.user.name)} (${visibleLine(item.target.user.nickname)})` : 'no longer there';
   const about = item.target.type === 'User' ? `the user ${author}` : `a ${item.target.type === 'Comment' ? 'comment' : 'status'} by ${author}`;
+  const suspension = suspensionNow(item);
   const loaded = group?.itemId === item.id ? group : undefined;
   const lines: ReactNode[] = [
     field('kind', `report (${item.reports} open)`),
     field('id', item.id),
     field('about', about),
+    ...(suspension ? [field('suspended', `${suspensionEnd(suspension.until)}: ${visibleLine(suspension.reason)}`, 'wrap')] : []),
     ...(item.page ? [field('page', `${visibleLine(item.page.name)} (${item.page.privacy})`)] : []),
     ...(item.target.excerpt !== null ? [field('text', visibleLine(item.target.excerpt), 'wrap')] : []),
     field('waiting', `since ${item.created_at} (${waited(item.created_at)})`),

@@ -1,5 +1,6 @@
 import { visibleLine } from '../safe-text.js';
 import type { MembershipItem, ModerationItem, ReportItem } from '../../shared/schemas/moderation.js';
+import type { Suspension } from '../../shared/schemas/suspensions.js';
 
 /** How the queue's items read on the screen and in its messages; every name and excerpt passes `visibleLine`. */
 
@@ -37,10 +38,21 @@ export const describeItem = (item: ModerationItem) =>
       ? `the invite of ${visibleLine(item.user.nickname)} to ${visibleLine(item.page.name)}`
       : `${visibleLine(item.user.nickname)}'s request to join ${visibleLine(item.page.name)}`;
 
+/**
+ * The suspension in force of the user a report is about (reported, or the content's author), as the queue read it:
+ * one past its end is over, however long the screen has stood since.
+ */
+export function suspensionNow(item: ReportItem, now = Date.now()): Suspension | undefined {
+  const suspension = item.target.user?.suspension;
+  if (!suspension || (suspension.until !== null && Date.parse(suspension.until) <= now)) return undefined;
+  return suspension;
+}
+
 /** The list's WHERE and WHO cells: a request's page and asker; a report's page and what is reported. */
-export function rowCells(item: ModerationItem): [string, string] {
+export function rowCells(item: ModerationItem, now = Date.now()): [string, string] {
   if (!isReport(item)) return [visibleLine((item as MembershipItem).page.name), visibleLine(item.user.nickname)];
-  const author = item.target.user ? visibleLine(item.target.user.nickname) : '?';
+  // Until when, and why, are in the details: the cell is too narrow for them beside the content's words.
+  const author = `${item.target.user ? visibleLine(item.target.user.nickname) : '?'}${suspensionNow(item, now) ? ' (suspended)' : ''}`;
   if (item.target.type === 'User') return ['-', `user ${author}`];
   return [item.page ? visibleLine(item.page.name) : '-', `${author}: ${visibleLine(item.target.excerpt ?? '')}`];
 }
