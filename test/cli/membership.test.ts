@@ -220,7 +220,7 @@ describe('agora roles and users set-role', () => {
     expect((await call(server, 'GET', `/permission_sets/${id}`)).status).toBe(404);
   });
 
-  it('deletes by id with --yes, and prints nothing with --json (the API answers 204 without a body)', async () => {
+  it('deletes by id with --yes, and with --json prints the id and what became of it (the API answers 204 without a body)', async () => {
     const set = (await call(server, 'POST', '/permission_sets', { body: { name: `Temp-${tag()}` } })).body;
     const other = (await call(server, 'POST', '/permission_sets', { body: { name: `Temp-${tag()}` } })).body;
     const [yes, json] = await Promise.all([
@@ -228,7 +228,7 @@ describe('agora roles and users set-role', () => {
       cli(['roles', 'delete', other.id, '--yes', '--json']),
     ]);
     expect(expectOk(yes).stdout).toBe(`Role ${set.id} deleted\n`);
-    expect(expectOk(json).stdout).toBe('');
+    expect(JSON.parse(expectOk(json).stdout)).toEqual({ id: other.id, result: 'deleted' });
     for (const s of [set, other]) expect((await call(server, 'GET', `/permission_sets/${s.id}`)).status).toBe(404);
   });
 
