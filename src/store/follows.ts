@@ -24,7 +24,11 @@ export const secretPageOf = (pageId: string | null) =>
   sql<number>`coalesce((select case when ${sql.ref('pages.privacy')} = 'secret' then 1 else 0 end from ${sql.table('pages')} where ${sql.ref('pages.id')} = ${pageId}), 0)`;
 
 const selectFollows: Selection = (q) => q.selectAll('follows');
-const withFollowables: Embeds = (q, rows) => embedPage(embedUser(q, `${rows}.followable_id`, 'user'), `${rows}.followable_id`, 'page');
+/** The users or pages the follows follow: of the type the filter names, else both (ids are unique across them). */
+const followablesOf = (type: string | undefined): Embeds => (q, rows) => {
+  const users = type === 'Page' ? q : embedUser(q, `${rows}.followable_id`, 'user');
+  return type === 'User' ? users : embedPage(users, `${rows}.followable_id`, 'page');
+};
 
 export function followsRepo(db: Kysely<Database>) {
   const matching = (filter: FollowFilter) => {
@@ -118,7 +122,7 @@ export function followsRepo(db: Kysely<Database>) {
     },
     list(filter: FollowFilter, viewer: Viewer, page: Pagination): Promise<Listed<FollowListed>> {
       const walk = { query: seenBy(matching(filter), viewer, filter), keys: ['follows.id'] };
-      return listPage<FollowListed>(db, [walk], selectFollows, page, total(filter, viewer), false, withFollowables);
+      return listPage<FollowListed>(db, [walk], selectFollows, page, total(filter, viewer), false, followablesOf(filter.followable_type));
     },
   };
 }
