@@ -249,6 +249,9 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
 
   // Deliveries start once the server is ready and stop (after attempts under way) when it closes.
   app.addHook('onReady', async () => {
+    // PostgreSQL: opens the listener that vouches for remembered callers now, not at the first request, so that
+    // the requests of the first moments do not each read their caller again.
+    options.store.versionOf(['users']);
     sender.start();
     if (options.fanOut?.autoStart !== false) fanOut.start();
   });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { removeDir, type Credentials } from '../helpers/server.js';
+import { onPostgres } from '../helpers/store-target.js';
 
 /**
  * A list is one statement (one round trip on PostgreSQL): its rows, its total and the records its rows embed (a
@@ -144,5 +145,20 @@ describe('a list that embeds records', () => {
     const [invite] = (await t.call('GET', '/invites')).body.items;
     expect(invite.user_target).toEqual((await t.call('GET', `/users/${t.admin.id}`)).body);
     expect(invite.target).toEqual((await t.call('GET', `/pages/${ids.page}`)).body);
+  });
+});
+
+describe('a server just started', () => {
+  it.skipIf(!onPostgres)('trusts what it remembers of callers before its first request (its access listener opens as it starts) [runs with AGORA_TEST_DB]', async () => {
+    const fresh = await startApp({ webhooks: { concurrency: 0 } });
+    try {
+      // Long enough for a listener opened at start to listen. Opened by the first look instead, it would not be
+      // listening yet at that look, and every request of the first moments would read its caller again.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(fresh.store.versionOf(['users'])).toBeDefined();
+    } finally {
+      await fresh.close();
+      removeDir(fresh.dir);
+    }
   });
 });
