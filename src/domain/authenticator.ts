@@ -158,6 +158,9 @@ export class Authenticator {
       throw rateLimited(`Too many failed authentications: retry in ${Math.ceil(wait)} s`, wait);
     if (apiKey.length > 200 || apiSecret.length > 200) return this.failed(pair, address);
     const suspect = !known && (this.byAddress.count(address, now) > 0 || this.byPair.count(pair, now) > 0);
+    // The keys' version before the key is read: the pair is confirmed as of it, so the next request does not read the
+    // key again unless a key changed since (then the version has moved).
+    const version = this.deps.store.versionOf(KEY_TABLES);
     const row = await this.queue.run(suspect, async () => {
       const found = await this.deps.store.apiKeys.findSecretHash(apiKey);
       // Unknown keys cost a scrypt too, so that timing does not tell which keys exist.
@@ -177,7 +180,7 @@ export class Authenticator {
       secretHash: row.secret_hash,
       expiresAt: this.now() + this.limits.ttlMs,
       markedAt: this.now(),
-      confirmedAt: undefined,
+      confirmedAt: version,
     });
     await this.deps.store.apiKeys.markUsed(row.id, this.deps.clock().toISOString());
     return row.user_id;
