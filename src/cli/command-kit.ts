@@ -85,13 +85,15 @@ export async function idsFrom(args: string[]): Promise<string[]> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   const lines = Buffer.concat(chunks).toString('utf8').split(/\r?\n/);
+  const header = isHeaderRow(lines[0]!) ? lines[0]!.split('\t').map((cell) => cell.trim()).join(' ') : undefined;
   const fromStdin = lines.flatMap((line, i) => {
-    if (i === 0 && isHeaderRow(line)) return [];
+    if (i === 0 && header !== undefined) return [];
     const first = line.split('\t')[0]!.trim();
     return line.includes('\t') ? (first ? [first] : []) : line.split(/\s+/).filter(Boolean);
   });
   const ids = args.flatMap((a) => (a === '-' ? fromStdin : [a]));
-  if (ids.length === 0) throw new UsageError('no ids on standard input');
+  if (ids.length === 0)
+    throw new UsageError(header === undefined ? 'no ids on standard input' : `no ids on standard input (only a header line, "${header}")`);
   return ids;
 }
 

@@ -52,7 +52,8 @@ export async function askMissing<V extends Record<string, unknown>>(values: V, q
   };
   for (const [key, q] of unanswered) {
     let answer: unknown;
-    const asked = typeof q.message === 'function' ? q.message(values) : q.message;
+    // A question may name stored text (a report's excerpt): shown with its control characters made visible.
+    const asked = visible(typeof q.message === 'function' ? q.message(values) : q.message);
     const message = q.optional ? `${asked} (optional, ⏎ for none)` : asked;
     if (q.kind === 'secret') {
       for (;;) {

@@ -30,7 +30,7 @@ export async function listModerationQueue(
   for (const r of rows) {
     const user = embeds.users.get(r.user_id);
     const page = r.page_id ? embeds.pages.get(r.page_id) : undefined;
-    // Gone between the walk and this read (a user or page deleted meanwhile): the next look will not show it.
+    // Users and pages are never deleted, and come in the list's own statement: a guard, not a case that happens.
     if (!user) continue;
     if (r.kind === 'report') items.push(reportItem(r, user, page ?? null, embeds.users));
     else if (page) items.push({ kind: r.kind as 'page_access_request' | 'invite', id: r.id, page, user, created_at: r.created_at });

@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
+import { expressionBuilder, sql, type Expression, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { CommentTable, Database, LikeTable, StatusTable } from './schema.js';
 import { counted, counterKey, kept, listPage, readRows, type Embeds, type Listed, type Selection, type Walk } from './paging.js';
@@ -15,16 +15,15 @@ export const selectStatuses: Selection = (q) => q.selectAll('s');
 export type StatusListed = WithUser<StatusRow> & { hidden_comments?: number | string };
 
 /**
- * How many of a status's comments (the status's id in the column `statusId`) the viewer may not see: those by
- * authors suspended at `now`. Never Admins. The one count of them, for lists (`statusExtras`) and single reads
- * (`countHidden`).
+ * How many of a status's comments (`status`: its id, a column or a value) the viewer may not see: those by authors
+ * suspended at `now`. Not for Admins, who see them all. The one count of them: for lists of statuses
+ * (`statusExtras`), single reads (`countHidden`) and the total of a status's comments.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const hiddenComments = (viewer: Viewer, now: string, statusId: string) => (eb: ExpressionBuilder<any, any>) =>
-  eb
+const hiddenComments = (viewer: Viewer, now: string, status: Expression<string>) =>
+  expressionBuilder<Database, never>()
     .selectFrom('comments')
     .select((count) => count.fn.countAll().as('n'))
-    .whereRef('comments.status_id', '=', sql.ref(statusId))
+    .where('comments.status_id', '=', status)
     .where((not) => not.not(authorShown(not, viewer, now, 'comments.user_id')));
 
 /** What a list of statuses embeds for the viewer at `now`: each status's author, and its hidden comments' count. */
@@ -32,7 +31,7 @@ export const statusExtras = (viewer: Viewer, now: string): Embeds => (query, row
   viewer.isAdmin
     ? withUser(query, rows)
     : withUser(query, rows).select((eb) =>
-        eb.case().when(sql.ref(`${rows}.comments_count`), '>', 0).then(hiddenComments(viewer, now, `${rows}.id`)(eb)).else(0).end().as('hidden_comments'),
+        eb.case().when(sql.ref(`${rows}.comments_count`), '>', 0).then(hiddenComments(viewer, now, sql.ref(`${rows}.id`))).else(0).end().as('hidden_comments'),
       );
 const selectComments: Selection = (q) => q.selectAll('comments');
 
@@ -140,7 +139,7 @@ export function commentsRepo(db: Kysely<Database>) {
       db,
       db
         .selectFrom('statuses as s')
-        .select((eb) => ['s.id', hiddenComments(viewer, now, 's.id')(eb).as('n')])
+        .select(['s.id', hiddenComments(viewer, now, sql.ref('s.id')).as('n')])
         .where('s.id', 'in', [...statusIds]),
     );
     return new Map(rows.filter((r) => Number(r.n) > 0).map((r) => [r.id, Number(r.n)]));
@@ -174,14 +173,7 @@ export function commentsRepo(db: Kysely<Database>) {
     async listForStatus(statusId: string, viewer: Viewer, now: string, page: Pagination): Promise<Listed<WithUser<CommentRow>>> {
       // The status's kept count, less its comments the viewer may not see (by authors suspended at `now`).
       const commentsCount = db.selectFrom('statuses').select('statuses.comments_count').where('statuses.id', '=', statusId);
-      const hidden = viewer.isAdmin
-        ? kept([])
-        : counted(
-            db
-              .selectFrom('comments')
-              .where('comments.status_id', '=', statusId)
-              .where((eb) => eb.not(authorShown(eb, viewer, now, 'comments.user_id'))),
-          );
+      const hidden = viewer.isAdmin ? kept([]) : sql<number>`(${hiddenComments(viewer, now, sql.val(statusId))})`;
       const total = sql<number>`(coalesce(${commentsCount}, 0) - ${hidden})`;
       const walk = { query: db.selectFrom('comments').where('comments.status_id', '=', statusId).where((eb) => authorShown(eb, viewer, now, 'comments.user_id')), keys: ['comments.id'] };
       return listPage<WithUser<CommentRow>>(db, [walk], selectComments, page, total, false, withUser);

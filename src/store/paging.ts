@@ -153,6 +153,8 @@ async function walkPage<Row>(
   const query = embeds ? embeds(db.selectFrom(page.as('w')).selectAll('w'), 'w') : page;
   const read = await readRows<Record<string, unknown>>(db, query);
   const counted = read[0]?.[TOTAL];
+  // Rows joined to their embedded records come back in no set order (the join's statement has no ORDER BY of its
+  // own, which SQLite would sort in a temporary B-tree): put in key order here, a page of them at most.
   const found = arms.length === 1 && !embeds ? read : merged(read, keysOf, desc);
   const next = found.length > n ? keysOf(found[n - 1]!) : undefined;
   const rows = found.slice(0, n).map(rowShape(found[0]) as (row: Record<string, unknown>) => Row);

@@ -90,9 +90,9 @@ describe('verbs over several records', () => {
     expect(deleted.code, deleted.stderr).toBe(0);
 
     // Nothing to act on: said, exit 2; a list that came out empty, with its header only, alike.
-    for (const input of ['', '\n', 'id\n']) {
+    for (const [input, said] of [['', ''], ['\n', ''], ['id\n', ' (only a header line, "id")'], ['id\tname\n', ' (only a header line, "id name")']]) {
       const none = await run(['statuses', 'delete', '-', '--yes'], server.admin, input);
-      expect([none.code, none.stderr]).toEqual([2, 'error: no ids on standard input\n']);
+      expect([none.code, none.stderr]).toEqual([2, `error: no ids on standard input${said}\n`]);
     }
   });
 });

@@ -355,6 +355,14 @@ describe('prompts', () => {
     await term.waitFor(new RegExp(`What is done about the report on ${carl.nickname}`));
     term.keys('C-c');
     expect((await resolving).code).toBe(130);
+    // A report on a status names its words in the question, their control characters made visible.
+    const status = (await call(server, 'POST', '/statuses', { body: { user_id: adminId, content: `\u001b[2Jwiped ${tag()}` } })).body as { id: string };
+    const onStatus = (await call(server, 'POST', '/reports', { body: { user_id: adminId, target_type: 'Status', target_id: status.id, reason: 'spam' } })).body as { id: string };
+    term.clear();
+    const asking = term.agora(`reports resolve ${onStatus.id}`);
+    await term.waitFor(/What is done about the report on .*\u241b\[2Jwiped/);
+    term.keys('C-c');
+    expect((await asking).code).toBe(130);
     const [noReason, noAction] = await Promise.all([agora(['users', 'suspend', String(bob.nickname)]), agora(['reports', 'resolve', 'f'.repeat(32)])]);
     expect(noReason.code).toBe(2);
     expect(noReason.stderr).toBe('error: missing --reason (asked for on a terminal; required otherwise)\n');

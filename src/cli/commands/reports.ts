@@ -220,7 +220,7 @@ async function settle(ctx: Context, refs: string[], how: Settling): Promise<void
       how.action === 'remove'
         ? `Remove ${one?.text ?? `what ${ids.length} reports are about`}?`
         : one
-          ? suspendQuestion(one.user ? one.text : `${one.person?.nickname ?? 'the author'}, the author of ${one.what},`, one.person?.suspension, suspending!)
+          ? suspendQuestion(one.user ? one.text : one.person ? `${one.person.nickname}, the author of ${one.what},` : `the author of ${one.what}`, one.person?.suspension, suspending!)
           : `Suspend whoever ${ids.length} reports are about?`;
     await confirmOrStop(question, false);
   }
