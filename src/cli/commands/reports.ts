@@ -263,7 +263,18 @@ async function settle(ctx: Context, refs: string[], how: Settling): Promise<void
  * nickname; and `person`, whom a suspension would be of (the user reported, or the content's author; null when no
  * longer readable).
  */
-async function reportedAs(ctx: Context, id: string): Promise<{ text: string; what: string; user: boolean; person: User | null }> {
+type Reported = { text: string; what: string; user: boolean; person: User | null };
+/** What each report is about, read once a run: the question, the action's question and the act all name it. */
+const reportedInRun = new WeakMap<Context, Map<string, Promise<Reported>>>();
+function reportedAs(ctx: Context, id: string): Promise<Reported> {
+  const run = reportedInRun.get(ctx) ?? new Map<string, Promise<Reported>>();
+  reportedInRun.set(ctx, run);
+  const reported = run.get(id) ?? readReported(ctx, id);
+  run.set(id, reported);
+  return reported;
+}
+
+async function readReported(ctx: Context, id: string): Promise<Reported> {
   const { seg, ApiError } = await import('../../client/api-client.js');
   const report = await ctx.client.get<Report>(`/reports/${seg(id)}`);
   if (report.target_type === 'User') {
