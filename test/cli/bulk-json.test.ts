@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { call, createKeyFor, createPage, createPageConfiguration, createUser, createUserWithKey } from '../helpers/api.js';
+import { call, postingPage, createKeyFor, createPage, createUser, createUserWithKey } from '../helpers/api.js';
 import { runCli } from '../helpers/cli.js';
 import { useServer } from '../helpers/server.js';
 import { envFor } from './support.js';
@@ -18,12 +18,7 @@ const documents = (stdout: string) =>
 
 describe('verbs over several records', () => {
   it('prints each record done, one document a line, as one id alone does; refusals stay on stderr with their id', async () => {
-    const [owner, bob, reader] = [await createUserWithKey(server), await createUserWithKey(server), await createUserWithKey(server)];
-    const config = await createPageConfiguration(server);
-    const page = await createPage(server, { name: 'Pond', privacy: 'public', page_configuration_id: config.id, user_id: owner.user.id }, owner.creds);
-    await call(server, 'POST', '/follows', { body: { followable_type: 'Page', followable_id: page.id, user_id: bob.user.id } });
-    const post = async (content: string) =>
-      (await call(server, 'POST', '/statuses', { as: bob.creds, body: { user_id: bob.user.id, page_id: page.id, content } })).body.id as string;
+    const { owner, poster: bob, reader, config, post } = await postingPage(server, 'Pond');
     const [gone, one, two, alone] = [await post('gone'), await post('one'), await post('two'), await post('alone')];
     expect((await call(server, 'DELETE', `/statuses/${gone}`, { as: bob.creds })).status).toBe(204);
 

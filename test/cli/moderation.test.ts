@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { call, createPage, createPageConfiguration, createUserWithKey } from '../helpers/api.js';
+import { call, postingPage, createPage, createPageConfiguration, createUserWithKey } from '../helpers/api.js';
 import { runCli, runCliTty } from '../helpers/cli.js';
 import { useServer } from '../helpers/server.js';
 import { envFor, tsvRows } from './support.js';
@@ -202,12 +202,7 @@ describe('agora reports, statuses delete, users suspend', () => {
   });
 
   it('goes on past a record the server refuses among several, naming it, and exits 1 saying how many were done', async () => {
-    const [owner, bob, reader] = [await createUserWithKey(server), await createUserWithKey(server), await createUserWithKey(server)];
-    const config = await createPageConfiguration(server);
-    const page = await createPage(server, { name: 'Orchard', privacy: 'public', page_configuration_id: config.id, user_id: owner.user.id }, owner.creds);
-    await call(server, 'POST', '/follows', { body: { followable_type: 'Page', followable_id: page.id, user_id: bob.user.id } });
-    const post = async (content: string) =>
-      (await call(server, 'POST', '/statuses', { as: bob.creds, body: { user_id: bob.user.id, page_id: page.id, content } })).body.id as string;
+    const { owner, poster: bob, reader, post } = await postingPage(server, 'Orchard');
     const statuses = [await post('one'), await post('two'), await post('three')];
     const reports: string[] = [];
     for (const id of statuses) {

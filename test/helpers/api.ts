@@ -116,3 +116,17 @@ export async function createPage(
   if (res.status !== 201) throw new Error(`createPage: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body as { id: string; slug: string; privacy: string; user_id: string; [k: string]: unknown };
 }
+
+/**
+ * A public page (`name`) created by `owner`, followed by `poster`, whose `post` writes a status in it and answers its
+ * id; and `reader`, a third user with a key (who reports): the moderation tests' community.
+ */
+export async function postingPage(server: RunningServer, name: string) {
+  const [owner, poster, reader] = [await createUserWithKey(server), await createUserWithKey(server), await createUserWithKey(server)];
+  const config = await createPageConfiguration(server);
+  const page = await createPage(server, { name, privacy: 'public', page_configuration_id: config.id, user_id: owner.user.id }, owner.creds);
+  await call(server, 'POST', '/follows', { body: { followable_type: 'Page', followable_id: page.id, user_id: poster.user.id } });
+  const post = async (content: string) =>
+    (await call(server, 'POST', '/statuses', { as: poster.creds, body: { user_id: poster.user.id, page_id: page.id, content } })).body.id as string;
+  return { owner, poster, reader, config, page, post };
+}
