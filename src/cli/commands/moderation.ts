@@ -6,7 +6,7 @@ import type { Context } from '../context.js';
 import { STATUS_COLUMNS } from './content.js';
 import { replacedNote, suspendQuestion } from '../suspensions.js';
 import { USER_VIEW } from './users.js';
-import { firstWords, registerReportCommands } from './reports.js';
+import { contentLabel, registerReportCommands } from './reports.js';
 
 /** Moderation from the terminal (docs/api.md, "Moderating content and people"): statuses list|delete, comments|likes delete, suspensions; reports in reports.ts. */
 
@@ -21,7 +21,7 @@ async function describeStatus(ctx: Context, status: Status): Promise<string> {
     : status.event_id
       ? ` in ${(await ctx.client.get<{ name: string }>(`/events/${seg(status.event_id)}`)).name}`
       : '';
-  return `${status.user.nickname}'s status "${firstWords(status.content)}"${where}`;
+  return `${contentLabel(status.user.nickname, 'status', status.content)}${where}`;
 }
 
 async function removal(ctx: Context, kind: 'statuses' | 'comments', id: string, o: { yes?: boolean; reason?: string }) {
@@ -37,7 +37,7 @@ async function removal(ctx: Context, kind: 'statuses' | 'comments', id: string, 
   const what =
     asking && kind === 'statuses'
       ? await describeStatus(ctx, content as Status)
-      : `${content.user.nickname}'s ${kind === 'statuses' ? 'status' : 'comment'} "${firstWords(content.content)}"`;
+      : contentLabel(content.user.nickname, kind === 'statuses' ? 'status' : 'comment', content.content);
   await confirmOrStop(`Remove ${what}?`, o.yes);
   // The reason goes in the query: a DELETE's body is dropped by some proxies.
   await ctx.client.delete(`/${kind}/${seg(id)}${o.reason ? `?reason=${encodeURIComponent(o.reason)}` : ''}`);

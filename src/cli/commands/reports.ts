@@ -10,6 +10,9 @@ import { REPORT_ACTIONS, REPORT_REASONS, REPORT_STATES, REPORT_TARGET_TYPES, RES
 /** Reports from the terminal (docs/api.md, "Moderating content and people"): create, list, get, resolve, dismiss. */
 
 export const firstWords = (text: string) => (text.length <= 24 ? text : `${text.slice(0, 23)}…`);
+/** A status or comment as questions and answers name it: `bob's status "first words…"`, `the status …` if its author is unknown. */
+export const contentLabel = (author: string | undefined, kind: 'status' | 'comment', text: string) =>
+  `${author ? `${author}'s` : 'the'} ${kind} "${firstWords(text)}"`;
 
 const REPORT_COLUMNS: Column<Report>[] = [
   { header: 'id', value: (r) => r.id, id: true },
@@ -287,7 +290,8 @@ async function readReported(ctx: Context, id: string): Promise<Reported> {
     if (error instanceof ApiError && error.status === 404) return null;
     throw error;
   });
-  const words = report.target.excerpt ? `${kind} "${firstWords(report.target.excerpt)}"` : `${kind} ${report.target_id}`;
   const person = content?.user ?? null;
-  return { text: person ? `${person.nickname}'s ${words}` : `the ${words}`, what: `the ${words}`, user: false, person };
+  const excerpt = report.target.excerpt;
+  const named = (author?: string) => (excerpt ? contentLabel(author, kind, excerpt) : `${author ? `${author}'s` : 'the'} ${kind} ${report.target_id}`);
+  return { text: named(person?.nickname), what: named(), user: false, person };
 }
