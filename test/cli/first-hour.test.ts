@@ -301,13 +301,15 @@ describe('Ctrl-C and a lost connection', () => {
     }
   });
 
-  it('queue exits 130 on Ctrl-C and 0 on q', async () => {
+  it('queue exits 130 on Ctrl-C or SIGINT and 0 on q', async () => {
     const { Terminal } = await import('../helpers/tmux.js');
-    for (const [key, code] of [['C-c', 130], ['q', 0]] as const) {
+    // SIGINT: what a Ctrl-C typed before the screen reads keys is (the terminal is not yet raw), and `kill -INT`.
+    for (const [key, code] of [['C-c', 130], ['SIGINT', 130], ['q', 0]] as const) {
       const term = new Terminal(home(), envFor(server), { agora: ['queue'], width: 80, height: 24 });
       try {
         await term.waitFor(/agora queue/, 15_000);
-        term.keys(key);
+        if (key === 'SIGINT') term.signal(key);
+        else term.keys(key);
         // A bound for a hung screen, not a speed: on a loaded machine its closing has taken over 5 s.
         expect(await term.exitCode(20_000)).toBe(code);
       } finally {

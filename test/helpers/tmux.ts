@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN } from './server.js';
 
@@ -117,6 +117,21 @@ export class Terminal {
       await new Promise((ok) => setTimeout(ok, 50));
     }
     return Number(readFileSync(this.exitFile, 'utf8').trim());
+  }
+
+  /** Sends a signal to the program the pane runs (`options.agora`), as `kill` from another terminal would. */
+  signal(name: NodeJS.Signals): void {
+    const shell = Number(this.tmux('display-message', '-p', '-t', 'main', '#{pane_pid}').trim());
+    const children = readdirSync('/proc').filter((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === shell;
+      } catch {
+        return false; // not a process, or gone
+      }
+    });
+    if (children.length === 0) throw new Error('the pane runs no program to signal');
+    for (const pid of children) process.kill(Number(pid), name);
   }
 
   close(): void {

@@ -4,6 +4,7 @@ import { createElement as h, useCallback, useEffect, useRef, useState, type Reac
 import type { ModerationItem, ReportItem } from '../../shared/schemas/moderation.js';
 import { MAX_SUSPENSION_REASON } from '../../shared/schemas/suspensions.js';
 import { itemDetails, type GroupReport, type GroupState } from './details.js';
+import { typed, useKeyState } from './keys.js';
 import { defaultSuspensionReason, isReport, kindLabel, outcome, question, rowCells, waited, type Verb } from './items.js';
 
 /** What the screen needs from the API: the queue, the transitions, the reports of a target, and news of changes. */
@@ -354,43 +355,24 @@ export async function runQueueScreen(source: QueueSource, options: ScreenOptions
   // The alternate screen, and bracketed paste: pasted text comes marked, so that it is never read as keys.
   process.stdout.write('\u001b[?1049h\u001b[H\u001b[?2004h');
   const app = render(h(QueueScreen, { source, options }), { exitOnCtrlC: false, patchConsole: false });
+  // A SIGINT (Ctrl-C before ink's raw mode is on, or `kill -INT`) is an interruption as the Ctrl-C key is: exit 130.
+  let interrupted = false;
+  const onSignal = () => void ((interrupted = true), app.unmount());
+  process.once('SIGINT', onSignal);
   try {
     await app.waitUntilExit();
   } finally {
+    process.off('SIGINT', onSignal);
     app.cleanup();
     process.stdout.write('\u001b[?2004l\u001b[?1049l');
   }
+  if (interrupted) throw new InterruptedError('');
 }
 
 /** The selected item and its place: the item `id` names, else the first; -1 in an empty list. */
 function selection(list: ModerationItem[], id: string | undefined): { index: number; selected: ModerationItem | undefined } {
   const index = list.length === 0 ? -1 : Math.max(0, list.findIndex((i) => i.id === id));
   return { index, selected: list[index] };
-}
-
-/** One key of a run ink handed over as one string, as ink would have given it alone. */
-function typed(ch: string, run: Key): [string, Key] {
-  const plain: Key = { ...run, shift: /^[A-Z]$/.test(ch), return: false, backspace: false, delete: false, tab: false, escape: false };
-  if (ch === '\r' || ch === '\n') return ['', { ...plain, return: true }];
-  if (ch === '\x7f' || ch === '\b') return ['', { ...plain, backspace: true }];
-  if (ch === '\t') return ['', { ...plain, tab: true }];
-  // Ctrl and a letter, as ink gives it alone (Ctrl-C among keys typed fast still stops).
-  if (ch >= '\x01' && ch <= '\x1a') return [String.fromCharCode(ch.charCodeAt(0) + 96), { ...plain, ctrl: true }];
-  return [/[\u0000-\u001f]/.test(ch) ? '' : ch, plain];
-}
-
-/**
- * State the key handler reads and writes. Keys can come faster than the screen renders (a pasted reason, `d` then
- * `y` at once), and each must see what the key before it did, not the last render: the ref is current at once.
- */
-function useKeyState<T>(initial: T): [T, (next: T) => void, { readonly current: T }] {
-  const [value, setValue] = useState(initial);
-  const now = useRef(initial);
-  const set = useCallback((next: T) => {
-    now.current = next;
-    setValue(next);
-  }, []);
-  return [value, set, now];
 }
 
 /** The same waiting thing: a report item stands for its target (its id is the target's first open report's). */
