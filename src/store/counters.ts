@@ -64,6 +64,14 @@ export const COUNTERS: readonly CounterSpec[] = [
     flag: 0,
     unkept: (mask) => (mask & 0b10) === 0,
   },
+  // And by the UTC month (migration 0038): the months after this one, each one key, instead of each of their days.
+  {
+    list: 'events_end_month',
+    table: 'events',
+    dims: ['r.secret_page', 'substr(r.end_date, 1, 7)'],
+    flag: 0,
+    unkept: (mask) => (mask & 0b10) === 0,
+  },
   { list: 'event_attendances', table: 'event_attendances', dims: ['r.event_id', 'r.answer'] },
   { list: 'webhooks', table: 'webhooks', dims: [] },
   { list: 'webhook_deliveries', table: 'webhook_deliveries', dims: ['r.webhook_id'] },

@@ -67,18 +67,25 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
     return [{ query, keys }];
   };
   /**
-   * The events of every user and page not yet ended at `now` (`event_date=current_and_coming`): the kept counts
-   * of the days after today (`events_end`, by the UTC day each event ends on: one key a day) and a count of those
-   * ending today from `now` on (one day of `events_end_secret`), not a count of every event not yet ended, which
-   * grows with the community. A Member's, as `visibleTotal` says: less those of secret pages, plus those of the
-   * secret pages they see (each page's own not yet ended, on its index).
+   * The events of every user and page not yet ended at `now` (`event_date=current_and_coming`): a count of those
+   * ending today from `now` on (one day of `events_end_secret`), and kept counts by the UTC day or month each event
+   * ends on, of the days left in this month (`events_end`) and of the months after it (`events_end_month`): a few
+   * dozen keys, not a count of every event not yet ended, which grows with the community. A Member's, as
+   * `visibleTotal` says: less those of secret pages, plus those of the secret pages they see (each page's own not
+   * yet ended, on its index).
    */
   const current = (now: string, viewer: Viewer): Expression<number> => {
     const today = now.slice(0, 10);
     const tomorrow = new Date(Date.parse(`${today}T00:00:00.000Z`) + DAY_MS).toISOString();
+    const nextMonth = new Date(Date.UTC(Number(now.slice(0, 4)), Number(now.slice(5, 7)), 1)).toISOString().slice(0, 10);
     const endingToday = db.selectFrom('events').where('events.end_date', '>=', now).where('events.end_date', '<', tomorrow);
-    // `events_end|flag|day`: the days after today are the keys after today's, up to the last of the flag's.
-    const later = (flag?: string) => keptBetween(counterKey('events_end', [flag, today]), `${counterKey('events_end', [flag])}}`);
+    // `events_end|flag|day`, `events_end_month|flag|month`: the keys after today's before the next month's first
+    // day's, and the keys after this month's up to the last of the flag's.
+    const later = (flag?: string) =>
+      sql<number>`(${keptBetween(counterKey('events_end', [flag, today]), counterKey('events_end', [flag, nextMonth]))} + ${keptBetween(
+        counterKey('events_end_month', [flag, now.slice(0, 7)]),
+        `${counterKey('events_end_month', [flag])}}`,
+      )})`;
     const all = sql<number>`(${later()} + ${counted(endingToday)})`;
     if (viewer.isAdmin) return all;
     const ofSecretPages = sql<number>`(${later('1')} + ${counted(endingToday.where('events.secret_page', '=', 1))})`;

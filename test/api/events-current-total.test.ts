@@ -4,12 +4,13 @@ import { badPlans } from '../helpers/plans.js';
 import { removeDir, type Credentials } from '../helpers/server.js';
 import { openRaw } from '../helpers/store-target.js';
 import { eventEnds } from '../../src/store/migrations/0033-event-ends.js';
+import { eventEndMonths } from '../../src/store/migrations/0038-event-end-months.js';
 
 /**
- * `event_date=current_and_coming` of everyone's events: its total is the kept counts of the days after today (by
- * the UTC day each event ends on) and a count of those ending today from now on. Exact for an Admin, for a Member
- * (the secret pages they see, and those they do not), as the clock crosses days, and as events are written,
- * moved, made secret or public, and deleted.
+ * `event_date=current_and_coming` of everyone's events: its total is the kept counts of the days left in this
+ * month and of the months after it (by the UTC day or month each event ends on) and a count of those ending today
+ * from now on. Exact for an Admin, for a Member (the secret pages they see, and those they do not), as the clock
+ * crosses days, months and years, and as events are written, moved, made secret or public, and deleted.
  */
 const queries: { sql: string; parameters: readonly unknown[] }[] = [];
 let t: TestApp;
@@ -97,6 +98,11 @@ const moments = [
   '2026-11-21T00:00:00.001Z',
   '2026-11-21T18:00:00.000Z',
   '2026-11-23T00:00:00.000Z',
+  // Across the end of a month and of a year: the days left in the month are kept by day, the months after by month.
+  '2026-11-30T23:59:59.999Z',
+  '2026-12-01T00:00:00.000Z',
+  '2026-12-31T12:00:00.000Z',
+  '2027-01-01T00:00:00.000Z',
   '2026-11-20T09:00:00.000Z', // the clock set back
 ];
 
@@ -115,6 +121,10 @@ describe('GET /events?event_date=current_and_coming of everyone', () => {
         await create('2026-11-25T10:00:00Z', '2026-11-25T11:00:00Z', page);
       }
       await create('2026-11-20T10:00:00Z', '2026-11-20T10:00:00Z');
+      // Ending on the last day of the month, on the first of the next, later in it, at the turn of the year, months on.
+      for (const page of [null, pages.secretSeen, pages.secretUnseen])
+        for (const end of ['2026-11-30T23:00:00Z', '2026-12-01T00:00:00Z', '2026-12-20T10:00:00Z', '2027-01-01T00:00:00Z', '2027-06-15T10:00:00Z'])
+          await create('2026-11-19T08:00:00Z', end, page);
       for (const now of moments) await check(now);
 
       // Written while the clock stands: today, tomorrow.
@@ -129,6 +139,9 @@ describe('GET /events?event_date=current_and_coming of everyone', () => {
         [6, '2026-11-20T11:00:00.000Z'],
         [9, '2026-11-24T00:00:00.000Z'],
         [14, '2026-11-30T12:00:00.000Z'],
+        // From the end of this month to a later month, and from next year to this month.
+        [36, '2027-03-01T10:00:00.000Z'],
+        [40, '2026-11-29T10:00:00.000Z'],
       ];
       for (const [index, end] of moves) {
         await raw('update events set end_date = ? where id = ?', [end, events[index]!.id]);
@@ -185,6 +198,19 @@ describe('GET /events?event_date=current_and_coming of everyone', () => {
     }
   });
 
+  it('are counted by month for the events already written by migration 0038, which may run again', async () => {
+    const kept = `key > 'events_end_month|' and key < 'events_end_month}'`;
+    await raw(`delete from list_counts where ${kept}`, []);
+    const drift = await t.store.checkCounts();
+    expect(drift.length).toBeGreaterThan(0);
+    expect(drift.every((d) => d.key.startsWith('events_end_month|') && d.kept === 0)).toBe(true);
+    for (const _run of [0, 1]) {
+      await eventEndMonths.up(t.store.db);
+      expect(await t.store.checkCounts()).toEqual([]);
+    }
+    for (const now of moments) await check(now);
+  });
+
   it('are counted for the events already written by migration 0033, which may run again', async () => {
     const kept = `key > 'events_end|' and key < 'events_end}'`;
     await raw(`delete from list_counts where ${kept}`, []);
@@ -196,5 +222,34 @@ describe('GET /events?event_date=current_and_coming of everyone', () => {
       expect(await t.store.checkCounts()).toEqual([]);
     }
     for (const now of moments) await check(now);
+  });
+
+  // Last: it leaves more events than a check's one page of 100.
+  it('reads a few dozen kept counts however far ahead events end (the days left in this month, then months)', async () => {
+    t.clock.set('2026-11-20T10:00:00.000Z');
+    // 120 events ending on 120 days of the next year: 120 keys by day, 12 by month.
+    for (let i = 0; i < 120; i++) {
+      const end = new Date(Date.parse('2027-01-01T10:00:00Z') + i * 3 * 86_400_000).toISOString();
+      await create('2026-11-19T08:00:00Z', end, i % 3 === 0 ? pages.secretUnseen : null);
+    }
+    for (const as of [undefined, member.creds]) {
+      queries.length = 0;
+      const res = await t.call('GET', '/events?event_date=current_and_coming&per_page=1', { as });
+      expect(res.status).toBe(200);
+      // The ranges of kept counts the total adds up: its parameters `key > after and key < before`, in pairs.
+      const total = queries.find((q) => q.sql.includes('list_counts where key >'))!;
+      const bounds = total.parameters.filter((p): p is string => typeof p === 'string' && p.startsWith('events_end'));
+      expect(bounds.length % 2).toBe(0);
+      const db = await openRaw(t.file, { readonly: true });
+      let read = 0;
+      try {
+        for (let i = 0; i < bounds.length; i += 2)
+          read += Number((await db.all<{ n: number }>('select count(*) as n from list_counts where key > ? and key < ?', [bounds[i], bounds[i + 1]]))[0]!.n);
+      } finally {
+        await db.close();
+      }
+      expect(read, `${as ? 'a Member' : 'an Admin'}: ${bounds.join(' ')}`).toBeGreaterThan(0);
+      expect(read, `${as ? 'a Member' : 'an Admin'}: ${bounds.join(' ')}`).toBeLessThanOrEqual(45);
+    }
   });
 });

@@ -3,6 +3,7 @@ import { accessNotify } from './0011-access-notify.js';
 import { audit } from './0006-audit.js';
 import { auditTargetTypes } from './0036-audit-target-types.js';
 import { keyUseUnversioned } from './0037-key-use-unversioned.js';
+import { eventEndMonths } from './0038-event-end-months.js';
 import { auditFilters } from './0016-audit-filters.js';
 import { commentAuthors } from './0032-comment-authors.js';
 import { concurrency } from './0008-concurrency.js';
@@ -54,4 +55,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0035-key-count': keyCount,
   '0036-audit-target-types': auditTargetTypes,
   '0037-key-use-unversioned': keyUseUnversioned,
+  '0038-event-end-months': eventEndMonths,
 };
