@@ -126,12 +126,20 @@ export async function removeCommentIn(tx: Store, now: string, caller: Caller, co
   await settleReportsIn(tx, now, caller, [{ type: 'Comment', id: comment.id }], 'remove');
 }
 
-/** An unlike: only the user who liked (an Admin for anyone); 404 for a like the caller does not own. */
+/**
+ * An unlike: only the user who liked (an Admin for anyone). Another's like is 403 where the caller reads what was
+ * liked, and 404 where they do not: a like is as hidden as its status or comment.
+ */
 export async function deleteLike(deps: Deps, caller: Caller, id: string): Promise<void> {
   await deps.store.transaction(async (tx) => {
     const like = await tx.removals.getLike(id);
     if (!like) throw notFound('Like');
-    if (like.user_id !== caller.user.id && !caller.isAdmin) throw forbidden('Only the user who liked (or an Admin) may take the like back');
+    if (like.user_id !== caller.user.id && !caller.isAdmin) {
+      const now = nowIso(deps);
+      const liked = like.target_type === 'Comment' ? tx.comments.getKnown(like.target_id, viewerOf(caller), now) : tx.statuses.getKnown(like.target_id, viewerOf(caller), now);
+      if (!(await liked)?.readable) throw notFound('Like');
+      throw forbidden('Only the user who liked (or an Admin) may take the like back');
+    }
     await tx.removals.unlike(like);
   });
 }

@@ -1,4 +1,4 @@
-import { conflict, ErrorCode, forbidden, invalidFields, notFound } from '../shared/errors.js';
+import { AppError, conflict, ErrorCode, forbidden, invalidFields, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { listResult, type ListResult } from '../shared/schemas/common.js';
 import { REPORT_EXCERPT, type CreateReportInput, type ListReportsQuery, type Report, type ResolveReportInput } from '../shared/schemas/reports.js';
@@ -26,6 +26,12 @@ const cut = (text: string) => {
   return flat.length <= REPORT_EXCERPT ? flat : `${flat.slice(0, REPORT_EXCERPT - 1)}…`;
 };
 
+/** Content the reporter cannot read is, for a report, content they cannot see: 404, not the read's 403. */
+const unseenIs404 = <T>(read: Promise<T>, what: 'Status' | 'Comment'): Promise<T> =>
+  read.catch((error: unknown) => {
+    throw error instanceof AppError && error.status === 403 ? notFound(what) : error;
+  });
+
 export async function createReport(deps: Deps, caller: Caller, input: CreateReportInput): Promise<Report> {
   requireActingFor(caller, input.user_id);
   const row = await deps.store.transaction(async (tx) => {
@@ -37,11 +43,11 @@ export async function createReport(deps: Deps, caller: Caller, input: CreateRepo
       if (!user) throw notFound('User');
       target = { user: user.id, page: null, excerpt: user.nickname };
     } else if (input.target_type === 'Status') {
-      const status = await readableStatus(tx, viewer, input.target_id, now);
+      const status = await unseenIs404(readableStatus(tx, viewer, input.target_id, now), 'Status');
       if (!(await tx.reports.holdTarget('Status', status.id))) throw notFound('Status');
       target = { user: status.user_id, page: await pageOfStatus(tx, status), excerpt: cut(status.content) };
     } else {
-      const { comment, status } = await readableComment(tx, viewer, input.target_id, now);
+      const { comment, status } = await unseenIs404(readableComment(tx, viewer, input.target_id, now), 'Comment');
       if (!(await tx.reports.holdTarget('Comment', comment.id))) throw notFound('Comment');
       target = { user: comment.user_id, page: await pageOfStatus(tx, status), excerpt: cut(comment.content) };
     }
@@ -118,15 +124,19 @@ export async function getReport(deps: Deps, caller: Caller, id: string): Promise
 }
 
 const SETTLE_REFUSAL = 'Only those who may remove the content (for a user: project administrators) settle its reports';
+const AUTHOR_REFUSAL = 'The author of reported content settles its reports only by removing it (action remove)';
 
-/** Whether the caller may settle reports on the target: who may remove the content; Admins for a user. */
-async function maySettle(store: Store, caller: Caller, row: ReportRow): Promise<boolean> {
-  if (caller.isAdmin) return true;
-  if (row.target_type === 'User') return false;
+/**
+ * Refuses (403) a caller who may not settle reports on the target this way: those who may remove the content
+ * (Admins for a user), except its author, who may take it down (`remove`) but never clear the reports against it.
+ */
+async function requireMaySettle(store: Store, caller: Caller, row: ReportRow, action: ResolveReportInput['action'] | null): Promise<void> {
+  if (caller.isAdmin) return;
+  if (row.target_type === 'User') throw forbidden(SETTLE_REFUSAL);
   // The content may be gone (removed meanwhile): its page, kept on the report, still says who administers it.
-  if (!row.page_id) return caller.user.id === row.target_user_id;
-  const page = await store.pages.getById(row.page_id);
-  return page?.user_id === caller.user.id || caller.user.id === row.target_user_id;
+  if (row.page_id && (await store.pages.getById(row.page_id))?.user_id === caller.user.id) return;
+  if (caller.user.id !== row.target_user_id) throw forbidden(SETTLE_REFUSAL);
+  if (action !== 'remove') throw forbidden(AUTHOR_REFUSAL);
 }
 
 /** Carries out a resolution on the target, in the settle's transaction. */
@@ -153,7 +163,7 @@ async function act(tx: Store, now: string, caller: Caller, row: ReportRow, input
 async function settle(deps: Deps, caller: Caller, id: string, input: ResolveReportInput | null): Promise<Report> {
   const settled = await deps.store.transaction(async (tx) => {
     const row = await visibleReport(tx, caller, id);
-    if (!(await maySettle(tx, caller, row))) throw forbidden(SETTLE_REFUSAL);
+    await requireMaySettle(tx, caller, row, input?.action ?? null);
     if (row.state !== 'open') throw conflict(ErrorCode.conflict, `This report is already ${row.state}`);
     const now = nowIso(deps);
     const target = { type: row.target_type as Report['target_type'], id: row.target_id };

@@ -167,7 +167,7 @@ export async function deletePermissionSet(deps: Deps, caller: Caller, id: string
   });
 }
 
-/** Changes a user's role (project administrators with users.edit_roles). The last administrator stays one. */
+/** Changes a user's role (project administrators with users.edit_roles). The last unsuspended administrator stays one. */
 export async function setUserRole(deps: Deps, caller: Caller, userId: string, input: SetUserRoleInput): Promise<User> {
   requireAdmin(caller, "change users' roles");
   requirePermission(caller, 'users', 'edit_roles');
@@ -178,13 +178,18 @@ export async function setUserRole(deps: Deps, caller: Caller, userId: string, in
     // counted, so two demotions racing in two processes cannot both leave "another administrator".
     const set = await tx.permissionSets.getLocked(input.permission_set_id, 'share');
     if (!set) throw notFound('Permission set');
+    const now = nowIso(deps);
     if (user.role_system_key === SYSTEM_ROLES.admins && set.system_key !== SYSTEM_ROLES.admins) {
       await tx.permissionSets.getLocked(user.permission_set_id, 'update');
-      const admins = await tx.users.countWithRole(user.permission_set_id);
-      if (admins <= 1)
-        throw new AppError(409, ErrorCode.conflict, 'This user is the last administrator: make another user an administrator first');
+      // Counted as a suspension counts them: an Admin who is suspended cannot act, so cannot stand in.
+      const others = (await tx.suspensions.unsuspendedAdminIds(now)).filter((id) => id !== user.id);
+      if (others.length === 0)
+        throw new AppError(
+          409,
+          ErrorCode.conflict,
+          'This user is the last administrator who is not suspended: make another user an administrator (or lift a suspension) first',
+        );
     }
-    const now = nowIso(deps);
     await tx.users.setRole(userId, set.id, now);
     await recordAudit(tx, now, caller, {
       action: 'user.role_change',

@@ -6,7 +6,7 @@ import type { UserWithRole } from '../store/users.js';
 import { recordAudit } from './audit.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { userRef, notifyUsers } from './notifications.js';
-import { requireAdmin } from './permissions.js';
+import { can, requireAdmin } from './permissions.js';
 import { inForce, suspensionOf, toUserRecord } from './users.js';
 
 /**
@@ -25,6 +25,17 @@ export function requireNotSuspended(caller: Caller, now: Date): void {
 }
 
 /**
+ * What every request's caller must be to use the API at all: not suspended (403 `account_suspended`), and of a role
+ * with `users.can_use_api` (403 `api_access_denied`). Checked on each request, and before each delivery of a live
+ * stream opened earlier, so that a suspension, a revoked key or a changed role also ends the streams.
+ */
+export function requireMayUseApi(caller: Caller, now: Date): void {
+  requireNotSuspended(caller, now);
+  if (!can(caller, 'users', 'can_use_api'))
+    throw new AppError(403, ErrorCode.apiAccessDenied, 'Your role does not grant the permission users.can_use_api');
+}
+
+/**
  * A user may be followed, invited or let in only while not suspended (409 `user_suspended`): read by id, or from
  * a user already read (`users.getById` joins the suspension; no second statement).
  */
@@ -36,7 +47,6 @@ export async function requireNotSuspendedUser(store: Store, now: string, user: s
 export async function suspendUser(deps: Deps, caller: Caller, userId: string, input: SuspendUserInput): Promise<User> {
   requireAdmin(caller, 'suspend users');
   const now = nowIso(deps);
-  if (input.until && input.until <= now) throw invalidFields([{ field: 'until', message: 'must be in the future' }]);
   const row = await deps.store.transaction(async (tx) => {
     const user = await tx.users.getById(userId);
     if (!user) throw notFound('User');
@@ -46,8 +56,12 @@ export async function suspendUser(deps: Deps, caller: Caller, userId: string, in
   return toUserRecord(row, caller, deps.clock());
 }
 
-/** Suspends a user, in the caller's transaction (a report's `suspend` too): never oneself nor the last Admin. */
+/**
+ * Suspends a user, in the caller's transaction (a report's `suspend` too): never oneself nor the last Admin, and
+ * never until a time already past (a suspension over before it began).
+ */
 export async function suspendIn(tx: Store, now: string, caller: Caller, user: UserWithRole, input: SuspendUserInput): Promise<void> {
+    if (input.until && input.until <= now) throw invalidFields([{ field: 'until', message: 'must be in the future' }]);
     if (user.id === caller.user.id) throw conflict(ErrorCode.conflict, 'You cannot suspend yourself');
     const admins = await tx.suspensions.unsuspendedAdminIds(now);
     if (admins.length === 1 && admins[0] === user.id) throw conflict(ErrorCode.lastAdmin, 'You cannot suspend the last unsuspended Admin');

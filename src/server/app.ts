@@ -3,7 +3,6 @@ import type { ServerResponse } from 'node:http';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { Authenticator, type AuthLimits } from '../domain/authenticator.js';
 import type { Clock, Deps } from '../domain/context.js';
-import { can } from '../domain/permissions.js';
 import { AppError, ErrorCode } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { Store } from '../store/store.js';
@@ -22,7 +21,7 @@ import { registerContentRoutes } from './routes/content.js';
 import { registerRemovalRoutes } from './routes/removals.js';
 import { registerSuspensionRoutes } from './routes/suspensions.js';
 import { registerReportRoutes } from './routes/reports.js';
-import { requireNotSuspended } from '../domain/suspensions.js';
+import { requireMayUseApi } from '../domain/suspensions.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerNotificationRoutes } from './routes/notifications.js';
 import { registerFollowRoutes } from './routes/follows.js';
@@ -195,9 +194,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
       reply.header('retry-after', String(retryAfter));
       throw limiter!.describe(retryAfter);
     }
-    requireNotSuspended(caller, clock());
-    if (!can(caller, 'users', 'can_use_api'))
-      throw new AppError(403, ErrorCode.apiAccessDenied, 'Your role does not grant the permission users.can_use_api');
+    requireMayUseApi(caller, clock());
     request.caller = { ...caller, requestId: request.id };
   });
 

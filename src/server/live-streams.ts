@@ -22,6 +22,8 @@ interface Stream {
   raw: ServerResponse;
   last: number;
   lastWrite: number;
+  /** Throws when its caller may no longer read it (suspended, key revoked, role changed): asked before each delivery. */
+  stillAllowed?: () => Promise<void>;
 }
 
 /** The open streams of one user, and the read of their new notifications (one at a time, again if woken meanwhile). */
@@ -73,7 +75,7 @@ export class LiveStreams {
    * as they come), or throws 429/503 when it would be one too many: before `takeOver` (the route's reply
    * hijacked), so that a refusal is still answered in the contract's shape.
    */
-  open(userId: string, after: number, raw: ServerResponse, takeOver: () => void): void {
+  open(userId: string, after: number, raw: ServerResponse, takeOver: () => void, stillAllowed?: () => Promise<void>): void {
     this.admit(userId);
     takeOver();
     raw.writeHead(200, {
@@ -83,7 +85,7 @@ export class LiveStreams {
       'x-accel-buffering': 'no',
     });
     raw.write('retry: 2000\n\n');
-    const stream: Stream = { raw, last: after, lastWrite: Date.now() };
+    const stream: Stream = { raw, last: after, lastWrite: Date.now(), stillAllowed };
     let listening = this.byUser.get(userId);
     if (!listening) this.byUser.set(userId, (listening = { streams: new Set(), known: after, reading: false, again: false }));
     listening.streams.add(stream);
@@ -180,6 +182,11 @@ export class LiveStreams {
       const events = batch.notifications.map(
         ({ seq, notification }) => [seq, `event: notification\nid: ${notification.id}\ndata: ${JSON.stringify(notification)}\n\n`] as const,
       );
+      // A stream whose caller may no longer read it ends here, unfed (its 'close' forgets it).
+      if (events.length > 0)
+        await Promise.all(
+          [...listening.streams].map((stream) => stream.stillAllowed?.().catch(() => void stream.raw.end())),
+        );
       for (const stream of listening.streams) {
         // Opened during the read, further behind: its opening woke the user, the next round reads from it.
         if (stream.last < from) continue;

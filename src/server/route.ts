@@ -1,10 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Caller } from '../domain/context.js';
 import type { ErrorCodeValue } from '../shared/errors.js';
 import { encodeCursor, NEXT_PAGE } from '../shared/schemas/common.js';
 import { withIdempotency, type IdempotencyGuard, type Outcome } from './idempotency.js';
 import { parseBody, parseParams, parseQuery, refuseUnreadableBody } from './input.js';
+
+/** The body of a route that takes none: no field at all. */
+const NO_BODY = z.object({}).strict();
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -104,7 +107,9 @@ export class RouteRegistry {
       preParsing: async (request) => refuseUnreadableBody(request, bodyLimit),
       handler: async (request, reply) => {
         const input = {
-          body: (spec.body ? parseBody(spec.body, request.body) : undefined) as z.output<B>,
+          // A route that takes no body still refuses one with fields (422 naming them): a body sent to the wrong
+          // verb (a resolve's `action` to dismiss) is an error, not ignored.
+          body: (spec.body ? parseBody(spec.body, request.body) : void parseBody(NO_BODY, request.body)) as z.output<B>,
           query: (spec.query ? parseQuery(spec.query, request.query) : undefined) as z.output<Q>,
           params: parseParams(spec.params, request.params) as z.output<P>,
           caller: request.caller as Caller,

@@ -175,4 +175,17 @@ describe('DELETE /likes/{id}', () => {
     // Liking again works once the like is gone.
     await like(liker, { status_id: s.id });
   });
+
+  it('answers 404 for a like on what the caller cannot read (a private page they are not in), as it is hidden', async () => {
+    const [owner, outsider, liker] = [await t.member(), await t.member(), await t.member()];
+    const closed = await page(owner, 'private');
+    await join(liker, closed.id);
+    const s = await post(owner, { page_id: closed.id });
+    const l = await like(liker, { status_id: s.id });
+    const hidden = await t.call('DELETE', `/likes/${l.id}`, { as: outsider.creds, body: { bogus: 1 } });
+    expect(hidden.status).toBe(422); // a body it does not take, before anything
+    expect((await t.call('DELETE', `/likes/${l.id}`, { as: outsider.creds })).status).toBe(404);
+    expect((await t.call('DELETE', `/likes/${l.id}`, { as: owner.creds })).status).toBe(403);
+    expect((await t.call('DELETE', `/likes/${l.id}`, { as: liker.creds })).status).toBe(204);
+  });
 });

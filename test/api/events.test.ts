@@ -60,6 +60,8 @@ describe('POST /events', () => {
       [{ start_date: '12/01/2026', end_date: '2026-12-01T10:00:00Z' }, 'start_date'],
       [{ start_date: '2026-12-01T10:00:00', end_date: '2026-12-01T11:00:00Z' }, 'start_date'],
       [{ start_date: '2026-02-30T10:00:00Z', end_date: '2026-03-01T11:00:00Z' }, 'start_date'],
+      // The year 10000 once in UTC (stored `+010000-…`, it would sort before every other date).
+      [{ start_date: '9999-12-31T23:00:00-14:00', end_date: '9999-12-31T23:30:00-14:00' }, 'start_date'],
       [{ start_date: '2026-12-01T10:00:00Z', end_date: '2026-12-01T09:59:59Z' }, 'end_date'],
       [{ start_date: '2026-12-01T10:00:00Z', end_date: '2026-12-01T11:00:00Z', places_limit: 0 }, 'places_limit'],
       [{ start_date: '2026-12-01T10:00:00Z', end_date: '2026-12-01T11:00:00Z', tickets: [{ name: 'A', price: 12.5, currency: 'EUR' }] }, 'tickets.0.price'],

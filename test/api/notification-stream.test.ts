@@ -168,6 +168,31 @@ describe('GET /users/{id}/notifications/stream', () => {
     }
   });
 
+  it('ends, unfed, at its next delivery once its caller is suspended or their key revoked', async () => {
+    for (const end of ['suspended', 'revoked'] as const) {
+      const me = await t.member();
+      const status = await t.call('POST', '/statuses', { as: me.creds, body: { user_id: me.user.id, content: 'soon removed' } });
+      expect(status.status).toBe(201);
+      const stream = await connect(me.user.id, me.creds);
+      try {
+        await followedBy(me.user.id);
+        expect((await stream.nextNotification()).data.notification_type).toBe('follow');
+        if (end === 'suspended') {
+          expect((await t.call('PUT', `/users/${me.user.id}/suspension`, { body: { reason: 'spam' } })).status).toBe(200);
+          // Someone else removes their status: they are told, but not on this stream.
+          expect((await t.call('DELETE', `/statuses/${status.body.id}`)).status).toBe(204);
+        } else {
+          const keys = (await t.call('GET', `/api_keys?user_id=${me.user.id}`)).body.items as { id: string }[];
+          for (const key of keys) expect((await t.call('DELETE', `/api_keys/${key.id}`)).status).toBe(204);
+          await followedBy(me.user.id);
+        }
+        await expect(stream.nextNotification(5000), end).rejects.toThrow('stream ended');
+      } finally {
+        stream.close();
+      }
+    }
+  });
+
   it('is refused like the list: 403 for another user, 401 without credentials, 400 for a malformed Last-Event-ID', async () => {
     const [me, other] = [await t.member(), await t.member()];
     const url = `${base}${PREFIX}/users/${me.user.id}/notifications/stream`;

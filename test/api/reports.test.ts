@@ -314,6 +314,75 @@ describe('a report written while its status is removed', () => {
   });
 });
 
+describe('the limits of reporting and settling', () => {
+  it('lets the author take reported content down, never clear the reports against it (dismiss and none: 403)', async () => {
+    const { r1, spammer, status } = await scene();
+    const theirs = await reportOn(r1, 'Status', status.id);
+    // The author reports their own status, to settle it with the others'.
+    const own = await reportOn(spammer, 'Status', status.id);
+    for (const [verb, body] of [['dismiss', undefined], ['resolve', { action: 'none' }]] as const) {
+      const res = await t.call('PUT', `/reports/${own.id}/${verb}`, { as: spammer.creds, ...(body ? { body } : {}) });
+      expect(res.status, JSON.stringify(res.body)).toBe(403);
+      expect(res.body.error.message).toBe('The author of reported content settles its reports only by removing it (action remove)');
+    }
+    expect(await reportById(theirs.id)).toMatchObject({ state: 'open' });
+    expect(await settledTold(r1)).toEqual([]);
+    const removed = await t.call('PUT', `/reports/${own.id}/resolve`, { as: spammer.creds, body: { action: 'remove' } });
+    expect(removed.status, JSON.stringify(removed.body)).toBe(200);
+    expect(await reportById(theirs.id)).toMatchObject({ state: 'resolved', resolution: 'removed', resolved_by: spammer.user.id });
+    expect((await t.call('GET', `/statuses/${status.id}`, { as: r1.creds })).status).toBe(404);
+  });
+
+  it('suspends through a report only until a time to come, in four-digit years, as the suspension itself (422, nothing done)', async () => {
+    const { r1, spammer, status } = await scene();
+    const a = await reportOn(r1, 'Status', status.id);
+    const cases = [
+      ['2001-01-01T00:00:00Z', 'must be in the future'],
+      // 10000-01-01T13:00Z once in UTC: stored as `+010000-…`, it would compare as text before every time.
+      ['9999-12-31T23:00:00-14:00', 'must fall within the years 0000 to 9999 in UTC'],
+    ] as const;
+    for (const [until, message] of cases)
+      for (const [url, body] of [
+        [`/reports/${a.id}/resolve`, { action: 'suspend', reason: 'spam', until }],
+        [`/users/${spammer.user.id}/suspension`, { reason: 'spam', until }],
+      ] as const) {
+        const res = await t.call('PUT', url, { body });
+        expect(res.status, `${url} ${until}: ${JSON.stringify(res.body)}`).toBe(422);
+        expect(res.body.error.fields).toEqual([{ field: 'until', message }]);
+      }
+    expect(await reportById(a.id)).toMatchObject({ state: 'open' });
+    expect((await t.call('GET', `/users/${spammer.user.id}`)).body.suspension).toBeNull();
+    expect((await t.call('GET', `/audit_log?action=user.suspend&target_id=${spammer.user.id}`)).body.total_items).toBe(0);
+    expect(await settledTold(r1)).toEqual([]);
+  });
+
+  it("answers 404 for content the reporter cannot read, as for content that does not exist (GET's 403 aside)", async () => {
+    const [owner, outsider] = [await t.member(), await t.member()];
+    const closed = await page(owner, 'private');
+    const status = await post(owner, { page_id: closed.id });
+    const reply = await comment(owner, status.id);
+    expect((await t.call('GET', `/statuses/${status.id}`, { as: outsider.creds })).status).toBe(403);
+    for (const [target_type, target_id] of [['Status', status.id], ['Comment', reply.id]]) {
+      const res = await report(outsider, { target_type, target_id });
+      expect(res.status, JSON.stringify(res.body)).toBe(404);
+      expect(res.body.error.code).toBe('not_found');
+    }
+  });
+
+  it('refuses a body sent to dismiss (a resolve meant for another verb): 422 naming its fields, nothing settled', async () => {
+    const { r1, status } = await scene();
+    const a = await reportOn(r1, 'Status', status.id);
+    const res = await t.call('PUT', `/reports/${a.id}/dismiss`, { body: { action: 'remove', reason: 'spam' } });
+    expect(res.status).toBe(422);
+    expect(res.body.error.fields).toEqual([
+      { field: 'action', message: 'is not a field of this request' },
+      { field: 'reason', message: 'is not a field of this request' },
+    ]);
+    expect(await reportById(a.id)).toMatchObject({ state: 'open' });
+    expect((await t.call('PUT', `/reports/${a.id}/dismiss`, { body: {} })).status).toBe(200);
+  });
+});
+
 describe('the demo community', () => {
   it('is seeded with an open report on a spam status', async () => {
     const demo = await startApp();

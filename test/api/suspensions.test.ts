@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { useApp } from '../helpers/app.js';
-import type { Credentials } from '../helpers/server.js';
+import { startApp, useApp } from '../helpers/app.js';
+import { removeDir, type Credentials } from '../helpers/server.js';
 
 /** PUT/DELETE /users/{id}/suspension (docs/api.md, "Moderating content and people"): keys refused, content hidden, no new ties, over by itself at `until`. */
 const t = useApp();
@@ -149,6 +149,29 @@ describe('suspension', () => {
       expect((await follow()).status).toBe(201);
     } finally {
       t.clock.set('2026-11-20T10:00:00.000Z');
+    }
+  });
+});
+
+describe('the last Admin who is not suspended', () => {
+  it('cannot be demoted either: a suspended Admin does not stand in for them', async () => {
+    const app = await startApp();
+    try {
+      const roles = (await app.call('GET', '/permission_sets?per_page=100')).body.items as { id: string; name: string }[];
+      const role = (name: string) => roles.find((r) => r.name === name)!.id;
+      const ada = await app.member();
+      expect((await app.call('PUT', `/users/${ada.user.id}/role`, { body: { permission_set_id: role('Admins') } })).status).toBe(200);
+      expect((await app.call('PUT', `/users/${ada.user.id}/suspension`, { body: { reason: 'away' } })).status).toBe(200);
+      const demote = () => app.call('PUT', `/users/${app.admin.id}/role`, { body: { permission_set_id: role('Members') } });
+      const refused = await demote();
+      expect(refused.status).toBe(409);
+      expect(refused.body.error.message).toMatch(/last administrator who is not suspended/);
+      // Her suspension lifted, she stands in.
+      expect((await app.call('DELETE', `/users/${ada.user.id}/suspension`)).status).toBe(200);
+      expect((await demote()).status).toBe(200);
+    } finally {
+      await app.close();
+      removeDir(app.dir);
     }
   });
 });

@@ -4,7 +4,9 @@ import {
   listNotifications,
   markNotificationsSeen,
   openNotificationStream,
+  requireSelfOrAdmin,
 } from '../../domain/notifications.js';
+import { requireMayUseApi } from '../../domain/suspensions.js';
 import { AppError, ErrorCode } from '../../shared/errors.js';
 import { ID_PATTERN } from '../../shared/ids.js';
 import { exampleNotification } from '../../shared/schemas/examples.js';
@@ -21,7 +23,7 @@ const StreamQuery = z.object({
   last_event_id: z.string().optional().describe('For clients that cannot send the Last-Event-ID header'),
 });
 
-export function registerNotificationRoutes({ routes, deps, live }: RouteContext): void {
+export function registerNotificationRoutes({ routes, deps, live, authenticator }: RouteContext): void {
   const tag = 'Notifications';
   routes.add(
     {
@@ -78,8 +80,16 @@ export function registerNotificationRoutes({ routes, deps, live }: RouteContext)
       if (resume && !ID_PATTERN.test(resume))
         throw new AppError(400, ErrorCode.invalidQuery, 'Last-Event-ID must be the id of a notification');
       const after = await openNotificationStream(deps, caller, params.user_id, resume || undefined, () => live.admit(params.user_id));
+      // Before each delivery, the request's key is authenticated again and the caller checked as at its start: a
+      // suspension, a revoked key or a role without the right ends the stream instead of feeding it.
+      const [key, secret] = [request.headers['api-key'], request.headers['api-secret']].map((h) => (typeof h === 'string' ? h : undefined));
+      const stillAllowed = async () => {
+        const again = await authenticator.authenticate(key, secret, request.ip);
+        requireMayUseApi(again, deps.clock());
+        requireSelfOrAdmin(again, params.user_id, 'read');
+      };
       // Counted before the answer starts: one too many is still answered 429 or 503 in the contract's shape.
-      live.open(params.user_id, after, reply.raw, () => reply.hijack());
+      live.open(params.user_id, after, reply.raw, () => reply.hijack(), stillAllowed);
     },
   );
 }

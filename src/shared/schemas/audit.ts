@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { documented, Id, listOf, PaginationQuery, queryEnum, queryText, Timestamp } from './common.js';
+import { documented, FOUR_DIGIT_YEAR, fourDigitUtcYear, Id, listOf, PaginationQuery, queryEnum, queryText, Timestamp } from './common.js';
 import { exampleAuditEntry } from './examples.js';
 
 /** Every administrative act the log records, as `<resource>.<verb>` (docs/api.md, "Resources"). */
@@ -46,7 +46,8 @@ const isoBound = (name: string) =>
       .string()
       .trim()
       .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2}))?$/, `${name} must be an ISO 8601 date or time with offset, e.g. 2026-11-01 or 2026-11-01T10:00:00Z`)
-      .refine((v) => !Number.isNaN(Date.parse(v)), `${name} is not a real date`)
+      .refine((v) => !Number.isNaN(Date.parse(v)), { message: `${name} is not a real date`, abort: true })
+      .refine(fourDigitUtcYear, `${name} ${FOUR_DIGIT_YEAR}`)
       .transform((v) => new Date(v).toISOString()),
     documentedBound,
   ).optional();

@@ -168,6 +168,16 @@ export const listResult = <T>(items: T[], listed: { total: number; next?: string
   [NEXT_PAGE]: listed.next,
 });
 
+/**
+ * A time whose UTC form keeps a four-digit year: an offset can carry 9999-12-31T23:00-14:00 into the year 10000,
+ * written `+010000-…`, and stored times are compared as text (a suspension's end, an event's dates).
+ */
+export const FOUR_DIGIT_YEAR = 'must fall within the years 0000 to 9999 in UTC';
+export function fourDigitUtcYear(value: string): boolean {
+  const year = new Date(value).getUTCFullYear();
+  return year >= 0 && year <= 9999;
+}
+
 /** Date.parse rolls 2026-02-30 over to March; a date whose day does not exist is refused instead. */
 export function sameCalendarDay(value: string): boolean {
   const [y, m, d] = value.slice(0, 10).split('-').map(Number) as [number, number, number];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { documentedAs, Id, idInput, idsQuery, listOf, optionalText, PaginationQuery, queryEnum, queryText, sameCalendarDay, text, Timestamp, typeError } from './common.js';
+import { documentedAs, FOUR_DIGIT_YEAR, fourDigitUtcYear, Id, idInput, idsQuery, listOf, optionalText, PaginationQuery, queryEnum, queryText, sameCalendarDay, text, Timestamp, typeError } from './common.js';
 import { EXAMPLE_ID, exampleAttendance, exampleEvent, exampleTicket } from './examples.js';
 import { UserSchema } from './users.js';
 
@@ -15,7 +15,8 @@ export const isoDateTime = z
     /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i,
     { message: 'must be an ISO 8601 date and time with a UTC offset, e.g. 2026-12-01T18:00:00Z', abort: true },
   )
-  .refine((v) => !Number.isNaN(Date.parse(v)) && sameCalendarDay(v), 'is not a real date and time')
+  .refine((v) => !Number.isNaN(Date.parse(v)) && sameCalendarDay(v), { message: 'is not a real date and time', abort: true })
+  .refine(fourDigitUtcYear, FOUR_DIGIT_YEAR)
   .transform((v) => new Date(v).toISOString())
   .meta({ format: 'date-time', description: 'ISO 8601 date and time with a UTC offset' });
 

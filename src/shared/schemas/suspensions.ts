@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Id, sameCalendarDay, text, Timestamp } from './common.js';
+import { FOUR_DIGIT_YEAR, fourDigitUtcYear, Id, sameCalendarDay, text, Timestamp } from './common.js';
 
 export const MAX_SUSPENSION_REASON = 1000;
 
@@ -21,7 +21,8 @@ const isoTime = z
     message: 'must be an ISO 8601 date (2026-12-31: its midnight UTC) or a time with its offset (2026-12-31T18:00:00Z)',
     abort: true,
   })
-  .refine((v) => !Number.isNaN(Date.parse(v)) && sameCalendarDay(v), 'is not a real date')
+  .refine((v) => !Number.isNaN(Date.parse(v)) && sameCalendarDay(v), { message: 'is not a real date', abort: true })
+  .refine(fourDigitUtcYear, FOUR_DIGIT_YEAR)
   .transform((v) => new Date(v).toISOString());
 
 export const SuspendUserInput = z.object({
