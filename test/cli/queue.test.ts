@@ -310,18 +310,20 @@ describe('when calls fail', () => {
     }
   });
 
-  it('the header says the list is not current while its calls fail, though the stream is still up', async () => {
+  it('the header says the list is not current while its calls fail, though the stream is still up, and offline once it ends', async () => {
     const { user, creds, ask } = await ownPage('Header Club');
-    const env = { ...envFor(server, creds), AGORA_QUEUE_REFRESH_MS: '600000' };
+    const env = { ...envFor(server, creds), AGORA_QUEUE_REFRESH_MS: '500' };
     const term = new Terminal(freshHome(server), env, { agora: ['queue'], width: 80, height: 24 });
     try {
       await term.waitFor(/agora queue · 1 waiting +● live/, 10_000);
-      // The key revoked: the stream it opened stays, every call with it is refused.
+      // The key revoked: the stream it opened stays until its next delivery, every call with it is refused.
       const key = (await call(server, 'GET', `/api_keys?user_id=${user.id}`)).body.items[0] as { id: string };
       expect((await call(server, 'DELETE', `/api_keys/${key.id}`)).status).toBe(204);
-      // A new request comes by the stream; the look it brings is refused.
-      await ask();
+      // The next timed look is refused.
       await term.waitFor(/agora queue · 1 waiting +○ not current/, 5000);
+      // A new request would come by the stream: the server ends it instead, and the screen says so.
+      await ask();
+      await term.waitFor(/agora queue · 1 waiting +○ offline/, 5000);
       await term.keys('q');
       expect(await term.exitCode()).toBe(0);
     } finally {

@@ -58,8 +58,8 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
   const [mode, setMode, modeNow] = useKeyState<Mode>('list');
   const [message, setMessage] = useState<Message>({ text: 'loading…', tone: 'plain' });
   const [live, setLive] = useState(false);
-  // The stream may stay up while the calls fail (a key revoked, a server that stopped answering): then the list
-  // on screen is not current, and the header must not say live.
+  // The stream may stay up while the calls fail (a key revoked, until the stream's next delivery ends it; a server
+  // that stopped answering): then the list on screen is not current, and the header must not say live.
   const [current, setCurrent] = useState(true);
   const [maySuspend, setMaySuspend] = useState(true);
   const [, setTick] = useState(0);
