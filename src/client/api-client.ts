@@ -22,6 +22,13 @@ export class ApiError extends Error {
 /** The server could not be reached at all, did not answer in time, or answered something that is not the API. */
 export class ConnectionError extends Error {
   override name = 'ConnectionError';
+  constructor(
+    message: string,
+    /** False when no connection was ever opened (refused, no such host): the request was not sent, nothing was done. */
+    readonly sent = true,
+  ) {
+    super(message);
+  }
 }
 
 /** Something the client watches: each call, so that a slow one can show a spinner. */
@@ -86,6 +93,8 @@ const RETRYABLE_CONNECTION = new Set([
 const MAX_RETRY_AFTER_MS = 60_000;
 /** Failures to open a connection at all: through a proxy, the proxy is what could not be reached. */
 const PROXY_UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+/** No connection was opened: the request never left. */
+const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /**
  * The typed HTTP client of the API, on undici: one keep-alive agent per client (so per run), which honours
@@ -231,9 +240,11 @@ export class ApiClient {
     const code = (error as NodeJS.ErrnoException).code ?? '';
     // An aborted request's code says less than its message (a proxy refusing CONNECT: "Proxy response (403) …").
     const why = code && code !== 'UND_ERR_ABORTED' ? code : (error as Error).message;
-    if (!this.proxy) return new ConnectionError(`Cannot reach the agora server at ${this.baseUrl} (${why})`);
+    const sent = !NEVER_SENT.has(code);
+    if (!this.proxy) return new ConnectionError(`Cannot reach the agora server at ${this.baseUrl} (${why})`, sent);
     const proxy = `the proxy ${shownProxy(this.proxy)} (${this.proxy.variable})`;
-    if (PROXY_UNREACHABLE.has(code)) return new ConnectionError(`Cannot reach ${proxy} (${why})`);
+    if (PROXY_UNREACHABLE.has(code)) return new ConnectionError(`Cannot reach ${proxy} (${why})`, sent);
+    // The proxy took the connection: whether it passed the request on is not known.
     return new ConnectionError(`Cannot reach the agora server at ${this.baseUrl} through ${proxy} (${why})`);
   }
 

@@ -279,10 +279,61 @@ describe('when calls fail', () => {
     const ask = async () => {
       const asker = await createUserWithKey(server);
       expect((await call(server, 'POST', '/page_access_requests', { as: asker.creds, body: { page_id: page.id, user_id: asker.user.id } })).status).toBe(201);
+      return asker.user;
     };
-    await ask();
-    return { user, creds, ask };
+    const asker = await ask();
+    return { user, creds, ask, asker };
   }
+
+  it("a refusal other than a settle elsewhere is said as the API says it (a suspended user's request)", async () => {
+    const { creds, asker } = await ownPage('Refusing Club');
+    const term = new Terminal(freshHome(server), envFor(server, creds), { agora: ['queue', '--yes'], width: 120, height: 24 });
+    try {
+      await term.waitFor(/agora queue · 1 waiting +● live/, 10_000);
+      expect((await call(server, 'PUT', `/users/${asker.id}/suspension`, { body: { reason: 'spam' } })).status).toBe(200);
+      await term.keys('a');
+      await term.waitFor(/This user is suspended/, 10_000);
+      expect(term.screen()).not.toMatch(/handled elsewhere/);
+      await term.keys('q');
+      expect(await term.exitCode()).toBe(0);
+    } finally {
+      term.close();
+    }
+  });
+
+  it('an action that could not be sent at all (the connection refused) says so, not that it may have gone through', async () => {
+    const net = await import('node:net');
+    const { creds } = await ownPage('Closed Club');
+    // The queue reaches the server through a relay, which then stops: open connections cut, new ones refused.
+    const sockets = new Set<import('node:net').Socket>();
+    const relay = net.createServer((socket) => {
+      const upstream = net.connect(Number(new URL(server.url).port), '127.0.0.1');
+      for (const end of [socket, upstream]) {
+        sockets.add(end);
+        end.on('error', () => {});
+        end.on('close', () => (socket.destroy(), upstream.destroy()));
+      }
+      socket.pipe(upstream).pipe(socket);
+    });
+    await new Promise<void>((ok) => relay.listen(0, '127.0.0.1', ok));
+    const env = { ...envFor(server, creds), AGORA_URL: `http://127.0.0.1:${(relay.address() as { port: number }).port}` };
+    const term = new Terminal(freshHome(server), env, { agora: ['queue', '--yes'], width: 120, height: 24 });
+    try {
+      await term.waitFor(/agora queue · 1 waiting +● live/, 10_000);
+      const closed = new Promise<void>((ok) => relay.close(() => ok()));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+      await term.waitFor(/○ offline/, 10_000);
+      await term.keys('a');
+      await term.waitFor(/Cannot reach the agora server at \S+ \(ECONNREFUSED\)/, 10_000);
+      expect(term.screen()).not.toMatch(/not known whether it went through/);
+      await term.keys('q');
+      expect(await term.exitCode()).toBe(0);
+    } finally {
+      term.close();
+      relay.close();
+    }
+  });
 
   it('an action the server never answers says it is not known whether it went through, until its item leaves the queue', async () => {
     const { creds } = await ownPage('Frozen Club');

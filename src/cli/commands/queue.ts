@@ -7,6 +7,9 @@ import { examples, paginationOptions, showList, withContext, type PageOptions } 
 import type { Column } from '../output.js';
 import { reportedThing } from '../queue/items.js';
 
+/** What the API answers an act on an item someone else settled (or withdrew) first. */
+const SETTLED_ELSEWHERE = new Set(['not_found', 'conflict', 'already_accepted', 'already_refused', 'already_member']);
+
 /** A report's `user` is its first reporter; `reports` and `about` (what is reported) are a report's only. */
 export const QUEUE_COLUMNS: Column<ModerationItem>[] = [
   { header: 'kind', value: (i) => i.kind },
@@ -96,9 +99,10 @@ export function registerQueueCommand(program: Command): void {
           color: out.color,
           refreshMs: Number(process.env.AGORA_QUEUE_REFRESH_MS) || REFRESH_MS,
           describeError: (error) => {
-            const e = error as { name?: string; status?: number; message?: string };
-            // Someone else settled it first: the queue is simply out of date.
-            if (e.name === 'ApiError' && (e.status === 404 || e.status === 409)) return `already handled elsewhere: ${e.message}`;
+            const e = error as { name?: string; code?: string; message?: string };
+            // Someone else settled it first: the queue is simply out of date. Other refusals (the user is suspended)
+            // are said as the API says them.
+            if (e.name === 'ApiError' && SETTLED_ELSEWHERE.has(e.code ?? '')) return `already handled elsewhere: ${e.message}`;
             return String(e.message ?? error);
           },
           onLeaving: (line) => leaving.push(line),

@@ -175,7 +175,8 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
       if (refused) setMaySuspend(false);
       // No answer: the server may have done it all the same (the next look tells); a moderator must not take it
       // for a refusal and press the key again on whatever is then selected.
-      const unknown = (error as { name?: string } | null)?.name === 'ConnectionError';
+      // Sent, unanswered: it may have been done. A request that never left (the server refused the connection) was not.
+      const unknown = (error as { name?: string } | null)?.name === 'ConnectionError' && (error as { sent?: boolean }).sent !== false;
       const text = refused ? ADMINS_SUSPEND : unknown ? `${outcome(verb, item)}? no answer: not known whether it went through` : options.describeError(error);
       const message: Message = { text, tone: 'bad' };
       setMessage(message);
