@@ -70,6 +70,21 @@ export const ID_LISTS = {
   },
 } satisfies Record<string, IdList>;
 
+/**
+ * Comments and likes are listed under what they belong to, not on their own, so no prefix of theirs can be looked
+ * up: their ids are taken whole (and tables never shorten them). Anything else is a usage error saying where the
+ * whole id is found.
+ */
+export function wholeIds(label: 'comment' | 'like', refs: string[]): string[] {
+  for (const ref of refs.map((r) => r.trim()))
+    if (!ID.test(ref))
+      throw new UsageError(
+        `${ref} is not a ${label}'s whole id (32 characters): ${label}s are not listed on their own, so only whole ids are taken ` +
+          `(${label === 'comment' ? '`agora statuses comments <status>`' : 'the answer of `agora likes create`'} shows them)`,
+      );
+  return refs.map((r) => r.trim());
+}
+
 /** A record that a name was looked for but none matched: a failure of the lookup, exit 1 like a 404. */
 export class NameNotFoundError extends Error {
   override name = 'NameNotFoundError';

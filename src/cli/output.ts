@@ -9,8 +9,11 @@ export interface Column<T> {
   value?: (row: T) => unknown;
   /** The cell is the name of the record this id points to (a user's nickname, a page's name), else the id. */
   name?: [NameKind, (row: T) => string | null | undefined];
-  /** An id: shortened to a unique prefix in a table that would not fit otherwise. */
-  id?: boolean;
+  /**
+   * An id: shortened to a unique prefix in a table that would not fit otherwise; `whole` for ids the CLI takes only
+   * whole (comments), kept as they are.
+   */
+  id?: boolean | 'whole';
 }
 
 /** A page of a list, or the whole of it (`--all`, `--limit`). */
@@ -205,11 +208,14 @@ export class Output {
     // say neither the day nor the hour, so a column of times is firm, as one of ids is: the text beside it gives way.
     const times = columns.map((_, i) => rows.some((r) => ISO_TIME.test(r[i]!)) && rows.every((r) => r[i] === '-' || ISO_TIME.test(r[i]!)));
     rows = rows.map((r) => r.map((cell) => (ISO_TIME.test(cell) ? `${cell.slice(0, 10)} ${cell.slice(11, 16)}Z` : cell)));
-    columns.forEach((c, i) => {
-      if (!c.id) return;
-      const short = uniquePrefixes(rows.map((r) => r[i]!));
-      rows = rows.map((r, k) => r.map((cell, j) => (j === i ? short[k]! : cell)));
-    });
+    // Ids as long as the terminal allows, from whole down to their shortest prefix unique among the rows shown: the
+    // longer, the likelier a prefix is unique among all the records it is looked up in when given back.
+    const shortest = columns.map((c, i) => (c.id === true ? (uniquePrefixes(rows.map((r) => r[i]!))[0]?.length ?? 0) : undefined));
+    const cutTo = (length: number) =>
+      rows.map((r) => r.map((cell, j) => (shortest[j] === undefined || cell === '-' ? cell : cell.slice(0, Math.max(length, shortest[j]!)))));
+    let length = 32;
+    while (length > 0 && tableModule!.naturalWidth(head, cutTo(length)) > this.width) length--;
+    rows = cutTo(length);
     const firm = columns.map((c, i) => !!c.id || times[i]!);
     const kept = columnsThatFit(head, rows, this.width, firm);
     const pick = <V>(values: V[]) => kept.map((i) => values[i]!);

@@ -90,4 +90,36 @@ describe('short ids', () => {
     expect(nothing.stdout).toBe('');
     expect(nothing.stderr).toBe(`error: No notification of this user has the id ${'f'.repeat(32)}: nothing marked seen\n`);
   });
+
+  it("a table's ids are as long as the terminal allows; comments are taken only whole (they are listed under their status), and said so", async () => {
+    const { runCliTty } = await import('../helpers/cli.js');
+    const { stripAnsi, withoutSpinner } = await import('./support.js');
+    const author = await createUserWithKey(server);
+    const status = (await call(server, 'POST', '/statuses', { as: author.creds, body: { user_id: author.user.id, content: 'ask me' } })).body as { id: string };
+    // A comment by the status's prefix, as tables show it.
+    const made = await agora(['comments', 'create', '--status', status.id.slice(0, 20), '--content', 'first', '--json'], author.creds);
+    expect(made.code, made.stderr).toBe(0);
+    const comment = JSON.parse(made.stdout) as { id: string; status_id: string };
+    expect(comment.status_id).toBe(status.id);
+    await agora(['comments', 'create', '--status', status.id, '--content', 'second'], author.creds);
+    const run = await runCliTty(['statuses', 'comments', status.id], { home: server.dir, env: envFor(server, author.creds), columns: 100 });
+    expect(run.code, run.stdout).toBe(0);
+    const rows = stripAnsi(withoutSpinner(run.stdout)).replace(/\r/g, '').split('\n').filter((l) => l.startsWith('│')).slice(1);
+    const cells = rows.map((l) => l.split('│').map((c) => c.trim()));
+    // The comments' ids whole, the status's as long as the width leaves (more than the 8 its two rows would need).
+    expect(cells.map((c) => c[1])).toContain(comment.id);
+    for (const c of cells) {
+      expect(status.id.startsWith(c[2]!), c[2]).toBe(true);
+      expect(c[2]!.length).toBeGreaterThan(12);
+    }
+    for (const args of [['comments', 'delete', comment.id.slice(0, 12), '--yes'], ['likes', 'create', '--comment', comment.id.slice(0, 12)]]) {
+      const refused = await agora(args, author.creds);
+      expect(refused.code, args.join(' ')).toBe(2);
+      expect(refused.stderr).toBe(
+        `error: ${comment.id.slice(0, 12)} is not a comment's whole id (32 characters): comments are not listed on their own, so only whole ids are taken (\`agora statuses comments <status>\` shows them)\n`,
+      );
+    }
+    const deleted = await agora(['comments', 'delete', comment.id, '--yes'], author.creds);
+    expect(deleted.code, deleted.stderr).toBe(0);
+  });
 });

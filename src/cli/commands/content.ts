@@ -21,7 +21,7 @@ export const STATUS_COLUMNS: Column<Status>[] = [
 const STATUS_VIEW: RecordView<Status> = { names: { page_id: ['page', 'page'], event_id: ['event', 'event'] } };
 
 const COMMENT_COLUMNS: Column<Comment>[] = [
-  { header: 'id', value: (c) => c.id, id: true },
+  { header: 'id', value: (c) => c.id, id: 'whole' },
   { header: 'status', value: (c) => c.status_id, id: true },
   { header: 'author', value: (c) => c.user.nickname },
   { header: 'content', value: (c) => c.content },
@@ -105,6 +105,9 @@ export function registerContentCommands(program: Command): void {
       );
       const body = { user_id: o.user ?? 'me', status_id: values.status, content: values.content };
       await validateBody(CreateCommentInput, body, { user_id: '--user', status_id: '--status' });
+      // A status's shortened id, as tables show it, is taken as everywhere.
+      const { ID_LISTS } = await import('../names.js');
+      [body.status_id] = await names.fullIds(ID_LISTS.status, [values.status!]);
       body.user_id = await userOrMe(client, names, o.user);
       await out.record(await client.post<Comment>('/comments', body));
     }),
@@ -124,6 +127,9 @@ export function registerContentCommands(program: Command): void {
       const { CreateLikeInput } = await import('../../shared/schemas/content.js');
       const body = { user_id: o.user ?? 'me', status_id: o.status, comment_id: o.comment };
       await validateBody(CreateLikeInput, body, { user_id: '--user', status_id: '--status or --comment' });
+      const { ID_LISTS, wholeIds } = await import('../names.js');
+      if (o.status) [body.status_id] = await names.fullIds(ID_LISTS.status, [o.status]);
+      if (o.comment) [body.comment_id] = wholeIds('comment', [o.comment]);
       body.user_id = await userOrMe(client, names, o.user);
       await out.record(await client.post<Like>('/likes', body), LIKE_VIEW);
     }),

@@ -88,9 +88,9 @@ function registerContentModeration(program: Command, statuses: Command): void {
     ).action(
       withContext<{ yes?: boolean; reason?: string }>(async (ctx, o, args) => {
         // A status's shortened id (as tables show it) is resolved among the statuses the caller may see, all at once.
-        const { ID_LISTS } = await import('../names.js');
+        const { ID_LISTS, wholeIds } = await import('../names.js');
         const refs = await idsFrom(args);
-        const ids = kind === 'statuses' ? await ctx.names.fullIds(ID_LISTS.status, refs) : refs;
+        const ids = kind === 'statuses' ? await ctx.names.fullIds(ID_LISTS.status, refs) : wholeIds('comment', refs);
         await eachRecord(ctx, ids, (id) => `${kind === 'statuses' ? 'Status' : 'Comment'} ${id}`, (id) => removal(ctx, kind, id, o));
       }),
     );
@@ -105,7 +105,8 @@ function registerContentModeration(program: Command, statuses: Command): void {
   ).action(
     withContext<{ yes?: boolean }>(async (ctx, o, args) => {
       const [{ seg }, { confirmOrStop }] = await Promise.all([import('../../client/api-client.js'), import('../confirm.js')]);
-      await eachRecord(ctx, await idsFrom(args), (id) => `Like ${id}`, async (id) => {
+      const { wholeIds } = await import('../names.js');
+      await eachRecord(ctx, wholeIds('like', await idsFrom(args)), (id) => `Like ${id}`, async (id) => {
         await confirmOrStop(`Take back like ${id}?`, o.yes);
         await ctx.client.delete(`/likes/${seg(id)}`);
         ctx.out.done(`Like ${id} taken back`, doneRecord(id, 'deleted'));
