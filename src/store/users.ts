@@ -99,7 +99,8 @@ export function usersRepo(db: Kysely<Database>) {
     /** `role` is a permission set id here: the domain resolves a name first. */
     async list(filter: UserFilter, page: Pagination): Promise<Listed<UserWithRole>> {
       let q = db.selectFrom('users');
-      if (filter.nickname !== undefined) q = q.where('users.nickname', '=', filter.nickname);
+      // As nicknames are unique: whatever the case (`LINUS` finds linus).
+      if (filter.nickname !== undefined) q = q.where('users.nickname_key', '=', nicknameKey(filter.nickname));
       if (filter.role !== undefined) q = q.where('users.permission_set_id', '=', filter.role);
       // A nickname names one user at most: its unique index answers.
       const total = filter.nickname !== undefined ? counted(q) : kept([counterKey('users', [filter.role])]);

@@ -22,6 +22,11 @@ describe('list filters by the names people type', () => {
     expect((await t.call('GET', `/events?slug=${event.slug}`)).body.items.map((e: { id: string }) => e.id)).toEqual([event.id]);
     const configs = (await t.call('GET', '/page_configurations?name=Community')).body;
     expect(configs).toEqual({ items: [config], total_items: 1 });
+    // A nickname whatever its case, as nicknames are unique ignoring it.
+    const ada = await t.member();
+    for (const nickname of [ada.user.nickname, ada.user.nickname.toUpperCase()])
+      expect((await t.call('GET', `/users?nickname=${encodeURIComponent(nickname)}`)).body.items.map((u: { id: string }) => u.id)).toEqual([ada.user.id]);
+    expect((await t.call('GET', `/users?nickname=${ada.user.nickname.slice(0, -1)}`)).body.total_items).toBe(0);
     const roles = (await t.call('GET', '/permission_sets?name=members')).body;
     expect(roles.items.map((r: { name: string }) => r.name)).toEqual(['Members']);
     expect(roles.total_items).toBe(1);
