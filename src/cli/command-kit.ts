@@ -147,6 +147,8 @@ export async function eachRecord<T extends string>(
   act: (item: T) => Promise<void>,
   { adminsOnly = false } = {},
 ): Promise<void> {
+  // A record named twice (`a a`, or an id and its prefix) is acted on once, not refused the second time.
+  items = [...new Set(items)];
   const { sayOnStderr } = await import('./safe-text.js');
   const say = (line: string) => sayOnStderr(line, ctx.out.json);
   let done = 0;

@@ -230,4 +230,27 @@ describe('agora reports, statuses delete, users suspend', () => {
     ]);
     for (const id of statuses) expect((await call(server, 'GET', `/statuses/${id}`, { as: reader.creds })).status).toBe(404);
   });
+
+  it('takes enum flags in any case, checks --comment and --reason with none before sending, and acts once on an id named twice', async () => {
+    const { poster, reader, owner, post } = await postingPage(server, 'Casing Club');
+    const [first, second] = [await post('any case'), await post('twice')];
+    const long = await run(['reports', 'create', '--target-type', 'status', '--target-id', first, '--reason', 'Spam', '--comment', 'x'.repeat(1001)], reader.creds);
+    expect([long.code, long.stderr]).toEqual([2, 'error: --comment must be at most 1000 characters\n']);
+    const made = await run(['reports', 'create', '--target-type', 'STATUS', '--target-id', first, '--reason', 'Spam', '--json'], reader.creds);
+    expect(made.code, made.stderr).toBe(0);
+    const report = JSON.parse(made.stdout) as { id: string; reason: string };
+    expect(report.reason).toBe('spam');
+    const listed = await run(['reports', 'list', '--state', 'Open', '--fields', 'id'], owner.creds);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(tsvRows(listed.stdout).map((r) => r[0])).toContain(report.id);
+    const noReason = await run(['reports', 'resolve', report.id, '--action', 'None', '--reason', 'whatever'], owner.creds);
+    expect([noReason.code, noReason.stderr]).toEqual([2, 'error: --reason is for --action remove or suspend: none keeps no reason\n']);
+    const resolved = await run(['reports', 'resolve', report.id, '--action', 'Remove', '--json'], owner.creds);
+    expect(resolved.code, resolved.stderr).toBe(0);
+    expect(JSON.parse(resolved.stdout)).toMatchObject({ state: 'resolved', resolution: 'removed' });
+    // The same status twice, by its id and by its prefix: removed once, and the run a success.
+    const twice = await run(['statuses', 'delete', second, second.slice(0, 20), '--yes'], poster.creds);
+    expect(twice.code, twice.stderr).toBe(0);
+    expect(twice.stderr).toBe('');
+  });
 });

@@ -39,7 +39,7 @@ export function registerReportCommands(program: Command): void {
       .description('report a status, a comment or a user you can see (missing values are asked for on a terminal)')
       .addOption(new Option('--target-type <type>', 'what is reported (required)').choices(REPORT_TARGET_TYPES).argParser(anyCase(REPORT_TARGET_TYPES)))
       .option('--target-id <id>', 'what is reported (required; a user: id or nickname; a status: its id or a prefix of it)')
-      .addOption(new Option('--reason <reason>', 'why (required)').choices(REPORT_REASONS))
+      .addOption(new Option('--reason <reason>', 'why (required)').choices(REPORT_REASONS).argParser(anyCase(REPORT_REASONS)))
       .option('--comment <text>', 'what moderators should know (at most 1,000 characters)'),
     'agora reports create --target-type Status --target-id 3f2a… --reason spam',
     'agora reports create        # on a terminal: asks what is reported and why',
@@ -52,6 +52,8 @@ export function registerReportCommands(program: Command): void {
         import('../../shared/schemas/reports.js'),
         import('../../client/api-client.js'),
       ]);
+      // A comment given as a flag is checked before anything is asked or sent, as an answer typed would be.
+      if (o.comment !== undefined) await validateBody(CreateReportInput.pick({ comment: true }), { comment: o.comment }, { comment: '--comment' });
       // On a terminal the target is looked up as soon as it is typed: a mistyped nickname is asked again at once.
       const targets = new Map<string, Promise<string>>();
       const target = (type: string | undefined, ref: string) => {
@@ -98,7 +100,7 @@ export function registerReportCommands(program: Command): void {
       reports
         .command('list')
         .description('reports oldest first: yours, those on your pages, or all (Admins)')
-        .addOption(new Option('--state <state>', 'only reports in this state').choices(REPORT_STATES))
+        .addOption(new Option('--state <state>', 'only reports in this state').choices(REPORT_STATES).argParser(anyCase(REPORT_STATES)))
         .addOption(new Option('--target-type <type>', 'only reports on this kind of thing').choices(REPORT_TARGET_TYPES).argParser(anyCase(REPORT_TARGET_TYPES)))
         .option('--target-id <id>', 'reports on this target (a user: id or nickname)'),
     ),
@@ -127,9 +129,7 @@ export function registerReportCommands(program: Command): void {
       )
       .argument('<id...>', 'report ids, or - to read them from standard input')
       .addOption(
-        new Option('--action <action>', 'remove: take the content down; suspend: the user reported or the author (Admins); none: agree, do nothing here (asked for on a terminal)').choices(
-          REPORT_ACTIONS,
-        ),
+        new Option('--action <action>', 'remove: take the content down; suspend: the user reported or the author (Admins); none: agree, do nothing here (asked for on a terminal)').choices(REPORT_ACTIONS).argParser(anyCase(REPORT_ACTIONS)),
       )
       .option('--reason <text>', 'the suspension reason (required to suspend), or the removal reason')
       .option('--until <date>', 'when a suspension ends by itself (ISO 8601); default: until lifted')
@@ -154,6 +154,8 @@ export function registerReportCommands(program: Command): void {
       }
       const { action } = await askMissing({ action: o.action }, { action: { flag: '--action', message: `What is done about ${about}`, choices: [...REPORT_ACTIONS] } });
       if (o.until !== undefined && action !== 'suspend') throw new UsageError('--until is for --action suspend only');
+      // Nothing keeps a reason for `none`: said, not dropped.
+      if (o.reason !== undefined && action === 'none') throw new UsageError('--reason is for --action remove or suspend: none keeps no reason');
       const { reason } =
         action === 'suspend'
           ? await askMissing({ reason: o.reason }, { reason: { flag: '--reason', message: 'Why they are suspended (told to them)', check: fieldCheck(SuspendUserInput.shape.reason) } })
