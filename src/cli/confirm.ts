@@ -7,10 +7,28 @@ export class DeclinedError extends Error {
 
 /**
  * Asks before a destructive step when a person is at the terminal; `--yes` (or no terminal at all, as in
- * scripts) goes ahead. The question names the record (`Refuse linus's request to join Book Circle?`).
+ * scripts) goes ahead. The question names the record (`Refuse linus's request to join Book Circle?`). Ids piped
+ * in while a person watches (`… --fields id | agora reports resolve - --action remove` typed at a prompt) are
+ * asked about on the terminal itself (`/dev/tty`), as git and ssh ask: standard input holds the ids.
  */
 export async function confirmOrStop(message: string, yes: boolean | undefined): Promise<void> {
-  if (yes || !process.stdin.isTTY || !process.stdout.isTTY) return;
-  const [prompts, { confirmStrict }] = await Promise.all([import('@inquirer/prompts'), import('./prompts.js')]);
-  if (!(await confirmStrict(prompts, visible(message)))) throw new DeclinedError('declined');
+  if (yes || !process.stdout.isTTY) return;
+  const input = process.stdin.isTTY ? undefined : await theTerminal();
+  if (!process.stdin.isTTY && !input) return;
+  try {
+    const [prompts, { confirmStrict }] = await Promise.all([import('@inquirer/prompts'), import('./prompts.js')]);
+    if (!(await confirmStrict(prompts, visible(message), false, input && { input, output: process.stdout }))) throw new DeclinedError('declined');
+  } finally {
+    input?.destroy();
+  }
+}
+
+/** The controlling terminal to read an answer from, when standard input is a pipe; none without one (a service). */
+async function theTerminal(): Promise<import('node:tty').ReadStream | undefined> {
+  const [{ openSync }, { ReadStream }] = await Promise.all([import('node:fs'), import('node:tty')]);
+  try {
+    return new ReadStream(openSync('/dev/tty', 'r'));
+  } catch {
+    return undefined;
+  }
 }

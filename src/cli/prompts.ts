@@ -90,11 +90,20 @@ export async function askMissing<V extends Record<string, unknown>>(values: V, q
  * A yes/no question that takes only a whole word: `y`, `yes`, `n`, `no` (any case); `yy` or `yes please` are
  * asked again rather than read as yes (inquirer's confirm takes any answer starting with y).
  */
-export async function confirmStrict(prompts: typeof import('@inquirer/prompts'), message: string, byDefault = false): Promise<boolean> {
-  const answer = await prompts.input({
-    message: `${message} (${byDefault ? 'Y/n' : 'y/N'})`,
-    validate: (value) => (/^(y|yes|n|no)?$/i.test(value.trim()) ? true : 'answer y or n'),
-  });
+export async function confirmStrict(
+  prompts: typeof import('@inquirer/prompts'),
+  message: string,
+  byDefault = false,
+  /** Where to ask, when not on standard input and output (the terminal itself, standard input being a pipe). */
+  on?: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream },
+): Promise<boolean> {
+  const answer = await prompts.input(
+    {
+      message: `${message} (${byDefault ? 'Y/n' : 'y/N'})`,
+      validate: (value) => (/^(y|yes|n|no)?$/i.test(value.trim()) ? true : 'answer y or n'),
+    },
+    on,
+  );
   const word = answer.trim().toLowerCase();
   return word === '' ? byDefault : word.startsWith('y');
 }

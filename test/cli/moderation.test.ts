@@ -253,4 +253,27 @@ describe('agora reports, statuses delete, users suspend', () => {
     expect(twice.code, twice.stderr).toBe(0);
     expect(twice.stderr).toBe('');
   });
+
+  it('asks on the terminal itself before removing ids piped in while a person watches (scripts without a terminal are not asked)', async () => {
+    const { Terminal } = await import('../helpers/tmux.js');
+    const { BIN } = await import('../helpers/server.js');
+    const { poster, post } = await postingPage(server, 'Piped Club');
+    const [kept, removed] = [await post('kept after no'), await post('removed after yes')];
+    const term = new Terminal(server.dir, envFor(server, poster.creds), { width: 160, height: 30 });
+    try {
+      const line = (id: string, marker: string) => `echo ${id} | ${process.execPath} ${BIN} statuses delete -; echo ${marker}=$?`;
+      term.type(line(kept, 'first'));
+      await term.waitFor(/Remove \w+'s status "kept after no"\? \(y\/N\)/);
+      term.type('n');
+      await term.waitFor(/first=0/);
+      term.type(line(removed, 'second'));
+      await term.waitFor(/Remove \w+'s status "removed after yes"\? \(y\/N\)/);
+      term.type('y');
+      await term.waitFor(/second=0/);
+    } finally {
+      term.close();
+    }
+    expect((await call(server, 'GET', `/statuses/${kept}`, { as: poster.creds })).status).toBe(200);
+    expect((await call(server, 'GET', `/statuses/${removed}`, { as: poster.creds })).status).toBe(404);
+  });
 });
