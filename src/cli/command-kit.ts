@@ -129,7 +129,7 @@ export class PartlyDoneError extends Error {
 
 /** A refusal that would be the same for every record of the run: the key, the caller's account, the rate. */
 const stopsTheRun = (error: { status: number; code: string }) =>
-  credentialsRefused(error) || error.status === 429 || error.status >= 500 || error.code === 'account_suspended';
+  credentialsRefused(error) || error.status === 429 || error.status >= 500;
 
 /**
  * Acts on each of several records in turn (ids given, or `-` from a pipe). Each done is said on stdout by `act`

@@ -4,8 +4,12 @@ export const ExitCode = { ok: 0, failure: 1, usage: 2, auth: 4 } as const;
 /** How an API error reads on a terminal, after `error: `: the server's message, its code and the HTTP status. */
 export const apiErrorText = (e: { message: string; code: string; status: number }): string => `${e.message} (${e.code}, HTTP ${e.status})`;
 
-/** A refusal of the caller's credentials: the key refused, or a role that may not use the API (exit 4). */
-export const credentialsRefused = (e: { status: number; code: string }): boolean => e.status === 401 || e.code === 'api_access_denied';
+/**
+ * A refusal of the caller's credentials: the key refused, a role that may not use the API, or a suspended account
+ * (exit 4): whatever the command, the key does not get in, and a script can tell that from a failure of its own.
+ */
+export const credentialsRefused = (e: { status: number; code: string }): boolean =>
+  e.status === 401 || e.code === 'api_access_denied' || e.code === 'account_suspended';
 
 /** A mistake in how the command was called: exit 2. */
 export class UsageError extends Error {
