@@ -140,6 +140,15 @@ export async function deleteLike(deps: Deps, caller: Caller, id: string): Promis
       if (!(await liked)?.readable) throw notFound('Like');
       throw forbidden('Only the user who liked (or an Admin) may take the like back');
     }
-    await tx.removals.unlike(like);
+    if (!(await tx.removals.unlike(like))) throw notFound('Like');
+    // An Admin taking back another's like is a moderator's act: audited, naming whose it was.
+    if (like.user_id !== caller.user.id) {
+      const liker = await tx.users.getById(like.user_id);
+      await recordAudit(tx, nowIso(deps), caller, {
+        action: 'like.remove',
+        target_id: like.id,
+        summary: `took back ${liker ? `${liker.nickname}'s` : 'a'} like of the ${like.target_type === 'Comment' ? 'comment' : 'status'} ${like.target_id}`,
+      });
+    }
   });
 }

@@ -187,5 +187,18 @@ describe('DELETE /likes/{id}', () => {
     expect((await t.call('DELETE', `/likes/${l.id}`, { as: outsider.creds })).status).toBe(404);
     expect((await t.call('DELETE', `/likes/${l.id}`, { as: owner.creds })).status).toBe(403);
     expect((await t.call('DELETE', `/likes/${l.id}`, { as: liker.creds })).status).toBe(204);
+    // The liker's own unlike is no moderator's act: not audited.
+    expect((await t.call('GET', `/audit_log?action=like.remove&target_id=${l.id}`)).body.total_items).toBe(0);
+  });
+
+  it("audits an Admin's taking back another's like, naming whose it was", async () => {
+    const [author, liker] = [await t.member(), await t.member()];
+    const s = await post(author);
+    const l = await like(liker, { status_id: s.id });
+    expect((await t.call('DELETE', `/likes/${l.id}`)).status).toBe(204);
+    const entries = (await t.call('GET', `/audit_log?action=like.remove&target_id=${l.id}`)).body.items;
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ actor_id: t.admin.id, target_type: 'like', summary: `took back ${liker.user.nickname}'s like of the status ${s.id}` });
+    expect((await t.call('DELETE', `/likes/${l.id}`)).status).toBe(404);
   });
 });

@@ -21,6 +21,7 @@ export const AUDIT_ACTIONS = [
   'api_key.revoke',
   'status.remove',
   'comment.remove',
+  'like.remove',
   'user.suspend',
   'user.unsuspend',
   'report.resolve',
