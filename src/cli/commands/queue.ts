@@ -38,8 +38,12 @@ export function registerQueueCommand(program: Command): void {
   )
     .addHelpText(
       'after',
-      '\nKeys (on a terminal): ↑↓ or j/k move, ⏎ details, a accept and r refuse a request or invite, d remove the reported\n' +
-        'content, s suspend (Admins; asks a reason), x dismiss reports, q quit (after the actions under way), Ctrl-C stop.\n',
+      '\nKeys (on a terminal):\n' +
+        '  ↑↓ or j/k  move                  ⏎  details\n' +
+        '  a  accept a request or invite    r  refuse it\n' +
+        '  d  remove the reported content   s  suspend the author or user (Admins)\n' +
+        '  x  dismiss the reports           q  quit, after the actions under way\n' +
+        '  Ctrl-C  stop at once\n',
     )
     .action(
     withContext<PageOptions & { yes?: boolean }>(async (ctx, o) => {

@@ -337,7 +337,7 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
       { flexDirection: 'column', height: bodyRows + 1 },
       row('head', ' ', ['KIND', 'PAGE', 'WHO', 'WAIT'], { bold: true, dimColor: c }),
       ...(items.length === 0 && message.text !== 'loading…'
-        ? [h(Text, { key: 'empty', wrap: 'truncate-end' }, '  Nothing waiting. Requests to join and invites of the pages you administer, and the reports you may settle, appear here as they come.')]
+        ? [h(Text, { key: 'empty', wrap: 'wrap' }, '  Nothing waiting. Requests to join and invites of the pages you administer, and the reports you may settle, appear here as they come.')]
         : shown.map((item) =>
             row(
               item.id,
