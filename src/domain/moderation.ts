@@ -3,6 +3,7 @@ import type { ModerationItem, ModerationQueueQuery, ReportItem } from '../shared
 import type { ModerationItemRow } from '../store/moderation.js';
 import { type Caller, type Deps } from './context.js';
 import { loadEmbeds } from './records.js';
+import { excerptHidden } from './report-settlement.js';
 
 /**
  * The moderation queue: the waiting access requests and invites of every page the caller administers (every
@@ -32,7 +33,7 @@ export async function listModerationQueue(
     const page = r.page_id ? embeds.pages.get(r.page_id) : undefined;
     // Users and pages are never deleted, and come in the list's own statement: a guard, not a case that happens.
     if (!user) continue;
-    if (r.kind === 'report') items.push(reportItem(r, user, page ?? null, embeds.users));
+    if (r.kind === 'report') items.push(reportItem(r, user, page ?? null, embeds.users, caller));
     else if (page) items.push({ kind: r.kind as 'page_access_request' | 'invite', id: r.id, page, user, created_at: r.created_at });
   }
   return listResult(items, listed);
@@ -43,16 +44,18 @@ function reportItem(
   user: ReportItem['user'],
   page: ReportItem['page'],
   users: Map<string, ReportItem['user']>,
+  caller: Caller,
 ): ReportItem {
   const type = r.target_type as ReportItem['target']['type'];
+  const author = users.get(r.target_user_id!);
   return {
     kind: 'report',
     id: r.id,
     target: {
       type,
       id: r.target_id!,
-      excerpt: type === 'User' ? null : r.excerpt,
-      user: users.get(r.target_user_id!) ?? null,
+      excerpt: type === 'User' || excerptHidden(caller, author) ? null : r.excerpt,
+      user: author ?? null,
     },
     page,
     user,

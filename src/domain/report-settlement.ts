@@ -16,8 +16,8 @@ import { recordWebhookEvent } from './webhooks.js';
 export type ReportTarget = { type: Report['target_type']; id: string };
 
 export async function toReportRecords(store: Store, caller: Caller, rows: ReportListed[], now: Date): Promise<Report[]> {
-  const reported = rows.map((r) => (r.target_type === 'User' ? r.target_id : null));
-  const { users } = await loadEmbeds(store, caller, reported, [], now, { users: rows.map((r) => r.target) });
+  // The user reported, or the content's author: whose suspension hides the excerpt from all but Admins.
+  const { users } = await loadEmbeds(store, caller, rows.map((r) => r.target_user_id), [], now, { users: rows.map((r) => r.target) });
   return rows.map((r) => {
     const user = r.target_type === 'User' ? users.get(r.target_id) : undefined;
     return {
@@ -35,12 +35,18 @@ export async function toReportRecords(store: Store, caller: Caller, rows: Report
       target: {
         type: r.target_type as Report['target_type'],
         id: r.target_id,
-        excerpt: r.target_type === 'User' ? null : r.excerpt,
+        excerpt: r.target_type === 'User' || excerptHidden(caller, users.get(r.target_user_id)) ? null : r.excerpt,
         user: user ?? null,
       },
     };
   });
 }
+
+/**
+ * A report keeps an excerpt of the content as reported; while its author is suspended, their content is hidden from
+ * all but Admins (docs/api.md), and so is the excerpt: the report and the queue item still say who and why.
+ */
+export const excerptHidden = (caller: Caller, author: { suspension?: unknown } | undefined): boolean => !caller.isAdmin && !!author?.suspension;
 
 const RESOLUTION = { remove: 'removed', suspend: 'suspended', none: 'none' } as const;
 

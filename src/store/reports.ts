@@ -9,9 +9,9 @@ import { reportVisibleTo, type Viewer } from './visibility.js';
 
 /** The page's creator is the store's own (written from the page on insert): the domain neither writes nor reads it. */
 export type ReportRow = Omit<Selectable<ReportTable>, 'page_owner_id'>;
-/** A report as its list reads it: with the user it reports, when it reports one (ids are unique across tables). */
+/** A report as its list reads it: with the user it reports, or the reported content's author (`target_user_id`). */
 export type ReportListed = ReportRow & { target?: UserWithRole };
-const withReportedUser: Embeds = (q, rows) => embedUser(q, `${rows}.target_id`, 'target');
+const withReportedUser: Embeds = (q, rows) => embedUser(q, `${rows}.target_user_id`, 'target');
 
 export interface ReportFilter {
   state?: string;

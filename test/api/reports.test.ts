@@ -369,6 +369,23 @@ describe('the limits of reporting and settling', () => {
     }
   });
 
+  it("hides a suspended author's words in the excerpt from all but Admins (reports and the queue), while it lasts", async () => {
+    const { owner, r1, spammer, status } = await scene();
+    const a = await reportOn(r1, 'Status', status.id);
+    const excerpts = async (as?: Credentials) => {
+      const listed = (await t.call('GET', `/reports?target_id=${status.id}`, { as })).body.items as { target: { excerpt: string | null } }[];
+      const one = (await t.call('GET', `/reports/${a.id}`, { as })).body as { target: { excerpt: string | null } };
+      const queue = (await t.call('GET', '/moderation_queue?per_page=100', { as })).body.items as { id: string; target?: { excerpt: string | null } }[];
+      return [listed[0]!.target.excerpt, one.target.excerpt, queue.find((i) => i.id === a.id)!.target!.excerpt];
+    };
+    expect(await excerpts(owner.creds)).toEqual(Array(3).fill('cheap pills here'));
+    expect((await t.call('PUT', `/users/${spammer.user.id}/suspension`, { body: { reason: 'spam' } })).status).toBe(200);
+    expect(await excerpts(owner.creds)).toEqual([null, null, null]);
+    expect(await excerpts(undefined)).toEqual(Array(3).fill('cheap pills here'));
+    expect((await t.call('DELETE', `/users/${spammer.user.id}/suspension`)).status).toBe(200);
+    expect(await excerpts(owner.creds)).toEqual(Array(3).fill('cheap pills here'));
+  });
+
   it('refuses a body sent to dismiss (a resolve meant for another verb): 422 naming its fields, nothing settled', async () => {
     const { r1, status } = await scene();
     const a = await reportOn(r1, 'Status', status.id);

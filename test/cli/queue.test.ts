@@ -40,7 +40,7 @@ describe('without a terminal', () => {
     await call(server, 'PUT', `/page_access_requests/${asked.id}/refuse`, { as: owner.creds });
     // The screen's keys are in its help, not only in the README.
     const help = await runCli(['queue', '--help'], { home: server.dir, env });
-    expect(help.stdout).toMatch(/Keys \(on a terminal\):\n  ↑↓ or j\/k  move +⏎  details\n  a  accept a request or invite +r  refuse it\n/);
+    expect(help.stdout).toMatch(/Keys \(on a terminal\):\n {2}↑↓ or j\/k {2}move +⏎ {2}details\n {2}a {2}accept a request or invite +r {2}refuse it\n/);
     // Every line of it fits 80 columns, so that no terminal cuts a key from what it does.
     for (const line of help.stdout.slice(help.stdout.indexOf('Keys')).split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
   });
