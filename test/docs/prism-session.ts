@@ -191,7 +191,9 @@ async function content(
   await call('POST', '/likes', 409, { as: grace.creds, body: { user_id: grace.id, comment_id: comment.id } });
   await call('POST', '/likes', 201, { as: ada.creds, body: { user_id: ada.id, status_id: status.id } });
   await call('POST', '/likes', 404, { as: ada.creds, body: { user_id: ada.id, status_id: NO_ID } });
-  await call('DELETE', `/likes/${like.id}`, 403, { as: linus.creds });
+  // Another's like: 403 for one who reads what was liked, 404 for one outside the private page (hidden from them).
+  await call('DELETE', `/likes/${like.id}`, 403, { as: ada.creds });
+  await call('DELETE', `/likes/${like.id}`, 404, { as: linus.creds });
   await call('DELETE', `/likes/${like.id}`, 204, { as: grace.creds });
   await call('DELETE', `/likes/${like.id}`, 404, { as: grace.creds });
   await call('GET', `/users/${ada.id}/stream`, 200, { as: ada.creds });
@@ -200,8 +202,9 @@ async function content(
   // Reports and moderation.
   const report = (await call('POST', '/reports', 201, { as: grace.creds, body: { user_id: grace.id, target_type: 'Comment', target_id: comment.id, reason: 'spam', comment: 'A shop' } })).body;
   await call('POST', '/reports', 409, { as: grace.creds, body: { user_id: grace.id, target_type: 'Comment', target_id: comment.id, reason: 'spam' } });
-  // Outside the private page, its content is out of reach.
-  await call('POST', '/reports', 403, { as: linus.creds, body: { user_id: linus.id, target_type: 'Comment', target_id: comment.id, reason: 'spam' } });
+  // Outside the private page, its content is out of reach: as if it did not exist. A Member reports only for themself.
+  await call('POST', '/reports', 404, { as: linus.creds, body: { user_id: linus.id, target_type: 'Comment', target_id: comment.id, reason: 'spam' } });
+  await call('POST', '/reports', 403, { as: linus.creds, body: { user_id: grace.id, target_type: 'User', target_id: ada.id, reason: 'spam' } });
   await call('POST', '/reports', 404, { as: linus.creds, body: { user_id: linus.id, target_type: 'Status', target_id: NO_ID, reason: 'other' } });
   const other = (await call('POST', '/reports', 201, { as: linus.creds, body: { user_id: linus.id, target_type: 'User', target_id: grace.id, reason: 'abuse' } })).body;
   await call('GET', '/reports?state=open', 200);
