@@ -1,4 +1,4 @@
-import { forbidden, notFound } from '../shared/errors.js';
+import { AppError, conflict, ErrorCode, forbidden, notFound } from '../shared/errors.js';
 import { listResult, type ListResult } from '../shared/schemas/common.js';
 import type { Comment, Status } from '../shared/schemas/content.js';
 import type { ListStatusesQuery } from '../shared/schemas/removals.js';
@@ -93,12 +93,22 @@ async function removedByAnother(
 
 export async function removeStatus(deps: Deps, caller: Caller, id: string, reason: string | null): Promise<void> {
   await deps.store.transaction(async (tx) => {
-    const status = await readableStatus(tx, viewerOf(caller), id, nowIso(deps));
+    const status = await readableStatus(tx, viewerOf(caller), id, nowIso(deps)).catch((error: unknown) => alreadyRemoved(tx, caller, 'Status', id, error));
     if (!(await mayRemove(tx, caller, status.user_id, status)))
       throw forbidden("Only the author, the page's administrators and project administrators may remove this status");
     await removeStatusIn(tx, nowIso(deps), caller, status, reason);
   });
   deps.webhooks?.wake();
+}
+
+/**
+ * A removal of content that is gone: for Admins, who still read removed content, a 409 saying it was removed and
+ * when (a 404 would contradict the `GET` they just made); for anyone else the read's own answer, as it is hidden.
+ */
+async function alreadyRemoved(tx: Store, caller: Caller, type: 'Status' | 'Comment', id: string, error: unknown): Promise<never> {
+  const removed = caller.isAdmin && error instanceof AppError && error.status === 404 ? await tx.removals.getRemoved(type, id) : undefined;
+  if (removed) throw conflict(ErrorCode.conflict, `This ${type === 'Status' ? 'status' : 'comment'} was already removed (${removed.removed_at})`);
+  throw error;
 }
 
 /** The removal of a status the caller may remove, in the caller's transaction (a report's `remove` too). */
@@ -111,7 +121,9 @@ export async function removeStatusIn(tx: Store, now: string, caller: Caller, sta
 
 export async function removeComment(deps: Deps, caller: Caller, id: string, reason: string | null): Promise<void> {
   await deps.store.transaction(async (tx) => {
-    const { comment, status } = await readableComment(tx, viewerOf(caller), id, nowIso(deps));
+    const { comment, status } = await readableComment(tx, viewerOf(caller), id, nowIso(deps)).catch((error: unknown) =>
+      alreadyRemoved(tx, caller, 'Comment', id, error),
+    );
     if (!(await mayRemove(tx, caller, comment.user_id, status)))
       throw forbidden("Only the author, the page's administrators and project administrators may remove this comment");
     await removeCommentIn(tx, nowIso(deps), caller, comment, status, reason);

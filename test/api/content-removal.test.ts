@@ -74,7 +74,11 @@ describe('DELETE /statuses/{id}', () => {
     expect((await t.call('DELETE', `/statuses/${s1.id}`, { as: author.creds })).status).toBe(204);
     expect((await t.call('DELETE', `/statuses/${s2.id}`, { as: owner.creds })).status).toBe(204);
     expect((await t.call('DELETE', `/statuses/${s3.id}`)).status).toBe(204);
-    expect((await t.call('DELETE', `/statuses/${s3.id}`)).status).toBe(404);
+    // Again: an Admin (who still reads it) is told it was removed already, and when; its author finds nothing.
+    const again = await t.call('DELETE', `/statuses/${s3.id}`);
+    expect(again.status).toBe(409);
+    expect(again.body.error.message).toMatch(/^This status was already removed \(\d{4}-\d\d-\d\dT/);
+    expect((await t.call('DELETE', `/statuses/${s3.id}`, { as: author.creds })).status).toBe(404);
     expect((await t.call('DELETE', '/statuses/nope')).status).toBe(404);
   });
 

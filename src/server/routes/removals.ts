@@ -1,3 +1,4 @@
+import { ErrorCode } from '../../shared/errors.js';
 import { z } from 'zod';
 import { deleteLike, getComment, listStatuses, removeComment, removeStatus } from '../../domain/removals.js';
 import { CommentSchema, StatusListSchema } from '../../shared/schemas/content.js';
@@ -28,6 +29,8 @@ export function registerRemovalRoutes({ routes, deps }: RouteContext): void {
       url: '/statuses/:status_id',
       operationId: 'remove_status',
       tag,
+      // An Admin removing what is already removed (they still read it): said so, with when.
+      conflicts: [ErrorCode.conflict],
       summary: "Remove a status with its comments and likes (its author, the page's administrators, Admins); optional reason",
       params: StatusParams,
       query: RemoveContentQuery,
@@ -49,6 +52,8 @@ export function registerRemovalRoutes({ routes, deps }: RouteContext): void {
       url: '/comments/:comment_id',
       operationId: 'remove_comment',
       tag,
+      // An Admin removing what is already removed (they still read it): said so, with when.
+      conflicts: [ErrorCode.conflict],
       summary: "Remove a comment (its author, the page's administrators, Admins); optional reason",
       params: CommentParams,
       query: RemoveContentQuery,
