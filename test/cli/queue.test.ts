@@ -231,6 +231,20 @@ describe('keys typed together, and the selection', () => {
     }
   });
 
+  it('a key and its ⏎ arriving together (a slow link) are keys, not a paste: j⏎ opens the second item', async () => {
+    const { nicknames } = await requests('Burst Club');
+    const term = await liveQueue('Burst Club', nicknames[0], { width: 100 });
+    try {
+      term.keys('-l', 'j\r');
+      await term.waitFor(/⏎\/esc back/);
+      expect(term.screen()).not.toMatch(/pasted text/);
+      expect(term.screen()).toContain(nicknames[1]);
+      term.keys('q');
+    } finally {
+      term.close();
+    }
+  });
+
   it('pasted text is never taken as keys: "ok done yes⏎" typed as one burst, and a bracketed paste of "aja", settle nothing', async () => {
     const { ids, nicknames } = await requests('Paste Club');
     const term = await liveQueue('Paste Club', nicknames[0], { width: 100 });

@@ -209,9 +209,10 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
   useInput((input, key) => {
     if (input === '[200~' || input === '[201~') return void (pasting.current = input === '[200~');
     // Unbracketed, a run of keys holding a space or a line break, on the list, is taken for a paste too (no one
-    // types `ok done yes⏎` as commands): it would move, open questions and answer them.
+    // types `ok done yes⏎` as commands): it would move, open questions and answer them. A key and the ⏎ after it
+    // (`j⏎` over a slow link) are keys.
     const onList = modeNow.current === 'list' || modeNow.current === 'details';
-    if (pasting.current || (onList && /\s/.test(input) && [...input].length > 1)) {
+    if (pasting.current || (onList && /\s/.test(input.replace(/^(\S)[\r\n]$/u, '$1')) && [...input].length > 1)) {
       if (modeNow.current === 'reason') return void typeInReason(input.replace(/[\r\n\t]+/g, ' '));
       return void setMessage({ text: 'pasted text is not taken as keys here: type them one by one', tone: 'bad' });
     }
