@@ -119,7 +119,13 @@ describe('short ids', () => {
         `error: ${comment.id.slice(0, 12)} is not a comment's whole id (32 characters): comments are not listed on their own, so only whole ids are taken (\`agora statuses comments <status>\` shows them)\n`,
       );
     }
+    const shown = await agora(['comments', 'get', comment.id, '--json'], author.creds);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ id: comment.id, content: 'first', status_id: status.id });
     const deleted = await agora(['comments', 'delete', comment.id, '--yes'], author.creds);
     expect(deleted.code, deleted.stderr).toBe(0);
+    // Gone: an Admin still reads it, with its removal; its author finds nothing.
+    expect(JSON.parse((await agora(['comments', 'get', comment.id, '--json'])).stdout)).toMatchObject({ id: comment.id, removed_by: author.user.id });
+    expect((await agora(['comments', 'get', comment.id], author.creds)).code).toBe(1);
   });
 });

@@ -112,6 +112,13 @@ export function registerContentCommands(program: Command): void {
       await out.record(await client.post<Comment>('/comments', body));
     }),
   );
+  examples(comments.command('get').description('show one comment (Admins: a removed one too)').argument('<id>', "the comment's whole id"), 'agora comments get 01a2…').action(
+    withContext(async ({ client, out }, _o, args) => {
+      const [{ seg }, { wholeIds }] = await Promise.all([import('../../client/api-client.js'), import('../names.js')]);
+      const [id] = wholeIds('comment', args);
+      await out.record(await client.get<Comment>(`/comments/${seg(id!)}`));
+    }),
+  );
 
   const likes = program.command('likes').description('likes of statuses and comments');
   examples(
