@@ -199,7 +199,7 @@ export class ApiClient {
       });
     } catch (error) {
       if (init.signal?.aborted) throw error;
-      throw this.unreachable(error);
+      throw this.unreachable(error, !NEVER_SENT.has((error as NodeJS.ErrnoException).code ?? ''));
     }
     if (res.statusCode >= 400) throw toApiError(res.statusCode, await res.body.text());
     return res.body;
@@ -236,11 +236,10 @@ export class ApiClient {
    * A call that got no answer, named by where it failed: through a proxy every connection is the proxy's, so
    * one that could not be opened names the proxy (and the variable that set it), not the server behind it.
    */
-  private unreachable(error: unknown): ConnectionError {
+  private unreachable(error: unknown, sent: boolean): ConnectionError {
     const code = (error as NodeJS.ErrnoException).code ?? '';
     // An aborted request's code says less than its message (a proxy refusing CONNECT: "Proxy response (403) …").
     const why = code && code !== 'UND_ERR_ABORTED' ? code : (error as Error).message;
-    const sent = !NEVER_SENT.has(code);
     if (!this.proxy) return new ConnectionError(`Cannot reach the agora server at ${this.baseUrl} (${why})`, sent);
     const proxy = `the proxy ${shownProxy(this.proxy)} (${this.proxy.variable})`;
     if (PROXY_UNREACHABLE.has(code)) return new ConnectionError(`Cannot reach ${proxy} (${why})`, sent);
@@ -286,6 +285,8 @@ export class ApiClient {
     // until the waits it asked for add up to RATE_LIMITED_WAIT_MS (an import at full speed against a small bucket
     // slows to the bucket's rate and finishes, instead of failing the rows that lost the race five times).
     let limitedWait = 0;
+    // Whether an attempt may have reached the server: a later one refused its connection says nothing of it.
+    let maybeSent = false;
     try {
       for (let attempt = 1; ; attempt++) {
         const timeoutMs = this.timeoutSeconds * 1000;
@@ -334,12 +335,13 @@ export class ApiClient {
               `No answer from ${url.origin}${url.pathname} after ${this.timeoutSeconds} s (raise it with --timeout or AGORA_TIMEOUT)`,
             );
           const code = (error as NodeJS.ErrnoException).code ?? '';
+          maybeSent ||= !NEVER_SENT.has(code);
           if (RETRYABLE_CONNECTION.has(code) && attempt < attempts) {
             await sleep(pauseBefore(attempt, undefined));
             continue;
           }
           if (error instanceof ApiError || error instanceof ConnectionError) throw error;
-          throw this.unreachable(error);
+          throw this.unreachable(error, maybeSent);
         }
       }
     } finally {

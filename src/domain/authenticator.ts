@@ -83,10 +83,14 @@ export class Authenticator {
     this.queue = new VerificationQueue(this.limits.verifyConcurrency, this.limits.verifyQueue);
   }
 
-  async authenticate(apiKey: string | undefined, apiSecret: string | undefined, address = 'unknown'): Promise<Caller> {
+  /**
+   * `again`: the pair was accepted before (a live stream checks its caller before each delivery): a refusal now (the
+   * key revoked) is no failed attempt, so it is not counted against the address or the pair.
+   */
+  async authenticate(apiKey: string | undefined, apiSecret: string | undefined, address = 'unknown', again = false): Promise<Caller> {
     if (!apiKey || !apiSecret) throw unauthorized('Missing credentials: send the Api-Key and Api-Secret headers');
     const cached = await this.fromCache(apiKey, apiSecret);
-    const userId = cached.userId ?? (await this.verifyLimited(apiKey, apiSecret, address, cached.known));
+    const userId = cached.userId ?? (await this.verifyLimited(apiKey, apiSecret, address, cached.known, again));
     // Kept only while the user and the roles have not changed: a role change applies to the very next call.
     const version = this.deps.store.versionOf(CALLER_TABLES);
     const known = this.callers.get(userId);
@@ -150,7 +154,7 @@ export class Authenticator {
     return { userId: hit.userId, known: true };
   }
 
-  private async verifyLimited(apiKey: string, apiSecret: string, address: string, known: boolean): Promise<string> {
+  private async verifyLimited(apiKey: string, apiSecret: string, address: string, known: boolean, again = false): Promise<string> {
     const now = this.now();
     const pair = pairOf(apiKey, address);
     const wait = known ? 0 : Math.max(this.byAddress.retryAfter(address, now), this.byPair.retryAfter(pair, now));
@@ -167,7 +171,10 @@ export class Authenticator {
       const ok = await verifySecret(apiSecret, found?.secret_hash ?? DUMMY_HASH);
       return found && ok ? found : undefined;
     });
-    if (!row) return this.failed(pair, address);
+    if (!row) {
+      if (again) throw unauthorized(INVALID);
+      return this.failed(pair, address);
+    }
     this.byPair.forget(pair);
     if (this.verified.size >= this.limits.maxEntries) {
       const oldest = this.verified.keys().next().value;

@@ -106,7 +106,8 @@ export async function settleReportsIn(
           type: 'report_resolved',
           action: told,
           subject: userRef(caller.user),
-          target: { type: report.target_type, id: report.target_id, name: report.excerpt },
+          // A user by nickname; content not quoted (it may be removed, or its author suspended): the report has it.
+          target: { type: report.target_type, id: report.target_id, name: report.target_type === 'User' ? report.excerpt : null },
           finalTarget: userRef(caller.user),
           link: { type: 'Report', id: report.id },
         },

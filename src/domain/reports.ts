@@ -133,10 +133,13 @@ const AUTHOR_REFUSAL = 'The author of reported content settles its reports only 
 async function requireMaySettle(store: Store, caller: Caller, row: ReportRow, action: ResolveReportInput['action'] | null): Promise<void> {
   if (caller.isAdmin) return;
   if (row.target_type === 'User') throw forbidden(SETTLE_REFUSAL);
+  // The author first: one who also administers the page still clears no report against their own content.
+  if (caller.user.id === row.target_user_id) {
+    if (action !== 'remove') throw forbidden(AUTHOR_REFUSAL);
+    return;
+  }
   // The content may be gone (removed meanwhile): its page, kept on the report, still says who administers it.
-  if (row.page_id && (await store.pages.getById(row.page_id))?.user_id === caller.user.id) return;
-  if (caller.user.id !== row.target_user_id) throw forbidden(SETTLE_REFUSAL);
-  if (action !== 'remove') throw forbidden(AUTHOR_REFUSAL);
+  if (!row.page_id || (await store.pages.getById(row.page_id))?.user_id !== caller.user.id) throw forbidden(SETTLE_REFUSAL);
 }
 
 /** Carries out a resolution on the target, in the settle's transaction. */

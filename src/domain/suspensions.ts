@@ -3,6 +3,7 @@ import type { SuspendUserInput } from '../shared/schemas/suspensions.js';
 import type { User } from '../shared/schemas/users.js';
 import type { Store } from '../store/store.js';
 import type { UserWithRole } from '../store/users.js';
+import { SYSTEM_ROLES } from '../store/default-roles.js';
 import { recordAudit } from './audit.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { userRef, notifyUsers } from './notifications.js';
@@ -62,7 +63,10 @@ export async function suspendUser(deps: Deps, caller: Caller, userId: string, in
  */
 export async function suspendIn(tx: Store, now: string, caller: Caller, user: UserWithRole, input: SuspendUserInput): Promise<void> {
     if (input.until && input.until <= now) throw invalidFields([{ field: 'until', message: 'must be in the future' }]);
-    if (user.id === caller.user.id) throw conflict(ErrorCode.conflict, 'You cannot suspend yourself');
+    if (user.id === caller.user.id) throw conflict(ErrorCode.cannotSuspendSelf, 'You cannot suspend yourself');
+    // Suspending an Admin locks the Admins set while they are counted, as a demotion does: the two racing in two
+    // processes cannot both leave "another Admin".
+    if (user.role_system_key === SYSTEM_ROLES.admins) await tx.permissionSets.getLocked(user.permission_set_id, 'update');
     const admins = await tx.suspensions.unsuspendedAdminIds(now);
     if (admins.length === 1 && admins[0] === user.id) throw conflict(ErrorCode.lastAdmin, 'You cannot suspend the last unsuspended Admin');
     await tx.suspensions.put({ user_id: user.id, reason: input.reason, until: input.until ?? null, created_at: now, created_by: caller.user.id });

@@ -27,6 +27,7 @@ export const ErrorCode = {
   userSuspended: 'user_suspended',
   alreadyReported: 'already_reported',
   lastAdmin: 'last_admin',
+  cannotSuspendSelf: 'cannot_suspend_self',
   permissionSetInUse: 'permission_set_in_use',
   defaultPermissionSet: 'default_permission_set',
   payloadTooLarge: 'payload_too_large',

@@ -153,9 +153,14 @@ describe('settling reports', () => {
     expect((await t.call('PUT', `/reports/${b.id}/dismiss`, { as: r2.creds })).status).toBe(403);
     const dismissed = await t.call('PUT', `/reports/${b.id}/dismiss`);
     expect(dismissed.body).toMatchObject({ state: 'dismissed', resolution: null });
-    // Each reporter is told what was done: the author suspended, the report on the user dismissed.
+    // Each reporter is told what was done: the author suspended, the report on the user dismissed; a user by
+    // nickname, the content not quoted (its author is suspended, or it may be removed: the report has it).
     expect(await settledTold(r1)).toEqual(['suspended Status']);
+    const told = (await t.call('GET', `/users/${r1.user.id}/notifications?per_page=100`, { as: r1.creds })).body as { notification_type: string; target_name: string | null }[];
+    expect(told.filter((n) => n.notification_type === 'report_resolved').map((n) => n.target_name)).toEqual([null]);
     expect(await settledTold(r2)).toEqual(['dismissed User']);
+    const toldR2 = (await t.call('GET', `/users/${r2.user.id}/notifications?per_page=100`, { as: r2.creds })).body as { notification_type: string; target_name: string | null }[];
+    expect(toldR2.filter((n) => n.notification_type === 'report_resolved').map((n) => n.target_name)).toEqual([spammer.user.nickname]);
     expect((await t.call('GET', `/audit_log?action=report.dismiss&target_id=${b.id}`)).body.total_items).toBe(1);
   });
 
@@ -327,6 +332,12 @@ describe('the limits of reporting and settling', () => {
     }
     expect(await reportById(theirs.id)).toMatchObject({ state: 'open' });
     expect(await settledTold(r1)).toEqual([]);
+    // Nor when they administer the page it is in.
+    const own_page = await page(spammer, 'public');
+    const mine = await post(spammer, { page_id: own_page.id });
+    const onMine = await reportOn(r1, 'Status', mine.id);
+    expect((await t.call('PUT', `/reports/${onMine.id}/dismiss`, { as: spammer.creds })).status).toBe(403);
+    expect(await reportById(onMine.id)).toMatchObject({ state: 'open' });
     const removed = await t.call('PUT', `/reports/${own.id}/resolve`, { as: spammer.creds, body: { action: 'remove' } });
     expect(removed.status, JSON.stringify(removed.body)).toBe(200);
     expect(await reportById(theirs.id)).toMatchObject({ state: 'resolved', resolution: 'removed', resolved_by: spammer.user.id });

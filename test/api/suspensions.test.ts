@@ -52,9 +52,10 @@ describe('suspension', () => {
     expect((await t.call('GET', `/audit_log?action=user.unsuspend&target_id=${bob.user.id}`)).body.total_items).toBe(1);
   });
 
-  it('never suspends oneself (409)', async () => {
+  it('never suspends oneself (409 cannot_suspend_self)', async () => {
     const res = await t.call('PUT', `/users/${t.admin.id}/suspension`, { body: { reason: 'x' } });
     expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe('cannot_suspend_self');
   });
 
   it("hides the user's statuses and comments from all but Admins, in lists, streams, counts and reads, until it ends at `until`", async () => {

@@ -84,7 +84,7 @@ export function registerNotificationRoutes({ routes, deps, live, authenticator }
       // suspension, a revoked key or a role without the right ends the stream instead of feeding it.
       const [key, secret] = [request.headers['api-key'], request.headers['api-secret']].map((h) => (typeof h === 'string' ? h : undefined));
       const stillAllowed = async () => {
-        const again = await authenticator.authenticate(key, secret, request.ip);
+        const again = await authenticator.authenticate(key, secret, request.ip, true);
         requireMayUseApi(again, deps.clock());
         requireSelfOrAdmin(again, params.user_id, 'read');
       };
