@@ -193,6 +193,35 @@ describe('GET /users/{id}/notifications/stream', () => {
     }
   });
 
+  it("does not count a stream's key revoked since as failed authentications of its address", async () => {
+    // A budget of 2 failures an address: three streams of a revoked key would spend it if each re-check counted.
+    const strict = await startApp({ auth: { failuresPerAddress: 2 } });
+    try {
+      const url = await strict.app.listen({ port: 0, host: '127.0.0.1' });
+      const me = await strict.member();
+      const streams = await Promise.all(
+        [0, 1, 2].map(async () => {
+          const res = await fetch(`${url}${PREFIX}/users/${me.user.id}/notifications/stream`, { headers: { 'api-key': me.creds.key, 'api-secret': me.creds.secret } });
+          expect(res.status).toBe(200);
+          return res.body!.pipeThrough(new TextDecoderStream()).getReader();
+        }),
+      );
+      const keys = (await strict.call('GET', `/api_keys?user_id=${me.user.id}`)).body.items as { id: string }[];
+      for (const key of keys) expect((await strict.call('DELETE', `/api_keys/${key.id}`)).status).toBe(204);
+      const fan = await strict.member();
+      expect((await strict.call('POST', '/follows', { as: fan.creds, body: { followable_type: 'User', followable_id: me.user.id, user_id: fan.user.id } })).status).toBe(201);
+      // Each stream ends, unfed.
+      for (const reader of streams) for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) expect(chunk.value).not.toContain('event: notification');
+      // A key never seen before, from the same address, is checked as usual: not held back as after failures.
+      const other = await strict.member();
+      const res = await fetch(`${url}${PREFIX}/me`, { headers: { 'api-key': other.creds.key, 'api-secret': other.creds.secret } });
+      expect(res.status).toBe(200);
+    } finally {
+      await strict.close();
+      removeDir(strict.dir);
+    }
+  });
+
   it('is refused like the list: 403 for another user, 401 without credentials, 400 for a malformed Last-Event-ID', async () => {
     const [me, other] = [await t.member(), await t.member()];
     const url = `${base}${PREFIX}/users/${me.user.id}/notifications/stream`;
