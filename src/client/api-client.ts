@@ -91,10 +91,10 @@ const RETRYABLE_CONNECTION = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
 const MAX_RETRY_AFTER_MS = 60_000;
-/** Failures to open a connection at all: through a proxy, the proxy is what could not be reached. */
-const PROXY_UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 /** No connection was opened: the request never left. */
 const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+/** Failures to open a connection at all (a timeout too): through a proxy, the proxy is what could not be reached. */
+const PROXY_UNREACHABLE = new Set([...NEVER_SENT, 'ETIMEDOUT']);
 
 /**
  * The typed HTTP client of the API, on undici: one keep-alive agent per client (so per run), which honours

@@ -147,9 +147,10 @@ export async function deleteLike(deps: Deps, caller: Caller, id: string): Promis
     const like = await tx.removals.getLike(id);
     if (!like) throw notFound('Like');
     if (like.user_id !== caller.user.id && !caller.isAdmin) {
-      const now = nowIso(deps);
-      const liked = like.target_type === 'Comment' ? tx.comments.getKnown(like.target_id, viewerOf(caller), now) : tx.statuses.getKnown(like.target_id, viewerOf(caller), now);
-      if (!(await liked)?.readable) throw notFound('Like');
+      const [viewer, now] = [viewerOf(caller), nowIso(deps)];
+      await (like.target_type === 'Comment' ? readableComment(tx, viewer, like.target_id, now) : readableStatus(tx, viewer, like.target_id, now)).catch(() => {
+        throw notFound('Like');
+      });
       throw forbidden('Only the user who liked (or an Admin) may take the like back');
     }
     if (!(await tx.removals.unlike(like))) throw notFound('Like');

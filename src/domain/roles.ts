@@ -16,6 +16,7 @@ import { isUniqueIndexViolation, isUniqueViolation } from '../store/errors.js';
 import { recordAudit } from './audit.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { parsePermissions, requireAdmin, requirePermission } from './permissions.js';
+import { isLastUnsuspendedAdmin } from './suspensions.js';
 import { toUserRecord } from './users.js';
 
 export const toPermissionSetRecord = (row: PermissionSetRow): PermissionSet => ({
@@ -179,17 +180,12 @@ export async function setUserRole(deps: Deps, caller: Caller, userId: string, in
     const set = await tx.permissionSets.getLocked(input.permission_set_id, 'share');
     if (!set) throw notFound('Permission set');
     const now = nowIso(deps);
-    if (user.role_system_key === SYSTEM_ROLES.admins && set.system_key !== SYSTEM_ROLES.admins) {
-      await tx.permissionSets.getLocked(user.permission_set_id, 'update');
-      // Counted as a suspension counts them: an Admin who is suspended cannot act, so cannot stand in.
-      const others = (await tx.suspensions.unsuspendedAdminIds(now)).filter((id) => id !== user.id);
-      if (others.length === 0)
-        throw new AppError(
-          409,
-          ErrorCode.conflict,
-          'This user is the last administrator who is not suspended: make another user an administrator (or lift a suspension) first',
-        );
-    }
+    if (set.system_key !== SYSTEM_ROLES.admins && (await isLastUnsuspendedAdmin(tx, now, user)))
+      throw new AppError(
+        409,
+        ErrorCode.conflict,
+        'This user is the last administrator who is not suspended: make another user an administrator (or lift a suspension) first',
+      );
     await tx.users.setRole(userId, set.id, now);
     await recordAudit(tx, now, caller, {
       action: 'user.role_change',

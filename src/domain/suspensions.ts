@@ -64,17 +64,25 @@ export async function suspendUser(deps: Deps, caller: Caller, userId: string, in
 export async function suspendIn(tx: Store, now: string, caller: Caller, user: UserWithRole, input: SuspendUserInput): Promise<void> {
     if (input.until && input.until <= now) throw invalidFields([{ field: 'until', message: 'must be in the future' }]);
     if (user.id === caller.user.id) throw conflict(ErrorCode.cannotSuspendSelf, 'You cannot suspend yourself');
-    // Suspending an Admin locks the Admins set while they are counted, as a demotion does: the two racing in two
-    // processes cannot both leave "another Admin".
-    if (user.role_system_key === SYSTEM_ROLES.admins) await tx.permissionSets.getLocked(user.permission_set_id, 'update');
-    const admins = await tx.suspensions.unsuspendedAdminIds(now);
-    if (admins.length === 1 && admins[0] === user.id) throw conflict(ErrorCode.lastAdmin, 'You cannot suspend the last unsuspended Admin');
+    if (await isLastUnsuspendedAdmin(tx, now, user)) throw conflict(ErrorCode.lastAdmin, 'You cannot suspend the last unsuspended Admin');
     await tx.suspensions.put({ user_id: user.id, reason: input.reason, until: input.until ?? null, created_at: now, created_by: caller.user.id });
     await recordAudit(tx, now, caller, {
       action: 'user.suspend',
       target_id: user.id,
       summary: `suspended ${user.nickname} ${endOf({ until: input.until ?? null })}: ${input.reason}`,
     });
+}
+
+/**
+ * Whether `user` is the one Admin not suspended at `now`, the last who could lift a suspension or change a role:
+ * neither suspended nor demoted. A suspended Admin cannot act, so does not count. The Admins role is locked while
+ * they are counted, so that a suspension and a demotion racing in two processes cannot both leave "another Admin".
+ */
+export async function isLastUnsuspendedAdmin(tx: Store, now: string, user: UserWithRole): Promise<boolean> {
+  if (user.role_system_key !== SYSTEM_ROLES.admins) return false;
+  await tx.permissionSets.getLocked(user.permission_set_id, 'update');
+  const admins = await tx.suspensions.unsuspendedAdminIds(now);
+  return admins.length === 1 && admins[0] === user.id;
 }
 
 export async function liftSuspension(deps: Deps, caller: Caller, userId: string): Promise<User> {

@@ -27,6 +27,15 @@ export interface CounterSpec {
 
 const pageOwner = (column: string) => `(select p.user_id from pages p where p.id = r.${column})`;
 
+/** The events_end lists: events by the UTC date they end on, cut to `length` characters (a day: 10, a month: 7). */
+const eventsEndingBy = (list: string, length: number): CounterSpec => ({
+  list,
+  table: 'events',
+  dims: ['r.secret_page', `substr(r.end_date, 1, ${length})`],
+  flag: 0,
+  unkept: (mask) => (mask & 0b10) === 0,
+});
+
 export const COUNTERS: readonly CounterSpec[] = [
   { list: 'page_configurations', table: 'page_configurations', dims: [] },
   { list: 'pages', table: 'pages', dims: ['r.page_configuration_id', 'r.user_id', 'r.privacy'] },
@@ -57,21 +66,9 @@ export const COUNTERS: readonly CounterSpec[] = [
   // Events by the UTC day they end on (migration 0033): `event_date=current_and_coming` adds up the days after
   // today instead of counting every event not yet ended. The secrecy first, so that each flag's days are one
   // range of keys; only the keys that fix the day are kept.
-  {
-    list: 'events_end',
-    table: 'events',
-    dims: ['r.secret_page', 'substr(r.end_date, 1, 10)'],
-    flag: 0,
-    unkept: (mask) => (mask & 0b10) === 0,
-  },
+  eventsEndingBy('events_end', 10),
   // And by the UTC month (migration 0038): the months after this one, each one key, instead of each of their days.
-  {
-    list: 'events_end_month',
-    table: 'events',
-    dims: ['r.secret_page', 'substr(r.end_date, 1, 7)'],
-    flag: 0,
-    unkept: (mask) => (mask & 0b10) === 0,
-  },
+  eventsEndingBy('events_end_month', 7),
   { list: 'event_attendances', table: 'event_attendances', dims: ['r.event_id', 'r.answer'] },
   { list: 'webhooks', table: 'webhooks', dims: [] },
   { list: 'webhook_deliveries', table: 'webhook_deliveries', dims: ['r.webhook_id'] },
