@@ -47,6 +47,10 @@ export const anyCase =
     return found;
   };
 
+/** An option taking one of `values`, in any case (`--state Open`), listed in its help as commander lists choices. */
+export const enumOption = (flags: string, description: string, values: readonly string[]): Option =>
+  new Option(flags, description).choices(values).argParser(anyCase(values));
+
 const commaList = (value: string, previous: string[] = []) => [
   ...previous,
   ...value.split(',').map((s) => s.trim()).filter(Boolean),

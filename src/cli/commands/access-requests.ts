@@ -1,6 +1,6 @@
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import type { AccessRequest } from '../../shared/schemas/membership.js';
-import { anyCase, doneRecord, eachRecord, examples, fetchList, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import { enumOption, doneRecord, eachRecord, examples, fetchList, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import type { Column, RecordView } from '../output.js';
 
 export const ACCESS_REQUEST_STATES = ['waiting', 'accepted'];
@@ -47,7 +47,7 @@ export function registerAccessRequestCommands(program: Command): void {
         .description('list access requests (yours, and those to pages you administer)')
         .option('--page-id <page>', 'only requests to this page (id or slug)')
         .option('--user <user>', 'only requests by this user (id or nickname)')
-        .addOption(new Option('--state <state>', 'only requests in this state').choices(ACCESS_REQUEST_STATES).argParser(anyCase(ACCESS_REQUEST_STATES))),
+        .addOption(enumOption('--state <state>', 'only requests in this state', ACCESS_REQUEST_STATES)),
     ),
     'agora access-requests list --state waiting',
     'agora access-requests list --page-id book-circle --all',

@@ -1,6 +1,6 @@
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import type { Attendance, AttendanceResult, Event } from '../../shared/schemas/events.js';
-import { anyCase, examples, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import { enumOption, examples, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import type { Column, RecordView } from '../output.js';
 
 const ANSWERS = ['yes', 'no', 'maybe'];
@@ -176,7 +176,7 @@ export function registerEventCommands(program: Command): void {
       .command('rsvp')
       .description('answer an event: yes takes a place, no or maybe frees it (a menu on a terminal when --answer is missing)')
       .argument('<event>', 'event id or slug')
-      .addOption(new Option('--answer <answer>', 'your answer (required)').choices(ANSWERS).argParser(anyCase(ANSWERS)))
+      .addOption(enumOption('--answer <answer>', 'your answer (required)', ANSWERS))
       .option('--user <user>', 'who answers: id or nickname (default: you)'),
     'agora events rsvp seed-swap --answer yes',
   ).action(
@@ -203,7 +203,7 @@ export function registerEventCommands(program: Command): void {
         .command('attendees')
         .description('who answered an event, and what')
         .argument('<event>', 'event id or slug')
-        .addOption(new Option('--answer <answer>', 'only this answer').choices(ANSWERS).argParser(anyCase(ANSWERS))),
+        .addOption(enumOption('--answer <answer>', 'only this answer', ANSWERS)),
     ),
     'agora events attendees seed-swap --answer yes --all',
   ).action(

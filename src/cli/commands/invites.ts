@@ -1,6 +1,6 @@
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import type { Invite, InviteCreation } from '../../shared/schemas/membership.js';
-import { anyCase, doneRecord, eachRecord, examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import { enumOption, doneRecord, eachRecord, examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import type { Column, RecordView } from '../output.js';
 
 export const INVITE_STATES = ['waiting', 'accepted', 'refused'];
@@ -85,7 +85,7 @@ export function registerInviteCommands(program: Command): void {
         .option('--page-id <page>', 'only invites to this page (id or slug)')
         .option('--from <user>', 'only invites sent by this user (id or nickname)')
         .option('--to <user>', 'only invites received by this user (id or nickname)')
-        .addOption(new Option('--state <state>', 'only invites in this state').choices(INVITE_STATES).argParser(anyCase(INVITE_STATES))),
+        .addOption(enumOption('--state <state>', 'only invites in this state', INVITE_STATES)),
     ),
     'agora invites list --state waiting',
     'agora invites list --page-id book-circle --to linus',

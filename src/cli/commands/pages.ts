@@ -1,7 +1,7 @@
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import type { ListResult } from '../../shared/schemas/common.js';
 import type { Page, PageConfiguration } from '../../shared/schemas/pages.js';
-import { anyCase, examples, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import { enumOption, examples, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import type { Column, RecordView } from '../output.js';
 
 export const PRIVACIES = ['public', 'private', 'secret'];
@@ -43,7 +43,7 @@ export function registerPageCommands(program: Command): void {
       .description('create a page; its creator follows and administers it (missing values are asked for on a terminal)')
       .option('--name <name>', 'page name (required)')
       .option('--config <config>', 'page configuration: id or name (required)')
-      .addOption(new Option('--privacy <privacy>', 'who sees the page (required)').choices(PRIVACIES).argParser(anyCase(PRIVACIES)))
+      .addOption(enumOption('--privacy <privacy>', 'who sees the page (required)', PRIVACIES))
       .option('--user <user>', 'creating user: id or nickname (default: you)')
       .option('--description <text>', 'description'),
     'agora pages create --name "Book Circle" --config Community --privacy private',
@@ -84,7 +84,7 @@ export function registerPageCommands(program: Command): void {
         .description('list the pages you can see')
         .option('--config <config>', 'only pages of this page configuration (id or name)')
         .option('--owner <user>', 'only pages created by this user (id or nickname)')
-        .addOption(new Option('--privacy <privacy>', 'only pages of this privacy').choices(PRIVACIES).argParser(anyCase(PRIVACIES)))
+        .addOption(enumOption('--privacy <privacy>', 'only pages of this privacy', PRIVACIES))
         .option('--slug <slug>', 'only the page with exactly this slug'),
     ),
     'agora pages list --privacy private',

@@ -1,7 +1,7 @@
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import type { Report } from '../../shared/schemas/reports.js';
 import type { User } from '../../shared/schemas/users.js';
-import { anyCase, eachRecord, examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import { enumOption, eachRecord, examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import type { Context } from '../context.js';
 import type { Column, RecordView } from '../output.js';
 import { replacedNote, suspendQuestion } from '../suspensions.js';
@@ -10,9 +10,12 @@ import { REPORT_ACTIONS, REPORT_REASONS, REPORT_STATES, REPORT_TARGET_TYPES, RES
 /** Reports from the terminal (docs/api.md, "Moderating content and people"): create, list, get, resolve, dismiss. */
 
 export const firstWords = (text: string) => (text.length <= 24 ? text : `${text.slice(0, 23)}…`);
-/** A status or comment as questions and answers name it: `bob's status "first words…"`, `the status …` if its author is unknown. */
-export const contentLabel = (author: string | undefined, kind: 'status' | 'comment', text: string) =>
-  `${author ? `${author}'s` : 'the'} ${kind} "${firstWords(text)}"`;
+/**
+ * A status or comment as questions and answers name it: `bob's status "first words…"`, `the status …` if its author
+ * is unknown, by `id` when its words are not shown.
+ */
+export const contentLabel = (author: string | undefined, kind: 'status' | 'comment', text: string | null, id?: string) =>
+  `${author ? `${author}'s` : 'the'} ${kind} ${text ? `"${firstWords(text)}"` : id}`;
 
 const REPORT_COLUMNS: Column<Report>[] = [
   { header: 'id', value: (r) => r.id, id: true },
@@ -37,9 +40,9 @@ export function registerReportCommands(program: Command): void {
     reports
       .command('create')
       .description('report a status, a comment or a user you can see (missing values are asked for on a terminal)')
-      .addOption(new Option('--target-type <type>', 'what is reported (required)').choices(REPORT_TARGET_TYPES).argParser(anyCase(REPORT_TARGET_TYPES)))
+      .addOption(enumOption('--target-type <type>', 'what is reported (required)', REPORT_TARGET_TYPES))
       .option('--target-id <id>', 'what is reported (required; a user: id or nickname; a status: its id or a prefix of it)')
-      .addOption(new Option('--reason <reason>', 'why (required)').choices(REPORT_REASONS).argParser(anyCase(REPORT_REASONS)))
+      .addOption(enumOption('--reason <reason>', 'why (required)', REPORT_REASONS))
       .option('--comment <text>', 'what moderators should know (at most 1,000 characters)'),
     'agora reports create --target-type Status --target-id 3f2a… --reason spam',
     'agora reports create        # on a terminal: asks what is reported and why',
@@ -100,8 +103,8 @@ export function registerReportCommands(program: Command): void {
       reports
         .command('list')
         .description('reports oldest first: yours, those on your pages, or all (Admins)')
-        .addOption(new Option('--state <state>', 'only reports in this state').choices(REPORT_STATES).argParser(anyCase(REPORT_STATES)))
-        .addOption(new Option('--target-type <type>', 'only reports on this kind of thing').choices(REPORT_TARGET_TYPES).argParser(anyCase(REPORT_TARGET_TYPES)))
+        .addOption(enumOption('--state <state>', 'only reports in this state', REPORT_STATES))
+        .addOption(enumOption('--target-type <type>', 'only reports on this kind of thing', REPORT_TARGET_TYPES))
         .option('--target-id <id>', 'reports on this target (a user: id or nickname)'),
     ),
     'agora reports list --state open --target-type Status --fields id | agora reports resolve - --action remove',
@@ -129,7 +132,7 @@ export function registerReportCommands(program: Command): void {
       )
       .argument('<id...>', 'report ids, or - to read them from standard input')
       .addOption(
-        new Option('--action <action>', 'remove: take the content down; suspend: the user reported or the author (Admins); none: agree, do nothing here (asked for on a terminal)').choices(REPORT_ACTIONS).argParser(anyCase(REPORT_ACTIONS)),
+        enumOption('--action <action>', 'remove: take the content down; suspend: the user reported or the author (Admins); none: agree, do nothing here (asked for on a terminal)', REPORT_ACTIONS),
       )
       .option('--reason <text>', 'the suspension reason (required to suspend), or the removal reason')
       .option('--until <date>', 'when a suspension ends by itself (ISO 8601); default: until lifted')
@@ -293,7 +296,6 @@ async function readReported(ctx: Context, id: string): Promise<Reported> {
     throw error;
   });
   const person = content?.user ?? null;
-  const excerpt = report.target.excerpt;
-  const named = (author?: string) => (excerpt ? contentLabel(author, kind, excerpt) : `${author ? `${author}'s` : 'the'} ${kind} ${report.target_id}`);
+  const named = (author?: string) => contentLabel(author, kind, report.target.excerpt, report.target_id);
   return { text: named(person?.nickname), what: named(), user: false, person };
 }
