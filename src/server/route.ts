@@ -108,8 +108,9 @@ export class RouteRegistry {
       handler: async (request, reply) => {
         const input = {
           // A route that takes no body still refuses one with fields (422 naming them): a body sent to the wrong
-          // verb (a resolve's `action` to dismiss) is an error, not ignored.
-          body: (spec.body ? parseBody(spec.body, request.body) : void parseBody(NO_BODY, request.body)) as z.output<B>,
+          // verb (a resolve's `action` to dismiss) is an error, not ignored. Checked only when one came (not on
+          // every GET).
+          body: (spec.body ? parseBody(spec.body, request.body) : request.body == null ? undefined : void parseBody(NO_BODY, request.body)) as z.output<B>,
           query: (spec.query ? parseQuery(spec.query, request.query) : undefined) as z.output<Q>,
           params: parseParams(spec.params, request.params) as z.output<P>,
           caller: request.caller as Caller,
