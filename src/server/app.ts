@@ -177,19 +177,24 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
 
   const authenticator = new Authenticator(deps, options.auth);
   const limiter = options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT, clock);
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.routeOptions.config?.open || !request.routeOptions.url) return;
+  /** The caller of a request's credentials; `again` for one accepted before (a live stream's, `reauthenticate`). */
+  const authenticate = (request: FastifyRequest, again = false) => {
     const header = (name: string) => {
       const value = request.headers[name];
       return typeof value === 'string' ? value : undefined;
     };
+    return authenticator.authenticate(header('api-key'), header('api-secret'), request.ip, again);
+  };
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.routeOptions.config?.open || !request.routeOptions.url) return;
     // Without valid credentials: answered at once, its body never read, its connection closed (docs/security.md).
-    const caller = await authenticator.authenticate(header('api-key'), header('api-secret'), request.ip).catch((error: unknown) => {
+    const caller = await authenticate(request).catch((error: unknown) => {
       guard.closeAfter(request.raw.socket, reply);
       throw error;
     });
     guard.authenticated(request.raw.socket);
-    const retryAfter = limiter?.take(header('api-key')!);
+    // Authenticated: the key is a string.
+    const retryAfter = limiter?.take(request.headers['api-key'] as string);
     if (retryAfter !== undefined) {
       reply.header('retry-after', String(retryAfter));
       throw limiter!.describe(retryAfter);
@@ -225,7 +230,12 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     { store: deps.store, clock: deps.clock, inFlight: new Map() },
     API_PREFIX,
   );
-  const ctx: RouteContext = { routes, deps, authenticator, live };
+  const reauthenticate = async (request: FastifyRequest) => {
+    const caller = await authenticate(request, true);
+    requireMayUseApi(caller, clock());
+    return caller;
+  };
+  const ctx: RouteContext = { routes, deps, reauthenticate, live };
   registerUserRoutes(ctx);
   registerPageRoutes(ctx);
   registerFollowRoutes(ctx);

@@ -1,4 +1,5 @@
-import type { Authenticator } from '../domain/authenticator.js';
+import type { FastifyRequest } from 'fastify';
+import type { Caller } from '../domain/context.js';
 import type { Deps } from '../domain/context.js';
 import type { LiveStreams } from './live-streams.js';
 import type { RouteRegistry } from './route.js';
@@ -10,6 +11,10 @@ export const API_PREFIX = '/public-api/v1';
 export interface RouteContext {
   routes: RouteRegistry;
   deps: Deps;
-  authenticator: Authenticator;
+  /**
+   * The caller of a request's credentials, authenticated again and checked as at the request's start (a live stream,
+   * before each delivery); a refusal now is not counted as a failed authentication.
+   */
+  reauthenticate(request: FastifyRequest): Promise<Caller>;
   live: LiveStreams;
 }

@@ -6,7 +6,6 @@ import {
   openNotificationStream,
   requireSelfOrAdmin,
 } from '../../domain/notifications.js';
-import { requireMayUseApi } from '../../domain/suspensions.js';
 import { AppError, ErrorCode } from '../../shared/errors.js';
 import { ID_PATTERN } from '../../shared/ids.js';
 import { exampleNotification } from '../../shared/schemas/examples.js';
@@ -23,7 +22,7 @@ const StreamQuery = z.object({
   last_event_id: z.string().optional().describe('For clients that cannot send the Last-Event-ID header'),
 });
 
-export function registerNotificationRoutes({ routes, deps, live, authenticator }: RouteContext): void {
+export function registerNotificationRoutes({ routes, deps, live, reauthenticate }: RouteContext): void {
   const tag = 'Notifications';
   routes.add(
     {
@@ -82,12 +81,7 @@ export function registerNotificationRoutes({ routes, deps, live, authenticator }
       const after = await openNotificationStream(deps, caller, params.user_id, resume || undefined, () => live.admit(params.user_id));
       // Before each delivery, the request's key is authenticated again and the caller checked as at its start: a
       // suspension, a revoked key or a role without the right ends the stream instead of feeding it.
-      const [key, secret] = [request.headers['api-key'], request.headers['api-secret']].map((h) => (typeof h === 'string' ? h : undefined));
-      const stillAllowed = async () => {
-        const again = await authenticator.authenticate(key, secret, request.ip, true);
-        requireMayUseApi(again, deps.clock());
-        requireSelfOrAdmin(again, params.user_id, 'read');
-      };
+      const stillAllowed = async () => requireSelfOrAdmin(await reauthenticate(request), params.user_id, 'read');
       // Counted before the answer starts: one too many is still answered 429 or 503 in the contract's shape.
       live.open(params.user_id, after, reply.raw, () => reply.hijack(), stillAllowed);
     },
