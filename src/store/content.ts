@@ -1,9 +1,9 @@
 import { expressionBuilder, sql, type Expression, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { CommentTable, Database, LikeTable, StatusTable } from './schema.js';
-import { counted, counterKey, kept, listPage, readRows, type Embeds, type Listed, type Selection, type Walk } from './paging.js';
+import { counted, counterKey, kept, keptEachPair, listPage, readRows, type Embeds, type Listed, type Selection, type Walk } from './paging.js';
 import { withUser, type WithUser } from './users.js';
-import { authorShown, eventPageSeen, reachesFollowers as followersSee, statusKnownTo, statusOpenTo, streamStatusShown, type Viewer } from './visibility.js';
+import { authorHidden, authorShown, eventPageSeen, reachesFollowers as followersSee, statusKnownTo, statusOpenTo, streamStatusShown, type Viewer } from './visibility.js';
 
 export type StatusRow = Selectable<StatusTable>;
 export type CommentRow = Selectable<CommentTable>;
@@ -24,7 +24,7 @@ const hiddenComments = (viewer: Viewer, now: string, status: Expression<string>)
     .selectFrom('comments')
     .select((count) => count.fn.countAll().as('n'))
     .where('comments.status_id', '=', status)
-    .where((not) => not.not(authorShown(not, viewer, now, 'comments.user_id')));
+    .where((eb) => authorHidden(eb, viewer, now, 'comments.user_id'));
 
 /** What a list of statuses embeds for the viewer at `now`: each status's author, and its hidden comments' count. */
 export const statusExtras = (viewer: Viewer, now: string): Embeds => (query, rows) =>
@@ -105,10 +105,12 @@ export function statusesRepo(db: Kysely<Database>) {
         ...events.map((id) => counterKey('statuses', [undefined, id, undefined, undefined])),
         ...users.map((id) => counterKey('statuses', [undefined, undefined, id, '1'])),
       ];
-      // A followed user's status in a followed page is in two walks and two kept counts: taken off once.
+      // A followed user's status in a followed page is in two walks and two kept counts: taken off once, by the kept
+      // count of each such page and user (statuses that reach followers, by page and author).
+      const ids = (table: 'pages' | 'users', of: string[]) => sql<string>`(select id from ${sql.table(table)} where id in (${sql.join(of)}))`;
       const twice =
         pages.length && users.length
-          ? counted(reachesFollowers(fromStatuses().where('s.user_id', 'in', users).where('s.page_id', 'in', pages)))
+          ? keptEachPair((page, user) => counterKey('statuses', [page, undefined, user, '1']), ids('pages', pages), ids('users', users))
           : kept([]);
       // Every source is one the reader may read, so of the rule only suspended authors remove rows (`streamStatusShown`):
       // taken off too.
@@ -116,7 +118,7 @@ export function statusesRepo(db: Kysely<Database>) {
         ? kept([])
         : counted(
             fromStatuses()
-              .where((eb) => eb.not(authorShown(eb, viewer, now, 's.user_id')))
+              .where((eb) => authorHidden(eb, viewer, now, 's.user_id'))
               .where((eb) =>
                 eb.or([
                   ...(pages.length ? [eb('s.page_id', 'in', pages)] : []),

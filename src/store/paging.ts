@@ -283,7 +283,17 @@ export function keptEach(keyOf: (id: string) => string, ids: Expression<string>)
   return sql<number>`(select coalesce(sum(n), 0) from list_counts
     where key in (select cast(${before} as text) || seen.id || cast(${after} as text) from ${ids} as seen))`;
 }
-/** Where `keptEach` puts the id in a key: a character no key holds. */
+/**
+ * The sum of the kept counts of one key per pair of ids, one from each of `as` and `bs` (parenthesised queries of an
+ * `id` column), as SQL: a lookup per pair, however many rows the pairs count (the statuses of a stream's followed
+ * users in its followed pages). `keyOf` writes the key around the two ids.
+ */
+export function keptEachPair(keyOf: (a: string, b: string) => string, as: Expression<string>, bs: Expression<string>): Expression<number> {
+  const [before, between, after] = keyOf(EACH, EACH).split(EACH);
+  return sql<number>`(select coalesce(sum(n), 0) from list_counts
+    where key in (select cast(${before} as text) || a.id || cast(${between} as text) || b.id || cast(${after} as text) from ${as} as a cross join ${bs} as b))`;
+}
+/** Where `keptEach` and `keptEachPair` put an id in a key: a character no key holds. */
 const EACH = '\u0002';
 
 /** How many rows a filtered query matches, as SQL: only for small, bounded sets (a slug's one row, a user's keys). */

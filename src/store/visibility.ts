@@ -93,6 +93,12 @@ const suspendedAt = (eb: AnyEb, now: string) =>
 /** Content by an author suspended at `now` is hidden from all but Admins, as if it did not exist. */
 export const authorShown = (eb: AnyEb, viewer: Viewer, now: string, column: string): Expression<SqlBool> =>
   viewer.isAdmin ? eb.lit(true) : eb(column, 'not in', suspendedAt(eb, now));
+/**
+ * What `authorShown` leaves out, written as its own condition (not its negation), so that counting it reads the
+ * suspended users' few rows by index instead of testing every row of the sources.
+ */
+export const authorHidden = (eb: AnyEb, viewer: Viewer, now: string, column: string): Expression<SqlBool> =>
+  viewer.isAdmin ? eb.lit(false) : eb(column, 'in', suspendedAt(eb, now));
 
 /**
  * Statuses (`statuses as s`), and comments, which follow their status. The rule has two halves, so that a single

@@ -6,20 +6,22 @@ import { onPostgres, TEST_SECRET_KEY } from '../helpers/store-target.js';
 
 /**
  * PostgreSQL plans agora's named statements once (docs/performance.md: left to choose, it planned a Member's list
- * again on every run), on every connection of the pool, whatever options the URL carries (the tests' URL sets a
- * `search_path`).
+ * again on every run) and never compiles them (JIT: a stream of many sources spent seconds compiling each run),
+ * on every connection of the pool, whatever options the URL carries (the tests' URL sets a `search_path`).
  */
 describe('PostgreSQL connections', () => {
   const t = useApp();
-  it.skipIf(!onPostgres)('use generic plans for the named statements [runs with AGORA_TEST_DB]', async () => {
+  it.skipIf(!onPostgres)('use generic plans for the named statements, and no JIT compilation [runs with AGORA_TEST_DB]', async () => {
     // Several at once, so that the pool opens several connections.
-    const modes = await Promise.all(
-      Array.from({ length: 4 }, () => sql<{ plan_cache_mode: string }>`show plan_cache_mode`.execute(t.store.db)),
+    const settings = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        sql<{ mode: string; jit: string }>`select current_setting('plan_cache_mode') as mode, current_setting('jit') as jit`.execute(t.store.db),
+      ),
     );
-    for (const mode of modes) expect(mode.rows[0]?.plan_cache_mode).toBe('force_generic_plan');
+    for (const { rows } of settings) expect(rows[0]).toEqual({ mode: 'force_generic_plan', jit: 'off' });
   });
 
-  it.skipIf(!onPostgres)('keep PGOPTIONS when the URL has no options of its own, with generic plans beside them [runs with AGORA_TEST_DB]', async () => {
+  it.skipIf(!onPostgres)('keep PGOPTIONS when the URL has no options of its own, with generic plans and no JIT beside them [runs with AGORA_TEST_DB]', async () => {
     const url = new URL(t.file);
     const schema = /search_path=(\S+)/.exec(url.searchParams.get('options') ?? '')![1]!;
     url.searchParams.delete('options');
@@ -28,8 +30,8 @@ describe('PostgreSQL connections', () => {
     try {
       const store = await openPostgresStore(url.toString(), { secretKey: TEST_SECRET_KEY });
       try {
-        const { rows } = await sql<{ schema: string; mode: string }>`select current_schema() as schema, current_setting('plan_cache_mode') as mode`.execute(store.db);
-        expect(rows[0]).toEqual({ schema, mode: 'force_generic_plan' });
+        const { rows } = await sql<{ schema: string; mode: string; jit: string }>`select current_schema() as schema, current_setting('plan_cache_mode') as mode, current_setting('jit') as jit`.execute(store.db);
+        expect(rows[0]).toEqual({ schema, mode: 'force_generic_plan', jit: 'off' });
       } finally {
         await store.close();
       }
