@@ -31,10 +31,11 @@ afterAll(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-const slowCall = (env: Record<string, string | undefined>) =>
+const slowCall = (env: Record<string, string | undefined>, columns?: number) =>
   runCliTty(['users', 'get', 'someone'], {
     home,
     env: { AGORA_URL: url, AGORA_API_KEY: 'ak_x', AGORA_API_SECRET: 'as_x', CI: undefined, ...env },
+    ...(columns === undefined ? {} : { columns, timeoutMs: 20_000 }),
   });
 /** A colour or other graphic rendition: `ESC [ … m`. */
 const SGR = /\u001b\[[0-9;]*m/;
@@ -63,5 +64,14 @@ describe('the slow-call spinner', () => {
       expect(run.stdout).toContain('error: User not found');
     }
     expect(dumb.stdout).not.toMatch(SGR);
+  });
+
+  it('on a terminal that reports no width (0 columns: script with no terminal on its input, some containers), shows nothing', async () => {
+    // ora divides by the width: it would clear an endless number of lines, without end (and no signal but KILL stops it).
+    const run = await slowCall({ NO_COLOR: undefined }, 0);
+    expect(run.code, run.stdout.slice(0, 500)).toBe(1);
+    expect(run.stdout).not.toContain('GET /users');
+    expect(run.stdout).toContain('error: User not found');
+    expect(run.stdout.length).toBeLessThan(2_000);
   });
 });

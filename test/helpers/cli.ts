@@ -53,8 +53,8 @@ export interface TtyAnswer {
 
 /**
  * Runs the binary under a pseudo-terminal (util-linux `script`), as a person at a terminal would. With
- * `answers`, each is typed in turn as soon as its prompt shows; a run that never shows one is killed after
- * `timeoutMs` (code null) rather than left hanging.
+ * `answers`, each is typed in turn as soon as its prompt shows; a run that never shows one, or that runs past
+ * `timeoutMs` when one is given, is killed (code null) rather than left hanging.
  */
 export function runCliTty(
   args: string[],
@@ -92,7 +92,7 @@ export function runCliTty(
       }
       if (answers.length === 0) child.stdin.end();
     };
-    const timer = answers.length > 0 ? setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000) : undefined;
+    const timer = answers.length > 0 || options.timeoutMs ? setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000) : undefined;
     child.stdout.on('data', (c) => {
       stdout += c;
       if (answers.length > 0) answer();
