@@ -137,8 +137,14 @@ export function columnsThatFit(head: string[], rows: string[][], width: number, 
   return kept;
 }
 
-/** The ids cut to the shortest common length (at least `min` characters) at which no two of them share a prefix. */
-export function uniquePrefixes(ids: string[], min = 8): string[] {
+/**
+ * The ids cut to the shortest common length (at least `min` characters) at which no two of them share a prefix.
+ * At least 16: an id is its millisecond (12 characters), then a sequence that tells apart the ids one process makes
+ * in the same millisecond (4), then random bits. A shorter prefix, unique among the rows shown, is often shared by
+ * records made in the same second (a demo seeded, an import, a fan-out's notifications): given back, it would name
+ * several, and every id printed must be accepted back.
+ */
+export function uniquePrefixes(ids: string[], min = 16): string[] {
   const sorted = [...new Set(ids)].sort();
   const length = new Map<string, number>();
   sorted.forEach((id, i) => {

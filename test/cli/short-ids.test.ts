@@ -96,8 +96,11 @@ describe('short ids', () => {
     const { stripAnsi, withoutSpinner } = await import('./support.js');
     const author = await createUserWithKey(server);
     const status = (await call(server, 'POST', '/statuses', { as: author.creds, body: { user_id: author.user.id, content: 'ask me' } })).body as { id: string };
-    // A comment by the status's prefix, as tables show it.
-    const made = await agora(['comments', 'create', '--status', status.id.slice(0, 20), '--content', 'first', '--json'], author.creds);
+    // Another made at once: the two share their first characters (the same second), as records of one run do.
+    const twin = (await call(server, 'POST', '/statuses', { as: author.creds, body: { user_id: author.user.id, content: 'me too' } })).body as { id: string };
+    expect(twin.id.slice(0, 8)).toBe(status.id.slice(0, 8));
+    // A comment by the status's prefix, as tables show it; long enough that the table must cut something.
+    const made = await agora(['comments', 'create', '--status', status.id.slice(0, 20), '--content', `first ${'and more '.repeat(12)}`, '--json'], author.creds);
     expect(made.code, made.stderr).toBe(0);
     const comment = JSON.parse(made.stdout) as { id: string; status_id: string };
     expect(comment.status_id).toBe(status.id);
@@ -106,12 +109,16 @@ describe('short ids', () => {
     expect(run.code, run.stdout).toBe(0);
     const rows = stripAnsi(withoutSpinner(run.stdout)).replace(/\r/g, '').split('\n').filter((l) => l.startsWith('│')).slice(1);
     const cells = rows.map((l) => l.split('│').map((c) => c.trim()));
-    // The comments' ids whole, the status's as long as the width leaves (more than the 8 its two rows would need).
+    // The comments' ids whole, the status's as long as the width leaves, and never shorter than 16 characters
+    // (unique among these rows, 8 would do, but they name the twin too): given back, it names the status.
     expect(cells.map((c) => c[1])).toContain(comment.id);
     for (const c of cells) {
       expect(status.id.startsWith(c[2]!), c[2]).toBe(true);
-      expect(c[2]!.length).toBeGreaterThan(12);
+      expect(c[2]!.length).toBeGreaterThanOrEqual(16);
     }
+    const back = await agora(['statuses', 'get', cells[0]![2]!, '--json'], author.creds);
+    expect(back.code, back.stderr).toBe(0);
+    expect(JSON.parse(back.stdout).id).toBe(status.id);
     for (const args of [['comments', 'delete', comment.id.slice(0, 12), '--yes'], ['likes', 'create', '--comment', comment.id.slice(0, 12)]]) {
       const refused = await agora(args, author.creds);
       expect(refused.code, args.join(' ')).toBe(2);
@@ -121,7 +128,7 @@ describe('short ids', () => {
     }
     const shown = await agora(['comments', 'get', comment.id, '--json'], author.creds);
     expect(shown.code, shown.stderr).toBe(0);
-    expect(JSON.parse(shown.stdout)).toMatchObject({ id: comment.id, content: 'first', status_id: status.id });
+    expect(JSON.parse(shown.stdout)).toMatchObject({ id: comment.id, content: expect.stringMatching(/^first /), status_id: status.id });
     const deleted = await agora(['comments', 'delete', comment.id, '--yes'], author.creds);
     expect(deleted.code, deleted.stderr).toBe(0);
     // Gone: an Admin still reads it, with its removal; its author finds nothing.
