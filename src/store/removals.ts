@@ -1,10 +1,10 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { expressionBuilder, sql, type Expression, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { selectStatuses, statusExtras, type CommentRow, type LikeRow, type StatusListed, type StatusRow } from './content.js';
 import type { RemovedContentTable } from './moderation-tables.js';
-import { counted, listPage, type Listed } from './paging.js';
+import { counted, counterKey, kept, keptEach, listPage, type Listed } from './paging.js';
 import type { Database } from './schema.js';
-import { statusReadableBy, type Viewer } from './visibility.js';
+import { authorHidden, closedPagesIn, conversationsIn, statusPlaceReadableBy, statusReadableBy, type Viewer } from './visibility.js';
 
 export type RemovedRow = Selectable<RemovedContentTable>;
 export interface Removal {
@@ -54,6 +54,27 @@ export function removalsRepo(db: Kysely<Database>) {
       .execute();
   };
 
+  /**
+   * How many statuses of the filter's the viewer reads, from kept counts (`visibility.ts`): an Admin every one (a
+   * removed status is no longer in the table); a Member those of no event in no page or a public one, of the pages
+   * not public they are in, and of the conversations they are in, less those of suspended authors there.
+   */
+  const readableTotal = (viewer: Viewer, now: string, filter: StatusFilter): Expression<number> => {
+    const key = (page: string | undefined, event: string | undefined, flag?: '1') => counterKey('statuses', [page, event, filter.user_id, flag]);
+    if (viewer.isAdmin) return kept([key(filter.page_id, filter.event_id)]);
+    // A status is in a page or an event's conversation, never both.
+    const inPages = filter.event_id === undefined;
+    const inEvents = filter.page_id === undefined;
+    const open = kept([key(filter.page_id, filter.event_id, '1')]);
+    const pages = inPages ? keptEach((page) => key(page, undefined), closedPagesIn(viewer.id, filter.page_id)) : kept([]);
+    const events = inEvents ? keptEach((event) => key(undefined, event), sql<string>`${conversationsIn(expressionBuilder<Database, never>(), viewer, filter.event_id)}`) : kept([]);
+    let hidden = db.selectFrom('statuses as s').where((eb) => eb.and([authorHidden(eb, viewer, now, 's.user_id'), statusPlaceReadableBy(eb, viewer)]));
+    if (filter.user_id !== undefined) hidden = hidden.where('s.user_id', '=', filter.user_id);
+    if (filter.page_id !== undefined) hidden = hidden.where('s.page_id', '=', filter.page_id);
+    if (filter.event_id !== undefined) hidden = hidden.where('s.event_id', '=', filter.event_id);
+    return sql<number>`(${open} + ${pages} + ${events} - ${counted(hidden)})`;
+  };
+
   return {
     /** Statuses newest first, filtered, those the viewer may read only. */
     async listStatuses(viewer: Viewer, now: string, filter: StatusFilter, page: Pagination): Promise<Listed<StatusListed>> {
@@ -61,7 +82,7 @@ export function removalsRepo(db: Kysely<Database>) {
       if (filter.user_id !== undefined) query = query.where('s.user_id', '=', filter.user_id);
       if (filter.page_id !== undefined) query = query.where('s.page_id', '=', filter.page_id);
       if (filter.event_id !== undefined) query = query.where('s.event_id', '=', filter.event_id);
-      return listPage<StatusListed>(db, [{ query, keys: ['s.id'] }], selectStatuses, page, counted(query), true, statusExtras(viewer, now));
+      return listPage<StatusListed>(db, [{ query, keys: ['s.id'] }], selectStatuses, page, readableTotal(viewer, now, filter), true, statusExtras(viewer, now));
     },
 
     getRemoved(type: 'Status' | 'Comment', id: string): Promise<RemovedRow | undefined> {

@@ -112,12 +112,12 @@ export const authorHidden = (eb: AnyEb, viewer: Viewer, now: string, column: str
  */
 export function statusKnownTo(eb: AnyEb, viewer: Viewer, now: string): Expression<SqlBool> {
   if (viewer.isAdmin) return eb.lit(true);
-  return eb.and([
-    authorShown(eb, viewer, now, 's.user_id'),
-    eb.not(eb.exists(secretPageUnseen(eb, viewer).whereRef('sp.id', '=', 's.page_id'))),
-    eventPageSeen(eb, viewer, 's.event_id'),
-  ]);
+  return eb.and([authorShown(eb, viewer, now, 's.user_id'), placeKnownTo(eb, viewer)]);
 }
+
+/** The status is in no secret page (its own, or its event's) the viewer is not in: `statusKnownTo` but its author. */
+const placeKnownTo = (eb: AnyEb, viewer: Viewer): Expression<SqlBool> =>
+  eb.and([eb.not(eb.exists(secretPageUnseen(eb, viewer).whereRef('sp.id', '=', 's.page_id'))), eventPageSeen(eb, viewer, 's.event_id')]);
 
 /** A secret page the viewer is not in (`pages as sp`). */
 const secretPageUnseen = (eb: AnyEb, viewer: Viewer) =>
@@ -143,6 +143,35 @@ export function statusOpenTo(eb: AnyEb, viewer: Viewer): Expression<SqlBool> {
 
 export const statusReadableBy = (eb: AnyEb, viewer: Viewer, now: string): Expression<SqlBool> =>
   viewer.isAdmin ? eb.lit(true) : eb.and([statusKnownTo(eb, viewer, now), statusOpenTo(eb, viewer)]);
+
+/**
+ * The same rule for totals, from kept counts (`statuses|page|event|author|flag`, counters.ts): what a viewer reads of
+ * the statuses is those of no event in no page or a public one (the flag), those of the pages not public they are
+ * in (`closedPagesIn`), and those of the conversations they are in (`conversationsIn`); less what authors suspended
+ * at `now` wrote in those places (`statusPlaceReadableBy`, counted on the suspended users' index).
+ */
+export function closedPagesIn(viewer: string, only?: string): RawBuilder<string> {
+  const ids = sql`select p.id from follows as f inner join pages as p on p.id = f.followable_id
+    where f.user_id = ${viewer} and f.followable_type = 'Page' and p.privacy != 'public'
+    union all select id from pages where user_id = ${viewer} and privacy != 'public'`;
+  return only === undefined ? sql`(${ids})` : sql`(select id from (${ids}) as closed where id = ${only})`;
+}
+
+export function conversationsIn(eb: AnyEb, viewer: Viewer, only?: string) {
+  const created = eb.selectFrom('events as ce').select('ce.id as id').where('ce.user_id', '=', viewer.id);
+  const answered = eb
+    .selectFrom('event_attendances as ca')
+    .select('ca.event_id as id')
+    .where('ca.user_id', '=', viewer.id)
+    .where('ca.answer', 'in', ['yes', 'maybe']);
+  const events = eb
+    .selectFrom(created.unionAll(answered).as('c'))
+    .select('c.id')
+    .where((w) => eventPageSeen(w, viewer, 'c.id'));
+  return only === undefined ? events : events.where('c.id', '=', only);
+}
+
+export const statusPlaceReadableBy = (eb: AnyEb, viewer: Viewer): Expression<SqlBool> => eb.and([placeKnownTo(eb, viewer), statusOpenTo(eb, viewer)]);
 
 /**
  * The rule above for a status of one of the viewer's own stream sources (a page they are in, an event they

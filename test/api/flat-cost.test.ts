@@ -157,6 +157,8 @@ const lists = () => [
   '/events?date=2026-12-01',
   ...combinations({ answer: 'yes' }).map((q) => `/events/${ids.event}/attendees?${q}`),
   `/statuses/${ids.status}/comments?`,
+  ...combinations({ page_id: ids.public!, user_id: member.user.id }).map((q) => `/statuses?${q}`),
+  `/statuses?event_id=${ids.event}`,
   `/users/${member.user.id}/stream?`,
   ...combinations({ status: 'unseen' }).map((q) => `/users/${member.user.id}/notifications?${q}`),
   ...combinations({ status: 'unseen' }).map((q) => `/users/${other.user.id}/notifications?${q}`),
