@@ -21,7 +21,9 @@
 //   numbers  GET /pages?page=N, N random in 1–400, 4 callers;
 //   mixed    90 % the `first` requests + 10 % follows (a Member follows a random public page; 409 for a page
 //            already followed is an expected answer); last, since it writes;
-//   follows  the mix's follows alone, only when BENCH_CLASSES names it (no bound: what a write costs).
+//   follows  the mix's follows alone, only when BENCH_CLASSES names it (no bound: what a write costs);
+//   stream, statuses  a Member's stream and GET /statuses, first pages, only when BENCH_CLASSES names them and
+//            BENCH_STATUSES=N seeds N statuses a page (no bound: lists whose cost the classes above do not show).
 // Each run: 1 s warm-up, then BENCH_DURATION seconds (default 5), BENCH_CONNECTIONS connections (default 50). CPU
 // per request is from /proc: the server process (and its children) plus, on PostgreSQL, every backend of the run's
 // database (matched by the database name in their process title), so the floor and agora pay for the same things.
@@ -30,7 +32,7 @@
 // Prints a table (Markdown) with the issue's bound beside each figure and whether it is met; PostgreSQL's bounds
 // are multiples of the floor's GET /pages figure (CPU µs a request, server + backends), as in the issue.
 // Env: BENCH_DURATION, BENCH_CONNECTIONS, BENCH_PAGES, BENCH_ENGINES (sqlite,pg), BENCH_CLASSES (a subset of
-// first,pages,cursors,numbers,mixed,follows), BENCH_KINDS=1 (each list of `first` measured apart too, printed only),
+// first,pages,cursors,numbers,mixed,follows,stream,statuses), BENCH_STATUSES, BENCH_KINDS=1 (each list of `first` measured apart too, printed only),
 // BENCH_PG_URL, BENCH_NODE_ARGS (node flags of agora serve, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
 // CPU figures are steadier than req/s on a busy machine, but still inflated by it: give the load (printed before
 // each run) with the figures.
@@ -59,6 +61,10 @@ const CLASSES = [
   { name: 'mixed', label: '90 % first pages + 10 % follows', sqlite: 160, pg: { floor: 2 }, writes: true },
   // Not a bound: what one of the mix's writes costs alone. Measured only when BENCH_CLASSES names it.
   { name: 'follows', label: 'follows alone (no bound)', writes: true, byName: true },
+  // Not bounds either, and only with statuses seeded (BENCH_STATUSES per page): a Member's stream (their ~100 pages,
+  // 20 pages and 5 users followed: one walk each) and GET /statuses, first pages, the Admin and three Members.
+  { name: 'stream', label: "a Member's stream, first page (no bound)", byName: true },
+  { name: 'statuses', label: 'GET /statuses first page (no bound)', byName: true },
 ].filter((c) => (process.env.BENCH_CLASSES ? process.env.BENCH_CLASSES.split(',').includes(c.name) : !c.byName));
 
 const { request } = await import('undici');
@@ -131,7 +137,22 @@ async function traffic(s, base) {
   const each = (make) => [{ setupRequest: (req) => ({ ...req, ...make() }) }];
   const apart = Object.entries(kinds).map(([name, make]) => [`first/${name}`, each(() => ({ method: 'GET', ...make() }))]);
   const follows = () => followRequest(s, publicPages);
-  return { first: each(first), pages: each(pagesFirstOf(s)), cursors, numbers: each(numbers), mixed: each(mixed), follows: each(follows), kinds: apart };
+  const stream = () => {
+    const i = Math.floor(Math.random() * s.members.length);
+    return { method: 'GET', path: `${PREFIX}/users/${s.memberIds[i]}/stream`, headers: s.members[i] };
+  };
+  const statuses = () => ({ method: 'GET', path: `${PREFIX}/statuses`, headers: pick(callers) });
+  return {
+    first: each(first),
+    pages: each(pagesFirstOf(s)),
+    cursors,
+    numbers: each(numbers),
+    mixed: each(mixed),
+    follows: each(follows),
+    stream: each(stream),
+    statuses: each(statuses),
+    kinds: apart,
+  };
 }
 
 /** The floor answers the `pages` class as agora does: the same body and Link, each caller and privacy filter. */

@@ -77,6 +77,21 @@ export async function seed(db, pages, env) {
       insInvite.run(newId(), pageIds[p], users[p % userCount], pick(users), i % 2 ? 'refused' : 'waiting', now, now, users[p % userCount]);
     }
   })();
+  // BENCH_STATUSES=N: N statuses in each page (by random users, a second apart, the newest now), for the stream and
+  // GET /statuses (read-path.mjs's `stream` and `statuses` classes). None by default: the other classes' figures
+  // are of a community without them.
+  const perPage = Number(process.env.BENCH_STATUSES ?? 0);
+  if (perPage > 0)
+    sqlite.transaction(() => {
+      const insStatus = sqlite.prepare(`insert into statuses (id, user_id, content, page_id, created_at, updated_at) values (?, ?, ?, ?, ?, ?)`);
+      const count = pages * perPage;
+      const start = Date.now() - count * 1000;
+      for (let i = 0; i < count; i++) {
+        const at = start + i * 1000;
+        const when = new Date(at).toISOString();
+        insStatus.run(newId(), pick(users), `Status ${i} of the benchmark`, pick(pageIds), when, when);
+      }
+    })();
   // Notifications for the callers: 2,000 each.
   const callers = users.slice(0, 3);
   sqlite.transaction(() => {
