@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { ensureBootstrapAdmin, issueApiKey } from '../../src/domain/api-keys.js';
 import type { Deps } from '../../src/domain/context.js';
 import { hashSecret } from '../../src/domain/secrets.js';
@@ -51,6 +51,11 @@ export interface TestApp {
     path: string,
     options?: { as?: Credentials | null; body?: unknown; headers?: Record<string, string>; remoteAddress?: string },
   ): Promise<Answer<T>>;
+  /**
+   * One request that must succeed (status under 300, else the test fails showing the answer): its body. As `as`
+   * (a user with their key), else as the Admin.
+   */
+  ok<T = any>(method: string, path: string, as?: { creds: Credentials }, body?: unknown): Promise<T>;
   /** A Member with a key of their own, made through the API. */
   member(overrides?: Record<string, unknown>): Promise<{ user: { id: string; nickname: string; slug: string }; creds: Credentials }>;
   close(): Promise<void>;
@@ -97,6 +102,12 @@ export async function startApp(
     return { status: res.statusCode, headers: res.headers, body: res.body ? JSON.parse(res.body) : undefined };
   };
 
+  const ok: TestApp['ok'] = async (method, path, as, body) => {
+    const res = await call(method, path, { as: as?.creds, body });
+    expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+    return res.body;
+  };
+
   const member: TestApp['member'] = async (overrides = {}) => {
     const tag = randomBytes(4).toString('hex');
     const res = await call('POST', '/users', {
@@ -125,6 +136,7 @@ export async function startApp(
     file,
     admin,
     call,
+    ok,
     member,
     async close() {
       await app.close();
