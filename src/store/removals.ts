@@ -1,4 +1,4 @@
-import { expressionBuilder, sql, type Expression, type Kysely, type Selectable } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { selectStatuses, statusExtras, type CommentRow, type LikeRow, type StatusListed, type StatusRow } from './content.js';
 import type { RemovedContentTable } from './moderation-tables.js';
@@ -54,6 +54,15 @@ export function removalsRepo(db: Kysely<Database>) {
       .execute();
   };
 
+  /** Statuses (`statuses as s`) that meet `condition` and the filter: by author, page or event's conversation. */
+  const statusesOf = (condition: (eb: ExpressionBuilder<Database & { s: StatusRow }, 's'>) => Expression<SqlBool>, filter: StatusFilter) => {
+    let query = db.selectFrom('statuses as s').where(condition);
+    if (filter.user_id !== undefined) query = query.where('s.user_id', '=', filter.user_id);
+    if (filter.page_id !== undefined) query = query.where('s.page_id', '=', filter.page_id);
+    if (filter.event_id !== undefined) query = query.where('s.event_id', '=', filter.event_id);
+    return query;
+  };
+
   /**
    * How many statuses of the filter's the viewer reads, from kept counts (`visibility.ts`): an Admin every one (a
    * removed status is no longer in the table); a Member those of no event in no page or a public one, of the pages
@@ -67,21 +76,15 @@ export function removalsRepo(db: Kysely<Database>) {
     const inEvents = filter.page_id === undefined;
     const open = kept([key(filter.page_id, filter.event_id, '1')]);
     const pages = inPages ? keptEach((page) => key(page, undefined), closedPagesIn(viewer.id, filter.page_id)) : kept([]);
-    const events = inEvents ? keptEach((event) => key(undefined, event), sql<string>`${conversationsIn(expressionBuilder<Database, never>(), viewer, filter.event_id)}`) : kept([]);
-    let hidden = db.selectFrom('statuses as s').where((eb) => eb.and([authorHidden(eb, viewer, now, 's.user_id'), statusPlaceReadableBy(eb, viewer)]));
-    if (filter.user_id !== undefined) hidden = hidden.where('s.user_id', '=', filter.user_id);
-    if (filter.page_id !== undefined) hidden = hidden.where('s.page_id', '=', filter.page_id);
-    if (filter.event_id !== undefined) hidden = hidden.where('s.event_id', '=', filter.event_id);
+    const events = inEvents ? keptEach((event) => key(undefined, event), conversationsIn(viewer, filter.event_id)) : kept([]);
+    const hidden = statusesOf((eb) => eb.and([authorHidden(eb, viewer, now, 's.user_id'), statusPlaceReadableBy(eb, viewer)]), filter);
     return sql<number>`(${open} + ${pages} + ${events} - ${counted(hidden)})`;
   };
 
   return {
     /** Statuses newest first, filtered, those the viewer may read only. */
     async listStatuses(viewer: Viewer, now: string, filter: StatusFilter, page: Pagination): Promise<Listed<StatusListed>> {
-      let query = db.selectFrom('statuses as s').where((eb) => statusReadableBy(eb, viewer, now));
-      if (filter.user_id !== undefined) query = query.where('s.user_id', '=', filter.user_id);
-      if (filter.page_id !== undefined) query = query.where('s.page_id', '=', filter.page_id);
-      if (filter.event_id !== undefined) query = query.where('s.event_id', '=', filter.event_id);
+      const query = statusesOf((eb) => statusReadableBy(eb, viewer, now), filter);
       return listPage<StatusListed>(db, [{ query, keys: ['s.id'] }], selectStatuses, page, readableTotal(viewer, now, filter), true, statusExtras(viewer, now));
     },
 

@@ -1,4 +1,4 @@
-import { sql, type Expression, type ExpressionBuilder, type RawBuilder, type SqlBool } from 'kysely';
+import { expressionBuilder, sql, type Expression, type ExpressionBuilder, type RawBuilder, type SqlBool } from 'kysely';
 import type { Database } from './schema.js';
 
 /** Who sees what, once per resource: the single read, the list and its total all follow the rules written here. */
@@ -142,7 +142,10 @@ export function statusOpenTo(eb: AnyEb, viewer: Viewer): Expression<SqlBool> {
 }
 
 export const statusReadableBy = (eb: AnyEb, viewer: Viewer, now: string): Expression<SqlBool> =>
-  viewer.isAdmin ? eb.lit(true) : eb.and([statusKnownTo(eb, viewer, now), statusOpenTo(eb, viewer)]);
+  viewer.isAdmin ? eb.lit(true) : eb.and([authorShown(eb, viewer, now, 's.user_id'), statusPlaceReadableBy(eb, viewer)]);
+
+/** `statusReadableBy` but its author: the place (page or conversation) is one the viewer knows and may read. */
+export const statusPlaceReadableBy = (eb: AnyEb, viewer: Viewer): Expression<SqlBool> => eb.and([placeKnownTo(eb, viewer), statusOpenTo(eb, viewer)]);
 
 /**
  * The same rule for totals, from kept counts (`statuses|page|event|author|flag`, counters.ts): what a viewer reads of
@@ -157,7 +160,8 @@ export function closedPagesIn(viewer: string, only?: string): RawBuilder<string>
   return only === undefined ? sql`(${ids})` : sql`(select id from (${ids}) as closed where id = ${only})`;
 }
 
-export function conversationsIn(eb: AnyEb, viewer: Viewer, only?: string) {
+export function conversationsIn(viewer: Viewer, only?: string): RawBuilder<string> {
+  const eb = expressionBuilder<Database, never>();
   const created = eb.selectFrom('events as ce').select('ce.id as id').where('ce.user_id', '=', viewer.id);
   const answered = eb
     .selectFrom('event_attendances as ca')
@@ -168,10 +172,8 @@ export function conversationsIn(eb: AnyEb, viewer: Viewer, only?: string) {
     .selectFrom(created.unionAll(answered).as('c'))
     .select('c.id')
     .where((w) => eventPageSeen(w, viewer, 'c.id'));
-  return only === undefined ? events : events.where('c.id', '=', only);
+  return sql<string>`${only === undefined ? events : events.where('c.id', '=', only)}`;
 }
-
-export const statusPlaceReadableBy = (eb: AnyEb, viewer: Viewer): Expression<SqlBool> => eb.and([placeKnownTo(eb, viewer), statusOpenTo(eb, viewer)]);
 
 /**
  * The rule above for a status of one of the viewer's own stream sources (a page they are in, an event they
