@@ -3,7 +3,7 @@ import type { ModerationItem, ModerationQueueQuery, ReportItem } from '../shared
 import type { ModerationItemRow } from '../store/moderation.js';
 import { type Caller, type Deps } from './context.js';
 import { loadEmbeds } from './records.js';
-import { excerptHidden } from './report-settlement.js';
+import { excerptShown } from './report-settlement.js';
 
 /**
  * The moderation queue: the waiting access requests and invites of every page the caller administers (every
@@ -54,7 +54,7 @@ function reportItem(
     target: {
       type,
       id: r.target_id!,
-      excerpt: type === 'User' || excerptHidden(caller, author) ? null : r.excerpt,
+      excerpt: excerptShown(caller, r, author),
       user: author ?? null,
     },
     page,

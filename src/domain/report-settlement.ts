@@ -35,7 +35,7 @@ export async function toReportRecords(store: Store, caller: Caller, rows: Report
       target: {
         type: r.target_type as Report['target_type'],
         id: r.target_id,
-        excerpt: r.target_type === 'User' || excerptHidden(caller, users.get(r.target_user_id)) ? null : r.excerpt,
+        excerpt: excerptShown(caller, r, users.get(r.target_user_id)),
         user: user ?? null,
       },
     };
@@ -43,10 +43,15 @@ export async function toReportRecords(store: Store, caller: Caller, rows: Report
 }
 
 /**
- * A report keeps an excerpt of the content as reported; while its author is suspended, their content is hidden from
- * all but Admins (docs/api.md), and so is the excerpt: the report and the queue item still say who and why.
+ * What a report (or its queue item) shows of the content as reported: nothing for a user; while the content's author
+ * is suspended, their content is hidden from all but Admins (docs/api.md), and so is the excerpt: the report and the
+ * queue item still say who and why.
  */
-export const excerptHidden = (caller: Caller, author: { suspension?: unknown } | undefined): boolean => !caller.isAdmin && !!author?.suspension;
+export const excerptShown = (
+  caller: Caller,
+  report: { target_type: string | null; excerpt: string | null },
+  author: { suspension?: unknown } | undefined,
+): string | null => (report.target_type === 'User' || (!caller.isAdmin && !!author?.suspension) ? null : report.excerpt);
 
 const RESOLUTION = { remove: 'removed', suspend: 'suspended', none: 'none' } as const;
 
