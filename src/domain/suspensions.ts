@@ -18,20 +18,15 @@ import { inForce, suspensionOf, toUserRecord } from './users.js';
 
 const endOf = (s: { until: string | null }) => (s.until ? `until ${s.until}` : 'until it is lifted');
 
-/** Every request of a suspended user is refused, naming the reason and the end. */
-export function requireNotSuspended(caller: Caller, now: Date): void {
-  const s = caller.suspension;
-  if (s && inForce(s, now))
-    throw new AppError(403, ErrorCode.accountSuspended, `Your account is suspended ${endOf(s)}: ${s.reason}`);
-}
-
 /**
- * What every request's caller must be to use the API at all: not suspended (403 `account_suspended`), and of a role
- * with `users.can_use_api` (403 `api_access_denied`). Checked on each request, and before each delivery of a live
- * stream opened earlier, so that a suspension, a revoked key or a changed role also ends the streams.
+ * What every request's caller must be to use the API at all: not suspended (403 `account_suspended`, naming the
+ * reason and the end), and of a role with `users.can_use_api` (403 `api_access_denied`). Checked on each request,
+ * and before each delivery of a live stream opened earlier, so that a suspension, a revoked key or a changed role
+ * also ends the streams.
  */
 export function requireMayUseApi(caller: Caller, now: Date): void {
-  requireNotSuspended(caller, now);
+  const s = caller.suspension;
+  if (s && inForce(s, now)) throw new AppError(403, ErrorCode.accountSuspended, `Your account is suspended ${endOf(s)}: ${s.reason}`);
   if (!can(caller, 'users', 'can_use_api'))
     throw new AppError(403, ErrorCode.apiAccessDenied, 'Your role does not grant the permission users.can_use_api');
 }
