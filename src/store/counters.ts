@@ -70,6 +70,8 @@ export const COUNTERS: readonly CounterSpec[] = [
   // And by the UTC month (migration 0038): the months after this one, each one key, instead of each of their days.
   eventsEndingBy('events_end_month', 7),
   { list: 'event_attendances', table: 'event_attendances', dims: ['r.event_id', 'r.answer'] },
+  // Reports by their filters and the two sides of a Member's rule, the reporter and the page's creator (migration 0039).
+  { list: 'reports', table: 'reports', dims: ['r.state', 'r.target_type', 'r.target_id', 'r.user_id', 'r.page_owner_id'] },
   { list: 'webhooks', table: 'webhooks', dims: [] },
   { list: 'webhook_deliveries', table: 'webhook_deliveries', dims: ['r.webhook_id'] },
   { list: 'permission_sets', table: 'permission_sets', dims: [] },

@@ -4,7 +4,7 @@ import { ACCESS_REQUEST_STATES, INVITE_STATES } from '../shared/schemas/membersh
 import { fixed } from './dialect.js';
 import { accessRequestsSeenBy, invitesSeenBy, type Viewer } from './visibility.js';
 import type { Database, InviteTable, PageAccessRequestTable } from './schema.js';
-import { counterKey, kept, listPage, narrowed, type Embeds, type Listed, type Selection, type Walk } from './paging.js';
+import { counterKey, listAnyOf, type Embeds, type Listed, type Selection } from './paging.js';
 import { embedPage, type PageRow } from './pages.js';
 import { embedUser, type UserWithRole } from './users.js';
 
@@ -150,9 +150,8 @@ export function accessRequestsRepo(db: Kysely<Database>) {
       return true;
     },
     async list(filter: AccessRequestFilter, viewer: Viewer, page: Pagination): Promise<Listed<AccessRequestListed>> {
-      const { walks, plus, minus } = unionOf<AccessRequestFilter & { owner?: string }>(filter, accessRequestsSeenBy(viewer));
-      const walked = walks.map((f) => ({ query: matching(f), keys: ['r.id'] }));
-      return listed(db, walked, plus.map(key), minus.map(key), page, selectRequests, withRequestRecords);
+      const walk = (f: AccessRequestFilter & { owner?: string }) => ({ query: matching(f), keys: ['r.id'] });
+      return listAnyOf(db, filter, accessRequestsSeenBy(viewer), walk, key, page, selectRequests, withRequestRecords);
     },
   };
 }
@@ -214,42 +213,8 @@ export function invitesRepo(db: Kysely<Database>) {
       await dequeue(db, id);
     },
     async list(filter: InviteFilter, viewer: Viewer, page: Pagination): Promise<Listed<InviteListed>> {
-      const { walks, plus, minus } = unionOf<InviteFilter & { owner?: string }>(filter, invitesSeenBy(viewer));
-      const walked = walks.map((f) => ({ query: matching(f), keys: ['i.id'] }));
-      return listed(db, walked, plus.map(key), minus.map(key), page, selectInvites, withInviteRecords);
+      const walk = (f: InviteFilter & { owner?: string }) => ({ query: matching(f), keys: ['i.id'] });
+      return listAnyOf(db, filter, invitesSeenBy(viewer), walk, key, page, selectInvites, withInviteRecords);
     },
   };
-}
-
-/**
- * A filter joined with "any of these conditions" (a Member's own rows; 'all' for an administrator): one walk per
- * condition, and the count by inclusion–exclusion over the kept counts of every intersection.
- */
-function unionOf<F extends object>(filter: F, anyOf: 'all' | Partial<F>[]) {
-  if (anyOf === 'all') return { walks: [filter], plus: [filter], minus: [] };
-  const walks = anyOf.map((c) => narrowed(filter, c)).filter((f): f is F => f !== null);
-  const plus: F[] = [];
-  const minus: F[] = [];
-  for (let mask = 1; mask < 1 << anyOf.length; mask++) {
-    let f: F | null = filter;
-    for (let i = 0; i < anyOf.length && f; i++) if (mask & (1 << i)) f = narrowed(f, anyOf[i]!);
-    if (!f) continue;
-    const bits = mask.toString(2).replaceAll('0', '').length;
-    (bits % 2 ? plus : minus).push(f);
-  }
-  return { walks, plus, minus };
-}
-
-async function listed<Row>(
-  db: Kysely<Database>,
-  walks: Walk[],
-  plus: string[],
-  minus: string[],
-  page: Pagination,
-  select: Selection,
-  embeds: Embeds,
-): Promise<Listed<Row>> {
-  if (walks.length === 0) return { rows: [], total: 0 };
-  const total = sql<number>`(${kept(plus)} - ${kept(minus)})`;
-  return listPage<Row>(db, walks, select, page, total, false, embeds);
 }

@@ -324,9 +324,39 @@ export async function counterOf(db: Kysely<Database>, key: string): Promise<numb
  * A filter with one more dimension fixed, or null when the filter already fixes it to another value (that
  * combination matches nothing).
  */
-export function narrowed<F extends object>(filter: F, extra: Partial<F>): F | null {
+function narrowed<F extends object>(filter: F, extra: Partial<F>): F | null {
   const fixed = filter as Record<string, unknown>;
   for (const [name, value] of Object.entries(extra))
     if (fixed[name] !== undefined && fixed[name] !== value) return null;
   return { ...filter, ...extra };
+}
+
+/**
+ * A list whose filter is joined with "any of these conditions" (a Member's own rows; 'all' for an administrator):
+ * one walk per condition (`walk`), merged in key order, and the total by inclusion–exclusion over the kept counts
+ * (`key`) of every intersection of the conditions.
+ */
+export async function listAnyOf<F extends object, Row>(
+  db: AnyDb,
+  filter: F,
+  anyOf: 'all' | Partial<F>[],
+  walk: (f: F) => Walk,
+  key: (f: F) => string,
+  page: Pagination,
+  select: Selection,
+  embeds: Embeds,
+): Promise<Listed<Row>> {
+  const conditions = anyOf === 'all' ? [{}] : anyOf;
+  const walks = conditions.map((c) => narrowed(filter, c)).filter((f): f is F => f !== null);
+  if (walks.length === 0) return { rows: [], total: 0 };
+  const plus: string[] = [];
+  const minus: string[] = [];
+  for (let mask = 1; mask < 1 << conditions.length; mask++) {
+    let f: F | null = filter;
+    for (let i = 0; i < conditions.length && f; i++) if (mask & (1 << i)) f = narrowed(f, conditions[i]!);
+    if (!f) continue;
+    const bits = mask.toString(2).replaceAll('0', '').length;
+    (bits % 2 ? plus : minus).push(key(f));
+  }
+  return listPage<Row>(db, walks.map(walk), select, page, sql<number>`(${kept(plus)} - ${kept(minus)})`, false, embeds);
 }

@@ -1,11 +1,12 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely, RawBuilder, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
-import { dialectOf } from './dialect.js';
+import { REPORT_STATES, REPORT_TARGET_TYPES } from '../shared/report-kinds.js';
+import { dialectOf, fixed } from './dialect.js';
 import type { ReportTable } from './moderation-tables.js';
-import { counted, listPage, type Embeds, type Listed, type Selection } from './paging.js';
+import { counterKey, listAnyOf, type Embeds, type Listed, type Selection } from './paging.js';
 import { embedUser, type UserWithRole } from './users.js';
 import type { Database } from './schema.js';
-import { reportVisibleTo, type Viewer } from './visibility.js';
+import { reportsSeenBy, type Viewer } from './visibility.js';
 
 /** The page's creator is the store's own (written from the page on insert): the domain neither writes nor reads it. */
 export type ReportRow = Omit<Selectable<ReportTable>, 'page_owner_id'>;
@@ -22,9 +23,25 @@ export interface ReportFilter {
 
 const selectReports: Selection = (q) => q.selectAll('r');
 
+type Seen = ReportFilter & { owner?: string };
+type Column = 'r.state' | 'r.target_type' | 'r.target_id' | 'r.user_id' | 'r.page_owner_id';
+
+/** A filter as column = value conditions (a state and a type as literals, `fixed`: partial indexes name them). */
+function conditions(f: Seen): [Column, string | RawBuilder<string>][] {
+  const pairs: [Column, string | RawBuilder<string> | undefined][] = [
+    ['r.state', f.state === undefined ? undefined : fixed<string>(f.state, REPORT_STATES)],
+    ['r.target_type', f.target_type === undefined ? undefined : fixed<string>(f.target_type, REPORT_TARGET_TYPES)],
+    ['r.target_id', f.target_id],
+    ['r.user_id', f.user_id],
+    ['r.page_owner_id', f.owner],
+  ];
+  return pairs.filter((p): p is [Column, string | RawBuilder<string>] => p[1] !== undefined);
+}
+const key = (f: Seen) => counterKey('reports', [f.state, f.target_type, f.target_id, f.user_id, f.owner]);
+
 /** Users' reports of statuses, comments and users (migration 0030-moderation). */
 export function reportsRepo(db: Kysely<Database>) {
-  const visible = (viewer: Viewer) => db.selectFrom('reports as r').where((eb) => reportVisibleTo(eb, viewer));
+  const matching = (f: Seen) => conditions(f).reduce((q, [column, value]) => q.where(column, '=', value), db.selectFrom('reports as r'));
   return {
     /**
      * Holds the reported status or comment until the report's transaction ends: a removal by another process waits
@@ -41,17 +58,17 @@ export function reportsRepo(db: Kysely<Database>) {
       const owner = row.page_id ? db.selectFrom('pages').select('pages.user_id').where('pages.id', '=', row.page_id) : null;
       await db.insertInto('reports').values({ ...row, page_owner_id: owner }).execute();
     },
+    /** The report if the viewer may know of it (`reportsSeenBy`, as the list). */
     async visibleTo(viewer: Viewer, id: string): Promise<ReportRow | undefined> {
-      return visible(viewer).selectAll('r').where('r.id', '=', id).executeTakeFirst();
+      const seen = reportsSeenBy(viewer);
+      let q = matching({}).where('r.id', '=', id);
+      if (seen !== 'all') q = q.where((eb) => eb.or(seen.map((f) => eb.and(conditions(f).map(([column, value]) => eb(column, '=', value))))));
+      return q.selectAll('r').executeTakeFirst();
     },
-    /** Reports oldest first. */
-    async list(viewer: Viewer, filter: ReportFilter, page: Pagination): Promise<Listed<ReportListed>> {
-      let query = visible(viewer);
-      if (filter.state !== undefined) query = query.where('r.state', '=', filter.state);
-      if (filter.target_type !== undefined) query = query.where('r.target_type', '=', filter.target_type);
-      if (filter.target_id !== undefined) query = query.where('r.target_id', '=', filter.target_id);
-      if (filter.user_id !== undefined) query = query.where('r.user_id', '=', filter.user_id);
-      return listPage<ReportListed>(db, [{ query, keys: ['r.id'] }], selectReports, page, counted(query), false, withReportedUser);
+    /** Reports oldest first (by creation time, then id, as the moderation queue): one walk for an Admin, one for each side of a Member's rule (`reportsSeenBy`). */
+    list(viewer: Viewer, filter: ReportFilter, page: Pagination): Promise<Listed<ReportListed>> {
+      const walk = (f: Seen) => ({ query: matching(f), keys: ['r.created_at', 'r.id'] });
+      return listAnyOf(db, filter, reportsSeenBy(viewer), walk, key, page, selectReports, withReportedUser);
     },
     /**
      * Settles every open report on the targets at once (a removed status's with its comments'), and answers those

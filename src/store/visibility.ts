@@ -54,10 +54,15 @@ export const visibleTotal = (all: Expression<number>, ofSecretPages: Expression<
 
 /**
  * Access requests: the administrators, the user who asks, and the page's creator (who settles it). Invites: the
- * administrators, its sender, the invited user, and the page's creator. Written as data: a list walks one index per
- * condition (its total by inclusion–exclusion over the kept counts), and a single read tests the same conditions.
+ * administrators, its sender, the invited user, and the page's creator. Reports: the administrators, the reporter,
+ * and the creator of the page the reported content is in. Written as data: a list walks one index per condition
+ * (its total by inclusion–exclusion over the kept counts), and a single read tests the same conditions.
  */
 export function accessRequestsSeenBy(viewer: Viewer): 'all' | { user_id?: string; owner?: string }[] {
+  return viewer.isAdmin ? 'all' : [{ user_id: viewer.id }, { owner: viewer.id }];
+}
+
+export function reportsSeenBy(viewer: Viewer): 'all' | { user_id?: string; owner?: string }[] {
   return viewer.isAdmin ? 'all' : [{ user_id: viewer.id }, { owner: viewer.id }];
 }
 
@@ -182,12 +187,3 @@ export function conversationsIn(viewer: Viewer, only?: string): RawBuilder<strin
  * stream's walks (one per source, hundreds for some users) stays cheap to plan.
  */
 export const streamStatusShown = (eb: AnyEb, viewer: Viewer, now: string): Expression<SqlBool> => authorShown(eb, viewer, now, 's.user_id');
-
-/** Reports (`reports as r`): Admins all, a page's creator those on content in the page, anyone their own. */
-export function reportVisibleTo(eb: AnyEb, viewer: Viewer): Expression<SqlBool> {
-  if (viewer.isAdmin) return eb.lit(true);
-  return eb.or([
-    eb('r.user_id', '=', viewer.id),
-    eb.exists(eb.selectFrom('pages as rp').select('rp.id').whereRef('rp.id', '=', 'r.page_id').where('rp.user_id', '=', viewer.id)),
-  ]);
-}

@@ -65,6 +65,7 @@ beforeAll(async () => {
     mine.status = status.body.id;
     await t.call('POST', '/comments', { as: member.creds, body: { user_id: member.user.id, status_id: ids.status ?? mine.status, content: `hi ${round}` } });
     if (round === 0) Object.assign(ids, mine);
+    else ids.status2 = mine.status!;
   }
   // A third user, so that lists of a page's requests and invites, an event's attendees and a user's
   // follows of users hold two too; and the Member in two of the other's secret pages (invited, accepted).
@@ -74,6 +75,12 @@ beforeAll(async () => {
     await t.call('POST', '/follows', { as: member.creds, body: { user_id: member.user.id, followable_type: 'User', followable_id: followed.user.id } });
   await t.call('POST', '/page_access_requests', { as: third.creds, body: { page_id: ids.private, user_id: third.user.id } });
   await t.call('POST', '/invites', { as: other.creds, body: { target_type: 'Page', target_id: ids.private, user_id: other.user.id, user_target_ids: [third.user.id] } });
+  // Reports: the Member's of both statuses and the third's of the first, so that a reporter's and a target's
+  // reports are two.
+  for (const [who, status] of [[member, ids.status], [member, ids.status2], [third, ids.status]] as const) {
+    const report = await t.call('POST', '/reports', { as: who.creds, body: { user_id: who.user.id, target_type: 'Status', target_id: status, reason: 'spam' } });
+    expect(report.status, JSON.stringify(report.body)).toBe(201);
+  }
   for (const who of [other, third])
     await t.call('PUT', `/events/${ids.event}/attendance`, { as: who.creds, body: { user_id: who.user.id, answer: 'yes' } });
   for (const round of [0, 1]) {
@@ -160,6 +167,7 @@ const lists = () => [
   ...combinations({ page_id: ids.public!, user_id: member.user.id }).map((q) => `/statuses?${q}`),
   `/statuses?event_id=${ids.event}`,
   `/users/${member.user.id}/stream?`,
+  ...combinations({ state: 'open', target_type: 'Status', target_id: ids.status!, user_id: member.user.id }).map((q) => `/reports?${q}`),
   ...combinations({ status: 'unseen' }).map((q) => `/users/${member.user.id}/notifications?${q}`),
   ...combinations({ status: 'unseen' }).map((q) => `/users/${other.user.id}/notifications?${q}`),
   '/webhooks?',

@@ -115,6 +115,55 @@ describe('GET /reports', () => {
   });
 });
 
+describe('GET /reports, every filter', () => {
+  it("answers each viewer's rows and a total equal to them, a report both theirs and in their page once, before and after a settle", async () => {
+    const { owner, spammer, r1, r2, outsider, status } = await scene();
+    const spam = await comment(spammer, status.id);
+    // The owner reports in their own page: theirs, and in their page (one row, counted once).
+    for (const who of [r1, r2, owner]) await reportOn(who, 'Status', status.id);
+    await reportOn(r2, 'Comment', spam.id);
+    await reportOn(r1, 'User', spammer.user.id);
+    type Row = { id: string; user_id: string; target_type: string; target_id: string; state: string };
+    const ours = new Set([status.id, spam.id, spammer.user.id]);
+    const all = async () => ((await t.call('GET', '/reports?per_page=100')).body.items as Row[]).filter((r) => ours.has(r.target_id));
+    const seenBy = (who: Who | undefined, r: Row) => !who || r.user_id === who.user.id || (who === owner && r.target_type !== 'User');
+    const filters = [
+      '',
+      'state=open',
+      'state=resolved',
+      'target_type=Status',
+      'target_type=User',
+      `target_id=${status.id}`,
+      `target_type=Comment&target_id=${spam.id}`,
+      `target_type=User&target_id=${status.id}`,
+      `user_id=${r1.user.id}`,
+      `user_id=${owner.user.id}&state=open`,
+      `state=open&target_type=Status&target_id=${status.id}&user_id=${r2.user.id}`,
+    ];
+    const check = async (when: string) => {
+      const reports = await all();
+      expect(reports.length, when).toBe(5);
+      for (const who of [undefined, owner, r1, r2, outsider])
+        for (const q of filters) {
+          const res = await t.call('GET', `/reports?${q}&per_page=100`, { as: who?.creds });
+          expect(res.status, q).toBe(200);
+          const items = res.body.items as Row[];
+          expect(res.body.total_items, `${when} ${q}`).toBe(items.length);
+          const matches = (r: Row) =>
+            [...new URLSearchParams(q).entries()].every(([name, value]) => r[name as keyof Row] === value);
+          const mine = items.filter((r) => ours.has(r.target_id)).map((r) => r.id);
+          expect(mine, `${when} ${q} as ${who?.user.nickname ?? 'Admin'}`).toEqual(reports.filter((r) => seenBy(who, r) && matches(r)).map((r) => r.id));
+          if (who) expect(mine.length, `${when} ${q}`).toBe(items.length);
+        }
+    };
+    await check('open');
+    const [first] = await all();
+    expect((await t.call('PUT', `/reports/${first!.id}/resolve`, { body: { action: 'none' } })).status).toBe(200);
+    await check('settled');
+    expect((await all()).filter((r) => r.state === 'resolved').length).toBe(3);
+  });
+});
+
 describe('settling reports', () => {
   it('resolves with remove: the content goes, every open report on it is resolved, reporters are told, audited', async () => {
     const { owner, r1, r2, status, spammer } = await scene();

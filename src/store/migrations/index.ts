@@ -4,6 +4,7 @@ import { audit } from './0006-audit.js';
 import { auditTargetTypes } from './0036-audit-target-types.js';
 import { keyUseUnversioned } from './0037-key-use-unversioned.js';
 import { eventEndMonths } from './0038-event-end-months.js';
+import { reportCounts } from './0039-report-counts.js';
 import { auditFilters } from './0016-audit-filters.js';
 import { commentAuthors } from './0032-comment-authors.js';
 import { concurrency } from './0008-concurrency.js';
@@ -56,4 +57,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0036-audit-target-types': auditTargetTypes,
   '0037-key-use-unversioned': keyUseUnversioned,
   '0038-event-end-months': eventEndMonths,
+  '0039-report-counts': reportCounts,
 };
