@@ -97,7 +97,11 @@ export function statusesRepo(db: Kysely<Database>) {
       const walks: Walk[] = [
         ...pages.map((id) => ({ query: shown().where('s.page_id', '=', id), keys })),
         ...events.map((id) => ({ query: shown().where('s.event_id', '=', id), keys })),
-        ...users.map((id) => ({ query: reachesFollowers(shown().where('s.user_id', '=', id)), keys })),
+        // A followed user's status in a followed page is the page's walk's alone: the walks share no row (`disjoint`).
+        ...users.map((id) => {
+          const query = reachesFollowers(shown().where('s.user_id', '=', id));
+          return { query: pages.length ? query.where((eb) => eb.or([eb('s.page_id', 'is', null), eb('s.page_id', 'not in', pages)])) : query, keys };
+        }),
       ];
       if (walks.length === 0) return { rows: [], total: 0 };
       const sourceKeys = [
@@ -128,7 +132,7 @@ export function statusesRepo(db: Kysely<Database>) {
               ),
           );
       const total = sql<number>`(${kept(sourceKeys)} - ${twice} - ${unseen})`;
-      return listPage<StatusListed>(db, walks, selectStatuses, page, total, true, statusExtras(viewer, now));
+      return listPage<StatusListed>(db, walks, selectStatuses, page, total, true, statusExtras(viewer, now), true);
     },
   };
 }

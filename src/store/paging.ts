@@ -99,6 +99,7 @@ async function walkPage<Row>(
   desc: boolean,
   total: Expression<number>,
   embeds?: Embeds,
+  disjoint = false,
 ): Promise<Walked<Row> & { total?: number }> {
   if (walks.length === 0) return { rows: [] };
   const width = walks[0]!.keys.length;
@@ -133,19 +134,21 @@ async function walkPage<Row>(
   }
   const inclusive = skip > 0;
   const n = position.per_page;
-  // Several walks are one statement (a UNION ALL of each walk's first rows), so that they read as of one moment
-  // (a commit between them could move a row from one to the other) and PostgreSQL answers in one round trip.
-  // The total rides on the rows too: a page and its total, one statement. It is written once, beside the union's
-  // rows, not in each walk, and the union is MATERIALIZED: else SQLite copies the total into every walk as it
-  // flattens the union, and a stream of 600 sources repeats its 600 kept counts 600 times (seconds to prepare).
-  const arms = walks.map((walk) => keyed(walk, (walk.select ?? select)(from(walk, start, inclusive))).limit(n + 1));
+  // Several walks are one statement (`firstOfUnion`), so that they read as of one moment (a commit between them
+  // could move a row from one to the other) and PostgreSQL answers in one round trip. Walks that may share a row (an
+  // invite a page's creator sent is theirs and to their page) read n + 1 rows for each walk, among which are n + 1
+  // distinct ones; walks that never do (`disjoint`: a stream's) read n + 1 in all. The total rides on the rows too:
+  // a page and its total, one statement. It is written once, beside the union's rows, not in each walk, and the
+  // union is MATERIALIZED: else SQLite copies the total into every walk as it flattens the union, and a stream of
+  // 600 sources repeats its 600 kept counts 600 times (seconds to prepare).
+  const selected = (walk: Walk) => (walk.select ?? select)(from(walk, start, inclusive));
   const withTotal = (query: AnyQuery) => query.select(sql<number>`${total}`.as(TOTAL));
   const page =
-    arms.length === 1
-      ? withTotal(arms[0]!)
+    walks.length === 1
+      ? withTotal(keyed(walks[0]!, selected(walks[0]!)).limit(n + 1))
       : withTotal(
           db
-            .with((cte) => cte('walks').materialized(), () => compound(db, arms.map((arm, w) => db.selectFrom(arm.as(`w${w}`)).selectAll()), true))
+            .with((cte) => cte('walks').materialized(), () => firstOfUnion(db, walks, selected, keyed, direction, (n + 1) * (disjoint ? 1 : walks.length)))
             .selectFrom('walks')
             .selectAll('walks'),
         );
@@ -155,7 +158,7 @@ async function walkPage<Row>(
   const counted = read[0]?.[TOTAL];
   // Rows joined to their embedded records come back in no set order (the join's statement has no ORDER BY of its
   // own, which SQLite would sort in a temporary B-tree): put in key order here, a page of them at most.
-  const found = arms.length === 1 && !embeds ? read : merged(read, keysOf, desc);
+  const found = walks.length === 1 && !embeds ? read : merged(read, keysOf, desc);
   const next = found.length > n ? keysOf(found[n - 1]!) : undefined;
   const rows = found.slice(0, n).map(rowShape(found[0]) as (row: Record<string, unknown>) => Row);
   return counted === undefined ? { rows, next } : { rows, next, total: Number(counted) };
@@ -204,6 +207,29 @@ function compound(db: AnyDb, queries: AnyQuery[], all: boolean): AnyQuery {
   return compound(db, groups, all);
 }
 
+/**
+ * The first `limit` rows of several walks in key order, as one query: a UNION ALL of the walks ordered and limited
+ * as a whole, which both engines merge as they read it, each walk in its index's order, stopping at the limit. Only
+ * the page's rows are read whole, however many walks. SQLite merges the walks themselves (co-routines; it would sort
+ * walks wrapped as subqueries); PostgreSQL merges walks that carry their order and are cut at the limit each
+ * (`Merge Append` of `Limit`s; it sorts a union of bare walks).
+ */
+function firstOfUnion(
+  db: AnyDb,
+  walks: Walk[],
+  selected: (walk: Walk) => AnyQuery,
+  keyed: (walk: Walk, query: AnyQuery) => AnyQuery,
+  direction: 'asc' | 'desc',
+  limit: number,
+): AnyQuery {
+  const columns = walks[0]!.keys.map((_, i) => KEY(i));
+  let union = onPostgres(db)
+    ? db.selectFrom(compound(db, walks.map((walk, w) => db.selectFrom(keyed(walk, selected(walk)).limit(limit).as(`w${w}`)).selectAll()), true).as('u')).selectAll()
+    : compound(db, walks.map((walk) => walk.keys.reduce((q, key, i) => q.select(sql.ref(key).as(KEY(i))), selected(walk))), true);
+  for (const column of columns) union = union.orderBy(sql.ref(column), direction);
+  return union.limit(limit);
+}
+
 /** The rows of several walks in key order, each key once (a row in two walks is answered once). */
 function merged<T>(rows: readonly T[], keysOf: (row: T) => string[], desc: boolean): T[] {
   const compare = (a: string[], b: string[]) => {
@@ -247,8 +273,9 @@ export async function listPage<Row>(
   total: Expression<number>,
   desc = false,
   embeds?: Embeds,
+  disjoint = false,
 ): Promise<Listed<Row>> {
-  const walked = await walkPage<Row>(db, walks, select, position, desc, total, embeds);
+  const walked = await walkPage<Row>(db, walks, select, position, desc, total, embeds, disjoint);
   if (walked.total !== undefined) return { ...walked, total: walked.total };
   const alone = await readRows<{ n: number | string | bigint }>(db, db.selectNoFrom(sql<number>`${total}`.as('n')));
   return { ...walked, total: Number(alone[0]?.n ?? 0) };
