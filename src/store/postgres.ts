@@ -50,6 +50,9 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   const pool = new pg.Pool({
     ...withSessionSettings(url),
     max: 10,
+    // Connections are kept while the store is open (pg closes one idle for 10 s by default): each holds the
+    // statements it prepared and planned, and a stream's takes a connection about 0.3 s to plan.
+    idleTimeoutMillis: 0,
     connectionTimeoutMillis: 10_000,
     // count(*) and bigint columns come as strings by default: our integers are far below 2^53.
     types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8 ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
