@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { dialectOf } from './dialect.js';
-import { counted, listPage, type Listed, type Selection } from './paging.js';
+import { counted, counterKey, kept, listPage, type Listed, type Selection } from './paging.js';
 import type { AuditLogTable, Database } from './schema.js';
 
 export type AuditEntryRow = Selectable<AuditLogTable>;
@@ -20,7 +20,8 @@ const selectAuditLog: Selection = (q) => q.selectAll('audit_log');
 
 /**
  * The audit log: written in the transaction of each administrative change, read newest first, paged like
- * every list (`listPage`); its total is counted (a time window's entries, by index range).
+ * every list (`listPage`); its total is kept by actor, action and type of target (`audit_log` counts), and counted
+ * on an index for a target's few entries and a time window's.
  */
 export function auditLogRepo(db: Kysely<Database>) {
   const sqlite = dialectOf(db) === 'sqlite';
@@ -52,7 +53,9 @@ export function auditLogRepo(db: Kysely<Database>) {
         [{ query: filtered(filter, true), keys: ['audit_log.created_at', 'audit_log.id'] }],
         selectAuditLog,
         page,
-        counted(filtered(filter)),
+        filter.target_id !== undefined || filter.since !== undefined || filter.until !== undefined
+          ? counted(filtered(filter))
+          : kept([counterKey('audit_log', [filter.actor_id, filter.action, filter.target_type])]),
         true,
       );
     },

@@ -72,6 +72,9 @@ export const COUNTERS: readonly CounterSpec[] = [
   { list: 'event_attendances', table: 'event_attendances', dims: ['r.event_id', 'r.answer'] },
   // Reports by their filters and the two sides of a Member's rule, the reporter and the page's creator (migration 0039).
   { list: 'reports', table: 'reports', dims: ['r.state', 'r.target_type', 'r.target_id', 'r.user_id', 'r.page_owner_id'] },
+  // The audit log by actor, action and type of target (migration 0040): a target's entries and a time window's are
+  // counted on their index.
+  { list: 'audit_log', table: 'audit_log', dims: ['r.actor_id', 'r.action', 'r.target_type'] },
   { list: 'webhooks', table: 'webhooks', dims: [] },
   { list: 'webhook_deliveries', table: 'webhook_deliveries', dims: ['r.webhook_id'] },
   { list: 'permission_sets', table: 'permission_sets', dims: [] },

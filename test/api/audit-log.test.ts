@@ -6,7 +6,8 @@ import { onPostgres, openRaw } from '../helpers/store-target.js';
 
 /** GET /audit_log and the entry every administrative change writes in its own transaction (docs/api.md). */
 
-const t = useApp({ webhooks: { allowPrivate: true } });
+const statements: string[] = [];
+const t = useApp({ webhooks: { allowPrivate: true }, storeOptions: { onQuery: (sql) => statements.push(sql) } });
 
 interface Entry {
   id: string;
@@ -235,6 +236,31 @@ describe('GET /audit_log', () => {
       path = link ? /^<\/public-api\/v1(.+)>; rel="next"$/.exec(link)![1] : undefined;
     }
     expect(walked).toEqual(all);
+  });
+});
+
+describe('GET /audit_log totals', () => {
+  it('are kept by actor, action and type of target (no entry counted), counted for a target or a time window, and each is its rows', async () => {
+    const all = (await t.call('GET', '/audit_log?per_page=100')).body;
+    expect(all.total_items).toBe(all.items.length);
+    const [entry] = all.items as Entry[];
+    const filters = { actor_id: entry!.actor_id, action: entry!.action, target_type: entry!.target_type };
+    const names = Object.keys(filters) as (keyof typeof filters)[];
+    for (let mask = 0; mask < 1 << names.length; mask++) {
+      const query = names.filter((_, i) => mask & (1 << i)).map((n) => `${n}=${encodeURIComponent(filters[n])}`).join('&');
+      statements.length = 0;
+      const res = await t.call('GET', `/audit_log?${query}&per_page=100`);
+      expect(res.status).toBe(200);
+      const expected = (all.items as Entry[]).filter((e) => names.every((n, i) => !(mask & (1 << i)) || e[n] === filters[n]));
+      expect(res.body.total_items, query).toBe(expected.length);
+      expect(res.body.items.map((e: Entry) => e.id), query).toEqual(expected.map((e) => e.id));
+      expect(statements.filter((q) => /count\(\*\)/i.test(q)), query).toEqual([]);
+    }
+    for (const query of [`target_id=${entry!.target_id}`, 'since=2020-01-01']) {
+      const res = await t.call('GET', `/audit_log?${query}&per_page=100`);
+      expect(res.body.total_items, query).toBe(res.body.items.length);
+    }
+    expect(await t.store.checkCounts()).toEqual([]);
   });
 });
 

@@ -180,7 +180,8 @@ describe('paging', () => {
       // (Nor are a union's headings, nor the scan of its rows or of one walk's, at most a page each, read back from a subquery.)
       const heading = /^((CORRELATED )?SCALAR SUBQUERY \d+|SCAN CONSTANT ROW|COMPOUND QUERY|LEFT-MOST SUBQUERY|UNION ALL|MERGE \(UNION( ALL)?\)|LEFT|RIGHT|(CO-ROUTINE|MATERIALIZE|SCAN) (w\d+|walks))$/;
       for (const step of plan.filter((s) => !heading.test(s)))
-        expect(step).toMatch(/USING (COVERING )?INDEX|USING INTEGER PRIMARY KEY/);
+        // (A kept count is a lookup of `list_counts`'s primary key, a table without rowid.)
+        expect(step).toMatch(/USING (COVERING )?INDEX|USING (INTEGER )?PRIMARY KEY/);
     }
   });
 });

@@ -5,6 +5,7 @@ import { auditTargetTypes } from './0036-audit-target-types.js';
 import { keyUseUnversioned } from './0037-key-use-unversioned.js';
 import { eventEndMonths } from './0038-event-end-months.js';
 import { reportCounts } from './0039-report-counts.js';
+import { auditCounts } from './0040-audit-counts.js';
 import { auditFilters } from './0016-audit-filters.js';
 import { commentAuthors } from './0032-comment-authors.js';
 import { concurrency } from './0008-concurrency.js';
@@ -58,4 +59,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0037-key-use-unversioned': keyUseUnversioned,
   '0038-event-end-months': eventEndMonths,
   '0039-report-counts': reportCounts,
+  '0040-audit-counts': auditCounts,
 };
