@@ -1,4 +1,4 @@
-import { expressionBuilder, sql, type Expression, type Kysely, type Selectable } from 'kysely';
+import { expressionBuilder, sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { CommentTable, Database, LikeTable, StatusTable } from './schema.js';
 import { counted, counterKey, kept, keptEachPair, listPage, readRows, type Embeds, type Listed, type Selection, type Walk } from './paging.js';
@@ -34,6 +34,22 @@ export const statusExtras = (viewer: Viewer, now: string): Embeds => (query, row
         eb.case().when(sql.ref(`${rows}.comments_count`), '>', 0).then(hiddenComments(viewer, now, sql.ref(`${rows}.id`))).else(0).end().as('hidden_comments'),
       );
 const selectComments: Selection = (q) => q.selectAll('comments');
+
+/** The status (`statuses as s`) is in no page `userId` follows (is in). */
+const inNoPageFollowedBy = (eb: ExpressionBuilder<Database & { s: StatusTable }, 's'>, userId: string) =>
+  eb.or([
+    eb('s.page_id', 'is', null),
+    eb.not(
+      eb.exists(
+        eb
+          .selectFrom('follows as sf')
+          .select('sf.followable_id')
+          .where('sf.user_id', '=', userId)
+          .where('sf.followable_type', '=', 'Page')
+          .whereRef('sf.followable_id', '=', 's.page_id'),
+      ),
+    ),
+  ]);
 
 export function statusesRepo(db: Kysely<Database>) {
   /**
@@ -98,10 +114,8 @@ export function statusesRepo(db: Kysely<Database>) {
         ...pages.map((id) => ({ query: shown().where('s.page_id', '=', id), keys })),
         ...events.map((id) => ({ query: shown().where('s.event_id', '=', id), keys })),
         // A followed user's status in a followed page is the page's walk's alone: the walks share no row (`disjoint`).
-        ...users.map((id) => {
-          const query = reachesFollowers(shown().where('s.user_id', '=', id));
-          return { query: pages.length ? query.where((eb) => eb.or([eb('s.page_id', 'is', null), eb('s.page_id', 'not in', pages)])) : query, keys };
-        }),
+        // (A look at the reader's follow of its page, not a list of the pages: that would be pages × users parameters.)
+        ...users.map((id) => ({ query: reachesFollowers(shown().where('s.user_id', '=', id)).where((eb) => inNoPageFollowedBy(eb, userId)), keys })),
       ];
       if (walks.length === 0) return { rows: [], total: 0 };
       const sourceKeys = [

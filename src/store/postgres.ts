@@ -53,6 +53,8 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     // Connections are kept while the store is open (pg closes one idle for 10 s by default): each holds the
     // statements it prepared and planned, and a stream's takes a connection about 0.3 s to plan.
     idleTimeoutMillis: 0,
+    // And probed while idle (TCP keepalive), so that one a firewall or NAT dropped meanwhile fails, not hangs.
+    keepAlive: true,
     connectionTimeoutMillis: 10_000,
     // count(*) and bigint columns come as strings by default: our integers are far below 2^53.
     types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8 ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
