@@ -4,7 +4,7 @@ import { ACCESS_REQUEST_STATES, INVITE_STATES } from '../shared/schemas/membersh
 import { fixed } from './dialect.js';
 import { accessRequestsSeenBy, invitesSeenBy, type Viewer } from './visibility.js';
 import type { Database, InviteTable, PageAccessRequestTable } from './schema.js';
-import { counterKey, listAnyOf, type Embeds, type Listed, type Selection } from './paging.js';
+import { counterKey, listAnyOf, matchingAnyOf, type Embeds, type Listed, type Selection } from './paging.js';
 import { embedPage, type PageRow } from './pages.js';
 import { embedUser, type UserWithRole } from './users.js';
 
@@ -118,10 +118,7 @@ export function accessRequestsRepo(db: Kysely<Database>) {
     },
     /** The request if the viewer may know of it (`accessRequestsSeenBy`, as the list). */
     getVisible(id: string, viewer: Viewer): Promise<AccessRequestRow | undefined> {
-      const seen = accessRequestsSeenBy(viewer);
-      let q = matching({}).where('r.id', '=', id);
-      if (seen !== 'all') q = q.where((eb) => eb.or(seen.map((f) => eb.and(requestConditions(f).map(([column, value]) => eb(column, '=', value))))));
-      return q.select(REQUEST_COLUMNS).executeTakeFirst();
+      return matchingAnyOf(matching({}).where('r.id', '=', id), accessRequestsSeenBy(viewer), requestConditions).select(REQUEST_COLUMNS).executeTakeFirst();
     },
     getByIds(ids: string[]): Promise<AccessRequestRow[]> {
       if (ids.length === 0) return Promise.resolve([]);
@@ -182,10 +179,7 @@ export function invitesRepo(db: Kysely<Database>) {
     },
     /** The invite if the viewer may know of it (`invitesSeenBy`, as the list). */
     getVisible(id: string, viewer: Viewer): Promise<InviteRow | undefined> {
-      const seen = invitesSeenBy(viewer);
-      let q = matching({}).where('i.id', '=', id);
-      if (seen !== 'all') q = q.where((eb) => eb.or(seen.map((f) => eb.and(inviteConditions(f).map(([column, value]) => eb(column, '=', value))))));
-      return q.select(INVITE_COLUMNS).executeTakeFirst();
+      return matchingAnyOf(matching({}).where('i.id', '=', id), invitesSeenBy(viewer), inviteConditions).select(INVITE_COLUMNS).executeTakeFirst();
     },
     getByIds(ids: string[]): Promise<InviteRow[]> {
       if (ids.length === 0) return Promise.resolve([]);

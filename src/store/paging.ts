@@ -86,6 +86,8 @@ export const readRows = <Row>(db: AnyDb, query: { compile(): CompiledQuery }): P
   Promise.resolve(rowsOfRead<Row>(db, query.compile()));
 
 const KEY = (i: number) => `__k${i}`;
+/** The query with its walk's sort key selected (`__k0`, `__k1`, …), as a cursor and a merge read it. */
+const withKeys = (walk: Walk, query: AnyQuery): AnyQuery => walk.keys.reduce((q, key, i) => q.select(sql.ref(key).as(KEY(i))), query);
 
 /**
  * A page of a list: after a cursor, a range of the walks' indexes; at a page number, a skip over index
@@ -112,8 +114,7 @@ async function walkPage<Row>(
     const op = sql.raw(desc ? (inclusive ? '<=' : '<') : inclusive ? '>=' : '>');
     return walk.query.where(sql<boolean>`(${sql.join(walk.keys.map((k) => sql.ref(k)))}) ${op} ${start}`);
   };
-  const keyed = (walk: Walk, query: AnyQuery) =>
-    walk.keys.reduce((q, key, i) => q.select(sql.ref(key).as(KEY(i))).orderBy(key, direction), query);
+  const keyed = (walk: Walk, query: AnyQuery) => walk.keys.reduce((q, key) => q.orderBy(key, direction), withKeys(walk, query));
   const keysOf = (row: Record<string, unknown>) => Array.from({ length: width }, (_, i) => String(row[KEY(i)]));
 
   const values = (keys: readonly string[]) => sql`(${sql.join(keys.map((v) => sql.val(v)))})`;
@@ -225,7 +226,7 @@ function firstOfUnion(
   const columns = walks[0]!.keys.map((_, i) => KEY(i));
   let union = onPostgres(db)
     ? db.selectFrom(compound(db, walks.map((walk, w) => db.selectFrom(keyed(walk, selected(walk)).limit(limit).as(`w${w}`)).selectAll()), true).as('u')).selectAll()
-    : compound(db, walks.map((walk) => walk.keys.reduce((q, key, i) => q.select(sql.ref(key).as(KEY(i))), selected(walk))), true);
+    : compound(db, walks.map((walk) => withKeys(walk, selected(walk))), true);
   for (const column of columns) union = union.orderBy(sql.ref(column), direction);
   return union.limit(limit);
 }
@@ -254,7 +255,7 @@ function keyAt(db: AnyDb, walks: Walk[], skip: number, direction: 'asc' | 'desc'
     // of every walk: there each walk gives its first skip + 1 keys, among which are the union's first skip + 1.
     const arms = onPostgres(db)
       ? walks.map((walk, w) => db.selectFrom(keyed(walk, walk.query).limit(skip + 1).as(`w${w}`)).select(columns))
-      : walks.map((walk) => walk.keys.reduce((q, key, i) => q.select(sql.ref(key).as(KEY(i))), walk.query));
+      : walks.map((walk) => withKeys(walk, walk.query));
     skipper = compound(db, arms, false);
     for (const column of columns) skipper = skipper.orderBy(sql.ref(column), direction);
   }
@@ -386,4 +387,13 @@ export async function listAnyOf<F extends object, Row>(
     (bits % 2 ? plus : minus).push(key(f));
   }
   return listPage<Row>(db, walks.map(walk), select, page, sql<number>`(${kept(plus)} - ${kept(minus)})`, false, embeds);
+}
+
+/**
+ * The rows of `query` that match any of `anyOf`'s filters ('all': every row), each written as `column = value`
+ * conditions (`conditions`): the single read of a list that `listAnyOf` walks, by the same rule.
+ */
+export function matchingAnyOf<F, Q extends AnyQuery>(query: Q, anyOf: 'all' | F[], conditions: (f: F) => readonly (readonly [string, unknown])[]): Q {
+  if (anyOf === 'all') return query;
+  return query.where((eb) => eb.or(anyOf.map((f) => eb.and(conditions(f).map(([column, value]) => sql<boolean>`${sql.ref(column)} = ${value}`))))) as Q;
 }

@@ -3,7 +3,7 @@ import type { Pagination } from '../shared/schemas/common.js';
 import { REPORT_STATES, REPORT_TARGET_TYPES } from '../shared/report-kinds.js';
 import { dialectOf, fixed } from './dialect.js';
 import type { ReportTable } from './moderation-tables.js';
-import { counterKey, listAnyOf, type Embeds, type Listed, type Selection } from './paging.js';
+import { counterKey, listAnyOf, matchingAnyOf, type Embeds, type Listed, type Selection } from './paging.js';
 import { embedUser, type UserWithRole } from './users.js';
 import type { Database } from './schema.js';
 import { reportsSeenBy, type Viewer } from './visibility.js';
@@ -60,10 +60,7 @@ export function reportsRepo(db: Kysely<Database>) {
     },
     /** The report if the viewer may know of it (`reportsSeenBy`, as the list). */
     async visibleTo(viewer: Viewer, id: string): Promise<ReportRow | undefined> {
-      const seen = reportsSeenBy(viewer);
-      let q = matching({}).where('r.id', '=', id);
-      if (seen !== 'all') q = q.where((eb) => eb.or(seen.map((f) => eb.and(conditions(f).map(([column, value]) => eb(column, '=', value))))));
-      return q.selectAll('r').executeTakeFirst();
+      return matchingAnyOf(matching({}).where('r.id', '=', id), reportsSeenBy(viewer), conditions).selectAll('r').executeTakeFirst();
     },
     /** Reports oldest first (by creation time, then id, as the moderation queue): one walk for an Admin, one for each side of a Member's rule (`reportsSeenBy`). */
     list(viewer: Viewer, filter: ReportFilter, page: Pagination): Promise<Listed<ReportListed>> {
