@@ -2,14 +2,19 @@ import { rateLimited } from '../shared/errors.js';
 
 /**
  * Failed authentications counted per client address, or per API key and address, in fixed windows. Past the limit the
- * request is refused (429 with `Retry-After`) before any scrypt is spent on it.
+ * request is refused (429 with `Retry-After`) before any scrypt is spent on it. Checks still running count as failures
+ * until they end (`begin`, `end`), so that guesses sent all at once are held to the limit too, not only those after
+ * them: always (`running: 'always'`: a key's secrets from an address, of which a client has one), or only once the
+ * key has failed in the window (`'once failed'`: an address, from which many users' first calls may come at once).
  */
 export class FailureLimiter {
   private readonly windows = new Map<string, { start: number; count: number }>();
+  private readonly running = new Map<string, number>();
 
   constructor(
     private readonly limit: number,
     private readonly windowMs: number,
+    private readonly counting: 'always' | 'once failed',
     private readonly maxEntries = 50_000,
   ) {}
 
@@ -19,11 +24,24 @@ export class FailureLimiter {
     return entry && now - entry.start < this.windowMs ? entry.count : 0;
   }
 
-  /** Seconds until `key` may try again, or 0 when it may now. */
+  /** Seconds until `key` may try again, or 0 when it may now (1 s while its running checks alone fill the limit). */
   retryAfter(key: string, now: number): number {
     const entry = this.windows.get(key);
-    if (!entry || now - entry.start >= this.windowMs || entry.count < this.limit) return 0;
-    return (entry.start + this.windowMs - now) / 1000;
+    const counted = this.count(key, now);
+    const running = this.counting === 'always' || counted > 0 ? (this.running.get(key) ?? 0) : 0;
+    if (counted + running < this.limit) return 0;
+    return counted >= this.limit && entry ? (entry.start + this.windowMs - now) / 1000 : 1;
+  }
+
+  /** A check for `key` has begun: it counts against the limit until `end`. */
+  begin(key: string): void {
+    this.running.set(key, (this.running.get(key) ?? 0) + 1);
+  }
+
+  end(key: string): void {
+    const left = (this.running.get(key) ?? 1) - 1;
+    if (left > 0) this.running.set(key, left);
+    else this.running.delete(key);
   }
 
   fail(key: string, now: number): void {

@@ -47,6 +47,9 @@ interface VerifiedPair {
   confirmedAt: string | undefined;
 }
 
+/** A key's row, as a check reads it. */
+type KeyRow = { id: string; user_id: string; secret_hash: string };
+
 const unauthorized = (message: string) => new AppError(401, ErrorCode.unauthorized, message);
 const INVALID = 'Invalid API key or secret';
 /** What a remembered caller is read from (their user and role), and a remembered key pair (the keys). */
@@ -70,6 +73,8 @@ export class Authenticator {
   private readonly byAddress: FailureLimiter;
   private readonly byPair: FailureLimiter;
   private readonly queue: VerificationQueue;
+  /** The scrypt checks running, by key and a digest of the secret. */
+  private readonly checks = new Map<string, Promise<KeyRow | undefined>>();
 
   constructor(
     private readonly deps: Deps,
@@ -78,8 +83,8 @@ export class Authenticator {
     // Settings left undefined keep their defaults.
     const given = Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined));
     this.limits = { ...DEFAULT_AUTH_LIMITS, ...given };
-    this.byAddress = new FailureLimiter(this.limits.failuresPerAddress, this.limits.windowMs);
-    this.byPair = new FailureLimiter(this.limits.failuresPerKey, this.limits.windowMs);
+    this.byAddress = new FailureLimiter(this.limits.failuresPerAddress, this.limits.windowMs, 'once failed');
+    this.byPair = new FailureLimiter(this.limits.failuresPerKey, this.limits.windowMs, 'always');
     this.queue = new VerificationQueue(this.limits.verifyConcurrency, this.limits.verifyQueue);
   }
 
@@ -165,12 +170,7 @@ export class Authenticator {
     // The keys' version before the key is read: the pair is confirmed as of it, so the next request does not read the
     // key again unless a key changed since (then the version has moved).
     const version = this.deps.store.versionOf(KEY_TABLES);
-    const row = await this.queue.run(suspect, async () => {
-      const found = await this.deps.store.apiKeys.findSecretHash(apiKey);
-      // Unknown keys cost a scrypt too, so that timing does not tell which keys exist.
-      const ok = await verifySecret(apiSecret, found?.secret_hash ?? DUMMY_HASH);
-      return found && ok ? found : undefined;
-    });
+    const row = await this.check(apiKey, apiSecret, pair, address, suspect);
     if (!row) {
       if (again) throw unauthorized(INVALID);
       return this.failed(pair, address);
@@ -191,6 +191,32 @@ export class Authenticator {
     });
     await this.deps.store.apiKeys.markUsed(row.id, this.deps.clock().toISOString());
     return row.user_id;
+  }
+
+  /**
+   * One scrypt check of the pair, counted against the limits while it runs (`begin`/`end`). The same key and secret
+   * asked for again meanwhile (a script's first calls, in parallel) wait for that check rather than start another.
+   */
+  private check(apiKey: string, apiSecret: string, pair: string, address: string, suspect: boolean): Promise<KeyRow | undefined> {
+    const id = `${apiKey}\n${fastDigest(apiSecret).toString('hex')}`;
+    const running = this.checks.get(id);
+    if (running) return running;
+    this.byAddress.begin(address);
+    this.byPair.begin(pair);
+    const check = this.queue
+      .run(suspect, async () => {
+        const found = await this.deps.store.apiKeys.findSecretHash(apiKey);
+        // Unknown keys cost a scrypt too, so that timing does not tell which keys exist.
+        const ok = await verifySecret(apiSecret, found?.secret_hash ?? DUMMY_HASH);
+        return found && ok ? found : undefined;
+      })
+      .finally(() => {
+        this.checks.delete(id);
+        this.byAddress.end(address);
+        this.byPair.end(pair);
+      });
+    this.checks.set(id, check);
+    return check;
   }
 
   private failed(pair: string, address: string): never {

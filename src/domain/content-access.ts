@@ -53,26 +53,43 @@ export async function requireConversation(store: Store, viewer: Viewer, event: E
 const CONVERSATION_CLOSED = "This event's conversation is open to its creator and to those who answered yes or maybe";
 
 /** 403 for a status the viewer knows of but may not read (`statusOpenTo`): a private page's, or an event's. */
-const closed = (status: StatusRow) => forbidden(status.page_id ? 'This page is private: its content is for its members' : CONVERSATION_CLOSED);
+export const closed = (status: StatusRow) => forbidden(status.page_id ? 'This page is private: its content is for its members' : CONVERSATION_CLOSED);
 
 /**
  * A status the viewer may read, or 404 (hidden) / 403 (known but not theirs to read): the store answers both
  * from the one rule in `store/visibility.ts`, in one statement.
  */
 export async function readableStatus(store: Store, viewer: Viewer, statusId: string, now: string): Promise<StatusRow> {
-  const found = await store.statuses.getKnown(statusId, viewer, now);
-  if (!found) throw notFound('Status');
-  const { readable, ...status } = found;
+  const { status, readable } = await knownStatus(store, viewer, statusId, now);
   if (!readable) throw closed(status);
   return status;
 }
 
+/** A status the viewer knows of (else 404), and whether they may read it: `readableStatus` without its 403. */
+export async function knownStatus(store: Store, viewer: Viewer, statusId: string, now: string): Promise<{ status: StatusRow; readable: boolean }> {
+  const found = await store.statuses.getKnown(statusId, viewer, now);
+  if (!found) throw notFound('Status');
+  const { readable, ...status } = found;
+  return { status, readable: Boolean(readable) };
+}
+
 /** A comment the viewer may read (as its status), with its status; 404 / 403 as `readableStatus`. */
 export async function readableComment(store: Store, viewer: Viewer, commentId: string, now: string): Promise<{ comment: CommentRow; status: StatusRow }> {
+  const { comment, status, readable } = await knownComment(store, viewer, commentId, now);
+  if (!readable) throw closed(status);
+  return { comment, status };
+}
+
+/** A comment the viewer knows of (as its status; else 404), with its status, and whether they may read it. */
+export async function knownComment(
+  store: Store,
+  viewer: Viewer,
+  commentId: string,
+  now: string,
+): Promise<{ comment: CommentRow; status: StatusRow; readable: boolean }> {
   const found = await store.comments.getKnown(commentId, viewer, now);
   const status = found && (await store.statuses.getById(found.status_id));
   if (!found || !status) throw notFound('Comment');
   const { readable, ...comment } = found;
-  if (!readable) throw closed(status);
-  return { comment, status };
+  return { comment, status, readable: Boolean(readable) };
 }

@@ -31,6 +31,8 @@ export async function createFollow(deps: Deps, caller: Caller, input: CreateFoll
     // an Admin, is read here.
     const follower = input.user_id === caller.user.id ? caller.user : await tx.users.getById(input.user_id);
     if (!follower) throw notFound('User');
+    // A suspended user follows nothing new (an Admin acting for them would let them into a private page).
+    await requireNotSuspendedUser(tx, nowIso(deps), follower);
     // Who is told of the new follower: the user followed, or the page's creator.
     let followed: { recipient: string; ref: Ref & { name: string } };
     if (input.followable_type === 'User') {

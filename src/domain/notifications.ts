@@ -1,4 +1,4 @@
-import { forbidden, notFound } from '../shared/errors.js';
+import { clip, forbidden, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type {
   ActionName,
@@ -32,10 +32,7 @@ export interface NotificationDraft {
 }
 
 const EXCERPT = 140;
-export const excerpt = (text: string): string => {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length <= EXCERPT ? flat : `${flat.slice(0, EXCERPT - 1)}…`;
-};
+export const excerpt = (text: string, max = EXCERPT): string => clip(text.replace(/\s+/g, ' ').trim(), max);
 
 function toContent(draft: NotificationDraft, now: string): NotificationContentRow {
   return {

@@ -5,7 +5,7 @@ import type { ListStatusesQuery } from '../shared/schemas/removals.js';
 import type { CommentRow, StatusRow } from '../store/content.js';
 import type { Store } from '../store/store.js';
 import { recordAudit } from './audit.js';
-import { readableComment, readableStatus, viewerOf } from './content-access.js';
+import { closed, knownComment, knownStatus, readableComment, readableStatus, viewerOf } from './content-access.js';
 import { placeOf, removedFields, toCommentRecords, toStatusRecords } from './content.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { excerpt, notifyUsers, userRef } from './notifications.js';
@@ -32,6 +32,17 @@ export async function mayRemove(store: Store, caller: Caller, authorId: string, 
   if (!pageId) return false;
   const page = await store.pages.getById(pageId);
   return page?.user_id === caller.user.id;
+}
+
+/**
+ * 403 unless the caller may remove the content: the page's administrator may remove what is in an event's
+ * conversation in their page without having answered it (which they may not read); anyone else who may not read
+ * it is told so, as a read would tell them.
+ */
+async function requireMayRemove(tx: Store, caller: Caller, authorId: string, status: StatusRow, readable: boolean, noun: 'status' | 'comment'): Promise<void> {
+  if (await mayRemove(tx, caller, authorId, status)) return;
+  if (!readable) throw closed(status);
+  throw forbidden(`Only the author, the page's administrators and project administrators may remove this ${noun}`);
 }
 
 /** A comment for whoever may read its status; a removed one for Admins only. */
@@ -93,9 +104,8 @@ async function removedByAnother(
 
 export async function removeStatus(deps: Deps, caller: Caller, id: string, reason: string | null): Promise<void> {
   await deps.store.transaction(async (tx) => {
-    const status = await readableStatus(tx, viewerOf(caller), id, nowIso(deps)).catch((error: unknown) => alreadyRemoved(tx, caller, 'Status', id, error));
-    if (!(await mayRemove(tx, caller, status.user_id, status)))
-      throw forbidden("Only the author, the page's administrators and project administrators may remove this status");
+    const { status, readable } = await knownStatus(tx, viewerOf(caller), id, nowIso(deps)).catch((error: unknown) => alreadyRemoved(tx, caller, 'Status', id, error));
+    await requireMayRemove(tx, caller, status.user_id, status, readable, 'status');
     await removeStatusIn(tx, nowIso(deps), caller, status, reason);
   });
   deps.webhooks?.wake();
@@ -121,11 +131,10 @@ export async function removeStatusIn(tx: Store, now: string, caller: Caller, sta
 
 export async function removeComment(deps: Deps, caller: Caller, id: string, reason: string | null): Promise<void> {
   await deps.store.transaction(async (tx) => {
-    const { comment, status } = await readableComment(tx, viewerOf(caller), id, nowIso(deps)).catch((error: unknown) =>
+    const { comment, status, readable } = await knownComment(tx, viewerOf(caller), id, nowIso(deps)).catch((error: unknown) =>
       alreadyRemoved(tx, caller, 'Comment', id, error),
     );
-    if (!(await mayRemove(tx, caller, comment.user_id, status)))
-      throw forbidden("Only the author, the page's administrators and project administrators may remove this comment");
+    await requireMayRemove(tx, caller, comment.user_id, status, readable, 'comment');
     await removeCommentIn(tx, nowIso(deps), caller, comment, status, reason);
   });
   deps.webhooks?.wake();

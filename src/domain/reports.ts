@@ -8,7 +8,7 @@ import type { UserRow } from '../store/users.js';
 import type { Store } from '../store/store.js';
 import { actingUser, readableComment, readableStatus, viewerOf } from './content-access.js';
 import { nowIso, type Caller, type Deps } from './context.js';
-import { notifyUsers, pageRef, projectAdminIds, userRef } from './notifications.js';
+import { excerpt, notifyUsers, pageRef, projectAdminIds, userRef } from './notifications.js';
 import { requireActingFor } from './permissions.js';
 import { mayRemove, pageOfStatus, removeCommentIn, removeStatusIn } from './removals.js';
 import { settleReportsIn, toReportRecords } from './report-settlement.js';
@@ -20,11 +20,6 @@ import { recordWebhookEvent } from './webhooks.js';
  * see every report, a page's administrators those on content in their pages, anyone else their own. Settling
  * one settles every open report on the same target the same way, once however many settle at the same time.
  */
-
-const cut = (text: string) => {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length <= REPORT_EXCERPT ? flat : `${flat.slice(0, REPORT_EXCERPT - 1)}…`;
-};
 
 /** Content the reporter cannot read is, for a report, content they cannot see: 404, not the read's 403. */
 const unseenIs404 = <T>(read: Promise<T>, what: 'Status' | 'Comment'): Promise<T> =>
@@ -45,11 +40,11 @@ export async function createReport(deps: Deps, caller: Caller, input: CreateRepo
     } else if (input.target_type === 'Status') {
       const status = await unseenIs404(readableStatus(tx, viewer, input.target_id, now), 'Status');
       if (!(await tx.reports.holdTarget('Status', status.id))) throw notFound('Status');
-      target = { user: status.user_id, page: await pageOfStatus(tx, status), excerpt: cut(status.content) };
+      target = { user: status.user_id, page: await pageOfStatus(tx, status), excerpt: excerpt(status.content, REPORT_EXCERPT) };
     } else {
       const { comment, status } = await unseenIs404(readableComment(tx, viewer, input.target_id, now), 'Comment');
       if (!(await tx.reports.holdTarget('Comment', comment.id))) throw notFound('Comment');
-      target = { user: comment.user_id, page: await pageOfStatus(tx, status), excerpt: cut(comment.content) };
+      target = { user: comment.user_id, page: await pageOfStatus(tx, status), excerpt: excerpt(comment.content, REPORT_EXCERPT) };
     }
     const report: ReportRow = {
       id: newId(),

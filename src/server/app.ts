@@ -1,4 +1,3 @@
-import formbody from '@fastify/formbody';
 import type { ServerResponse } from 'node:http';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { Authenticator, type AuthLimits } from '../domain/authenticator.js';
@@ -9,6 +8,7 @@ import type { Store } from '../store/store.js';
 import { ConnectionGuard, type ConnectionLimits } from './connection-limits.js';
 import { API_PREFIX, type RouteContext } from './context.js';
 import { LiveStreams, type LiveStreamLimits } from './live-streams.js';
+import { parseUrlencoded, utf8Text } from './bodies.js';
 import { boundaryOf, parseMultipart } from './multipart.js';
 import { requestIdOf } from './request-id.js';
 import { TurnWrites } from './turn-writes.js';
@@ -138,11 +138,12 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   // JSON, urlencoded and multipart bodies; nothing else. An empty JSON body (as `PUT …/accept` sends) is no body.
   const defaultJson = app.getDefaultJsonParser('error', 'error');
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if ((body as string).trim() === '') return done(null, undefined);
-    defaultJson(request, body as string, done);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const text = utf8Text(body as Buffer);
+    if (text.trim() === '') return done(null, undefined);
+    defaultJson(request, text, done);
   });
-  await app.register(formbody, { bodyLimit });
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer' }, (request, body, done) => done(null, parseUrlencoded(body as Buffer)));
   // Read whole (within the body limit) and parsed strictly: a body cut short is a 400, not an empty form.
   app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer' }, (request, body, done) => {
     const boundary = boundaryOf(request.headers['content-type'] ?? '');
@@ -186,8 +187,9 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     return authenticator.authenticate(header('api-key'), header('api-secret'), request.ip, again);
   };
   app.addHook('onRequest', async (request, reply) => {
-    if (request.routeOptions.config?.open || !request.routeOptions.url) return;
-    // Without valid credentials: answered at once, its body never read, its connection closed (docs/security.md).
+    if (request.routeOptions.config?.open) return;
+    // Without valid credentials: answered at once, its body never read, its connection closed (docs/security.md), a
+    // path no route has (404, 405 for another method) included: those are told to callers with credentials only.
     const caller = await authenticate(request).catch((error: unknown) => {
       guard.closeAfter(request.raw.socket, reply);
       throw error;

@@ -41,6 +41,9 @@ export class ConnectionGuard {
 
   install(app: FastifyInstance): void {
     app.server.on('connection', (socket: Socket) => this.admit(socket));
+    // `Expect: 100-continue`: Node would ask for the body at once; it is asked for once the request is let in (below),
+    // so that nobody is told to send a body that is not read (a 401 comes first).
+    app.server.on('checkContinue', (req, res) => app.server.emit('request', req, res));
     app.addHook('onRequest', async (request, reply) => {
       if (this.ending.has(request.raw.socket)) return void reply.hijack();
       if (hasBody(request.headers)) this.armDeadline(request, reply);
@@ -49,6 +52,7 @@ export class ConnectionGuard {
       // Authentication waited past the deadline (a long scrypt queue): no time is left to read the body.
       if (hasBody(request.headers) && request.raw.complete === false && reply.elapsedTime >= this.limits.bodyTimeoutMs)
         throw this.timedOut();
+      if (/100-continue/i.test(request.headers.expect ?? '') && !reply.raw.headersSent) reply.raw.writeContinue();
       return payload;
     });
     // Synchronous (a callback): installed before the hook that writes answers at the end of the turn, which

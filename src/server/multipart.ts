@@ -1,4 +1,5 @@
 import { AppError, ErrorCode } from '../shared/errors.js';
+import { utf8Text } from './bodies.js';
 
 /** At most this many fields and files in one multipart/form-data body (the byte limit is the app's body limit). */
 export const MULTIPART_LIMITS = { fields: 500, files: 5 };
@@ -45,7 +46,7 @@ export function parseMultipart(body: Buffer, boundary: string): Record<string, u
     if (next < 0) throw malformed('cut short before its closing boundary');
     if (headersEnd < 0 || headersEnd > next) throw malformed('a part without its headers');
     const headers = new Map<string, string>();
-    for (const line of body.subarray(at, headersEnd).toString('utf8').split('\r\n')) {
+    for (const line of utf8Text(body.subarray(at, headersEnd), "A multipart part's headers").split('\r\n')) {
       const colon = line.indexOf(':');
       if (colon <= 0) throw malformed('a part header is not "Name: value"');
       headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
@@ -60,7 +61,7 @@ export function parseMultipart(body: Buffer, boundary: string): Record<string, u
       value = Buffer.from(bytes);
     } else {
       if (++count.fields > MULTIPART_LIMITS.fields) throw tooManyParts();
-      value = bytes.toString('utf8');
+      value = utf8Text(bytes, `The multipart part ${JSON.stringify(name.slice(0, 100))}`);
       if (/^application\/json\b/i.test(headers.get('content-type') ?? '')) value = jsonPart(name, value as string);
     }
     const previous = Object.hasOwn(fields, name) ? fields[name] : undefined;

@@ -1,9 +1,9 @@
 import { expressionBuilder, sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { CommentTable, Database, LikeTable, StatusTable } from './schema.js';
-import { counted, counterKey, kept, keptEachPair, listPage, readRows, type Embeds, type Listed, type Selection, type Walk } from './paging.js';
+import { counterKey, kept, keptEachPair, listPage, readRows, type Embeds, type Listed, type Selection, type Walk } from './paging.js';
 import { withUser, type WithUser } from './users.js';
-import { authorHidden, authorShown, eventPageSeen, reachesFollowers as followersSee, statusKnownTo, statusOpenTo, streamStatusShown, type Viewer } from './visibility.js';
+import { authorShown, eventPageSeen, ofSuspendedAuthors, reachesFollowers as followersSee, statusKnownTo, statusOpenTo, streamStatusShown, type Viewer } from './visibility.js';
 
 export type StatusRow = Selectable<StatusTable>;
 export type CommentRow = Selectable<CommentTable>;
@@ -24,7 +24,7 @@ const hiddenComments = (viewer: Viewer, now: string, status: Expression<string>)
     .selectFrom('comments')
     .select((count) => count.fn.countAll().as('n'))
     .where('comments.status_id', '=', status)
-    .where((eb) => authorHidden(eb, viewer, now, 'comments.user_id'));
+    .where((eb) => eb.not(authorShown(eb, viewer, now, 'comments.user_id')));
 
 /** What a list of statuses embeds for the viewer at `now`: each status's author, and its hidden comments' count. */
 export const statusExtras = (viewer: Viewer, now: string): Embeds => (query, rows) =>
@@ -132,19 +132,17 @@ export function statusesRepo(db: Kysely<Database>) {
           : kept([]);
       // Every source is one the reader may read, so of the rule only suspended authors remove rows (`streamStatusShown`):
       // taken off too.
-      const unseen = viewer.isAdmin
-        ? kept([])
-        : counted(
-            fromStatuses()
-              .where((eb) => authorHidden(eb, viewer, now, 's.user_id'))
-              .where((eb) =>
-                eb.or([
-                  ...(pages.length ? [eb('s.page_id', 'in', pages)] : []),
-                  ...(events.length ? [eb('s.event_id', 'in', events)] : []),
-                  ...(users.length ? [eb.and([eb('s.user_id', 'in', users), followersSee(eb)])] : []),
-                ]),
-              ),
-          );
+      const unseen = ofSuspendedAuthors(viewer, now, (author) =>
+        fromStatuses()
+          .where('s.user_id', '=', author)
+          .where((eb) =>
+            eb.or([
+              ...(pages.length ? [eb('s.page_id', 'in', pages)] : []),
+              ...(events.length ? [eb('s.event_id', 'in', events)] : []),
+              ...(users.length ? [eb.and([eb('s.user_id', 'in', users), followersSee(eb)])] : []),
+            ]),
+          ),
+      );
       const total = sql<number>`(${kept(sourceKeys)} - ${twice} - ${unseen})`;
       return listPage<StatusListed>(db, walks, selectStatuses, page, total, true, statusExtras(viewer, now), true);
     },

@@ -2,9 +2,9 @@ import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selecta
 import type { Pagination } from '../shared/schemas/common.js';
 import { selectStatuses, statusExtras, type CommentRow, type LikeRow, type StatusListed, type StatusRow } from './content.js';
 import type { RemovedContentTable } from './moderation-tables.js';
-import { counted, counterKey, kept, keptEach, listPage, type Listed } from './paging.js';
+import { counterKey, kept, keptEach, listPage, type Listed } from './paging.js';
 import type { Database } from './schema.js';
-import { authorHidden, closedPagesIn, conversationsIn, statusPlaceReadableBy, statusReadableBy, type Viewer } from './visibility.js';
+import { closedPagesIn, conversationsIn, ofSuspendedAuthors, statusPlaceReadableBy, statusReadableBy, type Viewer } from './visibility.js';
 
 export type RemovedRow = Selectable<RemovedContentTable>;
 export interface Removal {
@@ -77,8 +77,8 @@ export function removalsRepo(db: Kysely<Database>) {
     const open = kept([key(filter.page_id, filter.event_id, '1')]);
     const pages = inPages ? keptEach((page) => key(page, undefined), closedPagesIn(viewer.id, filter.page_id)) : kept([]);
     const events = inEvents ? keptEach((event) => key(undefined, event), conversationsIn(viewer, filter.event_id)) : kept([]);
-    const hidden = statusesOf((eb) => eb.and([authorHidden(eb, viewer, now, 's.user_id'), statusPlaceReadableBy(eb, viewer)]), filter);
-    return sql<number>`(${open} + ${pages} + ${events} - ${counted(hidden)})`;
+    const hidden = ofSuspendedAuthors(viewer, now, (author) => statusesOf((eb) => statusPlaceReadableBy(eb, viewer), filter).where('s.user_id', '=', author));
+    return sql<number>`(${open} + ${pages} + ${events} - ${hidden})`;
   };
 
   return {

@@ -139,6 +139,31 @@ describe('DELETE /statuses/{id}', () => {
   });
 });
 
+describe("content in an event's conversation", () => {
+  it("is removed by the administrator of the event's page, who may not read it; anyone else outside it gets 403", async () => {
+    const [owner, host, guest, other] = [await t.member(), await t.member(), await t.member(), await t.member()];
+    const pub = await page(owner, 'public');
+    for (const who of [host, guest, other]) await join(who, pub.id);
+    const event = await t.call('POST', '/events', {
+      as: host.creds,
+      body: { name: 'Meet', user_id: host.user.id, page_id: pub.id, start_date: '2031-12-01T10:00:00Z', end_date: '2031-12-01T12:00:00Z' },
+    });
+    expect(event.status, JSON.stringify(event.body)).toBe(201);
+    expect((await t.call('PUT', `/events/${event.body.id}/attendance`, { as: guest.creds, body: { user_id: guest.user.id, answer: 'yes' } })).status).toBe(200);
+    const said = await post(guest, { event_id: event.body.id });
+    const answered = await comment(host, said.id);
+    // The page's creator did not answer: the conversation is closed to them (403), yet theirs to moderate.
+    expect((await t.call('GET', `/statuses/${said.id}`, { as: owner.creds })).status).toBe(403);
+    for (const [path, noun] of [[`/comments/${answered.id}`, 'comment'], [`/statuses/${said.id}`, 'status']] as const) {
+      const refused = await t.call('DELETE', path, { as: other.creds });
+      expect(refused.status, noun).toBe(403);
+      expect(refused.body.error.message).toMatch(/conversation is open to its creator/);
+      expect((await t.call('DELETE', path, { as: owner.creds })).status, noun).toBe(204);
+    }
+    expect((await t.call('GET', `/statuses/${said.id}`, { as: guest.creds })).status).toBe(404);
+  });
+});
+
 describe('DELETE /comments/{id}', () => {
   it('removes a comment for its author, the page administrator or an Admin; the count follows', async () => {
     const [owner, author, commenter, other] = [await t.member(), await t.member(), await t.member(), await t.member()];

@@ -70,6 +70,31 @@ describe('a request without valid credentials', () => {
     await within(client.closed, 2000, 'the connection closed');
   });
 
+  it('that expects 100-continue is answered 401 without being asked for its body; with credentials it is asked, then read', async () => {
+    const stranger = await open('127.0.0.14');
+    stranger.socket.write(post('Expect: 100-continue\r\n', 5_000_000));
+    const refused = await stranger.answer();
+    expect(refused.status).toBe(401);
+    expect(stranger.text()).toBe('');
+    await within(stranger.closed, 2000, 'the connection closed');
+    const known = await open('127.0.0.15');
+    const body = '{"name":"Continued"}';
+    known.socket.write(post(`${auth()}Expect: 100-continue\r\n`, body.length));
+    const asked = Date.now() + 2000;
+    while (!known.text().includes('\r\n\r\n') && Date.now() < asked) await new Promise((ok) => setTimeout(ok, 10));
+    expect(known.text()).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\n$/);
+    known.socket.write(body);
+    await within(
+      (async () => {
+        while (!/\r\n\r\n[^]*\r\n\r\n/.test(known.text())) await new Promise((ok) => setTimeout(ok, 10));
+      })(),
+      2000,
+      'the answer after the body',
+    );
+    expect(known.text().split('\r\n\r\n')[1]).toMatch(/^HTTP\/1\.1 201 /);
+    known.socket.destroy();
+  });
+
   it('closes its connection even when it has no body (wrong secret)', async () => {
     const client = await open('127.0.0.12');
     client.socket.write(get(`Api-Key: ${t.admin.key}\r\nApi-Secret: not-the-secret\r\n`));

@@ -318,13 +318,18 @@ describe('the same create as JSON, urlencoded and multipart', () => {
 });
 
 describe('routes and errors', () => {
-  it('answers 404 route_not_found for an unknown route, with or without credentials', async () => {
+  it('answers 404 route_not_found for an unknown route to a caller with credentials; 401 to one without, its body unread', async () => {
     expectErrorShape(await call(server, 'GET', '/nothing-here'), 404, 'route_not_found');
-    expectErrorShape(await call(server, 'GET', '/nothing-here', { as: null }), 404, 'route_not_found');
     expectErrorShape(await call(server, 'POST', '/nothing-here', { body: { a: 1 } }), 404, 'route_not_found');
-    const outside = await fetch(`${server.url}/somewhere/else`);
+    const outside = await fetch(`${server.url}/somewhere/else`, { headers: { 'api-key': server.admin.key, 'api-secret': server.admin.secret } });
     expect(outside.status).toBe(404);
     expect(await outside.json()).toEqual({ error: { code: 'route_not_found', message: expect.any(String), request_id: expect.any(String) } });
+    // Without credentials, a path no route has (or a method it does not take) is refused as any other: a malformed body
+    // is not parsed (400 invalid_body would say it was read).
+    expectErrorShape(await call(server, 'GET', '/nothing-here', { as: null }), 401, 'unauthorized');
+    expectErrorShape(await call(server, 'POST', '/nothing-here', { as: null, body: '{"a":' }), 401, 'unauthorized');
+    expectErrorShape(await call(server, 'PUT', '/users', { as: null, body: '{"a":' }), 401, 'unauthorized');
+    expect((await fetch(`${server.url}/somewhere/else`)).status).toBe(401);
   });
 
   it('answers every kind of error in exactly the contract shape', async () => {

@@ -59,6 +59,32 @@ describe('failed authentication limits', () => {
     }
   });
 
+  it('holds guesses sent all at once to the limit, and checks a right secret sent many times at once once', async () => {
+    const { creds } = await newMember();
+    // Eight different secrets at once, the right one last: each running check counts as a failure until it ends.
+    const guesses = [...Array.from({ length: 7 }, (_, i) => `as_wrong_guess_${i}_xxxx`), creds.secret];
+    const answers = await Promise.all(guesses.map((secret) => api.call('GET', '/me', { as: { key: creds.key, secret }, remoteAddress: '192.0.2.31' })));
+    const statuses = answers.map((res) => res.status);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(2);
+    expect(statuses.slice(2)).toEqual(Array(6).fill(429));
+    // The same right secret many times at once, from an address with no failures: one check, every call let in.
+    const verified = statements.length;
+    const first = await Promise.all(Array.from({ length: 6 }, () => api.call('GET', '/me', { as: creds, remoteAddress: '192.0.2.32' })));
+    expect(first.map((res) => res.status)).toEqual(Array(6).fill(200));
+    expect(statements.slice(verified).filter((sql) => /secret_hash/.test(sql))).toHaveLength(1);
+    // Several users' first calls at once from one address (behind one NAT): more than its limit of failures, all let
+    // in. Once the address has failed, its running checks count against it too.
+    const users = await Promise.all(Array.from({ length: 4 }, () => newMember()));
+    const together = await Promise.all(users.map((user) => api.call('GET', '/me', { as: user.creds, remoteAddress: '192.0.2.33' })));
+    expect(together.map((res) => res.status)).toEqual(Array(4).fill(200));
+    expect((await api.call('GET', '/me', { as: { key: 'ak_unknown', secret: 'z'.repeat(20) }, remoteAddress: '192.0.2.34' })).status).toBe(401);
+    const sprayed = await Promise.all(
+      users.map((user) => api.call('GET', '/me', { as: { key: user.creds.key, secret: 'as_wrong_spray_xxxxx' }, remoteAddress: '192.0.2.34' })),
+    );
+    expect(sprayed.map((res) => res.status)).toEqual([401, 401, 429, 429]);
+    clock.advance(61_000);
+  });
+
   it('does not count failures for a key across addresses', async () => {
     const { creds } = await newMember();
     const wrong = { key: creds.key, secret: 'as_wrong_wrong_wrong' };

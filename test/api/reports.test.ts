@@ -95,6 +95,16 @@ describe('POST /reports', () => {
     expect(user.body.target).toMatchObject({ type: 'User', id: spammer.user.id, excerpt: null, user: { id: spammer.user.id } });
     expect((await t.call('POST', '/reports', { as: r1.creds, body: { user_id: outsider.user.id, target_type: 'User', target_id: spammer.user.id, reason: 'spam' } })).status).toBe(403);
   });
+
+  it('quotes at most 280 characters of the content, cut between characters, the same when read again', async () => {
+    const { r1, spammer } = await scene();
+    // The cut falls inside an emoji (two UTF-16 units): it is cut before it.
+    const status = await post(spammer, { content: `${'a'.repeat(278)}😀 and more` });
+    const created = await report(r1, { target_type: 'Status', target_id: status.id });
+    expect(created.status).toBe(201);
+    expect(created.body.target.excerpt).toBe(`${'a'.repeat(278)}…`);
+    expect((await reportById(created.body.id)).target.excerpt).toBe(created.body.target.excerpt);
+  });
 });
 
 describe('GET /reports', () => {

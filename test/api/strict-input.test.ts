@@ -18,6 +18,46 @@ const userBody = (extra: Record<string, unknown> = {}) => ({
 
 const countUsers = async () => (await api.call('GET', '/users?per_page=1')).body.total_items as number;
 
+describe('text that is not UTF-8', () => {
+  const send = async (contentType: string, payload: Buffer | string) => {
+    const before = await countConfigs();
+    const res = await api.app.inject({
+      method: 'POST',
+      url: '/public-api/v1/page_configurations',
+      headers: { 'api-key': api.admin.key, 'api-secret': api.admin.secret, 'content-type': contentType },
+      payload,
+    });
+    return { status: res.statusCode, body: JSON.parse(res.body), written: (await countConfigs()) - before };
+  };
+  const countConfigs = async () => (await api.call('GET', '/page_configurations?per_page=1')).body.total_items as number;
+  const boundary = 'b0undary';
+  const multipart = (value: Buffer) =>
+    Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\n`), value, Buffer.from(`\r\n--${boundary}--\r\n`)]);
+
+  it('is a 400 invalid_body in JSON, forms and multipart, bytes or escapes, and nothing is written', async () => {
+    const cases: [string, Buffer | string][] = [
+      ['application/json', Buffer.concat([Buffer.from('{"name":"a'), Buffer.from([0xff, 0xfe]), Buffer.from('b"}')])],
+      ['application/x-www-form-urlencoded', Buffer.concat([Buffer.from('name=a'), Buffer.from([0xff]), Buffer.from('b')])],
+      ['application/x-www-form-urlencoded', 'name=a%20%FFb'],
+      ['application/x-www-form-urlencoded', 'name=%ED%A0%80'],
+      ['application/x-www-form-urlencoded', 'name=100%'],
+      [`multipart/form-data; boundary=${boundary}`, multipart(Buffer.from([0x61, 0xff, 0x62]))],
+    ];
+    for (const [type, payload] of cases) {
+      const res = await send(type, payload);
+      expect(res.status, `${type} ${String(payload)}`).toBe(400);
+      expect(res.body.error.code).toBe('invalid_body');
+      expect(res.written).toBe(0);
+    }
+  });
+
+  it('decodes a form as it is meant: + a space, escapes of UTF-8', async () => {
+    const res = await send('application/x-www-form-urlencoded', 'name=Caf%C3%A9+%E2%9C%93');
+    expect(res.status).toBe(201);
+    expect(res.body.name).toBe('Café ✓');
+  });
+});
+
 describe('unknown body fields', () => {
   it('are refused with 422 naming each one, and nothing is written', async () => {
     const before = await countUsers();

@@ -135,6 +135,10 @@ describe('suspension', () => {
     const accept = await t.call('PUT', `/page_access_requests/${request.id}/accept`, { as: owner.creds });
     expect(accept.status).toBe(409);
     expect(accept.body.error.code).toBe('user_suspended');
+    // Nor an Admin, following the page for them: that would let them in as well.
+    const admitted = await t.call('POST', '/follows', { body: { followable_type: 'Page', followable_id: priv.id, user_id: bob.user.id } });
+    expect(admitted.status).toBe(409);
+    expect(admitted.body.error.code).toBe('user_suspended');
     await t.call('DELETE', `/users/${bob.user.id}/suspension`);
     expect((await t.call('PUT', `/page_access_requests/${request.id}/accept`, { as: owner.creds })).status).toBe(200);
     expect((await t.call('POST', '/follows', { as: fan.creds, body: { followable_type: 'User', followable_id: bob.user.id, user_id: fan.user.id } })).status).toBe(201);

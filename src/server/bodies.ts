@@ -1,0 +1,34 @@
+import { isUtf8 } from 'node:buffer';
+import { AppError, ErrorCode } from '../shared/errors.js';
+
+/** Bytes of a body (or of a part of one) as text: bytes that are not UTF-8 are a 400, never replaced and stored. */
+export function utf8Text(bytes: Buffer, what = 'The body'): string {
+  if (!isUtf8(bytes)) throw new AppError(400, ErrorCode.invalidBody, `${what} is not valid UTF-8`);
+  return bytes.toString('utf8');
+}
+
+/**
+ * An application/x-www-form-urlencoded body: repeated names become arrays, `+` is a space, and an escape that does
+ * not decode (`%`, `%FF`, half a character) is a 400, not a value kept as it was sent. The fields go into an object
+ * without a prototype, so that any name (`__proto__`) is a field like the others, for the input check to refuse.
+ */
+export function parseUrlencoded(bytes: Buffer): Record<string, string | string[]> {
+  const fields: Record<string, string | string[]> = Object.create(null);
+  for (const pair of utf8Text(bytes).split('&')) {
+    if (pair === '') continue;
+    const at = pair.indexOf('=');
+    const name = decode(at === -1 ? pair : pair.slice(0, at));
+    const value = at === -1 ? '' : decode(pair.slice(at + 1));
+    const previous = fields[name];
+    fields[name] = previous === undefined ? value : ([] as string[]).concat(previous, value);
+  }
+  return fields;
+}
+
+function decode(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    throw new AppError(400, ErrorCode.invalidBody, `The form body has an escape that is not UTF-8 percent-encoded: ${JSON.stringify(text.slice(0, 100))}`);
+  }
+}

@@ -1,0 +1,104 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { removeDir, type Credentials } from '../helpers/server.js';
+import { onPostgres } from '../helpers/store-target.js';
+
+/**
+ * PostgreSQL plans agora's statements once, generically, from its statistics of the tables: the plan tests
+ * (flat-cost) show that an index walk exists, this one that the planner takes it on a community it has analysed.
+ * An author with 2,000 statuses in 400 public pages, a reader who follows them, nobody suspended, no events and
+ * then a few: the first page of the author's statuses, and of the reader's stream, read a page of rows, not the
+ * author's every status (an anti-join with an empty table, the suspensions or the events, made the planner expect
+ * no row to pass, so it read and sorted them all) nor every public page (an `exists` under an `or`, hashed whole).
+ */
+const STATUSES = 2000;
+const PAGES = 400;
+const queries: { text: string; values: readonly unknown[] }[] = [];
+let t: TestApp;
+let reader: { user: { id: string }; creds: Credentials };
+let author: { user: { id: string } };
+
+beforeAll(async () => {
+  if (!onPostgres) return;
+  t = await startApp({ storeOptions: { onQuery: (text, values) => queries.push({ text, values }) } });
+  reader = await t.member();
+  author = await t.member();
+  const config = (await t.call('POST', '/page_configurations', { body: { name: 'Estimates' } })).body.id as string;
+  const follow = await t.call('POST', '/follows', { as: reader.creds, body: { user_id: reader.user.id, followable_type: 'User', followable_id: author.user.id } });
+  expect(follow.status, JSON.stringify(follow.body)).toBe(201);
+  // Written straight into the tables (the kept counts' triggers run as for any write), ids older than the API's.
+  const now = new Date().toISOString();
+  await sql`insert into pages (id, name, slug, description, privacy, page_configuration_id, user_id, created_at, updated_at)
+    select lpad(to_hex(g), 32, '0'), 'Page ' || g, 'estimates-' || g, null, 'public', ${config}, ${author.user.id}, ${now}, ${now}
+    from generate_series(1, ${PAGES}) g`.execute(t.store.db);
+  await sql`insert into statuses (id, user_id, content, page_id, event_id, comments_count, likes_count, created_at, updated_at)
+    select lpad(to_hex(100000 + g), 32, '0'), ${author.user.id}, 'Status ' || g, case when g % 10 = 0 then null else lpad(to_hex(1 + g % ${PAGES}), 32, '0') end,
+      null, 0, 0, ${now}, ${now}
+    from generate_series(1, ${STATUSES}) g`.execute(t.store.db);
+}, 60_000);
+afterAll(async () => {
+  await t?.close();
+  if (t) removeDir(t.dir);
+});
+
+interface PlanNode {
+  'Relation Name'?: string;
+  'Actual Rows': number;
+  'Actual Loops': number;
+  'Rows Removed by Filter'?: number;
+  Plans?: PlanNode[];
+}
+const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
+
+/**
+ * How many rows of each table the first page's statement read, run as agora runs it (a generic plan of the
+ * prepared statement, on a connection of the store): the rows each scan answered and those its filter dropped,
+ * over all its loops.
+ */
+async function rowsRead(url: string): Promise<Record<string, number>> {
+  queries.length = 0;
+  const res = await t.call('GET', url, { as: reader.creds });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(res.body.items.length).toBe(25);
+  const page = queries.filter((q) => /^select/.test(q.text) && q.text.includes(' limit ')).at(-1)!;
+  const literal = (v: unknown) => (typeof v === 'number' ? String(v) : `'${String(v).replace(/'/g, "''")}'`);
+  // On one of the store's own connections, with its settings; a generic plan, as the named statement gets.
+  return t.store.db.connection().execute(async (conn) => {
+    await sql.raw(`prepare estimated as ${page.text}`).execute(conn);
+    try {
+      const { rows } = await sql.raw<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`explain (analyze, format json) execute estimated(${page.values.map(literal).join(', ')})`).execute(conn);
+      const read: Record<string, number> = {};
+      for (const node of nodes(rows[0]!['QUERY PLAN'][0]!.Plan))
+        if (node['Relation Name'])
+          read[node['Relation Name']] = (read[node['Relation Name']] ?? 0) + (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0)) * node['Actual Loops'];
+      return read;
+    } finally {
+      await sql`deallocate estimated`.execute(conn);
+    }
+  });
+}
+
+describe('PostgreSQL, on a community it has analysed', () => {
+  it.skipIf(!onPostgres)("walks an author's statuses to the first page, and a stream's followed user's, with events or none [runs with AGORA_TEST_DB]", async () => {
+    for (const events of [0, 3]) {
+      // A few events, each with a status in its conversation: every table the rule looks in has rows (the suspensions
+      // excepted, as in most communities); before them, the events' table is empty too.
+      for (let i = 0; i < events; i++) {
+        const event = await t.call('POST', '/events', {
+          as: reader.creds,
+          body: { name: `Meet ${i}`, user_id: reader.user.id, start_date: '2031-01-01T10:00:00Z', end_date: '2031-01-01T12:00:00Z' },
+        });
+        expect(event.status, JSON.stringify(event.body)).toBe(201);
+        const said = await t.call('POST', '/statuses', { as: reader.creds, body: { user_id: reader.user.id, event_id: event.body.id, content: `about ${i}` } });
+        expect(said.status, JSON.stringify(said.body)).toBe(201);
+      }
+      await sql`analyze`.execute(t.store.db);
+      const statuses = await rowsRead(`/statuses?user_id=${author.user.id}&per_page=25`);
+      expect(statuses.statuses, `${events} events`).toBeLessThan(100);
+      const stream = await rowsRead(`/users/${reader.user.id}/stream?per_page=25`);
+      expect(stream.statuses, `${events} events`).toBeLessThan(100);
+      expect(stream.pages ?? 0, `${events} events`).toBeLessThan(100);
+    }
+  });
+});
