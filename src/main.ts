@@ -1,4 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { groupExamples } from './cli/command-kit.js';
 import { registerAccessRequestCommands } from './cli/commands/access-requests.js';
 import { registerAdminCommands } from './cli/commands/admin.js';
 import { registerAuthCommands } from './cli/commands/auth.js';
@@ -97,6 +98,7 @@ export function buildProgram(argv?: string[]): Command {
     .exitOverride();
   const only = argv && commandNamed(argv);
   for (const [names, register] of REGISTRARS) if (!only || names.includes(only)) register(program);
+  groupExamples(program);
   return program;
 }
 

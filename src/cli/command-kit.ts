@@ -73,9 +73,22 @@ export async function showList<T>(ctx: Context, path: string, query: Query, colu
   await ctx.out.list(listing, columns, { page: o.page ?? 1, perPage: o.perPage, fields: o.fields, header: o.header });
 }
 
+/** The examples each command's help ends with, for its group's help to show the first of each. */
+const EXAMPLES = new WeakMap<Command, string[]>();
+
 /** "Examples:" under a command's help: real lines a person can copy. */
 export function examples(command: Command, ...lines: string[]): Command {
+  EXAMPLES.set(command, lines);
   return command.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);
+}
+
+/** Every group's help (`agora help pages`) ends with examples too: the first of each of its verbs'. */
+export function groupExamples(program: Command): void {
+  for (const group of program.commands) {
+    if (group.commands.length === 0 || EXAMPLES.has(group)) continue;
+    const lines = group.commands.map((verb) => EXAMPLES.get(verb)?.[0]).filter((line): line is string => line !== undefined);
+    if (lines.length) examples(group, ...lines);
+  }
 }
 
 /**
@@ -113,11 +126,14 @@ export async function validateBody<T>(schema: SafeParser<T>, body: unknown, flag
   const result = schema.safeParse(body);
   if (result.success) return result.data;
   const { UsageError } = await import('./errors.js');
-  const problems = result.error.issues.map((issue) => {
+  // One problem a flag, said once: a query's messages name their field already (`since must be …`).
+  const problems = new Map<string, string>();
+  for (const issue of result.error.issues) {
     const field = String(issue.path[0] ?? '');
-    return `${flags[field] ?? `--${field.replace(/_/g, '-')}`} ${issue.message}`;
-  });
-  throw new UsageError(problems.join('; '));
+    const message = issue.message.startsWith(`${field} `) ? issue.message.slice(field.length + 1) : issue.message;
+    if (!problems.has(field)) problems.set(field, `${flags[field] ?? `--${field.replace(/_/g, '-')}`} ${message}`);
+  }
+  throw new UsageError([...problems.values()].join('; '));
 }
 
 /**

@@ -12,7 +12,7 @@ export class DeclinedError extends Error {
  * asked about on the terminal itself (`/dev/tty`), as git and ssh ask: standard input holds the ids.
  */
 export async function confirmOrStop(message: string, yes: boolean | undefined): Promise<void> {
-  if (yes || !process.stdout.isTTY) return;
+  if (!mayAsk(yes)) return;
   const input = process.stdin.isTTY ? undefined : await theTerminal();
   if (!process.stdin.isTTY && !input) return;
   try {
@@ -22,6 +22,12 @@ export async function confirmOrStop(message: string, yes: boolean | undefined): 
     input?.destroy();
   }
 }
+
+/**
+ * Whether `confirmOrStop` may ask (a person watches the output, and no `--yes`), piped ids or not: what a question
+ * names is read only then, so that a script's run spends no call on it.
+ */
+export const mayAsk = (yes: boolean | undefined): boolean => !yes && !!process.stdout.isTTY;
 
 /** The controlling terminal to read an answer from, when standard input is a pipe; none without one (a service). */
 async function theTerminal(): Promise<import('node:tty').ReadStream | undefined> {

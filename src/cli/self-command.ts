@@ -10,11 +10,13 @@ const real = (path: string): string | undefined => {
 };
 
 /**
- * How the person who ran this program runs it again, for the next steps it prints (docs/architecture.md, "The client and the CLI"): `agora` when
- * that name on PATH is this very program (a global install), `npx agora` inside a checkout of it, else the
+ * How the person who ran this program runs it again, for the next steps it prints (docs/architecture.md, "The client and the CLI"): `npx agora`
+ * when they ran it through npx (which puts a link named `agora` first on the PATH of this process only), `agora`
+ * when that name on PATH is this very program (a global install), `npx agora` inside a checkout of it, else the
  * launcher's path through node.
  */
 export function selfCommand(env: NodeJS.ProcessEnv = process.env, launcher = process.argv[1] ?? '', cwd = process.cwd()): string {
+  if (env.npm_command === 'exec') return 'npx agora';
   const self = real(launcher);
   if (!self) return 'agora';
   for (const dir of (env.PATH ?? '').split(delimiter).filter(Boolean)) {

@@ -197,7 +197,7 @@ describe('agora reports, statuses delete, users suspend', () => {
     const onLasting = JSON.parse((await run(['reports', 'list', '--target-id', lasting.id, '--target-type', 'Status', '--json'])).stdout).items[0].id as string;
     const suspended = await run(['reports', 'resolve', onLasting, '--action', 'suspend', '--reason', 'spam', '--yes']);
     expect(suspended.code, suspended.stderr).toBe(0);
-    expect(suspended.stderr).toContain(`The status stays, hidden from all but Admins while its author is suspended: agora statuses delete ${lasting.id} removes it`);
+    expect(suspended.stderr).toContain(`The status stays, hidden from all but Admins while its author is suspended: npx agora statuses delete ${lasting.id} removes it`);
     expect((await run(['users', 'unsuspend', bob.user.nickname])).code).toBe(0);
   });
 
@@ -255,26 +255,36 @@ describe('agora reports, statuses delete, users suspend', () => {
     expect(twice.stderr).toBe('');
   });
 
-  it('asks on the terminal itself before removing ids piped in while a person watches (scripts without a terminal are not asked)', async () => {
+  it('asks on the terminal itself before removing ids piped in while a person watches, naming where (scripts without a terminal are not asked)', async () => {
     const { Terminal } = await import('../helpers/tmux.js');
     const { BIN } = await import('../helpers/server.js');
     const { poster, post } = await postingPage(server, 'Piped Club');
-    const [kept, removed] = [await post('kept after no'), await post('removed after yes')];
+    const [kept, removed, reported] = [await post('kept after no'), await post('removed after yes'), await post('reported, kept after no')];
+    const me = (await call(server, 'GET', '/me')).body as { id: string };
+    const report = (await call(server, 'POST', '/reports', { body: { user_id: me.id, target_type: 'Status', target_id: reported, reason: 'spam' } })).body as { id: string };
     const term = new Terminal(server.dir, envFor(server, poster.creds), { width: 160, height: 30 });
     try {
       const line = (id: string, marker: string) => `echo ${id} | ${process.execPath} ${BIN} statuses delete -; echo ${marker}=$?`;
       term.type(line(kept, 'first'));
-      await term.waitFor(/Remove \w+'s status "kept after no"\? \(y\/N\)/);
+      await term.waitFor(/Remove \w+'s status "kept after no" in Piped Club\? \(y\/N\)/);
       term.type('n');
       await term.waitFor(/first=0/);
       term.type(line(removed, 'second'));
-      await term.waitFor(/Remove \w+'s status "removed after yes"\? \(y\/N\)/);
+      await term.waitFor(/Remove \w+'s status "removed after yes" in Piped Club\? \(y\/N\)/);
       term.type('y');
       await term.waitFor(/second=0/);
+      // A report's ids piped in too (settled by an Admin): resolving it with remove asks first, naming what goes.
+      const admin = `AGORA_API_KEY=${server.admin.key} AGORA_API_SECRET=${server.admin.secret}`;
+      term.type(`echo ${report.id} | ${admin} ${process.execPath} ${BIN} reports resolve - --action remove; echo third=$?`);
+      await term.waitFor(/Remove \w+'s status "reported, kept after no"\? \(y\/N\)/);
+      term.type('n');
+      await term.waitFor(/third=0/);
     } finally {
       term.close();
     }
     expect((await call(server, 'GET', `/statuses/${kept}`, { as: poster.creds })).status).toBe(200);
     expect((await call(server, 'GET', `/statuses/${removed}`, { as: poster.creds })).status).toBe(404);
+    expect((await call(server, 'GET', `/reports/${report.id}`)).body.state).toBe('open');
+    expect((await call(server, 'GET', `/statuses/${reported}`, { as: poster.creds })).status).toBe(200);
   });
 });

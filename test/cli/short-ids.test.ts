@@ -123,7 +123,7 @@ describe('short ids', () => {
       const refused = await agora(args, author.creds);
       expect(refused.code, args.join(' ')).toBe(2);
       expect(refused.stderr).toBe(
-        `error: ${comment.id.slice(0, 12)} is not a comment's whole id (32 characters): comments are not listed on their own, so only whole ids are taken (\`agora statuses comments <status>\` shows them)\n`,
+        `error: ${comment.id.slice(0, 12)} is not a comment's whole id (32 characters): comments are not listed on their own, so only whole ids are taken (\`npx agora statuses comments <status>\` shows them)\n`,
       );
     }
     const shown = await agora(['comments', 'get', comment.id, '--json'], author.creds);

@@ -86,16 +86,15 @@ export function registerAccessRequestCommands(program: Command): void {
     'agora access-requests refuse 3f2a… --yes',
   ).action(
     withContext<{ yes?: boolean }>(async (ctx, o, args) => {
-      const [{ seg }, { confirmOrStop }, { interactive }, { ID_LISTS }] = await Promise.all([
+      const [{ seg }, { confirmOrStop, mayAsk }, { ID_LISTS }] = await Promise.all([
         import('../../client/api-client.js'),
         import('../confirm.js'),
-        import('../prompts.js'),
         import('../names.js'),
       ]);
       const ids = await ctx.names.fullIds(ID_LISTS.accessRequest, await idsFrom(args));
       // There is no GET of one request: the waiting ones are read once to name them in the question.
       const waiting =
-        !o.yes && interactive()
+        mayAsk(o.yes)
           ? (await fetchList<AccessRequest>(ctx.client, '/page_access_requests', { state: 'waiting' }, { perPage: 100, all: true })).items
           : [];
       await eachRecord(ctx, ids, (id) => `Access request ${id}`, async (id) => {

@@ -31,7 +31,14 @@ async function openTarget(target: string, mustExist: boolean) {
 }
 
 export function registerAdminCommands(program: Command): void {
-  const admin = program.command('admin').description('offline administration, straight on the store file');
+  const admin = program
+    .command('admin')
+    .description('offline administration, straight on the store file')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ agora admin create-key --db ./agora.db\n  $ agora admin list-keys --db ./agora.db\n  $ agora admin check --db ./agora.db\n' +
+        '  $ agora admin copy --from ./agora.db --to postgres://agora@db.internal/agora\n',
+    );
   admin
     .command('create-key')
     .description('create an API key pair and print it once (for the bootstrap administrator unless --user)')
@@ -58,6 +65,7 @@ export function registerAdminCommands(program: Command): void {
     .description('list API key pairs: id, owner, created, last used (never a secret)')
     .requiredOption('--db <file>', DB_HELP, process.env.AGORA_DB)
     .option('--user <user>', 'only the keys of this user (id or nickname)')
+    .addHelpText('after', '\nExamples:\n  $ agora admin list-keys --db ./agora.db\n  $ agora admin list-keys --db ./agora.db --user ada --json\n')
     .action(async (options: { db: string; user?: string }, command: Command) => {
       const { listApiKeys, userIdOf } = await import('../../domain/api-keys.js');
       const items = await withStore(options.db, async (deps) => {
@@ -78,6 +86,7 @@ export function registerAdminCommands(program: Command): void {
     .description('revoke an API key pair, by its api_key value or its id: every server on the store refuses it from the next request')
     .argument('<key>', 'the api_key value or the key id')
     .requiredOption('--db <file>', DB_HELP, process.env.AGORA_DB)
+    .addHelpText('after', '\nExamples:\n  $ agora admin revoke-key ak_3f2a… --db ./agora.db\n')
     .action(async (ref: string, options: { db: string }, command: Command) => {
       const { revokeApiKey } = await import('../../domain/api-keys.js');
       const key = await withStore(options.db, (deps) => revokeApiKey(deps, ref));
@@ -126,6 +135,7 @@ export function registerAdminCommands(program: Command): void {
     .description('recount every list and report where the kept totals drifted (exit 1 on drift)')
     .requiredOption('--db <file>', DB_HELP, process.env.AGORA_DB)
     .option('--repair', 'write the recounted totals where they drifted')
+    .addHelpText('after', '\nExamples:\n  $ agora admin check --db ./agora.db\n  $ agora admin check --db postgres://agora@db.internal/agora --repair\n')
     .action(async (options: { db: string; repair?: boolean }, command: Command) => {
       await withStore(options.db, async ({ store }) => {
         const json = command.optsWithGlobals().json;

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { AuditEntry } from '../../shared/schemas/audit.js';
-import { examples, paginationOptions, showList, withContext, type PageOptions } from '../command-kit.js';
+import { examples, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import { ID, ID_LISTS, type IdList, type Names } from '../names.js';
 import type { Column } from '../output.js';
 
@@ -41,8 +41,10 @@ export function registerAuditCommands(program: Command): void {
     'agora audit list --target-id ada        # every act on the user ada',
   ).action(
     withContext<AuditListOptions>(async (ctx, o) => {
-      const { AUDIT_ACTIONS, AUDIT_TARGET_TYPES } = await import('../../shared/schemas/audit.js');
+      const { AUDIT_ACTIONS, AUDIT_TARGET_TYPES, AuditLogQuery } = await import('../../shared/schemas/audit.js');
       if (o.action !== undefined) await checkChoice('--action', 'action', o.action, AUDIT_ACTIONS);
+      // The times with the API's own schema, before any request (exit 2, the flag named).
+      await validateBody(AuditLogQuery.pick({ since: true, until: true }), { since: o.since, until: o.until });
       if (o.targetType !== undefined) {
         // Spelt as the reports spell theirs (`User`, `PageAccessRequest`), a type is the log's own (`user`, …).
         o.targetType = o.targetType.replace(/([a-z])([A-Z])/g, '$1_$2').replace(/-/g, '_').toLowerCase();

@@ -73,6 +73,7 @@ export function registerAuthCommands(program: Command): void {
   program
     .command('logout')
     .description('forget the stored profile (the current one unless --profile)')
+    .addHelpText('after', '\nExamples:\n  $ agora logout\n  $ agora logout --profile staging\n')
     .action(async (_options: unknown, command: Command) => {
       const globals = command.optsWithGlobals() as GlobalOptions;
       const [creds, { UsageError }, { Output }] = await Promise.all([

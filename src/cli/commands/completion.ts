@@ -1,15 +1,16 @@
 import { Argument, type Command } from 'commander';
+import { examples } from '../command-kit.js';
 
 export function registerCompletionCommand(program: Command): void {
-  program
-    .command('completion')
-    .description('print a shell completion script (bash, zsh or fish) for every command and option')
-    .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(['bash', 'zsh', 'fish']))
-    .addHelpText(
-      'after',
-      '\nLoad it:\n  bash  source <(agora completion bash)\n  zsh   source <(agora completion zsh)\n  fish  agora completion fish | source',
-    )
-    .action(async (shell: 'bash' | 'zsh' | 'fish', _options: unknown, command: Command) => {
+  examples(
+    program
+      .command('completion')
+      .description('print a shell completion script (bash, zsh or fish) for every command and option')
+      .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(['bash', 'zsh', 'fish'])),
+    'source <(agora completion bash)     # bash: load it now (add the line to ~/.bashrc to keep it)',
+    'source <(agora completion zsh)      # zsh',
+    'agora completion fish | source      # fish',
+  ).action(async (shell: 'bash' | 'zsh' | 'fish', _options: unknown, command: Command) => {
       const { completionScript } = await import('../completion-scripts.js');
       process.stdout.write(completionScript(command.parent!, shell));
     });

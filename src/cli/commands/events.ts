@@ -152,6 +152,9 @@ export function registerEventCommands(program: Command): void {
     'agora events list --page-id garden-club --date 2026-12-05',
   ).action(
     withContext<PageOptions & { owner?: string; date?: string; current?: boolean; pageId?: string; slug?: string }>(async (ctx, o) => {
+      // The day with the API's own schema, before any request (exit 2, the flag named).
+      const { ListEventsQuery } = await import('../../shared/schemas/events.js');
+      await validateBody(ListEventsQuery.pick({ date: true }), { date: o.date });
       const query = {
         owner: o.owner && (await ctx.names.resolve('user', o.owner)),
         date: o.date,

@@ -96,13 +96,13 @@ export function registerFollowCommands(program: Command): void {
   ).action(
     withContext<{ yes?: boolean }>(async (ctx, o, args) => {
       const { client, out, names } = ctx;
-      const [{ seg }, { confirmOrStop }, { ID_LISTS }] = await Promise.all([
+      const [{ seg }, { confirmOrStop, mayAsk }, { ID_LISTS }] = await Promise.all([
         import('../../client/api-client.js'),
         import('../confirm.js'),
         import('../names.js'),
       ]);
       const ids = await names.fullIds(ID_LISTS.follow, await idsFrom(args));
-      const asking = !o.yes && !!process.stdin.isTTY && !!process.stdout.isTTY;
+      const asking = mayAsk(o.yes);
       const described = asking ? await describeFollows(client, ids) : new Map<string, string>();
       await eachRecord(ctx, ids, (id) => `Follow ${id}`, async (id) => {
         const what = described.get(id) ?? `follow ${id}`;

@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import { examples, intOption, withContext } from '../command-kit.js';
 import type { Names } from '../names.js';
+import { selfCommand } from '../self-command.js';
 
 interface ImportFlags {
   format?: 'csv' | 'json' | 'ndjson';
@@ -193,7 +194,7 @@ function usersExtras(client: import('../../client/api-client.js').ApiClient, nam
   return {
     skip: (fields: Body) =>
       fields.nickname === 'admin' && fields.role === 'Admins'
-        ? 'admin is the bootstrap administrator every server makes for itself (agora admin create-key)'
+        ? `admin is the bootstrap administrator every server makes for itself (${selfCommand()} admin create-key)`
         : undefined,
     after: async (id: string, fields: Body) => {
       const role = typeof fields.role === 'string' ? fields.role.trim() : '';

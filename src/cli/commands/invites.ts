@@ -140,15 +140,14 @@ export function registerInviteCommands(program: Command): void {
     ).action(
       withContext<{ yes?: boolean }>(async (ctx, o, args) => {
         const { client, out, names } = ctx;
-        const [{ seg }, { confirmOrStop }, { interactive }, { ID_LISTS }] = await Promise.all([
+        const [{ seg }, { confirmOrStop, mayAsk }, { ID_LISTS }] = await Promise.all([
           import('../../client/api-client.js'),
           import('../confirm.js'),
-          import('../prompts.js'),
           import('../names.js'),
         ]);
         const ids = await names.fullIds(ID_LISTS.invite, await idsFrom(args));
         await eachRecord(ctx, ids, (id) => `Invite ${id}`, async (id) => {
-          const invite = !o.yes && interactive() ? await client.get<Invite>(`/invites/${seg(id)}`) : undefined;
+          const invite = mayAsk(o.yes) ? await client.get<Invite>(`/invites/${seg(id)}`) : undefined;
           await confirmOrStop(`${verb[0]!.toUpperCase()}${verb.slice(1)} ${invite ? describe(invite) : `invite ${id}`}?`, o.yes);
           const result = await client.call<Invite | undefined>(method, `/invites/${seg(id)}${path}`);
           if (result) await out.record(result, INVITE_VIEW);

@@ -25,15 +25,11 @@ async function describeStatus(ctx: Context, status: Status): Promise<string> {
 }
 
 async function removal(ctx: Context, kind: 'statuses' | 'comments', id: string, o: { yes?: boolean; reason?: string }) {
-  const [{ seg }, { confirmOrStop }, { interactive }] = await Promise.all([
-    import('../../client/api-client.js'),
-    import('../confirm.js'),
-    import('../prompts.js'),
-  ]);
+  const [{ seg }, { confirmOrStop, mayAsk }] = await Promise.all([import('../../client/api-client.js'), import('../confirm.js')]);
   // Read first, so that the question and what is said after name whose it was (a status's place only for the question:
   // a script's run spends no call on it).
   const content = await ctx.client.get<Status | Comment>(`/${kind}/${seg(id)}`);
-  const asking = !o.yes && interactive();
+  const asking = mayAsk(o.yes);
   const what =
     asking && kind === 'statuses'
       ? await describeStatus(ctx, content as Status)

@@ -5,6 +5,7 @@ export function registerOpenApiCommand(program: Command): void {
   program
     .command('openapi')
     .description("print the server's OpenAPI 3.1 document (needs no credentials)")
+    .addHelpText('after', '\nExamples:\n  $ agora openapi > openapi.json\n  $ agora openapi --url https://agora.example.org | jq .info.version\n')
     .action(async (_options: unknown, command: Command) => {
       const [{ resolveTarget, clientFor }, { Output }] = await Promise.all([import('../context.js'), import('../output.js')]);
       const globals = command.optsWithGlobals() as GlobalOptions;

@@ -6,6 +6,7 @@ import type { Context } from '../context.js';
 import type { Column, RecordView } from '../output.js';
 import { replacedNote, suspendQuestion } from '../suspensions.js';
 import { REPORT_ACTIONS, REPORT_REASONS, REPORT_STATES, REPORT_TARGET_TYPES, RESOLUTION_OF } from '../../shared/report-kinds.js';
+import { selfCommand } from '../self-command.js';
 
 /** Reports from the terminal (docs/api.md, "Moderating content and people"): create, list, get, resolve, dismiss. */
 
@@ -212,16 +213,15 @@ type Settling =
  * the run: said, not a failure. One settled otherwise is refused, named, and the run goes on (`eachRecord`).
  */
 async function settle(ctx: Context, refs: string[], how: Settling): Promise<void> {
-  const [{ seg, ApiError }, { ID_LISTS }, { confirmOrStop }, { interactive }] = await Promise.all([
+  const [{ seg, ApiError }, { ID_LISTS }, { confirmOrStop, mayAsk }] = await Promise.all([
     import('../../client/api-client.js'),
     import('../names.js'),
     import('../confirm.js'),
-    import('../prompts.js'),
   ]);
   const ids = await ctx.names.fullIds(ID_LISTS.report, refs);
   const acts = how.verb === 'resolve' && how.action !== 'none';
   const suspending = how.verb === 'resolve' && how.action === 'suspend' ? (how.body as { reason: string; until?: string }) : undefined;
-  const asking = acts && !how.yes && interactive();
+  const asking = acts && mayAsk(how.yes);
   if (asking) {
     const one = ids.length === 1 ? await reportedAs(ctx, ids[0]!) : undefined;
     const question =
@@ -250,7 +250,7 @@ async function settle(ctx: Context, refs: string[], how: Settling): Promise<void
       // A suspension hides the author's content while it lasts; it does not take it down.
       if (how.verb === 'resolve' && how.action === 'suspend' && report.target_type !== 'User') {
         const kind = report.target_type === 'Status' ? 'status' : 'comment';
-        ctx.out.note(`The ${kind} stays, hidden from all but Admins while its author is suspended: agora ${kind === 'status' ? 'statuses' : 'comments'} delete ${report.target_id} removes it`);
+        ctx.out.note(`The ${kind} stays, hidden from all but Admins while its author is suspended: ${selfCommand()} ${kind === 'status' ? 'statuses' : 'comments'} delete ${report.target_id} removes it`);
       }
     } catch (error) {
       if (!(error instanceof ApiError) || error.status === 401) throw error;

@@ -83,15 +83,14 @@ export function registerWebhookCommands(program: Command): void {
   ).action(
       withContext<{ yes?: boolean }>(async (ctx, o, args) => {
         const { client, out, names } = ctx;
-        const [{ seg }, { confirmOrStop }, { interactive }, { ID_LISTS }] = await Promise.all([
+        const [{ seg }, { confirmOrStop, mayAsk }, { ID_LISTS }] = await Promise.all([
           import('../../client/api-client.js'),
           import('../confirm.js'),
-          import('../prompts.js'),
           import('../names.js'),
         ]);
         const ids = await names.fullIds(ID_LISTS.webhook, await idsFrom(args));
         await eachRecord(ctx, ids, (id) => `Webhook ${id}`, async (id) => {
-          const hook = !o.yes && interactive() ? await client.get<Webhook>(`/webhooks/${seg(id)}`) : undefined;
+          const hook = mayAsk(o.yes) ? await client.get<Webhook>(`/webhooks/${seg(id)}`) : undefined;
           await confirmOrStop(`Remove the webhook to ${hook ? hook.url : id}?`, o.yes);
           await client.delete(`/webhooks/${seg(id)}`);
           out.done(`Webhook ${id} removed`, doneRecord(id, 'removed'));

@@ -1,0 +1,27 @@
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { selfCommand } from '../../src/cli/self-command.js';
+
+/** The command the CLI's next steps name: the one the person can type where they stand. */
+const bin = resolve('bin/agora.js');
+const elsewhere = mkdtempSync(join(tmpdir(), 'agora-self-'));
+// A directory with a link named `agora` to this program: a global install's bin, or the one npx puts first on PATH.
+symlinkSync(bin, join(elsewhere, 'agora'));
+afterAll(() => rmSync(elsewhere, { recursive: true, force: true }));
+
+describe('the command the CLI names for itself', () => {
+  it('is `agora` when that name on PATH is this program, run as such', () => {
+    expect(selfCommand({ PATH: elsewhere }, bin, elsewhere)).toBe('agora');
+  });
+
+  it('is `npx agora` when run through npx, though npx put a link named agora on the PATH of the run alone', () => {
+    expect(selfCommand({ PATH: elsewhere, npm_command: 'exec' }, bin, process.cwd())).toBe('npx agora');
+  });
+
+  it('is `npx agora` inside a checkout, and the path through node elsewhere', () => {
+    expect(selfCommand({ PATH: '' }, bin, process.cwd())).toBe('npx agora');
+    expect(selfCommand({ PATH: '' }, bin, elsewhere)).toBe(`node ${bin}`);
+  });
+});
