@@ -2,7 +2,6 @@ import type { ApiClient } from '../client/api-client.js';
 import { fetchList } from './list-walk.js';
 import { UsageError } from './errors.js';
 import { selfCommand } from './self-command.js';
-import { slugify } from '../shared/slugs.js';
 
 export type NameKind = 'user' | 'page' | 'event' | 'config' | 'role';
 
@@ -13,14 +12,12 @@ interface Kind {
   filter: string;
   /** What people call a record of this kind. */
   nameOf: (record: Record<string, unknown>) => string;
-  /** Found by its name too, through the slug its name makes (`Garden Club` → `garden-club`), when that slug is its. */
-  byName?: true;
 }
 
 const KINDS: Record<NameKind, Kind> = {
   user: { label: 'user', path: '/users', filter: 'nickname', nameOf: (r) => String(r.nickname) },
-  page: { label: 'page', path: '/pages', filter: 'slug', nameOf: (r) => String(r.name), byName: true },
-  event: { label: 'event', path: '/events', filter: 'slug', nameOf: (r) => String(r.name), byName: true },
+  page: { label: 'page', path: '/pages', filter: 'slug', nameOf: (r) => String(r.name) },
+  event: { label: 'event', path: '/events', filter: 'slug', nameOf: (r) => String(r.name) },
   config: { label: 'page configuration', path: '/page_configurations', filter: 'name', nameOf: (r) => String(r.name) },
   role: { label: 'role', path: '/permission_sets', filter: 'name', nameOf: (r) => String(r.name) },
 };
@@ -114,11 +111,6 @@ export class Names {
       [k.filter]: value,
       per_page: 10,
     });
-    if (found.items.length === 0 && k.byName) {
-      const slug = slugify(value, '');
-      const named = slug && slug !== value ? (await this.client.get<{ items: Record<string, unknown>[] }>(k.path, { slug, per_page: 1 })).items : [];
-      if (named[0] && k.nameOf(named[0]).trim().toLowerCase() === value.toLowerCase()) found.items = named;
-    }
     if (found.items.length === 1) {
       const record = found.items[0]!;
       this.resolved.set(`${kind}:${record.id}`, k.nameOf(record));
@@ -126,7 +118,7 @@ export class Names {
     }
     if (found.items.length === 0) {
       if (ID_PREFIX.test(value)) return (await this.fullIds({ ...k, describe: (r) => `${r.id} (${k.nameOf(r)})` }, [value]))[0]!;
-      throw new NameNotFoundError(`No ${k.label} with the ${k.byName ? `id, ${k.filter} or name` : `id or ${k.filter}`} "${value}"`);
+      throw new NameNotFoundError(`No ${k.label} with the id or ${k.filter} "${value}"`);
     }
     const listed = found.items.map((r) => `${r.id} (${k.nameOf(r)})`).join(', ');
     throw new UsageError(

@@ -10,17 +10,16 @@ const real = (path: string): string | undefined => {
 };
 
 /**
- * How the person who ran this program runs it again, for the next steps it prints (docs/architecture.md, "The client and the CLI"): `npx agora`
- * when they ran it through npx (which puts a link named `agora` first on the PATH of this process only), `agora`
- * when that name on PATH is this very program (a global install), `npx agora` inside a checkout of it, else the
- * launcher's path through node.
+ * How the person who ran this program runs it again, for the next steps it prints (docs/architecture.md, "The client and the CLI"): `agora`
+ * when that name on PATH is this very program (a global install), and `npx agora` when the PATH that has it is
+ * npx's own (npx puts a link named `agora` in its cache, first on the PATH of this run alone) or inside a checkout
+ * of it; else the launcher's path through node.
  */
 export function selfCommand(env: NodeJS.ProcessEnv = process.env, launcher = process.argv[1] ?? '', cwd = process.cwd()): string {
-  if (env.npm_command === 'exec') return 'npx agora';
   const self = real(launcher);
   if (!self) return 'agora';
   for (const dir of (env.PATH ?? '').split(delimiter).filter(Boolean)) {
-    if (real(join(dir, 'agora')) === self) return 'agora';
+    if (real(join(dir, 'agora')) === self) return dir.split(sep).includes('_npx') ? 'npx agora' : 'agora';
   }
   // bin/agora.js of a checkout (or of node_modules/agora): `npx agora` finds it from anywhere inside.
   const root = dirname(dirname(self));

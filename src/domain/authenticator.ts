@@ -170,7 +170,7 @@ export class Authenticator {
     // The keys' version before the key is read: the pair is confirmed as of it, so the next request does not read the
     // key again unless a key changed since (then the version has moved).
     const version = this.deps.store.versionOf(KEY_TABLES);
-    const row = await this.check(apiKey, apiSecret, pair, address, suspect);
+    const row = await this.check(apiKey, apiSecret, version, pair, address, suspect);
     if (!row) {
       if (again) throw unauthorized(INVALID);
       return this.failed(pair, address);
@@ -195,10 +195,12 @@ export class Authenticator {
 
   /**
    * One scrypt check of the pair, counted against the limits while it runs (`begin`/`end`). The same key and secret
-   * asked for again meanwhile (a script's first calls, in parallel) wait for that check rather than start another.
+   * asked for again meanwhile (a script's first calls, in parallel) wait for that check rather than start another, if
+   * the keys' version has not moved since it began: a check that read the key before it was revoked answers for no
+   * request made after.
    */
-  private check(apiKey: string, apiSecret: string, pair: string, address: string, suspect: boolean): Promise<KeyRow | undefined> {
-    const id = `${apiKey}\n${fastDigest(apiSecret).toString('hex')}`;
+  private check(apiKey: string, apiSecret: string, version: string | undefined, pair: string, address: string, suspect: boolean): Promise<KeyRow | undefined> {
+    const id = `${version ?? ''}\n${apiKey}\n${fastDigest(apiSecret).toString('hex')}`;
     const running = this.checks.get(id);
     if (running) return running;
     this.byAddress.begin(address);

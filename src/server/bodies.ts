@@ -19,8 +19,11 @@ export function parseUrlencoded(bytes: Buffer): Record<string, string | string[]
     const at = pair.indexOf('=');
     const name = decode(at === -1 ? pair : pair.slice(0, at));
     const value = at === -1 ? '' : decode(pair.slice(at + 1));
+    // Appended in place: a name repeated n times costs n, not n² (a 1 MiB body holds half a million of them).
     const previous = fields[name];
-    fields[name] = previous === undefined ? value : ([] as string[]).concat(previous, value);
+    if (previous === undefined) fields[name] = value;
+    else if (Array.isArray(previous)) previous.push(value);
+    else fields[name] = [previous, value];
   }
   return fields;
 }

@@ -41,8 +41,8 @@ export class ConnectionGuard {
 
   install(app: FastifyInstance): void {
     app.server.on('connection', (socket: Socket) => this.admit(socket));
-    // `Expect: 100-continue`: Node would ask for the body at once; it is asked for once the request is let in (below),
-    // so that nobody is told to send a body that is not read (a 401 comes first).
+    // `Expect: 100-continue`: Node would ask for the body at once; it is asked for once the request is let in and its
+    // body is one that will be read (`askForBody`), so that nobody is told to send a body that is not (a 401 first).
     app.server.on('checkContinue', (req, res) => app.server.emit('request', req, res));
     app.addHook('onRequest', async (request, reply) => {
       if (this.ending.has(request.raw.socket)) return void reply.hijack();
@@ -52,7 +52,6 @@ export class ConnectionGuard {
       // Authentication waited past the deadline (a long scrypt queue): no time is left to read the body.
       if (hasBody(request.headers) && request.raw.complete === false && reply.elapsedTime >= this.limits.bodyTimeoutMs)
         throw this.timedOut();
-      if (/100-continue/i.test(request.headers.expect ?? '') && !reply.raw.headersSent) reply.raw.writeContinue();
       return payload;
     });
     // Synchronous (a callback): installed before the hook that writes answers at the end of the turn, which
@@ -133,6 +132,18 @@ export class ConnectionGuard {
     this.counted.set(socket, address);
     socket.once('close', () => this.authenticated(socket));
   }
+}
+
+/**
+ * Asks a client that sent `Expect: 100-continue` for its body, once the route has let the request in and found its
+ * body readable (`refuseUnreadableBody`): a body of a kind the API reads, by a method that has one. Any other is
+ * answered without being asked for.
+ */
+export function askForBody(request: FastifyRequest, reply: FastifyReply): void {
+  if (!/100-continue/i.test(request.headers.expect ?? '') || reply.raw.headersSent || !hasBody(request.headers)) return;
+  if (request.method === 'GET' || request.method === 'HEAD') return;
+  if (!/^\s*(application\/json|application\/x-www-form-urlencoded|multipart\/form-data)\s*(;|$)/i.test(request.headers['content-type'] ?? '')) return;
+  reply.raw.writeContinue();
 }
 
 const hasBody = (headers: FastifyRequest['headers']) =>

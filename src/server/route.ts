@@ -4,6 +4,7 @@ import type { Caller } from '../domain/context.js';
 import type { ErrorCodeValue } from '../shared/errors.js';
 import { encodeCursor, NEXT_PAGE } from '../shared/schemas/common.js';
 import { withIdempotency, type IdempotencyGuard, type Outcome } from './idempotency.js';
+import { askForBody } from './connection-limits.js';
 import { parseBody, parseParams, parseQuery, refuseUnreadableBody } from './input.js';
 
 /** The body of a route that takes none: no field at all. */
@@ -104,7 +105,10 @@ export class RouteRegistry {
       method: spec.method,
       url: this.prefix + spec.url,
       config: { open: spec.open ?? false },
-      preParsing: async (request) => refuseUnreadableBody(request, bodyLimit),
+      preParsing: async (request, reply) => {
+        refuseUnreadableBody(request, bodyLimit);
+        askForBody(request, reply);
+      },
       handler: async (request, reply) => {
         const input = {
           // A route that takes no body still refuses one with fields (422 naming them): a body sent to the wrong

@@ -1,3 +1,4 @@
+import { pbkdf2 } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { issueApiKey } from '../../src/domain/api-keys.js';
 import { VerificationQueue } from '../../src/domain/auth-limits.js';
@@ -83,6 +84,21 @@ describe('failed authentication limits', () => {
     );
     expect(sprayed.map((res) => res.status)).toEqual([401, 401, 429, 429]);
     clock.advance(61_000);
+  });
+
+  it('never lets a check that read a key before it was revoked answer for a request made after', async () => {
+    const member = await newMember();
+    const [key] = (await api.call('GET', `/api_keys?user_id=${member.id}`)).body.items as { id: string }[];
+    // The crypto threads kept busy, so that the first check, its key read, waits for its scrypt while the key is revoked.
+    const busy = Array.from({ length: 4 }, () => new Promise((done) => pbkdf2('agora', 'busy', 400_000, 64, 'sha512', done)));
+    const mark = statements.length;
+    const first = api.call('GET', '/me', { as: member.creds, remoteAddress: '192.0.2.41' });
+    while (!statements.slice(mark).some((sql) => /secret_hash/.test(sql))) await new Promise((ok) => setImmediate(ok));
+    expect((await api.call('DELETE', `/api_keys/${key!.id}`)).status).toBe(204);
+    const after = await api.call('GET', '/me', { as: member.creds, remoteAddress: '192.0.2.41' });
+    expect(after.status).toBe(401);
+    await Promise.all([first, ...busy]);
+    expect((await api.call('GET', '/me', { as: member.creds, remoteAddress: '192.0.2.42' })).status).toBe(401);
   });
 
   it('does not count failures for a key across addresses', async () => {

@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { parseUrlencoded } from '../../src/server/bodies.js';
 import { useApp } from '../helpers/app.js';
 import { inlineRefs } from '../helpers/openapi.js';
 
@@ -49,6 +50,12 @@ describe('text that is not UTF-8', () => {
       expect(res.body.error.code).toBe('invalid_body');
       expect(res.written).toBe(0);
     }
+  });
+
+  it('reads a name repeated throughout a form, each value kept in order, in time linear in the body', () => {
+    const values = parseUrlencoded(Buffer.from(Array.from({ length: 100_000 }, (_, i) => `a=${i}`).join('&')));
+    expect(values.a).toHaveLength(100_000);
+    expect((values.a as string[]).slice(0, 3)).toEqual(['0', '1', '2']);
   });
 
   it('decodes a form as it is meant: + a space, escapes of UTF-8', async () => {

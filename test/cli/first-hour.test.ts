@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { call, createUserWithKey } from '../helpers/api.js';
+import { createUserWithKey } from '../helpers/api.js';
 import { runCli } from '../helpers/cli.js';
 import { BIN, removeDir, useServer } from '../helpers/server.js';
 import { envFor, tsvRows } from './support.js';
@@ -82,23 +82,6 @@ describe('names where ids are', () => {
     } finally {
       removeDir(dir);
     }
-  });
-});
-
-describe('page names', () => {
-  it('stand for the page where its slug does (the slug its name makes); a name that is not one is said so', async () => {
-    const env = envFor(server);
-    const name = `Garden Club ${Date.now() % 100000}`;
-    const config = (await call(server, 'POST', '/page_configurations', { body: { name: `Names ${Date.now()}` } })).body as { id: string };
-    const me = (await call(server, 'GET', '/me')).body as { id: string };
-    const page = (await call(server, 'POST', '/pages', { body: { name, privacy: 'public', page_configuration_id: config.id, user_id: me.id } })).body as { id: string };
-    const listed = await runCli(['statuses', 'list', '--page-id', name, '--json'], { home: server.dir, env });
-    expect(listed.code, listed.stderr).toBe(0);
-    const got = await runCli(['pages', 'get', name.toUpperCase(), '--json'], { home: server.dir, env });
-    expect(got.code, got.stderr).toBe(0);
-    expect(JSON.parse(got.stdout).id).toBe(page.id);
-    const none = await runCli(['pages', 'get', 'No Such Club'], { home: server.dir, env });
-    expect([none.code, none.stderr]).toEqual([1, 'error: No page with the id, slug or name "No Such Club"\n']);
   });
 });
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,10 @@ const bin = resolve('bin/agora.js');
 const elsewhere = mkdtempSync(join(tmpdir(), 'agora-self-'));
 // A directory with a link named `agora` to this program: a global install's bin, or the one npx puts first on PATH.
 symlinkSync(bin, join(elsewhere, 'agora'));
+// npx's: a link in its cache, put first on the PATH of the run alone.
+const npxBin = join(elsewhere, '.npm', '_npx', '3f2a', 'node_modules', '.bin');
+mkdirSync(npxBin, { recursive: true });
+symlinkSync(bin, join(npxBin, 'agora'));
 afterAll(() => rmSync(elsewhere, { recursive: true, force: true }));
 
 describe('the command the CLI names for itself', () => {
@@ -17,7 +21,7 @@ describe('the command the CLI names for itself', () => {
   });
 
   it('is `npx agora` when run through npx, though npx put a link named agora on the PATH of the run alone', () => {
-    expect(selfCommand({ PATH: elsewhere, npm_command: 'exec' }, bin, process.cwd())).toBe('npx agora');
+    expect(selfCommand({ PATH: [npxBin, elsewhere].join(':') }, bin, process.cwd())).toBe('npx agora');
   });
 
   it('is `npx agora` inside a checkout, and the path through node elsewhere', () => {
