@@ -1,5 +1,6 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { groupExamples } from './cli/command-kit.js';
+import { examplesAsRun, selfCommand } from './cli/self-command.js';
 import { registerAccessRequestCommands } from './cli/commands/access-requests.js';
 import { registerAdminCommands } from './cli/commands/admin.js';
 import { registerAuthCommands } from './cli/commands/auth.js';
@@ -90,6 +91,8 @@ export function buildProgram(argv?: string[]): Command {
     .showSuggestionAfterError()
     // gh's "INHERITED FLAGS": every subcommand's help lists --json, --profile, --url and --timeout too.
     .configureHelp({ showGlobalOptions: true })
+    // Help's examples as they run where the reader stands (every command inherits this, as it is made after it).
+    .configureOutput({ writeOut: (text) => void process.stdout.write(examplesAsRun(text)) })
     .addHelpText(
       'after',
       '\nExamples:\n  $ agora serve --demo\n  $ agora login --url http://127.0.0.1:4010 --api-key ak_… --api-secret as_…\n' +
@@ -168,7 +171,7 @@ const LOCAL_ERRORS: Record<string, { exit: number; code: string }> = {
   InterruptedError: { exit: 130, code: 'interrupted' },
 };
 
-const agora = async () => (await import('./cli/self-command.js')).selfCommand();
+const agora = async () => selfCommand();
 
 async function report(error: unknown, json: boolean): Promise<number> {
   if (error instanceof CommanderError) {

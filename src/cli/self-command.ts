@@ -29,3 +29,14 @@ export function selfCommand(env: NodeJS.ProcessEnv = process.env, launcher = pro
   const path = relative(here, self);
   return `node ${path && !path.startsWith('..') ? path : self}`;
 }
+
+/**
+ * Help text with its example lines (`  $ agora …`) written as they run where the reader stands (`npx agora …` in a
+ * checkout): the examples are written once, as `agora`, and shown as the next steps are.
+ */
+export function examplesAsRun(text: string, self?: string): string {
+  if (!/^ {2}\$ /m.test(text)) return text;
+  const command = self ?? selfCommand();
+  if (command === 'agora') return text;
+  return text.replace(/^ {2}\$ .*$/gm, (line) => line.replace(/(\$ |\| |<\()agora(?= )/g, `$1${command}`));
+}

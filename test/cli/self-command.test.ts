@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { selfCommand } from '../../src/cli/self-command.js';
+import { examplesAsRun, selfCommand } from '../../src/cli/self-command.js';
 
 /** The command the CLI's next steps name: the one the person can type where they stand. */
 const bin = resolve('bin/agora.js');
@@ -27,5 +27,13 @@ describe('the command the CLI names for itself', () => {
   it('is `npx agora` inside a checkout, and the path through node elsewhere', () => {
     expect(selfCommand({ PATH: '' }, bin, process.cwd())).toBe('npx agora');
     expect(selfCommand({ PATH: '' }, bin, elsewhere)).toBe(`node ${bin}`);
+  });
+
+  it("writes help's example lines as they run where the reader stands, and nothing else", () => {
+    const help = 'Usage: agora pages list [options]\n\nExamples:\n  $ agora pages list --fields id | agora pages get -\n  $ source <(agora completion bash)\n';
+    expect(examplesAsRun(help, 'npx agora')).toBe(
+      'Usage: agora pages list [options]\n\nExamples:\n  $ npx agora pages list --fields id | npx agora pages get -\n  $ source <(npx agora completion bash)\n',
+    );
+    expect(examplesAsRun(help, 'agora')).toBe(help);
   });
 });
