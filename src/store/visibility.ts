@@ -101,7 +101,7 @@ function inPage(eb: AnyEb, viewer: Viewer, alias: string) {
 
 /** The users suspended at `now` (a suspension past its `until` is over by itself). */
 const suspendedAt = (eb: AnyEb, now: string) =>
-  eb.selectFrom('suspensions as su').select('su.user_id').where((w) => w.or([w('su.until', 'is', null), w('su.until', '>', now)]));
+  eb.selectFrom('suspensions as su').where((w) => w.or([w('su.until', 'is', null), w('su.until', '>', now)]));
 
 /**
  * Content by an author suspended at `now` is hidden from all but Admins, as if it did not exist. Tested row by row
@@ -109,7 +109,7 @@ const suspendedAt = (eb: AnyEb, now: string) =>
  * a stream would build for itself before its first row.
  */
 export const authorShown = (eb: AnyEb, viewer: Viewer, now: string, column: string): Expression<SqlBool> =>
-  viewer.isAdmin ? eb.lit(true) : eb.not(found(suspendedAt(eb, now).clearSelect().whereRef('su.user_id', '=', sql.ref(column))));
+  viewer.isAdmin ? eb.lit(true) : eb.not(found(suspendedAt(eb, now).whereRef('su.user_id', '=', sql.ref(column))));
 /**
  * How many rows `authorShown` leaves out of a count (`byAuthor(author)`: the count's rows by one author, a query to
  * select from), counted through the suspended, who are few: a range of each one's rows, not a test of every row
@@ -118,7 +118,7 @@ export const authorShown = (eb: AnyEb, viewer: Viewer, now: string, column: stri
 export function ofSuspendedAuthors(viewer: Viewer, now: string, byAuthor: (author: Expression<string>) => AnySelect): Expression<number> {
   if (viewer.isAdmin) return sql<number>`0`;
   const each = byAuthor(sql.ref<string>('su.user_id')).select(sql<number>`count(*)`.as('n'));
-  return sql<number>`(${suspendedAt(expressionBuilder<Database, never>(), now).clearSelect().select(sql<number>`coalesce(sum((${each})), 0)`.as('n'))})`;
+  return sql<number>`(${suspendedAt(expressionBuilder<Database, never>(), now).select(sql<number>`coalesce(sum((${each})), 0)`.as('n'))})`;
 }
 
 /**
@@ -153,10 +153,10 @@ export function eventPageSeen(eb: AnyEb, viewer: Viewer, event: string): Express
 
 export function statusOpenTo(eb: AnyEb, viewer: Viewer): Expression<SqlBool> {
   if (viewer.isAdmin) return eb.lit(true);
-  const closedPage = eb.selectFrom('pages as op').select('op.id').whereRef('op.id', '=', 's.page_id').where('op.privacy', '!=', 'public');
-  const otherEvent = eb.selectFrom('events as oe').select('oe.id').whereRef('oe.id', '=', 's.event_id').where('oe.user_id', '!=', viewer.id);
+  const closedPage = eb.selectFrom('pages as op').whereRef('op.id', '=', 's.page_id').where('op.privacy', '!=', 'public');
+  const otherEvent = eb.selectFrom('events as oe').whereRef('oe.id', '=', 's.event_id').where('oe.user_id', '!=', viewer.id);
   const answered = eb.selectFrom('event_attendances as oa').select('oa.event_id').where('oa.user_id', '=', viewer.id).where('oa.answer', 'in', ['yes', 'maybe']);
-  return eb.and([eb.not(found(closedPage.clearSelect().where((p) => p.not(inPage(p, viewer, 'op'))))), eb.not(found(otherEvent.clearSelect().where('oe.id', 'not in', answered)))]);
+  return eb.and([eb.not(found(closedPage.where((p) => p.not(inPage(p, viewer, 'op'))))), eb.not(found(otherEvent.where('oe.id', 'not in', answered)))]);
 }
 
 export const statusReadableBy = (eb: AnyEb, viewer: Viewer, now: string): Expression<SqlBool> =>
