@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { examples } from '../command-kit.js';
 import type { Deps } from '../../domain/context.js';
 
 const DB_HELP = 'SQLite database file or postgres:// URL (env AGORA_DB)';
@@ -31,26 +32,18 @@ async function openTarget(target: string, mustExist: boolean) {
 }
 
 export function registerAdminCommands(program: Command): void {
-  const admin = program
-    .command('admin')
-    .description('offline administration, straight on the store file')
-    .addHelpText(
-      'after',
-      '\nExamples:\n  $ agora admin create-key --db ./agora.db\n  $ agora admin list-keys --db ./agora.db\n  $ agora admin check --db ./agora.db\n' +
-        '  $ agora admin copy --from ./agora.db --to postgres://agora@db.internal/agora\n',
-    );
-  admin
-    .command('create-key')
-    .description('create an API key pair and print it once (for the bootstrap administrator unless --user)')
-    .requiredOption('--db <file>', DB_HELP, process.env.AGORA_DB)
-    .option('--user <user>', 'user who owns the key (id or nickname)')
-    .addHelpText(
-      'after',
-      '\nWith the global --json it prints {"user_id", "api_key", "api_secret"} on one line, for scripts.\n\nExamples:\n' +
-        '  $ agora admin create-key --db ./agora.db\n  $ agora admin create-key --db ./agora.db --user ada --json\n' +
-        '  $ agora admin create-key --db postgres://agora@127.0.0.1:5432/agora --user ada\n',
-    )
-    .action(async (options: { db: string; user?: string }, command: Command) => {
+  const admin = program.command('admin').description('offline administration, straight on the store file');
+  examples(
+    admin
+      .command('create-key')
+      .description('create an API key pair and print it once (for the bootstrap administrator unless --user)')
+      .requiredOption('--db <file>', DB_HELP, process.env.AGORA_DB)
+      .option('--user <user>', 'user who owns the key (id or nickname)')
+      .addHelpText('after', '\nWith the global --json it prints {"user_id", "api_key", "api_secret"} on one line, for scripts.'),
+    'agora admin create-key --db ./agora.db',
+    'agora admin create-key --db ./agora.db --user ada --json',
+    'agora admin create-key --db postgres://agora@127.0.0.1:5432/agora --user ada',
+  ).action(async (options: { db: string; user?: string }, command: Command) => {
       const { issueApiKey } = await import('../../domain/api-keys.js');
       const key = await withStore(options.db, (deps) => issueApiKey(deps, options.user));
       if (command.optsWithGlobals().json) {
@@ -60,13 +53,15 @@ export function registerAdminCommands(program: Command): void {
         if (process.stdout.isTTY) process.stderr.write('The secret is shown only this once: store it now.\n');
       }
     });
-  admin
-    .command('list-keys')
-    .description('list API key pairs: id, owner, created, last used (never a secret)')
-    .requiredOption('--db <file>', DB_HELP, process.env.AGORA_DB)
-    .option('--user <user>', 'only the keys of this user (id or nickname)')
-    .addHelpText('after', '\nExamples:\n  $ agora admin list-keys --db ./agora.db\n  $ agora admin list-keys --db ./agora.db --user ada --json\n')
-    .action(async (options: { db: string; user?: string }, command: Command) => {
+  examples(
+    admin
+      .command('list-keys')
+      .description('list API key pairs: id, owner, created, last used (never a secret)')
+      .requiredOption('--db <file>', DB_HELP, process.env.AGORA_DB)
+      .option('--user <user>', 'only the keys of this user (id or nickname)'),
+    'agora admin list-keys --db ./agora.db',
+    'agora admin list-keys --db ./agora.db --user ada --json',
+  ).action(async (options: { db: string; user?: string }, command: Command) => {
       const { listApiKeys, userIdOf } = await import('../../domain/api-keys.js');
       const items = await withStore(options.db, async (deps) => {
         const user = options.user === undefined ? undefined : await userIdOf(deps, options.user);
@@ -81,31 +76,34 @@ export function registerAdminCommands(program: Command): void {
       // Offline, no names: the owner's id.
       await new Output({ json: !!command.optsWithGlobals().json }).list({ items, total_items: items.length }, KEY_COLUMNS);
     });
-  admin
-    .command('revoke-key')
-    .description('revoke an API key pair, by its api_key value or its id: every server on the store refuses it from the next request')
-    .argument('<key>', 'the api_key value or the key id')
-    .requiredOption('--db <file>', DB_HELP, process.env.AGORA_DB)
-    .addHelpText('after', '\nExamples:\n  $ agora admin revoke-key ak_3f2a… --db ./agora.db\n')
-    .action(async (ref: string, options: { db: string }, command: Command) => {
+  examples(
+    admin
+      .command('revoke-key')
+      .description('revoke an API key pair, by its api_key value or its id: every server on the store refuses it from the next request')
+      .argument('<key>', 'the api_key value or the key id')
+      .requiredOption('--db <file>', DB_HELP, process.env.AGORA_DB),
+    'agora admin revoke-key ak_3f2a… --db ./agora.db',
+  ).action(async (ref: string, options: { db: string }, command: Command) => {
       const { revokeApiKey } = await import('../../domain/api-keys.js');
       const key = await withStore(options.db, (deps) => revokeApiKey(deps, ref));
       if (command.optsWithGlobals().json) printLine(JSON.stringify(key));
       else printLine(`revoked ${key.api_key} (${key.id}) of user ${key.user_id}`);
     });
-  admin
-    .command('copy')
-    .description('copy a whole community into a new, empty store: SQLite file or PostgreSQL URL, either way')
-    .requiredOption('--from <store>', 'the store to copy: a SQLite file or postgres://…')
-    .requiredOption('--to <store>', 'the new store: a SQLite file (created) or an empty postgres://… database')
-    .addHelpText(
-      'after',
-      '\nIds, hashes, timestamps, pending deliveries and fan-out jobs are copied as they are; webhook secrets are sealed again\n' +
-        "under the destination's key (AGORA_SECRET_KEY, or <file>.key beside a SQLite file). A destination that holds\n" +
-        'anything is refused. The copy ends by counting every table on both sides and recounting the kept totals.\n' +
-        '\nExamples:\n  $ agora admin copy --from ./agora.db --to postgres://agora@db.internal/agora\n  $ agora admin copy --from postgres://agora@db.internal/agora --to ./backup.db\n',
-    )
-    .action(async (options: { from: string; to: string }, command: Command) => {
+  examples(
+    admin
+      .command('copy')
+      .description('copy a whole community into a new, empty store: SQLite file or PostgreSQL URL, either way')
+      .requiredOption('--from <store>', 'the store to copy: a SQLite file or postgres://…')
+      .requiredOption('--to <store>', 'the new store: a SQLite file (created) or an empty postgres://… database')
+      .addHelpText(
+        'after',
+        '\nIds, hashes, timestamps, pending deliveries and fan-out jobs are copied as they are; webhook secrets are sealed again\n' +
+          "under the destination's key (AGORA_SECRET_KEY, or <file>.key beside a SQLite file). A destination that holds\n" +
+          'anything is refused. The copy ends by counting every table on both sides and recounting the kept totals.',
+      ),
+    'agora admin copy --from ./agora.db --to postgres://agora@db.internal/agora',
+    'agora admin copy --from postgres://agora@db.internal/agora --to ./backup.db',
+  ).action(async (options: { from: string; to: string }, command: Command) => {
       const { resolve } = await import('node:path');
       const { UsageError } = await import('../errors.js');
       const { isPostgresTarget } = await import('../../store/open.js');
@@ -130,13 +128,15 @@ export function registerAdminCommands(program: Command): void {
         await from.close();
       }
     });
-  admin
-    .command('check')
-    .description('recount every list and report where the kept totals drifted (exit 1 on drift)')
-    .requiredOption('--db <file>', DB_HELP, process.env.AGORA_DB)
-    .option('--repair', 'write the recounted totals where they drifted')
-    .addHelpText('after', '\nExamples:\n  $ agora admin check --db ./agora.db\n  $ agora admin check --db postgres://agora@db.internal/agora --repair\n')
-    .action(async (options: { db: string; repair?: boolean }, command: Command) => {
+  examples(
+    admin
+      .command('check')
+      .description('recount every list and report where the kept totals drifted (exit 1 on drift)')
+      .requiredOption('--db <file>', DB_HELP, process.env.AGORA_DB)
+      .option('--repair', 'write the recounted totals where they drifted'),
+    'agora admin check --db ./agora.db',
+    'agora admin check --db postgres://agora@db.internal/agora --repair',
+  ).action(async (options: { db: string; repair?: boolean }, command: Command) => {
       await withStore(options.db, async ({ store }) => {
         const json = command.optsWithGlobals().json;
         // Each drift is printed as it is found (a million drifted keys never sit in memory); --json, one
@@ -153,12 +153,14 @@ export function registerAdminCommands(program: Command): void {
         if (drifted && !options.repair) throw new Error(`${drifted} kept counts drifted from a recount (--repair rewrites them)`);
       });
     });
-  admin
-    .command('migrate')
-    .description('apply the schema migrations the store lacks, and say which (serve applies them too, at start)')
-    .requiredOption('--db <file>', DB_HELP, process.env.AGORA_DB)
-    .addHelpText('after', '\nExamples:\n  $ agora admin migrate --db ./agora.db\n  $ agora admin migrate --db postgres://agora@db.internal/agora\n')
-    .action(async (options: { db: string }, command: Command) => {
+  examples(
+    admin
+      .command('migrate')
+      .description('apply the schema migrations the store lacks, and say which (serve applies them too, at start)')
+      .requiredOption('--db <file>', DB_HELP, process.env.AGORA_DB),
+    'agora admin migrate --db ./agora.db',
+    'agora admin migrate --db postgres://agora@db.internal/agora',
+  ).action(async (options: { db: string }, command: Command) => {
       const [{ openStore }, { SCHEMA_VERSION }] = await Promise.all([import('../../store/open.js'), import('../../store/store.js')]);
       let applied: string[] = [];
       const store = await openStore(options.db, { secretKey: process.env.AGORA_SECRET_KEY, onMigrated: (names) => (applied = names) });

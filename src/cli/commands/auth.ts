@@ -70,11 +70,11 @@ export function registerAuthCommands(program: Command): void {
     }),
   );
 
-  program
-    .command('logout')
-    .description('forget the stored profile (the current one unless --profile)')
-    .addHelpText('after', '\nExamples:\n  $ agora logout\n  $ agora logout --profile staging\n')
-    .action(async (_options: unknown, command: Command) => {
+  examples(
+    program.command('logout').description('forget the stored profile (the current one unless --profile)'),
+    'agora logout',
+    'agora logout --profile staging',
+  ).action(async (_options: unknown, command: Command) => {
       const globals = command.optsWithGlobals() as GlobalOptions;
       const [creds, { UsageError }, { Output }] = await Promise.all([
         import('../credentials.js'),

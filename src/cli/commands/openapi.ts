@@ -1,12 +1,13 @@
 import type { Command } from 'commander';
+import { examples } from '../command-kit.js';
 import type { GlobalOptions } from '../context.js';
 
 export function registerOpenApiCommand(program: Command): void {
-  program
-    .command('openapi')
-    .description("print the server's OpenAPI 3.1 document (needs no credentials)")
-    .addHelpText('after', '\nExamples:\n  $ agora openapi > openapi.json\n  $ agora openapi --url https://agora.example.org | jq .info.version\n')
-    .action(async (_options: unknown, command: Command) => {
+  examples(
+    program.command('openapi').description("print the server's OpenAPI 3.1 document (needs no credentials)"),
+    'agora openapi > openapi.json',
+    'agora openapi --url https://agora.example.org | jq .info.version',
+  ).action(async (_options: unknown, command: Command) => {
       const [{ resolveTarget, clientFor }, { Output }] = await Promise.all([import('../context.js'), import('../output.js')]);
       const globals = command.optsWithGlobals() as GlobalOptions;
       const target = await resolveTarget(globals);
