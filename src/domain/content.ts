@@ -7,6 +7,7 @@ import type {
   CreateLikeInput,
   CreateStatusInput,
   Like,
+  ListLikesQuery,
   Status,
 } from '../shared/schemas/content.js';
 import type { CommentRow, LikeRow, StatusListed, StatusRow } from '../store/content.js';
@@ -204,7 +205,7 @@ export async function createComment(deps: Deps, caller: Caller, input: CreateCom
 /** Likes a status or a comment, once per user (409 `already_liked` after that); its author is notified. */
 export async function createLike(deps: Deps, caller: Caller, input: CreateLikeInput): Promise<Like> {
   requireActingFor(caller, input.user_id);
-  return deps.store.transaction(async (tx) => {
+  const row = await deps.store.transaction(async (tx) => {
     const { user: liker, viewer } = await actingUser(tx, caller, input.user_id);
     let comment: CommentRow | undefined;
     let status: StatusRow;
@@ -247,8 +248,47 @@ export async function createLike(deps: Deps, caller: Caller, input: CreateLikeIn
       [comment ? comment.user_id : status.user_id],
       [liker.id, caller.user.id],
     );
-    return { id: like.id, user_id: like.user_id, status_id: comment ? null : status.id, comment_id: comment?.id ?? null, created_at: now };
+    return like;
   });
+  return (await toLikeRecords(deps.store, caller, [row], deps.clock()))[0]!;
+}
+
+export async function toLikeRecords(store: Store, caller: Caller, rows: WithUser<LikeRow>[], now: Date): Promise<Like[]> {
+  const likers = await loadEmbeds(store, caller, rows.map((r) => r.user_id), [], now, { users: rows.map((r) => r.user) });
+  return rows.map((r) => ({
+    id: r.id,
+    user_id: r.user_id,
+    user: likers.user(r.user_id),
+    status_id: r.target_type === 'Status' ? r.target_id : null,
+    comment_id: r.target_type === 'Comment' ? r.target_id : null,
+    created_at: r.created_at,
+  }));
+}
+
+type LikeTarget = { type: 'Status' | 'Comment'; id: string };
+const readableTarget = (store: Store, caller: Caller, target: LikeTarget, now: string) =>
+  target.type === 'Comment' ? readableComment(store, viewerOf(caller), target.id, now) : readableStatus(store, viewerOf(caller), target.id, now);
+
+/** A like is as hidden as what was liked: 404 `Like` to whoever may not read its status or comment. */
+export async function requireLikeReadable(store: Store, caller: Caller, like: LikeRow, now: string): Promise<void> {
+  await readableTarget(store, caller, { type: like.target_type as LikeTarget['type'], id: like.target_id }, now).catch(() => {
+    throw notFound('Like');
+  });
+}
+
+/** The likes of a status or a comment the caller reads, oldest first (one user's with `user_id`). */
+export async function listLikes(deps: Deps, caller: Caller, target: LikeTarget, query: ListLikesQuery): Promise<ListResult<Like>> {
+  await readableTarget(deps.store, caller, target, nowIso(deps));
+  const listed = await deps.store.likes.list(target, query.user_id, query);
+  return listResult(await toLikeRecords(deps.store, caller, listed.rows, deps.clock()), listed);
+}
+
+/** A like, read by whoever reads what was liked (a like is as hidden as its status or comment). */
+export async function getLike(deps: Deps, caller: Caller, id: string): Promise<Like> {
+  const like = await deps.store.likes.getById(id);
+  if (!like) throw notFound('Like');
+  await requireLikeReadable(deps.store, caller, like, nowIso(deps));
+  return (await toLikeRecords(deps.store, caller, [like], deps.clock()))[0]!;
 }
 
 /** The statuses of what the user follows, newest first: for the user themself and project administrators. */

@@ -5,8 +5,8 @@ import type { ListStatusesQuery } from '../shared/schemas/removals.js';
 import type { CommentRow, StatusRow } from '../store/content.js';
 import type { Store } from '../store/store.js';
 import { recordAudit } from './audit.js';
-import { closed, knownComment, knownStatus, readableComment, readableStatus, viewerOf } from './content-access.js';
-import { placeOf, removedFields, toCommentRecords, toStatusRecords } from './content.js';
+import { closed, knownComment, knownStatus, readableComment, viewerOf } from './content-access.js';
+import { placeOf, removedFields, requireLikeReadable, toCommentRecords, toStatusRecords } from './content.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { excerpt, notifyUsers, userRef } from './notifications.js';
 import { settleReportsIn } from './report-settlement.js';
@@ -153,13 +153,10 @@ export async function removeCommentIn(tx: Store, now: string, caller: Caller, co
  */
 export async function deleteLike(deps: Deps, caller: Caller, id: string): Promise<void> {
   await deps.store.transaction(async (tx) => {
-    const like = await tx.removals.getLike(id);
+    const like = await tx.likes.getById(id);
     if (!like) throw notFound('Like');
     if (like.user_id !== caller.user.id && !caller.isAdmin) {
-      const [viewer, now] = [viewerOf(caller), nowIso(deps)];
-      await (like.target_type === 'Comment' ? readableComment(tx, viewer, like.target_id, now) : readableStatus(tx, viewer, like.target_id, now)).catch(() => {
-        throw notFound('Like');
-      });
+      await requireLikeReadable(tx, caller, like, nowIso(deps));
       throw forbidden('Only the user who liked (or an Admin) may take the like back');
     }
     if (!(await tx.removals.unlike(like))) throw notFound('Like');

@@ -19,7 +19,7 @@ export async function toReportRecords(store: Store, caller: Caller, rows: Report
   // The user reported, or the content's author: whose suspension hides the excerpt from all but Admins.
   const { users } = await loadEmbeds(store, caller, rows.map((r) => r.target_user_id), [], now, { users: rows.map((r) => r.target) });
   return rows.map((r) => {
-    const user = r.target_type === 'User' ? users.get(r.target_id) : undefined;
+    const user = users.get(r.target_user_id);
     return {
       id: r.id,
       user_id: r.user_id,

@@ -1,7 +1,7 @@
 import { expressionBuilder, sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { CommentTable, Database, LikeTable, StatusTable } from './schema.js';
-import { counterKey, kept, keptEachPair, listPage, readRows, type Embeds, type Listed, type Selection, type Walk } from './paging.js';
+import { counted, counterKey, kept, keptEachPair, listPage, readRows, type Embeds, type Listed, type Selection, type Walk } from './paging.js';
 import { withUser, type WithUser } from './users.js';
 import { authorShown, eventPageSeen, ofSuspendedAuthors, reachesFollowers as followersSee, statusKnownTo, statusOpenTo, streamStatusShown, type Viewer } from './visibility.js';
 
@@ -34,6 +34,7 @@ export const statusExtras = (viewer: Viewer, now: string): Embeds => (query, row
         eb.case().when(sql.ref(`${rows}.comments_count`), '>', 0).then(hiddenComments(viewer, now, sql.ref(`${rows}.id`))).else(0).end().as('hidden_comments'),
       );
 const selectComments: Selection = (q) => q.selectAll('comments');
+const selectLikes: Selection = (q) => q.selectAll('likes');
 
 /** The status (`statuses as s`) is in no page `userId` follows (is in). */
 const inNoPageFollowedBy = (eb: ExpressionBuilder<Database & { s: StatusTable }, 's'>, userId: string) =>
@@ -203,6 +204,21 @@ export function likesRepo(db: Kysely<Database>) {
   return {
     async insert(row: LikeRow): Promise<void> {
       await db.insertInto('likes').values(row).execute();
+    },
+    getById(id: string): Promise<LikeRow | undefined> {
+      return db.selectFrom('likes').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+    /**
+     * The likes of one status or comment, oldest first, with their users; one user's (their like, if any) when
+     * `userId` is given. The total is the target's kept `likes_count`, or the one row the unique index finds.
+     */
+    list(target: { type: 'Status' | 'Comment'; id: string }, userId: string | undefined, page: Pagination): Promise<Listed<WithUser<LikeRow>>> {
+      let query = db.selectFrom('likes').where('likes.target_type', '=', target.type).where('likes.target_id', '=', target.id);
+      if (userId !== undefined) query = query.where('likes.user_id', '=', userId);
+      const table = target.type === 'Status' ? 'statuses' : 'comments';
+      const total =
+        userId !== undefined ? counted(query) : sql<number>`coalesce((select likes_count from ${sql.table(table)} where id = ${target.id}), 0)`;
+      return listPage<WithUser<LikeRow>>(db, [{ query, keys: ['likes.id'] }], selectLikes, page, total, false, withUser);
     },
   };
 }

@@ -128,10 +128,6 @@ export function removalsRepo(db: Kysely<Database>) {
         .execute();
     },
 
-    getLike(id: string): Promise<LikeRow | undefined> {
-      return db.selectFrom('likes').selectAll().where('id', '=', id).executeTakeFirst();
-    },
-
     /** Deletes a like; its status or comment counts one like fewer. False when it was already gone (a race). */
     async unlike(like: LikeRow): Promise<boolean> {
       const deleted = await db.deleteFrom('likes').where('id', '=', like.id).executeTakeFirst();

@@ -70,6 +70,9 @@ beforeAll(async () => {
   // A third user, so that lists of a page's requests and invites, an event's attendees and a user's
   // follows of users hold two too; and the Member in two of the other's secret pages (invited, accepted).
   const third = await t.member();
+  // Two likes of the first status: its likes list has a deep page and a cursor.
+  for (const who of [member, third])
+    expect((await t.call('POST', '/likes', { as: who.creds, body: { user_id: who.user.id, status_id: ids.status } })).status).toBe(201);
   await t.call('POST', '/page_configurations', { body: { name: 'Club 2' } });
   for (const followed of [other, third])
     await t.call('POST', '/follows', { as: member.creds, body: { user_id: member.user.id, followable_type: 'User', followable_id: followed.user.id } });
@@ -164,6 +167,7 @@ const lists = () => [
   '/events?date=2026-12-01',
   ...combinations({ answer: 'yes' }).map((q) => `/events/${ids.event}/attendees?${q}`),
   `/statuses/${ids.status}/comments?`,
+  ...combinations({ user_id: member.user.id }).map((q) => `/statuses/${ids.status}/likes?${q}`),
   ...combinations({ page_id: ids.public!, user_id: member.user.id }).map((q) => `/statuses?${q}`),
   `/statuses?event_id=${ids.event}`,
   `/users/${member.user.id}/stream?`,

@@ -43,6 +43,7 @@ beforeAll(async () => {
   const report = await t.call('POST', '/reports', { as: member.creds, body: { user_id: member.user.id, target_type: 'User', target_id: other.user.id, reason: 'spam' } });
   expect(report.status, JSON.stringify(report.body)).toBe(201);
   await t.call('POST', '/comments', { as: member.creds, body: { user_id: member.user.id, status_id: ids.status, content: 'hi' } });
+  await t.call('POST', '/likes', { as: member.creds, body: { user_id: member.user.id, status_id: ids.status } });
   await remembered();
 });
 
@@ -105,6 +106,7 @@ describe('a list that embeds records', () => {
       [`/pages/${ids.page}/invites`, 'target', 1, 2],
       [`/events/${ids.event}/attendees`, 'user', 1, 2],
       [`/statuses/${ids.status}/comments`, 'user', 1, 2],
+      [`/statuses/${ids.status}/likes`, 'user', 1, 2],
       [`/users/${member.user.id}/stream`, 'user', 1, 3],
     ] as const;
 

@@ -81,8 +81,10 @@ describe('POST /reports', () => {
       state: 'open',
       resolution: null,
       resolved_by: null,
-      target: { type: 'Status', id: status.id, excerpt: 'cheap pills here', user: null },
+      target: { type: 'Status', id: status.id, excerpt: 'cheap pills here', user: { id: spammer.user.id, nickname: spammer.user.nickname } },
     });
+    // The author is read back the same (a list, a single read).
+    expect((await t.call('GET', `/reports/${res.body.id}`, { as: r1.creds })).body.target.user.id).toBe(spammer.user.id);
     const again = await report(r1, { target_type: 'Status', target_id: status.id });
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('already_reported');

@@ -82,6 +82,39 @@ describe('agora statuses, comments, likes, stream and notifications', () => {
     expect(accepted.code).toBe(0);
     expect(accepted.stdout).toMatch(/2 notifications marked seen/);
   });
+
+  it('lists who liked a status, reads one like, and takes one back by the status it likes (asked at a terminal, naming it)', async () => {
+    const author = await createUserWithKey(server);
+    const fans = [await createUserWithKey(server), await createUserWithKey(server)];
+    const status = (await call(server, 'POST', '/statuses', { as: author.creds, body: { user_id: author.user.id, content: 'Tomatoes are in' } })).body;
+    for (const fan of fans) await call(server, 'POST', '/likes', { as: fan.creds, body: { user_id: fan.user.id, status_id: status.id } });
+
+    const listed = await run(['likes', 'list', '--status', status.id], author.creds);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(tsvRows(listed.stdout).map((r) => r[1])).toEqual(fans.map((f) => f.user.nickname));
+    const one = await run(['likes', 'list', '--status', status.id, '--user', fans[1]!.user.nickname, '--json'], author.creds);
+    const [like] = JSON.parse(one.stdout).items;
+    expect(like).toMatchObject({ user_id: fans[1]!.user.id, status_id: status.id });
+    const got = await run(['likes', 'get', like.id], author.creds);
+    expect(Object.fromEntries(tsvRows(got.stdout).map(([k, v]) => [k, v]))).toMatchObject({ id: like.id, user: fans[1]!.user.nickname });
+    expect((await run(['likes', 'list'], author.creds)).code).toBe(2);
+    expect((await run(['likes', 'delete'], author.creds)).code).toBe(2);
+
+    // By the status it likes: the fan's own like, named in the question.
+    const declined = await runCliTty(['likes', 'delete', '--status', status.id], {
+      home: server.dir,
+      env: envFor(server, fans[0]!.creds),
+      answers: [{ when: /Take back .*'s like of .*'s status "Tomatoes are in"\?/, send: 'n\r' }],
+    });
+    expect(declined.stdout).toMatch(new RegExp(`Take back ${fans[0]!.user.nickname}'s like of ${author.user.nickname}'s status`));
+    expect((await call(server, 'GET', `/statuses/${status.id}`)).body.likes_count).toBe(2);
+    const taken = await run(['likes', 'delete', '--status', status.id], fans[0]!.creds);
+    expect(taken.code, taken.stderr).toBe(0);
+    expect((await call(server, 'GET', `/statuses/${status.id}/likes`)).body.items.map((l: { user_id: string }) => l.user_id)).toEqual([fans[1]!.user.id]);
+    const again = await run(['likes', 'delete', '--status', status.id], fans[0]!.creds);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/you do not like this status/);
+  });
 });
 
 describe('agora notifications watch', () => {

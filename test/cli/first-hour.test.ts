@@ -71,9 +71,12 @@ describe('names where ids are', () => {
       const db = join(dir, 'a.db');
       const first = await runCli(['admin', 'create-key', '--db', db, '--json'], { home: dir });
       expect(first.code, first.stderr).toBe(0);
+      // A path that named no store (mistyped, or a script's first step) is said to have made one; once only.
+      expect(first.stderr).toBe(`note: there was no store at ${db}: made a new one, and the key is for it\n`);
       const admin = JSON.parse(first.stdout) as { user_id: string };
       const byName = await runCli(['admin', 'create-key', '--db', db, '--user', 'admin', '--json'], { home: dir });
       expect(byName.code, byName.stderr).toBe(0);
+      expect(byName.stderr).toBe('');
       expect(JSON.parse(byName.stdout).user_id).toBe(admin.user_id);
       const listed = await runCli(['admin', 'list-keys', '--db', db, '--user', 'admin', '--json'], { home: dir });
       expect(JSON.parse(listed.stdout).items).toHaveLength(2);

@@ -287,4 +287,22 @@ describe('agora reports, statuses delete, users suspend', () => {
     expect((await call(server, 'GET', `/reports/${report.id}`)).body.state).toBe('open');
     expect((await call(server, 'GET', `/statuses/${reported}`, { as: poster.creds })).status).toBe(200);
   });
+
+  it('asks once for several records at a terminal, naming the first of them and how many more', async () => {
+    const { poster, post } = await postingPage(server, 'Many Club');
+    const statuses = [await post('one'), await post('two'), await post('three'), await post('four')];
+    const tty = (ids: string[], send: string) =>
+      runCliTty(['statuses', 'delete', ...ids], { home: server.dir, env: envFor(server, poster.creds), answers: [{ when: /\?/, send }] });
+    const declined = await tty(statuses, 'n\r');
+    expect(declined.code).toBe(0);
+    expect(declined.stdout).toMatch(/Remove 4 statuses: \w+'s status "one" in Many Club, \w+'s status "two" in Many Club and 2 more\?/);
+    for (const id of statuses) expect((await call(server, 'GET', `/statuses/${id}`, { as: poster.creds })).status).toBe(200);
+    const three = await tty(statuses.slice(1), 'y\r');
+    expect(three.code, three.stdout).toBe(0);
+    expect(three.stdout).toMatch(/Remove 3 statuses: \w+'s status "two" in Many Club, \w+'s status "three" in Many Club and \w+'s status "four" in Many Club\?/);
+    // One question: the run asked nothing more, and removed all three.
+    expect(three.stdout).not.toMatch(/Remove \w+'s status/);
+    expect(three.stdout.match(/Removed \w+'s status/g)).toHaveLength(3);
+    expect(await Promise.all(statuses.map(async (id) => (await call(server, 'GET', `/statuses/${id}`, { as: poster.creds })).status))).toEqual([200, 404, 404, 404]);
+  });
 });

@@ -44,8 +44,15 @@ export function registerAdminCommands(program: Command): void {
     'agora admin create-key --db ./agora.db --user ada --json',
     'agora admin create-key --db postgres://agora@127.0.0.1:5432/agora --user ada',
   ).action(async (options: { db: string; user?: string }, command: Command) => {
-      const { issueApiKey } = await import('../../domain/api-keys.js');
+      const [{ issueApiKey }, { isPostgresTarget }, { existsSync }] = await Promise.all([
+        import('../../domain/api-keys.js'),
+        import('../../store/open.js'),
+        import('node:fs'),
+      ]);
+      // A mistyped path makes a new, empty store (a script may make its store this way, before serving it): said.
+      const made = !isPostgresTarget(options.db) && options.db !== ':memory:' && !existsSync(options.db);
       const key = await withStore(options.db, (deps) => issueApiKey(deps, options.user));
+      if (made) process.stderr.write(`note: there was no store at ${options.db}: made a new one, and the key is for it\n`);
       if (command.optsWithGlobals().json) {
         printLine(JSON.stringify(key));
       } else {

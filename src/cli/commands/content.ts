@@ -28,10 +28,27 @@ const COMMENT_COLUMNS: Column<Comment>[] = [
   { header: 'created', value: (c) => c.created_at },
 ];
 
-const LIKE_VIEW: RecordView<Like> = { names: { user_id: ['user', 'user'] } };
+const LIKE_COLUMNS: Column<Like>[] = [
+  { header: 'id', value: (l) => l.id, id: 'whole' },
+  { header: 'user', value: (l) => l.user.nickname },
+  { header: 'status', value: (l) => l.status_id ?? '', id: true },
+  { header: 'comment', value: (l) => l.comment_id ?? '' },
+  { header: 'created', value: (l) => l.created_at },
+];
+
+/** What `--status` or `--comment` names (one of them, else a usage error): its likes' path. */
+export async function likedPath(names: Names, o: { status?: string; comment?: string }): Promise<string> {
+  if (!o.status === !o.comment) {
+    const { UsageError } = await import('../errors.js');
+    throw new UsageError('give --status or --comment (one of them)');
+  }
+  const [{ seg }, { ID_LISTS, wholeIds }] = await Promise.all([import('../../client/api-client.js'), import('../names.js')]);
+  if (o.status) return `/statuses/${seg((await names.fullIds(ID_LISTS.status, [o.status]))[0]!)}/likes`;
+  return `/comments/${seg(wholeIds('comment', [o.comment!])[0]!)}/likes`;
+}
 
 /** The user named (by id or nickname), or the caller. */
-const userOrMe = async (client: { get<T>(path: string): Promise<T> }, names: Names, user?: string) =>
+export const userOrMe = async (client: { get<T>(path: string): Promise<T> }, names: Names, user?: string) =>
   user ? names.resolve('user', user) : (await client.get<{ id: string }>('/me')).id;
 
 export function registerContentCommands(program: Command): void {
@@ -138,7 +155,31 @@ export function registerContentCommands(program: Command): void {
       if (o.status) [body.status_id] = await names.fullIds(ID_LISTS.status, [o.status]);
       if (o.comment) [body.comment_id] = wholeIds('comment', [o.comment]);
       body.user_id = await userOrMe(client, names, o.user);
-      await out.record(await client.post<Like>('/likes', body), LIKE_VIEW);
+      await out.record(await client.post<Like>('/likes', body));
+    }),
+  );
+
+  examples(
+    paginationOptions(
+      likes
+        .command('list')
+        .description('who liked a status or a comment, oldest first')
+        .option('--status <id>', "the status's likes")
+        .option('--comment <id>', "the comment's likes")
+        .option('--user <user>', "only this user's like: id or nickname"),
+    ),
+    'agora likes list --status 3f2a…',
+    'agora likes list --comment 01a2… --user ada',
+  ).action(
+    withContext<PageOptions & { status?: string; comment?: string; user?: string }>(async (ctx, o) => {
+      const path = await likedPath(ctx.names, o);
+      await showList(ctx, path, o.user ? { user_id: await ctx.names.resolve('user', o.user) } : {}, LIKE_COLUMNS, o);
+    }),
+  );
+  examples(likes.command('get').description('show one like').argument('<id>', "the like's whole id"), 'agora likes get 01a2…').action(
+    withContext(async ({ client, out }, _o, args) => {
+      const [{ seg }, { wholeIds }] = await Promise.all([import('../../client/api-client.js'), import('../names.js')]);
+      await out.record(await client.get<Like>(`/likes/${seg(wholeIds('like', args)[0]!)}`));
     }),
   );
 

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import type { Comment, Status } from '../../shared/schemas/content.js';
+import type { Comment, Like, Status } from '../../shared/schemas/content.js';
 import type { User } from '../../shared/schemas/users.js';
 import { doneRecord, eachRecord, examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import type { Context } from '../context.js';
-import { STATUS_COLUMNS } from './content.js';
+import { likedPath, STATUS_COLUMNS, userOrMe } from './content.js';
 import { replacedNote, suspendQuestion } from '../suspensions.js';
 import { USER_VIEW } from './users.js';
 import { contentLabel, registerReportCommands } from './reports.js';
@@ -24,16 +24,19 @@ async function describeStatus(ctx: Context, status: Status): Promise<string> {
   return `${contentLabel(status.user.nickname, 'status', status.content)}${where}`;
 }
 
+/** What a removal takes away, read first so that the question and what is said after name whose it was. */
+async function removedLabel(ctx: Context, kind: 'statuses' | 'comments', id: string, asking: boolean): Promise<string> {
+  const { seg } = await import('../../client/api-client.js');
+  const content = await ctx.client.get<Status | Comment>(`/${kind}/${seg(id)}`);
+  // A status's place only for the question: a script's run spends no call on it.
+  return asking && kind === 'statuses'
+    ? describeStatus(ctx, content as Status)
+    : contentLabel(content.user.nickname, kind === 'statuses' ? 'status' : 'comment', content.content);
+}
+
 async function removal(ctx: Context, kind: 'statuses' | 'comments', id: string, o: { yes?: boolean; reason?: string }) {
   const [{ seg }, { confirmOrStop, mayAsk }] = await Promise.all([import('../../client/api-client.js'), import('../confirm.js')]);
-  // Read first, so that the question and what is said after name whose it was (a status's place only for the question:
-  // a script's run spends no call on it).
-  const content = await ctx.client.get<Status | Comment>(`/${kind}/${seg(id)}`);
-  const asking = mayAsk(o.yes);
-  const what =
-    asking && kind === 'statuses'
-      ? await describeStatus(ctx, content as Status)
-      : contentLabel(content.user.nickname, kind === 'statuses' ? 'status' : 'comment', content.content);
+  const what = await removedLabel(ctx, kind, id, mayAsk(o.yes));
   await confirmOrStop(`Remove ${what}?`, o.yes);
   // The reason goes in the query: a DELETE's body is dropped by some proxies.
   await ctx.client.delete(`/${kind}/${seg(id)}${o.reason ? `?reason=${encodeURIComponent(o.reason)}` : ''}`);
@@ -87,28 +90,85 @@ function registerContentModeration(program: Command, statuses: Command): void {
         const { ID_LISTS, wholeIds } = await import('../names.js');
         const refs = await idsFrom(args);
         const ids = kind === 'statuses' ? await ctx.names.fullIds(ID_LISTS.status, refs) : wholeIds('comment', refs);
-        await eachRecord(ctx, ids, (id) => `${kind === 'statuses' ? 'Status' : 'Comment'} ${id}`, (id) => removal(ctx, kind, id, o));
+        const asked = await askOnceForAll(ids, o.yes, 'Remove', kind, (id) => removedLabel(ctx, kind, id, true));
+        await eachRecord(ctx, ids, (id) => `${kind === 'statuses' ? 'Status' : 'Comment'} ${id}`, (id) => removal(ctx, kind, id, { ...o, yes: o.yes || asked }));
       }),
     );
 
   examples(
     group(program, 'likes')!
       .command('delete')
-      .description('take likes back (your own; Admins any)')
-      .argument('<id...>', 'like ids, or - to read them from standard input')
+      .description('take likes back (your own; Admins any): by id, or the like of a status or comment')
+      .argument('[id...]', 'like ids, or - to read them from standard input')
+      .option('--status <id>', 'your like of this status (with --user: theirs)')
+      .option('--comment <id>', 'your like of this comment (with --user: theirs)')
+      .option('--user <user>', 'whose like, with --status or --comment: id or nickname (default: you)')
       .option('-y, --yes', 'do not ask for confirmation'),
-    'agora likes delete 3f2a…',
+    'agora likes delete --status 3f2a…',
+    'agora likes delete 01a2… --yes',
   ).action(
-    withContext<{ yes?: boolean }>(async (ctx, o, args) => {
-      const [{ seg }, { confirmOrStop }] = await Promise.all([import('../../client/api-client.js'), import('../confirm.js')]);
-      const { wholeIds } = await import('../names.js');
-      await eachRecord(ctx, wholeIds('like', await idsFrom(args)), (id) => `Like ${id}`, async (id) => {
-        await confirmOrStop(`Take back like ${id}?`, o.yes);
+    withContext<{ yes?: boolean; status?: string; comment?: string; user?: string }>(async (ctx, o, args) => {
+      const [{ seg }, { confirmOrStop, mayAsk }, { wholeIds }, { UsageError }] = await Promise.all([
+        import('../../client/api-client.js'),
+        import('../confirm.js'),
+        import('../names.js'),
+        import('../errors.js'),
+      ]);
+      const byTarget = o.status !== undefined || o.comment !== undefined;
+      if (byTarget === args.length > 0) throw new UsageError('give like ids, or --status or --comment (not both)');
+      if (o.user && !byTarget) throw new UsageError('--user goes with --status or --comment');
+      const ids = byTarget ? [await likeOf(ctx, o)] : wholeIds('like', await idsFrom(args));
+      const named = async (id: string) => describeLike(ctx, await ctx.client.get<Like>(`/likes/${seg(id)}`));
+      const yes = o.yes || (await askOnceForAll(ids, o.yes, 'Take back', 'likes', named));
+      await eachRecord(ctx, ids, (id) => `Like ${id}`, async (id) => {
+        // Named for the question only (a script's run spends no call on it).
+        const what = mayAsk(yes) ? await named(id) : `like ${id}`;
+        await confirmOrStop(`Take back ${what}?`, yes);
         await ctx.client.delete(`/likes/${seg(id)}`);
-        ctx.out.done(`Like ${id} taken back`, doneRecord(id, 'deleted'));
+        ctx.out.done(`Took back ${what}`, doneRecord(id, 'deleted'));
       });
     }),
   );
+}
+
+const SINGULAR = { statuses: 'status', comments: 'comment', likes: 'like' } as const;
+
+/**
+ * Several records, one question naming the first of them (`Remove 3 statuses: bob's status "first…", ann's status
+ * "hi" and 1 more?`), asked when a person watches; answers whether it asked (each record then goes unasked). One
+ * that cannot be read is named by its id here, and its act says why.
+ */
+async function askOnceForAll(
+  ids: string[],
+  yes: boolean | undefined,
+  verb: string,
+  noun: 'statuses' | 'comments' | 'likes',
+  label: (id: string) => Promise<string>,
+): Promise<boolean> {
+  const { confirmOrStop, mayAsk } = await import('../confirm.js');
+  if (ids.length < 2 || !mayAsk(yes)) return false;
+  const shown = ids.length <= 3 ? ids : ids.slice(0, 2);
+  const labels = await Promise.all(shown.map((id) => label(id).catch(() => `${SINGULAR[noun]} ${id}`)));
+  const list = ids.length <= 3 ? `${labels.slice(0, -1).join(', ')} and ${labels.at(-1)}` : `${labels.join(', ')} and ${ids.length - 2} more`;
+  await confirmOrStop(`${verb} ${ids.length} ${noun}: ${list}?`, yes);
+  return true;
+}
+
+/** The id of a user's (default: the caller's) like of the status or comment named; a failure when there is none. */
+async function likeOf(ctx: Context, o: { status?: string; comment?: string; user?: string }): Promise<string> {
+  const path = await likedPath(ctx.names, o);
+  const userId = await userOrMe(ctx.client, ctx.names, o.user);
+  const { items } = await ctx.client.get<{ items: Like[] }>(path, { user_id: userId });
+  if (!items[0]) throw new Error(`${o.user ?? 'you'} ${o.user ? 'does' : 'do'} not like this ${o.status ? 'status' : 'comment'}`);
+  return items[0].id;
+}
+
+/** "ada's like of bob's status "first…"": what an unlike takes back, named for the question. */
+async function describeLike(ctx: Context, like: Like): Promise<string> {
+  const { seg } = await import('../../client/api-client.js');
+  const kind = like.status_id ? 'status' : 'comment';
+  const liked = await ctx.client.get<Status | Comment>(like.status_id ? `/statuses/${seg(like.status_id)}` : `/comments/${seg(like.comment_id!)}`);
+  return `${like.user.nickname}'s like of ${contentLabel(liked.user.nickname, kind, liked.content)}`;
 }
 
 function registerSuspensionCommands(users: Command): void {

@@ -283,19 +283,15 @@ function reportedAs(ctx: Context, id: string): Promise<Reported> {
 }
 
 async function readReported(ctx: Context, id: string): Promise<Reported> {
-  const { seg, ApiError } = await import('../../client/api-client.js');
+  const { seg } = await import('../../client/api-client.js');
   const report = await ctx.client.get<Report>(`/reports/${seg(id)}`);
+  // The user reported, or the content's author.
+  const person = report.target.user;
   if (report.target_type === 'User') {
-    const text = report.target.user?.nickname ?? `user ${report.target_id}`;
-    return { text, what: text, user: true, person: report.target.user };
+    const text = person?.nickname ?? `user ${report.target_id}`;
+    return { text, what: text, user: true, person };
   }
   const kind = report.target_type === 'Status' ? 'status' : 'comment';
-  // The report carries the content's words, not its author: the content says who wrote it (Admins read it removed).
-  const content = await ctx.client.get<{ user: User }>(`/${kind === 'status' ? 'statuses' : 'comments'}/${seg(report.target_id)}`).catch((error: unknown) => {
-    if (error instanceof ApiError && error.status === 404) return null;
-    throw error;
-  });
-  const person = content?.user ?? null;
   const named = (author?: string) => contentLabel(author, kind, report.target.excerpt, report.target_id);
   return { text: named(person?.nickname), what: named(), user: false, person };
 }

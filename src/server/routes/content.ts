@@ -1,14 +1,16 @@
 import { ErrorCode } from '../../shared/errors.js';
 import { z } from 'zod';
-import { createComment, createLike, createStatus, getStatus, getStream, listComments } from '../../domain/content.js';
+import { createComment, createLike, createStatus, getLike, getStatus, getStream, listComments, listLikes } from '../../domain/content.js';
 import {
   CommentListSchema,
   CommentSchema,
   CreateCommentInput,
   CreateLikeInput,
   CreateStatusInput,
+  LikeListSchema,
   LikeSchema,
   ListCommentsQuery,
+  ListLikesQuery,
   StatusListSchema,
   StatusSchema,
   StreamQuery,
@@ -17,6 +19,8 @@ import { UserIdParams } from '../../shared/schemas/users.js';
 import type { RouteContext } from '../context.js';
 
 const StatusParams = z.object({ status_id: z.string() });
+const CommentParams = z.object({ comment_id: z.string() });
+const LikeParams = z.object({ like_id: z.string() });
 
 export function registerContentRoutes({ routes, deps }: RouteContext): void {
   const tag = 'Content';
@@ -65,6 +69,36 @@ export function registerContentRoutes({ routes, deps }: RouteContext): void {
       response: LikeSchema,
     },
     ({ body, caller }) => createLike(deps, caller, body),
+  );
+  routes.add(
+    {
+      method: 'GET',
+      url: '/statuses/:status_id/likes',
+      operationId: 'list_status_likes',
+      tag,
+      summary: "A status's likes, oldest first, with who liked (one user's with user_id)",
+      params: StatusParams,
+      query: ListLikesQuery,
+      response: LikeListSchema,
+    },
+    ({ params, query, caller }) => listLikes(deps, caller, { type: 'Status', id: params.status_id }, query),
+  );
+  routes.add(
+    {
+      method: 'GET',
+      url: '/comments/:comment_id/likes',
+      operationId: 'list_comment_likes',
+      tag,
+      summary: "A comment's likes, oldest first, with who liked (one user's with user_id)",
+      params: CommentParams,
+      query: ListLikesQuery,
+      response: LikeListSchema,
+    },
+    ({ params, query, caller }) => listLikes(deps, caller, { type: 'Comment', id: params.comment_id }, query),
+  );
+  routes.add(
+    { method: 'GET', url: '/likes/:like_id', operationId: 'get_like', tag, summary: 'Get a like (whoever reads what was liked)', params: LikeParams, response: LikeSchema },
+    ({ params, caller }) => getLike(deps, caller, params.like_id),
   );
   routes.add(
     {

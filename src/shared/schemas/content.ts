@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { documentedAs, Id, idInput, listOf, PaginationQuery, text, Timestamp } from './common.js';
+import { documentedAs, Id, idInput, listOf, PaginationQuery, queryText, text, Timestamp } from './common.js';
 import { EXAMPLE_ID, exampleComment, exampleLike, exampleStatus } from './examples.js';
 import { UserSchema } from './users.js';
 
@@ -89,12 +89,16 @@ export type CreateLikeInput = z.infer<typeof CreateLikeInput>;
 
 export const LikeSchema = z.object({
   id: Id,
-  user_id: Id,
+  user_id: Id.describe('Who liked'),
+  user: UserSchema,
   status_id: Id.nullable(),
   comment_id: Id.nullable(),
   created_at: Timestamp,
 }).meta({ id: 'Like', examples: [exampleLike] });
 export type Like = z.infer<typeof LikeSchema>;
+export const LikeListSchema = listOf(LikeSchema);
+export const ListLikesQuery = PaginationQuery.extend({ user_id: queryText.describe("This user's like (one at most)") });
+export type ListLikesQuery = z.output<typeof ListLikesQuery>;
 
 export const StreamQuery = PaginationQuery;
 export const ListCommentsQuery = PaginationQuery;

@@ -115,7 +115,7 @@ export const exampleComment = {
   ...stamps,
 };
 
-export const exampleLike = { id: EXAMPLE_ID.like, user_id: EXAMPLE_ID.grace, status_id: null, comment_id: EXAMPLE_ID.comment, created_at: at };
+export const exampleLike = { id: EXAMPLE_ID.like, user_id: EXAMPLE_ID.grace, user: exampleOtherUser, status_id: null, comment_id: EXAMPLE_ID.comment, created_at: at };
 
 export const exampleNotification = {
   id: EXAMPLE_ID.notification,

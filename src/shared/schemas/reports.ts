@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { Id, idInput, listOf, optionalText, PaginationQuery, queryEnum, queryText, Timestamp } from './common.js';
 import { SuspendUserInput } from './suspensions.js';
 import { UserSchema } from './users.js';
-import { EXAMPLE_ID } from './examples.js';
+import { EXAMPLE_ID, exampleOtherUser } from './examples.js';
 
 const reportExample = {
   user_id: EXAMPLE_ID.grace,
@@ -31,7 +31,7 @@ export const ReportTargetSchema = z.object({
   type: z.enum(REPORT_TARGET_TYPES),
   id: Id,
   excerpt: z.string().nullable().describe('For a status or a comment: at most 280 characters of it, as reported'),
-  user: UserSchema.nullable().describe('For a user: the user reported'),
+  user: UserSchema.nullable().describe("The user reported, or the content's author (null when no longer there)"),
 });
 
 export const ReportSchema = z.object({
@@ -58,7 +58,7 @@ export const ReportSchema = z.object({
       resolved_by: null,
       created_at: '2026-11-20T10:00:00.000Z',
       updated_at: '2026-11-20T10:00:00.000Z',
-      target: { type: 'Status', id: EXAMPLE_ID.status, excerpt: 'Cheap seeds at example.com', user: null },
+      target: { type: 'Status', id: EXAMPLE_ID.status, excerpt: 'Cheap seeds at example.com', user: exampleOtherUser },
     },
   ],
 });

@@ -28,6 +28,7 @@ import { reportQueue } from './0031-report-queue.js';
 import { secretFollows } from './0014-secret-follows.js';
 import { singleWalks } from './0007-single-walks.js';
 import { tableVersions } from './0010-table-versions.js';
+import { likesList } from './0041-likes-list.js';
 
 /** Numbered migrations, applied in order at start. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -60,4 +61,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0038-event-end-months': eventEndMonths,
   '0039-report-counts': reportCounts,
   '0040-audit-counts': auditCounts,
+  '0041-likes-list': likesList,
 };
