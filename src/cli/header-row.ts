@@ -11,7 +11,7 @@ const LIST_FIELDS = new Set([
   'slug', 'start', 'state', 'status', 'summary', 'suspended', 'tagline', 'target', 'tickets', 'to', 'type', 'url',
   'user', 'waiting since', 'what', 'when',
   // Records' fields that no column is headed by.
-  'action_name', 'actor_id', 'attendees_count', 'circuit', 'comment_info', 'comments_count', 'created_at',
+  'action_name', 'actor_id', 'attendees_count', 'circuit', 'comment_id', 'comment_info', 'comments_count', 'created_at',
   'delivered_at', 'end_date', 'event_id', 'final_target_id', 'final_target_name', 'final_target_slug',
   'final_target_type', 'first_name', 'followable', 'followable_id', 'followable_type', 'fullname', 'image_url',
   'is_accepted', 'is_default', 'is_validate', 'last_attempt_at', 'last_error', 'last_name', 'last_status_code',

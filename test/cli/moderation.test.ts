@@ -39,7 +39,7 @@ describe('agora reports, statuses delete, users suspend', () => {
     expect(Object.fromEntries(['reporter', 'resolved by', 'target'].map((k) => [k, shown.get(k)]))).toEqual({
       reporter: reader.user.nickname,
       'resolved by': owner.user.nickname,
-      target: '"first post: cheap pills"',
+      target: `"first post: cheap pills" by ${bob.user.nickname}`,
     });
 
     const asked = await runCliTty(['statuses', 'delete', second.id], {

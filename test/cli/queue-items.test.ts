@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ReportItem } from '../../src/shared/schemas/moderation.js';
+import type { MembershipItem, ReportItem } from '../../src/shared/schemas/moderation.js';
 import { describeItem, question, reportedThing, rowCells } from '../../src/cli/queue/items.js';
 
 /** What `agora queue` draws of a report: text from users, made safe as every server string is (safe-text.ts). */
@@ -28,5 +28,23 @@ describe('a report in the queue', () => {
     expect(rowCells(suspended(null), now)[1]).toBe('bob (suspended): buy\\u202e now␛[2J');
     expect(rowCells(suspended('2026-12-01T00:00:00.000Z'), now)[1]).toMatch(/^bob \(suspended\): /);
     expect(rowCells(suspended('2026-11-26T11:00:00.000Z'), now)[1]).toMatch(/^bob: /);
+  });
+});
+
+describe('a request or invite in the queue', () => {
+  it("marks a suspended user's (it cannot be accepted while the suspension lasts), not once it is past its end", () => {
+    const now = Date.parse('2026-11-26T12:00:00.000Z');
+    const request = (suspension: object | null) =>
+      ({
+        kind: 'page_access_request',
+        id: 'q1',
+        page: { name: 'Garden Club', privacy: 'private' },
+        user: { nickname: 'bob', name: 'Bob', suspension },
+        created_at: '2026-11-26T10:00:00.000Z',
+      }) as unknown as MembershipItem;
+    const until = (at: string | null) => ({ reason: 'spam', until: at, created_at: '2026-11-26T09:00:00.000Z', created_by: 'a' });
+    expect(rowCells(request(null), now)).toEqual(['Garden Club', 'bob']);
+    expect(rowCells(request(until(null)), now)).toEqual(['Garden Club', 'bob (suspended)']);
+    expect(rowCells(request(until('2026-11-26T11:00:00.000Z')), now)).toEqual(['Garden Club', 'bob']);
   });
 });

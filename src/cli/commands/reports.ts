@@ -22,17 +22,20 @@ const REPORT_COLUMNS: Column<Report>[] = [
   { header: 'id', value: (r) => r.id, id: true },
   { header: 'state', value: (r) => r.state },
   { header: 'reporter', value: (r) => r.user_id, name: ['user', (r) => r.user_id] },
-  { header: 'target', value: (r) => `${r.target_type} ${r.target.excerpt ?? r.target.user?.nickname ?? r.target_id}` },
+  { header: 'target', value: (r) => `${r.target_type} ${(r.target_type === 'User' ? r.target.user?.nickname : r.target.excerpt) ?? r.target_id}` },
   { header: 'reason', value: (r) => r.reason },
   { header: 'comment', value: (r) => r.comment ?? '' },
   { header: 'resolution', value: (r) => r.resolution ?? '' },
   { header: 'created', value: (r) => r.created_at },
 ];
 
-/** A report: who reported it and who settled it by name, what it is about by its words or its user. */
+/** A report: who reported it and who settled it by name, what it is about by its user, or its words and author. */
 const REPORT_VIEW: RecordView<Report> = {
   names: { user_id: ['reporter', 'user'], resolved_by: ['resolved by', 'user'] },
-  format: { target: (t: Report['target']) => (t.user ? t.user.nickname : t.excerpt !== null ? `"${t.excerpt}"` : t.id) },
+  format: {
+    target: (t: Report['target']) =>
+      t.type === 'User' ? (t.user?.nickname ?? t.id) : `${t.excerpt !== null ? `"${t.excerpt}"` : t.id}${t.user ? ` by ${t.user.nickname}` : ''}`,
+  },
 };
 
 export function registerReportCommands(program: Command): void {

@@ -23,12 +23,19 @@ const LABEL = 10;
 const field = (label: string, value: string, wrap: 'truncate-end' | 'wrap' = 'truncate-end') =>
   h(Box, { key: label }, h(Box, { width: LABEL, flexShrink: 0 }, h(Text, { bold: true }, label)), h(Text, { wrap }, value));
 
+/** Until when, and why, the item's user is suspended (a request or invite of theirs cannot be accepted meanwhile). */
+function suspendedField(item: ModerationItem): ReactNode[] {
+  const suspension = suspensionNow(item);
+  return suspension ? [field('suspended', `${suspensionEnd(suspension.until)}: ${visibleLine(suspension.reason)}`, 'wrap')] : [];
+}
+
 function membershipDetails(item: Exclude<ModerationItem, ReportItem>): ReactNode[] {
   return [
     field('kind', item.kind === 'invite' ? 'invite' : 'access request'),
     field('id', item.id),
     field('page', `${visibleLine(item.page.name)} (${item.page.privacy})`),
     field('who', `${visibleLine(item.user.name)} (${visibleLine(item.user.nickname)})`),
+    ...suspendedField(item),
     ...(item.user.email ? [field('email', visibleLine(item.user.email))] : []),
     field('waiting', `since ${item.created_at} (${waited(item.created_at)})`),
   ];
@@ -38,13 +45,12 @@ function membershipDetails(item: Exclude<ModerationItem, ReportItem>): ReactNode
 function reportDetails(item: ReportItem, group: GroupState, width: number): ReactNode[] {
   const author = item.target.user ? `${visibleLine(item.target.user.name)} (${visibleLine(item.target.user.nickname)})` : 'no longer there';
   const about = item.target.type === 'User' ? `the user ${author}` : `a ${item.target.type === 'Comment' ? 'comment' : 'status'} by ${author}`;
-  const suspension = suspensionNow(item);
   const loaded = group?.itemId === item.id ? group : undefined;
   const lines: ReactNode[] = [
     field('kind', `report (${item.reports} open)`),
     field('id', item.id),
     field('about', about),
-    ...(suspension ? [field('suspended', `${suspensionEnd(suspension.until)}: ${visibleLine(suspension.reason)}`, 'wrap')] : []),
+    ...suspendedField(item),
     ...(item.page ? [field('page', `${visibleLine(item.page.name)} (${item.page.privacy})`)] : []),
     ...(item.target.excerpt !== null ? [field('text', visibleLine(item.target.excerpt), 'wrap')] : []),
     field('waiting', `since ${item.created_at} (${waited(item.created_at)})`),

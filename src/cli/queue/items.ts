@@ -39,20 +39,22 @@ export const describeItem = (item: ModerationItem) =>
       : `${visibleLine(item.user.nickname)}'s request to join ${visibleLine(item.page.name)}`;
 
 /**
- * The suspension in force of the user a report is about (reported, or the content's author), as the queue read it:
- * one past its end is over, however long the screen has stood since.
+ * The suspension in force of an item's user (a report's: reported, or the content's author; a request's asker, an
+ * invite's invitee, who cannot be let in while it lasts), as the queue read it: one past its end is over, however
+ * long the screen has stood since. Admins read suspensions; for anyone else there is none to show.
  */
-export function suspensionNow(item: ReportItem, now = Date.now()): Suspension | undefined {
-  const suspension = item.target.user?.suspension;
+export function suspensionNow(item: ModerationItem, now = Date.now()): Suspension | undefined {
+  const suspension = isReport(item) ? item.target.user?.suspension : item.user.suspension;
   if (!suspension || (suspension.until !== null && Date.parse(suspension.until) <= now)) return undefined;
   return suspension;
 }
 
 /** The list's WHERE and WHO cells: a request's page and asker; a report's page and what is reported. */
 export function rowCells(item: ModerationItem, now = Date.now()): [string, string] {
-  if (!isReport(item)) return [visibleLine((item as MembershipItem).page.name), visibleLine(item.user.nickname)];
+  const suspended = suspensionNow(item, now) ? ' (suspended)' : '';
+  if (!isReport(item)) return [visibleLine((item as MembershipItem).page.name), `${visibleLine(item.user.nickname)}${suspended}`];
   // Until when, and why, are in the details: the cell is too narrow for them beside the content's words.
-  const author = `${item.target.user ? visibleLine(item.target.user.nickname) : '?'}${suspensionNow(item, now) ? ' (suspended)' : ''}`;
+  const author = `${item.target.user ? visibleLine(item.target.user.nickname) : '?'}${suspended}`;
   if (item.target.type === 'User') return ['-', `user ${author}`];
   return [item.page ? visibleLine(item.page.name) : '-', `${author}: ${visibleLine(item.target.excerpt ?? '')}`];
 }
