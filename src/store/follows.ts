@@ -79,13 +79,14 @@ export function followsRepo(db: Kysely<Database>) {
 
   /**
    * The filter's follows of the secret pages the viewer sees: kept counts per page, or for one user's follows
-   * (a user's follows of a page are not kept) looked up on the unique index, a page at a time.
+   * (a user's follows of a page are not kept) among that user's follows of secret pages (a partial index), which
+   * are few: PostgreSQL walked all of the user's follows for the few pages seen.
    */
   const seenFollows = (filter: FollowFilter, viewer: Viewer): Expression<number> => {
     if (filter.followable_type !== undefined && filter.followable_type !== 'Page') return kept([]);
     const pages = seenPages(viewer, filter);
     if (filter.user_id === undefined) return keptEach((page) => key({ followable_type: 'Page', followable_id: page }), pages);
-    return counted(matching({ user_id: filter.user_id, followable_type: 'Page' }).where('follows.followable_id', 'in', pages));
+    return counted(matching({ user_id: filter.user_id, followable_type: 'Page' }).where('follows.secret_page', '=', sql.lit(1)).where('follows.followable_id', 'in', pages));
   };
 
   return {

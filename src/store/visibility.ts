@@ -115,7 +115,7 @@ export const authorShown = (eb: AnyEb, viewer: Viewer, now: string, column: stri
  * select from), counted through the suspended, who are few: a range of each one's rows, not a test of every row
  * the count covers. None for Admins.
  */
-export function ofSuspendedAuthors(viewer: Viewer, now: string, byAuthor: (author: Expression<string>) => AnySelect): Expression<number> {
+export function ofSuspendedAuthors(viewer: Viewer, now: string, byAuthor: (author: Expression<string>) => AnySelect): RawBuilder<number> {
   if (viewer.isAdmin) return sql<number>`0`;
   const each = byAuthor(sql.ref<string>('su.user_id')).select(sql<number>`count(*)`.as('n'));
   return sql<number>`(${suspendedAt(expressionBuilder<Database, never>(), now).select(sql<number>`coalesce(sum((${each})), 0)`.as('n'))})`;

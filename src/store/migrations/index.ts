@@ -29,6 +29,7 @@ import { secretFollows } from './0014-secret-follows.js';
 import { singleWalks } from './0007-single-walks.js';
 import { tableVersions } from './0010-table-versions.js';
 import { likesList } from './0041-likes-list.js';
+import { commentsByAuthor } from './0042-comments-by-author.js';
 
 /** Numbered migrations, applied in order at start. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -62,4 +63,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0039-report-counts': reportCounts,
   '0040-audit-counts': auditCounts,
   '0041-likes-list': likesList,
+  '0042-comments-by-author': commentsByAuthor,
 };
