@@ -393,7 +393,8 @@ export async function listAnyOf<F extends object, Row>(
  * The rows of `query` that match any of `anyOf`'s filters ('all': every row), each written as `column = value`
  * conditions (`conditions`): the single read of a list that `listAnyOf` walks, by the same rule.
  */
-export function matchingAnyOf<F, Q extends AnyQuery>(query: Q, anyOf: 'all' | F[], conditions: (f: F) => readonly (readonly [string, unknown])[]): Q {
+export function matchingAnyOf<F, Q extends AnyQuery>(query: Q, anyOf: 'all' | F[], conditions: (f: F) => readonly (readonly [string | Expression<unknown>, unknown])[]): Q {
   if (anyOf === 'all') return query;
-  return query.where((eb) => eb.or(anyOf.map((f) => eb.and(conditions(f).map(([column, value]) => sql<boolean>`${sql.ref(column)} = ${value}`))))) as Q;
+  const ref = (column: string | Expression<unknown>) => (typeof column === 'string' ? sql.ref(column) : column);
+  return query.where((eb) => eb.or(anyOf.map((f) => eb.and(conditions(f).map(([column, value]) => sql<boolean>`${ref(column)} = ${value}`))))) as Q;
 }
