@@ -106,8 +106,8 @@ describe('PostgreSQL, on a community it has analysed', () => {
   it.skipIf(!onPostgres)('walks a skewed key to the first page: a popular page, status or follower among few [runs with AGORA_TEST_DB]', async () => {
     // 2,000 users, each following two pages and liking and commenting on a few statuses; the first 300 of them also
     // follow the first page, and like and comment on one status; the author follows 300 pages; the first 1,000 post
-    // in the first page; 300 ask to join the reader's private page, are invited to it, and answer yes to their event. Every other page,
-    // status, event and user has a few or none.
+    // in the first page; 300 ask to join the reader's private page, are invited to it, and answer yes to their event;
+    // the reader reports 300 statuses. Every other page, status, event and user has a few or none.
     const now = new Date().toISOString();
     const members = (await sql<{ id: string }>`select id from permission_sets where system_key = 'members'`.execute(t.store.db)).rows[0]!.id;
     const page = (n: number) => n.toString(16).padStart(32, '0');
@@ -164,6 +164,12 @@ describe('PostgreSQL, on a community it has analysed', () => {
       select 'i' || substr(u.id, 2), 'Page', ${place(1000)}, ${author.user.id}, u.id, 'waiting', null, 0, ${now}, ${now} from ${fans} u`.execute(t.store.db);
     await sql`insert into event_attendances (id, event_id, user_id, answer, created_at, updated_at)
       select 'h' || substr(u.id, 2), ${place(2000)}, u.id, 'yes', ${now}, ${now} from ${fans} u`.execute(t.store.db);
+    // Reports: the reader's of 300 of the author's statuses, and one by each of the others.
+    await sql`insert into reports (id, user_id, target_type, target_id, target_user_id, page_id, page_owner_id, excerpt, reason, comment, state,
+        resolution, resolved_by, created_at, updated_at)
+      select 'j' || lpad(to_hex(g), 31, '0'), case when g <= 300 then ${reader.user.id} else (select id from ${fans} f where f.n = g) end, 'Status',
+        s.id, s.user_id, s.page_id, ${author.user.id}, s.content, 'spam', null, 'open', null, null, ${now}, ${now}
+      from generate_series(1, 2000) g join statuses s on s.id = lpad(to_hex(100000 + g), 32, '0')`.execute(t.store.db);
     const comments = await t.call('GET', `/statuses/${status}/comments?per_page=1`, { as: reader.creds });
     expect(comments.body.total_items).toBe(297);
     for (const [url, table] of [
@@ -179,6 +185,9 @@ describe('PostgreSQL, on a community it has analysed', () => {
       [`/pages/${page(1000)}/invites?per_page=25`, 'invites'],
       [`/invites?target_id=${page(1000)}&state=waiting&per_page=25`, 'invites'],
       [`/page_access_requests?page_id=${page(1000)}&state=waiting&per_page=25`, 'page_access_requests'],
+      [`/reports?user_id=${reader.user.id}&per_page=25`, 'reports'],
+      ['/reports?state=open&per_page=25', 'reports'],
+      ['/reports?target_type=Status&per_page=25', 'reports'],
       [`/events/${page(2000)}/attendees?per_page=25`, 'event_attendances'],
       [`/events/${page(2000)}/attendees?answer=yes&per_page=25`, 'event_attendances'],
     ] as const) {
