@@ -271,8 +271,8 @@ const readableTarget = (store: Store, caller: Caller, target: LikeTarget, now: s
 
 /** A like is as hidden as what was liked: 404 `Like` to whoever may not read its status or comment. */
 export async function requireLikeReadable(store: Store, caller: Caller, like: LikeRow, now: string): Promise<void> {
-  await readableTarget(store, caller, { type: like.target_type as LikeTarget['type'], id: like.target_id }, now).catch(() => {
-    throw notFound('Like');
+  await readableTarget(store, caller, { type: like.target_type as LikeTarget['type'], id: like.target_id }, now).catch((error: unknown) => {
+    throw error instanceof AppError && (error.status === 403 || error.status === 404) ? notFound('Like') : error;
   });
 }
 
@@ -283,11 +283,14 @@ export async function listLikes(deps: Deps, caller: Caller, target: LikeTarget, 
   return listResult(await toLikeRecords(deps.store, caller, listed.rows, deps.clock()), listed);
 }
 
-/** A like, read by whoever reads what was liked (a like is as hidden as its status or comment). */
+/**
+ * A like, read by whoever reads what was liked (a like is as hidden as its status or comment), and by the user who
+ * liked, who may take it back (`DELETE /likes/{id}`) whether or not they still read what they liked.
+ */
 export async function getLike(deps: Deps, caller: Caller, id: string): Promise<Like> {
   const like = await deps.store.likes.getById(id);
   if (!like) throw notFound('Like');
-  await requireLikeReadable(deps.store, caller, like, nowIso(deps));
+  if (like.user_id !== caller.user.id) await requireLikeReadable(deps.store, caller, like, nowIso(deps));
   return (await toLikeRecords(deps.store, caller, [like], deps.clock()))[0]!;
 }
 

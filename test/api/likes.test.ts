@@ -112,4 +112,51 @@ describe('likes lists', () => {
     expect((await t.call('GET', `/statuses/${status.id}`)).status).toBe(200);
     expect((await t.call('GET', `/likes/${liked.id}`)).status).toBe(404);
   });
+
+  it("hides a comment's likes with the comment (a suspended author's: 404 but to Admins), and goes with a removed comment", async () => {
+    const [author, commenter, fan] = [await t.member(), await t.member(), await t.member()];
+    const status = await post(author);
+    const comment = (await t.call('POST', '/comments', { as: commenter.creds, body: { user_id: commenter.user.id, status_id: status.id, content: 'hi' } })).body;
+    const liked = await like(fan, { comment_id: comment.id });
+    const mine = await t.call('GET', `/comments/${comment.id}/likes?user_id=${fan.user.id}`, { as: fan.creds });
+    expect(ids(mine.body)).toEqual([liked.id]);
+    expect((await t.call('GET', `/comments/${comment.id}/likes?user_id=${author.user.id}`, { as: fan.creds })).body.total_items).toBe(0);
+
+    expect((await t.call('PUT', `/users/${commenter.user.id}/suspension`, { body: { reason: 'spam' } })).status).toBe(200);
+    expect((await t.call('GET', `/comments/${comment.id}/likes`, { as: fan.creds })).status).toBe(404);
+    expect((await t.call('GET', `/comments/${comment.id}/likes`)).body.total_items).toBe(1);
+    expect((await t.call('DELETE', `/users/${commenter.user.id}/suspension`)).status).toBe(200);
+
+    expect((await t.call('DELETE', `/comments/${comment.id}`, { as: commenter.creds })).status).toBe(204);
+    expect((await t.call('GET', `/comments/${comment.id}/likes`, { as: fan.creds })).status).toBe(404);
+    expect((await t.call('GET', `/likes/${liked.id}`)).status).toBe(404);
+  });
+
+  it("lists and counts a suspended user's like as likes_count does", async () => {
+    const [author, fan] = [await t.member(), await t.member()];
+    const status = await post(author);
+    const liked = await like(fan, { status_id: status.id });
+    expect((await t.call('PUT', `/users/${fan.user.id}/suspension`, { body: { reason: 'spam' } })).status).toBe(200);
+    const listed = await t.call('GET', `/statuses/${status.id}/likes`, { as: author.creds });
+    expect(ids(listed.body)).toEqual([liked.id]);
+    expect(listed.body.total_items).toBe((await t.call('GET', `/statuses/${status.id}`, { as: author.creds })).body.likes_count);
+  });
+
+  it('is read by the user who liked, who may take it back, once what they liked is closed to them', async () => {
+    const [owner, fan, other] = [await t.member(), await t.member(), await t.member()];
+    const pageId = (
+      await t.call('POST', '/pages', { as: owner.creds, body: { name: 'Left page', privacy: 'private', page_configuration_id: configId, user_id: owner.user.id } })
+    ).body.id as string;
+    const follow = await t.call('POST', '/follows', { body: { user_id: fan.user.id, followable_type: 'Page', followable_id: pageId } });
+    expect(follow.status, JSON.stringify(follow.body)).toBe(201);
+    const status = await post(owner, { page_id: pageId });
+    const liked = await like(fan, { status_id: status.id });
+    expect((await t.call('DELETE', `/follows/${follow.body.id}`, { as: fan.creds })).status).toBe(204);
+    expect((await t.call('GET', `/statuses/${status.id}`, { as: fan.creds })).status).toBe(403);
+    const own = await t.call('GET', `/likes/${liked.id}`, { as: fan.creds });
+    expect(own.status).toBe(200);
+    expect(own.body).toMatchObject({ id: liked.id, status_id: status.id });
+    expect((await t.call('GET', `/likes/${liked.id}`, { as: other.creds })).status).toBe(404);
+    expect((await t.call('DELETE', `/likes/${liked.id}`, { as: fan.creds })).status).toBe(204);
+  });
 });

@@ -72,7 +72,7 @@ describe('names where ids are', () => {
       const first = await runCli(['admin', 'create-key', '--db', db, '--json'], { home: dir });
       expect(first.code, first.stderr).toBe(0);
       // A path that named no store (mistyped, or a script's first step) is said to have made one; once only.
-      expect(first.stderr).toBe(`note: there was no store at ${db}: made a new one, and the key is for it\n`);
+      expect(first.stderr).toBe(`note: there was no store at ${db}: made a new, empty one\n`);
       const admin = JSON.parse(first.stdout) as { user_id: string };
       const byName = await runCli(['admin', 'create-key', '--db', db, '--user', 'admin', '--json'], { home: dir });
       expect(byName.code, byName.stderr).toBe(0);
@@ -83,6 +83,10 @@ describe('names where ids are', () => {
       const unknown = await runCli(['admin', 'create-key', '--db', db, '--user', 'ada'], { home: dir });
       expect(unknown.code).toBe(1);
       expect(unknown.stderr).toBe('error: No user with the id or nickname "ada"\n');
+      // A mistyped path with --user: the user is not in the new, empty store, and the store is said to be new.
+      const mistyped = await runCli(['admin', 'create-key', '--db', join(dir, 'b.db'), '--user', 'admin'], { home: dir });
+      expect(mistyped.code).toBe(1);
+      expect(mistyped.stderr).toBe(`note: there was no store at ${join(dir, 'b.db')}: made a new, empty one\nerror: No user with the id or nickname "admin"\n`);
     } finally {
       removeDir(dir);
     }

@@ -50,9 +50,10 @@ export function registerAdminCommands(program: Command): void {
         import('node:fs'),
       ]);
       // A mistyped path makes a new, empty store (a script may make its store this way, before serving it): said.
-      const made = !isPostgresTarget(options.db) && options.db !== ':memory:' && !existsSync(options.db);
-      const key = await withStore(options.db, (deps) => issueApiKey(deps, options.user));
-      if (made) process.stderr.write(`note: there was no store at ${options.db}: made a new one, and the key is for it\n`);
+      const made = !!options.db && !isPostgresTarget(options.db) && options.db !== ':memory:' && !existsSync(options.db);
+      const key = await withStore(options.db, (deps) => issueApiKey(deps, options.user)).finally(() => {
+        if (made) process.stderr.write(`note: there was no store at ${options.db}: made a new, empty one\n`);
+      });
       if (command.optsWithGlobals().json) {
         printLine(JSON.stringify(key));
       } else {

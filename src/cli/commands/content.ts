@@ -32,7 +32,7 @@ const LIKE_COLUMNS: Column<Like>[] = [
   { header: 'id', value: (l) => l.id, id: 'whole' },
   { header: 'user', value: (l) => l.user.nickname },
   { header: 'status', value: (l) => l.status_id ?? '', id: true },
-  { header: 'comment', value: (l) => l.comment_id ?? '' },
+  { header: 'comment', value: (l) => l.comment_id ?? '', id: 'whole' },
   { header: 'created', value: (l) => l.created_at },
 ];
 

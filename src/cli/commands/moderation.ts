@@ -167,8 +167,10 @@ async function likeOf(ctx: Context, o: { status?: string; comment?: string; user
 async function describeLike(ctx: Context, like: Like): Promise<string> {
   const { seg } = await import('../../client/api-client.js');
   const kind = like.status_id ? 'status' : 'comment';
-  const liked = await ctx.client.get<Status | Comment>(like.status_id ? `/statuses/${seg(like.status_id)}` : `/comments/${seg(like.comment_id!)}`);
-  return `${like.user.nickname}'s like of ${contentLabel(liked.user.nickname, kind, liked.content)}`;
+  const id = like.status_id ?? like.comment_id!;
+  // What was liked may be closed to its liker now (a page they left, a suspended author): named by its id then.
+  const liked = await ctx.client.get<Status | Comment>(`/${kind === 'status' ? 'statuses' : 'comments'}/${seg(id)}`).catch(() => undefined);
+  return `${like.user.nickname}'s like of ${liked ? contentLabel(liked.user.nickname, kind, liked.content) : `the ${kind} ${id}`}`;
 }
 
 function registerSuspensionCommands(users: Command): void {

@@ -41,7 +41,7 @@ export const describeItem = (item: ModerationItem) =>
 /**
  * The suspension in force of an item's user (a report's: reported, or the content's author; a request's asker, an
  * invite's invitee, who cannot be let in while it lasts), as the queue read it: one past its end is over, however
- * long the screen has stood since. Admins read suspensions; for anyone else there is none to show.
+ * long the screen has stood since.
  */
 export function suspensionNow(item: ModerationItem, now = Date.now()): Suspension | undefined {
   const suspension = isReport(item) ? item.target.user?.suspension : item.user.suspension;
