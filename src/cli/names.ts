@@ -81,7 +81,7 @@ export function wholeIds(label: 'comment' | 'like', refs: string[]): string[] {
     if (!ID.test(ref))
       throw new UsageError(
         `${ref} is not a ${label}'s whole id (32 characters): ${label}s are not listed on their own, so only whole ids are taken ` +
-          `(${label === 'comment' ? `\`${selfCommand()} statuses comments <status>\`` : `the answer of \`${selfCommand()} likes create\``} shows them)`,
+          `(\`${selfCommand()} ${label === 'comment' ? 'statuses comments <status>' : 'likes list --status <status>'}\` shows them)`,
       );
   return refs.map((r) => r.trim());
 }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -83,6 +83,13 @@ describe('names where ids are', () => {
       const unknown = await runCli(['admin', 'create-key', '--db', db, '--user', 'ada'], { home: dir });
       expect(unknown.code).toBe(1);
       expect(unknown.stderr).toBe('error: No user with the id or nickname "ada"\n');
+      // Commands that only read or change a store refuse a path where there is none, and make nothing there.
+      for (const args of [['list-keys'], ['check'], ['revoke-key', 'ak_x']]) {
+        const missing = await runCli(['admin', ...args, '--db', join(dir, 'c.db')], { home: dir });
+        expect(missing.code, args[0]).toBe(1);
+        expect(missing.stderr, args[0]).toBe(`error: no store at ${join(dir, 'c.db')}\n`);
+        expect(existsSync(join(dir, 'c.db')), args[0]).toBe(false);
+      }
       // A mistyped path with --user: the user is not in the new, empty store, and the store is said to be new.
       const mistyped = await runCli(['admin', 'create-key', '--db', join(dir, 'b.db'), '--user', 'admin'], { home: dir });
       expect(mistyped.code).toBe(1);

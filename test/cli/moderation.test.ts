@@ -296,6 +296,10 @@ describe('agora reports, statuses delete, users suspend', () => {
     const declined = await tty(statuses, 'n\r');
     expect(declined.code).toBe(0);
     expect(declined.stdout).toMatch(/Remove 4 statuses: \w+'s status "one" in Many Club, \w+'s status "two" in Many Club and 2 more\?/);
+    // One status named twice (an id and its prefix) is one: asked about alone.
+    const twice = await tty([statuses[0]!, statuses[0]!.slice(0, 12)], 'n\r');
+    expect(twice.stdout).toMatch(/Remove \w+'s status "one" in Many Club\?/);
+    expect(twice.stdout).not.toMatch(/Remove 2 statuses/);
     for (const id of statuses) expect((await call(server, 'GET', `/statuses/${id}`, { as: poster.creds })).status).toBe(200);
     const three = await tty(statuses.slice(1), 'y\r');
     expect(three.code, three.stdout).toBe(0);

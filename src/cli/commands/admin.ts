@@ -4,9 +4,13 @@ import type { Deps } from '../../domain/context.js';
 
 const DB_HELP = 'SQLite database file or postgres:// URL (env AGORA_DB)';
 
-/** Opens the store named by --db for one offline command, and closes it whatever happens. */
-async function withStore<T>(target: string, run: (deps: Deps) => Promise<T>): Promise<T> {
-  const { openStore } = await import('../../store/open.js');
+/**
+ * Opens the store named by --db for one offline command, and closes it whatever happens. `mustExist`: a command that
+ * only reads or changes a store refuses a file that is not there (a mistyped path), instead of making an empty one.
+ */
+async function withStore<T>(target: string, run: (deps: Deps) => Promise<T>, mustExist = false): Promise<T> {
+  const [{ openStore, isPostgresTarget }, { existsSync }] = await Promise.all([import('../../store/open.js'), import('node:fs')]);
+  if (mustExist && target && !isPostgresTarget(target) && target !== ':memory:' && !existsSync(target)) throw new Error(`no store at ${target}`);
   const store = await openStore(target, { secretKey: process.env.AGORA_SECRET_KEY });
   try {
     return await run({ store, clock: () => new Date() });
@@ -79,7 +83,7 @@ export function registerAdminCommands(program: Command): void {
           all.push(...items);
           if (all.length >= total_items || items.length === 0) return all;
         }
-      });
+      }, true);
       const [{ Output }, { KEY_COLUMNS }] = await Promise.all([import('../output.js'), import('./keys.js')]);
       // Offline, no names: the owner's id.
       await new Output({ json: !!command.optsWithGlobals().json }).list({ items, total_items: items.length }, KEY_COLUMNS);
@@ -93,7 +97,7 @@ export function registerAdminCommands(program: Command): void {
     'agora admin revoke-key ak_3f2a… --db ./agora.db',
   ).action(async (ref: string, options: { db: string }, command: Command) => {
       const { revokeApiKey } = await import('../../domain/api-keys.js');
-      const key = await withStore(options.db, (deps) => revokeApiKey(deps, ref));
+      const key = await withStore(options.db, (deps) => revokeApiKey(deps, ref), true);
       if (command.optsWithGlobals().json) printLine(JSON.stringify(key));
       else printLine(`revoked ${key.api_key} (${key.id}) of user ${key.user_id}`);
     });
@@ -159,7 +163,7 @@ export function registerAdminCommands(program: Command): void {
         if (json) process.stdout.write(`${JSON.stringify({ drifted, repaired: !!options.repair })}\n`);
         else if (drifted === 0) process.stdout.write('counts agree with a recount: no drift\n');
         if (drifted && !options.repair) throw new Error(`${drifted} kept counts drifted from a recount (--repair rewrites them)`);
-      });
+      }, true);
     });
   examples(
     admin

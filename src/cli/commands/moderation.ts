@@ -90,7 +90,7 @@ function registerContentModeration(program: Command, statuses: Command): void {
         const { ID_LISTS, wholeIds } = await import('../names.js');
         const refs = await idsFrom(args);
         const ids = kind === 'statuses' ? await ctx.names.fullIds(ID_LISTS.status, refs) : wholeIds('comment', refs);
-        const asked = await askOnceForAll(ids, o.yes, 'Remove', kind, (id) => removedLabel(ctx, kind, id, true));
+        const asked = await askOnceForAll([...new Set(ids)], o.yes, 'Remove', kind, (id) => removedLabel(ctx, kind, id, true));
         await eachRecord(ctx, ids, (id) => `${kind === 'statuses' ? 'Status' : 'Comment'} ${id}`, (id) => removal(ctx, kind, id, { ...o, yes: o.yes || asked }));
       }),
     );
@@ -115,9 +115,10 @@ function registerContentModeration(program: Command, statuses: Command): void {
         import('../errors.js'),
       ]);
       const byTarget = o.status !== undefined || o.comment !== undefined;
-      if (byTarget === args.length > 0) throw new UsageError('give like ids, or --status or --comment (not both)');
       if (o.user && !byTarget) throw new UsageError('--user goes with --status or --comment');
-      const ids = byTarget ? [await likeOf(ctx, o)] : wholeIds('like', await idsFrom(args));
+      if (!byTarget && args.length === 0) throw new UsageError('give like ids, or --status or --comment');
+      if (byTarget && args.length > 0) throw new UsageError('give like ids or --status/--comment, not both');
+      const ids = byTarget ? [await likeOf(ctx, o)] : [...new Set(wholeIds('like', await idsFrom(args)))];
       const named = async (id: string) => describeLike(ctx, await ctx.client.get<Like>(`/likes/${seg(id)}`));
       const yes = o.yes || (await askOnceForAll(ids, o.yes, 'Take back', 'likes', named));
       await eachRecord(ctx, ids, (id) => `Like ${id}`, async (id) => {
