@@ -191,6 +191,12 @@ async function content(
   await call('POST', '/likes', 409, { as: grace.creds, body: { user_id: grace.id, comment_id: comment.id } });
   await call('POST', '/likes', 201, { as: ada.creds, body: { user_id: ada.id, status_id: status.id } });
   await call('POST', '/likes', 404, { as: ada.creds, body: { user_id: ada.id, status_id: NO_ID } });
+  await call('GET', `/statuses/${status.id}/likes`, 200, { as: grace.creds });
+  await call('GET', `/statuses/${NO_ID}/likes`, 404);
+  await call('GET', `/comments/${comment.id}/likes?user_id=${grace.id}`, 200, { as: ada.creds });
+  await call('GET', `/comments/${NO_ID}/likes`, 404);
+  await call('GET', `/likes/${like.id}`, 200, { as: ada.creds });
+  await call('GET', `/likes/${NO_ID}`, 404);
   // Another's like: 403 for one who reads what was liked, 404 for one outside the private page (hidden from them).
   await call('DELETE', `/likes/${like.id}`, 403, { as: ada.creds });
   await call('DELETE', `/likes/${like.id}`, 404, { as: linus.creds });
