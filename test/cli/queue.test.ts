@@ -223,7 +223,7 @@ describe('keys typed together, and the selection', () => {
       // Someone else refuses the first; this screen does not know yet.
       expect((await call(server, 'PUT', `/page_access_requests/${ids[0]}/refuse`, { as: owner.creds })).status).toBeLessThan(300);
       term.keys('a', 'j', 'a');
-      await term.waitFor(new RegExp(`accepted ${nicknames[1]}'s request to join Fail Club; before it, already handled elsewhere`));
+      await term.waitFor(new RegExp(`accepted ${nicknames[1]}'s request to join Fail Club; before it, ${nicknames[0]}'s request to join Fail Club: already handled elsewhere`));
       expect(await queueIds()).not.toContain(ids[1]);
       term.keys('q');
     } finally {
@@ -308,12 +308,27 @@ describe('when calls fail', () => {
       await term.waitFor(/agora queue · 1 waiting +● live/, 10_000);
       expect((await call(server, 'PUT', `/users/${asker.id}/suspension`, { body: { reason: 'spam' } })).status).toBe(200);
       await term.keys('a');
-      await term.waitFor(/This user is suspended/, 10_000);
+      // Named: the message stays while another item is selected.
+      await term.waitFor(/\w+'s request to join Refusing Club: This user is suspended/, 10_000);
       expect(term.screen()).not.toMatch(/handled elsewhere/);
       await term.keys('q');
       expect(await term.exitCode()).toBe(0);
     } finally {
       term.close();
+    }
+    // A queue that reads the suspension marks the request, offers no accept, and says why without asking the API.
+    const again = new Terminal(freshHome(server), envFor(server, creds), { agora: ['queue', '--yes'], width: 120, height: 24 });
+    try {
+      await again.waitFor(/agora queue · 1 waiting +● live/, 10_000);
+      expect(again.screen()).toMatch(new RegExp(`${asker.nickname} \\(suspended\\)`));
+      expect(again.screen()).toMatch(/r refuse/);
+      expect(again.screen()).not.toMatch(/a accept/);
+      await again.keys('a');
+      await again.waitFor(/request to join Refusing Club: the user is suspended; r refuses/, 10_000);
+      await again.keys('q');
+      expect(await again.exitCode()).toBe(0);
+    } finally {
+      again.close();
     }
   });
 

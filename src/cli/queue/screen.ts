@@ -5,7 +5,7 @@ import type { ModerationItem, ReportItem } from '../../shared/schemas/moderation
 import { MAX_SUSPENSION_REASON } from '../../shared/schemas/suspensions.js';
 import { itemDetails, type GroupReport, type GroupState } from './details.js';
 import { typed, useKeyState } from './keys.js';
-import { defaultSuspensionReason, isReport, kindLabel, outcome, question, rowCells, waited, type Verb } from './items.js';
+import { defaultSuspensionReason, describeItem, isReport, kindLabel, outcome, question, rowCells, suspensionNow, waited, type Verb } from './items.js';
 
 /** What the screen needs from the API: the queue, the transitions, the reports of a target, and news of changes. */
 export interface QueueSource {
@@ -177,12 +177,14 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
       // for a refusal and press the key again on whatever is then selected.
       // Sent, unanswered: it may have been done. A request that never left (the server refused the connection) was not.
       const unknown = (error as { name?: string } | null)?.name === 'ConnectionError' && (error as { sent?: boolean }).sent !== false;
-      const text = refused ? ADMINS_SUSPEND : unknown ? `${outcome(verb, item)}? no answer: not known whether it went through` : options.describeError(error);
+      // A refusal names what it refused: it stays on screen while another item is selected.
+      const said = refused ? ADMINS_SUSPEND : options.describeError(error);
+      const text = unknown ? `${outcome(verb, item)}? no answer: not known whether it went through` : refused ? said : `${describeItem(item)}: ${said}`;
       const message: Message = { text, tone: 'bad' };
       setMessage(message);
       unanswered.current = unknown ? { item, said: outcome(verb, item), message } : undefined;
       if (inFlight.current.size > 1) unseenFailure.current = text;
-      if (quitting.current) options.onLeaving?.(unknown ? text : `${outcome(verb, item)}: ${text}`);
+      if (quitting.current) options.onLeaving?.(unknown ? text : `${outcome(verb, item)}: ${said}`);
       return;
     } finally {
       if (!quitting.current) await refresh();
@@ -269,6 +271,8 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
     setSelectedId(selected.id);
     if (key.return) return setMode('details');
     if (!isReport(selected)) {
+      // A suspended user's request or invite cannot be accepted while the suspension lasts (the API says so too).
+      if (input === 'a' && suspensionNow(selected)) return setMessage({ text: `${describeItem(selected)}: the user is suspended; r refuses`, tone: 'bad' });
       if (input === 'a') return void act('accept', selected);
       if (input === 'r') return ask('refuse', selected);
       if (input && 'dsx'.includes(input)) setMessage({ text: WRONG_KEY, tone: 'bad' });
@@ -296,7 +300,9 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
   const reportSelected = selected !== undefined && isReport(selected);
   // Only the keys that can act on the selected item: a user reported cannot be removed.
   const removable = reportSelected && selected.target.type !== 'User';
-  const keysOf = reportSelected ? `${removable ? 'd remove  ' : ''}${maySuspend ? 's suspend  ' : ''}x dismiss` : 'a accept  r refuse';
+  const keysOf = reportSelected
+    ? `${removable ? 'd remove  ' : ''}${maySuspend ? 's suspend  ' : ''}x dismiss`
+    : `${selected && suspensionNow(selected) ? '' : 'a accept  '}r refuse`;
   const help =
     mode === 'confirm' && pending
       ? `${question(pending.verb, pending.item)} (y/N)`
