@@ -9,14 +9,20 @@ const DB_HELP = 'SQLite database file or postgres:// URL (env AGORA_DB)';
  * only reads or changes a store refuses a file that is not there (a mistyped path), instead of making an empty one.
  */
 async function withStore<T>(target: string, run: (deps: Deps) => Promise<T>, mustExist = false): Promise<T> {
-  const [{ openStore, isPostgresTarget }, { existsSync }] = await Promise.all([import('../../store/open.js'), import('node:fs')]);
-  if (mustExist && target && !isPostgresTarget(target) && target !== ':memory:' && !existsSync(target)) throw new Error(`no store at ${target}`);
+  if (mustExist && (await noFileAt(target))) throw new Error(`no store at ${target}`);
+  const { openStore } = await import('../../store/open.js');
   const store = await openStore(target, { secretKey: process.env.AGORA_SECRET_KEY });
   try {
     return await run({ store, clock: () => new Date() });
   } finally {
     await store.close();
   }
+}
+
+/** `--db` names a SQLite file that is not there (not a PostgreSQL URL, nor a store in memory): opening it makes one. */
+async function noFileAt(target: string): Promise<boolean> {
+  const [{ isPostgresTarget }, { existsSync }] = await Promise.all([import('../../store/open.js'), import('node:fs')]);
+  return !!target && !isPostgresTarget(target) && target !== ':memory:' && !existsSync(target);
 }
 
 const printLine = (line: string) => process.stdout.write(`${line}\n`);
@@ -48,13 +54,9 @@ export function registerAdminCommands(program: Command): void {
     'agora admin create-key --db ./agora.db --user ada --json',
     'agora admin create-key --db postgres://agora@127.0.0.1:5432/agora --user ada',
   ).action(async (options: { db: string; user?: string }, command: Command) => {
-      const [{ issueApiKey }, { isPostgresTarget }, { existsSync }] = await Promise.all([
-        import('../../domain/api-keys.js'),
-        import('../../store/open.js'),
-        import('node:fs'),
-      ]);
+      const { issueApiKey } = await import('../../domain/api-keys.js');
       // A mistyped path makes a new, empty store (a script may make its store this way, before serving it): said.
-      const made = !!options.db && !isPostgresTarget(options.db) && options.db !== ':memory:' && !existsSync(options.db);
+      const made = await noFileAt(options.db);
       const key = await withStore(options.db, (deps) => issueApiKey(deps, options.user)).finally(() => {
         if (made) process.stderr.write(`note: there was no store at ${options.db}: made a new, empty one\n`);
       });

@@ -90,7 +90,7 @@ function registerContentModeration(program: Command, statuses: Command): void {
         const { ID_LISTS, wholeIds } = await import('../names.js');
         const refs = await idsFrom(args);
         const ids = kind === 'statuses' ? await ctx.names.fullIds(ID_LISTS.status, refs) : wholeIds('comment', refs);
-        const asked = await askOnceForAll([...new Set(ids)], o.yes, 'Remove', kind, (id) => removedLabel(ctx, kind, id, true));
+        const asked = await askOnceForAll(ids, o.yes, 'Remove', kind, (id) => removedLabel(ctx, kind, id, true));
         await eachRecord(ctx, ids, (id) => `${kind === 'statuses' ? 'Status' : 'Comment'} ${id}`, (id) => removal(ctx, kind, id, { ...o, yes: o.yes || asked }));
       }),
     );
@@ -118,7 +118,7 @@ function registerContentModeration(program: Command, statuses: Command): void {
       if (o.user && !byTarget) throw new UsageError('--user goes with --status or --comment');
       if (!byTarget && args.length === 0) throw new UsageError('give like ids, or --status or --comment');
       if (byTarget && args.length > 0) throw new UsageError('give like ids or --status/--comment, not both');
-      const ids = byTarget ? [await likeOf(ctx, o)] : [...new Set(wholeIds('like', await idsFrom(args)))];
+      const ids = byTarget ? [await likeOf(ctx, o)] : wholeIds('like', await idsFrom(args));
       const named = async (id: string) => describeLike(ctx, await ctx.client.get<Like>(`/likes/${seg(id)}`));
       const yes = o.yes || (await askOnceForAll(ids, o.yes, 'Take back', 'likes', named));
       await eachRecord(ctx, ids, (id) => `Like ${id}`, async (id) => {
@@ -137,16 +137,18 @@ const SINGULAR = { statuses: 'status', comments: 'comment', likes: 'like' } as c
 /**
  * Several records, one question naming the first of them (`Remove 3 statuses: bob's status "first…", ann's status
  * "hi" and 1 more?`), asked when a person watches; answers whether it asked (each record then goes unasked). One
- * that cannot be read is named by its id here, and its act says why.
+ * that cannot be read is named by its id here, and its act says why. A record named twice is one, as `eachRecord`
+ * acts on it once.
  */
 async function askOnceForAll(
-  ids: string[],
+  named: string[],
   yes: boolean | undefined,
   verb: string,
   noun: 'statuses' | 'comments' | 'likes',
   label: (id: string) => Promise<string>,
 ): Promise<boolean> {
   const { confirmOrStop, mayAsk } = await import('../confirm.js');
+  const ids = [...new Set(named)];
   if (ids.length < 2 || !mayAsk(yes)) return false;
   const shown = ids.length <= 3 ? ids : ids.slice(0, 2);
   const labels = await Promise.all(shown.map((id) => label(id).catch(() => `${SINGULAR[noun]} ${id}`)));
