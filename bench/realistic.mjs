@@ -2,7 +2,7 @@
 // The realistic benchmark (issue 7). Run by hand after a build: `npm run bench` (BENCH_SIZES=10000,1000000).
 // Never part of the test suite; everything runs on loopback in a temp dir removed at the end.
 //
-// For each size: creates the store (`agora admin check` runs the migrations), seeds it straight in SQL with
+// For each size: creates the store (`agora admin create-key` runs the migrations on a new file), seeds it straight in SQL with
 // the triggers set aside (pages, their creators' follows, users, Members' follows of pages, events, access
 // requests, invites, notifications), puts the triggers back and lets `agora admin check --repair` recount the
 // kept totals; then starts `agora serve` (BENCH_WORKERS, default 1) and, in the same run, a bare node:http

@@ -10,7 +10,7 @@ const { default: Database } = await import('better-sqlite3');
 
 /** Seeds a community of `pages` pages straight into the store, triggers set aside, then recounted. */
 export async function seed(db, pages, env) {
-  cli(['admin', 'check', '--db', db], env); // creates the schema
+  // create-key makes the store (its migrations) when the file is new; `admin check` refuses a missing file.
   const key = JSON.parse(cli(['admin', 'create-key', '--db', db, '--json'], env));
   const sqlite = new Database(db);
   const triggers = sqlite.prepare(`select name, sql from sqlite_master where type = 'trigger'`).all();
