@@ -1,3 +1,5 @@
+import { clip } from '../shared/errors.js';
+
 /**
  * Text from the server made safe for a terminal: C0 and C1 control characters, DEL and the bidirectional
  * overrides are shown as visible stand-ins (ESC → ␛, BEL → ␇, CSI 0x9b → \x9b, U+202E → \u202e), never
@@ -15,6 +17,13 @@ export function visible(text: string): string {
     return `\\u${code.toString(16).padStart(4, '0')}`;
   });
 }
+
+/**
+ * The first words of a stored text where a question or a line names it: as many as the terminal's width leaves beside
+ * the rest of a line (24 characters on 80 columns, up to 60 on wider ones; `max` when given), cut between characters.
+ */
+export const firstWords = (text: string, max = Math.min(60, Math.max(24, (process.stdout.columns || 80) - 56))) =>
+  clip(text, max);
 
 /** One line of a cell: tabs and line breaks (U+2028 and U+2029 too) become one space, then every other control is made visible. */
 export const visibleLine = (text: string): string => visible(text.replace(/[\t\r\n\u2028\u2029]+/g, ' '));

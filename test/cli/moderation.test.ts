@@ -309,4 +309,35 @@ describe('agora reports, statuses delete, users suspend', () => {
     expect(three.stdout.match(/Removed \w+'s status/g)).toHaveLength(3);
     expect(await Promise.all(statuses.map(async (id) => (await call(server, 'GET', `/statuses/${id}`, { as: poster.creds })).status))).toEqual([200, 404, 404, 404]);
   });
+
+  it('leaves out of the one question the records that cannot be acted on (unknown, already removed), says why after, and names each like taken back', async () => {
+    const { poster, post, reader } = await postingPage(server, 'Fail Club');
+    const [gone, one, two] = [await post('gone'), await post('first of two'), await post('second of two')];
+    expect((await call(server, 'DELETE', `/statuses/${gone}`, { as: poster.creds })).status).toBe(204);
+    const unknown = '0'.repeat(gone.length);
+    const tty = (args: string[], creds = server.admin) =>
+      runCliTty(args, { home: server.dir, env: envFor(server, creds), answers: [{ when: /\?/, send: 'y\r' }] });
+    // An Admin still reads the removed status: it is refused before the question, not asked about and then refused.
+    const removed = await tty(['statuses', 'delete', gone, unknown, one, two]);
+    expect(removed.code, removed.stdout).toBe(1);
+    expect(removed.stdout).toMatch(/Remove 2 statuses: \w+'s status "first of two" in Fail Club and \w+'s status "second of two" in Fail Club\? \(2 others cannot be: said after\)/);
+    expect(removed.stdout).not.toMatch(/status "gone"[^\n]*\?/);
+    expect(removed.stdout).toMatch(new RegExp(`error: Status ${gone}: \\w+'s status "gone" was already removed`));
+    expect(removed.stdout).toMatch(new RegExp(`error: Status ${unknown}: .*not found`, 'i'));
+    expect(removed.stdout.match(/Removed \w+'s status/g)).toHaveLength(2);
+    expect(removed.stdout).toMatch(/2 of 4 done; 2 refused/);
+
+    // Likes: one unknown among them is left out, and each one taken back is named (not by its id).
+    const third = await post('liked');
+    const likes = [];
+    for (const who of [poster, reader]) {
+      await call(server, 'POST', '/follows', { body: { followable_type: 'Page', followable_id: (await call(server, 'GET', `/statuses/${third}`, { as: poster.creds })).body.page_id, user_id: who.user.id } });
+      likes.push((await call(server, 'POST', '/likes', { as: who.creds, body: { user_id: who.user.id, status_id: third } })).body.id as string);
+    }
+    const unliked = await tty(['likes', 'delete', ...likes, unknown]);
+    expect(unliked.code, unliked.stdout).toBe(1);
+    expect(unliked.stdout).toMatch(/Take back 2 likes: \w+'s like of \w+'s status "liked" and \w+'s like of \w+'s status "liked"\? \(1 other cannot be: said after\)/);
+    expect(unliked.stdout.match(/Took back \w+'s like of \w+'s status "liked"/g)).toHaveLength(2);
+    expect(unliked.stdout).not.toMatch(/Took back like /);
+  });
 });

@@ -24,14 +24,21 @@ async function describeStatus(ctx: Context, status: Status): Promise<string> {
   return `${contentLabel(status.user.nickname, 'status', status.content)}${where}`;
 }
 
-/** What a removal takes away, read first so that the question and what is said after name whose it was. */
-async function removedLabel(ctx: Context, kind: 'statuses' | 'comments', id: string, asking: boolean): Promise<string> {
-  const { seg } = await import('../../client/api-client.js');
+/**
+ * What a removal takes away, read first so that the question and what is said after name whose it was. Content
+ * already removed (which Admins still read) is refused here when a person is to be asked, rather than asked about
+ * (a script meets the server's own refusal).
+ */
+async function removedLabel(ctx: Context, kind: 'statuses' | 'comments', id: string, asking: boolean, place = asking): Promise<string> {
+  const { seg, ApiError } = await import('../../client/api-client.js');
   const content = await ctx.client.get<Status | Comment>(`/${kind}/${seg(id)}`);
-  // A status's place only for the question: a script's run spends no call on it.
-  return asking && kind === 'statuses'
-    ? describeStatus(ctx, content as Status)
-    : contentLabel(content.user.nickname, kind === 'statuses' ? 'status' : 'comment', content.content);
+  const noun = kind === 'statuses' ? 'status' : 'comment';
+  if (content.removed_at && asking) {
+    const message = `${contentLabel(content.user.nickname, noun, content.content)} was already removed (${content.removed_at})`;
+    throw new ApiError(409, 'conflict', message, { error: { code: 'conflict', message } });
+  }
+  // A status's place only for a question: a script's run spends no call on it.
+  return place && kind === 'statuses' ? describeStatus(ctx, content as Status) : contentLabel(content.user.nickname, noun, content.content);
 }
 
 async function removal(ctx: Context, kind: 'statuses' | 'comments', id: string, o: { yes?: boolean; reason?: string }) {
@@ -90,8 +97,11 @@ function registerContentModeration(program: Command, statuses: Command): void {
         const { ID_LISTS, wholeIds } = await import('../names.js');
         const refs = await idsFrom(args);
         const ids = kind === 'statuses' ? await ctx.names.fullIds(ID_LISTS.status, refs) : wholeIds('comment', refs);
-        const asked = await askOnceForAll(ids, o.yes, 'Remove', kind, (id) => removedLabel(ctx, kind, id, true));
-        await eachRecord(ctx, ids, (id) => `${kind === 'statuses' ? 'Status' : 'Comment'} ${id}`, (id) => removal(ctx, kind, id, { ...o, yes: o.yes || asked }));
+        const { asked, refused } = await askOnceForAll(ids, o.yes, 'Remove', kind, (id, shown) => removedLabel(ctx, kind, id, true, shown));
+        await eachRecord(ctx, ids, (id) => `${kind === 'statuses' ? 'Status' : 'Comment'} ${id}`, async (id) => {
+          if (refused.has(id)) throw refused.get(id);
+          await removal(ctx, kind, id, { ...o, yes: o.yes || asked });
+        });
       }),
     );
 
@@ -120,10 +130,12 @@ function registerContentModeration(program: Command, statuses: Command): void {
       if (byTarget && args.length > 0) throw new UsageError('give like ids or --status/--comment, not both');
       const ids = byTarget ? [await likeOf(ctx, o)] : wholeIds('like', await idsFrom(args));
       const named = async (id: string) => describeLike(ctx, await ctx.client.get<Like>(`/likes/${seg(id)}`));
-      const yes = o.yes || (await askOnceForAll(ids, o.yes, 'Take back', 'likes', named));
+      const { asked, labels, refused } = await askOnceForAll(ids, o.yes, 'Take back', 'likes', named);
+      const yes = o.yes || asked;
       await eachRecord(ctx, ids, (id) => `Like ${id}`, async (id) => {
-        // Named for the question only (a script's run spends no call on it).
-        const what = mayAsk(yes) ? await named(id) : `like ${id}`;
+        if (refused.has(id)) throw refused.get(id);
+        // Named for a person only (a script's run spends no call on it).
+        const what = labels.get(id) ?? (mayAsk(yes) ? await named(id) : `like ${id}`);
         await confirmOrStop(`Take back ${what}?`, yes);
         await ctx.client.delete(`/likes/${seg(id)}`);
         ctx.out.done(`Took back ${what}`, doneRecord(id, 'deleted'));
@@ -132,29 +144,37 @@ function registerContentModeration(program: Command, statuses: Command): void {
   );
 }
 
-const SINGULAR = { statuses: 'status', comments: 'comment', likes: 'like' } as const;
-
 /**
  * Several records, one question naming the first of them (`Remove 3 statuses: bob's status "first…", ann's status
- * "hi" and 1 more?`), asked when a person watches; answers whether it asked (each record then goes unasked). One
- * that cannot be read is named by its id here, and its act says why. A record named twice is one, as `eachRecord`
- * acts on it once.
+ * "hi" and 1 more?`), asked when a person watches. Each is read first (`label(id, shown)`: `shown` for the few the
+ * question names, which may cost more calls): one that cannot be acted on (unknown, already removed) is left out of
+ * the question and its read's refusal kept in `refused`, for its act to say. `asked` is whether it asked (each record
+ * then goes unasked); `labels` names each record read. A record named twice is one, as `eachRecord` acts on it once.
  */
 async function askOnceForAll(
   named: string[],
   yes: boolean | undefined,
   verb: string,
   noun: 'statuses' | 'comments' | 'likes',
-  label: (id: string) => Promise<string>,
-): Promise<boolean> {
+  label: (id: string, shown: boolean) => Promise<string>,
+): Promise<{ asked: boolean; labels: Map<string, string>; refused: Map<string, unknown> }> {
   const { confirmOrStop, mayAsk } = await import('../confirm.js');
   const ids = [...new Set(named)];
-  if (ids.length < 2 || !mayAsk(yes)) return false;
-  const shown = ids.length <= 3 ? ids : ids.slice(0, 2);
-  const labels = await Promise.all(shown.map((id) => label(id).catch(() => `${SINGULAR[noun]} ${id}`)));
-  const list = ids.length <= 3 ? `${labels.slice(0, -1).join(', ')} and ${labels.at(-1)}` : `${labels.join(', ')} and ${ids.length - 2} more`;
-  await confirmOrStop(`${verb} ${ids.length} ${noun}: ${list}?`, yes);
-  return true;
+  const labels = new Map<string, string>();
+  const refused = new Map<string, unknown>();
+  if (ids.length < 2 || !mayAsk(yes)) return { asked: false, labels, refused };
+  // A few at a time: a long list piped in is read without a burst against the rate limit.
+  for (let i = 0; i < ids.length; i += 8)
+    await Promise.all(ids.slice(i, i + 8).map((id) => label(id, false).then((l) => labels.set(id, l), (error: unknown) => refused.set(id, error))));
+  const live = ids.filter((id) => labels.has(id));
+  if (live.length === 0) return { asked: true, labels, refused };
+  const shown = live.length <= 3 ? live : live.slice(0, 2);
+  const names = await Promise.all(shown.map((id) => label(id, true).catch(() => labels.get(id)!)));
+  const list = live.length === 1 ? names[0] : live.length <= 3 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : `${names.join(', ')} and ${live.length - 2} more`;
+  const count = live.length === 1 ? '' : `${live.length} ${noun}: `;
+  const others = refused.size === 0 ? '' : ` (${refused.size} other${refused.size === 1 ? '' : 's'} cannot be: said after)`;
+  await confirmOrStop(`${verb} ${count}${list}?${others}`, yes);
+  return { asked: true, labels, refused };
 }
 
 /** The id of a user's (default: the caller's) like of the status or comment named; a failure when there is none. */

@@ -7,10 +7,10 @@ import type { Column, RecordView } from '../output.js';
 import { replacedNote, suspendQuestion } from '../suspensions.js';
 import { REPORT_ACTIONS, REPORT_REASONS, REPORT_STATES, REPORT_TARGET_TYPES, RESOLUTION_OF } from '../../shared/report-kinds.js';
 import { selfCommand } from '../self-command.js';
+import { firstWords } from '../safe-text.js';
 
 /** Reports from the terminal (docs/api.md, "Moderating content and people"): create, list, get, resolve, dismiss. */
 
-export const firstWords = (text: string) => (text.length <= 24 ? text : `${text.slice(0, 23)}…`);
 /**
  * A status or comment as questions and answers name it: `bob's status "first words…"`, `the status …` if its author
  * is unknown, by `id` when its words are not shown.

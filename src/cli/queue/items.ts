@@ -1,4 +1,4 @@
-import { visibleLine } from '../safe-text.js';
+import { firstWords, visibleLine } from '../safe-text.js';
 import type { MembershipItem, ModerationItem, ReportItem } from '../../shared/schemas/moderation.js';
 import type { Suspension } from '../../shared/schemas/suspensions.js';
 
@@ -20,15 +20,12 @@ export const isReport = (item: ModerationItem): item is ReportItem => item.kind 
 export const kindLabel = (item: ModerationItem) =>
   item.kind === 'invite' ? 'invite' : item.kind === 'report' ? (item.reports > 1 ? `report ×${item.reports}` : 'report') : 'request';
 
-// As `agora statuses delete` names a status in its question: the first 24 characters.
-const short = (text: string, max = 24) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
-
 /** Whose content, or which user, a report is about: `bob's status "cheap watches…"`, `the user bob`. */
-export function reportedThing(item: ReportItem, max = 24, place = true): string {
+export function reportedThing(item: ReportItem, max?: number, place = true): string {
   const who = item.target.user ? visibleLine(item.target.user.nickname) : 'someone';
   if (item.target.type === 'User') return `the user ${who}`;
   const what = item.target.type === 'Comment' ? 'comment' : 'status';
-  return `${who}'s ${what} "${short(visibleLine(item.target.excerpt ?? ''), max)}"${place && item.page ? ` in ${visibleLine(item.page.name)}` : ''}`;
+  return `${who}'s ${what} "${firstWords(visibleLine(item.target.excerpt ?? ''), max)}"${place && item.page ? ` in ${visibleLine(item.page.name)}` : ''}`;
 }
 
 export const describeItem = (item: ModerationItem) =>
@@ -69,7 +66,7 @@ export function question(verb: Verb, item: ModerationItem): string {
   const count = report.reports === 1 ? 'the report' : `the ${report.reports} reports`;
   if (verb === 'remove') return `Remove ${reportedThing(report)}?`;
   // Without the place: the question has to fit one line with its (y/N).
-  if (verb === 'dismiss') return `Dismiss ${count} on ${reportedThing(report, 24, false)}?`;
+  if (verb === 'dismiss') return `Dismiss ${count} on ${reportedThing(report, undefined, false)}?`;
   return `Suspend ${author}?`;
 }
 
