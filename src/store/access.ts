@@ -2,7 +2,6 @@ import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { ApiKeyTable, Database, IdempotencyKeyTable, PermissionSetTable } from './schema.js';
 import { counted, counterKey, kept, listPage, type Listed, type Selection } from './paging.js';
-import type { UserWithRole } from './users.js';
 import type { Dialect } from './dialect.js';
 
 export type PermissionSetRow = Selectable<PermissionSetTable>;
@@ -56,12 +55,6 @@ export function permissionSetsRepo(db: Kysely<Database>, dialect: Dialect) {
       await db.deleteFrom('permission_sets').where('id', '=', id).execute();
     },
   };
-}
-
-export interface ApiKeyOwner {
-  secret_hash: string;
-  user: UserWithRole;
-  permissions: string;
 }
 
 /** API key pairs; the secret is only ever stored as a scrypt hash. */

@@ -112,19 +112,6 @@ const PG_COUNTERS: readonly CounterSpec[] = COUNTERS.map((spec) => ({ ...spec, d
 /** The counted lists with their dimensions written in the dialect's SQL. */
 export const countersFor = (dialect: Dialect): readonly CounterSpec[] => (dialect === 'postgres' ? PG_COUNTERS : COUNTERS);
 
-/**
- * The SQL of a row's key for one combination (bit i of `mask` set: dimension i is fixed); for a combination
- * that fixes the flag, null where the row's flag is not 1 (no key: see `CounterSpec.flag`).
- */
-function keyExpression(spec: CounterSpec, mask: number, alias: string): string {
-  const values = spec.dims.map((dim) => dim.replace(/\br\./g, `${alias}.`));
-  if (!fixesFlag(spec, mask)) return keyOf(spec, mask, values);
-  // Where the key is kept its flag is 1: written as such, so that the flag (a look at the page, for statuses)
-  // is evaluated once per key, not twice.
-  const flag = values[spec.flag!]!;
-  return `case when ${flagIsSet(flag)} then ${keyOf(spec, mask, values.map((v, i) => (i === spec.flag ? '1' : v)))} end`;
-}
-
 const fixesFlag = (spec: CounterSpec, mask: number) => spec.flag !== undefined && (mask & (1 << spec.flag)) !== 0;
 /** The flag's value is 1 (as its key says it: the same text in both dialects). */
 const flagIsSet = (value: string) => `coalesce(cast(${value} as text), '') = '1'`;
@@ -143,17 +130,6 @@ const masks = (spec: CounterSpec) =>
 const columnsOf = (spec: CounterSpec) => [
   ...new Set(spec.dims.flatMap((d) => [...d.matchAll(/\br\.(\w+)/g)].map((m) => m[1]!))),
 ];
-
-/** What the counts should be, recounted from the rows: every key of the list with its number of rows. */
-export async function recount(db: Kysely<Database>, spec: CounterSpec): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  for (const m of masks(spec)) {
-    const rows = await sql<{ key: string | null; n: number }>`
-      select ${sql.raw(keyExpression(spec, m, 'r'))} as key, count(*) as n from ${sql.table(spec.table)} r group by 1`.execute(db);
-    for (const row of rows.rows) if (row.key !== null) counts.set(row.key, Number(row.n));
-  }
-  return counts;
-}
 
 export interface Drift {
   key: string;

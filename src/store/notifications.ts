@@ -289,13 +289,6 @@ export function notificationJobsRepo(db: Kysely<Database>, dialect: Dialect) {
     async delete(id: string): Promise<void> {
       await db.deleteFrom('notification_jobs').where('id', '=', id).execute();
     },
-    async pending(): Promise<number> {
-      const row = await db
-        .selectFrom('notification_jobs')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .executeTakeFirstOrThrow();
-      return Number(row.n);
-    },
     /** The next users of an audience after `after`, in id order; for followers, only those who followed by `before`. */
     async nextRecipients(audience: Audience, after: string, before: string, limit: number): Promise<string[]> {
       if (audience.kind === 'users') return [...new Set(audience.user_ids)].filter((id) => id > after).sort().slice(0, limit);

@@ -17,11 +17,6 @@ export interface PostgresStoreOptions {
   onMigrated?: (applied: string[]) => void;
 }
 
-/** A PostgreSQL store that could not be opened: one line naming the server and database, never the password. */
-export class StoreOpenError extends Error {
-  override name = 'StoreOpenError';
-}
-
 const INT8 = 20;
 
 /**
@@ -78,7 +73,9 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   } catch (error) {
     await db.destroy().catch(() => {});
     if (error instanceof SchemaTooNewError) throw error;
-    throw new StoreOpenError(`cannot use the PostgreSQL database ${where}: ${reasonOf(error)}`);
+    // One line naming the server and database; not the error itself, which may carry the password.
+    // eslint-disable-next-line preserve-caught-error
+    throw new Error(`cannot use the PostgreSQL database ${where}: ${reasonOf(error)}`);
   }
   const secrets = options.secretKey
     ? SecretBox.fromString(options.secretKey)
