@@ -55,6 +55,7 @@ describe('without a terminal', () => {
     expect(tsvRows(tsv.stdout)).toContainEqual([
       'report', id, 'Garden Club', reporter.user.nickname, expect.any(String), '1',
       `spam: ${spammer.user.nickname}'s status "cheap watches at example.com" in Garden Club`,
+      '',
     ]);
     expect((await call(server, 'PUT', `/reports/${id}/dismiss`, { as: owner.creds })).status).toBe(200);
   });
@@ -230,6 +231,16 @@ describe('at a terminal, an Admin', () => {
       expect(details).toMatch(/suspended +until 2030-06-01T00:00:00\.000Z: repeat␛\[2J spam/);
       expect(details).toMatch(new RegExp(`about +the user .*\\(${author}\\)`));
       await term.keys('Escape');
+      // Suspending them again replaces the suspension in force: the question names it.
+      await term.keys('s');
+      await term.waitFor(new RegExp(`${author} is suspended until 2030-06-01T00:00:00\\.000Z \\("repeat␛\\[2J spam"\\): replace it\\?`));
+      await term.keys('Escape');
+      await term.waitFor(/nobody suspended/);
+      // Piped, the same: until when, in a column of its own.
+      const piped = await runCli(['queue', '--header'], { home: server.dir, env: envFor(server, server.admin) });
+      const [header, ...rows] = tsvRows(piped.stdout);
+      expect(header!.at(-1)).toBe('suspended');
+      expect(rows.filter((r) => r[0] === 'report' && r.at(-2)!.includes(`the user ${author}`)).map((r) => r.at(-1))).toEqual([`until ${until}`]);
       await term.keys('q');
       expect(await term.exitCode()).toBe(0);
     } finally {

@@ -34,7 +34,7 @@ describe('without a terminal', () => {
     const env = envFor(server, owner.creds);
     const tsv = await runCli(['queue'], { home: server.dir, env });
     expect(tsv.code, tsv.stderr).toBe(0);
-    expect(tsvRows(tsv.stdout)).toContainEqual(['page_access_request', asked.id, 'Book Circle', expect.stringMatching(/^piped/), expect.any(String), '', '']);
+    expect(tsvRows(tsv.stdout)).toContainEqual(['page_access_request', asked.id, 'Book Circle', expect.stringMatching(/^piped/), expect.any(String), '', '', '']);
     const json = await runCli(['queue', '--json'], { home: server.dir, env });
     expect(JSON.parse(json.stdout)).toEqual((await call(server, 'GET', '/moderation_queue', { as: owner.creds })).body);
     await call(server, 'PUT', `/page_access_requests/${asked.id}/refuse`, { as: owner.creds });

@@ -5,12 +5,16 @@ import type { Report } from '../../shared/schemas/reports.js';
 import type { User } from '../../shared/schemas/users.js';
 import { examples, paginationOptions, showList, withContext, type PageOptions } from '../command-kit.js';
 import type { Column } from '../output.js';
-import { reportedThing } from '../queue/items.js';
+import { reportedThing, suspensionNow } from '../queue/items.js';
+import { suspensionEnd } from '../suspensions.js';
 
 /** What the API answers an act on an item someone else settled (or withdrew) first. */
 const SETTLED_ELSEWHERE = new Set(['not_found', 'conflict', 'already_accepted', 'already_refused', 'already_member']);
 
-/** A report's `user` is its first reporter; `reports` and `about` (what is reported) are a report's only. */
+/**
+ * A report's `user` is its first reporter; `reports` and `about` (what is reported) are a report's only. `suspended`:
+ * until when the user an item is about is suspended (the asker, the invitee; the reported user or the content's author).
+ */
 export const QUEUE_COLUMNS: Column<ModerationItem>[] = [
   { header: 'kind', value: (i) => i.kind },
   { header: 'id', value: (i) => i.id },
@@ -19,6 +23,7 @@ export const QUEUE_COLUMNS: Column<ModerationItem>[] = [
   { header: 'waiting since', value: (i) => i.created_at },
   { header: 'reports', value: (i) => (i.kind === 'report' ? String(i.reports) : '') },
   { header: 'about', value: (i) => (i.kind === 'report' ? `${i.reason}: ${reportedThing(i, 60)}` : '') },
+  { header: 'suspended', value: (i) => (suspensionNow(i) ? suspensionEnd(suspensionNow(i)!.until) : '') },
 ];
 
 /** How often the screen takes a fresh look besides the live stream (env AGORA_QUEUE_REFRESH_MS). */

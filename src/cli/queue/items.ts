@@ -1,6 +1,7 @@
 import { firstWords, visibleLine } from '../safe-text.js';
 import type { MembershipItem, ModerationItem, ReportItem } from '../../shared/schemas/moderation.js';
 import type { Suspension } from '../../shared/schemas/suspensions.js';
+import { suspensionEnd } from '../suspensions.js';
 
 /** How the queue's items read on the screen and in its messages; every name and excerpt passes `visibleLine`. */
 
@@ -67,7 +68,9 @@ export function question(verb: Verb, item: ModerationItem): string {
   if (verb === 'remove') return `Remove ${reportedThing(report)}?`;
   // Without the place: the question has to fit one line with its (y/N).
   if (verb === 'dismiss') return `Dismiss ${count} on ${reportedThing(report, undefined, false)}?`;
-  return `Suspend ${author}?`;
+  // Suspending someone suspended replaces their suspension, as `users suspend` does: the question names the one in force.
+  const now = suspensionNow(report);
+  return now ? `${author} is suspended ${suspensionEnd(now.until)} ("${visibleLine(now.reason)}"): replace it?` : `Suspend ${author}?`;
 }
 
 export function outcome(verb: Verb | 'accept', item: ModerationItem): string {
@@ -77,8 +80,9 @@ export function outcome(verb: Verb | 'accept', item: ModerationItem): string {
   if (verb === 'remove') return `removed ${reportedThing(report)}`;
   if (verb === 'dismiss') return `dismissed the reports on ${reportedThing(report)}`;
   const who = report.target.user ? visibleLine(report.target.user.nickname) : 'the author';
+  const replaced = suspensionNow(report) ? ` (replacing the suspension ${suspensionEnd(suspensionNow(report)!.until)})` : '';
   // A suspension hides the content while it lasts; it does not take it down.
-  return report.target.type === 'User' ? `suspended ${who}` : `suspended ${who}; the ${report.target.type === 'Status' ? 'status' : 'comment'} stays, hidden while the suspension lasts`;
+  return report.target.type === 'User' ? `suspended ${who}${replaced}` : `suspended ${who}${replaced}; the ${report.target.type === 'Status' ? 'status' : 'comment'} stays, hidden while the suspension lasts`;
 }
 
 /** The reason a suspension from the queue gives when the moderator types none. */
