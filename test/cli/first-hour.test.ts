@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createUserWithKey } from '../helpers/api.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliTty } from '../helpers/cli.js';
 import { BIN, removeDir, useServer } from '../helpers/server.js';
 import { envFor, tsvRows } from './support.js';
 
@@ -147,8 +147,12 @@ describe('first run', () => {
         `no API key yet: make the first (for the administrator "admin") with: npx agora admin create-key --db ${db}`,
         `then log in with: npx agora login --url ${url}`,
       ]);
+      // The key as every record: a table at a terminal, with the one warning that the secret is not shown again.
+      const made = await runCliTty(['admin', 'create-key', '--db', db], { home: dir });
+      expect(made.code, made.stdout).toBe(0);
+      expect(made.stdout.replace(/\u001b\[[0-9;]*m/g, '')).toMatch(/│ api_secret +│ as_[\w-]+ +│/);
+      expect(made.stdout).toMatch(/The secret is shown only this once: store it now\./);
       // Once a key exists, nothing more is said.
-      expect((await runCli(['admin', 'create-key', '--db', db], { home: dir })).code).toBe(0);
       const again = await new Promise<string>((resolve) => {
         const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', db], { cwd: root });
         let out = '';

@@ -63,7 +63,9 @@ export function registerAdminCommands(program: Command): void {
       if (command.optsWithGlobals().json) {
         printLine(JSON.stringify(key));
       } else {
-        process.stdout.write(`user_id\t${key.user_id}\napi_key\t${key.api_key}\napi_secret\t${key.api_secret}\n`);
+        // As every record: a table on a terminal, `field<TAB>value` lines piped.
+        const { Output } = await import('../output.js');
+        await new Output({ json: false }).record(key);
         if (process.stdout.isTTY) process.stderr.write('The secret is shown only this once: store it now.\n');
       }
     });
