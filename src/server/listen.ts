@@ -94,22 +94,25 @@ async function servePrimary(options: ServeOptions, workers: number): Promise<voi
 const hostInUrl = (host: string) => (host.includes(':') ? `[${host}]` : host);
 
 type DemoKey = { api_key: string; api_secret: string };
-/** What preparing the store left to say: the demo's key, or that no key exists yet. */
-type Prepared = { demoKey?: DemoKey; keyless: boolean };
+/** What preparing the store left to say: the demo's key, that the demo was seeded before, or that no key exists yet. */
+type Prepared = { demoKey?: DemoKey; demoBefore?: boolean; keyless: boolean };
 
 /**
  * The `listening on` line (once), and the next step: with `--demo` the ready `agora login` line to paste; on a
  * store without any API key, how to make the first one (nothing can call the API before that).
  */
-function announceListening(options: ServeOptions, port: number, { demoKey, keyless }: Prepared): void {
+function announceListening(options: ServeOptions, port: number, { demoKey, demoBefore, keyless }: Prepared): void {
   const base = `http://${hostInUrl(options.host)}:${port}`;
   const agora = options.command ?? 'agora';
   options.print(`listening on ${base}`);
   if (SCRYPT_COST < DEFAULT_SCRYPT_COST)
     process.stderr.write(`warning: AGORA_SCRYPT_COST=${SCRYPT_COST} hashes new passwords and secrets below the default cost (${DEFAULT_SCRYPT_COST}): for tests, not for a community\n`);
+  const db = isPostgresTarget(options.db) ? `'${options.db}'` : options.db;
   if (demoKey) options.print(`log in with: ${agora} login --url ${base} --api-key ${demoKey.api_key} --api-secret ${demoKey.api_secret}`);
-  else if (keyless) {
-    const db = isPostgresTarget(options.db) ? `'${options.db}'` : options.db;
+  else if (demoBefore) {
+    options.print(`log in with the key printed when it was seeded, or make another with: ${agora} admin create-key --db ${db}`);
+    options.print(`then log in with: ${agora} login --url ${base}`);
+  } else if (keyless) {
     options.print(`no API key yet: make the first (for the administrator "admin") with: ${agora} admin create-key --db ${db}`);
     options.print(`then log in with: ${agora} login --url ${base}`);
   }
@@ -137,22 +140,26 @@ async function prepareStore(options: ServeOptions): Promise<Prepared> {
   }
 }
 
-/** The demo administrator's new key pair, when `--demo` made one, and whether the store has no key at all. */
+/**
+ * The demo administrator's new key pair, when `--demo` seeded the community; and whether the store has no key at all.
+ * A demo seeded before makes no key: each start would leave one more live administrator key behind.
+ */
 async function prepare(deps: Deps, options: ServeOptions): Promise<Prepared> {
   if (options.bootstrapKey || options.bootstrapSecret) {
     if (!options.bootstrapKey || !options.bootstrapSecret)
       throw new Error('AGORA_BOOTSTRAP_API_KEY and AGORA_BOOTSTRAP_API_SECRET go together');
     await ensureApiKey(deps, options.bootstrapKey, options.bootstrapSecret);
   }
-  let lastKey: DemoKey | undefined;
   if (options.demo) {
-    const seeded = await seedDemo(deps);
+    if (!(await seedDemo(deps))) {
+      options.print('demo community already present');
+      return { demoBefore: true, keyless: false };
+    }
     const key = await issueApiKey(deps);
-    lastKey = key;
-    options.print(seeded ? 'demo community seeded' : 'demo community already present');
+    options.print('demo community seeded');
     options.print(`demo administrator key: api_key=${key.api_key} api_secret=${key.api_secret}`);
+    return { demoKey: key, keyless: false };
   }
-  if (lastKey) return { demoKey: lastKey, keyless: false };
   return { keyless: (await listApiKeys(deps, { page: 1, per_page: 1 })).total_items === 0 };
 }
 

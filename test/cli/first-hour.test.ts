@@ -124,7 +124,7 @@ function serveOnce(args: string[], cwd: string): Promise<{ lines: string[]; code
     let stderr = '';
     child.stdout.on('data', (c) => {
       out += c;
-      if (/then log in with/.test(out) || /log in with/.test(out)) child.kill('SIGINT');
+      if (/then log in with: .*\n/.test(out) || /--api-secret \S+\n/.test(out)) child.kill('SIGINT');
     });
     child.stderr.on('data', (c) => (stderr += c));
     child.on('error', reject);
@@ -163,6 +163,33 @@ describe('first run', () => {
         child.on('close', () => resolve(out));
       });
       expect(again.split('\n').filter(Boolean)).toHaveLength(1);
+    } finally {
+      removeDir(dir);
+    }
+  });
+
+  it('serve --demo prints a key when it seeds; started again, it makes none and says how to make one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agora-demo-'));
+    try {
+      const db = join(dir, 'demo.db');
+      const root = join(__dirname, '../..');
+      const first = await serveOnce(['--demo', '--db', db], root);
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.lines.slice(0, 2)).toEqual(['demo community seeded', expect.stringMatching(/^demo administrator key: api_key=ak_\w+ api_secret=as_/)]);
+      expect(first.lines.at(-1)).toMatch(/^log in with: npx agora login --url http:\/\/127\.0\.0\.1:\d+ --api-key ak_\w+ --api-secret as_/);
+      const again = await serveOnce(['--demo', '--db', db], root);
+      expect(again.code, again.stderr).toBe(0);
+      const url = again.lines[1]!.slice('listening on '.length);
+      expect(again.lines).toEqual([
+        'demo community already present',
+        `listening on ${url}`,
+        `log in with the key printed when it was seeded, or make another with: npx agora admin create-key --db ${db}`,
+        `then log in with: npx agora login --url ${url}`,
+      ]);
+      // One administrator key, whatever the number of starts.
+      const keys = await runCli(['admin', 'list-keys', '--db', db, '--json'], { home: dir });
+      expect(keys.code, keys.stderr).toBe(0);
+      expect(JSON.parse(keys.stdout).items).toHaveLength(1);
     } finally {
       removeDir(dir);
     }
