@@ -16,9 +16,8 @@ export function permissionSetsRepo(db: Kysely<Database>, dialect: Dialect) {
       return db.selectFrom('permission_sets').selectAll().where('id', '=', id).executeTakeFirst();
     },
     /**
-     * The set, locked until the transaction ends (PostgreSQL; SQLite's writer holds the only write lock):
-     * `share` while a user is given it (it cannot be deleted meanwhile), `update` to delete it or to count
-     * who holds it before taking it from one of them.
+     * Locked until the transaction ends (PostgreSQL; SQLite's writer holds the only lock): `share` while a user is
+     * given it (so it cannot be deleted), `update` to delete it or to count its holders before taking it from one.
      */
     getLocked(id: string, mode: 'share' | 'update'): Promise<PermissionSetRow | undefined> {
       const q = db.selectFrom('permission_sets').selectAll().where('id', '=', id);
@@ -80,7 +79,7 @@ export function apiKeysRepo(db: Kysely<Database>) {
         .where((eb) => eb.or([eb('id', '=', ref), eb('api_key', '=', ref)]))
         .executeTakeFirst();
     },
-    /** Key pairs in id order, as every list pages; all of them kept counted, a user's counted (a handful). */
+    /** Key pairs in id order. */
     list(filter: { user_id?: string }, page: Pagination): Promise<Listed<ApiKeyListed>> {
       let query = db.selectFrom('api_keys');
       if (filter.user_id !== undefined) query = query.where('api_keys.user_id', '=', filter.user_id);
@@ -102,9 +101,8 @@ export type ApiKeyListed = Pick<Selectable<ApiKeyTable>, 'id' | 'user_id' | 'api
 export const IDEMPOTENCY_PENDING = 0;
 
 /**
- * Responses remembered for `Idempotency-Key`. A request reserves its key with a row first (insert-first:
- * the primary key decides, in whichever process), acts, then writes its answer into that row; a request
- * with the same key meanwhile finds the reservation and waits for the answer.
+ * Responses remembered for `Idempotency-Key`: a request reserves its key with a row first (the primary key decides,
+ * across processes), acts, then writes its answer there; a request with the same key meanwhile waits for it.
  */
 export function idempotencyRepo(db: Kysely<Database>) {
   const slot = (userId: string, key: string) =>
@@ -130,10 +128,7 @@ export function idempotencyRepo(db: Kysely<Database>) {
         .executeTakeFirst();
       return !!inserted;
     },
-    /**
-     * Takes over a reservation whose request never answered (its process died), if it is still the one seen
-     * (`reservedAt`): false when another request took it over first, or it was answered meanwhile.
-     */
+    /** Takes over a reservation whose process died, if still the one seen (`reservedAt`); false if another did. */
     async takeOver(userId: string, key: string, reservedAt: string, now: string, requestHash: string): Promise<boolean> {
       const result = await slot(userId, key)
         .set({ created_at: now, request_hash: requestHash })

@@ -18,11 +18,7 @@ export interface AuditFilter {
 
 const selectAuditLog: Selection = (q) => q.selectAll('audit_log');
 
-/**
- * The audit log: written in the transaction of each administrative change, read newest first, paged like
- * every list (`listPage`); its total is kept by actor, action and type of target (`audit_log` counts), and counted
- * on an index for a target's few entries and a time window's.
- */
+/** The audit log, written in each administrative change's transaction and read newest first. */
 export function auditLogRepo(db: Kysely<Database>) {
   const sqlite = dialectOf(db) === 'sqlite';
   /** `ordered`: for the list's walk, not its count (which resumes from no key). */
@@ -33,8 +29,7 @@ export function auditLogRepo(db: Kysely<Database>) {
     if (filter.target_type !== undefined) q = q.where('audit_log.target_type', '=', filter.target_type);
     if (filter.target_id !== undefined) q = q.where('audit_log.target_id', '=', filter.target_id);
     if (filter.since !== undefined) q = q.where('audit_log.created_at', '>=', filter.since);
-    // The walk on SQLite: SQLite takes one upper bound of a column for a walk newest first, and would take this one
-    // over the key a page resumes from; `likely(…)` makes it a test of each entry instead (as events.ts's lower one).
+    // SQLite would start a newest-first walk at this bound, not the page's key; `likely` makes it a test per entry.
     if (filter.until !== undefined)
       q = q.where(
         ordered && sqlite

@@ -5,14 +5,10 @@ import { Worker } from 'node:worker_threads';
 const MAX_WAIT_MS = 50;
 
 /**
- * Checkpoints a SQLite file's write-ahead log on a thread of its own: a commit that checkpoints on the event loop
- * pauses every request waiting there. `agora serve` raises the writer's `wal_autocheckpoint` (a safety net) and this
- * runs a PASSIVE checkpoint every `intervalMs` in which the log was written: it never waits for a reader or a writer;
- * one that finds the log busy copies what it can, and the next one the rest.
- *
- * SQLite starts the log over only when a write transaction begins with all of it copied back, which commits going on
- * during every checkpoint would prevent (the log then grows to the writer's threshold). So a checkpoint that copied
- * the log whole while commits went on is followed at once by a catch-up one, which the writer waits for (`idle`).
+ * Checkpoints a SQLite log on a thread of its own: a checkpoint on the event loop pauses every request. PASSIVE, so it
+ * never waits for a reader or writer. SQLite starts the log over only when a write begins with all of it copied back,
+ * which ongoing commits would prevent: so a whole copy made while commits went on is followed by a catch-up one,
+ * which the writer waits for (`idle`).
  */
 export interface Checkpointer {
   /** While a catch-up checkpoint runs: settled when it ends, or `MAX_WAIT_MS` after it began; else undefined. */
@@ -21,7 +17,6 @@ export interface Checkpointer {
   stop(): Promise<void>;
 }
 
-// The thread: one connection of its own to the file, a PASSIVE checkpoint when asked.
 const THREAD = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
@@ -63,11 +58,9 @@ export function startCheckpointer(
     exited = true;
     ended();
   });
-  // The log as the last checkpoint began (mtime:size), and whether it copied all of it: a log left partly copied
-  // has every read search its index, so it is checkpointed again even when nothing was written since.
+  // A log left partly copied has every read search its index: checkpointed again even with nothing written since.
   let seen = '';
   let whole = true;
-  /** Asks the thread for a checkpoint of the log as it is now (`stamp`, its modification time and size). */
   const check = (stamp: string, catchingUp: boolean) => {
     seen = stamp;
     busy = true;
@@ -82,7 +75,7 @@ export function startCheckpointer(
     whole = !result.error && !result.busy && result.log === result.checkpointed;
     const caughtUp = catchUp !== undefined;
     ended();
-    // Commits went on while it copied the log whole: a catch-up checkpoint of what they wrote (`idle`).
+    // Commits went on during a whole copy: catch up with what they wrote (`idle`).
     if (!whole || caughtUp || stopped) return;
     const now = stampOf(wal);
     if (now !== seen) check(now, true);
@@ -93,7 +86,7 @@ export function startCheckpointer(
     if (now !== seen || !whole) check(now, false);
   }, options.intervalMs ?? 200);
   timer.unref();
-  // The thread is gone after an error (it exits): no checkpoint is asked of it again, and the caller is told.
+  // A worker exits after an error: nothing more is asked of it.
   worker.on('error', (error) => {
     stopped = true;
     clearInterval(timer);
@@ -101,7 +94,7 @@ export function startCheckpointer(
   });
   return {
     idle() {
-      // Waited for up to `MAX_WAIT_MS` in all, however many writers ask, and however often.
+      // `MAX_WAIT_MS` in all, however many writers ask.
       const left = catchUp ? catchUp.until - Date.now() : 0;
       if (!catchUp || left <= 0) return undefined;
       return Promise.race([catchUp.settled, new Promise<void>((resolve) => setTimeout(resolve, left).unref())]);

@@ -15,10 +15,8 @@ export const selectStatuses: Selection = (q) => q.selectAll('s');
 export type StatusListed = WithUser<StatusRow> & { hidden_comments?: number | string };
 
 /**
- * How many of a status's comments (`status`: its id, a column or a value) the viewer may not see: those by authors
- * suspended at `now`, counted through the suspended (a range of the status's comments by each, migration 0042), not
- * by testing every comment of a popular status. Not for Admins, who see them all. The one count of them: for lists of
- * statuses (`statusExtras`), single reads (`countHidden`) and the total of a status's comments.
+ * How many of a status's comments the viewer may not see (by authors suspended at `now`), counted through the
+ * suspended, not by testing every comment of a popular status. The one count, for lists, single reads and totals.
  */
 const hiddenComments = (viewer: Viewer, now: string, status: Expression<string>) =>
   ofSuspendedAuthors(viewer, now, (author) =>
@@ -35,7 +33,7 @@ export const statusExtras = (viewer: Viewer, now: string): Embeds => (query, row
 const selectComments: Selection = (q) => q.selectAll('comments');
 const selectLikes: Selection = (q) => q.selectAll('likes');
 
-/** The status (`statuses as s`) is in no page `userId` follows (is in). */
+/** The status (`statuses as s`) is in no page `userId` follows. */
 const inNoPageFollowedBy = (eb: ExpressionBuilder<Database & { s: StatusTable }, 's'>, userId: string) =>
   eb.or([
     eb('s.page_id', 'is', null),
@@ -52,10 +50,7 @@ const inNoPageFollowedBy = (eb: ExpressionBuilder<Database & { s: StatusTable },
   ]);
 
 export function statusesRepo(db: Kysely<Database>) {
-  /**
-   * A user's stream's sources, one index walk each, in one statement: the pages they are in, the events they answered
-   * yes to or created, and the users they follow (their statuses that reach followers: `reachesFollowers`).
-   */
+  /** A user's stream's sources, in one statement: pages followed, events answered yes or created, users followed. */
   const sources = async (userId: string, viewer: Viewer) => {
     const event = sql.lit('Event').as('kind');
     const rows = await readRows<{ kind: string; id: string }>(
@@ -86,7 +81,7 @@ export function statusesRepo(db: Kysely<Database>) {
     getById(id: string): Promise<StatusRow | undefined> {
       return db.selectFrom('statuses').selectAll().where('id', '=', id).executeTakeFirst();
     },
-    /** The status as the viewer may know it (`visibility.ts`), and whether they may read it: one statement. */
+    /** The status if the viewer may know of it, and whether they may read it: one statement (`visibility.ts`). */
     getKnown(id: string, viewer: Viewer, now: string): Promise<(StatusRow & { readable: number }) | undefined> {
       return fromStatuses()
         .selectAll('s')
@@ -113,8 +108,8 @@ export function statusesRepo(db: Kysely<Database>) {
       const walks: Walk[] = [
         ...pages.map((id) => ({ query: shown().where('s.page_id', '=', id), keys })),
         ...events.map((id) => ({ query: shown().where('s.event_id', '=', id), keys })),
-        // A followed user's status in a followed page is the page's walk's alone: the walks share no row (`disjoint`).
-        // (A look at the reader's follow of its page, not a list of the pages: that would be pages × users parameters.)
+        // A followed user's status in a followed page is the page walk's alone, so walks share no row (`disjoint`). A
+        // lookup of the reader's follow, not a list of the pages: that would be pages × users parameters.
         ...users.map((id) => ({ query: reachesFollowers(shown().where('s.user_id', '=', id)).where((eb) => inNoPageFollowedBy(eb, userId)), keys })),
       ];
       if (walks.length === 0) return { rows: [], total: 0 };
@@ -123,15 +118,13 @@ export function statusesRepo(db: Kysely<Database>) {
         ...events.map((id) => counterKey('statuses', [undefined, id, undefined, undefined])),
         ...users.map((id) => counterKey('statuses', [undefined, undefined, id, '1'])),
       ];
-      // A followed user's status in a followed page is in two walks and two kept counts: taken off once, by the kept
-      // count of each such page and user (statuses that reach followers, by page and author).
+      // A followed user's status in a followed page is in two kept counts: taken off once, by page and author.
       const ids = (table: 'pages' | 'users', of: string[]) => sql<string>`(select id from ${sql.table(table)} where id in (${sql.join(of)}))`;
       const twice =
         pages.length && users.length
           ? keptEachPair((page, user) => counterKey('statuses', [page, undefined, user, '1']), ids('pages', pages), ids('users', users))
           : kept([]);
-      // Every source is one the reader may read, so of the rule only suspended authors remove rows (`streamStatusShown`):
-      // taken off too.
+      // Of the rule, only suspended authors remove rows from the sources (`streamStatusShown`).
       const unseen = ofSuspendedAuthors(viewer, now, (author) =>
         fromStatuses()
           .where('s.user_id', '=', author)
@@ -189,7 +182,6 @@ export function commentsRepo(db: Kysely<Database>) {
     },
     countHidden,
     async listForStatus(statusId: string, viewer: Viewer, now: string, page: Pagination): Promise<Listed<WithUser<CommentRow>>> {
-      // The status's kept count, less its comments the viewer may not see (by authors suspended at `now`).
       const commentsCount = db.selectFrom('statuses').select('statuses.comments_count').where('statuses.id', '=', statusId);
       const hidden = hiddenComments(viewer, now, sql.val(statusId));
       const total = sql<number>`(coalesce(${commentsCount}, 0) - ${hidden})`;
@@ -207,10 +199,7 @@ export function likesRepo(db: Kysely<Database>) {
     getById(id: string): Promise<LikeRow | undefined> {
       return db.selectFrom('likes').selectAll().where('id', '=', id).executeTakeFirst();
     },
-    /**
-     * The likes of one status or comment, oldest first, with their users; one user's (their like, if any) when
-     * `userId` is given. The total is the target's kept `likes_count`, or the one row the unique index finds.
-     */
+    /** The likes of one status or comment, oldest first; with `userId`, that user's one like, if any. */
     list(target: { type: 'Status' | 'Comment'; id: string }, userId: string | undefined, page: Pagination): Promise<Listed<WithUser<LikeRow>>> {
       let query = db.selectFrom('likes').where('likes.target_type', '=', target.type).where('likes.target_id', '=', target.id);
       if (userId !== undefined) query = query.where('likes.user_id', '=', userId);

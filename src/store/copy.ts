@@ -4,9 +4,8 @@ import type { Database } from './schema.js';
 import type { Store } from './store.js';
 
 /**
- * Every table a community lives in, parents before children (foreign keys), each with its primary key (the
- * order it is read in, in batches). `list_counts` is not copied: the destination's triggers keep it as the
- * rows arrive, and the copy ends with a recount that must agree with it.
+ * Every table, parents before children (foreign keys), with the primary key it is read by. Not `list_counts`: the
+ * destination keeps its own, and a recount must agree at the end.
  */
 export const COPIED_TABLES: readonly { table: keyof Database; key: readonly string[] }[] = [
   { table: 'permission_sets', key: ['id'] },
@@ -41,7 +40,7 @@ const BATCH = 500;
 
 export interface CopyProgress {
   table: string;
-  /** Rows copied so far, all tables together, and how many there are. */
+  /** Rows copied so far, all tables together. */
   copied: number;
   total: number;
 }
@@ -60,12 +59,9 @@ const countOf = async (db: Kysely<Database>, table: string): Promise<number> => 
 };
 
 /**
- * Copies a whole store into an empty one (SQLite or PostgreSQL, either way): every row with its ids, hashes
- * and timestamps as they are, pending deliveries and fan-out jobs included. Webhook signing secrets are
- * opened with the source's key and sealed again with the destination's. The source is read in one
- * transaction (a consistent snapshot, even while a server writes to it); the destination is written in one
- * transaction, so a copy that fails leaves it as empty as it was. Then the rows are counted on both sides,
- * table by table, and the destination's kept totals recounted: any difference is a `CopyCheckError`.
+ * Copies a whole store, rows as they are, into an empty one (either engine), webhook secrets sealed again with the
+ * destination's key. The source is read in one snapshot (a server may be writing); the destination written in one
+ * transaction, so a failed copy leaves it empty. Then both sides are counted and the kept totals recounted.
  */
 export async function copyStore(from: Store, to: Store, onProgress?: (progress: CopyProgress) => void): Promise<CopyReport> {
   await requireEmpty(to.db);
@@ -76,7 +72,7 @@ export async function copyStore(from: Store, to: Store, onProgress?: (progress: 
     const total = [...totals.values()].reduce((a, b) => a + b, 0);
     let copied = 0;
     await to.db.transaction().execute(async (destination) => {
-      // What migrations wrote into the new store (the default roles) makes way for the source's own.
+      // The default roles that migrations wrote make way for the source's own.
       await destination.deleteFrom('permission_sets').execute();
       const setAside = to.dialect === 'postgres' ? await setCountingTriggersAside(destination) : [];
       for (const { table, key } of COPIED_TABLES) {
@@ -104,10 +100,9 @@ export async function copyStore(from: Store, to: Store, onProgress?: (progress: 
 }
 
 /**
- * PostgreSQL: the triggers that keep list_counts are off for the load (in its transaction: a failed copy leaves them
- * on) and the counts recounted at its end: kept row by row, each insert would update the same few count rows again,
- * and each update of a row already updated in the transaction walks the versions it left behind. The other triggers
- * and the foreign keys stay on. DISABLE TRIGGER needs the tables' owner; session_replication_role, a superuser.
+ * PostgreSQL: the counting triggers are off for the load (inside its transaction) and the counts rewritten at its
+ * end: row by row, each update of an already updated count row walks the versions left behind. DISABLE TRIGGER
+ * needs the tables' owner; session_replication_role would need a superuser.
  */
 async function setCountingTriggersAside(destination: Kysely<Database>): Promise<{ table: string; trigger: string }[]> {
   const { rows } = await sql<{ table: string; trigger: string }>`
@@ -118,7 +113,6 @@ async function setCountingTriggersAside(destination: Kysely<Database>): Promise<
   return rows;
 }
 
-/** The next batch of a table's rows in primary key order, after the key `after`. */
 async function readBatch(db: Kysely<Database>, table: string, key: readonly string[], after?: unknown[]): Promise<Record<string, unknown>[]> {
   let q = db.selectFrom(table as keyof Database).selectAll();
   if (after)
@@ -138,7 +132,6 @@ async function requireEmpty(db: Kysely<Database>): Promise<void> {
   }
 }
 
-/** Counts both sides table by table, and recounts the destination's kept totals. */
 async function checkCopy(from: Store, to: Store): Promise<CopyReport> {
   const tables: CopyReport['tables'] = [];
   for (const { table } of COPIED_TABLES)

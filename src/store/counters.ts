@@ -2,25 +2,16 @@ import { sql, type Kysely } from 'kysely';
 import type { Dialect } from './dialect.js';
 import type { Database } from './schema.js';
 
-/**
- * What each counted list counts: its table and the dimensions its filters (and the Member's visibility
- * rules) use. A dimension is an SQL expression over the row, written with the alias `r`. The store reads
- * the counts with `counterKey(list, [value or undefined for each dimension])`.
- */
+/** A counted list: its table and the dimensions its filters and visibility rules use (SQL over the row `r`). */
 export interface CounterSpec {
   list: string;
   table: string;
   dims: readonly string[];
-  /**
-   * The index of a dimension that is a flag (1 or 0) which the lists read only as 1 (a Member's lists subtract
-   * the follows of secret pages, the events of secret pages; a user's own statuses that reach their followers):
-   * the keys that fix it are kept only for rows whose flag is 1.
-   */
+  /** A 0/1 dimension the lists read only as 1: keys fixing it are kept only for rows whose flag is 1. */
   flag?: number;
   /**
-   * The combinations not kept (`mask`: bit i set, dimension i fixed), whose counts the list answers otherwise:
-   * a key that every new row would add (one for each follower and page) costs a page written per row and
-   * grows the table of counts with the rows.
+   * Combinations not kept (bit i: dimension i fixed), answered otherwise: a key every new row would add costs a page
+   * written per row and grows the counts with the rows.
    */
   unkept?: (mask: number) => boolean;
 }
@@ -40,16 +31,14 @@ export const COUNTERS: readonly CounterSpec[] = [
   { list: 'page_configurations', table: 'page_configurations', dims: [] },
   { list: 'pages', table: 'pages', dims: ['r.page_configuration_id', 'r.user_id', 'r.privacy'] },
   { list: 'users', table: 'users', dims: ['r.permission_set_id'] },
-  // A follow's and an event's page's secrecy is the row's own copy of it (`secret_page`, migration 0007, kept by
-  // triggers as the row is written and as its page's privacy changes), not a look at the page for each of their
-  // keys (migration 0012): the same value, and a change of the copy moves the row between counts.
+  // The page's secrecy is the row's own copy (`secret_page`, kept by triggers): a change moves the row between counts.
   {
     list: 'follows',
     table: 'follows',
     dims: ['r.followable_type', 'r.followable_id', 'r.user_id', `(r.followable_type = 'Page' and r.secret_page)`],
     flag: 3,
-    // Not kept (migration 0020): a user's follows of one page or user (none or one a type: the list looks it up),
-    // and a followable's follows without its type (the sum of its type's: ids are unique across users and pages).
+    // Not kept: a user's follows of one followable (at most one a type: looked up), and a followable's without its
+    // type (the sum of its types': ids are unique across users and pages).
     unkept: (mask) => (mask & 0b10) !== 0 && ((mask & 0b100) !== 0 || (mask & 0b1) === 0),
   },
   {
@@ -63,24 +52,21 @@ export const COUNTERS: readonly CounterSpec[] = [
     dims: ['r.target_id', 'r.user_id', 'r.user_target_id', 'r.state', pageOwner('target_id')],
   },
   { list: 'events', table: 'events', dims: ['r.user_id', 'r.page_id', 'r.secret_page'], flag: 2 },
-  // Events by the UTC day they end on (migration 0033): `event_date=current_and_coming` adds up the days after
-  // today instead of counting every event not yet ended. The secrecy first, so that each flag's days are one
-  // range of keys; only the keys that fix the day are kept.
+  // By the UTC day and month an event ends: `current_and_coming` adds up a few keys instead of counting every event not
+  // yet ended. The secrecy first, so each flag's days are one range of keys.
   eventsEndingBy('events_end', 10),
-  // And by the UTC month (migration 0038): the months after this one, each one key, instead of each of their days.
   eventsEndingBy('events_end_month', 7),
   { list: 'event_attendances', table: 'event_attendances', dims: ['r.event_id', 'r.answer'] },
-  // Reports by their filters and the two sides of a Member's rule, the reporter and the page's creator (migration 0039).
+  // The reporter and the page's creator: the two sides of a Member's rule.
   { list: 'reports', table: 'reports', dims: ['r.state', 'r.target_type', 'r.target_id', 'r.user_id', 'r.page_owner_id'] },
-  // The audit log by actor, action and type of target (migration 0040): a target's entries and a time window's are
-  // counted on their index.
+  // A target's entries and a time window's are counted on their index instead.
   { list: 'audit_log', table: 'audit_log', dims: ['r.actor_id', 'r.action', 'r.target_type'] },
   { list: 'webhooks', table: 'webhooks', dims: [] },
   { list: 'webhook_deliveries', table: 'webhook_deliveries', dims: ['r.webhook_id'] },
   { list: 'permission_sets', table: 'permission_sets', dims: [] },
-  // All keys only (migration 0035): a user's few are counted on their index.
+  // A user's few keys are counted on their index.
   { list: 'api_keys', table: 'api_keys', dims: [] },
-  // The stream's parts: a page's statuses, an event's, and a user's own that reach their followers.
+  // The flag: a user's own statuses that reach their followers (the stream's part for a followed user).
   {
     list: 'statuses',
     table: 'statuses',
@@ -94,10 +80,7 @@ export const COUNTERS: readonly CounterSpec[] = [
   },
 ];
 
-/**
- * The same counts for PostgreSQL, whose comparisons are booleans (SQLite's are 0 and 1): each flag is a
- * CASE giving 1 or 0, so that the keys are the same text (`…|1`, `…|0`) in both dialects.
- */
+/** PostgreSQL's comparisons are booleans: each flag is a CASE giving 1 or 0, so keys are the same text in both. */
 const PG_DIMS: Record<string, readonly string[]> = {
   follows: ['r.followable_type', 'r.followable_id', 'r.user_id', `(case when r.followable_type = 'Page' and r.secret_page = 1 then 1 else 0 end)`],
   statuses: [
@@ -113,16 +96,14 @@ const PG_COUNTERS: readonly CounterSpec[] = COUNTERS.map((spec) => ({ ...spec, d
 export const countersFor = (dialect: Dialect): readonly CounterSpec[] => (dialect === 'postgres' ? PG_COUNTERS : COUNTERS);
 
 const fixesFlag = (spec: CounterSpec, mask: number) => spec.flag !== undefined && (mask & (1 << spec.flag)) !== 0;
-/** The flag's value is 1 (as its key says it: the same text in both dialects). */
+/** Compared as the key writes it: the same text in both dialects. */
 const flagIsSet = (value: string) => `coalesce(cast(${value} as text), '') = '1'`;
 
-/** The key for one combination, from an SQL expression of each dimension's value. */
 function keyOf(spec: CounterSpec, mask: number, values: readonly string[]): string {
   const parts = values.map((value, i) => (mask & (1 << i) ? `coalesce(cast(${value} as text), '')` : `'*'`));
   return [`'${spec.list}|'`, ...(parts.length ? [parts.join(` || '|' || `)] : [])].join(' || ');
 }
 
-/** The combinations kept of a list's dimensions (`CounterSpec.unkept` left out). */
 const masks = (spec: CounterSpec) =>
   Array.from({ length: 1 << spec.dims.length }, (_, m) => m).filter((m) => !spec.unkept?.(m));
 
@@ -140,13 +121,9 @@ export interface Drift {
 const BATCH = 10_000;
 
 /**
- * Every key whose kept count differs from a recount; `repair` writes the recount. All in SQL, one list at a
- * time: the list's recount goes into a temporary table (GROUP BY over the rows), is compared with the
- * kept counts by key, and the differences are read in batches of keys, so memory stays flat at any size.
- * Each list is checked in one transaction (a snapshot; with `repair`, under the write lock, so that no
- * write lands between the recount and the repair). `onDrift` sees each drift as it is found (then none
- * are collected; a promise it answers is awaited: a slow reader holds the check back): a drifted million keys
- * need not sit in memory.
+ * Every key whose kept count differs from a recount; `repair` writes the recount. In SQL, a list at a time, differences
+ * read in batches, so memory stays flat. Each list is one snapshot; with `repair` under the write lock, so no write
+ * lands between recount and repair. `onDrift` (awaited) sees each drift instead of collecting them.
  */
 export async function checkCounts(
   db: Kysely<Database>,
@@ -157,8 +134,7 @@ export async function checkCounts(
   const found: Drift[] = [];
   const report = onDrift ?? ((drift: Drift) => void found.push(drift));
   await db.connection().execute(async (conn) => {
-    // SQLite: the recount's temporary tables on disk, whatever the store keeps in memory (`temp_store`), so that the
-    // check's memory stays flat; put back as it was at the end.
+    // SQLite: the recount's temporary tables on disk, so memory stays flat.
     const tempStore = dialect === 'sqlite' ? (await sql<{ temp_store: number }>`pragma temp_store`.execute(conn)).rows[0]?.temp_store : undefined;
     if (tempStore !== undefined) await sql`pragma temp_store = file`.execute(conn);
     try {
@@ -172,7 +148,6 @@ export async function checkCounts(
   async function recountEach(conn: Kysely<Database>): Promise<void> {
     const temp = dialect === 'postgres' ? 'pg_temp' : 'temp';
     for (const spec of countersFor(dialect)) {
-      // PostgreSQL: a snapshot, and with `repair` the list's writers held off (SQLite: its write lock).
       if (dialect === 'postgres') {
         await sql.raw(repair ? 'begin' : 'begin isolation level repeatable read').execute(conn);
         if (repair) await sql.raw(`lock table ${spec.table} in share mode`).execute(conn);
@@ -190,11 +165,7 @@ export async function checkCounts(
   }
 }
 
-/**
- * Writes every kept count from a recount, in the caller's transaction, without listing the differences: for a
- * bulk load that set the counting triggers aside (`admin copy` into PostgreSQL). The longest event is recounted
- * too (PostgreSQL only).
- */
+/** Rewrites every kept count and the longest event after a bulk load without the counting triggers (`admin copy`). */
 export async function rewriteCountsPg(tx: Kysely<Database>): Promise<void> {
   for (const spec of countersFor('postgres')) {
     await checkList(tx, spec, true, null, 'pg_temp');
@@ -232,8 +203,7 @@ async function checkList(
   const T = (name: string) => sql.raw(`${temp}.${name}`);
   await sql`drop table if exists ${T('agora_recount')}`.execute(conn);
   await sql`create temp table agora_recount (key text primary key, n bigint not null)`.execute(conn);
-  // One pass over the rows: how many have each combination of all the dimensions' values (each
-  // dimension, a look at a page for some, evaluated once per row); then every key is a sum over those.
+  // One pass over the rows (each dimension, a page lookup for some, evaluated once per row); then each key is a sum.
   const columns = spec.dims.map((_, i) => `d${i}`);
   await sql`drop table if exists ${T('agora_dims')}`.execute(conn);
   await sql
@@ -248,7 +218,6 @@ async function checkList(
       where ${sql.raw(fixesFlag(spec, m) ? flagIsSet(`g.${columns[spec.flag!]}`) : '1 = 1')} group by 1`.execute(conn);
   await sql`drop table ${T('agora_dims')}`.execute(conn);
   const [low, high] = [`${spec.list}|`, `${spec.list}}`];
-  // Keys the rows have, counted otherwise (or not kept at all).
   for (let after = ''; report; ) {
     const { rows } = await sql<{ key: string; kept: number; actual: number }>`
       select r.key as key, coalesce(c.n, 0) as kept, r.n as actual
@@ -258,7 +227,6 @@ async function checkList(
     if (rows.length < BATCH) break;
     after = rows[rows.length - 1]!.key;
   }
-  // Keys kept with a count that no row has any more.
   for (let after = low; report; ) {
     const { rows } = await sql<{ key: string; kept: number }>`
       select c.key as key, c.n as kept from list_counts c
@@ -274,6 +242,6 @@ async function checkList(
     on conflict (key) do update set n = excluded.n where list_counts.n <> excluded.n`.execute(conn);
   await sql`update list_counts set n = 0 where key > ${low} and key < ${high} and n <> 0
     and not exists (select 1 from ${T('agora_recount')} r where r.key = list_counts.key)`.execute(conn);
-  // SQLite: counts remembered by readers are retired with their table's version (migration 0010).
+  // SQLite: readers' remembered counts are retired with their table's version.
   if (temp === 'temp') await sql`update table_versions set v = v + 1 where name = ${spec.table}`.execute(conn);
 }

@@ -16,9 +16,8 @@ import {
 export type Dialect = 'sqlite' | 'postgres';
 
 /**
- * A value written into the statement as a literal where it is one of `allowed` (else bound), for the columns a
- * partial index's condition names: SQLite would re-prepare a statement on every run to judge such an index
- * against a bound value. A few known constants make a few statements.
+ * A value of `allowed` written as a literal, for columns a partial index's condition names: SQLite would re-prepare
+ * the statement every run to judge such an index against a bound value.
  */
 export function fixed<T extends string | number>(value: T, allowed: readonly T[]): T | RawBuilder<T> {
   return allowed.includes(value) ? sql.lit(value) : value;
@@ -30,15 +29,9 @@ export function dialectOf(db: Kysely<any>): Dialect {
 }
 
 /**
- * Column types as SQLite has them, for PostgreSQL. The migrations are written once, with SQLite's types;
- * on PostgreSQL they run through this plugin, so that the same columns behave the same:
- *
- * - `varchar(N)` and `text` become `text COLLATE "C"`: SQLite does not enforce a varchar's length (the
- *   edge's schemas do) and compares text byte by byte (BINARY). "C" compares bytes too (UTF-8 byte order is
- *   code point order), so ordering, keyset cursors, ranges (`slug >= 'x-' and slug < 'x.'`) and `lower()`
- *   (ASCII only under "C", like SQLite's) answer the same whatever collation the database was created with.
- * - `integer` becomes `bigint`: SQLite's integers are 64-bit (the longest event in milliseconds does not fit
- *   in 32 bits). The store's pool reads int8 as a JavaScript number.
+ * SQLite's column types on PostgreSQL, so the migrations, written once, behave the same: text becomes
+ * `text COLLATE "C"`, byte order like SQLite's (ordering, cursors, slug ranges and `lower()` answer the same whatever
+ * the database's collation; varchar lengths are the edge's to enforce), and `integer` becomes `bigint` (64-bit).
  */
 export class SqliteTypesOnPostgres implements KyselyPlugin {
   private readonly transformer = new (class extends OperationNodeTransformer {

@@ -1,7 +1,6 @@
 /**
- * Uniqueness lives in the schema, so a duplicate shows up as the driver's constraint error. This reads
- * it the same way for SQLite (`UNIQUE constraint failed: users.email`) and PostgreSQL (code 23505, with
- * `table` and `detail: Key (email)=(…) already exists.`).
+ * Uniqueness lives in the schema: a duplicate is the driver's error, read alike from SQLite's
+ * `UNIQUE constraint failed: users.email` and PostgreSQL's 23505 (`table`, `detail: Key (email)=(…) already exists.`).
  */
 export interface UniqueViolation {
   table: string;

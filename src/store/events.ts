@@ -27,25 +27,20 @@ const selectEvents: Selection = (q) => q.selectAll('events');
 const selectAttendances: Selection = (q) => q.selectAll('event_attendances');
 
 export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
-  /**
-   * The earliest start of an event still running at `from`: `from` less the longest event's length (kept in
-   * `list_counts` by triggers), read in the list's own statement; a second early, as it only bounds the walk.
-   */
+  /** The earliest start of an event running at `from`: less the longest event's length and a second (a bound only). */
   const earliestFor = (from: string) =>
     dialect === 'postgres'
       ? sql<string>`to_char((${from}::timestamptz - (coalesce((select n from list_counts where key = 'events.longest_ms'), 0) + 1000) * interval '1 millisecond') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
       : sql<string>`strftime('%Y-%m-%dT%H:%M:%fZ', julianday(${from}) - (coalesce((select n from list_counts where key = 'events.longest_ms'), 0) + 1000) / 86400000.0)`;
-  /** `ordered`: for a walk in the list's order (not a count, which walks whichever index fits it best). */
+  /** `ordered`: a walk in the list's order, not a count (which walks whichever index fits best). */
   const matching = (filter: EventFilter, ordered: boolean) => {
     let q = db.selectFrom('events');
     if (filter.owner !== undefined) q = q.where('events.user_id', '=', filter.owner);
     if (filter.page_id !== undefined) q = q.where('events.page_id', '=', filter.page_id);
     if (filter.slug !== undefined) q = q.where('events.slug', '=', filter.slug);
     if (filter.runningFrom !== undefined) {
-      // An event still running at `runningFrom` started at most the longest event's length before it: the
-      // walk starts there instead of at the first event ever. For an ordered walk on SQLite, said to be `likely`
-      // true: the walk then starts at the later of this bound and the page's start (the sort key it resumes
-      // from), which SQLite would otherwise leave to a test entry by entry from this one.
+      // The walk starts at the earliest possible start, not the first event ever. `likely` on SQLite's ordered walk,
+      // so it starts at the page's own key when later, rather than testing each entry from this bound.
       const earliest = earliestFor(filter.runningFrom);
       q = q
         .where(ordered && dialect === 'sqlite' ? sql<boolean>`likely(${sql.ref('events.start_date')} >= ${earliest})` : sql<boolean>`${sql.ref('events.start_date')} >= ${earliest}`)
@@ -55,11 +50,7 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
     return q;
   };
   const keys = ['events.start_date', 'events.id'];
-  /**
-   * An event in a secret page is as hidden as the page: a Member sees the others and those of the secret
-   * pages they see, in one walk (the event's own copy of its page's secrecy and the page are on the index
-   * that orders the list; the set of seen pages is looked in only for an event of a secret page).
-   */
+  /** A Member sees events not in secret pages and those of the secret pages they see, in one walk. */
   const walks = (filter: EventFilter, viewer: Viewer, ordered = true): Walk[] => {
     if (viewer.isAdmin) return [{ query: matching(filter, ordered), keys }];
     const seen = secretPageIdsSeen(viewer.id, filter.page_id);
@@ -67,20 +58,15 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
     return [{ query, keys }];
   };
   /**
-   * The events of every user and page not yet ended at `now` (`event_date=current_and_coming`): a count of those
-   * ending today from `now` on (one day of `events_end_secret`), and kept counts by the UTC day or month each event
-   * ends on, of the days left in this month (`events_end`) and of the months after it (`events_end_month`): a few
-   * dozen keys, not a count of every event not yet ended, which grows with the community. A Member's, as
-   * `visibleTotal` says: less those of secret pages, plus those of the secret pages they see (each page's own not
-   * yet ended, on its index).
+   * The total of events not yet ended (`current_and_coming`): those ending today counted, then kept counts of the days
+   * left this month and of the later months: a few dozen keys, not a count that grows with the community.
    */
   const current = (now: string, viewer: Viewer): Expression<number> => {
     const today = now.slice(0, 10);
     const tomorrow = new Date(Date.parse(`${today}T00:00:00.000Z`) + DAY_MS).toISOString();
     const nextMonth = new Date(Date.UTC(Number(now.slice(0, 4)), Number(now.slice(5, 7)), 1)).toISOString().slice(0, 10);
     const endingToday = db.selectFrom('events').where('events.end_date', '>=', now).where('events.end_date', '<', tomorrow);
-    // `events_end|flag|day`, `events_end_month|flag|month`: the keys after today's before the next month's first
-    // day's, and the keys after this month's up to the last of the flag's.
+    // The day keys after today's before next month's first, then the month keys after this one's.
     const later = (flag?: string) =>
       sql<number>`(${keptBetween(counterKey('events_end', [flag, today]), counterKey('events_end', [flag, nextMonth]))} + ${keptBetween(
         counterKey('events_end_month', [flag, now.slice(0, 7)]),
@@ -99,8 +85,7 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
     const { owner, page_id, slug, runningFrom, runningBefore } = filter;
     if (runningFrom !== undefined && runningBefore === undefined && owner === undefined && page_id === undefined && slug === undefined)
       return current(runningFrom, viewer);
-    // The other dated lists count their window (events running in a span of time, by index range: a day, or
-    // one user's or page's events), a slug its one event; the others, kept counts.
+    // Other dated lists count their window on an index, a slug its one event.
     if (runningFrom !== undefined || runningBefore !== undefined || slug !== undefined)
       return counted(walks(filter, viewer, false)[0]!.query);
     if (viewer.isAdmin) return kept([key(filter)]);
@@ -114,7 +99,7 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
     getById(id: string): Promise<EventRow | undefined> {
       return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
     },
-    /** The event if the viewer may know of it, by the list's own rule (`walks`): one statement. */
+    /** The event if the viewer may know of it, by the list's own rule. */
     async getKnown(id: string, viewer: Viewer): Promise<EventRow | undefined> {
       const [walk] = walks({}, viewer, false);
       const [row] = await readRows<EventRow>(db, walk!.query.selectAll('events').where('events.id', '=', id));
@@ -126,17 +111,13 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
     },
     slugsStartingWith: (base: string): Promise<string[]> => slugsStartingWith(db, 'events', base),
     /**
-     * Locks the event until the transaction ends, so that one user's answers to it are settled one after the
-     * other (an answer reads the previous one, then takes or frees a place). PostgreSQL only: SQLite's
-     * writer holds the only write lock already.
+     * Locks the event until the transaction ends, so a user's answers settle one after the other (an answer reads the
+     * previous one). PostgreSQL only: SQLite's writer holds the only write lock already.
      */
     async lockForAnswers(id: string): Promise<void> {
       if (dialect === 'postgres') await db.selectFrom('events').select('id').where('id', '=', id).forUpdate().execute();
     },
-    /**
-     * Takes a place: one more attendee unless the event is full, in one conditional update, so that
-     * concurrent answers never take more places than there are. False when it was full.
-     */
+    /** Takes a place unless full (false), in one conditional update: concurrent answers never overbook. */
     async takePlace(id: string, now: string): Promise<boolean> {
       const result = await db
         .updateTable('events')

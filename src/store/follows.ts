@@ -41,27 +41,19 @@ export function followsRepo(db: Kysely<Database>) {
   const key = (filter: FollowFilter, secret?: string) =>
     counterKey('follows', [filter.followable_type, filter.followable_id, filter.user_id, secret]);
 
-  /**
-   * A follow of a secret page would reveal the page: a Member sees those of users, of pages not secret and of the
-   * secret pages they see (`notSecretOrSeen`, on the follow's own copy of its page's secrecy).
-   */
+  /** A follow of a secret page would reveal the page: a Member sees those of the secret pages they see only. */
   const seenBy = (query: ReturnType<typeof matching>, viewer: Viewer, filter: FollowFilter) =>
     viewer.isAdmin
       ? query
       : query.where((eb) => notSecretOrSeen(eb, eb('follows.secret_page', '=', sql.lit(0)), 'follows.followable_id', seenPages(viewer, filter)));
-  /** The secret pages the viewer sees that the filter can match (the one it names, if it names one). */
   const seenPages = (viewer: Viewer, filter: FollowFilter) => secretPageIdsSeen(viewer.id, filter.followable_id);
 
-  /**
-   * The kept counts whose sum is the filter's: a followable's follows are counted with its type (`unkept` in
-   * `counters.ts`), and ids are unique across users and pages, so a filter on the followable alone adds its two.
-   */
+  /** A followable's follows are kept with its type (`unkept`): a filter on the followable alone adds both types'. */
   const keysOf = (filter: FollowFilter, secret?: string): string[] =>
     filter.followable_type === undefined && filter.followable_id !== undefined
       ? FOLLOWABLE_TYPES.map((type) => key({ ...filter, followable_type: type }, secret))
       : [key(filter, secret)];
 
-  /** The follows of one user and one followable, of either type when the filter names none (`followable_type IN`). */
   const pair = (filter: FollowFilter) =>
     matching({ ...filter, followable_type: undefined }).where(
       'follows.followable_type',
@@ -69,7 +61,6 @@ export function followsRepo(db: Kysely<Database>) {
       filter.followable_type === undefined ? FOLLOWABLE_TYPES : [fixed(filter.followable_type, FOLLOWABLE_TYPES)],
     );
 
-  /** All matching follows, less those of secret pages, plus those of the secret pages the viewer sees. */
   const total = (filter: FollowFilter, viewer: Viewer): Expression<number> => {
     // A user's follows of one followable: none or one a type, looked up on the unique index (not kept).
     if (filter.user_id !== undefined && filter.followable_id !== undefined) return counted(seenBy(pair(filter), viewer, filter));
@@ -78,9 +69,8 @@ export function followsRepo(db: Kysely<Database>) {
   };
 
   /**
-   * The filter's follows of the secret pages the viewer sees: kept counts per page, or for one user's follows
-   * (a user's follows of a page are not kept) among that user's follows of secret pages (a partial index), which
-   * are few: PostgreSQL walked all of the user's follows for the few pages seen.
+   * The filter's follows of the secret pages the viewer sees: kept counts per page, or, for one user's (not kept),
+   * counted among their few follows of secret pages (a partial index), not all their follows.
    */
   const seenFollows = (filter: FollowFilter, viewer: Viewer): Expression<number> => {
     if (filter.followable_type !== undefined && filter.followable_type !== 'Page') return kept([]);
@@ -96,7 +86,7 @@ export function followsRepo(db: Kysely<Database>) {
         .values({ ...row, secret_page: secretPageOf(row.followable_type === 'Page' ? row.followable_id : null) })
         .execute();
     },
-    /** Inserts the follow unless it exists (`ON CONFLICT … DO NOTHING`: never aborts the transaction); false when it did. */
+    /** Inserts the follow unless it exists (false), without aborting the transaction on a race. */
     async insertIfAbsent(row: FollowRow): Promise<boolean> {
       const inserted = await db
         .insertInto('follows')

@@ -4,10 +4,9 @@ import type { Database } from './schema.js';
 const MAX_GROUP = 32;
 
 /**
- * SQLite transactions, committed in groups: each `transaction(fn)` is a savepoint, those asked for while a group is
- * open join it (up to `MAX_GROUP`), and the pages they share are written once. Each is answered after its group
- * committed; one that fails is rolled back to its savepoint alone. The write lock is taken up front (`begin
- * immediate`): a deferred BEGIN that reads then writes fails with SQLITE_BUSY when another process wrote between.
+ * SQLite transactions committed in groups of savepoints, so the pages they share are written once; each is answered
+ * after its group commits, and one that fails is rolled back alone. `begin immediate`: a deferred BEGIN that reads
+ * then writes fails with SQLITE_BUSY when another process wrote between.
  */
 export class GroupCommit<S> {
   private readonly waiting: { fn: (tx: S) => Promise<unknown>; resolve: (value: unknown) => void; reject: (error: unknown) => void }[] = [];
@@ -22,7 +21,7 @@ export class GroupCommit<S> {
     private readonly beforeGroup?: () => Promise<void> | undefined,
   ) {}
 
-  /** The store of the connection held (its repositories hold no state: one serves every transaction on it). */
+  /** Repositories hold no state: one store serves every transaction on the connection. */
   private onConn?: { conn: Kysely<Database>; store: S };
   private storeFor(conn: Kysely<Database>): S {
     if (this.onConn?.conn !== conn) this.onConn = { conn, store: this.storeOn(conn) };
@@ -42,8 +41,7 @@ export class GroupCommit<S> {
 
   private async drain(): Promise<void> {
     try {
-      // Before each group, what it must wait for (`beforeGroup`: SQLite's log being copied back whole, so that
-      // the group starts it over), waited for with the connection let go: reads on it go on meanwhile.
+      // `beforeGroup` (a catch-up checkpoint) is waited for with the connection let go: reads on it go on meanwhile.
       let pause: Promise<void> | undefined;
       while (this.waiting.length) {
         if (pause) await pause;
@@ -52,7 +50,6 @@ export class GroupCommit<S> {
         });
       }
     } catch (error) {
-      // The connection could not be had at all: every one waiting fails.
       for (const job of this.waiting.splice(0)) job.reject(error);
     } finally {
       this.running = false;
@@ -87,7 +84,7 @@ export class GroupCommit<S> {
       this.control('commit');
       this.committed?.();
     } catch (error) {
-      // The group could not commit (or SQLite rolled it back itself): none of it was written.
+      // None of the group was written: those that succeeded fail too.
       try {
         this.control('rollback');
       } catch {

@@ -68,9 +68,8 @@ type InviteColumn = 'i.target_type' | 'i.target_id' | 'i.user_id' | 'i.user_targ
 type Owner = RawBuilder<string>;
 
 /**
- * Whose page a row is in: its copy of the page's creator, or with the page named (a page's requests or invites) the
- * creator looked up once, a test of the whole walk rather than of each row. PostgreSQL estimated the page and its
- * creator tested on each row as one row, and read and sorted all of a popular page's requests rather than walk them.
+ * Whose page a row is in: its copy of the creator, or with the page named, the creator looked up once. Tested on each
+ * row, PostgreSQL misjudged it and read and sorted all of a popular page's requests rather than walk them.
  */
 const ownerOf = <C extends string>(copy: C, page: string | undefined): C | Owner =>
   page === undefined ? copy : sql<string>`(select p.user_id from pages as p where p.id = ${page})`;
@@ -107,10 +106,7 @@ export function accessRequestsRepo(db: Kysely<Database>) {
   const key = (f: AccessRequestFilter & { owner?: string }) =>
     counterKey('page_access_requests', [f.page_id, f.user_id, f.state, f.owner]);
   return {
-    /**
-     * Inserts a waiting request unless one from the user to the page is waiting already (false): `ON CONFLICT … DO
-     * NOTHING` on the partial unique index, so that a race ends in one row without aborting the loser's transaction.
-     */
+    /** Inserts a waiting request unless one is waiting (false): a race ends in one row without aborting the loser. */
     async insertWaiting(row: AccessRequestRow & { state: 'waiting' }): Promise<boolean> {
       const inserted = await db
         .insertInto('page_access_requests')
@@ -133,7 +129,7 @@ export function accessRequestsRepo(db: Kysely<Database>) {
       if (ids.length === 0) return Promise.resolve([]);
       return db.selectFrom('page_access_requests').selectAll().where('id', 'in', [...new Set(ids)]).execute();
     },
-    /** Moves a waiting request on; false when it was no longer waiting (someone else got there first). */
+    /** Accepts a waiting request; false when someone else settled it first. */
     async accept(id: string, now: string): Promise<boolean> {
       const result = await db
         .updateTable('page_access_requests')

@@ -8,10 +8,8 @@ import type { Database } from './schema.js';
 import type { ReportTable } from './moderation-tables.js';
 
 /**
- * An item of the queue: a waiting access request or invite (`page_id` its page, `user_id` who asks or is
- * invited), or a target's open reports (`id`, `user_id`, `reason` and `created_at` those of its first report;
- * `reports` how many are open; `page_id` the page the content is in, if any). The report columns are null for
- * the others.
+ * A waiting access request or invite, or a target's open reports (its first report's columns, `reports` how many);
+ * the report columns are null for the others.
  */
 export interface ModerationItemRow {
   id: string;
@@ -74,10 +72,9 @@ const selectReportGroups: Selection = (q) =>
   ]);
 
 /**
- * A viewer's moderation queue, oldest first: the waiting access requests and invites of the pages they administer
- * (rows the membership repositories write and remove with the records) and the open reports on content in those
- * pages (Admins: every page, and reports on users), a target's item being its first open report. Two walks merged
- * in time order; the total is counted (only what waits).
+ * A viewer's moderation queue, oldest first: waiting requests and invites of the pages they administer (rows
+ * membership.ts keeps with the records), and open reports on content in them (Admins: all), one item a target. Its
+ * total is counted: only what waits.
  */
 export function moderationQueueRepo(db: Kysely<Database>) {
   const administered = (viewer: Viewer) => {

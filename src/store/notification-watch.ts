@@ -1,17 +1,10 @@
-/**
- * Who got new notifications: their user ids, or undefined for "anyone may have" (another process wrote and
- * the store cannot say for whom, or PostgreSQL's listening connection was opened again or is down): then
- * every user watched must be looked at.
- */
+/** Who got new notifications; undefined for "anyone may have" (the store cannot say): look at every user watched. */
 export type NotifiedListener = (userIds: readonly string[] | undefined) => void;
 
 /** What tells of other processes' notifications (per engine): started with the first watcher, stopped after the last. */
 export type OtherProcessesWatch = (emit: NotifiedListener) => () => void;
 
-/**
- * The store's watchers of new notifications (the server's live streams). This process's own are told once
- * their transaction committed (`Store.transaction`); other processes' through `others`.
- */
+/** The watchers of new notifications (live streams): this process's told at commit, other processes' via `others`. */
 export class NotificationWatch {
   private readonly listeners = new Set<NotifiedListener>();
   private stopOthers: (() => void) | undefined;

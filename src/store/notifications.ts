@@ -12,10 +12,7 @@ export type NotificationOwn = Omit<Selectable<NotificationTable>, 'seq'>;
 export type NotificationContentRow = Selectable<NotificationContentTable>;
 /** A user's notification, with what it says. */
 export type NotificationRow = Selectable<NotificationTable> & Omit<NotificationContentRow, 'id' | 'created_at'> & SubjectSuspension;
-/**
- * The suspension of whoever acted (`subject_id`), if any, in force or not: `subject_suspended` is their id when they
- * have one; while it is in force, what they wrote is not quoted.
- */
+/** The actor's suspension, if any (in force or not): while in force, what they wrote is not quoted. */
 export interface SubjectSuspension {
   subject_suspended: string | null;
   subject_suspended_until: string | null;
@@ -56,10 +53,7 @@ export const NOTIFICATIONS_CHANNEL = 'agora_notifications';
 /** User ids per NOTIFY: a payload stays under PostgreSQL's 8,000 bytes. */
 const IDS_PER_NOTIFY = 200;
 
-/**
- * How a store tells of the notifications it writes: `notified` collects the users (told at the commit,
- * `Store.watchNotifications`); on PostgreSQL a NOTIFY in the same transaction tells the other processes.
- */
+/** `notified` collects the users, told at commit; on PostgreSQL a NOTIFY in the transaction tells other processes. */
 export interface NotificationAnnounce {
   dialect: Dialect;
   /** The store that writes, so that its own announcements are not taken for another process's. */
@@ -75,10 +69,7 @@ export function notificationsRepo(db: Kysely<Database>, announce?: NotificationA
       .selectAll('n')
       .select(CONTENT_COLUMNS.map((column) => `c.${column}` as const))
       .select(['su.user_id as subject_suspended', 'su.until as subject_suspended_until']);
-  /**
-   * Adds to each user's counter, one statement a batch, and answers each one's `seq` after it (the number their next
-   * notification takes). Users in id order, so that two transactions lock the same counter rows in the same order.
-   */
+  /** Adds to each user's counter and answers their new `seq`. In id order: transactions lock counters in one order. */
   const count = async (changes: CounterChange[]) => {
     if (changes.length === 0) return new Map<string, number>();
     const rows = await db
@@ -100,10 +91,9 @@ export function notificationsRepo(db: Kysely<Database>, announce?: NotificationA
       await db.insertInto('notification_contents').values(row).execute();
     },
     /**
-     * Gives each user the notification; answers who got one. Each user's counter moves first: it numbers the
-     * notification (`seq`) and stays locked until the commit, so a user's notifications become visible in the order
-     * of their numbers, whichever process writes them. A user who has it already (a batch run twice) is skipped and
-     * their counts given back (not the number: numbers only need to grow).
+     * Gives each user the notification; answers who got one. The counter moves first and stays locked until commit, so
+     * notifications appear in `seq` order across processes. One who had it (a batch run twice) gets its counts back,
+     * not its number: numbers need only grow.
      */
     async insertFor(contentId: string, recipients: { userId: string; id: string }[], now: string): Promise<string[]> {
       const notified: string[] = [];
@@ -141,25 +131,19 @@ export function notificationsRepo(db: Kysely<Database>, announce?: NotificationA
       }
       return notified;
     },
-    /** Newest first: one walk of the user's notifications (its index), each joined with its content; the user's kept count. */
+    /** Newest first. */
     list(userId: string, unseenOnly: boolean, page: Pagination): Promise<Listed<NotificationRow>> {
       let q = db.selectFrom('notifications as n').where('n.user_id', '=', userId);
       if (unseenOnly) q = q.where('n.seen', '=', sql.lit(0));
       const kept = db.selectFrom('notification_counters').select(unseenOnly ? 'unseen' : 'total').where('notification_counters.user_id', '=', userId);
       return listPage<NotificationRow>(db, [{ query: q, keys: ['n.id'] }], withContents, page, sql<number>`coalesce(${kept}, 0)`, true);
     },
-    /**
-     * Oldest first, after the user's notification numbered `afterSeq`: what a live stream has not sent yet.
-     * By number, not by id: a notification committed late has a later number, never a place behind.
-     */
+    /** Oldest first after `afterSeq`, by number, not id: a notification committed late never lands behind. */
     listAfter(userId: string, afterSeq: number, limit: number): Promise<NotificationRow[]> {
       const q = db.selectFrom('notifications as n').where('n.user_id', '=', userId).where('n.seq', '>', afterSeq).orderBy('n.seq').limit(limit);
       return withContents(q).execute() as Promise<NotificationRow[]>;
     },
-    /**
-     * Each user's counter (`seq`: the number of their newest notification, or above it when a number was
-     * taken by a notification not written), one statement per 500 users; a user never notified is left out.
-     */
+    /** Each user's `seq` (may exceed their newest notification's: numbers only grow); the never notified left out. */
     async latestSeqs(userIds: readonly string[]): Promise<Map<string, number>> {
       const seqs = new Map<string, number>();
       for (let i = 0; i < userIds.length; i += USERS_PER_READ) {
@@ -183,10 +167,7 @@ export function notificationsRepo(db: Kysely<Database>, announce?: NotificationA
         .executeTakeFirst();
       return Number(row?.seq ?? 0);
     },
-    /**
-     * Where a stream resumes after the notification `id` (a `Last-Event-ID`): its number; for an id that is not
-     * one of the user's (deleted, or made up), the number of the newest of theirs made up to that id.
-     */
+    /** Where a stream resumes after `Last-Event-ID`; an id not theirs (deleted, made up) by their newest up to it. */
     async seqAfter(userId: string, id: string): Promise<number> {
       const exact = await db
         .selectFrom('notifications')

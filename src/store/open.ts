@@ -16,11 +16,7 @@ export interface OpenStoreOptions {
   notificationPollMs?: number;
 }
 
-/**
- * The store a `--db` value names: PostgreSQL for a `postgres://` or `postgresql://` URL, else a SQLite file.
- * Either way the migrations it lacks are applied, and a schema newer than this build is refused. Each
- * driver is loaded only when used.
- */
+/** The store a `--db` value names, migrated (a newer schema refused). Each driver is loaded only when used. */
 export async function openStore(target: string, options: OpenStoreOptions = {}): Promise<Store> {
   if (isPostgresTarget(target)) {
     const { openPostgresStore } = await import('./postgres.js');

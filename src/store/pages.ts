@@ -43,10 +43,7 @@ export function pagesRepo(db: Kysely<Database>) {
   };
   const count = (filter: PageFilter) => counterKey('pages', [filter.page_configuration_id, filter.owner, filter.privacy]);
 
-  /**
-   * A list's one walk and its total. A Member's: the pages not secret and the secret ones they see
-   * (`notSecretOrSeen`); a privacy filter walks that privacy alone.
-   */
+  /** A list's one walk and its total; a privacy filter walks that privacy alone. */
   const walkAndTotal = (filter: PageFilter, viewer: Viewer): { walk: Walk; total: Expression<number> } => {
     // A slug names one page at most (its unique index): counting its walk reads that one entry.
     const totalOf = (walk: Walk, total: () => Expression<number>) => ({ walk, total: filter.slug !== undefined ? counted(walk.query) : total() });

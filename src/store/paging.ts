@@ -7,14 +7,9 @@ import type { Database } from './schema.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const onPostgres = (db: Kysely<any>): boolean => dialectOf(db) === 'postgres';
 
-/**
- * How every list is read, on both engines. A list is one or a few index walks (a filtered query and the
- * columns it is ordered by, the last unique); a page is the rows after a cursor (the last row's sort key), or
- * at a page number the rows from the sort key found by skipping index entries only; its total comes from the
- * counts the triggers keep (`list_counts`, counters.ts).
- */
+// Every list, on both engines: a page is an index range after a cursor, or after the sort key a page number skips
+// to over index entries only; its total comes from kept counts (`list_counts`, counters.ts).
 
-/** Rows to skip before the requested page. */
 const offsetOf = (page: Pagination): number => (page.page - 1) * page.per_page;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -26,25 +21,16 @@ type AnyDb = Kysely<any>;
 export type Selection = (query: AnyQuery) => AnyQuery;
 
 /**
- * The records a list's rows show beside their own (a follow's page, an invite's users), joined to the page's rows
- * (`rows`: their alias) in the page's statement, so that a list is one round trip. Each joins its record with
- * the record's own selection, its columns named `<name>__<column>` (`embedUser` in users.ts): a row of the list
- * answers them as a row of their own under `<name>`, absent when the left join found none.
+ * Records a list's rows show (a follow's page), left-joined to the page's rows (alias `rows`) so a list is one round
+ * trip; columns `<name>__<column>` come back as a row `<name>`, absent when the join found none.
  */
 export type Embeds = (query: AnyQuery, rows: string) => AnyQuery;
 
-/**
- * One index walk of a list: a filtered query (nothing selected yet) and the columns it is ordered by, the
- * last of them unique. A list is one walk, or several in the same order whose rows are merged (a Member's
- * access requests: those they sent, and those to the pages they created).
- */
+/** One index walk: a filtered query and its sort columns, the last unique. A list merges one walk or several. */
 export interface Walk {
   query: AnyQuery;
   keys: readonly string[];
-  /**
-   * What this walk selects, when its rows come from another table than the list's other walks (the moderation
-   * queue: its own rows and open reports); the same columns under the same names, else a row loses some.
-   */
+  /** This walk's own selection when its table differs (the moderation queue); same columns and names as the others. */
   select?: Selection;
 }
 
@@ -60,10 +46,8 @@ export interface Listed<Row> extends Walked<Row> {
 }
 
 /**
- * A reading connection of the store's own (SQLite: committed data only, never queued behind a group of
- * transactions; `CommittedReads` in sqlite.ts), answering a compiled read synchronously, or undefined for a
- * statement that is not a pure read. Registered for the store's root Kysely only: a transaction's queries go
- * through Kysely, on the connection that holds the transaction, and see its writes.
+ * SQLite's synchronous reader of committed data (`CommittedReads` in sqlite.ts); undefined for a statement that is not
+ * a pure read. For the root Kysely only: a transaction's reads must go through its own connection to see its writes.
  */
 export interface DirectReader {
   rows(compiled: CompiledQuery): Record<string, unknown>[] | undefined;
@@ -89,10 +73,7 @@ const KEY = (i: number) => `__k${i}`;
 /** The query with its walk's sort key selected (`__k0`, `__k1`, …), as a cursor and a merge read it. */
 const withKeys = (walk: Walk, query: AnyQuery): AnyQuery => walk.keys.reduce((q, key, i) => q.select(sql.ref(key).as(KEY(i))), query);
 
-/**
- * A page of a list: after a cursor, a range of the walks' indexes; at a page number, a skip over index
- * entries only (the sort keys) to the first row of the page, then that range. A row in two walks is answered once.
- */
+/** A page: a range of the walks' indexes, from a cursor or a page number's key. A row in two walks comes once. */
 async function walkPage<Row>(
   db: AnyDb,
   walks: Walk[],
@@ -105,7 +86,7 @@ async function walkPage<Row>(
 ): Promise<Walked<Row> & { total?: number }> {
   if (walks.length === 0) return { rows: [] };
   const width = walks[0]!.keys.length;
-  // A cursor is the sort key of this list's last row: another list's (another width) is not one we gave.
+  // Another list's cursor (another width) is not one we gave.
   if (position.cursor && position.cursor.length !== width)
     throw new AppError(400, ErrorCode.invalidQuery, 'cursor is not one this server gave: follow the Link header as it is');
   const direction = desc ? 'desc' : 'asc';
@@ -121,9 +102,8 @@ async function walkPage<Row>(
   const skip = position.cursor ? 0 : offsetOf(position);
   let start = position.cursor && values(position.cursor);
   if (skip > 0) {
-    // A page number starts at the sort key `skip` entries in. PostgreSQL, one walk: a subquery of the page's
-    // statement (one round trip). Else read first: SQLite has no round trip to save (and would not start its index
-    // range at a row value compared with a subquery), and several walks would each carry the whole skip over them.
+    // PostgreSQL, one walk: a subquery, saving a round trip. Else read first: SQLite has no round trip to save and
+    // would not start its index range at a row value compared with a subquery; several walks would each carry the skip.
     const skipper = keyAt(db, walks, skip, direction, keyed);
     if (onPostgres(db) && walks.length === 1) start = sql`(${skipper})`;
     else {
@@ -135,13 +115,9 @@ async function walkPage<Row>(
   }
   const inclusive = skip > 0;
   const n = position.per_page;
-  // Several walks are one statement (`firstOfUnion`), so that they read as of one moment (a commit between them
-  // could move a row from one to the other) and PostgreSQL answers in one round trip. Walks that may share a row (an
-  // invite a page's creator sent is theirs and to their page) read n + 1 rows for each walk, among which are n + 1
-  // distinct ones; walks that never do (`disjoint`: a stream's) read n + 1 in all. The total rides on the rows too:
-  // a page and its total, one statement. It is written once, beside the union's rows, not in each walk, and the
-  // union is MATERIALIZED: else SQLite copies the total into every walk as it flattens the union, and a stream of
-  // 600 sources repeats its 600 kept counts 600 times (seconds to prepare).
+  // Several walks are one statement (`firstOfUnion`): one snapshot (a commit could move a row between walks) and one
+  // round trip. Walks that may share a row read n + 1 each, `disjoint` ones n + 1 in all. The total sits once beside
+  // a MATERIALIZED union, else SQLite copies it into every walk (docs/performance.md, "What the history taught").
   const selected = (walk: Walk) => (walk.select ?? select)(from(walk, start, inclusive));
   const withTotal = (query: AnyQuery) => query.select(sql<number>`${total}`.as(TOTAL));
   const page =
@@ -153,12 +129,11 @@ async function walkPage<Row>(
             .selectFrom('walks')
             .selectAll('walks'),
         );
-  // Embedded records join the page's rows (at most per_page + 1 of them, a key lookup each), outside the walk.
+  // Joined outside the walk: a key lookup for each of the page's rows only.
   const query = embeds ? embeds(db.selectFrom(page.as('w')).selectAll('w'), 'w') : page;
   const read = await readRows<Record<string, unknown>>(db, query);
   const counted = read[0]?.[TOTAL];
-  // Rows joined to their embedded records come back in no set order (the join's statement has no ORDER BY of its
-  // own, which SQLite would sort in a temporary B-tree): put in key order here, a page of them at most.
+  // The join has no ORDER BY (SQLite would sort in a temporary B-tree): a page of rows is put in key order here.
   const found = walks.length === 1 && !embeds ? read : merged(read, keysOf, desc);
   const next = found.length > n ? keysOf(found[n - 1]!) : undefined;
   const rows = found.slice(0, n).map(rowShape(found[0]) as (row: Record<string, unknown>) => Row);
@@ -167,11 +142,7 @@ async function walkPage<Row>(
 
 const TOTAL = '__total';
 
-/**
- * How a page's rows are answered: without the sort keys' and the total's columns (`__…`), each embedded record's
- * columns (`user__id`, …) under its name (`user`), absent when its id is null (the left join found none). Every
- * row keeps the same shape.
- */
+/** A page's rows without the `__…` columns, each embedded record as a row of its own, absent when its id is null. */
 function rowShape(first: Record<string, unknown> | undefined): (row: Record<string, unknown>) => Record<string, unknown> {
   const own: string[] = [];
   const embedded = new Map<string, [column: string, as: string][]>();
@@ -199,7 +170,6 @@ function rowShape(first: Record<string, unknown> | undefined): (row: Record<stri
 /** SQLite refuses a compound SELECT of more than 500 terms: a stream of more sources is a union of unions. */
 const MAX_UNION = 400;
 
-/** The queries joined by UNION ALL (`all`) or UNION; past `MAX_UNION`, a union of unions, each a subquery `g<i>`. */
 function compound(db: AnyDb, queries: AnyQuery[], all: boolean): AnyQuery {
   if (queries.length <= MAX_UNION) return queries.slice(1).reduce((union, query) => (all ? union.unionAll(query) : union.union(query)), queries[0]!);
   const groups: AnyQuery[] = [];
@@ -209,11 +179,9 @@ function compound(db: AnyDb, queries: AnyQuery[], all: boolean): AnyQuery {
 }
 
 /**
- * The first `limit` rows of several walks in key order, as one query: a UNION ALL of the walks ordered and limited
- * as a whole, which both engines merge as they read it, each walk in its index's order, stopping at the limit. Only
- * the page's rows are read whole, however many walks. SQLite merges the walks themselves (co-routines; it would sort
- * walks wrapped as subqueries); PostgreSQL merges walks that carry their order and are cut at the limit each
- * (`Merge Append` of `Limit`s; it sorts a union of bare walks).
+ * The first `limit` rows of several walks as one UNION ALL ordered and limited as a whole, which both engines merge
+ * as they read, so only the page's rows are read whole. SQLite needs bare walks (it sorts subqueries); PostgreSQL
+ * needs each walk ordered and cut at the limit (`Merge Append` of `Limit`s; it sorts a union of bare walks).
  */
 function firstOfUnion(
   db: AnyDb,
@@ -231,7 +199,7 @@ function firstOfUnion(
   return union.limit(limit);
 }
 
-/** The rows of several walks in key order, each key once (a row in two walks is answered once). */
+/** The rows of several walks in key order, each key once. */
 function merged<T>(rows: readonly T[], keysOf: (row: T) => string[], desc: boolean): T[] {
   const compare = (a: string[], b: string[]) => {
     for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return (a[i]! < b[i]! ? -1 : 1) * (desc ? -1 : 1);
@@ -242,17 +210,13 @@ function merged<T>(rows: readonly T[], keysOf: (row: T) => string[], desc: boole
   return all.filter((item, i) => i === 0 || compare(all[i - 1]!.keys, item.keys) !== 0).map((item) => item.row);
 }
 
-/**
- * The query of the sort key of the row `skip` rows into the list, reading the walks' indexes (keys only): one walk
- * with OFFSET, several as one UNION in key order (duplicates dropped). No row past the end: the page is empty.
- */
+/** The sort key `skip` rows into the list, read from the walks' indexes only; no row past the end. */
 function keyAt(db: AnyDb, walks: Walk[], skip: number, direction: 'asc' | 'desc', keyed: (walk: Walk, query: AnyQuery) => AnyQuery): AnyQuery {
   const columns = walks[0]!.keys.map((_, i) => KEY(i));
   let skipper: AnyQuery;
   if (walks.length === 1) skipper = keyed(walks[0]!, walks[0]!.query);
   else {
-    // SQLite merges the walks, each in its index's order, into the union's order. PostgreSQL would sort every key
-    // of every walk: there each walk gives its first skip + 1 keys, among which are the union's first skip + 1.
+    // PostgreSQL would sort every key of every walk: each gives its first skip + 1 keys, enough for the union's.
     const arms = onPostgres(db)
       ? walks.map((walk, w) => db.selectFrom(keyed(walk, walk.query).limit(skip + 1).as(`w${w}`)).select(columns))
       : walks.map((walk) => withKeys(walk, walk.query));
@@ -262,10 +226,7 @@ function keyAt(db: AnyDb, walks: Walk[], skip: number, direction: 'asc' | 'desc'
   return skipper.limit(1).offset(skip);
 }
 
-/**
- * A page of a list and its exact total, an SQL expression (kept counts, `kept`; a bounded count, `counted`) read
- * in the same statement as the rows; alone only when no row carries it (an empty page).
- */
+/** A page and its exact total (an SQL expression), read in the rows' statement; alone only for an empty page. */
 export async function listPage<Row>(
   db: AnyDb,
   walks: Walk[],
@@ -282,10 +243,7 @@ export async function listPage<Row>(
   return { ...walked, total: Number(alone[0]?.n ?? 0) };
 }
 
-/**
- * The sum of kept counts (0 for a key never counted; a key given twice counts twice), as SQL: a primary-key
- * lookup each. SQL text, not a builder: a list's total is built every request.
- */
+/** The sum of kept counts (a key given twice counts twice). SQL text, not a builder: it is built every request. */
 export function kept(keys: readonly string[]): Expression<number> {
   if (keys.length === 0) return sql<number>`0`;
   return sql<number>`(${sql.join(
@@ -294,28 +252,18 @@ export function kept(keys: readonly string[]): Expression<number> {
   )})`;
 }
 
-/**
- * The sum of the kept counts whose keys lie strictly between `after` and `before`, as SQL: one range of the
- * counts' primary key (the days an event ends on after today, `events_end`), as many entries as keys in it.
- */
+/** The sum of the kept counts with keys strictly between `after` and `before`: one range of the primary key. */
 export function keptBetween(after: string, before: string): Expression<number> {
   return sql<number>`(select coalesce(sum(n), 0) from list_counts where key > ${after} and key < ${before})`;
 }
 
-/**
- * The sum of the kept counts of one key per id that `ids` (a parenthesised query of an `id` column) gives, as
- * SQL: the counts of a Member's few secret pages. `keyOf` writes the key around the id.
- */
+/** The sum of the kept counts of one key per id of `ids` (a query of an `id` column; a Member's few secret pages). */
 export function keptEach(keyOf: (id: string) => string, ids: Expression<string>): Expression<number> {
   const [before, after] = keyOf(EACH).split(EACH);
   return sql<number>`(select coalesce(sum(n), 0) from list_counts
     where key in (select cast(${before} as text) || seen.id || cast(${after} as text) from ${ids} as seen))`;
 }
-/**
- * The sum of the kept counts of one key per pair of ids, one from each of `as` and `bs` (parenthesised queries of an
- * `id` column), as SQL: a lookup per pair, however many rows the pairs count (the statuses of a stream's followed
- * users in its followed pages). `keyOf` writes the key around the two ids.
- */
+/** As `keptEach`, one key per pair of ids from `as` and `bs`: a lookup per pair, however many rows they count. */
 export function keptEachPair(keyOf: (a: string, b: string) => string, as: Expression<string>, bs: Expression<string>): Expression<number> {
   const [before, between, after] = keyOf(EACH, EACH).split(EACH);
   return sql<number>`(select coalesce(sum(n), 0) from list_counts
@@ -329,17 +277,10 @@ export function counted(query: AnyQuery): Expression<number> {
   return sql<number>`(${query.select((eb) => eb.fn.countAll().as('n'))})`;
 }
 
-/**
- * Exact totals kept by the store itself: every counted table has triggers (migration 0005) that add to
- * `list_counts` in the transaction of each insert, delete or update, one row per combination of the
- * dimensions its filters use. A key is the list's name and, for each dimension in order, its value or `*`.
- */
+/** A kept count's key: the list's name, then each dimension's value in order, or `*` for any. */
 export const counterKey = (list: string, dims: readonly (string | null | undefined)[]): string =>
   `${list}|${dims.map((d) => (d === undefined ? '*' : d === null ? '' : /[*|]/.test(d) ? NO_ROW : d)).join('|')}`;
-/**
- * A filter's value that no row has (no id, enum or flag holds `*` or `|`): its key is one no trigger writes, so
- * that `?followable_id=*` counts none, as its list walks none, not every follow (`*` is "any" in a key).
- */
+/** Keys a filter value holding `*` or `|` (no row's does) where no trigger writes: `?followable_id=*` counts none. */
 const NO_ROW = '\u0001';
 
 /** A kept count (0 for a key never counted), read alone. */
@@ -348,10 +289,7 @@ export async function counterOf(db: Kysely<Database>, key: string): Promise<numb
   return Number(rows[0]?.n ?? 0);
 }
 
-/**
- * A filter with one more dimension fixed, or null when the filter already fixes it to another value (that
- * combination matches nothing).
- */
+/** A filter with more dimensions fixed, or null when it fixes one to another value (that matches nothing). */
 function narrowed<F extends object>(filter: F, extra: Partial<F>): F | null {
   const fixed = filter as Record<string, unknown>;
   for (const [name, value] of Object.entries(extra))
@@ -360,9 +298,8 @@ function narrowed<F extends object>(filter: F, extra: Partial<F>): F | null {
 }
 
 /**
- * A list whose filter is joined with "any of these conditions" (a Member's own rows; 'all' for an administrator):
- * one walk per condition (`walk`), merged in key order, and the total by inclusion–exclusion over the kept counts
- * (`key`) of every intersection of the conditions.
+ * A list of the rows matching any of several conditions (a Member's own rows; 'all' for an administrator): one walk
+ * each, merged, the total by inclusion–exclusion over the kept counts of every intersection.
  */
 export async function listAnyOf<F extends object, Row>(
   db: AnyDb,
@@ -389,10 +326,7 @@ export async function listAnyOf<F extends object, Row>(
   return listPage<Row>(db, walks.map(walk), select, page, sql<number>`(${kept(plus)} - ${kept(minus)})`, false, embeds);
 }
 
-/**
- * The rows of `query` that match any of `anyOf`'s filters ('all': every row), each written as `column = value`
- * conditions (`conditions`): the single read of a list that `listAnyOf` walks, by the same rule.
- */
+/** The rows matching any of `anyOf`'s filters: a single read by the same rule `listAnyOf` lists. */
 export function matchingAnyOf<F, Q extends AnyQuery>(query: Q, anyOf: 'all' | F[], conditions: (f: F) => readonly (readonly [string | Expression<unknown>, unknown])[]): Q {
   if (anyOf === 'all') return query;
   const ref = (column: string | Expression<unknown>) => (typeof column === 'string' ? sql.ref(column) : column);

@@ -17,17 +17,11 @@ interface ListenerTiming {
 const DEFAULT_LISTENER_TIMING: ListenerTiming = { heartbeatMs: 1000, trustMs: 2000, retryMs: 100, fallbackMs: 1000 };
 
 /**
- * The PostgreSQL store's one listening connection (not the pool's), on two channels:
- * - `agora_notifications`: the users of notifications written by other stores on this schema go to the watcher
- *   (`watchNotifications`); when some may have been missed or cannot be heard, it is told "anyone may have" (at once,
- *   then every `fallbackMs` while that lasts).
- * - `agora_access`: migration 0011's triggers notify every committed change of API keys, users and roles, and each
- *   moves `version()` on, so that what was remembered under the old one is read again (this process's own writes
- *   move it at once, `changed()`).
- * The version is undefined (nothing remembered is trusted) until the connection listens, while it is lost (opened
- * again after 100 ms, doubling up to 5 s), and when no heartbeat answered within `trustMs`: a connection that died
- * silently is not believed for longer. Each new connection starts a new generation, since notifications may have
- * been missed. Opened by the first look at the version, so admin commands that serve no request never open it.
+ * The PostgreSQL store's one listening connection (not the pool's): `agora_notifications` tells of other stores'
+ * notifications ("anyone may have" while some may be missed); `agora_access` moves `version()` on each committed
+ * change of keys, users and roles. The version is undefined until it listens, while it is lost, and when no heartbeat
+ * answered within `trustMs` (a connection that died silently is not believed). Each connection is a new generation:
+ * notifications may have been missed. Opened lazily, so admin commands that serve no request never open it.
  */
 export class AccessListener {
   private client: pg.Client | undefined;
@@ -57,10 +51,7 @@ export class AccessListener {
     return `${this.generation}.${this.changes}`;
   }
 
-  /**
-   * Tells `emit` the users notified by other stores on this schema (`origin`: this store's name in its own
-   * announcements), or undefined when some may have been missed; answers how to stop.
-   */
+  /** Tells `emit` who other stores on this schema notified (undefined: some may be missed); answers how to stop. */
   watchNotifications(origin: string, emit: NotifiedListener): () => void {
     clearInterval(this.notified?.fallback);
     const fallback = setInterval(() => this.version() === undefined && emit(undefined), this.timing.fallbackMs ?? 1000).unref();
@@ -123,7 +114,6 @@ export class AccessListener {
         await client.end().catch(() => {});
         return;
       }
-      // Whatever was remembered under an earlier connection is dropped: notifications may have been missed.
       this.generation++;
       this.listening = true;
       this.trustedUntil = sent + this.timing.trustMs;
@@ -149,7 +139,7 @@ export class AccessListener {
     if (this.client !== client) return;
     const sent = Date.now();
     if (this.heartbeatSince !== undefined) {
-      // One still unanswered: after a few beats, give the connection up and open another.
+      // One still unanswered: after a few beats, give the connection up.
       if (sent - this.heartbeatSince > 5 * this.timing.trustMs) client.emit('error', new Error('the listening connection stopped answering'));
       return;
     }

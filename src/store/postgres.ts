@@ -20,13 +20,9 @@ export interface PostgresStoreOptions {
 const INT8 = 20;
 
 /**
- * The connection settings of `url`, read by pg's own parser, with two settings asked for at connection start:
- * - generic plans: our statements are index walks whose plan does not depend on the values, yet left to choose
- *   PostgreSQL plans some again on every run (docs/performance.md);
- * - no JIT compilation: it pays off for long analytical queries, never for ours, and a statement whose estimated
- *   cost passes `jit_above_cost` is compiled on every run (a stream of 125 pages: 18 s of compiling, 0.1 s without).
- * The URL's own `options` (a `search_path`), else PGOPTIONS, come after ours, so that they still apply and may set
- * either otherwise.
+ * The settings of `url`, plus generic plans (our index walks' plans do not depend on the values, yet PostgreSQL would
+ * plan some again every run) and no JIT (a costly-looking statement is compiled every run): docs/performance.md,
+ * "What the history taught". The URL's `options`, else PGOPTIONS, come after ours so they may override them.
  */
 function withSessionSettings(url: string): pg.PoolConfig {
   const config = parseIntoClientConfig(url);
@@ -35,32 +31,28 @@ function withSessionSettings(url: string): pg.PoolConfig {
 }
 
 /**
- * Opens the PostgreSQL store at `url` (`postgres://user@host:port/database`, libpq's query parameters, e.g.
- * `?options=-c%20search_path%3Dagora` for a schema of its own) through a pg pool, and applies the migrations
- * it lacks. The schema is the SQLite one, column for column: text compared byte by byte (`COLLATE "C"`),
- * 64-bit integers read as numbers, the same indexes and the kept counts by PL/pgSQL triggers.
+ * Opens the PostgreSQL store at `url` (libpq's parameters, e.g. `?options=-c%20search_path%3Dagora` for a schema of its
+ * own) and applies the migrations it lacks. The schema is SQLite's, column for column (`SqliteTypesOnPostgres`).
  */
 export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store> {
   const where = describePostgresUrl(url);
   const pool = new pg.Pool({
     ...withSessionSettings(url),
     max: 10,
-    // Connections are kept while the store is open (pg closes one idle for 10 s by default): each holds the
-    // statements it prepared and planned, and a stream's takes a connection about 0.3 s to plan.
+    // Kept while the store is open (pg closes one idle for 10 s): each holds the statements it prepared and planned.
     idleTimeoutMillis: 0,
-    // And probed while idle (TCP keepalive), so that one a firewall or NAT dropped meanwhile fails, not hangs.
+    // Probed while idle, so one a firewall or NAT dropped fails rather than hangs.
     keepAlive: true,
     connectionTimeoutMillis: 10_000,
     // count(*) and bigint columns come as strings by default: our integers are far below 2^53.
     types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8 ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
   });
-  // An idle connection the server closed (a restart) is an 'error' event: the pool replaces it; without a
-  // listener it would end the process.
+  // The pool replaces an idle connection the server closed; without a listener its 'error' would end the process.
   pool.on('error', () => {});
   // First, so that the access watch below sees the statements as Kysely sends them.
   pool.on('connect', (client) => namePreparedStatements(client));
   const listener = new AccessListener({ connectionString: url, connectionTimeoutMillis: 10_000, keepAlive: true });
-  // Each pooled connection, as it is made: this process's own committed key, user and role changes.
+  // This process's own committed key, user and role changes.
   pool.on('connect', (client) => watchAccessWrites(client, () => listener.changed()));
   const onQuery = options.onQuery;
   const db = new Kysely<Schema>({
@@ -81,7 +73,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     ? SecretBox.fromString(options.secretKey)
     : SecretBox.unavailable('AGORA_SECRET_KEY is required with a PostgreSQL store: it seals the webhook signing secrets');
   // No data version (another process may write unseen): only keys, users and roles are cached, while the listener
-  // vouches that nothing changed; other processes' notifications come by NOTIFY too (`pg-listener.ts`).
+  // vouches for them (`pg-listener.ts`).
   const origin = randomBytes(8).toString('hex');
   const store = createKyselyStore(db, 'postgres', {
     secrets,
@@ -95,8 +87,8 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
 }
 
 /**
- * Sends each single statement as a named prepared statement (named by a hash of its text), parsed and planned once
- * per connection. A text holding `;` (a migration's several statements, a function's body) goes as it is.
+ * Sends each single statement as a prepared statement named by its text's hash, so it is planned once per connection.
+ * A text holding `;` (several statements, a function's body) cannot be prepared: it goes as it is.
  */
 function namePreparedStatements(client: pg.PoolClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;

@@ -19,16 +19,13 @@ export interface StatusFilter {
   event_id?: string;
 }
 
-/**
- * Removed content: the live row is deleted (lists, streams, comment lists and every kept count forget it as
- * they forget any deleted row) and a copy is kept in `removed_content` for Admins.
- */
+/** Removed content: the row is deleted (so every list and count forgets it) and a copy kept for Admins. */
 export function removalsRepo(db: Kysely<Database>) {
   const archive = async (row: RemovedRow) => {
     await db.insertInto('removed_content').values(row).execute();
   };
 
-  /** Pending fan-outs of notifications about the content (a status being announced) stop where they are. */
+  /** Pending notification fan-outs about the content stop where they are. */
   const stopFanOuts = async (type: 'Status' | 'Comment', id: string) => {
     await db
       .deleteFrom('notification_jobs')
@@ -38,11 +35,7 @@ export function removalsRepo(db: Kysely<Database>) {
       .execute();
   };
 
-  /**
-   * Notifications that quote the removed content (a status announced, a comment, a like of either) stop quoting
-   * it: it vanishes from the notification lists and streams too. The author's `content_removed`, written after,
-   * still names what was removed.
-   */
+  /** Notifications stop quoting the removed content; the author's `content_removed`, written after, still names it. */
   const unquote = async (type: 'Status' | 'Comment', ids: string[]) => {
     if (ids.length === 0) return;
     await db
@@ -54,7 +47,6 @@ export function removalsRepo(db: Kysely<Database>) {
       .execute();
   };
 
-  /** Statuses (`statuses as s`) that meet `condition` and the filter: by author, page or event's conversation. */
   const statusesOf = (condition: (eb: ExpressionBuilder<Database & { s: StatusRow }, 's'>) => Expression<SqlBool>, filter: StatusFilter) => {
     let query = db.selectFrom('statuses as s').where(condition);
     if (filter.user_id !== undefined) query = query.where('s.user_id', '=', filter.user_id);
@@ -63,11 +55,7 @@ export function removalsRepo(db: Kysely<Database>) {
     return query;
   };
 
-  /**
-   * How many statuses of the filter's the viewer reads, from kept counts (`visibility.ts`): an Admin every one (a
-   * removed status is no longer in the table); a Member those of no event in no page or a public one, of the pages
-   * not public they are in, and of the conversations they are in, less those of suspended authors there.
-   */
+  /** How many of the filter's statuses the viewer reads, from kept counts (visibility.ts's rule for totals). */
   const readableTotal = (viewer: Viewer, now: string, filter: StatusFilter): Expression<number> => {
     const key = (page: string | undefined, event: string | undefined, flag?: '1') => counterKey('statuses', [page, event, filter.user_id, flag]);
     if (viewer.isAdmin) return kept([key(filter.page_id, filter.event_id)]);

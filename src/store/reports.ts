@@ -44,9 +44,8 @@ export function reportsRepo(db: Kysely<Database>) {
   const matching = (f: Seen) => conditions(f).reduce((q, [column, value]) => q.where(column, '=', value), db.selectFrom('reports as r'));
   return {
     /**
-     * Holds the reported status or comment until the report's transaction ends: a removal by another process waits
-     * for the report, then settles it with the rest (PostgreSQL, `FOR SHARE`; SQLite's one writer already
-     * serializes them). False when the content went meanwhile.
+     * Holds the reported content until the transaction ends, so a concurrent removal waits and then settles this report
+     * too (PostgreSQL; SQLite's one writer serializes them). False when the content is gone.
      */
     async holdTarget(type: 'Status' | 'Comment', id: string): Promise<boolean> {
       if (dialectOf(db) !== 'postgres') return true;
@@ -62,16 +61,12 @@ export function reportsRepo(db: Kysely<Database>) {
     async visibleTo(viewer: Viewer, id: string): Promise<ReportRow | undefined> {
       return matchingAnyOf(matching({}).where('r.id', '=', id), reportsSeenBy(viewer), conditions).selectAll('r').executeTakeFirst();
     },
-    /** Reports oldest first (by creation time, then id, as the moderation queue): one walk for an Admin, one for each side of a Member's rule (`reportsSeenBy`). */
+    /** Reports oldest first, as the moderation queue orders them. */
     list(viewer: Viewer, filter: ReportFilter, page: Pagination): Promise<Listed<ReportListed>> {
       const walk = (f: Seen) => ({ query: matching(f), keys: ['r.created_at', 'r.id'] });
       return listAnyOf(db, filter, reportsSeenBy(viewer), walk, key, page, selectReports, withReportedUser);
     },
-    /**
-     * Settles every open report on the targets at once (a removed status's with its comments'), and answers those
-     * settled, oldest first: none when another settle came first (the rows' locks, or SQLite's one writer, make the
-     * second find no open report).
-     */
+    /** Settles every open report on the targets and answers those settled, oldest first: none if another settle won. */
     async settle(
       targets: { type: string; id: string }[],
       change: { state: string; resolution: string | null; resolved_by: string; updated_at: string },

@@ -3,9 +3,8 @@ const RETRYABLE = new Set(['40001', '40P01']);
 const TRANSACTION_ATTEMPTS = 5;
 
 /**
- * Runs a PostgreSQL transaction again when it ended in a deadlock or a serialization failure (rows locked in
- * another order by a concurrent transaction): it was rolled back whole, and the callbacks only touch the
- * store, so running them again is safe. SQLite takes its write lock up front and never needs this.
+ * Runs a PostgreSQL transaction again after a deadlock or serialization failure: it was rolled back whole and the
+ * callbacks only touch the store, so it is safe. SQLite takes its write lock up front and never needs this.
  */
 export async function retried<T>(run: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {

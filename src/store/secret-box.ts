@@ -25,10 +25,7 @@ export class SecretBox {
     return new SecretBox(randomBytes(32));
   }
 
-  /**
-   * The key file beside the database (`<db>.key`), created on first use with mode 0600; another process
-   * creating it at the same moment is fine: the first one written wins and both read it.
-   */
+  /** The key file beside the database, created 0600 on first use; of two processes creating it, the first wins. */
   static fromKeyFile(path: string): SecretBox {
     try {
       const fd = openSync(path, 'wx', 0o600);

@@ -16,10 +16,7 @@ export interface SqliteStoreOptions {
   onQuery?: (sql: string, parameters: readonly unknown[]) => void;
   /** Told the migrations applied on opening (none when the schema was current). */
   onMigrated?: (applied: string[]) => void;
-  /**
-   * Checkpoints the write-ahead log on a thread of its own instead of in the commit that fills it
-   * (`src/store/checkpointer.ts`): for a long-running server (`agora serve`), not a short command.
-   */
+  /** Checkpoints the write-ahead log on a thread of its own (checkpointer.ts): for a server, not a short command. */
   checkpointInBackground?: boolean;
   /** How often that thread looks at the log, in milliseconds (200). */
   checkpointIntervalMs?: number;
@@ -28,9 +25,8 @@ export interface SqliteStoreOptions {
 }
 
 /**
- * Opens (creating if needed) the SQLite store in one file, in WAL mode with foreign keys on, and applies
- * the migrations. `:memory:` works for throwaway stores. A database agora creates is private: the file
- * (and so its `-wal` and `-shm`, which SQLite creates with the file's mode) 0600, its folder 0700.
+ * Opens (creating if needed; `:memory:` for a throwaway) the SQLite store and migrates it. A file agora creates is
+ * 0600 (its `-wal` and `-shm` take the file's mode), its folder 0700.
  */
 export async function openSqliteStore(file: string, options: SqliteStoreOptions = {}): Promise<Store> {
   const inMemory = file === ':memory:' || file === '';
@@ -45,7 +41,7 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  // Statement and savepoint journals (every write runs in a savepoint of its group) in memory, not temporary files.
+  // Statement and savepoint journals (every write is a savepoint) in memory, not temporary files.
   sqlite.pragma('temp_store = memory');
   const writes = { count: 0 };
   const onQuery = options.onQuery;
@@ -61,8 +57,7 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
     await db.destroy();
     throw error;
   }
-  // With the log checkpointed in the background, a commit checkpoints only if that falls far behind; should the
-  // thread fail, commits checkpoint again as by SQLite's default.
+  // A commit checkpoints only if the thread falls far behind; should it fail, commits go back to SQLite's default.
   const checkpointer =
     options.checkpointInBackground && !inMemory
       ? startCheckpointer(file, {
@@ -71,19 +66,17 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
         })
       : undefined;
   if (checkpointer) sqlite.pragma('wal_autocheckpoint = 10000');
-  // The data version: SQLite's data_version as a second connection sees it (moved by any other connection's
-  // commit, ours included) and this store's own writes counted as they run: together they change whenever the
-  // data may have. Read afresh when a request arrives (`fresh`) and after each of our commits, then kept for the
-  // rest of that turn of the event loop. (`:memory:` has no second connection: the write count sees every write.)
+  // The data version: data_version as a second connection sees it (moved by every other connection's commit, ours
+  // included) plus our own writes counted as they run; read afresh after our commits and when `fresh`, else kept for
+  // the event-loop turn. (`:memory:` has no second connection: the count sees every write.)
   const watcher = inMemory ? sqlite : new Database(file, { readonly: true, fileMustExist: true });
   let reads: CommittedReads | undefined;
   if (watcher !== sqlite) {
     watcher.pragma('busy_timeout = 5000');
-    // Both connections read the database file through a memory map (up to 2 GiB): no read call and copy per page.
+    // A memory map (up to 2 GiB): no read call and copy per page.
     watcher.pragma('mmap_size = 2147418112');
     sqlite.pragma('mmap_size = 2147418112');
     reads = committedReads(sqlite, watcher);
-    // The hot reads outside transactions (`rowsOfRead`): committed data only.
     readDirectly(db, directReader(reads, onQuery));
   }
   const committed = watcher.prepare('PRAGMA data_version').pluck();
@@ -113,8 +106,7 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
     beforeGroup: checkpointer && (() => checkpointer.idle()),
     control: (statement) => sqlite.exec(statement),
     secrets,
-    // Before the writer: the last connection to close checkpoints the WAL and removes it, which a
-    // read-only one cannot.
+    // Before the writer: the last connection to close checkpoints and removes the WAL, which a read-only one cannot.
     beforeClose: async () => {
       await checkpointer?.stop();
       if (watcher !== sqlite) watcher.close();
@@ -125,9 +117,8 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
 }
 
 /**
- * Where the reads outside the store's transactions run: committed data only, on the writing connection while it
- * has no transaction open, else on the read-only one (the watcher); never a transaction of ours still open. The
- * writer is preferred for its page cache, which SQLite empties whenever another connection committed.
+ * Reads outside transactions see committed data only: on the writer while it has no transaction open (for its page
+ * cache, which SQLite empties whenever another connection commits), else on the read-only watcher.
  */
 interface CommittedReads {
   /** What `make` makes of the connection the reads run on now (a statement, a cache of them): once per connection. */
@@ -135,9 +126,8 @@ interface CommittedReads {
 }
 
 function committedReads(writer: Database.Database, watcher: Database.Database): CommittedReads {
-  // `inTransaction` is SQLite's autocommit flag: set by BEGIN and SAVEPOINT (every write of the store's runs in a
-  // group's `begin immediate`), and not by a writing statement still being iterated outside one (its rows, not
-  // yet committed, would be seen on the writer). The store iterates none: writes run to their end (`all`/`run`).
+  // `inTransaction` is the autocommit flag: not set by a writing statement still iterated outside a transaction (its
+  // uncommitted rows would be seen on the writer). The store iterates none: writes run to their end.
   const connection = () => (writer.inTransaction ? watcher : writer);
   const perConnection = <T>(make: (on: Database.Database) => T): (() => T) => {
     const made = new Map<Database.Database, T>();
@@ -152,9 +142,8 @@ function committedReads(writer: Database.Database, watcher: Database.Database): 
 }
 
 /**
- * Per-table versions (a row per table, bumped by triggers in every writing transaction), read as committed
- * (`CommittedReads`) and again only when the data version moved: a cache keyed by them is retired by writes to
- * the tables it read, not by every write. A table without a version answers the store's data version.
+ * Per-table versions (bumped by triggers), read again only when the data version moved: a cache keyed by them is
+ * retired by writes to the tables it read, not by every write. A table without one answers the data version.
  */
 function tableVersions(reads: CommittedReads, dataVersion: (fresh?: boolean) => string): { of(tables: readonly string[], fresh?: boolean): string } {
   const versionsOf = reads.perConnection((on) => on.prepare('select name, v from table_versions').raw());
@@ -162,7 +151,6 @@ function tableVersions(reads: CommittedReads, dataVersion: (fresh?: boolean) => 
   let readAt: string | undefined;
   return {
     of(tables, fresh) {
-      // Again after any commit seen, and after each write of ours (its commit then tells `look`).
       const at = dataVersion(fresh);
       if (at !== readAt) {
         vector = new Map(versionsOf().all() as [string, number][]);
@@ -181,9 +169,8 @@ function tableVersions(reads: CommittedReads, dataVersion: (fresh?: boolean) => 
 }
 
 /**
- * Other processes on the same file (`serve --workers`, an import) tell of nothing: while notifications are
- * watched, one look every `pollMs` at the notifications table's version; when it moved, "anyone may have" new
- * ones. This process's own are told at their commit.
+ * Other processes on the file (`serve --workers`, an import) tell of nothing: while notifications are watched, the
+ * table's version is looked at every `pollMs`, and a move means "anyone may have" new ones.
  */
 function watchOtherProcesses(versionOfNotifications: () => string, pollMs: number): OtherProcessesWatch {
   return (emit) => {
@@ -200,9 +187,8 @@ function watchOtherProcesses(versionOfNotifications: () => string, pollMs: numbe
 }
 
 /**
- * Reads straight from SQLite on the connection `CommittedReads` picks, synchronously, not queued behind a group of
- * writes: each statement prepared once per connection (bounded). A statement that is not a pure read is left to
- * Kysely (undefined). Each runs to its end, so no read transaction stays open between them.
+ * Reads synchronously on the connection `CommittedReads` picks, not queued behind a group of writes; other statements
+ * are left to Kysely. Each runs to its end, so no read transaction stays open between them.
  */
 function directReader(reads: CommittedReads, onQuery: ((sql: string, parameters: readonly unknown[]) => void) | undefined, max = 1000): DirectReader {
   const statementsOf = reads.perConnection((connection) => ({ connection, statements: new Map<string, ((parameters: readonly unknown[]) => Record<string, unknown>[]) | null>() }));
@@ -225,25 +211,20 @@ function directReader(reads: CommittedReads, onQuery: ((sql: string, parameters:
 }
 
 /**
- * The statement with its bound LIMIT and OFFSET written `? + 0`: SQLite (with STAT4) lets a bound LIMIT's value
- * steer its plan and so re-prepares the statement whenever it is bound anew; an expression it does not look at.
- * (The store's SQL never holds `limit ?` inside a string literal: every value is bound.)
+ * Bound LIMIT and OFFSET written `? + 0`: SQLite (STAT4) re-prepares a statement whenever a bound LIMIT changes, but
+ * ignores an expression's value. (The store's SQL never holds `limit ?` in a string literal: every value is bound.)
  */
 export function withStableLimits(sql: string): string {
   return sql.replace(/\b(limit|offset) \?(?![ \t\n]*[-+*/|%&<>=!,]|\d)/gi, '$1 ? + 0');
 }
 
-/** Creates the database file 0600 (and its folder 0700) when it does not exist yet; an existing one is left as it is. */
 function createPrivately(file: string): void {
   const dir = dirname(resolve(file));
   if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
 }
 
-/**
- * Kysely prepares every query it runs, which costs more than running most of ours: each prepared statement is
- * kept and reused (bounded, for the shapes that vary with the length of an `in (…)` list).
- */
+/** Kysely prepares every query, costing more than running most of ours: statements are kept (bounded). */
 function withStatementCache(sqlite: Database.Database, writes: { count: number }, max = 1000): SqliteDatabase {
   const statements = new Map<string, SqliteStatement>();
   return {
@@ -260,10 +241,7 @@ function withStatementCache(sqlite: Database.Database, writes: { count: number }
   };
 }
 
-/**
- * A statement as Kysely runs it, its rows made objects by `rowsOf`. One that writes bumps the write count each time
- * it runs (`readonly`, not `reader`: an `INSERT … RETURNING` returns rows and writes all the same).
- */
+/** A writing statement bumps the write count each run (`readonly`, not `reader`: `INSERT … RETURNING` writes). */
 function countingWrites(statement: Database.Statement, writes: { count: number }): SqliteStatement {
   const rows = statement.reader ? rowsOf(statement) : undefined;
   const all = rows
@@ -292,10 +270,7 @@ function countingWrites(statement: Database.Statement, writes: { count: number }
   };
 }
 
-/**
- * Switches a reading statement to arrays and answers what makes them the rows' objects, by plain assignments:
- * cheaper than better-sqlite3's own objects, built through the V8 API, and the same objects.
- */
+/** Rows as arrays made objects by plain assignments: cheaper than better-sqlite3's, built through the V8 API. */
 function rowsOf(statement: Database.Statement): (values: unknown[][]) => Record<string, unknown>[] {
   statement.raw(true);
   const names = statement.columns().map((c) => c.name);

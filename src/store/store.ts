@@ -59,34 +59,24 @@ function repositories(db: Kysely<Database>, dialect: Dialect, secrets: SecretBox
 }
 
 /**
- * The store: its repositories, every method asynchronous so that SQLite and PostgreSQL fit the same interface;
- * `transaction` gives a store whose calls share one transaction (a store already inside one runs the callback in it).
+ * The store's repositories, all asynchronous so both engines fit one interface; `transaction` gives a store sharing one
+ * transaction (inside one already, it runs the callback in it).
  */
 export interface Store extends Readonly<ReturnType<typeof repositories>> {
   readonly dialect: Dialect;
   /** The Kysely instance under the repositories, for store-level tools only (`admin copy`); domain code never uses it. */
   readonly db: Kysely<Database>;
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
-  /**
-   * Recounts every list and answers where the kept counts drifted (`repair`: writes the recount);
-   * `onDrift` sees each drift as it is found instead (then none are collected).
-   */
+  /** Recounts every list and answers where kept counts drifted (`repair` writes the recount; `onDrift` sees each). */
   checkCounts(repair?: boolean, onDrift?: (drift: Drift) => void | Promise<void>): Promise<Drift[]>;
   /**
-   * A value that changes whenever the stored data may have changed (by this process or another), for
-   * exact read caches; undefined when the store cannot tell, and then nothing may be cached. It may be kept
-   * for the rest of a turn of the event loop; `fresh` looks again (the server asks so as each request arrives).
+   * Changes whenever the data may have (any process), for exact read caches; undefined: cache nothing. Kept for the
+   * rest of an event-loop turn; `fresh` looks again (as each request arrives).
    */
   dataVersion(fresh?: boolean): string | undefined;
-  /**
-   * Like `dataVersion`, but moved only by writes to the tables named (SQLite: by triggers; PostgreSQL: API keys,
-   * users and roles only, moved by LISTEN/NOTIFY, `pg-listener.ts`); undefined when nothing may be cached.
-   */
+  /** `dataVersion` moved only by writes to these tables (PostgreSQL: keys, users and roles only, `pg-listener.ts`). */
   versionOf(tables: readonly string[]): string | undefined;
-  /**
-   * Tells `listener` who got new notifications: this process's at the commit that wrote them; another
-   * process's by LISTEN/NOTIFY (PostgreSQL), or as "anyone may have" when it cannot say for whom. Answers how to stop.
-   */
+  /** Tells `listener` who got new notifications, at commit or from other processes ("anyone may have" if unknown). */
   watchNotifications(listener: NotifiedListener): () => void;
   close(): Promise<void>;
 }
@@ -103,19 +93,16 @@ export function createKyselyStore(
     dataVersion?: (fresh?: boolean) => string;
     /** Per-table versions (SQLite), for caches that a write to another table does not retire. */
     versions?: { of(tables: readonly string[]): string | undefined };
-    /** Told after each group of transactions committed (the data version is looked at again). */
+    /** Told after each group of transactions committed. */
     committed?: () => void;
     /** SQLite: what a group of transactions waits for before it begins (a checkpoint in progress, `Checkpointer.idle`). */
     beforeGroup?: () => Promise<void> | undefined;
-    /**
-     * Runs a transaction control statement (begin, savepoint, release, commit, rollback) on the store's one
-     * connection (SQLite: straight on the driver, without building and compiling a query for each).
-     */
+    /** SQLite: runs begin, savepoint, commit… straight on the driver, without building a query for each. */
     control?: (statement: string) => void;
     /** PostgreSQL: the version of API keys, users and roles, moved by LISTEN/NOTIFY (undefined while not listening). */
     accessVersion?: () => string | undefined;
     secrets?: SecretBox;
-    /** What tells of other processes' notifications (per engine; none: this process alone writes). */
+    /** What tells of other processes' notifications (none: this process alone writes). */
     otherProcesses?: OtherProcessesWatch;
     /** PostgreSQL: this store's name in the notifications it announces, so that it skips its own coming back. */
     origin?: string;
@@ -130,8 +117,7 @@ export function createKyselyStore(
   // Outside a transaction each statement commits by itself: its users are told at once.
   const notified = options.inTransaction ? options.notified : (userIds: readonly string[]) => watch.emit(userIds);
   const inTransaction = (more: { notified: (userIds: readonly string[]) => void }) => ({ inTransaction: true, secrets, watch, origin, ...more });
-  // SQLite runs one transaction at a time on its connection (a group's savepoints, one after another): the
-  // users that the one running notifies are collected here.
+  // SQLite runs one transaction at a time on its connection: the running one's notified users are collected here.
   let collecting: string[] | undefined;
   // Versions are known only outside transactions.
   const dataVersion = options.dataVersion;
@@ -164,7 +150,7 @@ export function createKyselyStore(
       commits ??= new GroupCommit(
         db,
         (conn) => createKyselyStore(conn, dialect, inTransaction({ notified: (ids) => collecting?.push(...ids) })),
-        // A SQLite store is made by sqlite.ts, which gives the driver's control statements.
+        // sqlite.ts, which makes every SQLite store, gives the driver's control statements.
         options.control!,
         options.committed,
         options.beforeGroup,
@@ -208,17 +194,14 @@ async function schemaOf(db: Kysely<Database>): Promise<string | undefined> {
   return schema;
 }
 
-/**
- * The migrations a database has applied, in the order it applied them (by time, then name, as Kysely's migrator
- * reads them); [] when it has none: a new, empty database.
- */
+/** The migrations a database applied, in the order Kysely's migrator reads them; [] for a new, empty one. */
 async function appliedMigrations(db: Kysely<Database>): Promise<string[]> {
   try {
     const rows = await sql<{ name: string; timestamp: string }>`select name, timestamp from kysely_migration`.execute(db);
     return inAppliedOrder(rows.rows);
   } catch (error) {
     const e = error as { code?: string; message?: string };
-    // SQLite: "no such table"; PostgreSQL: undefined_table.
+    // PostgreSQL's undefined_table; SQLite's "no such table".
     if (e.code === '42P01' || /no such table/.test(e.message ?? '')) return [];
     throw error;
   }
@@ -239,10 +222,7 @@ const inAppliedOrder = (rows: { name: string; timestamp: string }[]): string[] =
     .sort((a, b) => new Date(a.timestamp).getTime() - new Date(b.timestamp).getTime() || a.name.localeCompare(b.name))
     .map((r) => r.name);
 
-/**
- * Refuses a database whose migrations were not applied in name order (Kysely's `allowUnorderedMigrations` off,
- * for both engines): each one runs on the schema of those before it, and no other.
- */
+/** Refuses migrations applied out of name order: each runs on the schema of those before it, and no other. */
 function refuseUnordered(applied: readonly string[]): void {
   const at = applied.findIndex((name, i) => name !== KNOWN_MIGRATIONS[i]);
   if (at >= 0)
@@ -252,16 +232,11 @@ function refuseUnordered(applied: readonly string[]): void {
     );
 }
 
-/**
- * Applies the migrations the database lacks (all of them on an empty one) and answers their names. A
- * database holding a migration this build does not know was moved on by a newer agora: refused, naming both
- * versions, before anything is changed.
- */
+/** Applies the migrations the database lacks and answers their names; refuses, before any change, a newer schema. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the migrations' Kysely, typed against no schema
 export async function migrateToLatest(db: Kysely<Database>, migrationDb: Kysely<any> = db): Promise<string[]> {
   const applied = await appliedMigrations(db);
   refuseNewerSchema(applied);
-  // Up to date (every start but the first): nothing to ask the migrator.
   if (KNOWN_MIGRATIONS.every((name) => applied.includes(name))) return [];
   refuseUnordered(applied);
   const schema = await schemaOf(db);
@@ -283,10 +258,8 @@ export async function migrateToLatest(db: Kysely<Database>, migrationDb: Kysely<
 const MIGRATION_LOCK = '3853314791062309107';
 
 /**
- * PostgreSQL's migrations, run here rather than by Kysely's `Migrator`, which reads the catalog of every schema
- * before taking its lock and can fail on another schema's DDL meanwhile. Here its two tables (in the store's
- * schema) are made if missing and the pending migrations applied in name order, in one transaction under the
- * same advisory lock: stores of one database migrate one at a time, and nothing outside this schema is read.
+ * PostgreSQL's migrations, not by Kysely's `Migrator`, which reads every schema's catalog before taking its lock and
+ * can fail on another schema's DDL. Under the same advisory lock, so stores of one database migrate one at a time.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the migrations' Kysely, typed against no schema
 async function migratePostgres(migrationDb: Kysely<any>, schema: string): Promise<string[]> {
@@ -328,7 +301,7 @@ async function migratePostgres(migrationDb: Kysely<any>, schema: string): Promis
         return newlyApplied;
       });
     } finally {
-      // (A connection that died meanwhile has let the lock go with it: the migration's own error is the one to tell.)
+      // A dead connection let the lock go already: the migration's own error is the one to tell.
       await sql`select pg_advisory_unlock(${sql.lit(MIGRATION_LOCK)}::bigint)`.execute(connection).catch(() => undefined);
     }
   });

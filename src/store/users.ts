@@ -10,7 +10,7 @@ const USER_COLUMNS = [
   'id', 'first_name', 'last_name', 'nickname', 'email', 'permission_set_id', 'slug',
   'conditions_accepted_at', 'confidentiality_accepted_at', 'created_at', 'updated_at',
 ] as const satisfies readonly (keyof UserRow)[];
-/** A user with the role fields that user records show (tagline). */
+/** A user with their role's fields that user records show. */
 export interface UserWithRole extends UserRow {
   role_name: string;
   role_system_key: string | null;
@@ -32,10 +32,7 @@ export interface UserFilter {
   role?: string;
 }
 
-/**
- * What a user row selects: their columns, their role's that user records show (tagline) and their suspension's,
- * from the tables under the given names, each column as `prefix` and its name.
- */
+/** What a user row selects, from the tables under the given names, each column prefixed by `prefix`. */
 const userColumns = (user: string, role: string, suspension: string, prefix = '') => [
   ...USER_COLUMNS.map((column) => `${user}.${column} as ${prefix}${column}`),
   `${role}.name as ${prefix}role_name`,
@@ -48,17 +45,13 @@ const userColumns = (user: string, role: string, suspension: string, prefix = ''
   `${suspension}.created_by as ${prefix}suspension_created_by`,
 ];
 
-/** A user with the role fields that user records show (tagline) and their suspension (one key lookup). */
 const joinRole = (q: SelectQueryBuilder<Database, 'users', object>) =>
   (q as AnyQuery)
     .innerJoin('permission_sets', 'permission_sets.id', 'users.permission_set_id')
     .leftJoin('suspensions', 'suspensions.user_id', 'users.id')
     .select(userColumns('users', 'permission_sets', 'suspensions')) as SelectQueryBuilder<Database, 'users' | 'permission_sets' | 'suspensions', UserWithRole>;
 
-/**
- * A list's rows with the user whose id is in the column `on`, as the row `as` (`Embeds` in paging.ts): the same
- * user row as `getById` reads.
- */
+/** A list's rows with the user whose id is in `on`, as the row `as`: the same user row as `getById` reads. */
 export const embedUser = (query: AnyQuery, on: string, as: string): AnyQuery =>
   query
     .leftJoin(`users as ${as}`, `${as}.id`, on)
@@ -99,10 +92,10 @@ export function usersRepo(db: Kysely<Database>) {
     /** `role` is a permission set id here: the domain resolves a name first. */
     async list(filter: UserFilter, page: Pagination): Promise<Listed<UserWithRole>> {
       let q = db.selectFrom('users');
-      // As nicknames are unique: whatever the case (`LINUS` finds linus).
+      // Whatever the case (`LINUS` finds linus), as nicknames are unique.
       if (filter.nickname !== undefined) q = q.where('users.nickname_key', '=', nicknameKey(filter.nickname));
       if (filter.role !== undefined) q = q.where('users.permission_set_id', '=', filter.role);
-      // A nickname names one user at most: its unique index answers.
+      // A nickname names one user at most: counted on its unique index.
       const total = filter.nickname !== undefined ? counted(q) : kept([counterKey('users', [filter.role])]);
       return listPage<UserWithRole>(db, [{ query: q, keys: ['users.id'] }], selectWithRole, page, total);
     },

@@ -15,21 +15,16 @@ export interface Viewer {
 }
 
 /**
- * Pages. A page that is not secret is seen by everyone; a secret one by its creator and by those who follow it
- * (its members), and by administrators. What is in a secret page (its follows, events, statuses) is as hidden as
- * the page. A single read tests the rule in SQL (`pageVisibleTo`); a list walks the rows that are not of a secret
- * page or are of one the Member sees (`notSecretOrSeen`, looking in `secretPageIdsSeen`: a few per user, walked by
- * index), in the same statement as its total: the kept count of all rows, less those of secret pages, plus those
- * of the secret pages seen (`visibleTotal`).
+ * A secret page is seen by its creator, its members (followers) and administrators; what is in it (follows, events,
+ * statuses) is as hidden. Lists use `notSecretOrSeen` and `visibleTotal` for the same rule.
  */
 export function pageVisibleTo(eb: ExpressionBuilder<Database, 'pages'>, viewer: Viewer) {
   return eb.or([eb('pages.privacy', '!=', 'secret'), inPage(eb, viewer, 'pages')]);
 }
 
 /**
- * The ids of the secret pages a Member sees, as a subquery: those they follow (a partial index) and those they
- * created; with `only`, that one page if it is among them. SQL text: it is in every Member's list, and a builder
- * costs several times as much to build and compile on each request.
+ * The ids of the secret pages a Member follows or created (with `only`: that page, if among them). SQL text: it is in
+ * every Member's list, and a builder costs several times as much to build and compile each request.
  */
 export function secretPageIdsSeen(viewer: string, only?: string): RawBuilder<string> {
   const ids = sql`select followable_id as id from follows where user_id = ${viewer} and followable_type = 'Page' and secret_page = 1
@@ -37,10 +32,7 @@ export function secretPageIdsSeen(viewer: string, only?: string): RawBuilder<str
   return only === undefined ? sql`(${ids})` : sql`(select id from (${ids}) as seen where id = ${only})`;
 }
 
-/**
- * A list's condition: the row is not of a secret page (`notSecret`), or its page (`page`) is among those seen.
- * Tested on an index that carries the secrecy after the order: the set is looked in only for a secret page's row.
- */
+/** The row is not of a secret page, or its page is seen (looked up only for a secret page's row, on the index). */
 export function notSecretOrSeen(
   eb: AnyEb,
   notSecret: Expression<SqlBool>,
@@ -55,10 +47,8 @@ export const visibleTotal = (all: Expression<number>, ofSecretPages: Expression<
   sql<number>`(${all} - ${ofSecretPages} + ${ofPagesSeen})`;
 
 /**
- * Access requests: the administrators, the user who asks, and the page's creator (who settles it). Invites: the
- * administrators, its sender, the invited user, and the page's creator. Reports: the administrators, the reporter,
- * and the creator of the page the reported content is in. Written as data: a list walks one index per condition
- * (its total by inclusion–exclusion over the kept counts), and a single read tests the same conditions.
+ * Who sees access requests (the asker, the page's creator), invites (the sender, the invited, the page's creator) and
+ * reports (the reporter, the page's creator); administrators all. As data: `listAnyOf` walks an index per condition.
  */
 export function accessRequestsSeenBy(viewer: Viewer): 'all' | { user_id?: string; owner?: string }[] {
   return viewer.isAdmin ? 'all' : [{ user_id: viewer.id }, { owner: viewer.id }];
@@ -71,11 +61,7 @@ export function invitesSeenBy(viewer: Viewer): 'all' | { user_id?: string; user_
   return viewer.isAdmin ? 'all' : [{ user_id: viewer.id }, { user_target_id: viewer.id }, { owner: viewer.id }];
 }
 
-/**
- * Statuses: a status posted in a page reaches the page's followers, one in an event the event's attendees and
- * creator; a user's followers see their statuses that are in no page and no event, or in a public page (a private
- * page's reach its members through the page).
- */
+/** A user's followers get their statuses in no page and no event, or in a public page (others reach via the place). */
 export function reachesFollowers(eb: AnyEb) {
   return eb.and([
     eb('s.event_id', 'is', null),
@@ -84,11 +70,8 @@ export function reachesFollowers(eb: AnyEb) {
 }
 
 /**
- * The query (a lookup of one row by key) finds its row, tested row by row. Not `exists`, which PostgreSQL plans as a
- * whole: under an `or` it hashes every row the subquery could find (a stream's walk of a followed user's statuses
- * hashed all the public pages), and as an anti-join with a table it knows as empty (the suspended; the events of a
- * community that has none) it expects no row to pass, and reads and sorts a whole range rather than walk it to the
- * first page. A lookup is the same test on both engines, and PostgreSQL expects it to keep half the rows.
+ * The key lookup finds its row, tested row by row. Not `exists`: PostgreSQL plans it as a whole, hashing every row it
+ * could find under an `or`, or (as an anti-join with a table it thinks empty) reading and sorting a whole range.
  */
 const found = (query: AnySelect): Expression<SqlBool> =>
   sql<SqlBool>`coalesce((${query.select(sql<boolean>`true`.as('found'))}), false)`;
@@ -104,17 +87,12 @@ const suspendedAt = (eb: AnyEb, now: string) =>
   eb.selectFrom('suspensions as su').where((w) => w.or([w('su.until', 'is', null), w('su.until', '>', now)]));
 
 /**
- * Content by an author suspended at `now` is hidden from all but Admins, as if it did not exist. Tested row by row
- * (a lookup of the author among the suspended, `found`), not against the list of the suspended, which each walk of
- * a stream would build for itself before its first row.
+ * Content by an author suspended at `now` is hidden from all but Admins. A lookup per row (`found`), not a list of the
+ * suspended, which each of a stream's walks would build for itself.
  */
 export const authorShown = (eb: AnyEb, viewer: Viewer, now: string, column: string): Expression<SqlBool> =>
   viewer.isAdmin ? eb.lit(true) : eb.not(found(suspendedAt(eb, now).whereRef('su.user_id', '=', sql.ref(column))));
-/**
- * How many rows `authorShown` leaves out of a count (`byAuthor(author)`: the count's rows by one author, a query to
- * select from), counted through the suspended, who are few: a range of each one's rows, not a test of every row
- * the count covers. None for Admins.
- */
+/** How many rows `authorShown` leaves out of a count: a range per suspended author (few), not a test of every row. */
 export function ofSuspendedAuthors(viewer: Viewer, now: string, byAuthor: (author: Expression<string>) => AnySelect): RawBuilder<number> {
   if (viewer.isAdmin) return sql<number>`0`;
   const each = byAuthor(sql.ref<string>('su.user_id')).select(sql<number>`count(*)`.as('n'));
@@ -122,21 +100,16 @@ export function ofSuspendedAuthors(viewer: Viewer, now: string, byAuthor: (autho
 }
 
 /**
- * Statuses (`statuses as s`), and comments, which follow their status. The rule has two halves, so that a single
- * read can tell hidden (404) from known but closed (403) in the same statement:
- * - known (`statusKnownTo`): its author is not suspended, and it is not in a secret page (its own, or its event's)
- *   the viewer is not in;
- * - open (`statusOpenTo`): a page's statuses are for its members (a public page's for everyone), an event's
- *   conversation for its creator and those who answered yes or maybe.
- * Readable (`statusReadableBy`) is both: what the single read answers, what `GET /statuses` and its total list,
- * and what the stream shows. Administrators read everything.
+ * Statuses (`statuses as s`; comments follow theirs). Two halves, so one statement tells 404 from 403: known (author
+ * not suspended, not in a secret page the viewer is not in) and open (a page's for its members, a public page's for
+ * all; an event's conversation for its creator and those who answered yes or maybe). Readable is both; Admins all.
  */
 export function statusKnownTo(eb: AnyEb, viewer: Viewer, now: string): Expression<SqlBool> {
   if (viewer.isAdmin) return eb.lit(true);
   return eb.and([authorShown(eb, viewer, now, 's.user_id'), placeKnownTo(eb, viewer)]);
 }
 
-/** The status is in no secret page (its own, or its event's) the viewer is not in: `statusKnownTo` but its author. */
+/** `statusKnownTo` but the author: in no secret page (its own, or its event's) the viewer is not in. */
 const placeKnownTo = (eb: AnyEb, viewer: Viewer): Expression<SqlBool> =>
   eb.and([eb.not(eb.exists(secretPageUnseen(eb, viewer).whereRef('sp.id', '=', 's.page_id'))), eventPageSeen(eb, viewer, 's.event_id')]);
 
@@ -166,10 +139,8 @@ export const statusReadableBy = (eb: AnyEb, viewer: Viewer, now: string): Expres
 export const statusPlaceReadableBy = (eb: AnyEb, viewer: Viewer): Expression<SqlBool> => eb.and([placeKnownTo(eb, viewer), statusOpenTo(eb, viewer)]);
 
 /**
- * The same rule for totals, from kept counts (`statuses|page|event|author|flag`, counters.ts): what a viewer reads of
- * the statuses is those of no event in no page or a public one (the flag), those of the pages not public they are
- * in (`closedPagesIn`), and those of the conversations they are in (`conversationsIn`); less what authors suspended
- * at `now` wrote in those places (`statusPlaceReadableBy`, counted on the suspended users' index).
+ * For totals from kept counts: a viewer reads the open statuses (the flag), those of the closed pages they are in
+ * (this) and of their conversations (`conversationsIn`), less suspended authors' (`ofSuspendedAuthors`).
  */
 export function closedPagesIn(viewer: string, only?: string): RawBuilder<string> {
   const ids = sql`select p.id from follows as f inner join pages as p on p.id = f.followable_id
@@ -194,9 +165,7 @@ export function conversationsIn(viewer: Viewer, only?: string): RawBuilder<strin
 }
 
 /**
- * The rule above for a status of one of the viewer's own stream sources (a page they are in, an event they
- * created or go to in a page they see, a user they follow: `reachesFollowers`): a status is in one page or one
- * event, never both, so of the whole rule only the author's suspension can hide it. Written this small, each of a
- * stream's walks (one per source, hundreds for some users) stays cheap to plan.
+ * The rule for a status of the viewer's own stream sources, which they may all read: only the author's suspension can
+ * hide it. Kept this small so each of a stream's walks (hundreds for some users) stays cheap to plan.
  */
 export const streamStatusShown = (eb: AnyEb, viewer: Viewer, now: string): Expression<SqlBool> => authorShown(eb, viewer, now, 's.user_id');

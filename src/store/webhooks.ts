@@ -11,10 +11,7 @@ export type DeliveryRow = Selectable<WebhookDeliveryTable>;
 const selectWebhooks: Selection = (q) => q.selectAll('webhooks');
 const selectDeliveries: Selection = (q) => q.selectAll('webhook_deliveries');
 
-/**
- * Webhooks; their signing secrets are stored sealed by `box`. Rows are read with the secret still sealed
- * (listing webhooks never needs it); `openSecret` gives it in clear to the sender.
- */
+/** Webhooks; secrets are stored sealed and read sealed (listing never needs them), `openSecret` for the sender. */
 export function webhooksRepo(db: Kysely<Database>, box: SecretBox) {
   return {
     openSecret(sealed: string): string {
@@ -66,9 +63,8 @@ export function webhooksRepo(db: Kysely<Database>, box: SecretBox) {
       await db.deleteFrom('webhooks').where('id', '=', id).execute();
     },
     /**
-     * The circuit breaker, in one statement (several senders may share the store): a success closes it; a
-     * failure counts, and from `threshold` failures in a row opens it for `openMs`, doubled at each further
-     * failure up to `maxOpenMs`.
+     * The circuit breaker (senders may share the store: failures are added in SQL): a success closes it; `threshold`
+     * failures in a row open it for `openMs`, doubled at each further failure up to `maxOpenMs`.
      */
     async recordOutcome(
       id: string,
@@ -112,9 +108,8 @@ export function deliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
       return db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst();
     },
     /**
-     * Claims up to `limit` of a webhook's due deliveries, oldest first, by moving their next attempt to the end of a
-     * lease (after a crash, they are due again then). One statement: `FOR UPDATE SKIP LOCKED` on PostgreSQL, so that
-     * senders claiming at once take different deliveries; SQLite's single writer's lock.
+     * Claims a webhook's due deliveries by moving their next attempt to the lease's end (due again after a crash). On
+     * PostgreSQL `SKIP LOCKED`, so concurrent senders take different ones.
      */
     claimDue(webhookId: string, now: string, limit: number, leaseUntil: string): Promise<DeliveryRow[]> {
       const due = db
@@ -126,8 +121,7 @@ export function deliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
         .orderBy('next_attempt_at')
         .orderBy('id')
         .limit(limit);
-      // PostgreSQL: the locked ids are taken once (`= any(array(…))`, an InitPlan). As `in (…)` the planner may
-      // join to the subquery and run it again, and its LIMIT then no longer bounds the claim.
+      // `= any(array(…))` runs once; as `in (…)` PostgreSQL may rerun the subquery, and its LIMIT no longer bounds it.
       const claimed =
         dialect === 'postgres'
           ? sql<boolean>`${sql.ref('id')} = any(array(${due.forUpdate().skipLocked()}))`
