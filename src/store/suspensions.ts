@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { SuspensionTable } from './moderation-tables.js';
 import type { Database } from './schema.js';
+import { suspendedAt } from './visibility.js';
 
 export type SuspensionRow = Selectable<SuspensionTable>;
 
@@ -30,17 +31,7 @@ export function suspensionsRepo(db: Kysely<Database>) {
         .innerJoin('permission_sets', 'permission_sets.id', 'users.permission_set_id')
         .select('users.id')
         .where('permission_sets.system_key', '=', 'admins')
-        .where((eb) =>
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('suspensions as x')
-                .select('x.user_id')
-                .whereRef('x.user_id', '=', 'users.id')
-                .where((w) => w.or([w('x.until', 'is', null), w('x.until', '>', now)])),
-            ),
-          ),
-        )
+        .where((eb) => eb.not(eb.exists(suspendedAt(eb, now).select('su.user_id').whereRef('su.user_id', '=', 'users.id'))))
         .execute();
       return rows.map((r) => r.id);
     },

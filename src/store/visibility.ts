@@ -82,8 +82,8 @@ function inPage(eb: AnyEb, viewer: Viewer, alias: string) {
   return eb.or([eb(`${alias}.user_id`, '=', viewer.id), eb.exists(follows.where('vf.followable_type', '=', sql.lit('Page')).where('vf.user_id', '=', viewer.id))]);
 }
 
-/** The users suspended at `now` (a suspension past its `until` is over by itself). */
-const suspendedAt = (eb: AnyEb, now: string) =>
+/** The users suspended at `now` (`suspensions as su`; a suspension past its `until` is over by itself). */
+export const suspendedAt = (eb: AnyEb, now: string) =>
   eb.selectFrom('suspensions as su').where((w) => w.or([w('su.until', 'is', null), w('su.until', '>', now)]));
 
 /**
