@@ -77,13 +77,18 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit,
     // A path segment over 1,024 characters is a 414 (uri_too_long).
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
-    // Errors the router raises before any route runs (a malformed path escape) get the contract's shape too.
+    // Errors the router raises before any route runs (a malformed path escape) get the contract's shape too; as on
+    // every path, a request without valid credentials is told only that (401, its connection closed).
     frameworkErrors: (error, request, reply) => {
-      const appError = toAppError(error as FastifyError, bodyLimit);
-      void (reply as unknown as FastifyReply)
-        .code(appError.status)
-        .header('x-request-id', request.id)
-        .send(appError.toBody(request.id));
+      const answer = (appError: AppError) =>
+        void (reply as unknown as FastifyReply).code(appError.status).header('x-request-id', request.id).send(appError.toBody(request.id));
+      authenticate(request).then(
+        () => answer(toAppError(error as FastifyError, bodyLimit)),
+        (refused: unknown) => {
+          guard.closeAfter(request.raw.socket, reply as unknown as FastifyReply);
+          answer(toAppError(refused as FastifyError, bodyLimit));
+        },
+      );
     },
     // Errors Node's HTTP parser raises before Fastify sees a request (a malformed request line, Content-Length
     // with Transfer-Encoding, headers or URL over the limit) get the contract's shape too.

@@ -330,6 +330,10 @@ describe('routes and errors', () => {
     expectErrorShape(await call(server, 'POST', '/nothing-here', { as: null, body: '{"a":' }), 401, 'unauthorized');
     expectErrorShape(await call(server, 'PUT', '/users', { as: null, body: '{"a":' }), 401, 'unauthorized');
     expect((await fetch(`${server.url}/somewhere/else`)).status).toBe(401);
+    // So is a path the router cannot read (a malformed escape): 400 is for callers with credentials.
+    const malformed = await fetch(`${server.url}/public-api/v1/pages/%E0%A4%A`);
+    expect(malformed.status).toBe(401);
+    expect(malformed.headers.get('connection')).toBe('close');
   });
 
   it('answers every kind of error in exactly the contract shape', async () => {

@@ -25,11 +25,15 @@ describe('in process', () => {
       expect(res.headers['x-request-id'], path).toMatch(HEX_ID);
       if (status >= 400) expect(res.body.error.request_id, path).toBe(res.headers['x-request-id']);
     }
-    // Before routing: a malformed escape in the path.
-    const early = await t.app.inject({ method: 'GET', url: `${PREFIX}/pages/%E0%A4%A` });
-    expect(early.statusCode).toBe(400);
-    expect(early.headers['x-request-id']).toMatch(HEX_ID);
-    expect(early.json().error.request_id).toBe(early.headers['x-request-id']);
+    // Before routing: a malformed escape in the path; without valid credentials, 401 as on every path.
+    const headers = { 'api-key': t.admin.key, 'api-secret': t.admin.secret };
+    for (const [sent, status] of [[headers, 400], [{}, 401], [{ ...headers, 'api-secret': 'as_wrong' }, 401]] as const) {
+      const early = await t.app.inject({ method: 'GET', url: `${PREFIX}/pages/%E0%A4%A`, headers: sent });
+      expect(early.statusCode).toBe(status);
+      expect(early.json().error.code).toBe(status === 400 ? 'malformed_request' : 'unauthorized');
+      expect(early.headers['x-request-id']).toMatch(HEX_ID);
+      expect(early.json().error.request_id).toBe(early.headers['x-request-id']);
+    }
   });
 
   it('keeps a sane id the client sent, and replaces one that is not', async () => {
