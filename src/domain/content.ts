@@ -276,10 +276,22 @@ export async function requireLikeReadable(store: Store, caller: Caller, like: Li
   });
 }
 
-/** The likes of a status or a comment the caller reads, oldest first (one user's with `user_id`). */
+/**
+ * The likes of a status or a comment the caller reads, oldest first (one user's with `user_id`). The caller's own like
+ * (`user_id` their own) is listed whatever became of what they liked, as `getLike` reads it: the way to find it to take
+ * it back. One who has none there is refused as the read refuses them.
+ */
 export async function listLikes(deps: Deps, caller: Caller, target: LikeTarget, query: ListLikesQuery): Promise<ListResult<Like>> {
-  await readableTarget(deps.store, caller, target, nowIso(deps));
+  const own = query.user_id === caller.user.id;
+  const refused = await readableTarget(deps.store, caller, target, nowIso(deps)).then(
+    () => undefined,
+    (error: unknown) => {
+      if (own && error instanceof AppError && (error.status === 403 || error.status === 404)) return error;
+      throw error;
+    },
+  );
   const listed = await deps.store.likes.list(target, query.user_id, query);
+  if (refused && listed.rows.length === 0) throw refused;
   return listResult(await toLikeRecords(deps.store, caller, listed.rows, deps.clock()), listed);
 }
 

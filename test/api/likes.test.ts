@@ -157,6 +157,15 @@ describe('likes lists', () => {
     expect(own.status).toBe(200);
     expect(own.body).toMatchObject({ id: liked.id, status_id: status.id });
     expect((await t.call('GET', `/likes/${liked.id}`, { as: other.creds })).status).toBe(404);
+    // Found by what it likes too (the way to take it back without its id); the rest of the list stays closed.
+    const mine = await t.call('GET', `/statuses/${status.id}/likes?user_id=${fan.user.id}`, { as: fan.creds });
+    expect(mine.status, JSON.stringify(mine.body)).toBe(200);
+    expect(mine.body).toMatchObject({ items: [{ id: liked.id }], total_items: 1 });
+    expect((await t.call('GET', `/statuses/${status.id}/likes`, { as: fan.creds })).status).toBe(403);
+    expect((await t.call('GET', `/statuses/${status.id}/likes?user_id=${other.user.id}`, { as: fan.creds })).status).toBe(403);
+    // Someone who never liked it learns nothing more than the read says.
+    expect((await t.call('GET', `/statuses/${status.id}/likes?user_id=${other.user.id}`, { as: other.creds })).status).toBe(403);
     expect((await t.call('DELETE', `/likes/${liked.id}`, { as: fan.creds })).status).toBe(204);
+    expect((await t.call('GET', `/statuses/${status.id}/likes?user_id=${fan.user.id}`, { as: fan.creds })).status).toBe(403);
   });
 });

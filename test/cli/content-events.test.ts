@@ -114,6 +114,19 @@ describe('agora statuses, comments, likes, stream and notifications', () => {
     const again = await run(['likes', 'delete', '--status', status.id], fans[0]!.creds);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/you do not like this status/);
+
+    // Once the status is hidden from the fan (its author suspended), their like is still theirs to take back.
+    expect((await call(server, 'PUT', `/users/${author.user.id}/suspension`, { body: { reason: 'test' } })).status).toBe(200);
+    try {
+      expect((await call(server, 'GET', `/statuses/${status.id}`, { as: fans[1]!.creds })).status).toBe(404);
+      const hidden = await run(['likes', 'delete', '--status', status.id], fans[1]!.creds);
+      expect(hidden.code, hidden.stderr).toBe(0);
+      // Piped: named by its id (a person at a terminal is told whose like of what).
+      expect(hidden.stdout).toMatch(/^Took back like \w+/);
+      expect((await call(server, 'GET', `/statuses/${status.id}`)).body.likes_count).toBe(0);
+    } finally {
+      await call(server, 'DELETE', `/users/${author.user.id}/suspension`);
+    }
   });
 });
 
