@@ -67,6 +67,7 @@ export const RESPONSES: [Method, string, () => Promise<Expected>][] = [
   ['GET', '/pages/:page_id/invites', async () => (await membership()).InviteListSchema],
   ['POST', '/follows', async () => (await follows()).FollowSchema],
   ['GET', '/follows', async () => (await follows()).FollowListSchema],
+  ['GET', '/follows/:follow_id', async () => (await follows()).FollowSchema],
   ['DELETE', '/follows/:follow_id', none],
   ['POST', '/page_access_requests', async () => (await membership()).AccessRequestSchema],
   ['GET', '/page_access_requests', async () => (await membership()).AccessRequestListSchema],

@@ -6,10 +6,11 @@ import type { CreateFollowInput, Follow, FollowableType, ListFollowsQuery } from
 import type { FollowRow } from '../store/follows.js';
 import type { PageRow } from '../store/pages.js';
 import { nowIso, type Caller, type Deps } from './context.js';
-import { administersPage, canSeePage, findVisiblePage } from './pages.js';
+import { administersPage, findVisiblePage } from './pages.js';
 import { requireActingFor } from './permissions.js';
 import { notifyUsers, pageRef, userRef, type Ref } from './notifications.js';
 import { loadEmbeds } from './records.js';
+import { viewerOf } from './content-access.js';
 
 const toFollowRecord = (row: FollowRow, followable?: Follow['followable']): Follow => ({
   id: row.id,
@@ -84,33 +85,35 @@ function admitOrRefuse(caller: Caller, userId: string, page: PageRow): void {
 }
 
 export async function listFollows(deps: Deps, caller: Caller, query: ListFollowsQuery): Promise<ListResult<Follow>> {
-  const viewer = { id: caller.user.id, isAdmin: caller.isAdmin };
   const listed = await deps.store.follows.list(
     { followable_type: query.followable_type, followable_id: query.followable_id, user_id: query.user_id },
-    viewer,
+    viewerOf(caller),
     query,
   );
-  const rows = listed.rows;
+  const joined = { users: listed.rows.map((r) => r.user), pages: listed.rows.map((r) => r.page) };
+  return listResult(await toFollowRecords(deps, caller, listed.rows, joined), listed);
+}
+
+/** One follow, to whoever sees it in the list: a follow of a secret page is as hidden as the page (404). */
+export async function getFollow(deps: Deps, caller: Caller, id: string): Promise<Follow> {
+  const follow = await deps.store.follows.getSeen(id, viewerOf(caller));
+  if (!follow) throw notFound('Follow');
+  return (await toFollowRecords(deps, caller, [follow]))[0]!;
+}
+
+/** Follows with what each follows embedded (the user or the page; those a list's rows carry are not read again). */
+async function toFollowRecords(deps: Deps, caller: Caller, rows: FollowRow[], joined?: Parameters<typeof loadEmbeds>[5]): Promise<Follow[]> {
   const of = (type: string) => rows.map((r) => (r.followable_type === type ? r.followable_id : null));
-  const joined = { users: rows.map((r) => r.user), pages: rows.map((r) => r.page) };
   const { users, pages } = await loadEmbeds(deps.store, caller, of('User'), of('Page'), deps.clock(), joined);
-  const embed = (r: FollowRow) => (r.followable_type === 'Page' ? pages.get(r.followable_id) : users.get(r.followable_id)) ?? null;
-  return listResult(
-    rows.map((r) => toFollowRecord(r, embed(r))),
-    listed,
-  );
+  return rows.map((r) => toFollowRecord(r, (r.followable_type === 'Page' ? pages.get(r.followable_id) : users.get(r.followable_id)) ?? null));
 }
 
 /** Unfollows: the follower themself or a project administrator. */
 export async function deleteFollow(deps: Deps, caller: Caller, id: string): Promise<void> {
   await deps.store.transaction(async (tx) => {
-    const follow = await tx.follows.getById(id);
-    if (!follow) throw notFound('Follow');
     // A follow of a secret page is as hidden as the page: 404, not 403, to those outside it.
-    if (follow.followable_type === 'Page' && follow.user_id !== caller.user.id) {
-      const page = await tx.pages.getById(follow.followable_id);
-      if (page && !(await canSeePage(tx, { id: caller.user.id, isAdmin: caller.isAdmin }, page.id))) throw notFound('Follow');
-    }
+    const follow = await tx.follows.getSeen(id, viewerOf(caller));
+    if (!follow) throw notFound('Follow');
     if (follow.user_id !== caller.user.id && !caller.isAdmin) throw forbidden('You may delete only your own follows');
     await tx.follows.delete(id);
   });

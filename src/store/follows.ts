@@ -99,6 +99,10 @@ export function followsRepo(db: Kysely<Database>) {
     getById(id: string): Promise<FollowRow | undefined> {
       return db.selectFrom('follows').selectAll().where('id', '=', id).executeTakeFirst();
     },
+    /** The follow if the viewer may know of it (`seenBy`, as the list). */
+    getSeen(id: string, viewer: Viewer): Promise<FollowRow | undefined> {
+      return seenBy(matching({}).where('follows.id', '=', id), viewer, {}).selectAll('follows').executeTakeFirst();
+    },
     find(userId: string, followableType: string, followableId: string): Promise<FollowRow | undefined> {
       return db
         .selectFrom('follows')

@@ -313,6 +313,17 @@ describe('GET /follows', () => {
       expect(listed.items.map((f) => f.user_id).sort()).toEqual([owner.id, member.id].sort());
       expect(listed.items[0]!.followable).toEqual(secret);
     }
+    // One follow by its id: as the list shows it, to whom it shows it.
+    const memberFollow = (await listFollows(`${query}&user_id=${member.id}`, server.admin)).items[0]!;
+    expect((await call(server, 'GET', `/follows/${memberFollow.id}`, { as: outsider })).status).toBe(404);
+    for (const as of [ownerCreds, memberCreds, server.admin]) {
+      const got = await call(server, 'GET', `/follows/${memberFollow.id}`, { as });
+      expect(got.status).toBe(200);
+      expect(got.body).toEqual(memberFollow);
+    }
+    expect((await call(server, 'GET', `/follows/${'0'.repeat(32)}`)).status).toBe(404);
+    // The unfollow is as hidden: 404 to the outsider, not 403.
+    expect((await call(server, 'DELETE', `/follows/${memberFollow.id}`, { as: outsider })).status).toBe(404);
   });
 });
 

@@ -308,6 +308,15 @@ describe('prompts check each answer as it is given', () => {
     const run = await tty(['follows', 'delete', follow.id], [{ when: /\(y\/N\)/, send: 'n\r' }]);
     expect(run.code, run.screen).toBe(0);
     expect(run.screen).toContain(`Delete admin's follow of ${name} (page)? (y/N)`);
+    // Another user's follow is named too (an Admin's unfollow for them), and read by its id.
+    const { createUserWithKey } = await import('../helpers/api.js');
+    const fan = await createUserWithKey(server);
+    const theirs = (await call(server, 'POST', '/follows', { body: { followable_type: 'Page', followable_id: page.id, user_id: fan.user.id } })).body as { id: string };
+    const asked = await tty(['follows', 'delete', theirs.id], [{ when: /\(y\/N\)/, send: 'n\r' }]);
+    expect(asked.screen).toContain(`Delete ${fan.user.nickname}'s follow of ${name} (page)? (y/N)`);
+    const got = await runCli(['follows', 'get', theirs.id], { home: server.dir, env: envFor(server) });
+    expect(got.code, got.stderr).toBe(0);
+    expect(Object.fromEntries(tsvRows(got.stdout).map(([k, v]) => [k, v]))).toMatchObject({ id: theirs.id, follower: fan.user.nickname, followable_id: page.id });
   });
 
   it('a confirmation takes y or yes, not "yy"', async () => {

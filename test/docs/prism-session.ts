@@ -74,6 +74,8 @@ export async function walk(s: PrismSession, actors: Actors): Promise<{ ada: Pers
   await call('POST', '/follows', 201, { as: linus.creds, body: { followable_type: 'User', followable_id: ada.id, user_id: linus.id } });
   await call('POST', '/follows', 404, { as: grace.creds, body: { followable_type: 'User', followable_id: NO_ID, user_id: grace.id } });
   await call('GET', `/follows?followable_type=Page&followable_id=${open.id}`, 200);
+  await call('GET', `/follows/${follow.id}`, 200, { as: linus.creds });
+  await call('GET', `/follows/${NO_ID}`, 404);
   await call('DELETE', `/follows/${follow.id}`, 403, { as: linus.creds });
   await call('DELETE', `/follows/${follow.id}`, 204, { as: grace.creds });
   await call('DELETE', `/follows/${follow.id}`, 404, { as: grace.creds });

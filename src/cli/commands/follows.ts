@@ -86,6 +86,14 @@ export function registerFollowCommands(program: Command): void {
     }),
   );
 
+  examples(follows.command('get').description('show one follow, with what it follows').argument('<id>', 'follow id (or a prefix of one of yours)'), 'agora follows get 3f2a…').action(
+    withContext(async ({ client, out, names }, _o, [ref]) => {
+      const [{ seg }, { ID_LISTS }] = await Promise.all([import('../../client/api-client.js'), import('../names.js')]);
+      const [id] = await names.fullIds(ID_LISTS.follow, [ref!]);
+      await out.record(await client.get<Follow>(`/follows/${seg(id!)}`), FOLLOW_VIEW);
+    }),
+  );
+
   examples(
     follows
       .command('delete')
@@ -103,7 +111,7 @@ export function registerFollowCommands(program: Command): void {
       ]);
       const ids = await names.fullIds(ID_LISTS.follow, await idsFrom(args));
       const asking = mayAsk(o.yes);
-      const described = asking ? await describeFollows(client, ids) : new Map<string, string>();
+      const described = asking ? await describeFollows(ctx, ids) : new Map<string, string>();
       await eachRecord(ctx, ids, (id) => `Follow ${id}`, async (id) => {
         const what = described.get(id) ?? `follow ${id}`;
         await confirmOrStop(`Delete ${what}?`, o.yes);
@@ -115,19 +123,20 @@ export function registerFollowCommands(program: Command): void {
 }
 
 /**
- * What a person is asked about: "ada's follow of Garden Club (page)" rather than a bare id. The API has no read of
- * one follow by id: the caller's own follows are looked through (the usual unfollow); any other stays an id.
+ * What a person is asked about: "ada's follow of Garden Club (page)" rather than a bare id, each follow read by its id
+ * (a few at a time). One that cannot be read stays an id, and its unfollow says why.
  */
-async function describeFollows(client: Context['client'], ids: string[]): Promise<Map<string, string>> {
-  const { fetchList } = await import('../list-walk.js');
-  const me = await client.get<{ id: string; nickname: string }>('/me');
-  const { items } = await fetchList<Follow>(client, '/follows', { user_id: me.id }, { perPage: 100, all: true });
-  const named = new Map<string, string>();
-  for (const follow of items) {
-    if (!ids.includes(follow.id)) continue;
-    const target = follow.followable as { name?: string; nickname?: string } | null | undefined;
-    const name = target?.nickname ?? target?.name ?? follow.followable_id;
-    named.set(follow.id, `${me.nickname}'s follow of ${name} (${follow.followable_type === 'Page' ? 'page' : 'user'})`);
-  }
-  return named;
+async function describeFollows({ client, names }: Context, ids: string[]): Promise<Map<string, string>> {
+  const { seg } = await import('../../client/api-client.js');
+  const follows: Follow[] = [];
+  for (let i = 0; i < ids.length; i += 8)
+    for (const follow of await Promise.all(ids.slice(i, i + 8).map((id) => client.get<Follow>(`/follows/${seg(id)}`).catch(() => undefined))))
+      if (follow) follows.push(follow);
+  await names.load('user', follows.map((f) => f.user_id));
+  return new Map(
+    follows.map((f) => [
+      f.id,
+      `${names.get('user', f.user_id) ?? f.user_id}'s follow of ${followedName(f) ?? f.followable_id} (${f.followable_type === 'Page' ? 'page' : 'user'})`,
+    ]),
+  );
 }

@@ -1,6 +1,6 @@
 import { ErrorCode } from '../../shared/errors.js';
 import { z } from 'zod';
-import { createFollow, deleteFollow, listFollows } from '../../domain/follows.js';
+import { createFollow, deleteFollow, getFollow, listFollows } from '../../domain/follows.js';
 import { CreateFollowInput, FollowListSchema, FollowSchema, ListFollowsQuery } from '../../shared/schemas/follows.js';
 import type { RouteContext } from '../context.js';
 
@@ -14,6 +14,11 @@ export function registerFollowRoutes({ routes, deps }: RouteContext): void {
     { method: 'GET', url: '/follows', operationId: 'list_follows', tag, summary: 'List follows', query: ListFollowsQuery, response: FollowListSchema },
     ({ query, caller }) => listFollows(deps, caller, query),
   );
+  const FollowParams = z.object({ follow_id: z.string() });
+  routes.add(
+    { method: 'GET', url: '/follows/:follow_id', operationId: 'get_follow', tag, summary: 'Get a follow (whoever sees it in the list)', params: FollowParams, response: FollowSchema },
+    ({ params, caller }) => getFollow(deps, caller, params.follow_id),
+  );
   routes.add(
     {
       method: 'DELETE',
@@ -21,7 +26,7 @@ export function registerFollowRoutes({ routes, deps }: RouteContext): void {
       operationId: 'delete_follow',
       tag,
       summary: 'Unfollow',
-      params: z.object({ follow_id: z.string() }),
+      params: FollowParams,
       status: 204,
     },
     async ({ params, caller }) => {
