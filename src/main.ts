@@ -6,7 +6,7 @@ import { registerAdminCommands } from './cli/commands/admin.js';
 import { registerAuthCommands } from './cli/commands/auth.js';
 import { registerCompletionCommand } from './cli/commands/completion.js';
 import { registerContentCommands } from './cli/commands/content.js';
-import { registerModerationCommands } from './cli/commands/moderation.js';
+import { registerModerationCommands, registerRemovedCommands } from './cli/commands/moderation.js';
 import { registerEventCommands } from './cli/commands/events.js';
 import { registerFollowCommands } from './cli/commands/follows.js';
 import { registerImportExportCommands } from './cli/commands/import-export.js';
@@ -60,6 +60,7 @@ const REGISTRARS: [string[], (program: Command) => void][] = [
   [['keys'], registerKeyCommands],
   [['users'], (program) => registerSetRoleCommand(program.commands.find((c) => c.name() === 'users')!)],
   [['statuses', 'comments', 'likes', 'users', 'reports'], (program) => registerModerationCommands(program)],
+  [['removed'], registerRemovedCommands],
   [['users', 'pages', 'follows'], registerImportExportCommands],
   [['openapi'], registerOpenApiCommand],
   [['completion'], registerCompletionCommand],

@@ -7,7 +7,7 @@ const LIST_FIELDS = new Set([
   'about', 'action', 'actor', 'answer', 'api_key', 'attempts', 'attendees', 'author', 'comment', 'comments', 'config',
   'content', 'created', 'default', 'description', 'email', 'end', 'event', 'events', 'followed', 'followed name',
   'from', 'id', 'kind', 'last code', 'last error', 'last used', 'likes', 'name', 'next attempt', 'nickname', 'owner',
-  'page', 'places left', 'privacy', 'reason', 'reporter', 'reports', 'request', 'resolution', 'role', 'seen', 'since',
+  'page', 'places left', 'privacy', 'reason', 'removed by', 'reporter', 'reports', 'request', 'resolution', 'role', 'seen', 'since',
   'slug', 'start', 'state', 'status', 'summary', 'suspended', 'tagline', 'target', 'tickets', 'to', 'type', 'url',
   'user', 'waiting since', 'what', 'when',
   // Records' fields that no column is headed by.

@@ -40,6 +40,7 @@ const audit = () => import('../shared/schemas/audit.js');
 const webhooks = () => import('../shared/schemas/webhooks.js');
 const apiKeys = () => import('../shared/schemas/api-keys.js');
 const reports = () => import('../shared/schemas/reports.js');
+const removals = () => import('../shared/schemas/removals.js');
 
 const none = async (): Promise<Expected> => 'none';
 const any = async (): Promise<Expected> => 'any';
@@ -97,6 +98,7 @@ export const RESPONSES: [Method, string, () => Promise<Expected>][] = [
   ['GET', '/comments/:comment_id', async () => (await content()).CommentSchema],
   ['DELETE', '/comments/:comment_id', none],
   ['DELETE', '/likes/:like_id', none],
+  ['GET', '/removed_content', async () => (await removals()).RemovedContentListSchema],
   ['PUT', '/users/:user_id/suspension', async () => (await users()).UserSchema],
   ['DELETE', '/users/:user_id/suspension', async () => (await users()).UserSchema],
   ['POST', '/reports', async () => (await reports()).ReportSchema],

@@ -1,10 +1,11 @@
 import { AppError, conflict, ErrorCode, forbidden, notFound } from '../shared/errors.js';
 import { listResult, type ListResult } from '../shared/schemas/common.js';
 import type { Comment, Status } from '../shared/schemas/content.js';
-import type { ListStatusesQuery } from '../shared/schemas/removals.js';
+import type { ListRemovedContentQuery, ListStatusesQuery, RemovedContent } from '../shared/schemas/removals.js';
 import type { CommentRow, StatusRow } from '../store/content.js';
 import type { Store } from '../store/store.js';
 import { recordAudit } from './audit.js';
+import { requireAdmin } from './permissions.js';
 import { closed, knownComment, knownStatus, readableComment, viewerOf } from './content-access.js';
 import { placeOf, removedFields, requireLikeReadable, toCommentRecords, toStatusRecords } from './content.js';
 import { nowIso, type Caller, type Deps } from './context.js';
@@ -64,6 +65,27 @@ export async function listStatuses(deps: Deps, caller: Caller, query: ListStatus
   const { user_id, page_id, event_id } = query;
   const listed = await deps.store.removals.listStatuses(viewerOf(caller), nowIso(deps), { user_id, page_id, event_id }, query);
   return listResult(await toStatusRecords(deps.store, caller, listed.rows, nowIso(deps)), listed);
+}
+
+/** Removed content, newest removal first: Admins only, as removed content is theirs alone to read. */
+export async function listRemovedContent(deps: Deps, caller: Caller, query: ListRemovedContentQuery): Promise<ListResult<RemovedContent>> {
+  requireAdmin(caller, 'read removed content');
+  const { target_type, user_id, removed_by } = query;
+  const listed = await deps.store.removals.listRemoved({ target_type, user_id, removed_by }, query);
+  return listResult(
+    listed.rows.map((r) => ({
+      id: r.id,
+      target_type: r.target_type,
+      user_id: r.user_id,
+      status_id: r.status_id,
+      page_id: r.page_id,
+      event_id: r.event_id,
+      content: r.content,
+      created_at: r.created_at,
+      ...removedFields(r),
+    })),
+    listed,
+  );
 }
 
 /** What follows a removal by someone other than the author: the author is told, and the removal audited. */

@@ -61,6 +61,8 @@ export const COUNTERS: readonly CounterSpec[] = [
   { list: 'reports', table: 'reports', dims: ['r.state', 'r.target_type', 'r.target_id', 'r.user_id', 'r.page_owner_id'] },
   // A target's entries and a time window's are counted on their index instead.
   { list: 'audit_log', table: 'audit_log', dims: ['r.actor_id', 'r.action', 'r.target_type'] },
+  // Removed content by type, author and who removed it (migration 0043).
+  { list: 'removed_content', table: 'removed_content', dims: ['r.target_type', 'r.user_id', 'r.removed_by'] },
   { list: 'webhooks', table: 'webhooks', dims: [] },
   { list: 'webhook_deliveries', table: 'webhook_deliveries', dims: ['r.webhook_id'] },
   { list: 'permission_sets', table: 'permission_sets', dims: [] },

@@ -13,6 +13,12 @@ export interface Removal {
   removal_reason: string | null;
 }
 
+export interface RemovedFilter {
+  target_type?: 'Status' | 'Comment';
+  user_id?: string;
+  removed_by?: string;
+}
+
 export interface StatusFilter {
   user_id?: string;
   page_id?: string;
@@ -74,6 +80,17 @@ export function removalsRepo(db: Kysely<Database>) {
     async listStatuses(viewer: Viewer, now: string, filter: StatusFilter, page: Pagination): Promise<Listed<StatusListed>> {
       const query = statusesOf((eb) => statusReadableBy(eb, viewer, now), filter);
       return listPage<StatusListed>(db, [{ query, keys: ['s.id'] }], selectStatuses, page, readableTotal(viewer, now, filter), true, statusExtras(viewer, now));
+    },
+
+    /** Removed content, newest removal first (Admins'). */
+    listRemoved(filter: RemovedFilter, page: Pagination): Promise<Listed<RemovedRow>> {
+      let query = db.selectFrom('removed_content');
+      if (filter.target_type !== undefined) query = query.where('removed_content.target_type', '=', filter.target_type);
+      if (filter.user_id !== undefined) query = query.where('removed_content.user_id', '=', filter.user_id);
+      if (filter.removed_by !== undefined) query = query.where('removed_content.removed_by', '=', filter.removed_by);
+      const total = kept([counterKey('removed_content', [filter.target_type, filter.user_id, filter.removed_by])]);
+      const walk = { query, keys: ['removed_content.removed_at', 'removed_content.id'] };
+      return listPage<RemovedRow>(db, [walk], (q) => q.selectAll('removed_content'), page, total, true);
     },
 
     getRemoved(type: 'Status' | 'Comment', id: string): Promise<RemovedRow | undefined> {

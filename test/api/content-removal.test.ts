@@ -231,3 +231,41 @@ describe('DELETE /likes/{id}', () => {
     expect((await t.call('DELETE', `/likes/${l.id}`)).status).toBe(404);
   });
 });
+
+describe('GET /removed_content', () => {
+  it('lists removed statuses and comments to Admins, newest removal first, by type, author and remover, with who, when and why', async () => {
+    const [owner, member] = [await t.member(), await t.member()];
+    const pageId = (await page(owner, 'public')).id;
+    await join(member, pageId);
+    const first = await post(member, { page_id: pageId });
+    const onFirst = await comment(owner, first.id);
+    const second = await post(member, { page_id: pageId });
+    // The page's administrator removes the second, then an Admin the first (its comment with it).
+    expect((await t.call('DELETE', `/statuses/${second.id}?reason=spam`, { as: owner.creds })).status).toBe(204);
+    t.clock.advance(1000);
+    expect((await t.call('DELETE', `/statuses/${first.id}`)).status).toBe(204);
+
+    const byMember = await t.call('GET', `/removed_content?user_id=${member.user.id}`);
+    expect(byMember.status).toBe(200);
+    expect(byMember.body.total_items).toBe(2);
+    expect(byMember.body.items).toEqual([
+      expect.objectContaining({ id: first.id, target_type: 'Status', user_id: member.user.id, page_id: pageId, removed_by: t.admin.id, removal_reason: null }),
+      expect.objectContaining({ id: second.id, target_type: 'Status', content: 'first post here', removed_by: owner.user.id, removal_reason: 'spam' }),
+    ]);
+    expect(Date.parse(byMember.body.items[0].removed_at)).toBeGreaterThan(Date.parse(byMember.body.items[1].removed_at));
+    const comments = await t.call('GET', `/removed_content?target_type=Comment&user_id=${owner.user.id}`);
+    expect(comments.body).toMatchObject({ items: [{ id: onFirst.id, target_type: 'Comment', status_id: first.id, removed_by: t.admin.id }], total_items: 1 });
+    expect(ids(await t.call('GET', `/removed_content?removed_by=${owner.user.id}`))).toEqual([second.id]);
+    expect((await t.call('GET', `/removed_content?removed_by=${owner.user.id}`)).body.total_items).toBe(1);
+
+    // Paged by cursor, as every list.
+    const one = await t.call('GET', `/removed_content?user_id=${member.user.id}&per_page=1`);
+    expect(ids(one)).toEqual([first.id]);
+    const next = /<\/public-api\/v1([^>]+)>; rel="next"/.exec(String(one.headers.link))![1]!;
+    expect(ids(await t.call('GET', next))).toEqual([second.id]);
+
+    // Removed content is the Admins' alone; a filter's words are checked.
+    for (const who of [owner, member]) expect((await t.call('GET', '/removed_content', { as: who.creds })).status).toBe(403);
+    expect((await t.call('GET', '/removed_content?target_type=User')).status).toBe(400);
+  });
+});

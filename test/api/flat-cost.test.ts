@@ -180,6 +180,7 @@ const lists = () => [
   '/permission_sets?',
   '/moderation_queue?',
   ...combinations({ user_id: member.user.id }).map((q) => `/api_keys?${q}`),
+  ...combinations({ target_type: 'Status', user_id: member.user.id, removed_by: t.admin.id }).map((q) => `/removed_content?${q}`),
   ...combinations({
     actor_id: t.admin.id,
     action: 'webhook_delivery.redeliver',
@@ -254,7 +255,7 @@ describe('every list query', () => {
       for (const as of callers) {
         // Another user's notifications, the webhooks and their deliveries, and the audit log are the Admin's alone.
         const adminOnly =
-          url.startsWith('/webhooks') || url.startsWith('/audit_log') || url.startsWith('/api_keys') || (url.includes('/users/') && !url.includes(`/users/${member.user.id}/`));
+          url.startsWith('/webhooks') || url.startsWith('/audit_log') || url.startsWith('/api_keys') || url.startsWith('/removed_content') || (url.includes('/users/') && !url.includes(`/users/${member.user.id}/`));
         const who = adminOnly ? undefined : as;
         for (const paging of ['per_page=1', 'per_page=1&page=2']) {
           const res = await t.call('GET', `${url}&${paging}`, { as: who });

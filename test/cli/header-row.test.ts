@@ -11,6 +11,7 @@ import * as membershipSchemas from '../../src/shared/schemas/membership.js';
 import * as moderationSchemas from '../../src/shared/schemas/moderation.js';
 import * as notificationsSchemas from '../../src/shared/schemas/notifications.js';
 import * as pagesSchemas from '../../src/shared/schemas/pages.js';
+import * as removalsSchemas from '../../src/shared/schemas/removals.js';
 import * as reportsSchemas from '../../src/shared/schemas/reports.js';
 import * as rolesSchemas from '../../src/shared/schemas/roles.js';
 import * as usersSchemas from '../../src/shared/schemas/users.js';
@@ -18,7 +19,7 @@ import * as webhooksSchemas from '../../src/shared/schemas/webhooks.js';
 
 /** `-` skips a first line of our lists' field names (`list --fields nickname,id --header`), and only such a line. */
 const COMMANDS = join(__dirname, '../../src/cli/commands');
-const SCHEMAS: Record<string, unknown>[] = [api_keysSchemas, auditSchemas, contentSchemas, eventsSchemas, followsSchemas, membershipSchemas, moderationSchemas, notificationsSchemas, pagesSchemas, reportsSchemas, rolesSchemas, usersSchemas, webhooksSchemas];
+const SCHEMAS: Record<string, unknown>[] = [api_keysSchemas, auditSchemas, contentSchemas, eventsSchemas, followsSchemas, membershipSchemas, moderationSchemas, notificationsSchemas, pagesSchemas, removalsSchemas, reportsSchemas, rolesSchemas, usersSchemas, webhooksSchemas];
 
 describe('a header row piped in', () => {
   it("knows every list's column headers and every listed record's fields", () => {

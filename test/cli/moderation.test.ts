@@ -340,4 +340,20 @@ describe('agora reports, statuses delete, users suspend', () => {
     expect(unliked.stdout.match(/Took back \w+'s like of \w+'s status "liked"/g)).toHaveLength(2);
     expect(unliked.stdout).not.toMatch(/Took back like /);
   });
+
+  it('lists removed content to Admins, newest removal first, naming its author and remover', async () => {
+    const { poster, post, owner } = await postingPage(server, 'Removed Club');
+    const gone = await post('buy cheap watches');
+    expect((await call(server, 'DELETE', `/statuses/${gone}?reason=spam`, { as: owner.creds })).status).toBe(204);
+    const listed = await run(['removed', 'list', '--user', poster.user.nickname, '--header']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const [header, ...rows] = tsvRows(listed.stdout);
+    expect(header).toEqual(['id', 'type', 'author', 'when', 'removed by', 'reason', 'content']);
+    expect(rows).toEqual([[gone, 'Status', poster.user.nickname, expect.stringMatching(/^\d{4}-/), owner.user.nickname, 'spam', 'buy cheap watches']]);
+    const byRemover = await run(['removed', 'list', '--removed-by', owner.user.nickname, '--target-type', 'comment', '--json']);
+    expect(JSON.parse(byRemover.stdout)).toEqual({ items: [], total_items: 0 });
+    const member = await run(['removed', 'list'], poster.creds);
+    expect(member.code).toBe(1);
+    expect(member.stderr).toMatch(/HTTP 403/);
+  });
 });

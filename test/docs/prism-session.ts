@@ -232,6 +232,8 @@ async function content(
   // Gone: Admins, who still read it, are told it was removed already; anyone else finds nothing.
   await call('DELETE', `/statuses/${status.id}`, 409);
   await call('DELETE', `/statuses/${status.id}`, 404, { as: ada.creds });
+  await call('GET', '/removed_content?target_type=Status', 200);
+  await call('GET', '/removed_content', 403, { as: ada.creds });
   await call('PUT', `/users/${linus.id}/suspension`, 200, { body: { reason: 'Spam after two warnings', until: '2099-12-31T00:00:00.000Z' } });
   await call('PUT', `/users/${NO_ID}/suspension`, 404, { body: { reason: 'Nobody' } });
   await call('GET', '/me', 403, { as: linus.creds });

@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import type { Comment, Like, Status } from '../../shared/schemas/content.js';
 import type { User } from '../../shared/schemas/users.js';
-import { doneRecord, eachRecord, examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import { doneRecord, eachRecord, enumOption, examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import type { Column } from '../output.js';
+import type { RemovedContent } from '../../shared/schemas/removals.js';
 import type { Context } from '../context.js';
 import { likedPath, STATUS_COLUMNS, userOrMe } from './content.js';
 import { replacedNote, suspendQuestion } from '../suspensions.js';
@@ -242,6 +244,41 @@ function registerSuspensionCommands(users: Command): void {
         throw error;
       });
       await ctx.out.record(lifted, USER_VIEW);
+    }),
+  );
+}
+
+const REMOVED_COLUMNS: Column<RemovedContent>[] = [
+  { header: 'id', value: (r) => r.id, id: true },
+  { header: 'type', value: (r) => r.target_type },
+  { header: 'author', value: (r) => r.user_id, name: ['user', (r) => r.user_id] },
+  { header: 'when', value: (r) => r.removed_at },
+  { header: 'removed by', value: (r) => r.removed_by, name: ['user', (r) => r.removed_by] },
+  { header: 'reason', value: (r) => r.removal_reason ?? '' },
+  { header: 'content', value: (r) => r.content },
+];
+
+/** `agora removed list`: removed statuses and comments, newest removal first, with who removed them and why (Admins). */
+export function registerRemovedCommands(program: Command): void {
+  const removed = program.command('removed').description('removed statuses and comments, kept for Admins');
+  examples(
+    paginationOptions(
+      removed
+        .command('list')
+        .description('list removed content, newest removal first (Admins)')
+        .addOption(enumOption('--target-type <type>', 'only statuses, or only comments', ['Status', 'Comment']))
+        .option('--user <user>', 'only content by this author (id or nickname)')
+        .option('--removed-by <user>', 'only content this user removed (id or nickname)'),
+    ),
+    'agora removed list --user bob',
+    'agora removed list --removed-by ada --target-type Comment --all',
+  ).action(
+    withContext<PageOptions & { targetType?: string; user?: string; removedBy?: string }>(async (ctx, o) => {
+      const query: Record<string, string> = {};
+      if (o.targetType) query.target_type = o.targetType;
+      if (o.user) query.user_id = await ctx.names.resolve('user', o.user);
+      if (o.removedBy) query.removed_by = await ctx.names.resolve('user', o.removedBy);
+      await showList(ctx, '/removed_content', query, REMOVED_COLUMNS, o);
     }),
   );
 }

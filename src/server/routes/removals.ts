@@ -1,8 +1,8 @@
 import { ErrorCode } from '../../shared/errors.js';
 import { z } from 'zod';
-import { deleteLike, getComment, listStatuses, removeComment, removeStatus } from '../../domain/removals.js';
+import { deleteLike, getComment, listRemovedContent, listStatuses, removeComment, removeStatus } from '../../domain/removals.js';
 import { CommentSchema, StatusListSchema } from '../../shared/schemas/content.js';
-import { ListStatusesQuery, RemoveContentInput, RemoveContentQuery } from '../../shared/schemas/removals.js';
+import { ListRemovedContentQuery, ListStatusesQuery, RemovedContentListSchema, RemoveContentInput, RemoveContentQuery } from '../../shared/schemas/removals.js';
 import type { RouteContext } from '../context.js';
 
 const StatusParams = z.object({ status_id: z.string() });
@@ -22,6 +22,18 @@ export function registerRemovalRoutes({ routes, deps }: RouteContext): void {
       response: StatusListSchema,
     },
     ({ query, caller }) => listStatuses(deps, caller, query),
+  );
+  routes.add(
+    {
+      method: 'GET',
+      url: '/removed_content',
+      operationId: 'list_removed_content',
+      tag: 'Moderation',
+      summary: 'Removed statuses and comments, newest removal first, with who removed them and why (Admins only)',
+      query: ListRemovedContentQuery,
+      response: RemovedContentListSchema,
+    },
+    ({ query, caller }) => listRemovedContent(deps, caller, query),
   );
   routes.add(
     {

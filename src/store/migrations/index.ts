@@ -30,6 +30,7 @@ import { singleWalks } from './0007-single-walks.js';
 import { tableVersions } from './0010-table-versions.js';
 import { likesList } from './0041-likes-list.js';
 import { commentsByAuthor } from './0042-comments-by-author.js';
+import { removedList } from './0043-removed-list.js';
 
 /** Numbered migrations, applied in order at start. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -64,4 +65,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0040-audit-counts': auditCounts,
   '0041-likes-list': likesList,
   '0042-comments-by-author': commentsByAuthor,
+  '0043-removed-list': removedList,
 };
