@@ -38,3 +38,10 @@ async function theTerminal(): Promise<import('node:tty').ReadStream | undefined>
     return undefined;
   }
 }
+
+/** Labels for one question: `a`, `a and b`, `a, b and c`, or `a, b and 3 more`. */
+export function namedList(labels: string[]): string {
+  if (labels.length <= 1) return labels[0] ?? '';
+  if (labels.length <= 3) return `${labels.slice(0, -1).join(', ')} and ${labels.at(-1)}`;
+  return `${labels.slice(0, 2).join(', ')} and ${labels.length - 2} more`;
+}

@@ -356,4 +356,29 @@ describe('agora reports, statuses delete, users suspend', () => {
     expect(member.code).toBe(1);
     expect(member.stderr).toMatch(/HTTP 403/);
   });
+
+  it('asks about several reports naming what each is about, and never about what the server will refuse (a user removed, oneself suspended)', async () => {
+    const { poster, post, reader } = await postingPage(server, 'Asked Club');
+    const report = async (target_type: string, target_id: string) =>
+      (await call(server, 'POST', '/reports', { as: reader.creds, body: { user_id: reader.user.id, target_type, target_id, reason: 'spam' } })).body.id as string;
+    const onStatus = await report('Status', await post('spam here'));
+    const onUser = await report('User', poster.user.id);
+    const tty = (args: string[], send = 'n\r') => runCliTty(args, { home: server.dir, env: envFor(server, server.admin), answers: [{ when: /\?/, send }] });
+    const both = await tty(['reports', 'resolve', onStatus, onUser, '--action', 'remove']);
+    expect(both.code).toBe(0);
+    expect(both.stdout).toMatch(/Remove what 1 report is about: \w+'s status "spam here"\? \(1 other cannot be: said after\)/);
+    // Alone, a user's report is not asked about: the server's refusal is the answer.
+    const alone = await tty(['reports', 'resolve', onUser, '--action', 'remove']);
+    expect(alone.code).toBe(1);
+    expect(alone.stdout).not.toMatch(/Remove/);
+    expect(alone.stdout).toMatch(/a user cannot be removed/);
+    // Nor is an Admin's suspending themself.
+    const me = (await call(server, 'GET', '/me')).body as { id: string };
+    const own = await report('User', me.id);
+    const self = await tty(['reports', 'resolve', own, '--action', 'suspend', '--reason', 'test']);
+    expect(self.code).toBe(1);
+    expect(self.stdout).not.toMatch(/Suspend/);
+    expect(self.stdout).toMatch(/cannot_suspend_self/);
+    for (const id of [onStatus, onUser, own]) expect((await call(server, 'GET', `/reports/${id}`)).body.state).toBe('open');
+  });
 });

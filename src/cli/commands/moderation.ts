@@ -160,7 +160,7 @@ async function askOnceForAll(
   noun: 'statuses' | 'comments' | 'likes',
   label: (id: string, shown: boolean) => Promise<string>,
 ): Promise<{ asked: boolean; labels: Map<string, string>; refused: Map<string, unknown> }> {
-  const { confirmOrStop, mayAsk } = await import('../confirm.js');
+  const { confirmOrStop, mayAsk, namedList } = await import('../confirm.js');
   const ids = [...new Set(named)];
   const labels = new Map<string, string>();
   const refused = new Map<string, unknown>();
@@ -172,7 +172,7 @@ async function askOnceForAll(
   if (live.length === 0) return { asked: true, labels, refused };
   const shown = live.length <= 3 ? live : live.slice(0, 2);
   const names = await Promise.all(shown.map((id) => label(id, true).catch(() => labels.get(id)!)));
-  const list = live.length === 1 ? names[0] : live.length <= 3 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : `${names.join(', ')} and ${live.length - 2} more`;
+  const list = namedList(live.length <= 3 ? names : [...names, ...live.slice(2)]);
   const count = live.length === 1 ? '' : `${live.length} ${noun}: `;
   const others = refused.size === 0 ? '' : ` (${refused.size} other${refused.size === 1 ? '' : 's'} cannot be: said after)`;
   await confirmOrStop(`${verb} ${count}${list}?${others}`, yes);

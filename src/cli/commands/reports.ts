@@ -216,7 +216,7 @@ type Settling =
  * the run: said, not a failure. One settled otherwise is refused, named, and the run goes on (`eachRecord`).
  */
 async function settle(ctx: Context, refs: string[], how: Settling): Promise<void> {
-  const [{ seg, ApiError }, { ID_LISTS }, { confirmOrStop, mayAsk }] = await Promise.all([
+  const [{ seg, ApiError }, { ID_LISTS }, { confirmOrStop, mayAsk, namedList }] = await Promise.all([
     import('../../client/api-client.js'),
     import('../names.js'),
     import('../confirm.js'),
@@ -226,14 +226,28 @@ async function settle(ctx: Context, refs: string[], how: Settling): Promise<void
   const suspending = how.verb === 'resolve' && how.action === 'suspend' ? (how.body as { reason: string; until?: string }) : undefined;
   const asking = acts && mayAsk(how.yes);
   if (asking) {
-    const one = ids.length === 1 ? await reportedAs(ctx, ids[0]!) : undefined;
-    const question =
-      how.action === 'remove'
-        ? `Remove ${one?.text ?? `what ${ids.length} reports are about`}?`
-        : one
-          ? suspendQuestion(one.user ? one.text : one.person ? `${one.person.nickname}, the author of ${one.what},` : `the author of ${one.what}`, one.person?.suspension, suspending!)
-          : `Suspend whoever ${ids.length} reports are about?`;
-    await confirmOrStop(question, false);
+    // Each report read first (a few at a time): what the server will refuse is not asked about, but said after (a user
+    // cannot be removed; no one suspends themself), and the question names what the others are about.
+    const reported = new Map<string, Reported>();
+    for (let i = 0; i < ids.length; i += 8)
+      await Promise.all(ids.slice(i, i + 8).map((id) => reportedAs(ctx, id).then((r) => reported.set(id, r), () => undefined)));
+    const me = suspending ? (await ctx.client.get<{ id: string }>('/me')).id : undefined;
+    const live = ids.filter((id) => {
+      const r = reported.get(id);
+      return r !== undefined && (how.action === 'remove' ? !r.user : r.person?.id !== me);
+    });
+    const others = ids.length - live.length;
+    const rest = others === 0 ? '' : ` (${others} other${others === 1 ? '' : 's'} cannot be: said after)`;
+    if (live.length === 1 && ids.length === 1) {
+      const one = reported.get(live[0]!)!;
+      const who = one.user ? one.text : one.person ? `${one.person.nickname}, the author of ${one.what},` : `the author of ${one.what}`;
+      await confirmOrStop(how.action === 'remove' ? `Remove ${one.text}?` : suspendQuestion(who, one.person?.suspension, suspending!), false);
+    } else if (live.length > 0) {
+      const what = [...new Set(live.map((id) => (how.action === 'remove' ? reported.get(id)!.text : (reported.get(id)!.person?.nickname ?? `the author of ${reported.get(id)!.what}`))))];
+      const reports = live.length === 1 ? '1 report is' : `${live.length} reports are`;
+      const verb = how.action === 'remove' ? `Remove what ${reports} about` : `Suspend whoever ${reports} about`;
+      await confirmOrStop(`${verb}: ${namedList(what)}?${rest}`, false);
+    }
   }
   // Those this run suspended: a second report on them replaces a suspension just made the same, not one in force before.
   const suspendedHere = new Set<string>();
