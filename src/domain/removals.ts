@@ -137,7 +137,7 @@ export async function removeStatus(deps: Deps, caller: Caller, id: string, reaso
  * A removal of content that is gone: for Admins, who still read removed content, a 409 saying it was removed and
  * when (a 404 would contradict the `GET` they just made); for anyone else the read's own answer, as it is hidden.
  */
-async function alreadyRemoved(tx: Store, caller: Caller, type: 'Status' | 'Comment', id: string, error: unknown): Promise<never> {
+export async function alreadyRemoved(tx: Store, caller: Caller, type: 'Status' | 'Comment', id: string, error: unknown): Promise<never> {
   const removed = caller.isAdmin && error instanceof AppError && error.status === 404 ? await tx.removals.getRemoved(type, id) : undefined;
   if (removed) throw conflict(ErrorCode.conflict, `This ${type === 'Status' ? 'status' : 'comment'} was already removed (${removed.removed_at})`);
   throw error;

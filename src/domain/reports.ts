@@ -10,7 +10,7 @@ import { actingUser, readableComment, readableStatus, viewerOf } from './content
 import { nowIso, type Caller, type Deps } from './context.js';
 import { excerpt, notifyUsers, pageRef, projectAdminIds, userRef } from './notifications.js';
 import { requireActingFor } from './permissions.js';
-import { mayRemove, pageOfStatus, removeCommentIn, removeStatusIn } from './removals.js';
+import { alreadyRemoved, mayRemove, pageOfStatus, removeCommentIn, removeStatusIn } from './removals.js';
 import { settleReportsIn, toReportRecords } from './report-settlement.js';
 import { suspendIn } from './suspensions.js';
 import { recordWebhookEvent } from './webhooks.js';
@@ -38,11 +38,16 @@ export async function createReport(deps: Deps, caller: Caller, input: CreateRepo
       if (!user) throw notFound('User');
       target = { user: user.id, page: null, excerpt: user.nickname };
     } else if (input.target_type === 'Status') {
-      const status = await unseenIs404(readableStatus(tx, viewer, input.target_id, now), 'Status');
+      // Removed content is gone for reporting: an Admin, who still reads it, is told so (409), not that it does not exist.
+      const status = await unseenIs404(readableStatus(tx, viewer, input.target_id, now), 'Status').catch((error: unknown) =>
+        alreadyRemoved(tx, caller, 'Status', input.target_id, error),
+      );
       if (!(await tx.reports.holdTarget('Status', status.id))) throw notFound('Status');
       target = { user: status.user_id, page: await pageOfStatus(tx, status), excerpt: excerpt(status.content, REPORT_EXCERPT) };
     } else {
-      const { comment, status } = await unseenIs404(readableComment(tx, viewer, input.target_id, now), 'Comment');
+      const { comment, status } = await unseenIs404(readableComment(tx, viewer, input.target_id, now), 'Comment').catch((error: unknown) =>
+        alreadyRemoved(tx, caller, 'Comment', input.target_id, error),
+      );
       if (!(await tx.reports.holdTarget('Comment', comment.id))) throw notFound('Comment');
       target = { user: comment.user_id, page: await pageOfStatus(tx, status), excerpt: excerpt(comment.content, REPORT_EXCERPT) };
     }

@@ -198,6 +198,11 @@ describe('settling reports', () => {
     expect((await t.call('GET', `/audit_log?action=report.resolve&target_id=${a.id}`)).body.total_items).toBe(1);
     expect((await t.call('GET', `/audit_log?action=status.remove&target_id=${status.id}`)).body.total_items).toBe(1);
     expect((await t.call('PUT', `/reports/${b.id}/dismiss`, { as: owner.creds })).status).toBe(409);
+    // Removed, it cannot be reported: 404 to whoever cannot read it, a 409 saying so to an Admin, who still does.
+    expect((await report(r1, { target_type: 'Status', target_id: status.id })).status).toBe(404);
+    const byAdmin = await t.call('POST', '/reports', { body: { user_id: t.admin.id, target_type: 'Status', target_id: status.id, reason: 'spam' } });
+    expect(byAdmin.status).toBe(409);
+    expect(byAdmin.body.error.message).toMatch(/^This status was already removed \(/);
     // Once settled, the same reporter may report the same target again.
     expect((await report(r1, { target_type: 'User', target_id: spammer.user.id })).status).toBe(201);
   });

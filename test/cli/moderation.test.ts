@@ -352,6 +352,10 @@ describe('agora reports, statuses delete, users suspend', () => {
     expect(rows).toEqual([[gone, 'Status', poster.user.nickname, expect.stringMatching(/^\d{4}-/), owner.user.nickname, 'spam', 'buy cheap watches']]);
     const byRemover = await run(['removed', 'list', '--removed-by', owner.user.nickname, '--target-type', 'comment', '--json']);
     expect(JSON.parse(byRemover.stdout)).toEqual({ items: [], total_items: 0 });
+    // Removed content cannot be reported: an Admin, who still reads it, is told so rather than "not found".
+    const reported = await run(['reports', 'create', '--target-type', 'Status', '--target-id', gone, '--reason', 'spam']);
+    expect(reported.code).toBe(1);
+    expect(reported.stderr).toMatch(/This status was already removed \(/);
     const member = await run(['removed', 'list'], poster.creds);
     expect(member.code).toBe(1);
     expect(member.stderr).toMatch(/HTTP 403/);

@@ -196,9 +196,11 @@ async function targetIdOf(ctx: Context, type: string | undefined, ref: string, k
   const id = type === 'Status' ? (await ctx.names.fullIds(ID_LISTS.status, [value]))[0]! : value;
   if (known && ID.test(value) && type !== undefined) {
     const what = type === 'Status' ? 'status' : 'comment';
-    await ctx.client.get(`/${what === 'status' ? 'statuses' : 'comments'}/${seg(id)}`).catch((error: unknown) => {
+    const content = await ctx.client.get<{ removed_at?: string }>(`/${what === 'status' ? 'statuses' : 'comments'}/${seg(id)}`).catch((error: unknown) => {
       throw error instanceof ApiError && error.status === 404 ? new NameNotFoundError(`No ${what} you may see has the id ${id}`) : error;
     });
+    // An Admin still reads removed content, which cannot be reported.
+    if (content.removed_at) throw new NameNotFoundError(`The ${what} ${id} was already removed (${content.removed_at})`);
   }
   return id;
 }

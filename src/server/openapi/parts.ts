@@ -125,6 +125,7 @@ const CONFLICT_MESSAGES: Partial<Record<ErrorCodeValue, string>> = {
   permission_set_in_use: 'Users still have this role',
   default_permission_set: 'The default roles cannot be deleted',
   idempotency_key_in_use: 'A request with this Idempotency-Key is still being answered',
+  already_reported: 'You already have an open report on this',
   conflict: 'This conflicts with what exists',
 };
 

@@ -1,3 +1,4 @@
+import { ErrorCode } from '../../shared/errors.js';
 import { z } from 'zod';
 import { createReport, dismissReport, getReport, listReports, resolveReport } from '../../domain/reports.js';
 import { CreateReportInput, ListReportsQuery, ReportListSchema, ReportSchema, ResolveReportInput } from '../../shared/schemas/reports.js';
@@ -8,7 +9,7 @@ const IdParams = z.object({ id: z.string() });
 export function registerReportRoutes({ routes, deps }: RouteContext): void {
   const tag = 'Moderation';
   routes.add(
-    { method: 'POST', url: '/reports', operationId: 'create_report', tag, summary: 'Report a status, a comment or a user you can see', body: CreateReportInput, response: ReportSchema },
+    { method: 'POST', url: '/reports', operationId: 'create_report', conflicts: [ErrorCode.alreadyReported, ErrorCode.conflict], tag, summary: 'Report a status, a comment or a user you can see', body: CreateReportInput, response: ReportSchema },
     ({ body, caller }) => createReport(deps, caller, body),
   );
   routes.add(
