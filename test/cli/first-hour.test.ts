@@ -72,7 +72,7 @@ describe('names where ids are', () => {
       const first = await runCli(['admin', 'create-key', '--db', db, '--json'], { home: dir });
       expect(first.code, first.stderr).toBe(0);
       // A path that named no store (mistyped, or a script's first step) is said to have made one; once only.
-      expect(first.stderr).toBe(`note: there was no store at ${db}: made a new, empty one\n`);
+      expect(first.stderr).toBe(`note: there was no store at ${db}: made a new, empty one (a server on another store will not know this key)\n`);
       const admin = JSON.parse(first.stdout) as { user_id: string };
       const byName = await runCli(['admin', 'create-key', '--db', db, '--user', 'admin', '--json'], { home: dir });
       expect(byName.code, byName.stderr).toBe(0);

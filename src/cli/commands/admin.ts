@@ -57,9 +57,12 @@ export function registerAdminCommands(program: Command): void {
       const { issueApiKey } = await import('../../domain/api-keys.js');
       // A mistyped path makes a new, empty store (a script may make its store this way, before serving it): said.
       const made = await noFileAt(options.db);
-      const key = await withStore(options.db, (deps) => issueApiKey(deps, options.user)).finally(() => {
-        if (made) process.stderr.write(`note: there was no store at ${options.db}: made a new, empty one\n`);
+      const note = (after: string) => process.stderr.write(`note: there was no store at ${options.db}: made a new, empty one${after}\n`);
+      const key = await withStore(options.db, (deps) => issueApiKey(deps, options.user)).catch((error: unknown) => {
+        if (made) note('');
+        throw error;
       });
+      if (made) note(' (a server on another store will not know this key)');
       if (command.optsWithGlobals().json) {
         printLine(JSON.stringify(key));
       } else {
