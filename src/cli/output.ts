@@ -98,7 +98,8 @@ export class Output {
     await loadTables();
     const { table, left } = this.renderTable(chosen, cells);
     this.line(table);
-    if (left.length > 0) this.line(this.dim(`(${left.join(', ')} left out for the terminal's width; --fields picks the columns)`));
+    if (left.length > 0)
+      for (const line of wrapWords(`(${left.join(', ')} left out for the terminal's width; --fields picks the columns)`, this.width)) this.line(this.dim(line));
     const pages = view.perPage ? Math.max(1, Math.ceil(result.total_items / view.perPage)) : 1;
     const more = result.walked
       ? shown < result.total_items
@@ -237,6 +238,19 @@ const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 
 type TableModule = typeof import('./table.js');
 let tableModule: TableModule | undefined;
+
+/** Lines of at most `width` characters, broken between words (a word longer than a line stays whole). */
+function wrapWords(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  return [...lines, line];
+}
 
 /** Output is built for every command; the table code (and string-width) loads with the first table. */
 export async function loadTables(): Promise<void> {

@@ -325,7 +325,9 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
     const kindWidth = 9;
     const agoWidth = 5;
     const rest = width - 2 - kindWidth - agoWidth - 3;
-    const pageWidth = Math.ceil(rest * 0.55);
+    // The page as wide as the longest name shown needs (up to 45 %), the rest for what is reported.
+    const longestPage = Math.max(4, ...items.map((item) => [...rowCells(item)[0]].length));
+    const pageWidth = Math.min(longestPage, Math.ceil(rest * 0.45));
     const whoWidth = rest - pageWidth;
     const row = (key: string, marker: string, cells: [string, string, string, string], style: { bold?: boolean; color?: string; dimColor?: boolean; inverse?: boolean }) =>
       h(
@@ -344,7 +346,13 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
       { flexDirection: 'column', height: bodyRows + 1 },
       row('head', ' ', ['KIND', 'PAGE', 'WHO', 'WAIT'], { bold: true, dimColor: c }),
       ...(items.length === 0 && message.text !== 'loading…'
-        ? [h(Text, { key: 'empty', wrap: 'wrap' }, '  Nothing waiting. Requests to join and invites of the pages you administer, and the reports you may settle, appear here as they come.')]
+        ? [
+            h(
+              Box,
+              { key: 'empty', paddingLeft: 2 },
+              h(Text, { wrap: 'wrap' }, 'Nothing waiting. Requests to join and invites of the pages you administer, and the reports you may settle, appear here as they come.'),
+            ),
+          ]
         : shown.map((item) =>
             row(
               item.id,
