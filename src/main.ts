@@ -93,7 +93,8 @@ export function buildProgram(argv?: string[]): Command {
     // gh's "INHERITED FLAGS": every subcommand's help lists --json, --profile, --url and --timeout too.
     .configureHelp({ showGlobalOptions: true })
     // Help's examples as they run where the reader stands (every command inherits this, as it is made after it).
-    .configureOutput({ writeOut: (text) => void process.stdout.write(examplesAsRun(text)) })
+    // Help shown after a usage error (`agora reports`) goes to stderr: its examples as they run too.
+    .configureOutput({ writeOut: (text) => void process.stdout.write(examplesAsRun(text)), writeErr: (text) => void process.stderr.write(examplesAsRun(text)) })
     .addHelpText(
       'after',
       '\nExamples:\n  $ agora serve --demo\n  $ agora login --url http://127.0.0.1:4010 --api-key ak_… --api-secret as_…\n' +

@@ -32,6 +32,10 @@ describe('help', () => {
       expect(help.code, args.join(' ')).toBe(0);
       expect(help.stdout, args.join(' ')).toMatch(/\nExamples:\n {2}\$ npx agora /);
     }
+    // Help shown after a usage error (a group without its verb) is on stderr, its examples as they run too.
+    const bare = await runCli(['reports'], { home: home() });
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toMatch(/\nExamples:\n {2}\$ npx agora reports /);
     const createKey = await runCli(['admin', 'create-key', '--help'], { home: home() });
     expect(createKey.stdout).toMatch(/--json/);
     expect(createKey.stdout).toMatch(/--user <user>\s+user who owns the key \(id or nickname\)/);

@@ -17,8 +17,8 @@ export interface GroupReport {
 /** The reports of the target shown in the details: loading, loaded, or why they could not be read. */
 export type GroupState = { itemId: string; reports?: GroupReport[]; error?: string } | undefined;
 
-// As wide as the longest label (`suspended`) and a space.
-const LABEL = 10;
+// As wide as the longest label (`suspended`) and two spaces: one would read as part of the value.
+const LABEL = 11;
 
 const field = (label: string, value: string, wrap: 'truncate-end' | 'wrap' = 'truncate-end') =>
   h(Box, { key: label }, h(Box, { width: LABEL, flexShrink: 0 }, h(Text, { bold: true }, label)), h(Text, { wrap }, value));
