@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createUserWithKey } from '../helpers/api.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliTty } from '../helpers/cli.js';
 import { useServer } from '../helpers/server.js';
 import { envFor, tsvRows } from './support.js';
 
@@ -21,6 +21,9 @@ describe('agora audit list', () => {
     const json = await runCli(['audit', 'list', '--actor', user.nickname, '--json'], { home: server.dir, env });
     expect(JSON.parse(json.stdout)).toEqual({ items: [], total_items: 0 });
 
+    // At 100 columns the request id gives way (a unique prefix), not the summary.
+    const narrow = await runCliTty(['audit', 'list', '--action', 'user.create', '--target-id', user.id], { home: server.dir, env, columns: 100 });
+    expect(narrow.stdout.replace(/\u001b\[[0-9;]*m/g, '')).toContain(`created the user ${user.nickname}`);
     const denied = await runCli(['audit', 'list'], { home: server.dir, env: envFor(server, creds) });
     expect(denied.code).toBe(1);
     expect(denied.stderr).toMatch(/Only project administrators \(role Admins\) may read the audit log \(forbidden, HTTP 403\)/);
