@@ -134,8 +134,11 @@ export class Output {
       const name = (view.names as Record<string, [string, NameKind]> | undefined)?.[key];
       if (name && typeof value === 'string') rows.push([name[0], visibleLine(this.names?.get(name[1], value) ?? '')]);
     }
-    if (!this.tty) {
-      for (const [k, v] of rows) this.line(`${k}\t${v}`);
+    // Piped, or a token (a key's secret, shown once) that a table would break across its lines: one line a field.
+    const keyWidth = Math.max(...rows.map(([k]) => k.length));
+    const room = this.width - keyWidth - 7;
+    if (!this.tty || rows.some(([, v]) => v.length > room && !/\s/.test(v))) {
+      for (const [k, v] of rows) this.line(this.tty ? `${this.bold(k.padEnd(keyWidth))}  ${v}` : `${k}\t${v}`);
       return;
     }
     await loadTables();

@@ -79,16 +79,16 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
     // Errors the router raises before any route runs (a malformed path escape) get the contract's shape too; as on
     // every path, a request without valid credentials is told only that (401, its connection closed).
-    frameworkErrors: (error, request, reply) => {
-      const answer = (appError: AppError) =>
-        void (reply as unknown as FastifyReply).code(appError.status).header('x-request-id', request.id).send(appError.toBody(request.id));
-      authenticate(request).then(
-        () => answer(toAppError(error as FastifyError, bodyLimit)),
-        (refused: unknown) => {
-          guard.closeAfter(request.raw.socket, reply as unknown as FastifyReply);
-          answer(toAppError(refused as FastifyError, bodyLimit));
-        },
-      );
+    frameworkErrors: (error, request, rawReply) => {
+      const reply = rawReply as unknown as FastifyReply;
+      const answer = (thrown: unknown) => {
+        const appError = toAppError(thrown as FastifyError, bodyLimit);
+        if (appError.status >= 500) request.log.error({ err: thrown }, 'request failed');
+        if (appError.headers) void reply.headers(appError.headers);
+        void reply.code(appError.status).header('x-request-id', request.id).send(appError.toBody(request.id));
+      };
+      // Let in as every request is (`admit`: credentials, the rate, a suspension), then told what the router found.
+      admit(request, reply).then(() => answer(error), answer);
     },
     // Errors Node's HTTP parser raises before Fastify sees a request (a malformed request line, Content-Length
     // with Transfer-Encoding, headers or URL over the limit) get the contract's shape too.
@@ -191,10 +191,12 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     };
     return authenticator.authenticate(header('api-key'), header('api-secret'), request.ip, again);
   };
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.routeOptions.config?.open) return;
-    // Without valid credentials: answered at once, its body never read, its connection closed (docs/security.md), a
-    // path no route has (404, 405 for another method) included: those are told to callers with credentials only.
+  /**
+   * A request let in, or refused: without valid credentials answered at once, its body never read, its connection
+   * closed (docs/security.md), a path no route has (404, 405 for another method) or the router cannot read (400)
+   * included: those are told to callers with credentials only. Then the key's rate, then the caller's suspension.
+   */
+  const admit = async (request: FastifyRequest, reply: FastifyReply) => {
     const caller = await authenticate(request).catch((error: unknown) => {
       guard.closeAfter(request.raw.socket, reply);
       throw error;
@@ -208,6 +210,9 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     }
     requireMayUseApi(caller, clock());
     request.caller = { ...caller, requestId: request.id };
+  };
+  app.addHook('onRequest', async (request, reply) => {
+    if (!request.routeOptions.config?.open) await admit(request, reply);
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {

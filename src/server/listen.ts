@@ -150,17 +150,19 @@ async function prepare(deps: Deps, options: ServeOptions): Promise<Prepared> {
       throw new Error('AGORA_BOOTSTRAP_API_KEY and AGORA_BOOTSTRAP_API_SECRET go together');
     await ensureApiKey(deps, options.bootstrapKey, options.bootstrapSecret);
   }
+  const keyless = async () => (await listApiKeys(deps, { page: 1, per_page: 1 })).total_items === 0;
   if (options.demo) {
     if (!(await seedDemo(deps))) {
       options.print('demo community already present');
-      return { demoBefore: true, keyless: false };
+      // A store with no key left (or one --demo never seeded) is told how to make the first, as without --demo.
+      return (await keyless()) ? { keyless: true } : { demoBefore: true, keyless: false };
     }
     const key = await issueApiKey(deps);
     options.print('demo community seeded');
     options.print(`demo administrator key: api_key=${key.api_key} api_secret=${key.api_secret}`);
     return { demoKey: key, keyless: false };
   }
-  return { keyless: (await listApiKeys(deps, { page: 1, per_page: 1 })).total_items === 0 };
+  return { keyless: await keyless() };
 }
 
 /** One serving process: alone, or a worker that tells the primary its port instead of printing it. */

@@ -34,6 +34,19 @@ describe('in process', () => {
       expect(early.headers['x-request-id']).toMatch(HEX_ID);
       expect(early.json().error.request_id).toBe(early.headers['x-request-id']);
     }
+    // Let in as every request is: a suspended user's key is refused as such, a flood of wrong secrets told when to retry.
+    const suspended = await t.member();
+    expect((await t.call('PUT', `/users/${suspended.user.id}/suspension`, { body: { reason: 'spam' } })).status).toBe(200);
+    const bySuspended = await t.app.inject({ method: 'GET', url: `${PREFIX}/pages/%E0%A4%A`, headers: { 'api-key': suspended.creds.key, 'api-secret': suspended.creds.secret } });
+    expect([bySuspended.statusCode, bySuspended.json().error.code]).toEqual([403, 'account_suspended']);
+    const wrong = { 'api-key': suspended.creds.key, 'api-secret': 'as_wrong' };
+    let limited;
+    for (let i = 0; i < 30 && !limited; i++) {
+      const res = await t.app.inject({ method: 'GET', url: `${PREFIX}/pages/%E0%A4%A`, headers: wrong, remoteAddress: '10.9.8.7' });
+      if (res.statusCode === 429) limited = res;
+      else expect(res.statusCode).toBe(401);
+    }
+    expect(limited?.headers['retry-after']).toMatch(/^\d+$/);
   });
 
   it('keeps a sane id the client sent, and replaces one that is not', async () => {

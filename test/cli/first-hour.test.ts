@@ -156,6 +156,11 @@ describe('first run', () => {
       expect(made.code, made.stdout).toBe(0);
       expect(made.stdout.replace(/\u001b\[[0-9;]*m/g, '')).toMatch(/│ api_secret +│ as_[\w-]+ +│/);
       expect(made.stdout).toMatch(/The secret is shown only this once: store it now\./);
+      // Too narrow for the secret in a table: a line a field, the secret whole on its line.
+      const narrow = await runCliTty(['admin', 'create-key', '--db', db], { home: dir, columns: 50 });
+      const plain = narrow.stdout.replace(/\u001b\[[0-9;]*m/g, '');
+      expect(plain).not.toContain('│');
+      expect(plain).toMatch(/^api_secret +as_[\w-]{43}\r?$/m);
       // Once a key exists, nothing more is said.
       const again = await new Promise<string>((resolve) => {
         const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', db], { cwd: root });
@@ -193,7 +198,15 @@ describe('first run', () => {
       // One administrator key, whatever the number of starts.
       const keys = await runCli(['admin', 'list-keys', '--db', db, '--json'], { home: dir });
       expect(keys.code, keys.stderr).toBe(0);
+      const [only] = JSON.parse(keys.stdout).items as { api_key: string }[];
       expect(JSON.parse(keys.stdout).items).toHaveLength(1);
+      // With that key revoked, a start says how to make the first again.
+      expect((await runCli(['admin', 'revoke-key', '--db', db, only!.api_key], { home: dir })).code).toBe(0);
+      const keyless = await serveOnce(['--demo', '--db', db], root);
+      expect(keyless.lines.slice(2)).toEqual([
+        `no API key yet: make the first (for the administrator "admin") with: npx agora admin create-key --db ${db}`,
+        expect.stringMatching(/^then log in with: npx agora login --url http:/),
+      ]);
     } finally {
       removeDir(dir);
     }

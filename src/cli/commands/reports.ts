@@ -232,7 +232,17 @@ async function settle(ctx: Context, refs: string[], how: Settling): Promise<void
     // cannot be removed; no one suspends themself), and the question names what the others are about.
     const reported = new Map<string, Reported>();
     for (let i = 0; i < ids.length; i += 8)
-      await Promise.all(ids.slice(i, i + 8).map((id) => reportedAs(ctx, id).then((r) => reported.set(id, r), () => undefined)));
+      await Promise.all(
+        ids.slice(i, i + 8).map((id) =>
+          reportedAs(ctx, id).then(
+            (r) => reported.set(id, r),
+            // A report the caller may not read is refused after; any other failure (no answer) stops the run here.
+            (error: unknown) => {
+              if (!(error instanceof ApiError && (error.status === 403 || error.status === 404))) throw error;
+            },
+          ),
+        ),
+      );
     const me = suspending ? (await ctx.client.get<{ id: string }>('/me')).id : undefined;
     const live = ids.filter((id) => {
       const r = reported.get(id);
