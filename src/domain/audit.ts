@@ -1,4 +1,5 @@
 import { targetTypeOf, type AuditAction, type AuditEntry, type AuditLogQuery } from '../shared/schemas/audit.js';
+import { clip } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { listResult, type ListResult } from '../shared/schemas/common.js';
 import type { Store } from '../store/store.js';
@@ -14,7 +15,7 @@ export interface AuditFact {
 }
 
 /** Control characters (a newline in a name) would break the one line; long names are cut. */
-const oneLine = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').slice(0, 500);
+const oneLine = (text: string) => clip(text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' '), 500);
 
 /**
  * Writes the audit entry of an administrative change. Call it with the change's transaction, so that the

@@ -269,3 +269,18 @@ describe('GET /removed_content', () => {
     expect((await t.call('GET', '/removed_content?target_type=User')).status).toBe(400);
   });
 });
+
+describe('the audit entry of a removal', () => {
+  it('cuts a long summary between characters, never inside one', async () => {
+    const author = await t.member();
+    for (const reason of ['😀'.repeat(400), `x${'😀'.repeat(400)}`]) {
+      const status = await post(author);
+      expect((await t.call('DELETE', `/statuses/${status.id}`, { body: { reason } })).status).toBe(204);
+      const [entry] = (await t.call('GET', `/audit_log?action=status.remove&target_id=${status.id}`)).body.items as { summary: string }[];
+      expect(entry!.summary.length).toBeLessThanOrEqual(500);
+      expect(entry!.summary).toMatch(/…$/);
+      // No half of a surrogate pair (SQLite would keep U+FFFD in its place).
+      expect(entry!.summary).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|\ufffd/);
+    }
+  });
+});
