@@ -82,7 +82,6 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     otherProcesses: (emit) => listener.watchNotifications(origin, emit),
     onClose: () => listener.close(),
   });
-  if (options.secretKey) await store.webhooks.sealClearSecrets();
   return store;
 }
 

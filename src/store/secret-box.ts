@@ -47,10 +47,6 @@ export class SecretBox {
     return new SecretBox(null, reason);
   }
 
-  static isSealed(value: string): boolean {
-    return value.startsWith(PREFIX);
-  }
-
   seal(plain: string): string {
     if (!this.key) throw new Error(this.missing);
     const iv = randomBytes(12);
@@ -60,8 +56,6 @@ export class SecretBox {
   }
 
   open(sealed: string): string {
-    // Rows written before encryption existed are encrypted at start; one read in between is still clear.
-    if (!SecretBox.isSealed(sealed)) return sealed;
     if (!this.key) throw new Error(this.missing);
     const [iv, tag, body] = sealed.slice(PREFIX.length).split('.').map((p) => Buffer.from(p, 'base64url'));
     try {

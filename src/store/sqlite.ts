@@ -112,7 +112,6 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
       if (watcher !== sqlite) watcher.close();
     },
   });
-  await store.webhooks.sealClearSecrets();
   return store;
 }
 

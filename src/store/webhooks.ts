@@ -42,14 +42,6 @@ export function webhooksRepo(db: Kysely<Database>, box: SecretBox) {
         .orderBy('id')
         .execute();
     },
-    /** Seals the secrets stored in clear before encryption existed; answers how many. */
-    async sealClearSecrets(): Promise<number> {
-      const rows = await db.selectFrom('webhooks').select(['id', 'secret']).execute();
-      const clear = rows.filter((r) => !SecretBox.isSealed(r.secret));
-      for (const row of clear)
-        await db.updateTable('webhooks').set({ secret: box.seal(row.secret) }).where('id', '=', row.id).execute();
-      return clear.length;
-    },
     async list(page: Pagination): Promise<Listed<WebhookRow>> {
       return listPage<WebhookRow>(
         db,
