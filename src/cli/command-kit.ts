@@ -151,6 +151,13 @@ export class PartlyDoneError extends Error {
 const stopsTheRun = (error: { status: number; code: string }) =>
   credentialsRefused(error) || error.status === 429 || error.status >= 500;
 
+/** `act` on each item, a few at a time (a long list piped in meets no burst against the rate limit); results in order. */
+export async function fewAtATime<T, R>(items: readonly T[], act: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (let i = 0; i < items.length; i += 8) results.push(...(await Promise.all(items.slice(i, i + 8).map(act))));
+  return results;
+}
+
 /**
  * Acts on each of several records in turn (ids given, or `-` from a pipe). Each done is said on stdout by `act`
  * (`--json`: one document a record, the API's answer or `doneRecord`). One the server refuses (gone, settled

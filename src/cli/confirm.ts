@@ -39,9 +39,12 @@ async function theTerminal(): Promise<import('node:tty').ReadStream | undefined>
   }
 }
 
-/** Labels for one question: `a`, `a and b`, `a, b and c`, or `a, b and 3 more`. */
-export function namedList(labels: string[]): string {
-  if (labels.length <= 1) return labels[0] ?? '';
-  if (labels.length <= 3) return `${labels.slice(0, -1).join(', ')} and ${labels.at(-1)}`;
-  return `${labels.slice(0, 2).join(', ')} and ${labels.length - 2} more`;
+/** `total` records named in one question: `a`, `a and b`, `a, b and c`, or `a, b and 3 more` (the first two labels). */
+export function namedList(labels: string[], total = labels.length): string {
+  if (total <= 1) return labels[0] ?? '';
+  if (total <= 3) return `${labels.slice(0, -1).join(', ')} and ${labels.at(-1)}`;
+  return `${labels.slice(0, 2).join(', ')} and ${total - 2} more`;
 }
+
+/** Said after a question about several records when some were left out of it, as their acts will be refused. */
+export const leftOut = (count: number) => (count === 0 ? '' : ` (${count} other${count === 1 ? '' : 's'} cannot be: said after)`);

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Follow } from '../../shared/schemas/follows.js';
-import { doneRecord, eachRecord, examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import { doneRecord, eachRecord, examples, fewAtATime, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import type { Context } from '../context.js';
 import type { Names } from '../names.js';
 import type { Column, RecordView } from '../output.js';
@@ -128,10 +128,8 @@ export function registerFollowCommands(program: Command): void {
  */
 async function describeFollows({ client, names }: Context, ids: string[]): Promise<Map<string, string>> {
   const { seg } = await import('../../client/api-client.js');
-  const follows: Follow[] = [];
-  for (let i = 0; i < ids.length; i += 8)
-    for (const follow of await Promise.all(ids.slice(i, i + 8).map((id) => client.get<Follow>(`/follows/${seg(id)}`).catch(() => undefined))))
-      if (follow) follows.push(follow);
+  const read = await fewAtATime(ids, (id) => client.get<Follow>(`/follows/${seg(id)}`).catch(() => undefined));
+  const follows = read.filter((follow): follow is Follow => follow !== undefined);
   await names.load('user', follows.map((f) => f.user_id));
   return new Map(
     follows.map((f) => [

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Comment, Like, Status } from '../../shared/schemas/content.js';
 import type { User } from '../../shared/schemas/users.js';
-import { doneRecord, eachRecord, enumOption, examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import { doneRecord, eachRecord, enumOption, examples, fewAtATime, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import type { Column } from '../output.js';
 import type { RemovedContent } from '../../shared/schemas/removals.js';
 import type { Context } from '../context.js';
@@ -160,22 +160,18 @@ async function askOnceForAll(
   noun: 'statuses' | 'comments' | 'likes',
   label: (id: string, shown: boolean) => Promise<string>,
 ): Promise<{ asked: boolean; labels: Map<string, string>; refused: Map<string, unknown> }> {
-  const { confirmOrStop, mayAsk, namedList } = await import('../confirm.js');
+  const { confirmOrStop, leftOut, mayAsk, namedList } = await import('../confirm.js');
   const ids = [...new Set(named)];
   const labels = new Map<string, string>();
   const refused = new Map<string, unknown>();
   if (ids.length < 2 || !mayAsk(yes)) return { asked: false, labels, refused };
-  // A few at a time: a long list piped in is read without a burst against the rate limit.
-  for (let i = 0; i < ids.length; i += 8)
-    await Promise.all(ids.slice(i, i + 8).map((id) => label(id, false).then((l) => labels.set(id, l), (error: unknown) => refused.set(id, error))));
+  await fewAtATime(ids, (id) => label(id, false).then((l) => labels.set(id, l), (error: unknown) => refused.set(id, error)));
   const live = ids.filter((id) => labels.has(id));
   if (live.length === 0) return { asked: true, labels, refused };
   const shown = live.length <= 3 ? live : live.slice(0, 2);
   const names = await Promise.all(shown.map((id) => label(id, true).catch(() => labels.get(id)!)));
-  const list = namedList(live.length <= 3 ? names : [...names, ...live.slice(2)]);
   const count = live.length === 1 ? '' : `${live.length} ${noun}: `;
-  const others = refused.size === 0 ? '' : ` (${refused.size} other${refused.size === 1 ? '' : 's'} cannot be: said after)`;
-  await confirmOrStop(`${verb} ${count}${list}?${others}`, yes);
+  await confirmOrStop(`${verb} ${count}${namedList(names, live.length)}?${leftOut(refused.size)}`, yes);
   return { asked: true, labels, refused };
 }
 

@@ -23,7 +23,13 @@ export const QUEUE_COLUMNS: Column<ModerationItem>[] = [
   { header: 'waiting since', value: (i) => i.created_at },
   { header: 'reports', value: (i) => (i.kind === 'report' ? String(i.reports) : '') },
   { header: 'about', value: (i) => (i.kind === 'report' ? `${i.reason}: ${reportedThing(i, 60)}` : '') },
-  { header: 'suspended', value: (i) => (suspensionNow(i) ? suspensionEnd(suspensionNow(i)!.until) : '') },
+  {
+    header: 'suspended',
+    value: (i) => {
+      const suspension = suspensionNow(i);
+      return suspension ? suspensionEnd(suspension.until) : '';
+    },
+  },
 ];
 
 /** How often the screen takes a fresh look besides the live stream (env AGORA_QUEUE_REFRESH_MS). */

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Report } from '../../shared/schemas/reports.js';
 import type { User } from '../../shared/schemas/users.js';
-import { enumOption, eachRecord, examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import { enumOption, eachRecord, examples, fewAtATime, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import type { Context } from '../context.js';
 import type { Column, RecordView } from '../output.js';
 import { replacedNote, suspendQuestion } from '../suspensions.js';
@@ -218,7 +218,7 @@ type Settling =
  * the run: said, not a failure. One settled otherwise is refused, named, and the run goes on (`eachRecord`).
  */
 async function settle(ctx: Context, refs: string[], how: Settling): Promise<void> {
-  const [{ seg, ApiError }, { ID_LISTS }, { confirmOrStop, mayAsk, namedList }] = await Promise.all([
+  const [{ seg, ApiError }, { ID_LISTS }, { confirmOrStop, leftOut, mayAsk, namedList }] = await Promise.all([
     import('../../client/api-client.js'),
     import('../names.js'),
     import('../confirm.js'),
@@ -228,28 +228,23 @@ async function settle(ctx: Context, refs: string[], how: Settling): Promise<void
   const suspending = how.verb === 'resolve' && how.action === 'suspend' ? (how.body as { reason: string; until?: string }) : undefined;
   const asking = acts && mayAsk(how.yes);
   if (asking) {
-    // Each report read first (a few at a time): what the server will refuse is not asked about, but said after (a user
-    // cannot be removed; no one suspends themself), and the question names what the others are about.
+    // Each report read first: what the server will refuse is not asked about, but said after (a user cannot be
+    // removed; no one suspends themself), and the question names what the others are about.
     const reported = new Map<string, Reported>();
-    for (let i = 0; i < ids.length; i += 8)
-      await Promise.all(
-        ids.slice(i, i + 8).map((id) =>
-          reportedAs(ctx, id).then(
-            (r) => reported.set(id, r),
-            // A report the caller may not read is refused after; any other failure (no answer) stops the run here.
-            (error: unknown) => {
-              if (!(error instanceof ApiError && (error.status === 403 || error.status === 404))) throw error;
-            },
-          ),
-        ),
-      );
+    await fewAtATime(ids, (id) =>
+      reportedAs(ctx, id).then(
+        (r) => void reported.set(id, r),
+        // A report the caller may not read is refused after; any other failure (no answer) stops the run here.
+        (error: unknown) => {
+          if (!(error instanceof ApiError && (error.status === 403 || error.status === 404))) throw error;
+        },
+      ),
+    );
     const me = suspending ? (await ctx.client.get<{ id: string }>('/me')).id : undefined;
     const live = ids.filter((id) => {
       const r = reported.get(id);
       return r !== undefined && (how.action === 'remove' ? !r.user : r.person?.id !== me);
     });
-    const others = ids.length - live.length;
-    const rest = others === 0 ? '' : ` (${others} other${others === 1 ? '' : 's'} cannot be: said after)`;
     if (live.length === 1 && ids.length === 1) {
       const one = reported.get(live[0]!)!;
       const who = one.user ? one.text : one.person ? `${one.person.nickname}, the author of ${one.what},` : `the author of ${one.what}`;
@@ -258,7 +253,7 @@ async function settle(ctx: Context, refs: string[], how: Settling): Promise<void
       const what = [...new Set(live.map((id) => (how.action === 'remove' ? reported.get(id)!.text : (reported.get(id)!.person?.nickname ?? `the author of ${reported.get(id)!.what}`))))];
       const reports = live.length === 1 ? '1 report is' : `${live.length} reports are`;
       const verb = how.action === 'remove' ? `Remove what ${reports} about` : `Suspend whoever ${reports} about`;
-      await confirmOrStop(`${verb}: ${namedList(what)}?${rest}`, false);
+      await confirmOrStop(`${verb}: ${namedList(what)}?${leftOut(ids.length - live.length)}`, false);
     }
   }
   // Those this run suspended: a second report on them replaces a suspension just made the same, not one in force before.

@@ -80,7 +80,8 @@ export function outcome(verb: Verb | 'accept', item: ModerationItem): string {
   if (verb === 'remove') return `removed ${reportedThing(report)}`;
   if (verb === 'dismiss') return `dismissed the reports on ${reportedThing(report)}`;
   const who = report.target.user ? visibleLine(report.target.user.nickname) : 'the author';
-  const replaced = suspensionNow(report) ? ` (replacing the suspension ${suspensionEnd(suspensionNow(report)!.until)})` : '';
+  const was = suspensionNow(report);
+  const replaced = was ? ` (replacing the suspension ${suspensionEnd(was.until)})` : '';
   // A suspension hides the content while it lasts; it does not take it down.
   return report.target.type === 'User' ? `suspended ${who}${replaced}` : `suspended ${who}${replaced}; the ${report.target.type === 'Status' ? 'status' : 'comment'} stays, hidden while the suspension lasts`;
 }
