@@ -26,7 +26,7 @@ const DELIVERY_VIEW: RecordView<Delivery> = { omit: ['payload'] };
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function registerWebhookCommands(program: Command): void {
-  const webhooks = program.command('webhooks').description('signed notifications of access requests and invites (Admins)');
+  const webhooks = program.command('webhooks').description('signed notifications of access requests, invites and reports (Admins)');
 
   examples(
     webhooks
@@ -35,7 +35,7 @@ export function registerWebhookCommands(program: Command): void {
       // The URL is an argument, not `--url`: `--url` is the program's option (the agora server's address) and
       // commander gives it to the program wherever it stands on the line.
       .argument('[url]', 'http(s) URL receiving the POSTs')
-      .option('--event <event>', 'event to send, e.g. invite.created (repeatable; default: all six)', collect),
+      .option('--event <event>', 'event to send, e.g. report.created (repeatable; default: every event)', collect),
     'agora webhooks add https://hooks.example.org/agora --event invite.created --event invite.updated',
   ).action(
       withContext<{ event?: string[] }>(async ({ client, out }, o, [url]) => {
