@@ -24,7 +24,7 @@ import { DEFAULT_PORT, registerServeCommand } from './cli/commands/serve.js';
 import { registerUserCommands } from './cli/commands/users.js';
 import { ignoreClosedPipe } from './cli/output.js';
 import { registerWebhookCommands } from './cli/commands/webhooks.js';
-import { apiErrorText, credentialsRefused, ExitCode } from './cli/errors.js';
+import { apiErrorText, credentialsRefused, ExitCode, UsageError } from './cli/errors.js';
 import { VERSION } from './shared/version.js';
 
 const positiveSeconds = (value: string): number => {
@@ -90,6 +90,7 @@ export function buildProgram(argv?: string[]): Command {
     .option('--json', "print the API's JSON exactly")
     .option('--timeout <seconds>', 'give up on a call after this many seconds (env AGORA_TIMEOUT; default 30)', positiveSeconds)
     .showSuggestionAfterError()
+    .hook('preAction', optionTakenAsValue)
     // gh's "INHERITED FLAGS": every subcommand's help lists --json, --profile, --url and --timeout too.
     .configureHelp({ showGlobalOptions: true })
     // Help's examples as they run where the reader stands (every command inherits this, as it is made after it).
@@ -105,6 +106,23 @@ export function buildProgram(argv?: string[]): Command {
   for (const [names, register] of REGISTRARS) if (!only || names.includes(only)) register(program);
   groupExamples(program);
   return program;
+}
+
+/**
+ * `--reason --yes` (a script's empty "$REASON") gives `--reason` the value "--yes": commander takes the next word as
+ * the value whatever it is. An option's value that is one of the command's own options is refused instead (exit 2),
+ * before any request. (`--reason=--yes`, written so on purpose, is refused too.)
+ */
+function optionTakenAsValue(_program: Command, action: Command): void {
+  const flags = new Set<string>();
+  for (let c: Command | null = action; c; c = c.parent) for (const o of c.options) for (const f of [o.long, o.short]) if (f) flags.add(f);
+  for (let c: Command | null = action; c; c = c.parent)
+    for (const o of c.options) {
+      if (!o.required) continue;
+      const value: unknown = c.getOptionValue(o.attributeName());
+      for (const v of Array.isArray(value) ? value : [value])
+        if (typeof v === 'string' && flags.has(v)) throw new UsageError(`option '${o.flags}' argument missing (${v}, which came next, is an option)`);
+    }
 }
 
 /**

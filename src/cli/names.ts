@@ -76,15 +76,22 @@ export const ID_LISTS = {
  * up: their ids are taken whole (and tables never shorten them). Anything else is a usage error saying where the
  * whole id is found.
  */
-export function wholeIds(label: 'comment' | 'like', refs: string[]): string[] {
-  for (const ref of refs.map((r) => r.trim()))
+export function wholeIds(label: 'comment' | 'like', given: string[]): string[] {
+  const refs = idRefs(given);
+  for (const ref of refs)
     if (!ID.test(ref))
       throw new UsageError(
         `${ref} is not a ${label}'s whole id (32 characters): ${label}s are not listed on their own, so only whole ids are taken ` +
           `(\`${selfCommand()} ${label === 'comment' ? 'statuses comments <status>' : 'likes list --status <status>'}\` shows them)`,
       );
-  return refs.map((r) => r.trim());
+  return refs;
 }
+
+/**
+ * Ids as typed or pasted: trimmed, in lower case (`01A21F…` is the id `01a21f…`), each once (an id given twice is
+ * acted on once, not refused the second time as already done).
+ */
+const idRefs = (refs: string[]): string[] => [...new Set(refs.map((r) => (/^\s*[0-9a-f]+\s*$/i.test(r) ? r.trim().toLowerCase() : r.trim())))];
 
 /** A record that a name was looked for but none matched: a failure of the lookup, exit 1 like a 404. */
 export class NameNotFoundError extends Error {
@@ -132,20 +139,21 @@ export class Names {
    * filter, so the list is read whole, once for all the prefixes of one call. A prefix naming several records
    * is a usage error listing them (exit 2); one naming none, a failure like a 404 (exit 1).
    */
-  async fullIds(list: IdList, refs: string[]): Promise<string[]> {
+  async fullIds(list: IdList, given: string[]): Promise<string[]> {
+    const refs = idRefs(given);
     // Every ref is checked before any is used: a command given several acts on none when one cannot be an id.
-    for (const ref of refs.map((r) => r.trim())) {
+    for (const ref of refs) {
       if (ID.test(ref) || ID_PREFIX.test(ref)) continue;
       // Hex shorter than a table shows is too short to name one.
       const a = /^[aeiouAEIOU]/.test(list.label) ? 'an' : 'a';
       const what = /^[0-9a-f]{1,5}$/.test(ref) ? `is too short to name ${a} ${list.label}` : `is not ${a} ${list.label}'s id`;
       throw new UsageError(`${ref} ${what}: give its whole id or at least its first 6 characters`);
     }
-    if (refs.every((ref) => ID.test(ref.trim()))) return refs;
+    if (refs.every((ref) => ID.test(ref))) return refs;
     const path = typeof list.path === 'string' ? list.path : await list.path(this.client);
     // Ids begin with their time: walking a newest-first list, once its last id is below every prefix, no record
     // further on can start with one (a status made a minute ago is found in the first page, not the last).
-    const prefixes = refs.map((ref) => ref.trim()).filter((ref) => ID_PREFIX.test(ref));
+    const prefixes = refs.filter((ref) => ID_PREFIX.test(ref));
     const pastAll = (wanted: string[]) => (read: Record<string, unknown>[]) =>
       read.length > 0 && wanted.every((prefix) => String(read[read.length - 1]!.id) < prefix);
     const enough = list.newestFirst ? pastAll(prefixes) : undefined;
@@ -166,8 +174,9 @@ export class Names {
       for (const goneId of new Set(gone.items.map(id)))
         if (!known.has(goneId) && unmatched.some((prefix) => goneId.startsWith(prefix))) items.push({ id: goneId });
     }
-    return refs.map((ref) => {
-      const prefix = ref.trim();
+    // A prefix and the whole id of one record are one record.
+    const full = refs.map((ref) => {
+      const prefix = ref;
       if (!ID_PREFIX.test(prefix)) return ref;
       const found = items.filter((record) => String(record.id).startsWith(prefix));
       if (found.length === 1) return String(found[0]!.id);
@@ -177,6 +186,7 @@ export class Names {
         `${found.length} ${list.label.endsWith('s') ? `${list.label}es` : `${list.label}s`} have an id starting with ${prefix}: ${shown.join(', ')}${found.length > 10 ? ', …' : ''}; give more of the id`,
       );
     });
+    return [...new Set(full)];
   }
 
   /**

@@ -14,3 +14,19 @@ export function suspendQuestion(who: string, was: Suspension | null | undefined,
 }
 
 export const replacedNote = (nickname: string, was: Suspension) => `Replaced ${nickname}'s suspension ${suspensionEnd(was.until)} ("${was.reason}")`;
+
+/**
+ * `--until`, checked before any request (exit 2): with the API's own schema, and by its rule that a suspension ends
+ * after it starts (by this machine's clock; the server's has the last word). For `users suspend` and
+ * `reports resolve --action suspend` alike.
+ */
+export async function checkedUntil(until: string | undefined): Promise<void> {
+  if (until === undefined) return;
+  const [{ SuspendUserInput }, { validateBody }, { UsageError }] = await Promise.all([
+    import('../shared/schemas/suspensions.js'),
+    import('./command-kit.js'),
+    import('./errors.js'),
+  ]);
+  const checked = (await validateBody(SuspendUserInput.pick({ until: true }), { until })).until;
+  if (checked && Date.parse(checked) <= Date.now()) throw new UsageError(`--until ${until} is not in the future: a suspension ends after it starts`);
+}

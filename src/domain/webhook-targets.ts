@@ -58,6 +58,6 @@ export function refuseWebhookUrl(url: string, allowPrivate: boolean): string | n
   // A fully qualified name may end with a dot: `localhost.` is still this machine.
   const host = parsed.hostname.toLowerCase().replace(/\.$/, '');
   if (host === 'localhost' || host.endsWith('.localhost') || isPrivateAddress(host))
-    return 'must not point to a loopback or private address';
+    return 'must not point to a loopback or private address (a server started with AGORA_WEBHOOKS_ALLOW_PRIVATE=1 allows them)';
   return null;
 }

@@ -547,10 +547,10 @@ describe('agora webhooks', () => {
     ]);
     expect(asFlag.code).toBe(2);
     expect(asFlag.stderr).toBe(
-      'error: give the webhook URL as the argument: agora webhooks add <url> --event … (--url is the address of the agora server)\n',
+      'error: give the webhook URL as the argument: npx agora webhooks add <url> --event … (--url is the address of the agora server)\n',
     );
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toBe('error: missing the webhook URL: agora webhooks add <url> --event …\n');
+    expect(missing.stderr).toBe('error: missing the webhook URL: npx agora webhooks add <url> --event …\n');
     expect(badEvent.code).toBe(2);
     expect(badEvent.stderr).toMatch(/^error: --event must each be one of: /);
     expect((await api('/webhooks?per_page=100')).items.map((w: any) => w.url)).not.toContain(`${receiverUrl}/z`);

@@ -43,13 +43,18 @@ export function registerAuditCommands(program: Command): void {
   ).action(
     withContext<AuditListOptions>(async (ctx, o) => {
       const { AUDIT_ACTIONS, AUDIT_TARGET_TYPES, AuditLogQuery } = await import('../../shared/schemas/audit.js');
-      if (o.action !== undefined) await checkChoice('--action', 'action', o.action, AUDIT_ACTIONS);
+      if (o.action !== undefined) o.action = await checkChoice('--action', 'action', o.action, AUDIT_ACTIONS);
       // The times with the API's own schema, before any request (exit 2, the flag named).
-      await validateBody(AuditLogQuery.pick({ since: true, until: true }), { since: o.since, until: o.until });
+      const { since, until } = await validateBody(AuditLogQuery.pick({ since: true, until: true }), { since: o.since, until: o.until });
+      // A window that ends before it starts holds nothing: a mistake, said (exit 2), not an empty list.
+      if (since && until && Date.parse(String(since)) >= Date.parse(String(until))) {
+        const { UsageError } = await import('../errors.js');
+        throw new UsageError(`--since ${o.since} is not before --until ${o.until} (which is left out): no entry can be in both`);
+      }
       if (o.targetType !== undefined) {
         // Spelt as the reports spell theirs (`User`, `PageAccessRequest`), a type is the log's own (`user`, …).
         o.targetType = o.targetType.replace(/([a-z])([A-Z])/g, '$1_$2').replace(/-/g, '_').toLowerCase();
-        await checkChoice('--target-type', 'target type', o.targetType, AUDIT_TARGET_TYPES);
+        o.targetType = await checkChoice('--target-type', 'target type', o.targetType, AUDIT_TARGET_TYPES);
       }
       const actor = o.actor === undefined ? undefined : await ctx.names.resolve('user', o.actor);
       const target = o.targetId === undefined ? undefined : await targetIdOf(ctx.names, o.targetType, o.targetId);
@@ -60,8 +65,10 @@ export function registerAuditCommands(program: Command): void {
 }
 
 /** A misspelt filter would match nothing: a usage error listing the values there are (exit 2). */
-async function checkChoice(flag: string, what: string, value: string, values: readonly string[]): Promise<void> {
-  if (values.includes(value)) return;
+async function checkChoice(flag: string, what: string, value: string, values: readonly string[]): Promise<string> {
+  // In any case, as every enum-like option (`--action USER.SUSPEND`).
+  const found = values.find((v) => v.toLowerCase() === value.toLowerCase());
+  if (found !== undefined) return found;
   const { UsageError } = await import('../errors.js');
   throw new UsageError(`${flag}: no ${what} "${value}"; the ${what}s are ${values.join(', ')}`);
 }

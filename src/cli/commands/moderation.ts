@@ -6,7 +6,7 @@ import type { Column } from '../output.js';
 import type { RemovedContent } from '../../shared/schemas/removals.js';
 import type { Context } from '../context.js';
 import { likedPath, STATUS_COLUMNS, userOrMe } from './content.js';
-import { replacedNote, suspendQuestion } from '../suspensions.js';
+import { checkedUntil, replacedNote, suspendQuestion } from '../suspensions.js';
 import { USER_VIEW } from './users.js';
 import { contentLabel, registerReportCommands } from './reports.js';
 
@@ -212,14 +212,9 @@ function registerSuspensionCommands(users: Command): void {
         import('../../shared/schemas/suspensions.js'),
         import('../prompts.js'),
       ]);
-      // `--until` checked before any request (exit 2), with the API's own schema; the user found before a reason is
-      // asked for, so a mistyped one costs no typing.
-      const { until } = await validateBody(SuspendUserInput.pick({ until: true }), { until: o.until });
-      // The API's other rule on it, checked here too (by this machine's clock; the server's has the last word).
-      if (until && Date.parse(until) <= Date.now()) {
-        const { UsageError } = await import('../errors.js');
-        throw new UsageError(`--until ${o.until} is not in the future: a suspension ends after it starts`);
-      }
+      // `--until` checked before any request (exit 2); the user found before a reason is asked for, so a mistyped
+      // one costs no typing.
+      await checkedUntil(o.until);
       const id = await ctx.names.resolve('user', ref!);
       const { reason } = await askMissing({ reason: o.reason }, { reason: { flag: '--reason', message: 'Why (told to them)', check: fieldCheck(SuspendUserInput.shape.reason) } });
       const body = await validateBody(SuspendUserInput, { reason, until: o.until });
@@ -245,7 +240,8 @@ function registerSuspensionCommands(users: Command): void {
 }
 
 const REMOVED_COLUMNS: Column<RemovedContent>[] = [
-  { header: 'id', value: (r) => r.id, id: true },
+  // Whole: a comment's id is taken back only whole (`comments get`), and a status's beside it reads alike.
+  { header: 'id', value: (r) => r.id, id: 'whole' },
   { header: 'type', value: (r) => r.target_type },
   { header: 'author', value: (r) => r.user_id, name: ['user', (r) => r.user_id] },
   { header: 'when', value: (r) => r.removed_at },

@@ -36,26 +36,26 @@ export const QUEUE_COLUMNS: Column<ModerationItem>[] = [
 const REFRESH_MS = 5000;
 
 export function registerQueueCommand(program: Command): void {
+  // The keys before the examples: every help screen ends with its examples.
   examples(
     paginationOptions(
       program
         .command('queue')
         .description('moderate: the waiting access requests, invites and open reports of the pages you administer, live on a terminal')
         .option('-y, --yes', 'refuse, remove, suspend (with the default reason) and dismiss without asking'),
-    ),
-    'agora queue',
-    'agora queue --all | cut -f1,2',
-    'agora queue --json',
-  )
-    .addHelpText(
+    ).addHelpText(
       'after',
       '\nKeys (on a terminal):\n' +
         '  ↑↓ or j/k  move                  ⏎  details\n' +
         '  a  accept a request or invite    r  refuse it\n' +
         '  d  remove the reported content   s  suspend the author or user (Admins)\n' +
         '  x  dismiss the reports           q  quit, after the actions under way\n' +
-        '  Ctrl-C  stop at once\n',
-    )
+        '  Ctrl-C  stop at once',
+    ),
+    'agora queue',
+    'agora queue --all | cut -f1,2',
+    'agora queue --json',
+  )
     .action(
     withContext<PageOptions & { yes?: boolean }>(async (ctx, o) => {
       const { client, out } = ctx;

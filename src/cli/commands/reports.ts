@@ -4,7 +4,8 @@ import type { User } from '../../shared/schemas/users.js';
 import { enumOption, eachRecord, examples, fewAtATime, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import type { Context } from '../context.js';
 import type { Column, RecordView } from '../output.js';
-import { replacedNote, suspendQuestion } from '../suspensions.js';
+import { checkedUntil, replacedNote, suspendQuestion } from '../suspensions.js';
+import { userOrMe } from './content.js';
 import { REPORT_ACTIONS, REPORT_REASONS, REPORT_STATES, REPORT_TARGET_TYPES, RESOLUTION_OF } from '../../shared/report-kinds.js';
 import { selfCommand } from '../self-command.js';
 import { firstWords } from '../safe-text.js';
@@ -47,11 +48,12 @@ export function registerReportCommands(program: Command): void {
       .addOption(enumOption('--target-type <type>', 'what is reported (required)', REPORT_TARGET_TYPES))
       .option('--target-id <id>', 'what is reported (required; a user: id or nickname; a status: its id or a prefix of it)')
       .addOption(enumOption('--reason <reason>', 'why (required)', REPORT_REASONS))
-      .option('--comment <text>', 'what moderators should know (at most 1,000 characters)'),
+      .option('--comment <text>', 'what moderators should know (at most 1,000 characters)')
+      .option('--user <user>', 'the reporter: id or nickname (default: you; Admins act for others)'),
     'agora reports create --target-type Status --target-id 3f2a… --reason spam',
     'agora reports create        # on a terminal: asks what is reported and why',
   ).action(
-    withContext<{ targetType?: string; targetId?: string; reason?: string; comment?: string }>(async (ctx, o) => {
+    withContext<{ targetType?: string; targetId?: string; reason?: string; comment?: string; user?: string }>(async (ctx, o) => {
       const [{ askMissing, fieldCheck, interactive }, { NameNotFoundError }, { UsageError }, { CreateReportInput }, { ApiError, ConnectionError }] = await Promise.all([
         import('../prompts.js'),
         import('../names.js'),
@@ -97,8 +99,8 @@ export function registerReportCommands(program: Command): void {
         },
       );
       const targetId = await target(values.targetType, values.targetId!);
-      const me = (await ctx.client.get<{ id: string }>('/me')).id;
-      const body = { user_id: me, target_type: values.targetType, target_id: targetId, reason: values.reason, comment: values.comment };
+      const reporter = await userOrMe(ctx.client, ctx.names, o.user);
+      const body = { user_id: reporter, target_type: values.targetType, target_id: targetId, reason: values.reason, comment: values.comment };
       await ctx.out.record(await ctx.client.post<Report>('/reports', body), REPORT_VIEW);
     }),
   );
@@ -109,12 +111,14 @@ export function registerReportCommands(program: Command): void {
         .description('reports oldest first: yours, those on your pages, or all (Admins)')
         .addOption(enumOption('--state <state>', 'only reports in this state', REPORT_STATES))
         .addOption(enumOption('--target-type <type>', 'only reports on this kind of thing', REPORT_TARGET_TYPES))
-        .option('--target-id <id>', 'reports on this target (a user: id or nickname)'),
+        .option('--target-id <id>', 'reports on this target (a user: id or nickname)')
+        .option('--user <user>', 'only reports this user made (id or nickname)'),
     ),
     'agora reports list --state open --target-type Status --fields id | agora reports resolve - --action remove',
   ).action(
-    withContext<PageOptions & { state?: string; targetType?: string; targetId?: string }>(async (ctx, o) => {
+    withContext<PageOptions & { state?: string; targetType?: string; targetId?: string; user?: string }>(async (ctx, o) => {
       const query: Record<string, string> = {};
+      if (o.user) query.user_id = await ctx.names.resolve('user', o.user);
       if (o.state) query.state = o.state;
       if (o.targetType) query.target_type = o.targetType;
       if (o.targetId) query.target_id = await targetIdOf(ctx, o.targetType, o.targetId);
@@ -161,6 +165,7 @@ export function registerReportCommands(program: Command): void {
       }
       const { action } = await askMissing({ action: o.action }, { action: { flag: '--action', message: `What is done about ${about}`, choices: [...REPORT_ACTIONS] } });
       if (o.until !== undefined && action !== 'suspend') throw new UsageError('--until is for --action suspend only');
+      await checkedUntil(o.until);
       // Nothing keeps a reason for `none`: said, not dropped.
       if (o.reason !== undefined && action === 'none') throw new UsageError('--reason is for --action remove or suspend: none keeps no reason');
       const { reason } =

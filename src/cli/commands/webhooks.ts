@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { Delivery, Webhook } from '../../shared/schemas/webhooks.js';
 import { doneRecord, eachRecord, examples, idsFrom, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import type { Column, RecordView } from '../output.js';
+import { selfCommand } from '../self-command.js';
 
 const COLUMNS: Column<Webhook>[] = [
   { header: 'id', value: (w) => w.id, id: true },
@@ -19,11 +20,19 @@ const DELIVERY_COLUMNS: Column<Delivery>[] = [
   { header: 'next attempt', value: (d) => d.next_attempt_at },
 ];
 
-const WEBHOOK_VIEW: RecordView<Webhook> = {};
+/** Its events as the list writes them; its circuit in words (`closed`, `open until … after 5 failures`). */
+const WEBHOOK_VIEW: RecordView<Webhook> = {
+  format: {
+    events: (events: Webhook['events']) => events.join(' '),
+    circuit: (c: Webhook['circuit']) =>
+      `${c.state.replace('_', '-')}${c.open_until ? ` until ${c.open_until}` : ''}${c.consecutive_failures ? ` (${c.consecutive_failures} failed in a row)` : ''}`,
+  },
+};
 /** The payload is in --json; the view says what was sent and how it went. */
 const DELIVERY_VIEW: RecordView<Delivery> = { omit: ['payload'] };
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
+/** `--event` repeated; in any case, as every enum-like option (the events are written in lower case). */
+const collect = (value: string, previous: string[] = []) => [...previous, value.toLowerCase()];
 
 export function registerWebhookCommands(program: Command): void {
   const webhooks = program.command('webhooks').description('signed notifications of access requests, invites and reports (Admins)');
@@ -46,8 +55,8 @@ export function registerWebhookCommands(program: Command): void {
         if (url === undefined)
           throw new UsageError(
             process.argv.includes('--url') || process.argv.some((a) => a.startsWith('--url='))
-              ? 'give the webhook URL as the argument: agora webhooks add <url> --event … (--url is the address of the agora server)'
-              : 'missing the webhook URL: agora webhooks add <url> --event …',
+              ? `give the webhook URL as the argument: ${selfCommand()} webhooks add <url> --event … (--url is the address of the agora server)`
+              : `missing the webhook URL: ${selfCommand()} webhooks add <url> --event …`,
           );
         const body = await validateBody(CreateWebhookInput, { url, events: o.event ?? [...WEBHOOK_EVENTS] }, { url: '<url>', events: '--event' });
         const created = await client.post<Webhook>('/webhooks', body);
