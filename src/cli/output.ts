@@ -14,6 +14,8 @@ export interface Column<T> {
    * whole (comments), kept as they are.
    */
   id?: boolean | 'whole';
+  /** The least width the cell keeps (else `NAME_ROOM`) before the columns after it are left out of a narrow table. */
+  room?: number;
 }
 
 /** A page of a list, or the whole of it (`--all`, `--limit`). */
@@ -221,7 +223,7 @@ export class Output {
     while (length > 0 && tableModule!.naturalWidth(head, cutTo(length)) > this.width) length--;
     rows = cutTo(length);
     const firm = columns.map((c, i) => !!c.id || times[i]!);
-    const kept = columnsThatFit(head, rows, this.width, firm);
+    const kept = columnsThatFit(head, rows, this.width, firm, columns.map((c) => c.room));
     const pick = <V>(values: V[]) => kept.map((i) => values[i]!);
     const table = renderTableLazy({ ...shape, head: pick(head), rows: rows.map(pick), firm: pick(firm) });
     return { table, left: head.filter((_, i) => !kept.includes(i)) };

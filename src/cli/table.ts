@@ -123,13 +123,13 @@ export function renderTable({ head, rows: given, width, wrap = [], firm = [], pa
 export const NAME_ROOM = 10;
 
 /**
- * The columns to show at `width`: every one when each fits at its floor (an id column whole, any other at
- * `NAME_ROOM` or its header), else the last ones left out, one by one, keeping the first two.
+ * The columns to show at `width`: every one when each fits at its floor (an id column whole, any other at its
+ * `room`, else `NAME_ROOM`), else the last ones left out, one by one, keeping the first two.
  */
-export function columnsThatFit(head: string[], rows: string[][], width: number, firm: boolean[]): number[] {
+export function columnsThatFit(head: string[], rows: string[][], width: number, firm: boolean[], room: (number | undefined)[] = []): number[] {
   const floor = head.map((h, i) => {
     const natural = Math.max(1, stringWidth(h), ...rows.map((r) => stringWidth(r[i] ?? '')));
-    return firm[i] ? natural : Math.min(natural, Math.max(NAME_ROOM, Math.min(stringWidth(h), NAME_ROOM)));
+    return firm[i] ? natural : Math.min(natural, room[i] ?? NAME_ROOM);
   });
   const kept = head.map((_, i) => i);
   const needed = () => kept.reduce((sum, i) => sum + floor[i]! + 3, 1);

@@ -20,12 +20,14 @@ export const STATUS_COLUMNS: Column<Status>[] = [
 
 const STATUS_VIEW: RecordView<Status> = { names: { page_id: ['page', 'page'], event_id: ['event', 'event'] } };
 
+// The status last: the same on every row of `statuses comments <status>`, it is the first left out of a narrow table,
+// before the words are cut below `room`.
 const COMMENT_COLUMNS: Column<Comment>[] = [
   { header: 'id', value: (c) => c.id, id: 'whole' },
-  { header: 'status', value: (c) => c.status_id, id: true },
   { header: 'author', value: (c) => c.user.nickname },
-  { header: 'content', value: (c) => c.content },
+  { header: 'content', value: (c) => c.content, room: 24 },
   { header: 'created', value: (c) => c.created_at },
+  { header: 'status', value: (c) => c.status_id, id: true },
 ];
 
 const LIKE_COLUMNS: Column<Like>[] = [
