@@ -284,3 +284,20 @@ describe('the audit entry of a removal', () => {
     }
   });
 });
+
+describe('GET /statuses/{id}/comments of a removed status', () => {
+  it('is 404 for everyone; an Admin, who reads the status, is told it was removed with its comments', async () => {
+    const [author, reader] = [await t.member(), await t.member()];
+    const status = await post(author);
+    await comment(reader, status.id);
+    expect((await t.call('DELETE', `/statuses/${status.id}`, { as: author.creds })).status).toBe(204);
+    const forAdmin = await t.call('GET', `/statuses/${status.id}/comments`);
+    expect(forAdmin.status).toBe(404);
+    expect(forAdmin.body.error.code).toBe('not_found');
+    expect(forAdmin.body.error.message).toMatch(/^Status not found: it was removed \(\d{4}-\d\d-\d\dT[^)]+\), its comments with it \(GET \/removed_content lists them\)$/);
+    const forReader = await t.call('GET', `/statuses/${status.id}/comments`, { as: reader.creds });
+    expect([forReader.status, forReader.body.error.message]).toEqual([404, 'Status not found']);
+    const unknown = await t.call('GET', `/statuses/${'0'.repeat(32)}/comments`);
+    expect([unknown.status, unknown.body.error.message]).toEqual([404, 'Status not found']);
+  });
+});
