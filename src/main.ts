@@ -24,7 +24,7 @@ import { DEFAULT_PORT, registerServeCommand } from './cli/commands/serve.js';
 import { registerUserCommands } from './cli/commands/users.js';
 import { ignoreClosedPipe } from './cli/output.js';
 import { registerWebhookCommands } from './cli/commands/webhooks.js';
-import { apiErrorText, credentialsRefused, ExitCode, UsageError } from './cli/errors.js';
+import { apiErrorText, credentialsRefused, ExitCode } from './cli/errors.js';
 import { VERSION } from './shared/version.js';
 
 const positiveSeconds = (value: string): number => {
@@ -90,7 +90,6 @@ export function buildProgram(argv?: string[]): Command {
     .option('--json', "print the API's JSON exactly")
     .option('--timeout <seconds>', 'give up on a call after this many seconds (env AGORA_TIMEOUT; default 30)', positiveSeconds)
     .showSuggestionAfterError()
-    .hook('preAction', optionTakenAsValue)
     // gh's "INHERITED FLAGS": every subcommand's help lists --json, --profile, --url and --timeout too.
     .configureHelp({ showGlobalOptions: true })
     // Help's examples as they run where the reader stands (every command inherits this, as it is made after it).
@@ -105,24 +104,27 @@ export function buildProgram(argv?: string[]): Command {
   const only = argv && commandNamed(argv);
   for (const [names, register] of REGISTRARS) if (!only || names.includes(only)) register(program);
   groupExamples(program);
+  refuseOptionsAsValues(program);
   return program;
 }
 
 /**
- * `--reason --yes` (a script's empty "$REASON") gives `--reason` the value "--yes": commander takes the next word as
- * the value whatever it is. An option's value that is one of the command's own options is refused instead (exit 2),
- * before any request. (`--reason=--yes`, written so on purpose, is refused too.)
+ * `--reason --yes` (a script's empty "$REASON") would give `--reason` the value "--yes": commander takes the next
+ * word as the value whatever it is. A value that is one of the command's options (its own or a global one) is
+ * refused as it is parsed (exit 2), before any request, and before a word after it is taken for an argument.
  */
-function optionTakenAsValue(_program: Command, action: Command): void {
+function refuseOptionsAsValues(command: Command): void {
   const flags = new Set<string>();
-  for (let c: Command | null = action; c; c = c.parent) for (const o of c.options) for (const f of [o.long, o.short]) if (f) flags.add(f);
-  for (let c: Command | null = action; c; c = c.parent)
-    for (const o of c.options) {
-      if (!o.required) continue;
-      const value: unknown = c.getOptionValue(o.attributeName());
-      for (const v of Array.isArray(value) ? value : [value])
-        if (typeof v === 'string' && flags.has(v)) throw new UsageError(`option '${o.flags}' argument missing (${v}, which came next, is an option)`);
-    }
+  for (let c: Command | null = command; c; c = c.parent) for (const o of c.options) for (const f of [o.long, o.short]) if (f) flags.add(f);
+  for (const option of command.options) {
+    if (!option.required || option.variadic) continue;
+    const parse = option.parseArg;
+    option.argParser((value: string, previous: unknown) => {
+      if (flags.has(value)) throw new InvalidArgumentError(`${value} is an option, not a value: ${option.long} needs one before it.`);
+      return parse ? parse(value, previous) : value;
+    });
+  }
+  for (const sub of command.commands) refuseOptionsAsValues(sub);
 }
 
 /**

@@ -38,5 +38,5 @@ export function examplesAsRun(text: string, self?: string): string {
   if (!/^ {2}\$ /m.test(text)) return text;
   const command = self ?? selfCommand();
   if (command === 'agora') return text;
-  return text.replace(/^ {2}\$ .*$/gm, (line) => line.replace(/(\$ (?:[A-Z_]+=\S* )*|\| |<\()agora(?= )/g, `$1${command}`));
+  return text.replace(/^ {2}\$ .*$/gm, (line) => line.replace(/(\$ (?:[A-Z_]+=\S* )*|\| |&& |; |<\()agora(?= )/g, `$1${command}`));
 }

@@ -30,9 +30,10 @@ describe('the command the CLI names for itself', () => {
   });
 
   it("writes help's example lines as they run where the reader stands, and nothing else", () => {
-    const help = 'Usage: agora pages list [options]\n\nExamples:\n  $ agora pages list --fields id | agora pages get -\n  $ source <(agora completion bash)\n  $ AGORA_SECRET_KEY=… agora serve\n';
+    const help = 'Usage: agora pages list [options]\n\nExamples:\n  $ agora pages list --fields id | agora pages get -\n  $ source <(agora completion bash)\n  $ AGORA_SECRET_KEY=… agora serve\n  $ agora users export --output u.ndjson && agora users import u.ndjson\n';
     expect(examplesAsRun(help, 'npx agora')).toBe(
-      'Usage: agora pages list [options]\n\nExamples:\n  $ npx agora pages list --fields id | npx agora pages get -\n  $ source <(npx agora completion bash)\n  $ AGORA_SECRET_KEY=… npx agora serve\n',
+      'Usage: agora pages list [options]\n\nExamples:\n  $ npx agora pages list --fields id | npx agora pages get -\n  $ source <(npx agora completion bash)\n  $ AGORA_SECRET_KEY=… npx agora serve\n' +
+        '  $ npx agora users export --output u.ndjson && npx agora users import u.ndjson\n',
     );
     expect(examplesAsRun(help, 'agora')).toBe(help);
   });

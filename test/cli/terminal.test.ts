@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createPage, createPageConfiguration, createUser } from '../helpers/api.js';
 import { runCli, runCliTty } from '../helpers/cli.js';
@@ -388,5 +390,26 @@ describe('prompts', () => {
     });
     expect(login.code, login.stderr).toBe(0);
     expect(login.stdout).toContain(`Logged in to ${server.url} as admin`);
+  });
+});
+
+describe('Ctrl-C during an import', () => {
+  it('with the slow-call spinner shown (ora loads signal-exit), the rows in flight finish and it says how to resume (exit 130)', async () => {
+    const t = tag();
+    const file = join(server.dir, `people-${t}.ndjson`);
+    const rows = Array.from({ length: 400 }, (_, i) =>
+      JSON.stringify({ first_name: 'I', last_name: String(i), nickname: `ctrlc_${t}_${i}`, email: `ctrlc_${t}_${i}@example.org`, accept_conditions: true, accept_confidentiality: true }),
+    );
+    writeFileSync(file, `${rows.join('\n')}\n`);
+    writeFileSync(join(server.dir, `pw-${t}.txt`), 'a long enough password 42\n');
+    term.clear();
+    const run = term.agora(`users import ${file} --password-file ${join(server.dir, `pw-${t}.txt`)}`);
+    await term.waitFor(/\d+ rows · /);
+    // Calls always in flight: the spinner (and with it ora and signal-exit) is loaded 300 ms after the first.
+    await new Promise((ok) => setTimeout(ok, 800));
+    term.keys('C-c');
+    const { code, screen } = await run;
+    expect(code, screen).toBe(130);
+    expect(screen.replace(/\n/g, '')).toMatch(/interrupted: \d+ rows imported, 0 failed; the rest with: .*--resume/);
   });
 });

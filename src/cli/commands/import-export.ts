@@ -106,7 +106,9 @@ export function registerImportExportCommands(program: Command): void {
           if (process.stderr.isTTY) process.stderr.write('\r\u001b[2K');
           out.note('stopping: the rows already sent finish and are recorded…');
         };
-        process.once('SIGINT', interrupt);
+        // `on`, not `once`: signal-exit (which ora and ink load) kills the process with the signal when it finds itself
+        // the only listener, and a `once` listener has removed itself by the time signal-exit's runs.
+        process.on('SIGINT', interrupt);
         const summary = await runImport({
           client,
           kind: {

@@ -45,7 +45,9 @@ export function registerInviteCommands(program: Command): void {
       );
       const given = o.user ?? asked.users!.split(',').map((u) => u.trim()).filter(Boolean);
       const user_id = o.from ? await names.resolve('user', o.from) : (await client.get<{ id: string }>('/me')).id;
-      const targets = await names.resolveAll('user', given);
+      // A user named twice (by nickname and id, say) is invited once, not refused the second time as already invited.
+      const resolved = await names.resolveAll('user', given);
+      const targets = [...new Set(resolved)];
       const body = await validateBody(
         CreateInvitesInput,
         { target_type: 'Page', target_id: await names.resolve('page', asked.page!), user_id, user_target_ids: targets },
@@ -53,7 +55,7 @@ export function registerInviteCommands(program: Command): void {
       );
       const result = await client.post<InviteCreation>('/invites', body);
       // Like a bulk import: what could be done is done, and a user left out makes the exit code 1.
-      const notInvited = () => new Error(`${result.errors.length} of ${given.length} users were not invited`);
+      const notInvited = () => new Error(`${result.errors.length} of ${targets.length} users were not invited`);
       if (out.json) {
         out.printJson(result);
         if (result.errors.length > 0) throw notInvited();
@@ -61,15 +63,15 @@ export function registerInviteCommands(program: Command): void {
       }
       // One row per user, in the order they were given, named as they were given.
       const order = (user: string) => {
-        const at = targets.findIndex((id) => id === user);
-        return at === -1 ? given.length : at;
+        const at = targets.indexOf(user);
+        return at === -1 ? targets.length : at;
       };
       const rows = [
         ...result.success.map((i) => ({ user: i.user_target_id, result: 'invited', invite: i.id })),
         ...result.errors.flatMap((e) => Object.entries(e).map(([user, message]) => ({ user, result: message, invite: '' }))),
       ].sort((a, b) => order(a.user) - order(b.user));
       await out.list({ items: rows, total_items: rows.length }, [
-        { header: 'user', value: (r) => given[order(r.user)] ?? r.user },
+        { header: 'user', value: (r) => given[resolved.indexOf(r.user)] ?? r.user },
         { header: 'result', value: (r) => r.result },
         { header: 'invite', value: (r) => r.invite },
       ]);

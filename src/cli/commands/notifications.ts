@@ -118,8 +118,10 @@ export function registerNotificationCommands(program: Command): void {
           signal = received;
           stop.abort();
         };
-        process.once('SIGINT', interrupted);
-        process.once('SIGTERM', interrupted);
+        // `on`, not `once`: signal-exit (which ora and ink load) kills the process with the signal when it finds itself
+        // the only listener, and a `once` listener has removed itself by the time signal-exit's runs.
+        process.on('SIGINT', interrupted);
+        process.on('SIGTERM', interrupted);
         if (out.tty && !out.json) {
           const { seg } = await import('../../client/api-client.js');
           const user = await client.get<{ nickname: string }>(`/users/${seg(userId)}`);

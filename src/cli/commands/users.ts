@@ -101,7 +101,9 @@ export function registerUserCommands(program: Command): void {
     'agora users list --all --fields nickname,email --header > users.tsv',
   ).action(
     withContext<PageOptions & { role?: string; nickname?: string }>(async (ctx, o) => {
-      await showList(ctx, '/users', { role: o.role, nickname: o.nickname }, USER_COLUMNS, o);
+      // Resolved as everywhere (a name, an id or its prefix): one that names no role is said (exit 1), not an empty list.
+      const role = o.role === undefined ? undefined : await ctx.names.resolve('role', o.role);
+      await showList(ctx, '/users', { role, nickname: o.nickname }, USER_COLUMNS, o);
     }),
   );
 

@@ -164,8 +164,9 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
   };
   try {
     await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
-    // Every row is done: the whole file is (a JSON array's brackets and spaces are in no row).
-    bytesDone = options.source.size ?? bytesDone;
+    // Every row is done: the whole file is (a JSON array's brackets and spaces are in no row). Not when stopped:
+    // the bar's last drawing says how far the run got.
+    if (!options.stopped?.value) bytesDone = options.source.size ?? bytesDone;
   } finally {
     bar?.stop();
     if (report) await new Promise<void>((ok, fail) => report.end((error?: Error | null) => (error ? fail(error) : ok())));

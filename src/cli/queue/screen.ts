@@ -374,7 +374,9 @@ export async function runQueueScreen(source: QueueSource, options: ScreenOptions
   // A SIGINT (Ctrl-C before ink's raw mode is on, or `kill -INT`) is an interruption as the Ctrl-C key is: exit 130.
   let interrupted = false;
   const onSignal = () => void ((interrupted = true), app.unmount());
-  process.once('SIGINT', onSignal);
+  // `on`, not `once`: signal-exit (which ora and ink load) kills the process with the signal when it finds itself
+  // the only listener, and a `once` listener has removed itself by the time signal-exit's runs.
+  process.on('SIGINT', onSignal);
   try {
     await app.waitUntilExit();
   } finally {

@@ -4,7 +4,7 @@ import { runCli, runCliTty } from '../helpers/cli.js';
 import { useServer } from '../helpers/server.js';
 import { envFor, tsvRows } from './support.js';
 
-/** What a new moderator met at the terminal (stop 47's trial): each a usage mistake said before any request, or an id taken back as printed. */
+/** What a new moderator and a new admin met at the terminal (two helpers' trials): usage mistakes said before any request, ids taken back as printed. */
 const server = useServer();
 const run = (args: string[], creds = server.admin, input?: string) => runCli(args, { home: server.dir, env: envFor(server, creds), input });
 
@@ -23,10 +23,13 @@ describe('a moderator at the terminal', () => {
   it('an option whose value is missing does not take the next option as its value (exit 2, nobody suspended)', async () => {
     const bob = await createUserWithKey(server);
     const empty = await run(['users', 'suspend', bob.user.nickname, '--reason', '--yes']);
-    expect([empty.code, empty.stderr]).toEqual([2, "error: option '--reason <text>' argument missing (--yes, which came next, is an option)\n"]);
+    expect([empty.code, empty.stderr]).toEqual([2, "error: option '--reason <text>' argument '--yes' is invalid. --yes is an option, not a value: --reason needs one before it.\n"]);
     expect((await call(server, 'GET', `/users/${bob.user.id}`)).body.suspension).toBeNull();
-    // A global option counts too, and a value that merely starts with dashes is a value.
+    // A global option counts too; a word after the option taken for a value is not taken for an argument (it was
+    // "too many arguments"); a value that merely starts with dashes is a value.
     expect((await run(['users', 'suspend', bob.user.nickname, '--reason', '--json'])).code).toBe(2);
+    const shifted = await run(['pages', 'create', '--privacy', 'public', '--config', '--name', 'Foo']);
+    expect([shifted.code, shifted.stderr]).toEqual([2, "error: option '--config <config>' argument '--name' is invalid. --name is an option, not a value: --config needs one before it.\n"]);
     const dashes = await run(['users', 'suspend', bob.user.nickname, '--reason', '--- spam ---', '--yes', '--json']);
     expect(dashes.code, dashes.stderr).toBe(0);
     expect(JSON.parse(dashes.stdout).suspension.reason).toBe('--- spam ---');
@@ -89,5 +92,35 @@ describe('a moderator at the terminal', () => {
     const got = await run(['comments', 'get', comment.id, '--json']);
     expect(got.code, got.stderr).toBe(0);
     expect(JSON.parse(got.stdout).removed_at).not.toBeNull();
+  });
+});
+
+describe('an admin at the terminal', () => {
+  it('users list --role resolves the role as every command does: a name, or an id prefix; one naming no role is exit 1', async () => {
+    const ada = await createUserWithKey(server);
+    const roles = (await call(server, 'GET', '/permission_sets?per_page=100')).body.items as { id: string; name: string }[];
+    const members = roles.find((r) => r.name === 'Members')!;
+    const byPrefix = await run(['users', 'list', '--role', members.id.slice(0, 16), '--nickname', ada.user.nickname, '--fields', 'nickname']);
+    expect([byPrefix.code, byPrefix.stderr]).toEqual([0, '']);
+    expect(tsvRows(byPrefix.stdout)).toEqual([[ada.user.nickname]]);
+    const unknown = await run(['users', 'list', '--role', 'Nope']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stdout).toBe('');
+  });
+
+  it('invites create invites a user named twice once (by nickname and by id), and says so as invited', async () => {
+    const [owner, pat] = [await createUserWithKey(server), await createUserWithKey(server)];
+    const config = await createPageConfiguration(server);
+    const page = await createPage(server, { name: 'Board Room', privacy: 'secret', page_configuration_id: config.id, user_id: owner.user.id }, owner.creds);
+    const invited = await run(['invites', 'create', '--page-id', page.id, '--user', pat.user.nickname, '--user', pat.user.id], owner.creds);
+    expect([invited.code, invited.stderr]).toEqual([0, '']);
+    expect(tsvRows(invited.stdout).map((r) => r.slice(0, 2))).toEqual([[pat.user.nickname, 'invited']]);
+  });
+
+  it("help examples joined by && run as printed: each agora of the line is written as it runs", async () => {
+    const help = await run(['help', 'users', 'import']);
+    const lines = help.stdout.split('\n').filter((l) => l.startsWith('  $ ') && l.includes('&&'));
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(line).not.toMatch(/(^ {2}\$ |&& |\| )agora /);
   });
 });
