@@ -38,14 +38,18 @@ export const intOption =
     return n;
   };
 
+/** `value` as `values` spell it, matched in any case (`status` is `Status`); undefined when none matches. */
+export const inAnyCase = (values: readonly string[], value: string): string | undefined => values.find((v) => v.toLowerCase() === value.toLowerCase());
+
 /** A choice in any case (`status` for `Status`): the value as the API spells it, else commander's usage error. */
 export const anyCase =
   (values: readonly string[]) =>
   (value: string): string => {
-    const found = values.find((v) => v.toLowerCase() === value.toLowerCase());
+    const found = inAnyCase(values, value);
     if (found === undefined) throw new InvalidArgumentError(`Allowed choices are ${values.join(', ')}.`);
     return found;
   };
+
 
 /** An option taking one of `values`, in any case (`--state Open`), listed in its help as commander lists choices. */
 export const enumOption = (flags: string, description: string, values: readonly string[]): Option =>

@@ -25,3 +25,15 @@ export class AuthError extends Error {
 export class InterruptedError extends Error {
   override name = 'InterruptedError';
 }
+
+/**
+ * `handler` told of each of `signals` until the returned function is called. `on`, not `once`: signal-exit (which
+ * ora and ink load) kills the process with the signal when it finds itself the only listener, and a `once` listener
+ * has removed itself by the time signal-exit's runs.
+ */
+export function onSignals(signals: NodeJS.Signals[], handler: (signal: NodeJS.Signals) => void): () => void {
+  for (const signal of signals) process.on(signal, handler);
+  return () => {
+    for (const signal of signals) process.off(signal, handler);
+  };
+}

@@ -175,9 +175,8 @@ export class Names {
         if (!known.has(goneId) && unmatched.some((prefix) => goneId.startsWith(prefix))) items.push({ id: goneId });
     }
     // A prefix and the whole id of one record are one record.
-    const full = refs.map((ref) => {
-      const prefix = ref;
-      if (!ID_PREFIX.test(prefix)) return ref;
+    const full = refs.map((prefix) => {
+      if (!ID_PREFIX.test(prefix)) return prefix;
       const found = items.filter((record) => String(record.id).startsWith(prefix));
       if (found.length === 1) return String(found[0]!.id);
       if (found.length === 0) throw new NameNotFoundError(`No ${list.label} ${list.among ?? 'you may see'} has an id starting with ${prefix}`);

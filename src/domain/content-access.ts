@@ -1,8 +1,9 @@
-import { forbidden, notFound } from '../shared/errors.js';
+import { AppError, forbidden, notFound } from '../shared/errors.js';
 import { SYSTEM_ROLES } from '../store/default-roles.js';
 import type { EventRow } from '../store/events.js';
 import type { PageRow, Viewer } from '../store/pages.js';
 import type { CommentRow, StatusRow } from '../store/content.js';
+import type { RemovedRow } from '../store/removals.js';
 import type { Store } from '../store/store.js';
 import type { UserWithRole } from '../store/users.js';
 import type { Caller } from './context.js';
@@ -92,4 +93,12 @@ export async function knownComment(
   if (!found || !status) throw notFound('Comment');
   const { readable, ...comment } = found;
   return { comment, status, readable: Boolean(readable) };
+}
+
+/**
+ * What a read refused as unknown (404) was, when it was content removed and the caller is an Admin, who still reads
+ * removed content: the refusal then says so (a bare 404 would contradict the `GET` they just made). Else undefined.
+ */
+export async function removedForAdmin(store: Store, caller: Caller, type: 'Status' | 'Comment', id: string, error: unknown): Promise<RemovedRow | undefined> {
+  return caller.isAdmin && error instanceof AppError && error.status === 404 ? await store.removals.getRemoved(type, id) : undefined;
 }

@@ -21,6 +21,7 @@ import {
   readableComment,
   readableStatus,
   requireConversation,
+  removedForAdmin,
   requirePostInPage,
   viewerOf,
 } from './content-access.js';
@@ -160,8 +161,7 @@ export async function getStatus(deps: Deps, caller: Caller, id: string): Promise
 /** Comments on a status, oldest first, for those who may read the status. */
 export async function listComments(deps: Deps, caller: Caller, statusId: string, page: Pagination): Promise<ListResult<Comment>> {
   await readableStatus(deps.store, viewerOf(caller), statusId, nowIso(deps)).catch(async (error: unknown) => {
-    // An Admin reads a removed status (`GET /statuses/{id}`), so its list's 404 says why, and where its comments are.
-    const removed = caller.isAdmin && error instanceof AppError && error.status === 404 ? await deps.store.removals.getRemoved('Status', statusId) : undefined;
+    const removed = await removedForAdmin(deps.store, caller, 'Status', statusId, error);
     if (removed)
       throw new AppError(404, ErrorCode.notFound, `Status not found: it was removed (${removed.removed_at}), its comments with it (GET /removed_content lists them)`);
     throw error;

@@ -1,4 +1,4 @@
-import { AppError, conflict, ErrorCode, forbidden, notFound } from '../shared/errors.js';
+import { conflict, ErrorCode, forbidden, notFound } from '../shared/errors.js';
 import { listResult, type ListResult } from '../shared/schemas/common.js';
 import type { Comment, Status } from '../shared/schemas/content.js';
 import type { ListRemovedContentQuery, ListStatusesQuery, RemovedContent } from '../shared/schemas/removals.js';
@@ -6,7 +6,7 @@ import type { CommentRow, StatusRow } from '../store/content.js';
 import type { Store } from '../store/store.js';
 import { recordAudit } from './audit.js';
 import { requireAdmin } from './permissions.js';
-import { closed, knownComment, knownStatus, readableComment, viewerOf } from './content-access.js';
+import { closed, knownComment, knownStatus, readableComment, removedForAdmin, viewerOf } from './content-access.js';
 import { placeOf, removedFields, requireLikeReadable, toCommentRecords, toStatusRecords } from './content.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { excerpt, notifyUsers, userRef } from './notifications.js';
@@ -138,7 +138,7 @@ export async function removeStatus(deps: Deps, caller: Caller, id: string, reaso
  * when (a 404 would contradict the `GET` they just made); for anyone else the read's own answer, as it is hidden.
  */
 export async function alreadyRemoved(tx: Store, caller: Caller, type: 'Status' | 'Comment', id: string, error: unknown): Promise<never> {
-  const removed = caller.isAdmin && error instanceof AppError && error.status === 404 ? await tx.removals.getRemoved(type, id) : undefined;
+  const removed = await removedForAdmin(tx, caller, type, id, error);
   if (removed) throw conflict(ErrorCode.conflict, `This ${type === 'Status' ? 'status' : 'comment'} was already removed (${removed.removed_at})`);
   throw error;
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { AuditEntry } from '../../shared/schemas/audit.js';
-import { examples, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import { examples, inAnyCase, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
 import { ID, ID_LISTS, type IdList, type Names } from '../names.js';
 import type { Column } from '../output.js';
 
@@ -48,7 +48,7 @@ export function registerAuditCommands(program: Command): void {
       // The times with the API's own schema, before any request (exit 2, the flag named).
       const { since, until } = await validateBody(AuditLogQuery.pick({ since: true, until: true }), { since: o.since, until: o.until });
       // A window that ends before it starts holds nothing: a mistake, said (exit 2), not an empty list.
-      if (since && until && Date.parse(String(since)) >= Date.parse(String(until))) {
+      if (since && until && Date.parse(since) >= Date.parse(until)) {
         const { UsageError } = await import('../errors.js');
         throw new UsageError(`--since ${o.since} is not before --until ${o.until} (which is left out): no entry can be in both`);
       }
@@ -68,7 +68,7 @@ export function registerAuditCommands(program: Command): void {
 /** A misspelt filter would match nothing: a usage error listing the values there are (exit 2). */
 async function checkChoice(flag: string, what: string, value: string, values: readonly string[]): Promise<string> {
   // In any case, as every enum-like option (`--action USER.SUSPEND`).
-  const found = values.find((v) => v.toLowerCase() === value.toLowerCase());
+  const found = inAnyCase(values, value);
   if (found !== undefined) return found;
   const { UsageError } = await import('../errors.js');
   throw new UsageError(`${flag}: no ${what} "${value}"; the ${what}s are ${values.join(', ')}`);

@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import { onSignals } from '../errors.js';
 import { examples, intOption, withContext } from '../command-kit.js';
 import type { Names } from '../names.js';
 import { selfCommand } from '../self-command.js';
@@ -106,9 +107,7 @@ export function registerImportExportCommands(program: Command): void {
           if (process.stderr.isTTY) process.stderr.write('\r\u001b[2K');
           out.note('stopping: the rows already sent finish and are recorded…');
         };
-        // `on`, not `once`: signal-exit (which ora and ink load) kills the process with the signal when it finds itself
-        // the only listener, and a `once` listener has removed itself by the time signal-exit's runs.
-        process.on('SIGINT', interrupt);
+        const stopListening = onSignals(['SIGINT'], interrupt);
         const summary = await runImport({
           client,
           kind: {
@@ -133,7 +132,7 @@ export function registerImportExportCommands(program: Command): void {
             if (failure.status === 'skipped') out.note(`row ${failure.row}: skipped: ${failure.reason}`);
             else out.note(`row ${failure.row}: ${failure.error?.message ?? 'failed'} (${failure.error?.code ?? 'failed'})`);
           },
-        }).finally(() => process.off('SIGINT', interrupt));
+        }).finally(stopListening);
         if (stopped.value) {
           const { selfCommand } = await import('../self-command.js');
           const again = [selfCommand(), name, 'import', file!, ...(o.report ? ['--report', o.report] : []), '--resume'];

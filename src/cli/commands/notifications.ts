@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Notification } from '../../shared/schemas/notifications.js';
+import { onSignals } from '../errors.js';
 import { examples, fetchList, paginationOptions, withContext, type PageOptions } from '../command-kit.js';
 import type { Names } from '../names.js';
 import type { Column } from '../output.js';
@@ -118,10 +119,7 @@ export function registerNotificationCommands(program: Command): void {
           signal = received;
           stop.abort();
         };
-        // `on`, not `once`: signal-exit (which ora and ink load) kills the process with the signal when it finds itself
-        // the only listener, and a `once` listener has removed itself by the time signal-exit's runs.
-        process.on('SIGINT', interrupted);
-        process.on('SIGTERM', interrupted);
+        const stopListening = onSignals(['SIGINT', 'SIGTERM'], interrupted);
         if (out.tty && !out.json) {
           const { seg } = await import('../../client/api-client.js');
           const user = await client.get<{ nickname: string }>(`/users/${seg(userId)}`);
@@ -145,8 +143,7 @@ export function registerNotificationCommands(program: Command): void {
             out.row(data as Notification, out.tty ? WATCH_COLUMNS : NOTIFICATION_COLUMNS);
           }
         } finally {
-          process.off('SIGINT', interrupted);
-          process.off('SIGTERM', interrupted);
+          stopListening();
         }
         if (signal) {
           const { InterruptedError } = await import('../errors.js');

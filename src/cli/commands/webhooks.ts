@@ -20,7 +20,7 @@ const DELIVERY_COLUMNS: Column<Delivery>[] = [
   { header: 'next attempt', value: (d) => d.next_attempt_at },
 ];
 
-/** Its events as the list writes them; its circuit in words (`closed`, `open until … after 5 failures`). */
+/** Its events as the list writes them; its circuit in words (`closed`, `open until … (5 failed in a row)`). */
 const WEBHOOK_VIEW: RecordView<Webhook> = {
   format: {
     events: (events: Webhook['events']) => events.join(' '),

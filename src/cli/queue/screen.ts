@@ -1,5 +1,5 @@
 import { Box, render, Text, useApp, useInput, useStdout, type Key } from 'ink';
-import { InterruptedError } from '../errors.js';
+import { InterruptedError, onSignals } from '../errors.js';
 import { createElement as h, useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import type { ModerationItem, ReportItem } from '../../shared/schemas/moderation.js';
 import { MAX_SUSPENSION_REASON } from '../../shared/schemas/suspensions.js';
@@ -374,13 +374,11 @@ export async function runQueueScreen(source: QueueSource, options: ScreenOptions
   // A SIGINT (Ctrl-C before ink's raw mode is on, or `kill -INT`) is an interruption as the Ctrl-C key is: exit 130.
   let interrupted = false;
   const onSignal = () => void ((interrupted = true), app.unmount());
-  // `on`, not `once`: signal-exit (which ora and ink load) kills the process with the signal when it finds itself
-  // the only listener, and a `once` listener has removed itself by the time signal-exit's runs.
-  process.on('SIGINT', onSignal);
+  const stopListening = onSignals(['SIGINT'], onSignal);
   try {
     await app.waitUntilExit();
   } finally {
-    process.off('SIGINT', onSignal);
+    stopListening();
     app.cleanup();
     process.stdout.write('\u001b[?2004l\u001b[?1049l');
   }
