@@ -38,11 +38,7 @@ const countStatements = (text: string, params?: readonly unknown[]) => {
   statements++;
   if (/ offset /i.test(text)) skips++;
 };
-// BENCH_CHECKPOINTER=1: the write-ahead log checkpointed on its own thread, as `agora serve` does.
-const store = await openSqliteStore(file, {
-  ...(process.env.BENCH_STATEMENTS === '1' ? { onQuery: countStatements } : {}),
-  checkpointInBackground: process.env.BENCH_CHECKPOINTER === '1',
-});
+const store = await openSqliteStore(file, process.env.BENCH_STATEMENTS === '1' ? { onQuery: countStatements } : {});
 const deps = { store, clock: () => new Date() };
 const app = await createApp({ store, rateLimit: false });
 // The store read into the page cache first (`page-cache.mjs`).

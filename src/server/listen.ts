@@ -127,7 +127,7 @@ async function openServedStore(options: ServeOptions): Promise<Store> {
     throw new Error(
       'AGORA_SECRET_KEY is required with a PostgreSQL store: every process must seal webhook secrets with the same key, kept outside the database',
     );
-  return openStore(options.db, { secretKey: options.secretKey, checkpointInBackground: true });
+  return openStore(options.db, { secretKey: options.secretKey });
 }
 
 /** Migrations, the bootstrap key and the demo, once, before any request. */

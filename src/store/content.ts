@@ -1,7 +1,7 @@
 import { expressionBuilder, sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { CommentTable, Database, LikeTable, StatusTable } from './schema.js';
-import { counted, counterKey, kept, keptEachPair, listPage, readRows, type Embeds, type Listed, type Selection, type Walk } from './paging.js';
+import { counted, counterKey, kept, keptEachPair, listPage, type Embeds, type Listed, type Selection, type Walk } from './paging.js';
 import { withUser, type WithUser } from './users.js';
 import { authorShown, eventPageSeen, ofSuspendedAuthors, reachesFollowers as followersSee, statusKnownTo, statusOpenTo, streamStatusShown, type Viewer } from './visibility.js';
 
@@ -53,9 +53,7 @@ export function statusesRepo(db: Kysely<Database>) {
   /** A user's stream's sources, in one statement: pages followed, events answered yes or created, users followed. */
   const sources = async (userId: string, viewer: Viewer) => {
     const event = sql.lit('Event').as('kind');
-    const rows = await readRows<{ kind: string; id: string }>(
-      db,
-      db
+    const rows = await db
         .selectFrom('follows')
         .select(['followable_type as kind', 'followable_id as id'])
         .where('user_id', '=', userId)
@@ -67,8 +65,8 @@ export function statusesRepo(db: Kysely<Database>) {
             .where('answer', '=', 'yes')
             .where((eb) => eventPageSeen(eb, viewer, 'event_attendances.event_id')),
         )
-        .unionAll(db.selectFrom('events').select([event, 'id']).where('user_id', '=', userId).where((eb) => eventPageSeen(eb, viewer, 'events.id'))),
-    );
+        .unionAll(db.selectFrom('events').select([event, 'id']).where('user_id', '=', userId).where((eb) => eventPageSeen(eb, viewer, 'events.id')))
+        .execute();
     const of = (kind: string) => [...new Set(rows.filter((row) => row.kind === kind).map((row) => row.id))];
     return { pages: of('Page'), users: of('User'), events: of('Event') };
   };
@@ -146,13 +144,11 @@ export function commentsRepo(db: Kysely<Database>) {
   /** How many comments of each status the viewer may not see (`hiddenComments`); statuses without any are absent. */
   const countHidden = async (statusIds: readonly string[], viewer: Viewer, now: string): Promise<Map<string, number>> => {
     if (statusIds.length === 0 || viewer.isAdmin) return new Map();
-    const rows = await readRows<{ id: string; n: number | string }>(
-      db,
-      db
-        .selectFrom('statuses as s')
-        .select(['s.id', hiddenComments(viewer, now, sql.ref('s.id')).as('n')])
-        .where('s.id', 'in', [...statusIds]),
-    );
+    const rows = await db
+      .selectFrom('statuses as s')
+      .select(['s.id', hiddenComments(viewer, now, sql.ref('s.id')).as('n')])
+      .where('s.id', 'in', [...statusIds])
+      .execute();
     return new Map(rows.filter((r) => Number(r.n) > 0).map((r) => [r.id, Number(r.n)]));
   };
   return {

@@ -18,7 +18,6 @@ export class GroupCommit<S> {
     /** Runs a transaction control statement straight on the driver's one connection (the one Kysely holds). */
     private readonly control: (statement: string) => void,
     private readonly committed?: () => void,
-    private readonly beforeGroup?: () => Promise<void> | undefined,
   ) {}
 
   /** Repositories hold no state: one store serves every transaction on the connection. */
@@ -41,14 +40,9 @@ export class GroupCommit<S> {
 
   private async drain(): Promise<void> {
     try {
-      // `beforeGroup` (a catch-up checkpoint) is waited for with the connection let go: reads on it go on meanwhile.
-      let pause: Promise<void> | undefined;
-      while (this.waiting.length) {
-        if (pause) await pause;
-        await this.db.connection().execute(async (conn) => {
-          while (this.waiting.length && !(pause = this.beforeGroup?.())) await this.group(conn);
-        });
-      }
+      await this.db.connection().execute(async (conn) => {
+        while (this.waiting.length) await this.group(conn);
+      });
     } catch (error) {
       for (const job of this.waiting.splice(0)) job.reject(error);
     } finally {

@@ -10,8 +10,6 @@ export interface OpenStoreOptions {
   onQuery?: (sql: string, parameters: readonly unknown[]) => void;
   /** Told the migrations applied on opening. */
   onMigrated?: (applied: string[]) => void;
-  /** SQLite: checkpoint the write-ahead log on a thread of its own (a server's store). */
-  checkpointInBackground?: boolean;
   /** SQLite: how often, while notifications are watched, another process's are looked for (1,000 ms). */
   notificationPollMs?: number;
 }

@@ -3,7 +3,7 @@ import type { Pagination } from '../shared/schemas/common.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, PageConfigurationTable, PageTable } from './schema.js';
 import { notSecretOrSeen, pageVisibleTo, secretPageIdsSeen, visibleTotal, type Viewer } from './visibility.js';
-import { counted, counterKey, kept, listPage, readRows, type AnyQuery, type Listed, type Selection, type Walk } from './paging.js';
+import { counted, counterKey, kept, listPage, type AnyQuery, type Listed, type Selection, type Walk } from './paging.js';
 
 export type PageRow = Selectable<PageTable>;
 const PAGE_COLUMNS = [
@@ -62,7 +62,7 @@ export function pagesRepo(db: Kysely<Database>) {
       await db.insertInto('pages').values(row).execute();
     },
     getById(id: string): Promise<PageRow | undefined> {
-      return readRows<PageRow>(db, pageById(id)).then((rows) => rows[0]);
+      return pageById(id).executeTakeFirst();
     },
     /** Whether the user and the page configuration a new page names exist: one statement, two key lookups. */
     async prerequisites(userId: string, configurationId: string): Promise<{ user: boolean; configuration: boolean }> {
@@ -80,10 +80,10 @@ export function pagesRepo(db: Kysely<Database>) {
     /** The page if the viewer may know of it: the one rule of page visibility, for single reads and lists. */
     getVisible(id: string, viewer: Viewer): Promise<PageRow | undefined> {
       const query = viewer.isAdmin ? pageById(id) : pageById(id).where((eb) => pageVisibleTo(eb, viewer));
-      return readRows<PageRow>(db, query).then((rows) => rows[0]);
+      return query.executeTakeFirst();
     },
     getByIds(ids: string[]): Promise<PageRow[]> {
-      return ids.length ? readRows<PageRow>(db, db.selectFrom('pages').selectAll().where('id', 'in', ids)) : Promise.resolve([]);
+      return ids.length ? db.selectFrom('pages').selectAll().where('id', 'in', ids).execute() : Promise.resolve([]);
     },
     list(filter: PageFilter, viewer: Viewer, page: Pagination): Promise<Listed<PageRow>> {
       const { walk, total } = walkAndTotal(filter, viewer);

@@ -1,4 +1,4 @@
-import { sql, type CompiledQuery, type Expression, type RawBuilder, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { sql, type Expression, type RawBuilder, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { AppError, ErrorCode } from '../shared/errors.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import { dialectOf } from './dialect.js';
@@ -45,30 +45,6 @@ export interface Listed<Row> extends Walked<Row> {
   total: number;
 }
 
-/**
- * SQLite's synchronous reader of committed data (`CommittedReads` in sqlite.ts); undefined for a statement that is not
- * a pure read. For the root Kysely only: a transaction's reads must go through its own connection to see its writes.
- */
-export interface DirectReader {
-  rows(compiled: CompiledQuery): Record<string, unknown>[] | undefined;
-}
-const directReaders = new WeakMap<object, DirectReader>();
-
-/** Lets `rowsOfRead` answer this Kysely's reads straight from `reader`. */
-export function readDirectly(db: object, reader: DirectReader): void {
-  directReaders.set(db, reader);
-}
-
-/** The rows of a compiled read: from the store's direct reader where it has one, else through Kysely. */
-export function rowsOfRead<Row = Record<string, unknown>>(db: AnyDb, compiled: CompiledQuery): Row[] | Promise<Row[]> {
-  const rows = directReaders.get(db)?.rows(compiled);
-  return (rows as Row[] | undefined) ?? db.executeQuery<Row>(compiled).then((result) => result.rows as Row[]);
-}
-
-/** A query's rows, read as `rowsOfRead` reads. */
-export const readRows = <Row>(db: AnyDb, query: { compile(): CompiledQuery }): Promise<Row[]> =>
-  Promise.resolve(rowsOfRead<Row>(db, query.compile()));
-
 const KEY = (i: number) => `__k${i}`;
 /** The query with its walk's sort key selected (`__k0`, `__k1`, …), as a cursor and a merge read it. */
 const withKeys = (walk: Walk, query: AnyQuery): AnyQuery => walk.keys.reduce((q, key, i) => q.select(sql.ref(key).as(KEY(i))), query);
@@ -107,7 +83,7 @@ async function walkPage<Row>(
     const skipper = keyAt(db, walks, skip, direction, keyed);
     if (onPostgres(db) && walks.length === 1) start = sql`(${skipper})`;
     else {
-      const [row] = await readRows<Record<string, unknown>>(db, skipper);
+      const [row] = (await skipper.execute()) as Record<string, unknown>[];
       // Past the end: no rows to carry the total.
       if (!row) return { rows: [] };
       start = values(walks[0]!.keys.map((_, i) => String(row[KEY(i)])));
@@ -131,7 +107,7 @@ async function walkPage<Row>(
         );
   // Joined outside the walk: a key lookup for each of the page's rows only.
   const query = embeds ? embeds(db.selectFrom(page.as('w')).selectAll('w'), 'w') : page;
-  const read = await readRows<Record<string, unknown>>(db, query);
+  const read = (await query.execute()) as Record<string, unknown>[];
   const counted = read[0]?.[TOTAL];
   // The join has no ORDER BY (SQLite would sort in a temporary B-tree): a page of rows is put in key order here.
   const found = walks.length === 1 && !embeds ? read : merged(read, keysOf, desc);
@@ -239,7 +215,7 @@ export async function listPage<Row>(
 ): Promise<Listed<Row>> {
   const walked = await walkPage<Row>(db, walks, select, position, desc, total, embeds, disjoint);
   if (walked.total !== undefined) return { ...walked, total: walked.total };
-  const alone = await readRows<{ n: number | string | bigint }>(db, db.selectNoFrom(sql<number>`${total}`.as('n')));
+  const alone = await db.selectNoFrom(sql<number>`${total}`.as('n')).execute();
   return { ...walked, total: Number(alone[0]?.n ?? 0) };
 }
 
@@ -285,8 +261,8 @@ const NO_ROW = '\u0001';
 
 /** A kept count (0 for a key never counted), read alone. */
 export async function counterOf(db: Kysely<Database>, key: string): Promise<number> {
-  const rows = await readRows<{ n: number | string | bigint }>(db, db.selectFrom('list_counts').select('n').where('key', '=', key));
-  return Number(rows[0]?.n ?? 0);
+  const row = await db.selectFrom('list_counts').select('n').where('key', '=', key).executeTakeFirst();
+  return Number(row?.n ?? 0);
 }
 
 /** A filter with more dimensions fixed, or null when it fixes one to another value (that matches nothing). */

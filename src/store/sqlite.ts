@@ -3,9 +3,7 @@ import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import type { Database as Schema } from './schema.js';
-import { startCheckpointer } from './checkpointer.js';
 import { SecretBox } from './secret-box.js';
-import { readDirectly, type DirectReader } from './paging.js';
 import type { OtherProcessesWatch } from './notification-watch.js';
 import { createKyselyStore, migrateToLatest, type Store } from './store.js';
 
@@ -16,10 +14,6 @@ export interface SqliteStoreOptions {
   onQuery?: (sql: string, parameters: readonly unknown[]) => void;
   /** Told the migrations applied on opening (none when the schema was current). */
   onMigrated?: (applied: string[]) => void;
-  /** Checkpoints the write-ahead log on a thread of its own (checkpointer.ts): for a server, not a short command. */
-  checkpointInBackground?: boolean;
-  /** How often that thread looks at the log, in milliseconds (200). */
-  checkpointIntervalMs?: number;
   /** How often, while notifications are watched, the store looks whether another process wrote some (1,000 ms). */
   notificationPollMs?: number;
 }
@@ -57,27 +51,14 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
     await db.destroy();
     throw error;
   }
-  // A commit checkpoints only if the thread falls far behind; should it fail, commits go back to SQLite's default.
-  const checkpointer =
-    options.checkpointInBackground && !inMemory
-      ? startCheckpointer(file, {
-          intervalMs: options.checkpointIntervalMs,
-          onError: () => sqlite.open && sqlite.pragma('wal_autocheckpoint = 1000'),
-        })
-      : undefined;
-  if (checkpointer) sqlite.pragma('wal_autocheckpoint = 10000');
   // The data version: data_version as a second connection sees it (moved by every other connection's commit, ours
   // included) plus our own writes counted as they run; read afresh after our commits and when `fresh`, else kept for
   // the event-loop turn. (`:memory:` has no second connection: the count sees every write.)
   const watcher = inMemory ? sqlite : new Database(file, { readonly: true, fileMustExist: true });
-  let reads: CommittedReads | undefined;
   if (watcher !== sqlite) {
     watcher.pragma('busy_timeout = 5000');
     // A memory map (up to 2 GiB): no read call and copy per page.
-    watcher.pragma('mmap_size = 2147418112');
     sqlite.pragma('mmap_size = 2147418112');
-    reads = committedReads(sqlite, watcher);
-    readDirectly(db, directReader(reads, onQuery));
   }
   const committed = watcher.prepare('PRAGMA data_version').pluck();
   let seen: number | undefined;
@@ -97,18 +78,16 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
     return seen;
   };
   const dataVersion = (fresh = false) => `${look(fresh)}.${writes.count}`;
-  const versions = reads && tableVersions(reads, dataVersion);
+  const versions = watcher !== sqlite ? tableVersions(watcher, dataVersion) : undefined;
   const store = createKyselyStore(db, 'sqlite', {
     dataVersion,
     versions,
     otherProcesses: versions && watchOtherProcesses(() => versions.of(['notifications'], true), options.notificationPollMs ?? 1000),
     committed: forget,
-    beforeGroup: checkpointer && (() => checkpointer.idle()),
     control: (statement) => sqlite.exec(statement),
     secrets,
     // Before the writer: the last connection to close checkpoints and removes the WAL, which a read-only one cannot.
     beforeClose: async () => {
-      await checkpointer?.stop();
       if (watcher !== sqlite) watcher.close();
     },
   });
@@ -116,43 +95,18 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions 
 }
 
 /**
- * Reads outside transactions see committed data only: on the writer while it has no transaction open (for its page
- * cache, which SQLite empties whenever another connection commits), else on the read-only watcher.
- */
-interface CommittedReads {
-  /** What `make` makes of the connection the reads run on now (a statement, a cache of them): once per connection. */
-  perConnection<T>(make: (connection: Database.Database) => T): () => T;
-}
-
-function committedReads(writer: Database.Database, watcher: Database.Database): CommittedReads {
-  // `inTransaction` is the autocommit flag: not set by a writing statement still iterated outside a transaction (its
-  // uncommitted rows would be seen on the writer). The store iterates none: writes run to their end.
-  const connection = () => (writer.inTransaction ? watcher : writer);
-  const perConnection = <T>(make: (on: Database.Database) => T): (() => T) => {
-    const made = new Map<Database.Database, T>();
-    return () => {
-      const on = connection();
-      let value = made.get(on);
-      if (value === undefined) made.set(on, (value = make(on)));
-      return value;
-    };
-  };
-  return { perConnection };
-}
-
-/**
  * Per-table versions (bumped by triggers), read again only when the data version moved: a cache keyed by them is
  * retired by writes to the tables it read, not by every write. A table without one answers the data version.
  */
-function tableVersions(reads: CommittedReads, dataVersion: (fresh?: boolean) => string): { of(tables: readonly string[], fresh?: boolean): string } {
-  const versionsOf = reads.perConnection((on) => on.prepare('select name, v from table_versions').raw());
+function tableVersions(watcher: Database.Database, dataVersion: (fresh?: boolean) => string): { of(tables: readonly string[], fresh?: boolean): string } {
+  const versionsOf = watcher.prepare('select name, v from table_versions').raw();
   let vector = new Map<string, number>();
   let readAt: string | undefined;
   return {
     of(tables, fresh) {
       const at = dataVersion(fresh);
       if (at !== readAt) {
-        vector = new Map(versionsOf().all() as [string, number][]);
+        vector = new Map(versionsOf.all() as [string, number][]);
         readAt = at;
       }
       if (tables.length === 0) return at;
@@ -182,30 +136,6 @@ function watchOtherProcesses(versionOfNotifications: () => string, pollMs: numbe
     }, pollMs);
     timer.unref();
     return () => clearInterval(timer);
-  };
-}
-
-/**
- * Reads synchronously on the connection `CommittedReads` picks, not queued behind a group of writes; other statements
- * are left to Kysely. Each runs to its end, so no read transaction stays open between them.
- */
-function directReader(reads: CommittedReads, onQuery: ((sql: string, parameters: readonly unknown[]) => void) | undefined, max = 1000): DirectReader {
-  const statementsOf = reads.perConnection((connection) => ({ connection, statements: new Map<string, ((parameters: readonly unknown[]) => Record<string, unknown>[]) | null>() }));
-  return {
-    rows(compiled) {
-      const { connection, statements } = statementsOf();
-      let read = statements.get(compiled.sql);
-      if (read === undefined) {
-        if (statements.size >= max) statements.clear();
-        const statement = connection.prepare(withStableLimits(compiled.sql));
-        const objects = statement.readonly && statement.reader ? rowsOf(statement) : undefined;
-        read = objects ? (parameters) => objects(statement.all(...parameters) as unknown[][]) : null;
-        statements.set(compiled.sql, read);
-      }
-      if (!read) return undefined;
-      onQuery?.(compiled.sql, compiled.parameters);
-      return read(compiled.parameters);
-    },
   };
 }
 

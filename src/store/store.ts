@@ -95,8 +95,6 @@ export function createKyselyStore(
     versions?: { of(tables: readonly string[]): string | undefined };
     /** Told after each group of transactions committed. */
     committed?: () => void;
-    /** SQLite: what a group of transactions waits for before it begins (a checkpoint in progress, `Checkpointer.idle`). */
-    beforeGroup?: () => Promise<void> | undefined;
     /** SQLite: runs begin, savepoint, commit… straight on the driver, without building a query for each. */
     control?: (statement: string) => void;
     /** PostgreSQL: the version of API keys, users and roles, moved by LISTEN/NOTIFY (undefined while not listening). */
@@ -153,7 +151,6 @@ export function createKyselyStore(
         // sqlite.ts, which makes every SQLite store, gives the driver's control statements.
         options.control!,
         options.committed,
-        options.beforeGroup,
       );
       const value = await commits.run(async (tx) => {
         collecting = told;

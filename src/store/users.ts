@@ -2,7 +2,7 @@ import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database, UserTable } from './schema.js';
-import { counted, counterKey, counterOf, kept, listPage, readRows, type AnyQuery, type Embeds, type Listed, type Selection } from './paging.js';
+import { counted, counterKey, counterOf, kept, listPage, type AnyQuery, type Embeds, type Listed, type Selection } from './paging.js';
 
 /** A user as read: never their password's hash, which nothing reads back. */
 export type UserRow = Omit<Selectable<UserTable>, 'password_hash' | 'nickname_key'>;
@@ -83,7 +83,7 @@ export function usersRepo(db: Kysely<Database>) {
       return withRole().select('permission_sets.permissions as role_permissions').where('users.id', '=', id).executeTakeFirst();
     },
     getByIds(ids: string[]): Promise<UserWithRole[]> {
-      return ids.length ? readRows<UserWithRole>(db, withRole().where('users.id', 'in', ids)) : Promise.resolve([]);
+      return ids.length ? withRole().where('users.id', 'in', ids).execute() : Promise.resolve([]);
     },
     async isNicknameTaken(nickname: string): Promise<boolean> {
       const row = await db.selectFrom('users').select('id').where('nickname_key', '=', nicknameKey(nickname)).executeTakeFirst();
