@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { call, createKeyFor, createUser } from '../helpers/api.js';
 import { runCli, runCliTty } from '../helpers/cli.js';
 import { removeDir, startServer, useServer } from '../helpers/server.js';
-import { envFor, tsvRows } from './support.js';
+import { envFor, tableAt, tsvRows } from './support.js';
 
 const server = useServer();
 const admin = (args: string[]) => runCli(['admin', ...args, '--db', server.db], { home: server.dir });
@@ -76,6 +76,21 @@ describe('agora keys list and revoke, over the API', () => {
     const notAdmin = await runCli(['keys', 'revoke', ...ids, '--yes'], { home: server.dir, env: envFor(server, memberKey) });
     expect(notAdmin.code).toBe(1);
     expect(notAdmin.stderr.match(/HTTP 403/g)).toHaveLength(1);
+  });
+
+  it('at 80 columns, shows when each key was last used (never, for one not used yet): the creation time is left out first', async () => {
+    const user = await createUser(server);
+    const used = await createKeyFor(server, user.id);
+    const unused = await createKeyFor(server, user.id);
+    expect((await call(server, 'GET', '/me', { as: used })).status).toBe(200);
+    const { head, rows, left } = await tableAt(80, ['keys', 'list', '--user', user.nickname], server);
+    expect(head).toEqual(['id', 'owner', 'api_key', 'last used']);
+    expect(left).toBe('created');
+    expect(rows.map((r) => r[3])).toEqual([expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\dZ$/), 'never']);
+    for (const [row, key] of rows.map((r, i) => [r, [used, unused][i]!] as const)) {
+      expect(row[2]!.length, row[2]).toBeGreaterThanOrEqual(20);
+      expect(key.key.startsWith(row[2]!.replace(/…$/, '')), row[2]).toBe(true);
+    }
   });
 
   it('a "no" after a refusal still fails the run, saying what was done and where it stopped', async () => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { call, createPage, createPageConfiguration, createUserWithKey } from '../helpers/api.js';
 import { runCli, runCliTty } from '../helpers/cli.js';
 import { BIN, useServer } from '../helpers/server.js';
-import { envFor, tsvRows } from './support.js';
+import { envFor, tableAt, tsvRows } from './support.js';
 
 /**
  * The issue-6 command groups through the real binary against a real server: notifications (list, seen),
@@ -45,8 +45,8 @@ describe('agora statuses, comments, likes, stream and notifications', () => {
     const listed = await run(['notifications', 'list'], author.creds);
     expect(listed.code, listed.stderr).toBe(0);
     const rows = tsvRows(listed.stdout);
-    expect(rows.map((r) => r[2])).toEqual(['like', 'comment', 'follow']);
-    expect(rows[1]![3]).toMatch(/commented on your status: Nice one$/);
+    expect(rows.map((r) => r[3])).toEqual(['like', 'comment', 'follow']);
+    expect(rows[1]![2]).toMatch(/commented on your status: Nice one$/);
     const json = JSON.parse((await run(['notifications', 'list', '--unseen', '--json'], author.creds)).stdout);
     expect(json).toHaveLength(3);
 
@@ -162,8 +162,8 @@ describe('agora notifications watch', () => {
     expect(printed).toMatchObject({ user_id: target.user.id, notification_type: 'follow', subject_id: fan!.user.id });
     const [row] = await tsv.lines(1);
     const names = fans.map((f) => `${f.user.first_name} ${f.user.last_name} followed you`);
-    expect(row!.split('\t')[2]).toBe('follow');
-    expect(names).toContain(row!.split('\t')[3]);
+    expect(row!.split('\t')[3]).toBe('follow');
+    expect(names).toContain(row!.split('\t')[2]);
     expect(await json.stop()).toBe(130);
     expect(await tsv.stop()).toBe(130);
   });
@@ -217,5 +217,48 @@ describe('agora events', () => {
     const refused = await run(['statuses', 'create', '--content', 'x', '--page-id', page.id], outsider.creds);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/HTTP 403/);
+  });
+});
+
+describe('at 80 columns, what a moderator reads keeps its room; the secondary columns are left out first, and said so', () => {
+  it('notifications list: the sentence (who did what) before its type and whether it was seen', async () => {
+    const author = await createUserWithKey(server);
+    const fan = await createUserWithKey(server);
+    await call(server, 'POST', '/follows', { as: fan.creds, body: { followable_type: 'User', followable_id: author.user.id, user_id: fan.user.id } });
+    const status = JSON.parse((await run(['statuses', 'create', '--content', 'Seedlings on Saturday', '--json'], author.creds)).stdout);
+    expect((await run(['comments', 'create', '--status', status.id, '--content', 'I will bring basil'], fan.creds)).code).toBe(0);
+    expect((await run(['likes', 'create', '--status', status.id], fan.creds)).code).toBe(0);
+    const { head, rows, left } = await tableAt(80, ['notifications', 'list'], server, author.creds);
+    expect(head).toEqual(['id', 'when', 'what']);
+    expect(left).toBe('type, seen');
+    const name = `${fan.user.first_name} ${fan.user.last_name}`;
+    expect(rows.map((r) => r[2])).toEqual([`${name} liked your status`, expect.stringMatching(/ commented on your/), `${name} followed you`]);
+  });
+
+  it('stream: the words of each status before its counts, time and suspension', async () => {
+    const author = await createUserWithKey(server);
+    const reader = await createUserWithKey(server);
+    await call(server, 'POST', '/follows', { as: reader.creds, body: { followable_type: 'User', followable_id: author.user.id, user_id: reader.user.id } });
+    const content = 'Seedling swap on Saturday: bring what you have too many of.';
+    expect((await run(['statuses', 'create', '--content', content], author.creds)).code).toBe(0);
+    const { head, rows, left } = await tableAt(80, ['stream'], server, reader.creds);
+    expect(head).toEqual(['id', 'author', 'content', 'page', 'event']);
+    expect(left).toBe('comments, likes, created, suspended');
+    const shown = rows[0]![2]!;
+    expect(shown.length, shown).toBeGreaterThanOrEqual(24);
+    expect(content.startsWith(shown.replace(/…$/, '')), shown).toBe(true);
+  });
+
+  it('events list: the name whole, the start and who goes, before the places left, the end, the slug and the tickets', async () => {
+    const creator = await createUserWithKey(server);
+    const made = await run(
+      ['events', 'create', '--name', 'Spring planting day', '--start', '2030-04-12 09:00', '--end', '2030-04-12 16:00', '--places', '20', '--ticket', 'Standard:12.50:EUR', '--json'],
+      creator.creds,
+    );
+    expect(made.code, made.stderr).toBe(0);
+    const { head, rows, left } = await tableAt(80, ['events', 'list', '--owner', creator.user.nickname], server);
+    expect(head).toEqual(['id', 'name', 'start', 'attendees']);
+    expect(left).toBe('places left, end, slug, tickets');
+    expect(rows.map((r) => r.slice(1, 2))).toEqual([['Spring planting day']]);
   });
 });

@@ -69,3 +69,17 @@ export function expectTables(modes: Modes, headers: string[]): void {
   // Same table, with or without colour.
   expect(stripAnsi(modes.table.stdout)).toBe(modes.noColor.stdout);
 }
+
+/**
+ * A list as a terminal `columns` wide shows it, no colour: the header's cells, each row's cells, and the columns the
+ * note says were left out for the width ('' when none). No line is wider than the terminal.
+ */
+export async function tableAt(columns: number, args: string[], server: RunningServer, creds?: Credentials) {
+  const run = await runCliTty(args, { home: server.dir, env: { ...envFor(server, creds), NO_COLOR: '1' }, columns });
+  expect(run.code, run.stdout).toBe(0);
+  const lines = stripAnsi(withoutSpinner(run.stdout)).replace(/\r/g, '').split('\n');
+  for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(columns);
+  const [head = [], ...rows] = lines.filter((l) => l.startsWith('│')).map((l) => l.split('│').slice(1, -1).map((c) => c.trim()));
+  const left = /\(([^()]*) left out for the terminal's width/.exec(lines.join(' '))?.[1] ?? '';
+  return { head, rows, left };
+}

@@ -8,7 +8,9 @@ import { suspensionEnd } from '../suspensions.js';
 export const STATUS_COLUMNS: Column<Status>[] = [
   { header: 'id', value: (s) => s.id, id: true },
   { header: 'author', value: (s) => s.user.nickname },
-  { header: 'content', value: (s) => s.content },
+  // What was said, readable at 80 columns (`stream`, `statuses list`): the counts, the time and the suspension, last,
+  // are left out (and said so) before the words are cut below `room`.
+  { header: 'content', value: (s) => s.content, room: 24 },
   { header: 'page', name: ['page', (s) => s.page_id] },
   { header: 'event', name: ['event', (s) => s.event_id] },
   { header: 'comments', value: (s) => s.comments_count },

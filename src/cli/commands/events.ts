@@ -5,14 +5,16 @@ import type { Column, RecordView } from '../output.js';
 
 const ANSWERS = ['yes', 'no', 'maybe'];
 
+// Which event, when, and how many go, readable at 80 columns: the end, the slug (the name again, as typed) and the
+// tickets, last, are left out (and said so) before the name is cut below `room`.
 export const EVENT_COLUMNS: Column<Event>[] = [
   { header: 'id', value: (e) => e.id, id: true },
-  { header: 'name', value: (e) => e.name },
-  { header: 'slug', value: (e) => e.slug },
+  { header: 'name', value: (e) => e.name, room: 24 },
   { header: 'start', value: (e) => e.start_date },
-  { header: 'end', value: (e) => e.end_date },
   { header: 'attendees', value: (e) => e.attendees_count },
   { header: 'places left', value: (e) => (e.places_left === null ? 'unlimited' : e.places_left) },
+  { header: 'end', value: (e) => e.end_date },
+  { header: 'slug', value: (e) => e.slug },
   { header: 'tickets', value: (e) => e.tickets.map((t) => `${t.name} ${t.price} ${t.currency}`).join(', ') },
 ];
 

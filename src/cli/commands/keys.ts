@@ -7,9 +7,12 @@ import type { Column } from '../output.js';
 export const KEY_COLUMNS: Column<ApiKey>[] = [
   { header: 'id', value: (k) => k.id, id: true },
   { header: 'owner', value: (k) => k.user_id, name: ['user', (k) => k.user_id] },
-  { header: 'api_key', value: (k) => k.api_key },
+  // Which key and whether it is still used, readable at 80 columns: the creation time, last, is left out (and said
+  // so) before the key is cut below `room`. `never` makes the last use no column of times only (firm): `room` keeps
+  // its minute whole.
+  { header: 'api_key', value: (k) => k.api_key, room: 20 },
+  { header: 'last used', value: (k) => k.last_used_at ?? 'never', room: 17 },
   { header: 'created', value: (k) => k.created_at },
-  { header: 'last used', value: (k) => k.last_used_at ?? 'never' },
 ];
 
 /**

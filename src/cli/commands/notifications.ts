@@ -5,11 +5,13 @@ import { examples, fetchList, paginationOptions, withContext, type PageOptions }
 import type { Names } from '../names.js';
 import type { Column } from '../output.js';
 
+// The sentence says who did what, and to what: readable at 80 columns, the type (which the sentence says in words)
+// and whether it was seen (the same on every row of `--unseen`), last, are left out before it is cut below `room`.
 export const NOTIFICATION_COLUMNS: Column<Notification>[] = [
   { header: 'id', value: (n) => n.id, id: true },
   { header: 'when', value: (n) => n.created_at },
+  { header: 'what', value: (n) => describeNotification(n), room: 30 },
   { header: 'type', value: (n) => n.notification_type },
-  { header: 'what', value: (n) => describeNotification(n) },
   { header: 'seen', value: (n) => (n.seen ? 'yes' : 'no') },
 ];
 
