@@ -206,6 +206,26 @@ describe('pages import and follows import', () => {
   });
 });
 
+describe('follows import of follows made another way', () => {
+  it('counts a follow the user already has as already there (exit 0), as a rerun finds the rows it created, with its id', async () => {
+    const dir = freshHome(server);
+    const [follower, followed, other] = [await createUser(server), await createUser(server), await createUser(server)];
+    // Made with `follows create`, not by an import: no Idempotency-Key of the import finds it, the API refuses it (409).
+    const made = await call(server, 'POST', '/follows', { body: { user_id: follower.id, followable_type: 'User', followable_id: followed.id } });
+    expect(made.status).toBe(201);
+    writeFileSync(
+      join(dir, 'follows.csv'),
+      `user_id,followable_type,followable_id\n${follower.nickname},user,${followed.nickname}\n${follower.nickname},User,${other.nickname}\n`,
+    );
+    const result = await runCli(['follows', 'import', join(dir, 'follows.csv'), '--report', join(dir, 'report.ndjson')], { home: dir, env: envFor(server) });
+    expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({ code: 0, stdout: 'created 1, already there 1, failed 0\n', stderr: '' });
+    expect(reportOf(join(dir, 'report.ndjson')).map((r) => [r.row, r.status, r.id])).toEqual([
+      [1, 'already', made.body.id],
+      [2, 'created', expect.any(String)],
+    ]);
+  });
+});
+
 describe('a run killed half-way, then --resume', () => {
   // 85 s alone at a load average of 13 on two cores (main's build the same), past 120 s inside the whole suite.
   it('leaves each of 10,000 rows created exactly once', async () => {

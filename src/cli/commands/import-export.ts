@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import { onSignals } from '../errors.js';
 import { examples, intOption, withContext } from '../command-kit.js';
+import type { ApiClient, ApiError } from '../../client/api-client.js';
 import type { Names } from '../names.js';
 import { selfCommand } from '../self-command.js';
 
@@ -50,6 +51,20 @@ const RESOLVE: Partial<Record<ImportName, (names: Names, body: Body) => Promise<
     followable_id: await names.resolveOnce(body.followable_type === 'User' ? 'user' : 'page', String(body.followable_id)),
     user_id: await names.resolveOnce('user', String(body.user_id)),
   }),
+};
+
+/**
+ * A follow the user already has is already there, as a row an earlier run created is (users and pages have no
+ * such refusal: a taken email or nickname may be someone else's). Its id is looked up for the report; a look-up
+ * that fails leaves the row already there, without one.
+ */
+const ALREADY: Partial<Record<ImportName, (client: ApiClient, error: ApiError, body: Body) => Promise<{ id?: string } | undefined>>> = {
+  follows: async (client, error, body) => {
+    if (error.code !== 'already_following') return undefined;
+    const { user_id, followable_type, followable_id } = body as Record<string, string>;
+    const found = await client.get<{ items: { id: string }[] }>('/follows', { user_id, followable_type, followable_id }).catch(() => undefined);
+    return { id: found?.items[0]?.id };
+  },
 };
 
 /** Failed rows shown on stderr when there is no --report to read them in. */
@@ -116,6 +131,7 @@ export function registerImportExportCommands(program: Command): void {
             schema: await schemaOf(name),
             complete: password === undefined ? undefined : (fields) => ({ password, ...fields }),
             resolve: RESOLVE[name] && ((body) => RESOLVE[name]!(names, body)),
+            already: ALREADY[name] && ((error, body) => ALREADY[name]!(client, error, body)),
             ...(name === 'users' ? usersExtras(client, names) : {}),
           },
           source: openSource(file!, format),
@@ -191,7 +207,7 @@ export function registerImportExportCommands(program: Command): void {
  * What an export of users carries beyond a create: its role (set by name once the user exists, when it is not
  * the Members every new user has), and the bootstrap administrator `admin`, whom every server makes itself.
  */
-function usersExtras(client: import('../../client/api-client.js').ApiClient, names: Names) {
+function usersExtras(client: ApiClient, names: Names) {
   return {
     skip: (fields: Body) =>
       fields.nickname === 'admin' && fields.role === 'Admins'

@@ -36,6 +36,11 @@ export interface ImportKind {
   skip?: (fields: Record<string, unknown>) => string | undefined;
   /** What a row carries beyond its create body, set once the record exists (an exported user's role). */
   after?: (id: string, fields: Record<string, unknown>) => Promise<void>;
+  /**
+   * The record a refused create finds already there though no run of the import made it (a follow made with
+   * `follows create`: 409 already_following), with its id when known; undefined when the refusal is a failure.
+   */
+  already?: (error: ApiError, body: Record<string, unknown>) => Promise<{ id?: string } | undefined>;
 }
 
 export interface ImportOptions {
@@ -120,12 +125,13 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
         .join('; ');
       return { row, status: 'failed', error: { code: 'validation_failed', message } };
     }
+    let sent: Record<string, unknown> | undefined;
     try {
       // Names are looked up (once each) in a dry run too: a name that matches nothing is a failed row either way.
       // What is sent, and keyed, is the row as the schema reads it: `"true"` from a CSV and `true` from JSON are
       // one row, so importing the same users from either format finds them already there.
       const data = parsed.data as Record<string, unknown>;
-      const sent = kind.resolve ? await kind.resolve(data) : data;
+      sent = kind.resolve ? await kind.resolve(data) : data;
       if (options.dryRun) return { row, status: 'valid' };
       const key = idempotencyKey(kind.name, sent);
       const answer = await options.client.answer<{ id?: string }>('POST', kind.path, {
@@ -136,6 +142,8 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
       if (id && kind.after) await kind.after(id, given);
       return { row, status: answer.replayed ? 'already' : 'created', id };
     } catch (error) {
+      const existing = error instanceof ApiError && sent && kind.already ? await kind.already(error, sent) : undefined;
+      if (existing) return { row, status: 'already', id: existing.id };
       if (error instanceof ApiError) return { row, status: 'failed', error: { code: error.code, message: error.message } };
       const name = (error as Error).name;
       if (name === 'NameNotFoundError') return { row, status: 'failed', error: { code: 'not_found', message: (error as Error).message } };
