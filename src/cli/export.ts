@@ -4,6 +4,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ApiClient } from '../client/api-client.js';
 import { UsageError } from './errors.js';
+import { holdLine } from './spinner.js';
 
 /**
  * `agora users export`: the server's stream copied as it comes, to standard output or to a file. A file is
@@ -21,6 +22,8 @@ export async function exportUsers(
   let lines = 0;
   let quoted = false;
   let shown = 0;
+  // The line is the count's while it is shown: the slow-call spinner keeps off it.
+  const release = progress && holdLine(progress);
   const timer = progress && setInterval(() => progress.write(`\r\u001b[2K${(shown = users())} users exported`), 250);
   const users = () => Math.max(0, format === 'csv' ? lines - 1 : lines);
   const count = new Transform({
@@ -45,6 +48,7 @@ export async function exportUsers(
     if (!file && isClosedPipe(error)) return users();
     throw error;
   } finally {
+    release?.();
     if (timer) {
       clearInterval(timer);
       if (shown > 0 || users() > 0) progress!.write(`\r\u001b[2K`);

@@ -1,6 +1,20 @@
 import type { CallObserver } from '../client/api-client.js';
 import { coloursFor } from './output.js';
 
+/** Streams whose line a progress bar holds (an import's): the spinner draws nothing there, and stops if it was. */
+const held = new Set<NodeJS.WriteStream>();
+const spinning = new Map<NodeJS.WriteStream, () => void>();
+
+/**
+ * Keeps the slow-call spinner off `stream` until the returned function is called: a progress bar redraws its line
+ * a few times a second, and ora drawing on the same line would overwrite it (and clear it when it stops).
+ */
+export function holdLine(stream: NodeJS.WriteStream): () => void {
+  held.add(stream);
+  spinning.get(stream)?.();
+  return () => void held.delete(stream);
+}
+
 /**
  * A spinner on stderr while a call is slow (over `delayMs`), on a terminal only: quick calls and piped runs
  * show nothing, and so do terminals where ora does not animate (TERM=dumb, or CI set) or that report no width. Coloured as the tables
@@ -19,11 +33,18 @@ export function slowCallSpinner(stream: NodeJS.WriteStream = process.stderr, del
     const { default: ora } = await import('ora');
     // A terminal that reports no width (0 columns: `script` with no terminal on its input, some containers) gets
     // none: ora divides by the width, and would clear lines without end.
-    if (inFlight === 0 || spinner || stream.columns === 0) return;
+    if (inFlight === 0 || spinner || stream.columns === 0 || held.has(stream)) return;
     const made = ora({ text: label, stream, color, discardStdin: false });
     // Where ora cannot animate (a dumb terminal, or CI set), it would print the label once as a line of its
     // own: nothing is shown instead.
-    if (made.isEnabled) spinner = made.start();
+    if (!made.isEnabled) return;
+    spinner = made.start();
+    spinning.set(stream, stop);
+  };
+  const stop = () => {
+    spinner?.stop();
+    spinner = undefined;
+    spinning.delete(stream);
   };
   return (call) => {
     label = call;
@@ -32,8 +53,7 @@ export function slowCallSpinner(stream: NodeJS.WriteStream = process.stderr, del
     return () => {
       if (--inFlight > 0) return;
       clearTimeout(timer);
-      spinner?.stop();
-      spinner = undefined;
+      stop();
       showing = false;
     };
   };

@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exampleUser } from '../../src/shared/schemas/examples.js';
 import { runCliTty } from '../helpers/cli.js';
 
 /**
@@ -16,9 +17,16 @@ let home: string;
 
 beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'agora-spinner-'));
+  let created = 0;
   server = createServer((request, response) => {
     request.resume();
     setTimeout(() => {
+      // An import's create (POST /users) is answered as created; anything else as a user not found.
+      if (request.method === 'POST') {
+        response.writeHead(201, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ ...exampleUser, id: `${++created}`.padStart(32, '0') }));
+        return;
+      }
       response.writeHead(404, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ error: { code: 'not_found', message: 'User not found' } }));
     }, 1500);
@@ -73,5 +81,42 @@ describe('the slow-call spinner', () => {
     expect(run.stdout).not.toContain('GET /users');
     expect(run.stdout).toContain('error: User not found');
     expect(run.stdout.length).toBeLessThan(2_000);
+  });
+});
+
+describe('the slow-call spinner beside a progress line (an import\'s bar, an export\'s count)', () => {
+  it('draws nothing while the bar holds the line: each slow create is counted on the bar, never turned over', async () => {
+    const user = (i: number) => ({
+      first_name: 'Slow',
+      last_name: `Row ${i}`,
+      nickname: `slow_${i}`,
+      email: `slow${i}@example.org`,
+      password: 'secret123',
+      accept_conditions: true,
+      accept_confidentiality: true,
+    });
+    const file = join(home, 'slow.ndjson');
+    writeFileSync(file, `${JSON.stringify(user(1))}\n${JSON.stringify(user(2))}\n`);
+    const run = await runCliTty(['users', 'import', file, '--concurrency', '1', '--report', join(home, 'slow-report.ndjson')], {
+      home,
+      env: { AGORA_URL: url, AGORA_API_KEY: 'ak_x', AGORA_API_SECRET: 'as_x', CI: undefined, NO_COLOR: '1' },
+    });
+    expect(run.code, run.stdout).toBe(0);
+    // The bar was drawn while the calls were slow (1.5 s each, the spinner's 300 ms passed), and ended whole.
+    expect(run.stdout).toMatch(/\r\u001b\[2K\[\.{24}\] 0% 0 rows/);
+    expect(run.stdout).toContain('created 2, already there 0, failed 0');
+    expect(run.stdout).not.toContain('POST /users');
+    expect(run.stdout).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+  });
+
+  it('nor while an export counts its users on the line', async () => {
+    const run = await runCliTty(['users', 'export', '--output', join(home, 'users.ndjson')], {
+      home,
+      env: { AGORA_URL: url, AGORA_API_KEY: 'ak_x', AGORA_API_SECRET: 'as_x', CI: undefined, NO_COLOR: '1' },
+    });
+    // The server's answer (after 1.5 s) is a 404: the export fails, having shown its count and no spinner.
+    expect(run.code, run.stdout).toBe(1);
+    expect(run.stdout).toContain('0 users exported');
+    expect(run.stdout).not.toContain('GET /users');
   });
 });

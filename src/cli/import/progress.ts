@@ -1,3 +1,5 @@
+import { holdLine } from '../spinner.js';
+
 /** What the bar shows: counts so far, and the share of the input done (when its size is known). */
 export interface ProgressState {
   created: number;
@@ -18,15 +20,19 @@ export interface ProgressState {
 export class ProgressBar {
   private readonly started = Date.now();
   private readonly timer: NodeJS.Timeout;
+  /** The line is the bar's while it is shown: the slow-call spinner keeps off it. */
+  private readonly release: () => void;
 
   constructor(
     private readonly stream: NodeJS.WriteStream,
     private readonly state: () => ProgressState,
   ) {
+    this.release = holdLine(stream);
     this.timer = setInterval(() => this.draw(), 200);
   }
 
   stop(): void {
+    this.release();
     clearInterval(this.timer);
     this.draw();
     this.stream.write('\n');
