@@ -1,6 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { groupExamples } from './cli/command-kit.js';
 import { examplesAsRun, selfCommand } from './cli/self-command.js';
+import { serverUrlProblem } from './cli/server-url.js';
 import { registerAccessRequestCommands } from './cli/commands/access-requests.js';
 import { registerAdminCommands } from './cli/commands/admin.js';
 import { registerAuthCommands } from './cli/commands/auth.js';
@@ -33,6 +34,12 @@ const positiveSeconds = (value: string): number => {
   return seconds;
 };
 
+/** `--url`, checked as it is parsed: an address the CLI can tell is none is a usage error, before any request. */
+const serverUrl = (value: string): string => {
+  const problem = serverUrlProblem(value);
+  if (problem) throw new InvalidArgumentError(problem);
+  return value;
+};
 
 /**
  * Which function adds each top-level command. A run builds only the group it names (`agora pages list` builds
@@ -85,7 +92,7 @@ export function buildProgram(argv?: string[]): Command {
   const program = new Command('agora')
     .description('agora: a community social-network API server, and the terminal client that administers it')
     .version(VERSION, '-V, --version')
-    .option('--url <url>', 'API base URL (env AGORA_URL; default from the profile, else http://127.0.0.1:4010)')
+    .option('--url <url>', 'API base URL (env AGORA_URL; default from the profile, else http://127.0.0.1:4010)', serverUrl)
     .option('--profile <name>', 'stored profile to use (env AGORA_PROFILE)')
     .option('--json', "print the API's JSON exactly")
     .option('--timeout <seconds>', 'give up on a call after this many seconds (env AGORA_TIMEOUT; default 30)', positiveSeconds)

@@ -4,6 +4,7 @@ import { AuthError, UsageError } from './errors.js';
 import { Names } from './names.js';
 import { Output } from './output.js';
 import { selfCommand } from './self-command.js';
+import { normalizeUrl, serverUrlProblem } from './server-url.js';
 import { slowCallSpinner } from './spinner.js';
 
 export const DEFAULT_URL = 'http://127.0.0.1:4010';
@@ -45,6 +46,9 @@ export interface Target {
 export async function resolveTarget(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Promise<Target> {
   const explicit = options.profile ?? env.AGORA_PROFILE;
   const url = options.url ?? env.AGORA_URL;
+  // `--url` is checked as it is parsed; AGORA_URL here, before any credentials are looked for.
+  const problem = options.url === undefined && env.AGORA_URL ? serverUrlProblem(env.AGORA_URL) : undefined;
+  if (problem) throw new UsageError(`AGORA_URL=${env.AGORA_URL}: ${problem}`);
   // A key and a secret make a pair: never one from the environment and the other from the file.
   const fromEnv = !!(env.AGORA_API_KEY || env.AGORA_API_SECRET);
   if (fromEnv && !(env.AGORA_API_KEY && env.AGORA_API_SECRET))
@@ -92,16 +96,6 @@ function originOf(url: string): string {
   } catch {
     return normalized.toLowerCase();
   }
-}
-
-/**
- * A server URL as people type it: `localhost:4010` is `http://localhost:4010`, and a URL copied with the API's
- * prefix (`…/public-api/v1`) is the server's URL.
- */
-export function normalizeUrl(url: string): string {
-  let value = url.trim();
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) value = `http://${value}`;
-  return value.replace(/\/+$/, '').replace(/\/public-api\/v1$/, '');
 }
 
 /** `--timeout`, else `AGORA_TIMEOUT`, else 30 s (docs/operations.md, "The client"). */

@@ -269,6 +269,27 @@ describe('credentials belong to their server', () => {
     expect(other.requests.length).toBe(before);
   });
 
+  it('an address the CLI can tell is none (a lone word, no URL, another scheme) is a usage error (exit 2), before any credentials or request', async () => {
+    const cases: [string[], Record<string, string>, string][] = [
+      [['pages', 'list', '--url', 'notaurl'], {}, "error: option '--url <url>' argument 'notaurl' is invalid. a lone word is no server's address: write http://notaurl for a host of that name\n"],
+      // The mistake a newcomer makes: the webhook's URL given as --url (the server's address), its argument left out.
+      [['webhooks', 'add', '--url', 'notaurl', '--event', 'report.created'], {}, "error: option '--url <url>' argument 'notaurl' is invalid. a lone word is no server's address: write http://notaurl for a host of that name\n"],
+      [['webhooks', 'add', '--url', `${otherUrl}/hook`, '--event', 'report.created'], {}, 'error: give the webhook URL as the argument: npx agora webhooks add <url> --event … (--url is the address of the agora server)\n'],
+      [['pages', 'list', '--url', 'http://exa mple'], {}, "error: option '--url <url>' argument 'http://exa mple' is invalid. not a URL: give the agora server's, e.g. http://127.0.0.1:4010\n"],
+      [['pages', 'list', '--url', 'ftp://agora.example.org'], {}, "error: option '--url <url>' argument 'ftp://agora.example.org' is invalid. not an http:// or https:// URL\n"],
+      [['pages', 'list'], { AGORA_URL: 'notaurl' }, "error: AGORA_URL=notaurl: a lone word is no server's address: write http://notaurl for a host of that name\n"],
+      [['login', '--api-key', 'ak_x', '--api-secret', 'as_x'], { AGORA_URL: 'notaurl' }, "error: AGORA_URL=notaurl: a lone word is no server's address: write http://notaurl for a host of that name\n"],
+    ];
+    const before = other.requests.length;
+    for (const [args, env, stderr] of cases) {
+      const result = await runCli(args, { home, env });
+      expect({ args, code: result.code, stderr: result.stderr }).toEqual({ args, code: 2, stderr });
+    }
+    expect(other.requests.length).toBe(before);
+    // A host of one word with a port, or written with its scheme, is a server's address (here one with no credentials).
+    for (const url of ['agora:4010', 'http://agora']) expect((await runCli(['pages', 'list', '--url', url], { home })).code).toBe(4);
+  });
+
   it("uses the profile stored for the other server, or the environment's pair, and the same server however it is spelt", async () => {
     const both = freshHome(server);
     mkdirSync(join(both, '.config', 'agora'), { recursive: true });

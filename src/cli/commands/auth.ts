@@ -20,25 +20,27 @@ export function registerAuthCommands(program: Command): void {
     'agora login --url agora.example.org --api-key ak_… --with-token < secret.txt',
   ).action(async (options: LoginOptions, command: Command) => {
       const globals = command.optsWithGlobals() as GlobalOptions;
-      const [creds, { UsageError }, { DEFAULT_URL, clientFor }, { Output }] = await Promise.all([
+      const [creds, { UsageError }, { DEFAULT_URL, clientFor }, { Output }, { normalizeUrl, serverUrlProblem }] = await Promise.all([
         import('../credentials.js'),
         import('../errors.js'),
         import('../context.js'),
         import('../output.js'),
+        import('../server-url.js'),
       ]);
       const interactive = !!process.stdin.isTTY && !!process.stdout.isTTY;
       let url = globals.url ?? process.env.AGORA_URL;
+      // `--url` is checked as it is parsed; AGORA_URL here, before any question.
+      if (!globals.url && url && serverUrlProblem(url)) throw new UsageError(`AGORA_URL=${url}: ${serverUrlProblem(url)}`);
       let { apiKey, apiSecret } = options;
       if (options.withToken) apiSecret = await (await import('../prompts.js')).secretFromStdin('--with-token');
       if (interactive && (!url || !apiKey || !apiSecret)) {
         const { input, password } = await import('@inquirer/prompts');
-        url ??= await input({ message: 'Server URL', default: DEFAULT_URL });
+        url ??= await input({ message: 'Server URL', default: DEFAULT_URL, validate: (v) => ((problem) => (problem ? `${v}: ${problem}` : true))(serverUrlProblem(v)) });
         apiKey ??= await input({ message: 'API key', validate: (v) => v.trim().length > 0 || 'required' });
         apiSecret ??= await password({ message: 'API secret', mask: '*' });
       }
       url ??= DEFAULT_URL;
       if (!apiKey || !apiSecret) throw new UsageError('login needs --api-key and --api-secret when not run on a terminal');
-      const { normalizeUrl } = await import('../context.js');
       const client = clientFor(globals, { url: normalizeUrl(url), apiKey, apiSecret });
       const me = await client.get<{ id: string; nickname: string }>('/me').finally(() => client.close());
       const profile = globals.profile ?? process.env.AGORA_PROFILE ?? 'default';

@@ -46,24 +46,23 @@ export function registerWebhookCommands(program: Command): void {
       .argument('[url]', 'http(s) URL receiving the POSTs')
       .option('--event <event>', 'event to send, e.g. report.created (repeatable; default: every event)', collect),
     'agora webhooks add https://hooks.example.org/agora --event invite.created --event invite.updated',
-  ).action(
-      withContext<{ event?: string[] }>(async ({ client, out }, o, [url]) => {
-        const [{ CreateWebhookInput, WEBHOOK_EVENTS }, { UsageError }] = await Promise.all([
-          import('../../shared/schemas/webhooks.js'),
-          import('../errors.js'),
-        ]);
-        if (url === undefined)
-          throw new UsageError(
-            process.argv.includes('--url') || process.argv.some((a) => a.startsWith('--url='))
-              ? `give the webhook URL as the argument: ${selfCommand()} webhooks add <url> --event … (--url is the address of the agora server)`
-              : `missing the webhook URL: ${selfCommand()} webhooks add <url> --event …`,
-          );
-        const body = await validateBody(CreateWebhookInput, { url, events: o.event ?? [...WEBHOOK_EVENTS] }, { url: '<url>', events: '--event' });
-        const created = await client.post<Webhook>('/webhooks', body);
-        await out.record(created, WEBHOOK_VIEW);
-        if (!out.json && out.tty) out.note('The secret is shown only this once: store it now.');
-      }),
-    );
+  ).action(async (url: string | undefined, o: { event?: string[] }, command: Command) => {
+    // The body is checked before the credentials are looked for: a webhook URL given as `--url` is the server's
+    // address, most likely with no credentials stored for it (exit 4), and the mistake is what is to be said.
+    const [{ CreateWebhookInput, WEBHOOK_EVENTS }, { UsageError }] = await Promise.all([import('../../shared/schemas/webhooks.js'), import('../errors.js')]);
+    if (url === undefined)
+      throw new UsageError(
+        process.argv.includes('--url') || process.argv.some((a) => a.startsWith('--url='))
+          ? `give the webhook URL as the argument: ${selfCommand()} webhooks add <url> --event … (--url is the address of the agora server)`
+          : `missing the webhook URL: ${selfCommand()} webhooks add <url> --event …`,
+      );
+    const body = await validateBody(CreateWebhookInput, { url, events: o.event ?? [...WEBHOOK_EVENTS] }, { url: '<url>', events: '--event' });
+    await withContext(async ({ client, out }) => {
+      const created = await client.post<Webhook>('/webhooks', body);
+      await out.record(created, WEBHOOK_VIEW);
+      if (!out.json && out.tty) out.note('The secret is shown only this once: store it now.');
+    })(command);
+  });
 
   examples(paginationOptions(webhooks.command('list').description('list webhooks')), 'agora webhooks list').action(
     withContext<PageOptions>(async (ctx, o) => {
