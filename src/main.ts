@@ -2,6 +2,7 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { groupExamples } from './cli/command-kit.js';
 import { examplesAsRun, selfCommand } from './cli/self-command.js';
 import { serverUrlProblem } from './cli/server-url.js';
+import { keepUsageErrors, refuseUnknownVerbs, usageErrorBody, type UsageSaid } from './cli/usage-errors.js';
 import { registerAccessRequestCommands } from './cli/commands/access-requests.js';
 import { registerAdminCommands } from './cli/commands/admin.js';
 import { registerAuthCommands } from './cli/commands/auth.js';
@@ -112,6 +113,7 @@ export function buildProgram(argv?: string[]): Command {
   for (const [names, register] of REGISTRARS) if (!only || names.includes(only)) register(program);
   groupExamples(program);
   refuseOptionsAsValues(program);
+  refuseUnknownVerbs(program);
   return program;
 }
 
@@ -160,11 +162,8 @@ function unknownBeforeHelp(argv: string[], program: Command): string[] {
   const [word, verb] = argv.slice(2).filter((arg, i, rest) => !arg.startsWith('-') && !GLOBAL_WITH_VALUE.has(rest[i - 1] ?? ''));
   if (word === undefined || word === 'help') return argv;
   const group = program.commands.find((c) => c.name() === word);
-  // A known group's verb that is none of its own (`agora help keys revok`): the same, one level down.
-  // (A group with a default verb takes an unknown word as that verb's argument: `profiles lis --help` is `list`'s help.)
-  const hasDefault = !!(group as unknown as { _defaultCommandName?: string } | undefined)?._defaultCommandName;
-  const known =
-    group && (verb === undefined || hasDefault || group.commands.length === 0 || group.commands.some((c) => c.name() === verb || c.aliases().includes(verb)));
+  // A known group's verb that is none of its own (`agora help keys revok`, `profiles lis --help`): the same, one level down.
+  const known = group && (verb === undefined || group.commands.length === 0 || group.commands.some((c) => c.name() === verb || c.aliases().includes(verb)));
   return known ? argv : argv.filter((arg) => arg !== '--help' && arg !== '-h');
 }
 
@@ -175,11 +174,14 @@ export async function main(rawArgv: string[]): Promise<void> {
   const asked = helpAsFlag(rawArgv);
   const program = buildProgram(asked);
   const argv = unknownBeforeHelp(asked, program);
+  // Known before parsing: commander's usage errors may come before it has read `--json`.
+  const jsonAsked = argv.slice(0, argv.includes('--') ? argv.indexOf('--') : undefined).includes('--json');
+  const usage = keepUsageErrors(program, jsonAsked);
   try {
     await program.parseAsync(argv);
     process.exitCode = ExitCode.ok;
   } catch (error) {
-    process.exitCode = await report(error, !!program.opts().json);
+    process.exitCode = await report(error, !!program.opts().json || jsonAsked, usage);
   }
   // The work is done (a server has closed its store): leave now. undici's HTTP parser is WebAssembly, and V8
   // finishes optimising it in the background for ~130 ms after the last answer before a process may end.
@@ -202,15 +204,19 @@ const LOCAL_ERRORS: Record<string, { exit: number; code: string }> = {
 
 const agora = async () => selfCommand();
 
-async function report(error: unknown, json: boolean): Promise<number> {
-  if (error instanceof CommanderError) {
-    // Commander has printed its message already; help and version are not failures.
-    return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
-  }
+async function report(error: unknown, json: boolean, usage: UsageSaid): Promise<number> {
+  // Help and version are not failures.
+  if (error instanceof CommanderError && error.exitCode === 0) return ExitCode.ok;
   const name = (error as Error)?.name;
   const { sayOnStderr } = await import('./cli/safe-text.js');
   // Messages carry what the server said and names it stores: never a control character to the terminal.
   const say = (line: string) => sayOnStderr(line, json);
+  if (error instanceof CommanderError) {
+    // A usage error commander worded (its help after one, shown already, says nothing more here).
+    if (usage.text && json) say(usageErrorBody(usage.text));
+    else if (usage.text) usage.text.trimEnd().split('\n').forEach(say);
+    return ExitCode.usage;
+  }
   if (name === 'ExitPromptError') return 130;
   // Stopped by a signal, quietly: 130 for Ctrl-C, 143 for SIGTERM, as a shell reports them.
   if (name === 'InterruptedError' && !(error as Error).message) return (error as Error).cause === 'SIGTERM' ? 143 : 130;

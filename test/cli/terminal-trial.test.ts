@@ -117,6 +117,46 @@ describe('an admin at the terminal', () => {
     expect(tsvRows(invited.stdout).map((r) => r.slice(0, 2))).toEqual([[pat.user.nickname, 'invited']]);
   });
 
+  it('a word that is none of a group\'s commands is said to be one, with the commands the group has (exit 2): profiles, which lists by default, too', async () => {
+    const cases: [string[], string][] = [
+      [['profiles', 'bogus'], "error: unknown command 'bogus'\nagora profiles has these commands: use, list\n"],
+      [['profiles', 'lis'], "error: unknown command 'lis'\n(Did you mean list?)\nagora profiles has these commands: use, list\n"],
+      [['help', 'profiles', 'lis'], "error: unknown command 'lis'\n(Did you mean list?)\nagora profiles has these commands: use, list\n"],
+      [['pages', 'bogus'], "error: unknown command 'bogus'\nagora pages has these commands: create, list, get, import\n"],
+    ];
+    for (const [args, stderr] of cases) {
+      const result = await run(args);
+      expect({ args, code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({ args, code: 2, stdout: '', stderr });
+    }
+    // The default command still runs with no word, and a command named.
+    for (const args of [['profiles'], ['profiles', 'list']]) expect((await run(args)).code, args.join(' ')).toBe(0);
+  });
+
+  it("under --json, commander's own usage errors are the contract's error body on stderr, exit 2, as the CLI's own are", async () => {
+    const cases: [string[], string][] = [
+      [['pages', 'list', '--privacy', 'hidden', '--json'], "option '--privacy <privacy>' argument 'hidden' is invalid. Allowed choices are public, private, secret."],
+      [['--json', 'pages', 'get'], "missing required argument 'page'"],
+      [['pages', 'list', '--frobnicate', '--json'], "unknown option '--frobnicate'"],
+      [['pagess', '--json'], "unknown command 'pagess' (Did you mean pages?)"],
+      [['profiles', 'bogus', '--json'], "unknown command 'bogus'; agora profiles has these commands: use, list"],
+      [['--json', '--timeout', '0', 'pages', 'list'], "option '--timeout <seconds>' argument '0' is invalid. must be a number of seconds greater than 0"],
+      // A group given no command shows its help; under --json, it says which commands it has.
+      [['pages', '--json'], 'agora pages needs a command: create, list, get, import'],
+    ];
+    for (const [args, message] of cases) {
+      const result = await run(args);
+      expect({ args, code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
+        args,
+        code: 2,
+        stdout: '',
+        stderr: `${JSON.stringify({ error: { code: 'invalid_usage', message } })}\n`,
+      });
+    }
+    // The CLI's own usage errors had that shape already: the same code.
+    const own = await run(['users', 'import', '-', '--json']);
+    expect([own.code, JSON.parse(own.stderr).error.code]).toEqual([2, 'invalid_usage']);
+  });
+
   it("help examples joined by && run as printed: each agora of the line is written as it runs", async () => {
     const help = await run(['help', 'users', 'import']);
     const lines = help.stdout.split('\n').filter((l) => l.startsWith('  $ ') && l.includes('&&'));
