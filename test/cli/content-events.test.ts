@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { call, createPage, createPageConfiguration, createUserWithKey } from '../helpers/api.js';
 import { runCli, runCliTty } from '../helpers/cli.js';
 import { BIN, useServer } from '../helpers/server.js';
-import { envFor, tableAt, tsvRows } from './support.js';
+import { envFor, freshHome, tableAt, tsvRows } from './support.js';
 
 /**
  * The issue-6 command groups through the real binary against a real server: notifications (list, seen),
@@ -205,6 +205,25 @@ describe('agora events', () => {
     const backwards = await run(['events', 'create', '--name', 'x', '--start', '2030-09-20 18:00', '--end', '2030-09-20 17:00'], creator.creds);
     expect(backwards.code).toBe(2);
     expect(backwards.stderr).toMatch(/--end must not be before start_date/);
+  });
+
+  it('takes a plain date for --start and --end, its midnight UTC, as users suspend --until does; a bad one is exit 2 before credentials', async () => {
+    const creator = await createUserWithKey(server);
+    const byDay = await run(['events', 'create', '--name', 'Winter fair', '--start', '2030-12-20', '--end', '2030-12-21', '--json'], creator.creds);
+    expect(byDay.code, byDay.stderr).toBe(0);
+    expect(JSON.parse(byDay.stdout)).toMatchObject({ start_date: '2030-12-20T00:00:00.000Z', end_date: '2030-12-21T00:00:00.000Z' });
+    const mixed = await run(['events', 'create', '--name', 'Winter fair', '--start', '2030-12-20', '--end', '2030-12-20t18:00:00+01:00', '--json'], creator.creds);
+    expect(JSON.parse(mixed.stdout)).toMatchObject({ start_date: '2030-12-20T00:00:00.000Z', end_date: '2030-12-20T17:00:00.000Z' });
+    // Checked by the same schema as --until, before credentials are looked for: none here.
+    const noCredentials = { home: freshHome(server), env: { AGORA_URL: server.url } };
+    const cases: [string[], string][] = [
+      [['--start', 'tomorrow', '--end', '2030-12-21'], 'error: --start must be an ISO 8601 date (2026-12-31: its midnight UTC) or a time with its offset (2026-12-31T18:00:00Z), or "YYYY-MM-DD HH:MM" in the local time zone\n'],
+      [['--start', '2030-12-20', '--end', '2030-02-30'], 'error: --end 2030-02-30 is not a real date\n'],
+    ];
+    for (const [args, stderr] of cases) {
+      const result = await runCli(['events', 'create', '--name', 'x', ...args], noCredentials);
+      expect({ args, code: result.code, stderr: result.stderr }).toEqual({ args, code: 2, stderr });
+    }
   });
 
   it('posts in a page with --page-id; an outsider is refused', async () => {

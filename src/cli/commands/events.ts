@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Attendance, AttendanceResult, Event } from '../../shared/schemas/events.js';
 import { enumOption, examples, paginationOptions, showList, validateBody, withContext, type PageOptions } from '../command-kit.js';
+import { UsageError } from '../errors.js';
 import type { Column, RecordView } from '../output.js';
 
 const ANSWERS = ['yes', 'no', 'maybe'];
@@ -34,19 +35,31 @@ const ATTENDEE_COLUMNS: Column<Attendance>[] = [
 ];
 
 /**
- * A date and time as people type it: ISO 8601 with an offset (sent as is), or `YYYY-MM-DD HH:MM[:SS]`
- * (also with a `T`) in the local time zone.
+ * A date and time as people type it, `YYYY-MM-DD HH:MM[:SS]` (also with a `T`) in the local time zone, as UTC.
+ * Anything else is left as typed for `utcWhen`.
  */
 export function parseWhen(value: string): string {
   const local = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2}))?$/.exec(value.trim());
-  if (local) {
-    const [y, mo, d, h, mi, s] = local.slice(1).map((part) => Number(part ?? 0)) as number[];
-    const date = new Date(y!, mo! - 1, d!, h!, mi!, s!);
-    if (date.getMonth() !== mo! - 1 || date.getDate() !== d!) throw new InvalidArgumentError(`${value} is not a real date`);
-    return date.toISOString();
-  }
-  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i.test(value.trim())) return value.trim();
-  throw new InvalidArgumentError('must be ISO 8601 (2026-12-01T18:00:00Z) or "YYYY-MM-DD HH:MM" in the local time zone');
+  if (!local) return value.trim();
+  const [y, mo, d, h, mi, s] = local.slice(1).map((part) => Number(part ?? 0)) as number[];
+  const date = new Date(y!, mo! - 1, d!, h!, mi!, s!);
+  if (date.getMonth() !== mo! - 1 || date.getDate() !== d!) throw new InvalidArgumentError(`${value} is not a real date`);
+  return date.toISOString();
+}
+
+/**
+ * `--start` or `--end` as the API takes it, a time with its offset: a local time (`parseWhen`), or what
+ * `users suspend --until` takes, read by the same shared schema: an ISO 8601 date (its midnight UTC) or a time
+ * with its offset. Throws saying why not.
+ */
+async function utcWhen(value: string): Promise<string> {
+  const { IsoDateOrTime } = await import('../../shared/schemas/common.js');
+  // `t` and `z` are read as `T` and `Z`, as the API's event schema reads them.
+  const parsed = IsoDateOrTime.safeParse(parseWhen(value).toUpperCase());
+  if (parsed.success) return parsed.data;
+  const message = parsed.error.issues[0]?.message ?? 'is not a date';
+  // A text of no date at all is told the forms the CLI takes; a date of no real day, which one.
+  throw new InvalidArgumentError(message.includes('ISO 8601') ? `${message}, or "YYYY-MM-DD HH:MM" in the local time zone` : `${value} ${message}`);
 }
 
 /** `--ticket "Standard:12.50:EUR"`, repeatable; the name may itself hold colons. */
@@ -82,33 +95,44 @@ export function registerEventCommands(program: Command): void {
       .command('create')
       .description('create a gathering event (missing name and dates are asked for on a terminal)')
       .option('--name <name>', 'event name (required)')
-      .option('--start <when>', 'start: ISO 8601, or "YYYY-MM-DD HH:MM" local time (required)', parseWhen)
-      .option('--end <when>', 'end: ISO 8601, or "YYYY-MM-DD HH:MM" local time (required)', parseWhen)
+      .option('--start <when>', 'start: ISO 8601 (a date is its midnight UTC), or "YYYY-MM-DD HH:MM" local time (required)')
+      .option('--end <when>', 'end: ISO 8601 (a date is its midnight UTC), or "YYYY-MM-DD HH:MM" local time (required)')
       .option('--description <text>', 'description')
       .option('--page-id <page>', 'the page the event belongs to (id or slug)')
       .option('--places <n>', 'places available (default: unlimited)', placesOption)
       .option('--ticket <name:price:currency>', 'a ticket, e.g. "Standard:12.50:EUR" (repeatable)', parseTicket)
       .option('--user <user>', 'the creator: id or nickname (default: you)'),
     'agora events create --name "Seed swap" --start "2026-12-05 10:00" --end "2026-12-05 13:00" --page-id garden-club --places 30',
-  ).action(
+  )
+    // The dates given, checked before credentials, questions or any request (exit 2), as the times the API takes.
+    .hook('preAction', async (command) => {
+      for (const flag of ['start', 'end']) {
+        const value = command.getOptionValue(flag) as string | undefined;
+        if (value !== undefined)
+          command.setOptionValue(flag, await utcWhen(value).catch((error: Error) => Promise.reject(new UsageError(`--${flag} ${error.message}`))));
+      }
+    })
+    .action(
       withContext<CreateOptions>(async ({ client, out, names }, o) => {
         const [{ CreateEventInput }, { askMissing, fieldCheck }] = await Promise.all([
           import('../../shared/schemas/events.js'),
           import('../prompts.js'),
         ]);
-        const when = { parse: parseWhen, check: undefined };
+        const problem = (value: string) => utcWhen(value).then(() => undefined, (error: Error) => error.message);
         const values = await askMissing(
           { name: o.name, start: o.start, end: o.end },
           {
             name: { flag: '--name', message: 'Event name', check: fieldCheck(CreateEventInput.shape.name) },
-            start: { flag: '--start', message: 'Starts (YYYY-MM-DD HH:MM)', ...when },
+            start: { flag: '--start', message: 'Starts (YYYY-MM-DD HH:MM)', parse: parseWhen, check: problem },
             end: {
               flag: '--end',
               message: 'Ends (YYYY-MM-DD HH:MM)',
-              ...when,
+              parse: parseWhen,
               // The shared schema's own rule, as the answer is given: an end before the start is asked again.
-              check: (value, so) => {
-                const draft = { name: so.name, user_id: 'me', start_date: so.start ?? o.start, end_date: parseWhen(value) };
+              check: async (value, so) => {
+                const wrong = await problem(value);
+                if (wrong) return wrong;
+                const draft = { name: so.name, user_id: 'me', start_date: await utcWhen(String(so.start)), end_date: await utcWhen(value) };
                 const issue = CreateEventInput.safeParse(draft).error?.issues.find((i) => i.path[0] === 'end_date');
                 return issue ? `the end ${issue.message.replace('start_date', 'the start')}` : undefined;
               },
@@ -118,8 +142,9 @@ export function registerEventCommands(program: Command): void {
         const body = {
           name: values.name,
           user_id: o.user ?? 'me',
-          start_date: values.start as string | undefined,
-          end_date: values.end as string | undefined,
+          // An answer given at the prompt, as the API takes it.
+          start_date: values.start && (await utcWhen(values.start)),
+          end_date: values.end && (await utcWhen(values.end)),
           description: o.description,
           page_id: o.pageId,
           places_limit: o.places,

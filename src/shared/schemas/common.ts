@@ -185,3 +185,19 @@ export function sameCalendarDay(value: string): boolean {
   check.setUTCFullYear(y, m - 1, d); // not Date.UTC, which reads the years 0–99 as 1900–1999
   return check.getUTCFullYear() === y && check.getUTCMonth() === m - 1 && check.getUTCDate() === d;
 }
+
+/**
+ * An ISO 8601 date (its midnight UTC) or a time with its offset, normalised to UTC: a suspension's end, and the
+ * dates the CLI takes for an event's start and end (sent as the time the API's event schema requires).
+ */
+export const IsoDateOrTime = z
+  .string()
+  .trim()
+  // `abort`: a text that is no date at all is told so once, not also that it is no real date.
+  .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2}))?$/, {
+    message: 'must be an ISO 8601 date (2026-12-31: its midnight UTC) or a time with its offset (2026-12-31T18:00:00Z)',
+    abort: true,
+  })
+  .refine((v) => !Number.isNaN(Date.parse(v)) && sameCalendarDay(v), { message: 'is not a real date', abort: true })
+  .refine(fourDigitUtcYear, FOUR_DIGIT_YEAR)
+  .transform((v) => new Date(v).toISOString());
