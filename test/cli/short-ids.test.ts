@@ -71,7 +71,7 @@ describe('short ids', () => {
     expect(JSON.parse(accepted.stdout)).toMatchObject({ id: request.id, state: 'accepted' });
   });
 
-  it('notifications seen --ids takes a prefix; ids naming none of the user\'s notifications exit 1, not "0 marked"', async () => {
+  it('notifications seen --ids takes a prefix; one seen already says so; ids naming none of the user\'s notifications exit 1, not "0 marked"', async () => {
     const target = await createUserWithKey(server);
     const fan = await createUserWithKey(server);
     await call(server, 'POST', '/follows', { as: fan.creds, body: { followable_type: 'User', followable_id: target.user.id, user_id: fan.user.id } });
@@ -85,7 +85,7 @@ describe('short ids', () => {
     ]);
     // Seen already: nothing to do, and no mistake either.
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout).toBe('0 notifications marked seen\n');
+    expect(again.stdout).toBe('0 notifications marked seen; 1 was seen already\n');
     expect(nothing.code).toBe(1);
     expect(nothing.stdout).toBe('');
     expect(nothing.stderr).toBe(`error: No notification of this user has the id ${'f'.repeat(32)}: nothing marked seen\n`);

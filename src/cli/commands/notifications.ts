@@ -188,7 +188,10 @@ export function registerNotificationCommands(program: Command): void {
           }
         }
         if (out.json) return out.printJson(result);
-        out.done(`${result.updated} notification${result.updated === 1 ? '' : 's'} marked seen`);
+        // Of ids given, those not marked were seen already (or, among others that were, not this user's).
+        const already = ids ? ids.length - result.updated : 0;
+        const rest = already > 0 ? `; ${already} ${already === 1 ? 'was' : 'were'} seen already` : '';
+        out.done(`${result.updated} notification${result.updated === 1 ? '' : 's'} marked seen${rest}`);
       }),
     );
 }
