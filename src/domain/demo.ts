@@ -65,7 +65,7 @@ export async function seedDemo(deps: Deps): Promise<boolean> {
       updated_at: now,
     });
     const follow = (userId: string, type: 'Page' | 'User', targetId: string) =>
-      tx.follows.insert({ id: newId(), user_id: userId, followable_type: type, followable_id: targetId, created_at: now });
+      tx.follows.insertIfAbsent({ id: newId(), user_id: userId, followable_type: type, followable_id: targetId, created_at: now });
     for (const [name, privacy, ownerIndex] of PAGES) {
       const id = newId();
       pageIds.push(id);

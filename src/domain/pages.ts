@@ -109,7 +109,7 @@ export async function createPage(deps: Deps, caller: Caller, input: CreatePageIn
       updated_at: now,
     };
     await tx.pages.insert(page);
-    await tx.follows.insert({
+    await tx.follows.insertIfAbsent({
       id: newId(),
       user_id: input.user_id,
       followable_type: 'Page',

@@ -1,20 +1,18 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
-import type { ApiKeyTable, Database, IdempotencyKeyTable, PermissionSetTable } from './schema.js';
-import { counted, counterKey, kept, listPage, type Listed, type Selection } from './paging.js';
+import type { Database } from './schema.js';
+import { byId, deleter, inserter, counted, counterKey, kept, listPage, type Listed, type Selection } from './paging.js';
 import type { Dialect } from './dialect.js';
 
-export type PermissionSetRow = Selectable<PermissionSetTable>;
-export type IdempotencyRow = Selectable<IdempotencyKeyTable>;
+export type PermissionSetRow = Selectable<Database['permission_sets']>;
+export type IdempotencyRow = Selectable<Database['idempotency_keys']>;
 
 const selectPermissionSets: Selection = (q) => q.selectAll('permission_sets');
 
 /** Permission sets (roles). */
 export function permissionSetsRepo(db: Kysely<Database>, dialect: Dialect) {
   return {
-    getById(id: string): Promise<PermissionSetRow | undefined> {
-      return db.selectFrom('permission_sets').selectAll().where('id', '=', id).executeTakeFirst();
-    },
+    getById: byId(db, 'permission_sets'),
     /**
      * Locked until the transaction ends (PostgreSQL; SQLite's writer holds the only lock): `share` while a user is
      * given it (so it cannot be deleted), `update` to delete it or to count its holders before taking it from one.
@@ -27,10 +25,14 @@ export function permissionSetsRepo(db: Kysely<Database>, dialect: Dialect) {
     getBySystemKey(key: string): Promise<PermissionSetRow | undefined> {
       return db.selectFrom('permission_sets').selectAll().where('system_key', '=', key).executeTakeFirst();
     },
-    /** By id, or by name whatever its case. */
+    /**
+     * By id, or by name whatever the case of its ASCII letters: `lower` of a name folds those only (SQLite's, and
+     * PostgreSQL's under the column's "C" collation), so the name asked for is folded the same way, not by JavaScript's.
+     */
     async findByRef(ref: string): Promise<PermissionSetRow | undefined> {
       const byId = await db.selectFrom('permission_sets').selectAll().where('id', '=', ref).executeTakeFirst();
-      return byId ?? db.selectFrom('permission_sets').selectAll().where(sql`lower(name)`, '=', ref.toLowerCase()).executeTakeFirst();
+      const folded = ref.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+      return byId ?? db.selectFrom('permission_sets').selectAll().where(sql`lower(name)`, '=', folded).executeTakeFirst();
     },
     list(): Promise<PermissionSetRow[]> {
       return db.selectFrom('permission_sets').selectAll().orderBy('id').execute();
@@ -44,15 +46,11 @@ export function permissionSetsRepo(db: Kysely<Database>, dialect: Dialect) {
         kept([counterKey('permission_sets', [])]),
       );
     },
-    async insert(row: PermissionSetRow): Promise<void> {
-      await db.insertInto('permission_sets').values(row).execute();
-    },
+    insert: inserter(db, 'permission_sets'),
     async update(id: string, changes: Partial<Omit<PermissionSetRow, 'id'>>): Promise<void> {
       await db.updateTable('permission_sets').set(changes).where('id', '=', id).execute();
     },
-    async delete(id: string): Promise<void> {
-      await db.deleteFrom('permission_sets').where('id', '=', id).execute();
-    },
+    delete: deleter(db, 'permission_sets'),
   };
 }
 
@@ -95,7 +93,7 @@ export function apiKeysRepo(db: Kysely<Database>) {
     },
   };
 }
-export type ApiKeyListed = Pick<Selectable<ApiKeyTable>, 'id' | 'user_id' | 'api_key' | 'created_at' | 'last_used_at'>;
+export type ApiKeyListed = Pick<Selectable<Database['api_keys']>, 'id' | 'user_id' | 'api_key' | 'created_at' | 'last_used_at'>;
 
 /** `status_code` of a key reserved by a request still acting: its answer is not known yet. */
 export const IDEMPOTENCY_PENDING = 0;

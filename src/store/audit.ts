@@ -1,10 +1,10 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { dialectOf } from './dialect.js';
-import { counted, counterKey, kept, listPage, type Listed, type Selection } from './paging.js';
-import type { AuditLogTable, Database } from './schema.js';
+import { inserter, counted, counterKey, kept, listPage, type Listed, type Selection } from './paging.js';
+import type { Database } from './schema.js';
 
-export type AuditEntryRow = Selectable<AuditLogTable>;
+export type AuditEntryRow = Selectable<Database['audit_log']>;
 
 export interface AuditFilter {
   actor_id?: string;
@@ -39,9 +39,7 @@ export function auditLogRepo(db: Kysely<Database>) {
     return q;
   };
   return {
-    async insert(row: AuditEntryRow): Promise<void> {
-      await db.insertInto('audit_log').values(row).execute();
-    },
+    insert: inserter(db, 'audit_log'),
     async list(filter: AuditFilter, page: Pagination): Promise<Listed<AuditEntryRow>> {
       return listPage<AuditEntryRow>(
         db,

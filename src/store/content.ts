@@ -1,13 +1,13 @@
 import { expressionBuilder, sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
-import type { CommentTable, Database, LikeTable, StatusTable } from './schema.js';
-import { counted, counterKey, kept, keptEachPair, listPage, type Embeds, type Listed, type Selection, type Walk } from './paging.js';
+import type { Database } from './schema.js';
+import { byId, inserter, counted, counterKey, kept, keptEachPair, listPage, type Embeds, type Listed, type Selection, type Walk } from './paging.js';
 import { withUser, type WithUser } from './users.js';
 import { authorShown, eventPageSeen, ofSuspendedAuthors, reachesFollowers as followersSee, statusKnownTo, statusOpenTo, streamStatusShown, type Viewer } from './visibility.js';
 
-export type StatusRow = Selectable<StatusTable>;
-export type CommentRow = Selectable<CommentTable>;
-export type LikeRow = Selectable<LikeTable>;
+export type StatusRow = Selectable<Database['statuses']>;
+export type CommentRow = Selectable<Database['comments']>;
+export type LikeRow = Selectable<Database['likes']>;
 
 export const selectStatuses: Selection = (q) => q.selectAll('s');
 
@@ -34,7 +34,7 @@ const selectComments: Selection = (q) => q.selectAll('comments');
 const selectLikes: Selection = (q) => q.selectAll('likes');
 
 /** The status (`statuses as s`) is in no page `userId` follows. */
-const inNoPageFollowedBy = (eb: ExpressionBuilder<Database & { s: StatusTable }, 's'>, userId: string) =>
+const inNoPageFollowedBy = (eb: ExpressionBuilder<Database & { s: Database['statuses'] }, 's'>, userId: string) =>
   eb.or([
     eb('s.page_id', 'is', null),
     eb.not(
@@ -73,12 +73,8 @@ export function statusesRepo(db: Kysely<Database>) {
   const reachesFollowers = (q: ReturnType<typeof fromStatuses>) => q.where((eb) => followersSee(eb));
   const fromStatuses = () => db.selectFrom('statuses as s');
   return {
-    async insert(row: StatusRow): Promise<void> {
-      await db.insertInto('statuses').values(row).execute();
-    },
-    getById(id: string): Promise<StatusRow | undefined> {
-      return db.selectFrom('statuses').selectAll().where('id', '=', id).executeTakeFirst();
-    },
+    insert: inserter(db, 'statuses'),
+    getById: byId(db, 'statuses'),
     /** The status if the viewer may know of it, and whether they may read it: one statement (`visibility.ts`). */
     getKnown(id: string, viewer: Viewer, now: string): Promise<(StatusRow & { readable: number }) | undefined> {
       return fromStatuses()
@@ -152,12 +148,8 @@ export function commentsRepo(db: Kysely<Database>) {
     return new Map(rows.filter((r) => Number(r.n) > 0).map((r) => [r.id, Number(r.n)]));
   };
   return {
-    async insert(row: CommentRow): Promise<void> {
-      await db.insertInto('comments').values(row).execute();
-    },
-    getById(id: string): Promise<CommentRow | undefined> {
-      return db.selectFrom('comments').selectAll().where('id', '=', id).executeTakeFirst();
-    },
+    insert: inserter(db, 'comments'),
+    getById: byId(db, 'comments'),
     /** A comment follows its status (`getKnown`), and is hidden too when its own author is suspended. */
     getKnown(id: string, viewer: Viewer, now: string): Promise<(CommentRow & { readable: number }) | undefined> {
       return db
@@ -189,12 +181,8 @@ export function commentsRepo(db: Kysely<Database>) {
 
 export function likesRepo(db: Kysely<Database>) {
   return {
-    async insert(row: LikeRow): Promise<void> {
-      await db.insertInto('likes').values(row).execute();
-    },
-    getById(id: string): Promise<LikeRow | undefined> {
-      return db.selectFrom('likes').selectAll().where('id', '=', id).executeTakeFirst();
-    },
+    insert: inserter(db, 'likes'),
+    getById: byId(db, 'likes'),
     /** The likes of one status or comment, oldest first; with `userId`, that user's one like, if any. */
     list(target: { type: 'Status' | 'Comment'; id: string }, userId: string | undefined, page: Pagination): Promise<Listed<WithUser<LikeRow>>> {
       let query = db.selectFrom('likes').where('likes.target_type', '=', target.type).where('likes.target_id', '=', target.id);

@@ -3,37 +3,16 @@ import { COUNTING_TRIGGERS_PG, rewriteCountsPg } from './counters.js';
 import type { Database } from './schema.js';
 import type { Store } from './store.js';
 
+const OTHER_KEYS: Partial<Record<keyof Database, readonly string[]>> = { idempotency_keys: ['user_id', 'idempotency_key'], notification_counters: ['user_id'], suspensions: ['user_id'] };
 /**
- * Every table, parents before children (foreign keys), with the primary key it is read by. Not `list_counts`: the
+ * Every table, parents before children (foreign keys), with the primary key it is read by (`id` but for a few). Not `list_counts`: the
  * destination keeps its own, and a recount must agree at the end.
  */
-export const COPIED_TABLES: readonly { table: keyof Database; key: readonly string[] }[] = [
-  { table: 'permission_sets', key: ['id'] },
-  { table: 'users', key: ['id'] },
-  { table: 'api_keys', key: ['id'] },
-  { table: 'page_configurations', key: ['id'] },
-  { table: 'pages', key: ['id'] },
-  { table: 'follows', key: ['id'] },
-  { table: 'idempotency_keys', key: ['user_id', 'idempotency_key'] },
-  { table: 'page_access_requests', key: ['id'] },
-  { table: 'invites', key: ['id'] },
-  { table: 'webhooks', key: ['id'] },
-  { table: 'webhook_deliveries', key: ['id'] },
-  { table: 'events', key: ['id'] },
-  { table: 'event_attendances', key: ['id'] },
-  { table: 'statuses', key: ['id'] },
-  { table: 'comments', key: ['id'] },
-  { table: 'likes', key: ['id'] },
-  { table: 'notification_contents', key: ['id'] },
-  { table: 'notifications', key: ['id'] },
-  { table: 'notification_counters', key: ['user_id'] },
-  { table: 'notification_jobs', key: ['id'] },
-  { table: 'audit_log', key: ['id'] },
-  { table: 'moderation_queue', key: ['id'] },
-  { table: 'removed_content', key: ['id'] },
-  { table: 'suspensions', key: ['user_id'] },
-  { table: 'reports', key: ['id'] },
-];
+export const COPIED_TABLES: readonly { table: keyof Database; key: readonly string[] }[] = (
+  ['permission_sets', 'users', 'api_keys', 'page_configurations', 'pages', 'follows', 'idempotency_keys', 'page_access_requests', 'invites',
+    'webhooks', 'webhook_deliveries', 'events', 'event_attendances', 'statuses', 'comments', 'likes', 'notification_contents', 'notifications',
+    'notification_counters', 'notification_jobs', 'audit_log', 'moderation_queue', 'removed_content', 'suspensions', 'reports'] as const
+).map((table) => ({ table, key: OTHER_KEYS[table] ?? ['id'] }));
 
 /** Rows per read and per insert: well under SQLite's and PostgreSQL's limits of bound parameters. */
 const BATCH = 500;
@@ -115,10 +94,7 @@ async function setCountingTriggersAside(destination: Kysely<Database>): Promise<
 
 async function readBatch(db: Kysely<Database>, table: string, key: readonly string[], after?: unknown[]): Promise<Record<string, unknown>[]> {
   let q = db.selectFrom(table as keyof Database).selectAll();
-  if (after)
-    q = q.where(({ eb, refTuple, tuple }) =>
-      key.length === 1 ? eb(sql.ref(key[0]!), '>', after[0]) : eb(refTuple(key[0]! as never, key[1]! as never), '>', tuple(after[0] as never, after[1] as never)),
-    );
+  if (after) q = q.where(sql<boolean>`(${sql.join(key.map((k) => sql.ref(k)))}) > (${sql.join(after)})`);
   for (const k of key) q = q.orderBy(sql.ref(k));
   return (await q.limit(BATCH).execute()) as Record<string, unknown>[];
 }

@@ -4,13 +4,13 @@ import { notSecretOrSeen, secretPageIdsSeen, visibleTotal, type Viewer } from '.
 import type { Dialect } from './dialect.js';
 import { secretPageOf } from './follows.js';
 import { slugsStartingWith } from './slugs.js';
-import type { Database, EventAttendanceTable, EventTable } from './schema.js';
-import { counted, counterKey, kept, keptBetween, keptEach, listPage, type Listed, type Selection, type Walk } from './paging.js';
+import type { Database } from './schema.js';
+import { byId, inserter, counted, counterKey, kept, keptBetween, keptEach, listPage, type Listed, type Selection, type Walk } from './paging.js';
 import { withUser, type WithUser } from './users.js';
 
 /** An event in a secret page says so (`secret_page`): the store's own, neither written nor read by the domain. */
-export type EventRow = Omit<Selectable<EventTable>, 'secret_page'>;
-export type AttendanceRow = Selectable<EventAttendanceTable>;
+export type EventRow = Omit<Selectable<Database['events']>, 'secret_page'>;
+export type AttendanceRow = Selectable<Database['event_attendances']>;
 
 export interface EventFilter {
   owner?: string;
@@ -96,9 +96,7 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
     async insert(row: EventRow): Promise<void> {
       await db.insertInto('events').values({ ...row, secret_page: secretPageOf(row.page_id) }).execute();
     },
-    getById(id: string): Promise<EventRow | undefined> {
-      return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
-    },
+    getById: byId(db, 'events'),
     /** The event if the viewer may know of it, by the list's own rule. */
     getKnown(id: string, viewer: Viewer): Promise<EventRow | undefined> {
       const [walk] = walks({}, viewer, false);
@@ -151,9 +149,7 @@ export function attendancesRepo(db: Kysely<Database>) {
         .where('user_id', '=', userId)
         .executeTakeFirst();
     },
-    async insert(row: AttendanceRow): Promise<void> {
-      await db.insertInto('event_attendances').values(row).execute();
-    },
+    insert: inserter(db, 'event_attendances'),
     async setAnswer(id: string, answer: string, now: string): Promise<void> {
       await db.updateTable('event_attendances').set({ answer, updated_at: now }).where('id', '=', id).execute();
     },

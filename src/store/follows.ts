@@ -3,13 +3,13 @@ import type { Pagination } from '../shared/schemas/common.js';
 import { FOLLOWABLE_TYPES } from '../shared/schemas/follows.js';
 import { fixed } from './dialect.js';
 import { notSecretOrSeen, secretPageIdsSeen, visibleTotal, type Viewer } from './visibility.js';
-import type { Database, FollowTable } from './schema.js';
-import { counted, counterKey, kept, keptEach, listPage, type Embeds, type Listed, type Selection } from './paging.js';
+import type { Database } from './schema.js';
+import { deleter, counted, counterKey, kept, keptEach, listPage, type Embeds, type Listed, type Selection } from './paging.js';
 import { embedPage, type PageRow } from './pages.js';
 import { embedUser, type UserWithRole } from './users.js';
 
 /** A follow of a secret page says so (`secret_page`): the store's own, neither written nor read by the domain. */
-export type FollowRow = Omit<Selectable<FollowTable>, 'secret_page'>;
+export type FollowRow = Omit<Selectable<Database['follows']>, 'secret_page'>;
 /** A follow as its list reads it: with the user or page it follows. */
 export type FollowListed = FollowRow & { user?: UserWithRole; page?: PageRow };
 
@@ -80,12 +80,6 @@ export function followsRepo(db: Kysely<Database>) {
   };
 
   return {
-    async insert(row: FollowRow): Promise<void> {
-      await db
-        .insertInto('follows')
-        .values({ ...row, secret_page: secretPageOf(row.followable_type === 'Page' ? row.followable_id : null) })
-        .execute();
-    },
     /** Inserts the follow unless it exists (false), without aborting the transaction on a race. */
     async insertIfAbsent(row: FollowRow): Promise<boolean> {
       const inserted = await db
@@ -95,9 +89,6 @@ export function followsRepo(db: Kysely<Database>) {
         .returning('id')
         .executeTakeFirst();
       return !!inserted;
-    },
-    getById(id: string): Promise<FollowRow | undefined> {
-      return db.selectFrom('follows').selectAll().where('id', '=', id).executeTakeFirst();
     },
     /** The follow if the viewer may know of it (`seenBy`, as the list). */
     getSeen(id: string, viewer: Viewer): Promise<FollowRow | undefined> {
@@ -112,9 +103,7 @@ export function followsRepo(db: Kysely<Database>) {
         .where('followable_id', '=', followableId)
         .executeTakeFirst();
     },
-    async delete(id: string): Promise<void> {
-      await db.deleteFrom('follows').where('id', '=', id).execute();
-    },
+    delete: deleter(db, 'follows'),
     list(filter: FollowFilter, viewer: Viewer, page: Pagination): Promise<Listed<FollowListed>> {
       const walk = { query: seenBy(matching(filter), viewer, filter), keys: ['follows.id'] };
       return listPage<FollowListed>(db, [walk], selectFollows, page, total(filter, viewer), false, followablesOf(filter.followable_type));

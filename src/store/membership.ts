@@ -3,14 +3,14 @@ import type { Pagination } from '../shared/schemas/common.js';
 import { ACCESS_REQUEST_STATES, INVITE_STATES } from '../shared/schemas/membership.js';
 import { fixed } from './dialect.js';
 import { accessRequestsSeenBy, invitesSeenBy, type Viewer } from './visibility.js';
-import type { Database, InviteTable, PageAccessRequestTable } from './schema.js';
-import { counterKey, listAnyOf, matchingAnyOf, type Embeds, type Listed, type Selection } from './paging.js';
+import type { Database } from './schema.js';
+import { byId, counterKey, listAnyOf, matchingAnyOf, type Embeds, type Listed, type Selection } from './paging.js';
 import { embedPage, type PageRow } from './pages.js';
 import { embedUser, type UserWithRole } from './users.js';
 
 /** The page's owner is the store's own (a trigger writes it): the domain neither writes nor reads it. */
-export type AccessRequestRow = Omit<Selectable<PageAccessRequestTable>, 'page_owner_id'>;
-export type InviteRow = Omit<Selectable<InviteTable>, 'page_owner_id'>;
+export type AccessRequestRow = Omit<Selectable<Database['page_access_requests']>, 'page_owner_id'>;
+export type InviteRow = Omit<Selectable<Database['invites']>, 'page_owner_id'>;
 /** As their lists read them: with the users and the page they show. */
 export type AccessRequestListed = AccessRequestRow & { user?: UserWithRole; page?: PageRow };
 export type InviteListed = InviteRow & { user?: UserWithRole; user_target?: UserWithRole; target?: PageRow };
@@ -118,9 +118,7 @@ export function accessRequestsRepo(db: Kysely<Database>) {
       await enqueue(db, 'page_access_request', row.id, row.page_id, row.user_id, row.created_at);
       return true;
     },
-    getById(id: string): Promise<AccessRequestRow | undefined> {
-      return db.selectFrom('page_access_requests').selectAll().where('id', '=', id).executeTakeFirst();
-    },
+    getById: byId(db, 'page_access_requests'),
     /** The request if the viewer may know of it (`accessRequestsSeenBy`, as the list). */
     getVisible(id: string, viewer: Viewer): Promise<AccessRequestRow | undefined> {
       return matchingAnyOf(matching({}).where('r.id', '=', id), accessRequestsSeenBy(viewer), requestConditions).select(REQUEST_COLUMNS).executeTakeFirst();
@@ -179,9 +177,7 @@ export function invitesRepo(db: Kysely<Database>) {
       await enqueue(db, 'invite', row.id, row.target_id, row.user_target_id, row.created_at);
       return true;
     },
-    getById(id: string): Promise<InviteRow | undefined> {
-      return db.selectFrom('invites').selectAll().where('id', '=', id).executeTakeFirst();
-    },
+    getById: byId(db, 'invites'),
     /** The invite if the viewer may know of it (`invitesSeenBy`, as the list). */
     getVisible(id: string, viewer: Viewer): Promise<InviteRow | undefined> {
       return matchingAnyOf(matching({}).where('i.id', '=', id), invitesSeenBy(viewer), inviteConditions).select(INVITE_COLUMNS).executeTakeFirst();

@@ -5,7 +5,6 @@ import { counted, listPage, type Embeds, type Listed, type Selection } from './p
 import { embedPage, type PageRow } from './pages.js';
 import { embedUser, type UserWithRole } from './users.js';
 import type { Database } from './schema.js';
-import type { ReportTable } from './moderation-tables.js';
 
 /**
  * A waiting access request or invite, or a target's open reports (its first report's columns, `reports` how many);
@@ -51,7 +50,7 @@ const selectWaiting: Selection = (q) =>
 const OPEN = sql.lit('open');
 
 /** The open reports (`reports as o`) on the same target as the report `r`. */
-const openOnTarget = (eb: ExpressionBuilder<Database & { r: ReportTable }, 'r'>) =>
+const openOnTarget = (eb: ExpressionBuilder<Database & { r: Database['reports'] }, 'r'>) =>
   eb.selectFrom('reports as o').whereRef('o.target_type', '=', 'r.target_type').whereRef('o.target_id', '=', 'r.target_id').where('o.state', '=', OPEN);
 
 const selectReportGroups: Selection = (q) =>

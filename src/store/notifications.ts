@@ -3,21 +3,21 @@ import { FOLLOWABLE_TYPES } from '../shared/schemas/follows.js';
 import { fixed } from './dialect.js';
 import type { Dialect } from './dialect.js';
 import type { Pagination } from '../shared/schemas/common.js';
-import type { Database, NotificationContentTable, NotificationJobTable, NotificationTable } from './schema.js';
-import { listPage, type Listed, type Selection } from './paging.js';
+import type { Database } from './schema.js';
+import { deleter, inserter, listPage, type Listed, type Selection } from './paging.js';
 
 /** A user's notification's own columns, but its number (`seq`, the live stream's). */
-export type NotificationOwn = Omit<Selectable<NotificationTable>, 'seq'>;
+export type NotificationOwn = Omit<Selectable<Database['notifications']>, 'seq'>;
 /** What every recipient of one notification is told. */
-export type NotificationContentRow = Selectable<NotificationContentTable>;
+export type NotificationContentRow = Selectable<Database['notification_contents']>;
 /** A user's notification, with what it says. */
-export type NotificationRow = Selectable<NotificationTable> & Omit<NotificationContentRow, 'id' | 'created_at'> & SubjectSuspension;
+export type NotificationRow = Selectable<Database['notifications']> & Omit<NotificationContentRow, 'id' | 'created_at'> & SubjectSuspension;
 /** The actor's suspension, if any (in force or not): while in force, what they wrote is not quoted. */
 export interface SubjectSuspension {
   subject_suspended: string | null;
   subject_suspended_until: string | null;
 }
-export type NotificationJobRow = Selectable<NotificationJobTable>;
+export type NotificationJobRow = Selectable<Database['notification_jobs']>;
 
 /** Rows per insert statement: well under SQLite's limit of bound parameters. */
 const ROWS_PER_INSERT = 500;
@@ -87,9 +87,7 @@ export function notificationsRepo(db: Kysely<Database>, announce?: NotificationA
     return new Map(rows.map((r) => [r.user_id, Number(r.seq)]));
   };
   return {
-    async insertContent(row: NotificationContentRow): Promise<void> {
-      await db.insertInto('notification_contents').values(row).execute();
-    },
+    insertContent: inserter(db, 'notification_contents'),
     /**
      * Gives each user the notification; answers who got one. The counter moves first and stays locked until commit, so
      * notifications appear in `seq` order across processes. One who had it (a batch run twice) gets its counts back,
@@ -101,7 +99,7 @@ export function notificationsRepo(db: Kysely<Database>, announce?: NotificationA
       for (let i = 0; i < unique.length; i += ROWS_PER_INSERT) {
         const chunk = unique.slice(i, i + ROWS_PER_INSERT);
         const seqOf = await count(chunk.map((r) => ({ user_id: r.userId, total: 1, unseen: 1, seq: 1 })));
-        const rows: Selectable<NotificationTable>[] = chunk.map((r) => ({
+        const rows: Selectable<Database['notifications']>[] = chunk.map((r) => ({
           id: r.id,
           user_id: r.userId,
           content_id: contentId,
@@ -213,9 +211,7 @@ export type Audience =
 /** The fan-out outbox. */
 export function notificationJobsRepo(db: Kysely<Database>, dialect: Dialect) {
   return {
-    async insert(row: NotificationJobRow): Promise<void> {
-      await db.insertInto('notification_jobs').values(row).execute();
-    },
+    insert: inserter(db, 'notification_jobs'),
     /** The job, locked until the transaction ends (PostgreSQL; SQLite's writer holds the only write lock already). */
     getForUpdate(id: string): Promise<NotificationJobRow | undefined> {
       const q = db.selectFrom('notification_jobs').selectAll().where('id', '=', id);
@@ -267,9 +263,7 @@ export function notificationJobsRepo(db: Kysely<Database>, dialect: Dialect) {
     async advance(id: string, changes: { audience_index: number; cursor: string; lease_until: string }): Promise<void> {
       await db.updateTable('notification_jobs').set(changes).where('id', '=', id).execute();
     },
-    async delete(id: string): Promise<void> {
-      await db.deleteFrom('notification_jobs').where('id', '=', id).execute();
-    },
+    delete: deleter(db, 'notification_jobs'),
     /** The next users of an audience after `after`, in id order; for followers, only those who followed by `before`. */
     async nextRecipients(audience: Audience, after: string, before: string, limit: number): Promise<string[]> {
       if (audience.kind === 'users') return [...new Set(audience.user_ids)].filter((id) => id > after).sort().slice(0, limit);

@@ -1,11 +1,11 @@
 import type { Expression, Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { slugsStartingWith } from './slugs.js';
-import type { Database, PageConfigurationTable, PageTable } from './schema.js';
+import type { Database } from './schema.js';
 import { notSecretOrSeen, pageVisibleTo, secretPageIdsSeen, visibleTotal, type Viewer } from './visibility.js';
-import { counted, counterKey, kept, listPage, type AnyQuery, type Listed, type Selection, type Walk } from './paging.js';
+import { byId, inserter, counted, counterKey, kept, listPage, type AnyQuery, type Listed, type Selection, type Walk } from './paging.js';
 
-export type PageRow = Selectable<PageTable>;
+export type PageRow = Selectable<Database['pages']>;
 const PAGE_COLUMNS = [
   'id', 'name', 'slug', 'description', 'privacy', 'page_configuration_id', 'user_id', 'created_at', 'updated_at',
 ] as const satisfies readonly (keyof PageRow)[];
@@ -16,7 +16,7 @@ void everyPageColumn;
 /** A list's rows with the page whose id is in the column `on`, as the row `as` (`Embeds` in paging.ts). */
 export const embedPage = (query: AnyQuery, on: string, as: string): AnyQuery =>
   query.leftJoin(`pages as ${as}`, `${as}.id`, on).select(PAGE_COLUMNS.map((column) => `${as}.${column} as ${as}__${column}`));
-export type PageConfigurationRow = Selectable<PageConfigurationTable>;
+export type PageConfigurationRow = Selectable<Database['page_configurations']>;
 
 export type { Viewer } from './visibility.js';
 
@@ -58,9 +58,7 @@ export function pagesRepo(db: Kysely<Database>) {
   };
 
   return {
-    async insert(row: PageRow): Promise<void> {
-      await db.insertInto('pages').values(row).execute();
-    },
+    insert: inserter(db, 'pages'),
     getById(id: string): Promise<PageRow | undefined> {
       return pageById(id).executeTakeFirst();
     },
@@ -95,12 +93,8 @@ export function pagesRepo(db: Kysely<Database>) {
 
 export function pageConfigurationsRepo(db: Kysely<Database>) {
   return {
-    async insert(row: PageConfigurationRow): Promise<void> {
-      await db.insertInto('page_configurations').values(row).execute();
-    },
-    getById(id: string): Promise<PageConfigurationRow | undefined> {
-      return db.selectFrom('page_configurations').selectAll().where('id', '=', id).executeTakeFirst();
-    },
+    insert: inserter(db, 'page_configurations'),
+    getById: byId(db, 'page_configurations'),
     async list(page: Pagination, filter: { name?: string } = {}): Promise<Listed<PageConfigurationRow>> {
       // By name: configurations sharing a name are few (an exact match on the name index).
       const q = db.selectFrom('page_configurations');

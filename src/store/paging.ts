@@ -1,4 +1,4 @@
-import { sql, type Expression, type RawBuilder, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { sql, type Expression, type Insertable, type RawBuilder, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import { AppError, ErrorCode } from '../shared/errors.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import { dialectOf } from './dialect.js';
@@ -17,6 +17,16 @@ export type AnyQuery = SelectQueryBuilder<any, any, any>;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyDb = Kysely<any>;
 
+/** A table's row by its id, its insert and its delete by id: what most repositories begin with. */
+export const byId = <T extends keyof Database>(db: Kysely<Database>, table: T) => (id: string) =>
+  (db as AnyDb).selectFrom(table as string).selectAll().where('id', '=', id).executeTakeFirst() as Promise<Selectable<Database[T]> | undefined>;
+export const inserter = <T extends keyof Database>(db: Kysely<Database>, table: T) => async (row: Insertable<Database[T]>): Promise<void> => {
+  await (db as AnyDb).insertInto(table).values(row).execute();
+};
+export const deleter = <T extends keyof Database>(db: Kysely<Database>, table: T) => async (id: string): Promise<void> => {
+  await (db as AnyDb).deleteFrom(table as string).where('id', '=', id).execute();
+};
+
 /** What a list selects of its walk's rows. */
 export type Selection = (query: AnyQuery) => AnyQuery;
 
@@ -34,14 +44,11 @@ export interface Walk {
   select?: Selection;
 }
 
-export interface Walked<Row> {
+/** A page of a list with its exact total. */
+export interface Listed<Row> {
   rows: Row[];
   /** The sort key of the last row when more rows follow: what a `cursor` carries. */
   next?: string[];
-}
-
-/** A page of a list with its exact total. */
-export interface Listed<Row> extends Walked<Row> {
   total: number;
 }
 
@@ -49,18 +56,22 @@ const KEY = (i: number) => `__k${i}`;
 /** The query with its walk's sort key selected (`__k0`, `__k1`, …), as a cursor and a merge read it. */
 const withKeys = (walk: Walk, query: AnyQuery): AnyQuery => walk.keys.reduce((q, key, i) => q.select(sql.ref(key).as(KEY(i))), query);
 
-/** A page: a range of the walks' indexes, from a cursor or a page number's key. A row in two walks comes once. */
-async function walkPage<Row>(
+/**
+ * A page and its exact total (an SQL expression), read in the rows' statement (alone only for an empty page): a range
+ * of the walks' indexes, from a cursor or a page number's key. A row in two walks comes once.
+ */
+export async function listPage<Row>(
   db: AnyDb,
   walks: Walk[],
   select: Selection,
   position: Pagination,
-  desc: boolean,
   total: Expression<number>,
+  desc = false,
   embeds?: Embeds,
   disjoint = false,
-): Promise<Walked<Row> & { total?: number }> {
-  if (walks.length === 0) return { rows: [] };
+): Promise<Listed<Row>> {
+  const alone = async () => Number((await db.selectNoFrom(sql<number>`${total}`.as('n')).execute())[0]?.n ?? 0);
+  if (walks.length === 0) return { rows: [], total: await alone() };
   const width = walks[0]!.keys.length;
   // Another list's cursor (another width) is not one we gave.
   if (position.cursor && position.cursor.length !== width)
@@ -85,7 +96,7 @@ async function walkPage<Row>(
     else {
       const [row] = (await skipper.execute()) as Record<string, unknown>[];
       // Past the end: no rows to carry the total.
-      if (!row) return { rows: [] };
+      if (!row) return { rows: [], total: await alone() };
       start = values(walks[0]!.keys.map((_, i) => String(row[KEY(i)])));
     }
   }
@@ -113,7 +124,7 @@ async function walkPage<Row>(
   const found = walks.length === 1 && !embeds ? read : merged(read, keysOf, desc);
   const next = found.length > n ? keysOf(found[n - 1]!) : undefined;
   const rows = found.slice(0, n).map(rowShape(found[0]) as (row: Record<string, unknown>) => Row);
-  return counted === undefined ? { rows, next } : { rows, next, total: Number(counted) };
+  return { rows, next, total: counted === undefined ? await alone() : Number(counted) };
 }
 
 const TOTAL = '__total';
@@ -200,23 +211,6 @@ function keyAt(db: AnyDb, walks: Walk[], skip: number, direction: 'asc' | 'desc'
     for (const column of columns) skipper = skipper.orderBy(sql.ref(column), direction);
   }
   return skipper.limit(1).offset(skip);
-}
-
-/** A page and its exact total (an SQL expression), read in the rows' statement; alone only for an empty page. */
-export async function listPage<Row>(
-  db: AnyDb,
-  walks: Walk[],
-  select: Selection,
-  position: Pagination,
-  total: Expression<number>,
-  desc = false,
-  embeds?: Embeds,
-  disjoint = false,
-): Promise<Listed<Row>> {
-  const walked = await walkPage<Row>(db, walks, select, position, desc, total, embeds, disjoint);
-  if (walked.total !== undefined) return { ...walked, total: walked.total };
-  const alone = await db.selectNoFrom(sql<number>`${total}`.as('n')).execute();
-  return { ...walked, total: Number(alone[0]?.n ?? 0) };
 }
 
 /** The sum of kept counts (a key given twice counts twice). SQL text, not a builder: it is built every request. */

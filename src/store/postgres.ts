@@ -6,16 +6,7 @@ import { SqliteTypesOnPostgres } from './dialect.js';
 import { AccessListener, watchAccessWrites } from './pg-listener.js';
 import type { Database as Schema } from './schema.js';
 import { SecretBox } from './secret-box.js';
-import { createKyselyStore, migrateToLatest, SchemaTooNewError, type Store } from './store.js';
-
-export interface PostgresStoreOptions {
-  /** AGORA_SECRET_KEY: seals stored secrets. Required to serve (every process must share it); see `openStore`. */
-  secretKey?: string;
-  /** Sees every query the store runs, with its parameters. */
-  onQuery?: (sql: string, parameters: readonly unknown[]) => void;
-  /** Told the migrations applied on opening (none when the schema was current). */
-  onMigrated?: (applied: string[]) => void;
-}
+import { createKyselyStore, migrateToLatest, SchemaTooNewError, type OpenStoreOptions, type Store } from './store.js';
 
 const INT8 = 20;
 
@@ -34,7 +25,7 @@ function withSessionSettings(url: string): pg.PoolConfig {
  * Opens the PostgreSQL store at `url` (libpq's parameters, e.g. `?options=-c%20search_path%3Dagora` for a schema of its
  * own) and applies the migrations it lacks. The schema is SQLite's, column for column (`SqliteTypesOnPostgres`).
  */
-export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store> {
+export async function openPostgresStore(url: string, options: OpenStoreOptions = {}): Promise<Store> {
   const where = describePostgresUrl(url);
   const pool = new pg.Pool({
     ...withSessionSettings(url),

@@ -1,17 +1,12 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { selectStatuses, statusExtras, type CommentRow, type LikeRow, type StatusListed, type StatusRow } from './content.js';
-import type { RemovedContentTable } from './moderation-tables.js';
 import { counterKey, kept, keptEach, listPage, type Listed } from './paging.js';
 import type { Database } from './schema.js';
 import { closedPagesIn, conversationsIn, ofSuspendedAuthors, statusPlaceReadableBy, statusReadableBy, type Viewer } from './visibility.js';
 
-export type RemovedRow = Selectable<RemovedContentTable>;
-export interface Removal {
-  removed_at: string;
-  removed_by: string;
-  removal_reason: string | null;
-}
+export type RemovedRow = Selectable<Database['removed_content']>;
+export type Removal = Pick<RemovedRow, 'removed_at' | 'removed_by' | 'removal_reason'>;
 
 export interface RemovedFilter {
   target_type?: 'Status' | 'Comment';

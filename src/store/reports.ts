@@ -2,14 +2,13 @@ import type { Kysely, RawBuilder, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { REPORT_STATES, REPORT_TARGET_TYPES } from '../shared/report-kinds.js';
 import { dialectOf, fixed } from './dialect.js';
-import type { ReportTable } from './moderation-tables.js';
 import { counterKey, listAnyOf, matchingAnyOf, type Embeds, type Listed, type Selection } from './paging.js';
 import { embedUser, type UserWithRole } from './users.js';
 import type { Database } from './schema.js';
-import { reportsSeenBy, type Viewer } from './visibility.js';
+import { accessRequestsSeenBy as reportsSeenBy, type Viewer } from './visibility.js';
 
 /** The page's creator is the store's own (written from the page on insert): the domain neither writes nor reads it. */
-export type ReportRow = Omit<Selectable<ReportTable>, 'page_owner_id'>;
+export type ReportRow = Omit<Selectable<Database['reports']>, 'page_owner_id'>;
 /** A report as its list reads it: with the user it reports, or the reported content's author (`target_user_id`). */
 export type ReportListed = ReportRow & { target?: UserWithRole };
 const withReportedUser: Embeds = (q, rows) => embedUser(q, `${rows}.target_user_id`, 'target');

@@ -5,24 +5,13 @@ import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from
 import type { Database as Schema } from './schema.js';
 import { SecretBox } from './secret-box.js';
 import type { OtherProcessesWatch } from './notification-watch.js';
-import { createKyselyStore, migrateToLatest, type Store } from './store.js';
-
-export interface SqliteStoreOptions {
-  /** AGORA_SECRET_KEY: seals stored secrets; without it, a key file beside the database (`<db>.key`, 0600). */
-  secretKey?: string;
-  /** Sees every query the store runs, with its parameters (the query-plan test). */
-  onQuery?: (sql: string, parameters: readonly unknown[]) => void;
-  /** Told the migrations applied on opening (none when the schema was current). */
-  onMigrated?: (applied: string[]) => void;
-  /** How often, while notifications are watched, the store looks whether another process wrote some (1,000 ms). */
-  notificationPollMs?: number;
-}
+import { createKyselyStore, migrateToLatest, type OpenStoreOptions, type Store } from './store.js';
 
 /**
  * Opens (creating if needed; `:memory:` for a throwaway) the SQLite store and migrates it. A file agora creates is
  * 0600 (its `-wal` and `-shm` take the file's mode), its folder 0700.
  */
-export async function openSqliteStore(file: string, options: SqliteStoreOptions = {}): Promise<Store> {
+export async function openSqliteStore(file: string, options: OpenStoreOptions = {}): Promise<Store> {
   const inMemory = file === ':memory:' || file === '';
   if (!inMemory) createPrivately(file);
   const secrets = options.secretKey
@@ -170,31 +159,25 @@ function withStatementCache(sqlite: Database.Database, writes: { count: number }
   };
 }
 
-/** A writing statement bumps the write count each run (`readonly`, not `reader`: `INSERT … RETURNING` writes). */
+/** A writing statement (`readonly`, not `reader`: `INSERT … RETURNING` writes) bumps the write count each run. */
 function countingWrites(statement: Database.Statement, writes: { count: number }): SqliteStatement {
   const rows = statement.reader ? rowsOf(statement) : undefined;
-  const all = rows
-    ? (parameters: readonly unknown[]) => rows(statement.all(...parameters) as unknown[][])
-    : (parameters: readonly unknown[]) => statement.all(...parameters);
-  const iterate = rows
-    ? function* (parameters: readonly unknown[]) {
-        for (const values of statement.iterate(...parameters)) yield rows([values as unknown[]])[0];
-      }
-    : (parameters: readonly unknown[]) => statement.iterate(...parameters);
-  if (statement.readonly) return { reader: statement.reader, all, run: (parameters) => statement.run(...parameters), iterate };
+  const ran = () => {
+    if (!statement.readonly) writes.count += 1;
+  };
   return {
     reader: statement.reader,
-    all: (parameters) => {
-      writes.count += 1;
-      return all(parameters);
+    all(parameters) {
+      ran();
+      return rows ? rows(statement.all(...parameters) as unknown[][]) : statement.all(...parameters);
     },
-    run: (parameters) => {
-      writes.count += 1;
+    run(parameters) {
+      ran();
       return statement.run(...parameters);
     },
-    iterate: (parameters) => {
-      writes.count += 1;
-      return iterate(parameters);
+    *iterate(parameters) {
+      ran();
+      for (const values of statement.iterate(...parameters)) yield rows ? rows([values as unknown[]])[0] : values;
     },
   };
 }

@@ -1,4 +1,4 @@
-import { Kysely, Migrator, sql, type MigrationProvider } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import { apiKeysRepo, idempotencyRepo, permissionSetsRepo } from './access.js';
 import { checkCounts, type Drift } from './counters.js';
 import { dialectOf, type Dialect } from './dialect.js';
@@ -22,12 +22,6 @@ import { pageConfigurationsRepo, pagesRepo } from './pages.js';
 import type { Database } from './schema.js';
 import { SecretBox } from './secret-box.js';
 import { usersRepo } from './users.js';
-
-class StaticMigrations implements MigrationProvider {
-  async getMigrations() {
-    return MIGRATIONS;
-  }
-}
 
 /** One repository per resource, over one Kysely instance (a transaction's, inside one). */
 function repositories(db: Kysely<Database>, dialect: Dialect, secrets: SecretBox, notifications: Parameters<typeof notificationsRepo>[1]) {
@@ -80,8 +74,6 @@ export interface Store extends Readonly<ReturnType<typeof repositories>> {
   watchNotifications(listener: NotifiedListener): () => void;
   close(): Promise<void>;
 }
-
-export type { Dialect };
 
 export function createKyselyStore(
   db: Kysely<Database>,
@@ -173,6 +165,18 @@ export function createKyselyStore(
   return store;
 }
 
+/** How a store is opened (`openStore`, and each engine's). */
+export interface OpenStoreOptions {
+  /** AGORA_SECRET_KEY: seals stored secrets (SQLite: else the key file `<db>.key` beside the database; PostgreSQL: required to serve). */
+  secretKey?: string;
+  /** Sees every query the store runs, with its parameters. */
+  onQuery?: (sql: string, parameters: readonly unknown[]) => void;
+  /** Told the migrations applied on opening (none when the schema was current). */
+  onMigrated?: (applied: string[]) => void;
+  /** SQLite: how often, while notifications are watched, another process's are looked for (1,000 ms). */
+  notificationPollMs?: number;
+}
+
 /** The schema versions this build knows, oldest first; the last is the newest. */
 export const KNOWN_MIGRATIONS: readonly string[] = Object.keys(MIGRATIONS).sort();
 export const SCHEMA_VERSION = KNOWN_MIGRATIONS[KNOWN_MIGRATIONS.length - 1]!;
@@ -182,9 +186,9 @@ export class SchemaTooNewError extends Error {
   override name = 'SchemaTooNewError';
 }
 
-/** PostgreSQL's current schema (undefined for SQLite). */
-async function schemaOf(db: Kysely<Database>): Promise<string | undefined> {
-  if (dialectOf(db) !== 'postgres') return undefined;
+/** PostgreSQL's current schema (SQLite's is `main`). */
+async function schemaOf(db: Kysely<Database>): Promise<string> {
+  if (dialectOf(db) !== 'postgres') return 'main';
   const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
   const schema = rows[0]?.schema;
   if (!schema) throw new Error('no schema to create the tables in: the search_path names no schema that exists');
@@ -236,35 +240,27 @@ export async function migrateToLatest(db: Kysely<Database>, migrationDb: Kysely<
   refuseNewerSchema(applied);
   if (KNOWN_MIGRATIONS.every((name) => applied.includes(name))) return [];
   refuseUnordered(applied);
-  const schema = await schemaOf(db);
-  if (schema !== undefined) return migratePostgres(migrationDb, schema);
-  const migrator = new Migrator({
-    db: migrationDb,
-    provider: new StaticMigrations(),
-    allowUnorderedMigrations: false,
-  });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) {
-    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
-    throw new Error(`database migration ${failed ?? ''} failed: ${String((error as Error)?.message ?? error)}`);
-  }
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  return migrate(migrationDb, await schemaOf(db), dialectOf(db) === 'postgres');
 }
 
 /** The advisory lock Kysely's migrator takes on PostgreSQL: an agora that still migrates with it waits for ours. */
 const MIGRATION_LOCK = '3853314791062309107';
 
 /**
- * PostgreSQL's migrations, not by Kysely's `Migrator`, which reads every schema's catalog before taking its lock and
- * can fail on another schema's DDL. Under the same advisory lock, so stores of one database migrate one at a time.
+ * The migrations, not by Kysely's `Migrator`, which on PostgreSQL reads every schema's catalog before taking its lock
+ * and can fail on another schema's DDL. PostgreSQL: in one transaction, under the same advisory lock as Kysely's, so
+ * stores of one database migrate one at a time.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the migrations' Kysely, typed against no schema
-async function migratePostgres(migrationDb: Kysely<any>, schema: string): Promise<string[]> {
+async function migrate(migrationDb: Kysely<any>, schema: string, pg: boolean): Promise<string[]> {
   const table = (name: string) => sql.id(schema, name);
   return migrationDb.connection().execute(async (connection) => {
-    await sql`select pg_advisory_lock(${sql.lit(MIGRATION_LOCK)}::bigint)`.execute(connection);
+    if (pg) await sql`select pg_advisory_lock(${sql.lit(MIGRATION_LOCK)}::bigint)`.execute(connection);
     try {
-      return await connection.transaction().execute(async (trx) => {
+      // SQLite runs its migrations outside a transaction, as Kysely's migrator did (some open their own: `steps.ts`).
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the migrations' Kysely, typed against no schema
+      const inTransaction = <T>(run: (trx: Kysely<any>) => Promise<T>) => (pg ? connection.transaction().execute(run) : run(connection));
+      return await inTransaction(async (trx) => {
         const tables = trx.schema.withSchema(schema);
         await tables
           .createTable('kysely_migration')
@@ -299,7 +295,7 @@ async function migratePostgres(migrationDb: Kysely<any>, schema: string): Promis
       });
     } finally {
       // A dead connection let the lock go already: the migration's own error is the one to tell.
-      await sql`select pg_advisory_unlock(${sql.lit(MIGRATION_LOCK)}::bigint)`.execute(connection).catch(() => undefined);
+      if (pg) await sql`select pg_advisory_unlock(${sql.lit(MIGRATION_LOCK)}::bigint)`.execute(connection).catch(() => undefined);
     }
   });
 }

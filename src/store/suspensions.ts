@@ -1,9 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { SuspensionTable } from './moderation-tables.js';
 import type { Database } from './schema.js';
 import { suspendedAt } from './visibility.js';
 
-export type SuspensionRow = Selectable<SuspensionTable>;
+export type SuspensionRow = Selectable<Database['suspensions']>;
 
 export function suspensionsRepo(db: Kysely<Database>) {
   return {

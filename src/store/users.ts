@@ -1,27 +1,21 @@
 import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { slugsStartingWith } from './slugs.js';
-import type { Database, UserTable } from './schema.js';
+import type { Database } from './schema.js';
 import { counted, counterKey, counterOf, kept, listPage, type AnyQuery, type Embeds, type Listed, type Selection } from './paging.js';
 
 /** A user as read: never their password's hash, which nothing reads back. */
-export type UserRow = Omit<Selectable<UserTable>, 'password_hash' | 'nickname_key'>;
+export type UserRow = Omit<Selectable<Database['users']>, 'password_hash' | 'nickname_key'>;
 const USER_COLUMNS = [
   'id', 'first_name', 'last_name', 'nickname', 'email', 'permission_set_id', 'slug',
   'conditions_accepted_at', 'confidentiality_accepted_at', 'created_at', 'updated_at',
 ] as const satisfies readonly (keyof UserRow)[];
-/** A user with their role's fields that user records show. */
-export interface UserWithRole extends UserRow {
-  role_name: string;
-  role_system_key: string | null;
-  role_show_as_tagline: number;
-  role_image_url: string | null;
-  /** The user's suspension, when a row is kept (in force or past its `until`); absent where not read. */
-  suspension_reason?: string | null;
-  suspension_until?: string | null;
-  suspension_created_at?: string | null;
-  suspension_created_by?: string | null;
-}
+const ROLE_COLUMNS = ['name', 'system_key', 'show_as_tagline', 'image_url'] as const;
+const SUSPENSION_COLUMNS = ['reason', 'until', 'created_at', 'created_by'] as const;
+/** A user with their role's fields that user records show, and their suspension when a row is kept (in force or past its `until`; absent where not read). */
+export type UserWithRole = UserRow & { [C in (typeof ROLE_COLUMNS)[number] as `role_${C}`]: Database['permission_sets'][C] } & {
+  [C in (typeof SUSPENSION_COLUMNS)[number] as `suspension_${C}`]?: Database['suspensions'][C] | null;
+};
 
 /** What makes two nicknames the same one: compatibility-normalised, lower case. */
 const nicknameKey = (nickname: string): string => nickname.normalize('NFKC').toLowerCase();
@@ -35,14 +29,8 @@ export interface UserFilter {
 /** What a user row selects, from the tables under the given names, each column prefixed by `prefix`. */
 const userColumns = (user: string, role: string, suspension: string, prefix = '') => [
   ...USER_COLUMNS.map((column) => `${user}.${column} as ${prefix}${column}`),
-  `${role}.name as ${prefix}role_name`,
-  `${role}.system_key as ${prefix}role_system_key`,
-  `${role}.show_as_tagline as ${prefix}role_show_as_tagline`,
-  `${role}.image_url as ${prefix}role_image_url`,
-  `${suspension}.reason as ${prefix}suspension_reason`,
-  `${suspension}.until as ${prefix}suspension_until`,
-  `${suspension}.created_at as ${prefix}suspension_created_at`,
-  `${suspension}.created_by as ${prefix}suspension_created_by`,
+  ...ROLE_COLUMNS.map((column) => `${role}.${column} as ${prefix}role_${column}`),
+  ...SUSPENSION_COLUMNS.map((column) => `${suspension}.${column} as ${prefix}suspension_${column}`),
 ];
 
 const joinRole = (q: SelectQueryBuilder<Database, 'users', object>) =>
@@ -69,7 +57,7 @@ export function usersRepo(db: Kysely<Database>) {
   const selectWithRole: Selection = (query) => joinRole(query as SelectQueryBuilder<Database, 'users', object>);
 
   return {
-    async insert(row: Omit<Selectable<UserTable>, 'nickname_key'>): Promise<void> {
+    async insert(row: Omit<Selectable<Database['users']>, 'nickname_key'>): Promise<void> {
       await db
         .insertInto('users')
         .values({ ...row, nickname_key: nicknameKey(row.nickname) })

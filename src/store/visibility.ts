@@ -54,9 +54,6 @@ export function accessRequestsSeenBy(viewer: Viewer): 'all' | { user_id?: string
   return viewer.isAdmin ? 'all' : [{ user_id: viewer.id }, { owner: viewer.id }];
 }
 
-/** The same rule as access requests': the record's user (the reporter), or the page's creator. */
-export const reportsSeenBy = accessRequestsSeenBy;
-
 export function invitesSeenBy(viewer: Viewer): 'all' | { user_id?: string; user_target_id?: string; owner?: string }[] {
   return viewer.isAdmin ? 'all' : [{ user_id: viewer.id }, { user_target_id: viewer.id }, { owner: viewer.id }];
 }

@@ -1,12 +1,12 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Dialect } from './dialect.js';
 import type { Pagination } from '../shared/schemas/common.js';
-import type { Database, WebhookDeliveryTable, WebhookTable } from './schema.js';
+import type { Database } from './schema.js';
 import { SecretBox } from './secret-box.js';
-import { counterKey, kept, listPage, type Listed, type Selection } from './paging.js';
+import { byId, deleter, inserter, counterKey, kept, listPage, type Listed, type Selection } from './paging.js';
 
-export type WebhookRow = Selectable<WebhookTable>;
-export type DeliveryRow = Selectable<WebhookDeliveryTable>;
+export type WebhookRow = Selectable<Database['webhooks']>;
+export type DeliveryRow = Selectable<Database['webhook_deliveries']>;
 
 const selectWebhooks: Selection = (q) => q.selectAll('webhooks');
 const selectDeliveries: Selection = (q) => q.selectAll('webhook_deliveries');
@@ -27,9 +27,7 @@ export function webhooksRepo(db: Kysely<Database>, box: SecretBox) {
         .values({ ...row, secret: box.seal(row.secret) })
         .execute();
     },
-    getById(id: string): Promise<WebhookRow | undefined> {
-      return db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
-    },
+    getById: byId(db, 'webhooks'),
     all(): Promise<WebhookRow[]> {
       return db.selectFrom('webhooks').selectAll().orderBy('id').execute();
     },
@@ -51,9 +49,7 @@ export function webhooksRepo(db: Kysely<Database>, box: SecretBox) {
         kept([counterKey('webhooks', [])]),
       );
     },
-    async delete(id: string): Promise<void> {
-      await db.deleteFrom('webhooks').where('id', '=', id).execute();
-    },
+    delete: deleter(db, 'webhooks'),
     /**
      * The circuit breaker (senders may share the store: failures are added in SQL): a success closes it; `threshold`
      * failures in a row open it for `openMs`, doubled at each further failure up to `maxOpenMs`.
@@ -93,12 +89,8 @@ export function webhooksRepo(db: Kysely<Database>, box: SecretBox) {
 /** The delivery outbox: rows written in the same transaction as the change they report. */
 export function deliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
   return {
-    async insert(row: DeliveryRow): Promise<void> {
-      await db.insertInto('webhook_deliveries').values(row).execute();
-    },
-    getById(id: string): Promise<DeliveryRow | undefined> {
-      return db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst();
-    },
+    insert: inserter(db, 'webhook_deliveries'),
+    getById: byId(db, 'webhook_deliveries'),
     /**
      * Claims a webhook's due deliveries by moving their next attempt to the lease's end (due again after a crash). On
      * PostgreSQL `SKIP LOCKED`, so concurrent senders take different ones.

@@ -3,22 +3,14 @@ import { issueApiKey } from '../../src/domain/api-keys.js';
 import { useApp, type Answer } from '../helpers/app.js';
 import { HEX_ID } from '../helpers/api.js';
 import { onPostgres, openRaw } from '../helpers/store-target.js';
+import type { AuditEntry } from '../../src/shared/schemas/audit.js';
 
 /** GET /audit_log and the entry every administrative change writes in its own transaction (docs/api.md). */
 
 const statements: string[] = [];
 const t = useApp({ webhooks: { allowPrivate: true }, storeOptions: { onQuery: (sql) => statements.push(sql) } });
 
-interface Entry {
-  id: string;
-  created_at: string;
-  actor_id: string | null;
-  action: string;
-  target_type: string;
-  target_id: string;
-  summary: string;
-  request_id: string | null;
-}
+type Entry = AuditEntry;
 type Member = Awaited<ReturnType<typeof t.member>>;
 
 let configId: string;

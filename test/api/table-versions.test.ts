@@ -56,7 +56,7 @@ describe('lists after writes by another connection', () => {
     const followed = await t.member();
     expect((await t.call('POST', '/follows', { body: { user_id: user.id, followable_type: 'User', followable_id: followed.user.id } })).status).toBe(201);
     await other.transaction((tx) =>
-      tx.follows.insert({ id: newId(), user_id: followed.user.id, followable_type: 'User', followable_id: user.id, created_at: new Date().toISOString() }),
+      tx.follows.insertIfAbsent({ id: newId(), user_id: followed.user.id, followable_type: 'User', followable_id: user.id, created_at: new Date().toISOString() }),
     );
     expect(await page3()).toEqual(first);
 
@@ -79,7 +79,7 @@ describe('lists after writes by another connection', () => {
       (await t.call('GET', `/pages?page_configuration_id=${config}`, { as: creds })).body as { items: { id: string }[]; total_items: number };
     expect(await listed()).toMatchObject({ items: [], total_items: 0 });
     await other.transaction((tx) =>
-      tx.follows.insert({ id: newId(), user_id: user.id, followable_type: 'Page', followable_id: secret, created_at: new Date().toISOString() }),
+      tx.follows.insertIfAbsent({ id: newId(), user_id: user.id, followable_type: 'Page', followable_id: secret, created_at: new Date().toISOString() }),
     );
     const after = await listed();
     expect(after.items.map((p) => p.id)).toEqual([secret]);

@@ -257,6 +257,18 @@ describe('GET /users', () => {
     expect((await call(server, 'GET', '/users?role=Nobody')).body).toEqual({ items: [], total_items: 0 });
   });
 
+  it('filters by a role whose name begins with a capital beyond ASCII, as it is written', async () => {
+    const name = `Équipe ${tag()}`;
+    const role = await call(server, 'POST', '/permission_sets', { body: { name, permissions: { users: { index: true } } } });
+    expect(role.status, JSON.stringify(role.body)).toBe(201);
+    const someone = await createUser(server);
+    expect((await call(server, 'PUT', `/users/${someone.id}/role`, { body: { permission_set_id: role.body.id } })).status).toBe(200);
+    for (const ref of [role.body.id, name, name.replace('Équipe', 'ÉQUIPE')]) {
+      const res = await call(server, 'GET', `/users?role=${encodeURIComponent(ref)}`);
+      expect(res.body, ref).toMatchObject({ items: [{ id: someone.id }], total_items: 1 });
+    }
+  });
+
   it('filters by nickname with an exact match', async () => {
     const base = `ada${tag()}`;
     const ada = await createUser(server, { nickname: base });

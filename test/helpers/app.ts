@@ -216,6 +216,6 @@ export function insertPage(
 export async function seedFollows(store: Store, userIds: string[], type: 'Page' | 'User', targetId: string, now: string) {
   await store.transaction(async (tx) => {
     for (const userId of userIds)
-      await tx.follows.insert({ id: newId(), user_id: userId, followable_type: type, followable_id: targetId, created_at: now });
+      await tx.follows.insertIfAbsent({ id: newId(), user_id: userId, followable_type: type, followable_id: targetId, created_at: now });
   });
 }
