@@ -222,13 +222,19 @@ describe('times in a table that would not fit', () => {
 });
 
 describe('prompts', () => {
-  it('asks for every missing value, re-asks an invalid one, masks the password, and creates the user', async () => {
+  it('asks for every missing value, re-asks an invalid one or a nickname taken, masks the password, and creates the user', async () => {
     const nickname = `pat_${tag()}`;
+    const taken = `Taken_${tag()}`;
+    expect((await call(server, 'POST', '/users', { body: { first_name: 'T', last_name: 'T', nickname: taken, email: `${taken}@example.org`, password: 'long enough 42', accept_conditions: true, accept_confidentiality: true } })).status).toBe(201);
     term.clear();
     const run = term.agora('users create --first-name Pat --last-name Doe');
     await term.waitFor(/Nickname/);
     term.type('no spaces allowed');
     await term.waitFor(/may contain only/);
+    term.keys('C-u');
+    // Taken whatever its case: said at once, not after every other question.
+    term.type(taken.toLowerCase());
+    await term.waitFor(/is taken/);
     term.keys('C-u');
     term.type(nickname);
     await term.waitFor(/Email/);

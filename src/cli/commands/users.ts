@@ -56,6 +56,11 @@ export function registerUserCommands(program: Command): void {
       ]);
       const password = o.passwordStdin ? await secretFromStdin('--password-stdin') : (o.password ?? process.env.AGORA_USER_PASSWORD);
       const field = CreateUserInput.shape;
+      // Asked at a terminal, a nickname taken (whatever its case) is said at once; a caller who may not list users learns it at the end.
+      const nicknameTaken = async (nickname: string) => {
+        const found = await client.get<{ items: User[] }>('/users', { nickname, per_page: 1 }).then((page) => page.items[0], () => undefined);
+        return found ? `${nickname} is taken (by ${found.nickname}): pick another` : undefined;
+      };
       const values = await askMissing(
         {
           first_name: o.firstName,
@@ -69,7 +74,7 @@ export function registerUserCommands(program: Command): void {
         {
           first_name: { flag: '--first-name', message: 'First name', check: fieldCheck(field.first_name) },
           last_name: { flag: '--last-name', message: 'Last name', check: fieldCheck(field.last_name) },
-          nickname: { flag: '--nickname', message: 'Nickname', check: fieldCheck(field.nickname) },
+          nickname: { flag: '--nickname', message: 'Nickname', check: async (v) => fieldCheck(field.nickname)(v) ?? (await nicknameTaken(v)) },
           email: { flag: '--email', message: 'Email', check: fieldCheck(field.email) },
           password: { flag: '--password-stdin', message: 'Password', kind: 'secret', check: fieldCheck(field.password) },
           accept_conditions: { flag: '--accept-conditions', message: 'Does the user accept the conditions of use?', kind: 'confirm' },
