@@ -1,4 +1,4 @@
-import { type Kysely, type Selectable, sql } from 'kysely';
+import { type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database } from './schema.js';
 import { byId, deleter, inserter, counted, counterKey, kept, listPage, type Listed, type Selection } from './paging.js';
@@ -26,13 +26,15 @@ export function permissionSetsRepo(db: Kysely<Database>, dialect: Dialect) {
       return db.selectFrom('permission_sets').selectAll().where('system_key', '=', key).executeTakeFirst();
     },
     /**
-     * By id, or by name whatever the case of its ASCII letters: `lower` of a name folds those only (SQLite's, and
-     * PostgreSQL's under the column's "C" collation), so the name asked for is folded the same way, not by JavaScript's.
+     * By id, or by name whatever its case, folded as the unique name and `GET /permission_sets?name=` fold it
+     * (JavaScript's `toLowerCase`, beyond ASCII too): the engines' `lower` folds ASCII only (SQLite's, and PostgreSQL's
+     * under the column's "C" collation), so the few roles are compared here.
      */
     async findByRef(ref: string): Promise<PermissionSetRow | undefined> {
       const byId = await db.selectFrom('permission_sets').selectAll().where('id', '=', ref).executeTakeFirst();
-      const folded = ref.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
-      return byId ?? db.selectFrom('permission_sets').selectAll().where(sql`lower(name)`, '=', folded).executeTakeFirst();
+      if (byId) return byId;
+      const wanted = ref.toLowerCase();
+      return (await db.selectFrom('permission_sets').selectAll().orderBy('id').execute()).find((set) => set.name.toLowerCase() === wanted);
     },
     list(): Promise<PermissionSetRow[]> {
       return db.selectFrom('permission_sets').selectAll().orderBy('id').execute();

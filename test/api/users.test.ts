@@ -269,6 +269,22 @@ describe('GET /users', () => {
     }
   });
 
+  it('filters by a role named in any case beyond ASCII too, as GET /permission_sets?name= and the unique name do', async () => {
+    const name = `Équipe ${tag()}`;
+    const role = await call(server, 'POST', '/permission_sets', { body: { name, permissions: { users: { index: true } } } });
+    expect(role.status, JSON.stringify(role.body)).toBe(201);
+    // The same name in another case is taken…
+    expect((await call(server, 'POST', '/permission_sets', { body: { name: name.toLowerCase(), permissions: {} } })).status).toBe(409);
+    // …and found by the roles' own name filter.
+    expect((await call(server, 'GET', `/permission_sets?name=${encodeURIComponent(name.toLowerCase())}`)).body).toMatchObject({ total_items: 1 });
+    const someone = await createUser(server);
+    expect((await call(server, 'PUT', `/users/${someone.id}/role`, { body: { permission_set_id: role.body.id } })).status).toBe(200);
+    for (const ref of [name.toLowerCase(), name.toUpperCase()]) {
+      const res = await call(server, 'GET', `/users?role=${encodeURIComponent(ref)}`);
+      expect(res.body, ref).toMatchObject({ items: [{ id: someone.id }], total_items: 1 });
+    }
+  });
+
   it('filters by nickname with an exact match', async () => {
     const base = `ada${tag()}`;
     const ada = await createUser(server, { nickname: base });
