@@ -33,6 +33,7 @@
 // are multiples of the floor's GET /pages figure (CPU µs a request, server + backends), as in the issue.
 // Env: BENCH_DURATION, BENCH_CONNECTIONS, BENCH_PAGES, BENCH_ENGINES (sqlite,pg), BENCH_CLASSES (a subset of
 // first,pages,cursors,numbers,mixed,follows,stream,statuses), BENCH_STATUSES, BENCH_KINDS=1 (each list of `first` measured apart too, printed only),
+// BENCH_FIRST (the lists `first` picks from, e.g. `users,events`: to profile one),
 // BENCH_PG_URL, BENCH_NODE_ARGS (node flags of agora serve, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
 // CPU figures are steadier than req/s on a busy machine, but still inflated by it: give the load (printed before
 // each run) with the figures.
@@ -97,7 +98,9 @@ async function traffic(s, base) {
       return { path: `${PREFIX}/users/${s.memberIds[i]}/notifications`, headers: s.members[i] };
     },
   };
-  const firsts = Object.values(kinds);
+  // BENCH_FIRST=users,events: the first class made of those lists only (to profile one).
+  const only = process.env.BENCH_FIRST?.split(',');
+  const firsts = Object.entries(kinds).filter(([name]) => !only || only.includes(name)).map(([, kind]) => kind);
   // Each kind answers 200 before anything is measured.
   for (const kind of firsts)
     for (let k = 0; k < 8; k++) {

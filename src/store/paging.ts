@@ -129,30 +129,42 @@ export async function listPage<Row>(
 
 const TOTAL = '__total';
 
-/** A page's rows without the `__…` columns, each embedded record as a row of its own, absent when its id is null. */
+/**
+ * A page's rows without the `__…` columns, each embedded record as a row of its own, absent when its id is null.
+ * One function per list of columns (a list's statement has one), compiled to object literals: a loop copying each
+ * column by name costs a slow keyed load and store a value, a fifth of a wide list's CPU (docs/performance.md,
+ * "Rows made objects"). The names are our SQL's columns, written as string literals.
+ */
 function rowShape(first: Record<string, unknown> | undefined): (row: Record<string, unknown>) => Record<string, unknown> {
-  const own: string[] = [];
-  const embedded = new Map<string, [column: string, as: string][]>();
-  for (const column of first ? Object.keys(first) : []) {
-    const at = column.indexOf('__');
-    if (at === -1) own.push(column);
-    else if (at > 0) {
-      const name = column.slice(0, at);
-      embedded.set(name, [...(embedded.get(name) ?? []), [column, column.slice(at + 2)]]);
+  const columns = first ? Object.keys(first) : [];
+  const key = columns.join(',');
+  let shape = shapes.get(key);
+  if (!shape) {
+    const own: string[] = [];
+    const embedded = new Map<string, [column: string, as: string][]>();
+    for (const column of columns) {
+      const at = column.indexOf('__');
+      if (at === -1) own.push(column);
+      else if (at > 0) {
+        const name = column.slice(0, at);
+        embedded.set(name, [...(embedded.get(name) ?? []), [column, column.slice(at + 2)]]);
+      }
     }
+    const q = JSON.stringify;
+    const fields = (list: [string, string][]) => `{${list.map(([column, as]) => `${q(as)}: r[${q(column)}]`).join(', ')}}`;
+    const body = [
+      `const s = ${fields(own.map((c) => [c, c]))};`,
+      ...[...embedded].map(([name, list]) => `if (r[${q(`${name}__id`)}] != null) s[${q(name)}] = ${fields(list)};`),
+      'return s;',
+    ].join('\n');
+    if (shapes.size >= 1000) shapes.clear();
+    // Compiled once per list of columns, from their names.
+    shape = new Function('r', body) as (row: Record<string, unknown>) => Record<string, unknown>;
+    shapes.set(key, shape);
   }
-  return (row) => {
-    const shaped: Record<string, unknown> = {};
-    for (const column of own) shaped[column] = row[column];
-    for (const [name, columns] of embedded) {
-      if (row[`${name}__id`] === null || row[`${name}__id`] === undefined) continue;
-      const record: Record<string, unknown> = {};
-      for (const [column, as] of columns) record[as] = row[column];
-      shaped[name] = record;
-    }
-    return shaped;
-  };
+  return shape;
 }
+const shapes = new Map<string, (row: Record<string, unknown>) => Record<string, unknown>>();
 
 /** SQLite refuses a compound SELECT of more than 500 terms: a stream of more sources is a union of unions. */
 const MAX_UNION = 400;
