@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { existsSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 
 const PREFIX = 'enc:v1:';
 
@@ -25,17 +25,22 @@ export class SecretBox {
     return new SecretBox(randomBytes(32));
   }
 
-  /** The key file beside the database, created 0600 on first use; of two processes creating it, the first wins. */
+  /**
+   * The key file beside the database, created 0600 on first use; of two processes creating it, the first wins.
+   * Written whole under another name, then linked to its own: one opening the store at the same moment never
+   * reads it empty.
+   */
   static fromKeyFile(path: string): SecretBox {
-    try {
-      const fd = openSync(path, 'wx', 0o600);
+    if (!existsSync(path)) {
+      const draft = `${path}.${process.pid}-${randomBytes(4).toString('hex')}`;
+      writeFileSync(draft, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
       try {
-        writeSync(fd, `${randomBytes(32).toString('base64')}\n`);
+        linkSync(draft, path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       } finally {
-        closeSync(fd);
+        rmSync(draft, { force: true });
       }
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     const key = Buffer.from(readFileSync(path, 'utf8').trim(), 'base64');
     if (key.length !== 32) throw new Error(`${path} does not hold a 256-bit key (base64)`);

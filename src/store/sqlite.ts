@@ -20,7 +20,7 @@ export async function openSqliteStore(file: string, options: OpenStoreOptions = 
       ? SecretBox.ephemeral()
       : SecretBox.fromKeyFile(`${file}.key`);
   const sqlite = new Database(file);
-  sqlite.pragma('journal_mode = WAL');
+  await intoWal(sqlite);
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
@@ -134,6 +134,26 @@ function watchOtherProcesses(versionOfNotifications: () => string, pollMs: numbe
  */
 export function withStableLimits(sql: string): string {
   return sql.replace(/\b(limit|offset) \?(?![ \t\n]*[-+*/|%&<>=!,]|\d)/gi, '$1 ? + 0');
+}
+
+/**
+ * Switches the database to WAL (kept in the file). A new file's switch needs its exclusive lock, and SQLite answers
+ * SQLITE_BUSY at once, without waiting the busy timeout, while another process opening it holds a lock: tried again.
+ */
+async function intoWal(sqlite: Database.Database, waitMs = 5000): Promise<void> {
+  const until = Date.now() + waitMs;
+  for (;;) {
+    try {
+      sqlite.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > until) {
+        sqlite.close();
+        throw error;
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 function createPrivately(file: string): void {

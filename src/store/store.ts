@@ -248,8 +248,12 @@ const MIGRATION_LOCK = '3853314791062309107';
 
 /**
  * The migrations, not by Kysely's `Migrator`, which on PostgreSQL reads every schema's catalog before taking its lock
- * and can fail on another schema's DDL. PostgreSQL: in one transaction, under the same advisory lock as Kysely's, so
- * stores of one database migrate one at a time.
+ * and can fail on another schema's DDL. All of them and their `kysely_migration` rows in one transaction, which holds
+ * the write lock before reading what is applied: another process opening the store waits (PostgreSQL: the same
+ * advisory lock as Kysely's; SQLite: `begin immediate`, under busy_timeout), then finds them applied, and a crash
+ * leaves none half done or unrecorded (SQLite's DDL is transactional). No migration runs a statement SQLite refuses
+ * or ignores in a transaction (`pragma foreign_keys`, `journal_mode`, `vacuum`; 0012's `legacy_alter_table` works in
+ * one): `sqlite.ts` sets those before migrating.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the migrations' Kysely, typed against no schema
 async function migrate(migrationDb: Kysely<any>, schema: string, pg: boolean): Promise<string[]> {
@@ -257,9 +261,20 @@ async function migrate(migrationDb: Kysely<any>, schema: string, pg: boolean): P
   return migrationDb.connection().execute(async (connection) => {
     if (pg) await sql`select pg_advisory_lock(${sql.lit(MIGRATION_LOCK)}::bigint)`.execute(connection);
     try {
-      // SQLite runs its migrations outside a transaction, as Kysely's migrator did (some open their own: `steps.ts`).
       // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the migrations' Kysely, typed against no schema
-      const inTransaction = <T>(run: (trx: Kysely<any>) => Promise<T>) => (pg ? connection.transaction().execute(run) : run(connection));
+      const inTransaction = async <T>(run: (trx: Kysely<any>) => Promise<T>): Promise<T> => {
+        if (pg) return connection.transaction().execute(run);
+        // Kysely's SQLite transaction would `begin` deferred, taking the write lock only at the first write.
+        await sql`begin immediate`.execute(connection);
+        try {
+          const value = await run(connection);
+          await sql`commit`.execute(connection);
+          return value;
+        } catch (error) {
+          await sql`rollback`.execute(connection).catch(() => undefined);
+          throw error;
+        }
+      };
       return await inTransaction(async (trx) => {
         const tables = trx.schema.withSchema(schema);
         await tables

@@ -88,6 +88,24 @@ describe('the migrations', () => {
     expect(rows.map((r) => [r.action, r.target_type])).toEqual(entries.map(([action]) => [action, action!.split('.')[0]]));
   });
 
+  it('apply none of those pending when one fails, naming it: the store opens once what was in its way is gone', async () => {
+    const target = await emptyStore();
+    // A table in the way of 0006, after five migrations that succeed.
+    const raw = await openRaw(target);
+    try {
+      await raw.exec('create table audit_log (id integer)');
+      await expect(openStore(target, options)).rejects.toThrow(/database migration 0006-audit failed: .*audit_log/);
+      const tables = onPostgres
+        ? 'select table_name as name from information_schema.tables where table_schema = current_schema()'
+        : "select name from sqlite_master where type = 'table'";
+      expect(await raw.all(tables)).toEqual([{ name: 'audit_log' }]);
+      await raw.exec('drop table audit_log');
+    } finally {
+      await raw.close();
+    }
+    await opened(target);
+  });
+
   it('refuse a store that applied a later migration before an earlier one, naming both, and change nothing', async () => {
     // As main's builds left a store for a few minutes on 22 November: 0006 applied before 0004 and 0005 existed.
     const target = await emptyStore();

@@ -29,8 +29,7 @@ async function migrationsByName(): Promise<Map<string, Migration>> {
 
 /**
  * A store as an older agora left it: the migrations `names` applied in that order and recorded as Kysely's
- * migrator records them, the others not. SQLite runs them outside a transaction, PostgreSQL in one, with
- * SQLite's types, as the store does.
+ * migrator records them, the others not. In one transaction, PostgreSQL with SQLite's types, as the store does.
  */
 export async function migrateOnly(target: string, names: readonly string[]): Promise<void> {
   const migrations = await migrationsByName();
@@ -63,8 +62,7 @@ export async function migrateOnly(target: string, names: readonly string[]): Pro
     }
   };
   try {
-    if (postgres) await db.withPlugin(new SqliteTypesOnPostgres()).transaction().execute(run);
-    else await run(db);
+    await (postgres ? db.withPlugin(new SqliteTypesOnPostgres()) : db).transaction().execute(run);
   } finally {
     await db.destroy();
   }

@@ -10,8 +10,8 @@ const nicknameKey = (nickname: string): string => nickname.normalize('NFKC').toL
  */
 export const hardening: Migration = {
   async up(db: Kysely<any>) {
-    // Checked before any change (SQLite's schema changes here are not transactional): a clash is reported with
-    // the users concerned, so that an administrator can rename one, rather than failing on a bare constraint.
+    // Checked before any change: a clash is reported with the users concerned, so that an administrator can rename
+    // one, rather than failing on a bare constraint.
     const users = (await db.selectFrom('users').select(['id', 'nickname']).orderBy('id').execute()) as {
       id: string;
       nickname: string;

@@ -18,8 +18,8 @@ export const COUNTED_BY_COPY: readonly string[] = ['follows', 'events'];
  *   moved was a look in the key's index and a write to the row elsewhere in the table (two pages to write at
  *   the commit, most of them far apart); it is now one. A follow's commit wrote some 13 pages of counts.
  *
- * SQLite runs its migrations outside a transaction: this one runs in its own (a table rebuilt is never half
- * written), and may run again (each step is idempotent).
+ * It runs in one transaction, the migrator's (`steps.ts`: a table rebuilt is never half written), and may run
+ * again (each step is idempotent).
  */
 export const leanWrites: Migration = {
   async up(db: Kysely<any>) {

@@ -15,8 +15,7 @@ import { inOneTransaction } from './steps.js';
  *   page), and the lists walk `follows_followable_id_visibility`, which has the same prefix. One b-tree fewer
  *   to write per follow.
  *
- * SQLite runs its migrations outside a transaction: this one runs in its own, and may run again (each step is
- * idempotent).
+ * It runs in one transaction, the migrator's (`steps.ts`), and may run again (each step is idempotent).
  */
 export const flagCounts: Migration = {
   async up(db: Kysely<any>) {

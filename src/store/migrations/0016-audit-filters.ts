@@ -14,8 +14,7 @@ import { inOneTransaction } from './steps.js';
  *   A count and a skip to a deep page (keys only) then read no row at all. The log is written by
  *   administrative acts only: the wider entries cost little.
  *
- * SQLite runs its migrations outside a transaction: this one runs in its own, and may run again (each step is
- * idempotent: its record in `kysely_migration` is written after that transaction).
+ * It runs in one transaction, the migrator's (`steps.ts`), and may run again (each step is idempotent).
  */
 export const auditFilters: Migration = {
   async up(db: Kysely<any>) {

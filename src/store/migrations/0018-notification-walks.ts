@@ -7,7 +7,7 @@ import { inOneTransaction } from './steps.js';
  * rows besides (at ten thousand pages, 34 → 28 µs for the page's statement). A notification is written once and
  * marked seen once: its wider entries cost those two writes little.
  *
- * SQLite runs its migrations outside a transaction: this one runs in its own, and may run again.
+ * It runs in one transaction, the migrator's (`steps.ts`), and may run again.
  */
 export const notificationWalks: Migration = {
   async up(db: Kysely<any>) {

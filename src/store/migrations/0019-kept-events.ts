@@ -25,7 +25,7 @@ export const EVENT_COLUMNS = [
  * `json_object` of fourteen fields. Their version, `records:events`, moves with every update of a column of the
  * record (an attendance moves `attendees_count`) and every delete; an event created does not move it.
  *
- * PostgreSQL keeps no versions (migration 0010). SQLite runs this in a transaction of its own; it may run again.
+ * PostgreSQL keeps no versions (migration 0010). It runs in the migrator's transaction; it may run again.
  */
 export const keptEvents: Migration = {
   async up(db: Kysely<any>) {

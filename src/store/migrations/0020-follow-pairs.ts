@@ -16,7 +16,7 @@ import { inOneTransaction } from './steps.js';
  * `agora admin check` would find them kept with no row to count). At a million follows, some millions of keys:
  * the one write of this migration that grows with the store.
  *
- * SQLite runs its migrations outside a transaction: this one runs in its own, and may run again.
+ * It runs in one transaction, the migrator's (`steps.ts`), and may run again.
  */
 export const followPairs: Migration = {
   async up(db: Kysely<any>) {

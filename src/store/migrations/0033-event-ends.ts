@@ -17,7 +17,7 @@ import { inOneTransaction } from './steps.js';
  * - An event's length is kept (`events.longest_ms`, the dated lists' bound) when its dates are updated too, not
  *   only when it is written: an event made longer would otherwise fall out of its list, not out of its total.
  *
- * SQLite runs its migrations outside a transaction: this one runs in its own, and may run again.
+ * It runs in one transaction, the migrator's (`steps.ts`), and may run again.
  */
 export const EVENT_ENDS: CounterSpec = {
   list: 'events_end',

@@ -10,7 +10,7 @@ import { inOneTransaction } from './steps.js';
  * as long as the users); it now reads a kept count, as every other list does. A user's keys are still counted on
  * their index (a handful), so no key per user is kept.
  *
- * SQLite runs its migrations outside a transaction: this one runs in its own, and may run again.
+ * It runs in one transaction, the migrator's (`steps.ts`), and may run again.
  */
 export const API_KEYS: CounterSpec = { list: 'api_keys', table: 'api_keys', dims: [] };
 

@@ -11,7 +11,7 @@ import { inOneTransaction } from './steps.js';
  * now adds the days left in this month and the months after it (`events_end_month|*|2027-01`, and `…|1|…` for
  * events of secret pages, as the days), a few dozen keys whatever the span. Only the keys that fix the month are kept.
  *
- * SQLite runs its migrations outside a transaction: this one runs in its own, and may run again.
+ * It runs in one transaction, the migrator's (`steps.ts`), and may run again.
  */
 export const EVENT_END_MONTHS: CounterSpec = {
   list: 'events_end_month',

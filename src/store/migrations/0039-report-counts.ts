@@ -14,7 +14,7 @@ import { inOneTransaction } from './steps.js';
  * columns come after, read off the index. One target's and one reporter's reports are few: their indexes lead
  * with them alone.
  *
- * SQLite runs its migrations outside a transaction: this one runs in its own, and may run again.
+ * It runs in one transaction, the migrator's (`steps.ts`), and may run again.
  */
 export const REPORT_COUNTS: CounterSpec = {
   list: 'reports',

@@ -11,7 +11,7 @@ import { inOneTransaction } from './steps.js';
  * the action and the type of target (a few keys an actor, an action or a type, not one an entry). A target's few
  * entries, and a time window's, are still counted on their index (their keys would grow with the entries).
  *
- * SQLite runs its migrations outside a transaction: this one runs in its own, and may run again.
+ * It runs in one transaction, the migrator's (`steps.ts`), and may run again.
  */
 export const AUDIT_COUNTS: CounterSpec = {
   list: 'audit_log',

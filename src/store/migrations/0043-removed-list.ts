@@ -7,7 +7,7 @@ import { inOneTransaction } from './steps.js';
  * frozen trigger generator (`counting.ts`). A walk per filter (all, by type, by author, by who removed it), each in
  * removal order; the total a kept count per combination of the three.
  *
- * SQLite runs its migrations outside a transaction: this one runs in its own, and may run again.
+ * It runs in one transaction, the migrator's (`steps.ts`), and may run again.
  */
 export const REMOVED_COUNTS: CounterSpec = {
   list: 'removed_content',

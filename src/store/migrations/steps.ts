@@ -1,4 +1,4 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { PostgresAdapter, type Kysely } from 'kysely';
 
 /*
  * Frozen with the migrations: what they share of the store's dialect helpers, copied here as they were when the
@@ -10,17 +10,10 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
 export const isPostgres = (db: Kysely<any>): boolean => db.getExecutor().adapter instanceof PostgresAdapter;
 
 /**
- * A migration's work in one transaction: SQLite runs its migrations outside any (a step half done would stay),
- * so there it is wrapped in its own; PostgreSQL's migrator already holds one. `work` is told the dialect.
+ * A migration's work in one transaction: the migrator's, on both engines (`migrate` in `src/store/store.ts`; SQLite
+ * ran its migrations outside any until it, and this opened one of its own, which would now be a nested `begin`).
+ * `work` is told the dialect.
  */
 export async function inOneTransaction(db: Kysely<any>, work: (pg: boolean) => Promise<void>): Promise<void> {
-  if (isPostgres(db)) return work(true);
-  await sql`begin immediate`.execute(db);
-  try {
-    await work(false);
-    await sql`commit`.execute(db);
-  } catch (error) {
-    await sql`rollback`.execute(db).catch(() => undefined);
-    throw error;
-  }
+  return work(isPostgres(db));
 }
