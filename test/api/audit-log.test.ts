@@ -217,6 +217,9 @@ describe('GET /audit_log', () => {
     expect(until.items.map((e: Entry) => e.target_id)).not.toContain(late.body.id);
     expect(until.total_items).toBe((await t.call('GET', '/audit_log')).body.total_items - 1);
     expect((await t.call('GET', '/audit_log?since=2026-13-45')).status).toBe(400);
+    // A day that is no day of its month is refused, as a suspension's end refuses it (one schema), not read as March.
+    const noDay = await t.call('GET', '/audit_log?until=2026-02-30');
+    expect([noDay.status, noDay.body.error?.message]).toEqual([400, 'until: is not a real date']);
 
     const all = (await t.call('GET', '/audit_log?per_page=100')).body.items.map((e: Entry) => e.id);
     const walked: string[] = [];

@@ -60,7 +60,7 @@ describe('names where ids are', () => {
     expect(nobody.stderr).toMatch(/No user with the id or nickname "nobody\d+"/);
     // Times and days too, with the API's own schema, before any request.
     const since = await runCli(['audit', 'list', '--since', 'yesterday'], { home: server.dir, env });
-    expect([since.code, since.stderr]).toEqual([2, 'error: --since must be an ISO 8601 date or time with offset, e.g. 2026-11-01 or 2026-11-01T10:00:00Z\n']);
+    expect([since.code, since.stderr]).toEqual([2, 'error: --since must be an ISO 8601 date (2026-12-31: its midnight UTC) or a time with its offset (2026-12-31T18:00:00Z)\n']);
     const day = await runCli(['events', 'list', '--date', '2026-02-30'], { home: server.dir, env });
     expect([day.code, day.stderr]).toEqual([2, 'error: --date is not a real day\n']);
     const misspelt = await runCli(['audit', 'list', '--action', 'page_access_request.acept'], { home: server.dir, env });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { documented, FOUR_DIGIT_YEAR, fourDigitUtcYear, Id, listOf, PaginationQuery, queryEnum, queryText, Timestamp } from './common.js';
+import { documented, Id, IsoDateOrTime, listOf, PaginationQuery, queryEnum, queryText, Timestamp } from './common.js';
 import { exampleAuditEntry } from './examples.js';
 
 /** Every administrative act the log records, as `<resource>.<verb>` (docs/api.md, "Resources"). */
@@ -40,26 +40,19 @@ const documentedBound = z
   .union([z.string().meta({ format: 'date-time' }), z.string().meta({ format: 'date' })])
   .meta({ examples: ['2026-11-01T10:00:00Z'] });
 
-/** A date (`2026-11-01`, midnight UTC) or an ISO 8601 time with its offset, normalised to UTC. */
-const isoBound = (name: string) =>
-  documented(
-    z
-      .string()
-      .trim()
-      .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2}))?$/, `${name} must be an ISO 8601 date or time with offset, e.g. 2026-11-01 or 2026-11-01T10:00:00Z`)
-      .refine((v) => !Number.isNaN(Date.parse(v)), { message: `${name} is not a real date`, abort: true })
-      .refine(fourDigitUtcYear, `${name} ${FOUR_DIGIT_YEAR}`)
-      .transform((v) => new Date(v).toISOString()),
-    documentedBound,
-  ).optional();
+/**
+ * A bound of the log's window: the date or time a suspension's end takes (`IsoDateOrTime`), shown in the document as
+ * a day or a date-time (a copy of the shared schema, so that only this one is shown so).
+ */
+const isoBound = () => documented(IsoDateOrTime.clone(), documentedBound).optional();
 
 export const AuditLogQuery = PaginationQuery.extend({
   actor_id: queryText,
   action: queryEnum('action', AUDIT_ACTIONS),
   target_type: queryEnum('target_type', AUDIT_TARGET_TYPES),
   target_id: queryText,
-  since: isoBound('since').describe('Entries at or after this time'),
-  until: isoBound('until').describe('Entries before this time'),
+  since: isoBound().describe('Entries at or after this time'),
+  until: isoBound().describe('Entries before this time'),
 });
 export type AuditLogQuery = z.output<typeof AuditLogQuery>;
 
