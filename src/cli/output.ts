@@ -61,6 +61,8 @@ export class Output {
   private readonly stderr: NodeJS.WriteStream;
   private readonly env: NodeJS.ProcessEnv;
   private readonly names?: Names;
+  /** Records printed one line a field so far (a blank line goes between two). */
+  private fieldLinesShown = 0;
 
   constructor(options: OutputOptions) {
     this.env = options.env ?? process.env;
@@ -140,6 +142,8 @@ export class Output {
     const keyWidth = Math.max(...rows.map(([k]) => k.length));
     const room = this.width - keyWidth - 7;
     if (!this.tty || rows.some(([, v]) => v.length > room && !/\s/.test(v))) {
+      // Several records in one run (`accept ID1 ID2`, piped): a blank line between them, as `git log` separates its.
+      if (this.fieldLinesShown++ > 0) this.line('');
       for (const [k, v] of rows) this.line(this.tty ? `${this.bold(k.padEnd(keyWidth))}  ${v}` : `${k}\t${v}`);
       return;
     }

@@ -281,6 +281,16 @@ describe('agora roles and users set-role', () => {
 });
 
 describe('agora access-requests', () => {
+  it('prints several records of one run, piped, a blank line between each two', async () => {
+    const [one, two] = await Promise.all([newPage('private'), newPage('private')]);
+    const alice = await createUser(server);
+    const ids: string[] = [];
+    for (const page of [one, two]) ids.push(tsvRecord(expectOk(await cli(['access-requests', 'create', '--page-id', page.id, '--user', alice.id])).stdout).id!);
+    const out = expectOk(await cli(['access-requests', 'accept', ...ids])).stdout;
+    const blocks = out.trimEnd().split('\n\n');
+    expect(blocks.map((block) => tsvRecord(`${block}\n`))).toEqual(ids.map((id) => expect.objectContaining({ id, state: 'accepted' })));
+  });
+
   it('creates, lists with filters, accepts and refuses', async () => {
     const page = await newPage('private');
     const alice = await createUser(server);
