@@ -220,7 +220,11 @@ async function report(error: unknown, json: boolean, usage: UsageSaid): Promise<
   if (name === 'ExitPromptError') return 130;
   // Stopped by a signal, quietly: 130 for Ctrl-C, 143 for SIGTERM, as a shell reports them.
   if (name === 'InterruptedError' && !(error as Error).message) return (error as Error).cause === 'SIGTERM' ? 143 : 130;
-  if (name === 'DeclinedError') return ExitCode.ok;
+  // A "no" at a question: said (plain, for the person who answered it, even with --json), and not a failure.
+  if (name === 'DeclinedError') {
+    sayOnStderr((error as Error).message, false);
+    return ExitCode.ok;
+  }
   if (name === 'ApiError') {
     const e = error as Error & { status: number; code: string; body: unknown };
     if (json) say(JSON.stringify(e.body));

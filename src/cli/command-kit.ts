@@ -195,6 +195,8 @@ export async function eachRecord<T extends string>(
       if (!ofThisRecord) {
         // A "no" after refusals still fails the run; any other stop says what was done before it.
         if (e.name === 'DeclinedError' && refused > 0) throw new PartlyDoneError(`${tally()}; stopped at ${what(item)}, declined`);
+        // A "no" after some were done: the line `main.ts` says on it counts them, not "nothing was changed".
+        if (e.name === 'DeclinedError' && done > 0) throw Object.assign(e, { message: `Stopped at ${what(item)}, declined: ${tally()}.` });
         if (e.name !== 'DeclinedError' && done + refused > 0 && !ctx.out.json) say(`${tally()} before this:`);
         throw error;
       }

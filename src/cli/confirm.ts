@@ -1,8 +1,14 @@
 import { visible } from './safe-text.js';
 
-/** A "No" to a confirmation: nothing was done, and that is not a failure (exit 0, nothing printed). */
+/**
+ * A "No" to a confirmation: nothing was done, and that is not a failure (exit 0, as `rm -i` and `npm` answer a no).
+ * Its message is the one line `main.ts` says on stderr, so that the person sees the command heard them.
+ */
 export class DeclinedError extends Error {
   override name = 'DeclinedError';
+  constructor(message = 'Cancelled: nothing was changed.') {
+    super(message);
+  }
 }
 
 /**
@@ -17,7 +23,7 @@ export async function confirmOrStop(message: string, yes: boolean | undefined): 
   if (!process.stdin.isTTY && !input) return;
   try {
     const [prompts, { confirmStrict }] = await Promise.all([import('@inquirer/prompts'), import('./prompts.js')]);
-    if (!(await confirmStrict(prompts, visible(message), false, input && { input, output: process.stdout }))) throw new DeclinedError('declined');
+    if (!(await confirmStrict(prompts, visible(message), false, input && { input, output: process.stdout }))) throw new DeclinedError();
   } finally {
     input?.destroy();
   }

@@ -69,6 +69,7 @@ describe('agora reports, statuses delete, users suspend', () => {
       answers: [{ when: /\?/, send: 'n\r' }],
     });
     expect(declined.stdout).toContain(`${bob.user.nickname} is suspended until lifted ("spam ring"): replace that with a suspension until ${until} ("again")?`);
+    expect([declined.code, declined.stdout]).toEqual([0, expect.stringContaining('Cancelled: nothing was changed.')]);
     expect(tsvRows((await run(['users', 'list', '--nickname', bob.user.nickname, '--fields', 'suspended'])).stdout)).toEqual([['until lifted']]);
     const replaced = await run(['users', 'suspend', bob.user.nickname, '--reason', 'again', '--until', until]);
     expect(replaced.code, replaced.stderr).toBe(0);
@@ -295,6 +296,8 @@ describe('agora reports, statuses delete, users suspend', () => {
       runCliTty(['statuses', 'delete', ...ids], { home: server.dir, env: envFor(server, poster.creds), answers: [{ when: /\?/, send }] });
     const declined = await tty(statuses, 'n\r');
     expect(declined.code).toBe(0);
+    // The "no" is said on stderr (here the same terminal), so that nothing is taken for done.
+    expect(declined.stdout).toMatch(/Cancelled: nothing was changed\.\n$/);
     expect(declined.stdout).toMatch(/Remove 4 statuses: \w+'s status "one" in Many Club, \w+'s status "two" in Many Club and 2 more\?/);
     // One status named twice (an id and its prefix) is one: asked about alone.
     const twice = await tty([statuses[0]!, statuses[0]!.slice(0, 12)], 'n\r');

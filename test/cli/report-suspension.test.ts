@@ -39,6 +39,8 @@ describe('reports resolve --action suspend of someone suspended', () => {
     expect(declined.code).toBe(0);
     expect(declined.stdout).toContain(`${mallory.user.nickname} is suspended until ${until} ("first warning"): replace that with a suspension until lifted ("second")?`);
     expect(await suspensionOf(mallory.user.id)).toMatchObject({ reason: 'first warning', until });
+    // The "no" is said (nothing was changed), and is not a failure.
+    expect(declined.stdout).toContain('Cancelled: nothing was changed.');
 
     // A script: mallory's suspension is replaced, and stderr says which one; bob's two reports suspend him once,
     // the second replacing nothing that was in force before the run.
@@ -52,5 +54,27 @@ describe('reports resolve --action suspend of someone suspended', () => {
     const again = await run(['reports', 'resolve', onMallory, '--action', 'suspend', '--reason', 'third', '--yes']);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain(`Replaced ${mallory.user.nickname}'s suspension until lifted ("spam ring")`);
+  });
+
+  it('says how many were done when a "no" stops a run of several at a terminal', async () => {
+    const [carol, dave, reader] = [await createUserWithKey(server), await createUserWithKey(server), await createUserWithKey(server)];
+    const onUser = async (id: string) =>
+      (await call(server, 'POST', '/reports', { as: reader.creds, body: { user_id: reader.user.id, target_type: 'User', target_id: id, reason: 'spam' } })).body.id as string;
+    expect((await call(server, 'PUT', `/users/${dave.user.id}/suspension`, { body: { reason: 'earlier' } })).status).toBe(200);
+    const [first, second] = [await onUser(carol.user.id), await onUser(dave.user.id)];
+    // Yes to the run, then no to replacing dave's suspension: carol's report was settled before that "no".
+    const stopped = await runCliTty(['reports', 'resolve', first, second, '--action', 'suspend', '--reason', 'ring'], {
+      home: server.dir,
+      env: envFor(server),
+      answers: [
+        { when: /Suspend whoever 2 reports are about.*\?/, send: 'y\r' },
+        { when: /replace that with a suspension until lifted \("ring"\)\?/, send: 'n\r' },
+      ],
+    });
+    expect(stopped.code, stopped.stdout).toBe(0);
+    expect(stopped.stdout).toContain(`Stopped at Report ${second}, declined: 1 of 2 done.`);
+    expect(stopped.stdout).not.toContain('nothing was changed');
+    expect((await call(server, 'GET', `/users/${carol.user.id}`)).body.suspension).toMatchObject({ reason: 'ring' });
+    expect((await call(server, 'GET', `/users/${dave.user.id}`)).body.suspension).toMatchObject({ reason: 'earlier' });
   });
 });
