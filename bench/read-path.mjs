@@ -24,6 +24,7 @@
 //   follows  the mix's follows alone, only when BENCH_CLASSES names it (no bound: what a write costs);
 //   stream, statuses  a Member's stream and GET /statuses, first pages, only when BENCH_CLASSES names them and
 //            BENCH_STATUSES=N seeds N statuses a page (no bound: lists whose cost the classes above do not show).
+// BENCH_ROUNDS=N (default 1): the floor and the classes measured N times in turn, the table giving each figure's median.
 // Each run: 1 s warm-up, then BENCH_DURATION seconds (default 5), BENCH_CONNECTIONS connections (default 50). CPU
 // per request is from /proc: the server process (and its children) plus, on PostgreSQL, every backend of the run's
 // database (matched by the database name in their process title), so the floor and agora pay for the same things.
@@ -31,7 +32,7 @@
 // cursors within 1.5× the first size's figures, p99 under 20 ms).
 // Prints a table (Markdown) with the issue's bound beside each figure and whether it is met; PostgreSQL's bounds
 // are multiples of the floor's GET /pages figure (CPU µs a request, server + backends), as in the issue.
-// Env: BENCH_DURATION, BENCH_CONNECTIONS, BENCH_PAGES, BENCH_ENGINES (sqlite,pg), BENCH_CLASSES (a subset of
+// Env: BENCH_DURATION, BENCH_ROUNDS, BENCH_WARM (s of warm-up before the first class, default 8), BENCH_CONNECTIONS, BENCH_PAGES, BENCH_ENGINES (sqlite,pg), BENCH_CLASSES (a subset of
 // first,pages,cursors,numbers,mixed,follows,stream,statuses), BENCH_STATUSES, BENCH_KINDS=1 (each list of `first` measured apart too, printed only),
 // BENCH_FIRST (the lists `first` picks from, e.g. `users,events`: to profile one),
 // BENCH_PG_URL, BENCH_NODE_ARGS (node flags of agora serve, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
@@ -42,7 +43,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, dropPgDatabases, fmt, loadavg, measure, pgUrl, pick, PREFIX, rand, ROOT, startListening, stop, warm } from './harness.mjs';
+import { BIN, dropPgDatabases, fmt, loadavg, measure, pgAdmin, pgUrl, pick, PREFIX, rand, ROOT, startListening, stop, warm } from './harness.mjs';
 import { benchEnv, copyToPg, followRequest, seed } from './seed.mjs';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
@@ -50,6 +51,10 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const SIZES = (process.env.BENCH_PAGES ?? '10000').split(',').map(Number);
 const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,pg').split(',').map((x) => x.trim());
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
+const WARM = Number(process.env.BENCH_WARM ?? 8);
+/** The row of the median CPU figure (of an even number, the lower middle). */
+const median = (rows) => [...rows].sort((a, b) => a.cpu - b.cpu)[Math.floor((rows.length - 1) / 2)];
 for (const e of ENGINES) if (e !== 'sqlite' && e !== 'pg') throw new Error(`BENCH_ENGINES: unknown engine ${e} (sqlite, pg)`);
 if (SIZES.length > 1 && !ENGINES.includes('sqlite')) throw new Error('BENCH_PAGES: larger sizes are measured on SQLite, against its figures at the first size');
 
@@ -182,9 +187,11 @@ async function measureAgora(s, label, where, env, database, file) {
     const target = { urls: [server.url], pids: [server.child.pid], database, file };
     const requests = await traffic(s, server.url);
     header(label);
-    // Every class's reads once before any is measured: the first measured would otherwise pay for the JIT of
-    // code paths the others find hot (on a busy machine, a run's 1 s warm-up of its own is not enough).
-    for (const c of CLASSES) if (!c.writes) await warm(target, requests[c.name], { connections: CONNECTIONS, duration: 2 });
+    // Every class's reads once before any is measured, 8 s in all (BENCH_WARM): the first measured would otherwise
+    // pay for the JIT of code paths the others find hot. A server runs for hours; the first class measured alone
+    // after 2 s cost about 20 % more on PostgreSQL than after 8 or 10 s, where it settles.
+    const reads = CLASSES.filter((c) => !c.writes);
+    for (const c of reads) await warm(target, requests[c.name], { connections: CONNECTIONS, duration: Math.max(1, WARM / reads.length) });
     const rows = {};
     for (const c of CLASSES) {
       rows[c.name] = await measure(`${label}: ${c.name}`, target, requests[c.name], opts(c));
@@ -277,15 +284,30 @@ async function benchSize(pages, first) {
     const engines = first ? ENGINES : ['sqlite'];
     // Copied before any run writes to the seeded file.
     if (engines.includes('pg')) await copyToPg(db, database, env);
+    // Each round measures the floor and then agora, so each figure has a floor measured minutes from it; the table
+    // takes each figure's median round (the host's speed drifts by a third between runs minutes apart).
+    const rounds = { sqlite: [], pg: [] };
+    const floorRounds = { sqlite: [], pg: [] };
+    for (let round = 1; round <= ROUNDS; round++) {
+      if (ROUNDS > 1) console.log(`\n== round ${round} of ${ROUNDS}`);
+      if (engines.includes('sqlite')) {
+        if (first) floorRounds.sqlite.push(await measureFloor(s, 'SQLite', db, undefined, env));
+        rounds.sqlite.push(await measureAgora(s, `${pages.toLocaleString('en')} pages, SQLite`, db, env, undefined, db));
+      }
+      if (engines.includes('pg')) {
+        // Each round from the state of the first, whose database was just vacuumed: the rounds before wrote (the
+        // mix's follows), and without a vacuum their dead rows slow every later round's reads (autovacuum may be
+        // off, as on the machine of docs/performance.md, and would not have run in the minutes a round takes).
+        if (round > 1) await pgAdmin('vacuum analyze', pgUrl(database));
+        floorRounds.pg.push(await measureFloor(s, 'PostgreSQL', pgUrl(database), database, env));
+        rounds.pg.push(await measureAgora(s, `${pages.toLocaleString('en')} pages, PostgreSQL`, pgUrl(database), env, database));
+      }
+    }
     const results = {};
     const floors = {};
-    if (engines.includes('sqlite')) {
-      if (first) floors.sqlite = await measureFloor(s, 'SQLite', db, undefined, env);
-      results.sqlite = await measureAgora(s, `${pages.toLocaleString('en')} pages, SQLite`, db, env, undefined, db);
-    }
-    if (engines.includes('pg')) {
-      floors.pg = await measureFloor(s, 'PostgreSQL', pgUrl(database), database, env);
-      results.pg = await measureAgora(s, `${pages.toLocaleString('en')} pages, PostgreSQL`, pgUrl(database), env, database);
+    for (const engine of engines) {
+      if (floorRounds[engine].length) floors[engine] = median(floorRounds[engine]);
+      results[engine] = Object.fromEntries(CLASSES.map((c) => [c.name, median(rounds[engine].map((r) => r[c.name]))]));
     }
     return { results, floors };
   } finally {
