@@ -9,9 +9,10 @@
 // For the first size of BENCH_PAGES (default 10000): seeds the community of realistic.mjs (seed.mjs: pages with
 // their creators' follows, users, Members' follows, events, notifications; straight into SQLite, then recounted),
 // copies it into PostgreSQL (`agora admin copy`) before any run writes, and measures five traffic classes, each
-// on its own, on `agora serve` on SQLite, then on PostgreSQL, each beside its floor (floor-server.mjs: a bare Fastify
-// + better-sqlite3 or pg server answering the same `GET /pages` first page on the same database, checked to answer
-// as agora does; SQLite's bounds are in µs, its floor printed as a yardstick of the machine):
+// on its own, on `agora serve` on SQLite, then on PostgreSQL, each just after its floor (floor-server.mjs: a bare
+// Fastify + better-sqlite3 or pg server answering the same `GET /pages` first page on the same database, checked to
+// answer as agora does, running beside agora and measured again before each class: a figure is judged against a
+// floor measured seconds before it; SQLite's bounds are in µs, its floor printed as a yardstick of the machine):
 //   first    first page of a list: pages by privacy, users, a page's follows, current events (Admin and Members),
 //            a Member's own notifications; one of the five at random each request;
 //   pages    GET /pages first page, random privacy filter or none, 4 callers (the Admin and three Members);
@@ -24,7 +25,7 @@
 //   follows  the mix's follows alone, only when BENCH_CLASSES names it (no bound: what a write costs);
 //   stream, statuses  a Member's stream and GET /statuses, first pages, only when BENCH_CLASSES names them and
 //            BENCH_STATUSES=N seeds N statuses a page (no bound: lists whose cost the classes above do not show).
-// BENCH_ROUNDS=N (default 1): the floor and the classes measured N times in turn, the table giving each figure's median.
+// BENCH_ROUNDS=N (default 1): all of it N times, the table giving each figure's median round (by its multiple of its floor).
 // Each run: 1 s warm-up, then BENCH_DURATION seconds (default 5), BENCH_CONNECTIONS connections (default 50). CPU
 // per request is from /proc: the server process (and its children) plus, on PostgreSQL, every backend of the run's
 // database (matched by the database name in their process title), so the floor and agora pay for the same things.
@@ -53,8 +54,8 @@ const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,pg').split(',').map((x) =>
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 const WARM = Number(process.env.BENCH_WARM ?? 8);
-/** The row of the median CPU figure (of an even number, the lower middle). */
-const median = (rows) => [...rows].sort((a, b) => a.cpu - b.cpu)[Math.floor((rows.length - 1) / 2)];
+/** The row of the median figure by `by` (of an even number, the lower middle). */
+const median = (rows, by) => [...rows].sort((a, b) => by(a) - by(b))[Math.floor((rows.length - 1) / 2)];
 for (const e of ENGINES) if (e !== 'sqlite' && e !== 'pg') throw new Error(`BENCH_ENGINES: unknown engine ${e} (sqlite, pg)`);
 if (SIZES.length > 1 && !ENGINES.includes('sqlite')) throw new Error('BENCH_PAGES: larger sizes are measured on SQLite, against its figures at the first size');
 
@@ -180,21 +181,30 @@ async function sameAnswers(s, agoraUrl, floorUrl) {
 const opts = (c) => ({ connections: CONNECTIONS, duration: DURATION, expectedNon2xx: !!c.writes });
 const header = (what) => console.log(`\n== ${what}, ${CONNECTIONS} connections, ${DURATION} s a run; load ${loadavg()}`);
 
-/** Each class on one agora server: its rows by class name. */
-async function measureAgora(s, label, where, env, database, file) {
+/**
+ * Each class on one agora server, its rows by class name. With `floor` (a floor server on the same store, running
+ * beside it), the floor's `GET /pages` is measured again just before each class: each figure is judged against a
+ * floor measured seconds from it (`x.floor`), as the host's speed drifts by a third within minutes.
+ */
+async function measureAgora(s, label, where, env, database, file, floor) {
   const server = await startListening([BIN, 'serve', '--port', '0', '--db', where], env, `agora serve (${label})`, NODE_ARGS);
   try {
     const target = { urls: [server.url], pids: [server.child.pid], database, file };
+    const floorTarget = floor && { urls: [floor.url], pids: [floor.child.pid], database };
+    const same = floor ? await sameAnswers(s, server.url, floor.url) : undefined;
     const requests = await traffic(s, server.url);
+    const floorRequests = [{ setupRequest: ((make) => (req) => ({ ...req, ...make() }))(pagesFirstOf(s)) }];
     header(label);
     // Every class's reads once before any is measured, 8 s in all (BENCH_WARM): the first measured would otherwise
     // pay for the JIT of code paths the others find hot. A server runs for hours; the first class measured alone
     // after 2 s cost about 20 % more on PostgreSQL than after 8 or 10 s, where it settles.
     const reads = CLASSES.filter((c) => !c.writes);
     for (const c of reads) await warm(target, requests[c.name], { connections: CONNECTIONS, duration: Math.max(1, WARM / reads.length) });
+    if (floorTarget) await warm(floorTarget, floorRequests, { connections: CONNECTIONS, duration: 2 });
     const rows = {};
     for (const c of CLASSES) {
-      rows[c.name] = await measure(`${label}: ${c.name}`, target, requests[c.name], opts(c));
+      const floorRow = floorTarget && (await measure(`floor: GET /pages first page`, floorTarget, floorRequests, opts({})));
+      rows[c.name] = { ...(await measure(`${label}: ${c.name}`, target, requests[c.name], opts(c))), floor: floorRow, same };
       // BENCH_KINDS=1: each kind of list of the first class measured on its own as well (printed, not tabled).
       if (c.name === 'first' && process.env.BENCH_KINDS)
         for (const [name, kind] of requests.kinds) await measure(`${label}: ${name}`, target, kind, opts({}));
@@ -205,20 +215,12 @@ async function measureAgora(s, label, where, env, database, file) {
   }
 }
 
-/** The floor's GET /pages figures on one engine (`where`: a SQLite file or a PostgreSQL URL), after checking it answers as agora does. */
-async function measureFloor(s, engine, where, database, env) {
+/** Each class beside the floor server (`bench/floor-server.mjs`) on the same store, measured in turn with it. */
+async function measureBesideFloor(s, label, where, env, database, file) {
   const floor = await startListening([join(ROOT, 'bench', 'floor-server.mjs'), where], env, 'floor server');
-  const agora = await startListening([BIN, 'serve', '--port', '0', '--db', where], env, `agora serve (${engine})`);
   try {
-    const same = await sameAnswers(s, agora.url, floor.url);
-    await stop(agora.child);
-    const pagesFirst = pagesFirstOf(s);
-    const requests = [{ setupRequest: (req) => ({ ...req, ...pagesFirst() }) }];
-    header(`floor (Fastify + ${database ? 'pg' : 'better-sqlite3'}), ${engine}`);
-    const row = await measure(`floor (${engine}): GET /pages first page`, { urls: [floor.url], pids: [floor.child.pid], database }, requests, opts({}));
-    return { ...row, same };
+    return await measureAgora(s, label, where, env, database, file, floor);
   } finally {
-    await stop(agora.child);
     await stop(floor.child);
   }
 }
@@ -227,37 +229,38 @@ const us = (x) => `${fmt(x.cpu)} µs`;
 const valid = (x) => (x.unexpected ? ` (${x.unexpected} errors: not valid)` : '');
 const met = (ok, x) => `${ok ? 'yes' : '**no**'}${valid(x)}`;
 
-function printTable(results, floors) {
-  const floor = floors.pg;
+/** A figure as a multiple of the floor measured just before it. */
+const times = (x) => x.cpu / x.floor.cpu;
+
+function printTable(results) {
   const sq = ENGINES.includes('sqlite');
   const pg = ENGINES.includes('pg');
   const cols = [...(sq ? ['SQLite req/s', 'p50/p99', 'CPU', 'bound', 'met'] : []), ...(pg ? ['PostgreSQL req/s', 'p50/p99', 'CPU (backends)', 'bound', 'met'] : [])];
   console.log(`\n| traffic | ${cols.join(' | ')} |\n|---|${cols.map(() => '---|').join('')}`);
   const cells = (x) => [fmt(x.rps), `${x.p50}/${x.p99} ms`];
+  const ofFloor = (x) => `${fmt(times(x), 2)}× its floor, ${fmt(x.floor.cpu)} µs`;
   for (const c of CLASSES) {
     const row = [];
     if (sq) {
       const x = results.sqlite[c.name];
       const bound = c.sqlite === undefined ? ['', ''] : [`≤ ${c.sqlite} µs`, met(x.cpu <= c.sqlite, x)];
-      row.push(...cells(x), `${us(x)}${floors.sqlite ? ` (${fmt(x.cpu / floors.sqlite.cpu, 2)}× floor)` : ''}`, ...bound);
+      row.push(...cells(x), `${us(x)} (${ofFloor(x)})`, ...bound);
     }
     if (pg) {
       const x = results.pg[c.name];
-      const bound = c.pg === undefined ? undefined : (c.pg.us ?? c.pg.floor * floor.cpu);
-      const text = c.pg === undefined ? '' : c.pg.us ? `≤ ${c.pg.us} µs` : `≤ ${c.pg.floor}× floor = ${fmt(bound)} µs`;
-      row.push(...cells(x), `${us(x)} (${fmt(x.cpuDb)})`, text, bound === undefined ? '' : met(x.cpu <= bound, x));
+      const bound = c.pg === undefined ? ['', ''] : c.pg.us ? [`≤ ${c.pg.us} µs`, met(x.cpu <= c.pg.us, x)] : [`≤ ${c.pg.floor}× floor`, met(times(x) <= c.pg.floor, x)];
+      row.push(...cells(x), `${us(x)} (${fmt(x.cpuDb)}; ${ofFloor(x)})`, ...bound);
     }
     console.log(`| ${c.label} | ${row.join(' | ')} |`);
   }
-  if (floors.sqlite) {
-    const f = floors.sqlite;
-    console.log(`| floor: GET /pages first page (Fastify + better-sqlite3) | ${cells(f).join(' | ')} | ${us(f)} | ${f.same ? 'answers as agora' : '**answers differ from agora**'} |${valid(f)} |${pg ? ' | | | | |' : ''}`);
-  }
-  if (pg) {
-    const blanks = sq ? ' | | | | |' : '';
+  for (const [engine, name] of [['sqlite', 'Fastify + better-sqlite3'], ['pg', 'Fastify + pg']]) {
+    const rows = results[engine] && Object.values(results[engine]);
+    if (!rows) continue;
+    const floors = rows.map((x) => x.floor.cpu).sort((a, b) => a - b);
+    const same = rows.every((x) => x.same);
     console.log(
-      `| floor: GET /pages first page (Fastify + pg) |${blanks} ${cells(floor).join(' | ')} | ${us(floor)} (${fmt(floor.cpuDb)}) | ` +
-        `${floor.same ? 'answers as agora' : '**answers differ from agora**'} |${valid(floor)} |`,
+      `floor (${name}), GET /pages first page, measured before each class: ${fmt(floors[0])}–${fmt(floors.at(-1))} µs a request; ` +
+        `${same ? 'answers as agora' : '**answers differ from agora**'}`,
     );
   }
 }
@@ -284,32 +287,26 @@ async function benchSize(pages, first) {
     const engines = first ? ENGINES : ['sqlite'];
     // Copied before any run writes to the seeded file.
     if (engines.includes('pg')) await copyToPg(db, database, env);
-    // Each round measures the floor and then agora, so each figure has a floor measured minutes from it; the table
-    // takes each figure's median round (the host's speed drifts by a third between runs minutes apart).
+    // Each round measures every class beside its floor; the table takes each figure's median round (by its multiple of
+    // its floor on the first size, by its µs on larger ones).
     const rounds = { sqlite: [], pg: [] };
-    const floorRounds = { sqlite: [], pg: [] };
+    const label = (engine) => `${pages.toLocaleString('en')} pages, ${engine}`;
     for (let round = 1; round <= ROUNDS; round++) {
       if (ROUNDS > 1) console.log(`\n== round ${round} of ${ROUNDS}`);
-      if (engines.includes('sqlite')) {
-        if (first) floorRounds.sqlite.push(await measureFloor(s, 'SQLite', db, undefined, env));
-        rounds.sqlite.push(await measureAgora(s, `${pages.toLocaleString('en')} pages, SQLite`, db, env, undefined, db));
-      }
+      if (engines.includes('sqlite'))
+        rounds.sqlite.push(first ? await measureBesideFloor(s, label('SQLite'), db, env, undefined, db) : await measureAgora(s, label('SQLite'), db, env, undefined, db));
       if (engines.includes('pg')) {
         // Each round from the state of the first, whose database was just vacuumed: the rounds before wrote (the
         // mix's follows), and without a vacuum their dead rows slow every later round's reads (autovacuum may be
         // off, as on the machine of docs/performance.md, and would not have run in the minutes a round takes).
         if (round > 1) await pgAdmin('vacuum analyze', pgUrl(database));
-        floorRounds.pg.push(await measureFloor(s, 'PostgreSQL', pgUrl(database), database, env));
-        rounds.pg.push(await measureAgora(s, `${pages.toLocaleString('en')} pages, PostgreSQL`, pgUrl(database), env, database));
+        rounds.pg.push(await measureBesideFloor(s, label('PostgreSQL'), pgUrl(database), env, database));
       }
     }
     const results = {};
-    const floors = {};
-    for (const engine of engines) {
-      if (floorRounds[engine].length) floors[engine] = median(floorRounds[engine]);
-      results[engine] = Object.fromEntries(CLASSES.map((c) => [c.name, median(rounds[engine].map((r) => r[c.name]))]));
-    }
-    return { results, floors };
+    for (const engine of engines)
+      results[engine] = Object.fromEntries(CLASSES.map((c) => [c.name, median(rounds[engine].map((r) => r[c.name]), first ? times : (x) => x.cpu)]));
+    return { results };
   } finally {
     await dropPgDatabases();
     rmSync(dir, { recursive: true, force: true });
@@ -322,5 +319,5 @@ const larger = [];
 for (const pages of SIZES.slice(1)) larger.push([pages, (await benchSize(pages, false)).results.sqlite]);
 console.log(`\nload after: ${loadavg()}; ${SIZES[0].toLocaleString('en')} pages, ${CONNECTIONS} connections, ${DURATION} s a run`);
 console.log('CPU: µs a request, the server + on PostgreSQL its database backends (the backends alone in brackets)');
-printTable(reference.results, reference.floors);
+printTable(reference.results);
 for (const [pages, rows] of larger) printLarge(pages, rows, reference.results.sqlite);
