@@ -29,9 +29,11 @@ export class Terminal {
     const vars = { NO_COLOR: '1', ...env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), TERM: 'xterm-256color', PS1: '$ ' };
     this.exitFile = join(home, `exit-${this.socket}`);
     // A program run as the pane's own keeps the pane open after it exits (so its last screen can be read)
-    // and leaves its exit code in a file. CI=true is dropped: the program must believe it is at a terminal.
+    // and leaves its exit code in a file. CI=true is dropped: the program must believe it is at a terminal. A Ctrl-C
+    // typed before the program reads keys is a SIGINT to the whole foreground group, this shell too: trapped (the
+    // program gets the default back at exec), the shell outlives it and writes its code, as an interactive shell would.
     const program = options.agora
-      ? ['sh', '-c', `env -u CI ${[process.execPath, BIN, ...options.agora].map(quote).join(' ')}; echo $? > ${quote(this.exitFile)}; sleep 600`]
+      ? ['sh', '-c', `trap true INT; env -u CI ${[process.execPath, BIN, ...options.agora].map(quote).join(' ')}; echo $? > ${quote(this.exitFile)}; sleep 600`]
       : ['sh'];
     this.tmux(
       '-f', '/dev/null', 'new-session', '-d', '-s', 'main', '-x', String(options.width ?? 200), '-y', String(options.height ?? 50),
