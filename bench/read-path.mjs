@@ -33,8 +33,9 @@
 // cursors within 1.5× the first size's figures, p99 under 20 ms).
 // Prints a table (Markdown) with the issue's bound beside each figure and whether it is met; PostgreSQL's bounds
 // are multiples of the floor's GET /pages figure (CPU µs a request, server + backends), as in the issue.
-// Env: BENCH_DURATION, BENCH_ROUNDS, BENCH_WARM (s of warm-up before the first class, default 8), BENCH_CONNECTIONS, BENCH_PAGES, BENCH_ENGINES (sqlite,pg), BENCH_CLASSES (a subset of
-// first,pages,cursors,numbers,mixed,follows,stream,statuses), BENCH_STATUSES, BENCH_KINDS=1 (each list of `first` measured apart too, printed only),
+// Env: BENCH_DURATION, BENCH_ROUNDS, BENCH_WARM (s of warm-up before the first class, default 8), BENCH_CONNECTIONS,
+// BENCH_PAGES, BENCH_ENGINES (sqlite,pg), BENCH_CLASSES (a subset of first,pages,cursors,numbers,mixed,follows,stream,
+// statuses), BENCH_STATUSES, BENCH_KINDS=1 (each list of `first` measured apart too, printed only),
 // BENCH_FIRST (the lists `first` picks from, e.g. `users,events`: to profile one),
 // BENCH_PG_URL, BENCH_NODE_ARGS (node flags of agora serve, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
 // CPU figures are steadier than req/s on a busy machine, but still inflated by it: give the load (printed before
@@ -193,7 +194,8 @@ async function measureAgora(s, label, where, env, database, file, floor) {
     const floorTarget = floor && { urls: [floor.url], pids: [floor.child.pid], database };
     const same = floor ? await sameAnswers(s, server.url, floor.url) : undefined;
     const requests = await traffic(s, server.url);
-    const floorRequests = [{ setupRequest: ((make) => (req) => ({ ...req, ...make() }))(pagesFirstOf(s)) }];
+    const pagesFirst = pagesFirstOf(s);
+    const floorRequests = [{ setupRequest: (req) => ({ ...req, ...pagesFirst() }) }];
     header(label);
     // Every class's reads once before any is measured, 8 s in all (BENCH_WARM): the first measured would otherwise
     // pay for the JIT of code paths the others find hot. A server runs for hours; the first class measured alone
