@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Dialect } from './dialect.js';
+import { inOwnTransaction, type Dialect } from './dialect.js';
 import type { Database } from './schema.js';
 
 /** A counted list: its table and the dimensions its filters and visibility rules use (SQL over the row `r`). */
@@ -149,17 +149,14 @@ export async function checkCounts(
 
   async function recountEach(conn: Kysely<Database>): Promise<void> {
     const temp = dialect === 'postgres' ? 'pg_temp' : 'temp';
+    const pg = dialect === 'postgres';
+    const begin = pg ? (repair ? 'begin' : 'begin isolation level repeatable read') : repair ? 'begin immediate' : 'begin';
     for (const spec of countersFor(dialect)) {
-      if (dialect === 'postgres') {
-        await sql.raw(repair ? 'begin' : 'begin isolation level repeatable read').execute(conn);
-        if (repair) await sql.raw(`lock table ${spec.table} in share mode`).execute(conn);
-      } else await sql.raw(repair ? 'begin immediate' : 'begin').execute(conn);
       try {
-        await checkList(conn, spec, repair, report, temp);
-        await sql`commit`.execute(conn);
-      } catch (error) {
-        await sql`rollback`.execute(conn).catch(() => undefined);
-        throw error;
+        await inOwnTransaction(conn, begin, async () => {
+          if (pg && repair) await sql.raw(`lock table ${spec.table} in share mode`).execute(conn);
+          await checkList(conn, spec, repair, report, temp);
+        });
       } finally {
         await sql.raw(`drop table if exists ${temp}.agora_recount`).execute(conn);
       }

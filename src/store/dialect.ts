@@ -29,6 +29,22 @@ export function dialectOf(db: Kysely<any>): Dialect {
 }
 
 /**
+ * `run` inside a transaction that `begin` (its statement) opens on the connection `conn`: committed, or rolled back if
+ * it throws. For what Kysely's `transaction()` cannot ask: SQLite's `begin immediate`, a repeatable-read snapshot.
+ */
+export async function inOwnTransaction<T>(conn: Kysely<any>, begin: string, run: () => Promise<T>): Promise<T> {
+  await sql.raw(begin).execute(conn);
+  try {
+    const value = await run();
+    await sql`commit`.execute(conn);
+    return value;
+  } catch (error) {
+    await sql`rollback`.execute(conn).catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
  * SQLite's column types on PostgreSQL, so the migrations, written once, behave the same: text becomes
  * `text COLLATE "C"`, byte order like SQLite's (ordering, cursors, slug ranges and `lower()` answer the same whatever
  * the database's collation; varchar lengths are the edge's to enforce), and `integer` becomes `bigint` (64-bit).

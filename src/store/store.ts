@@ -1,7 +1,7 @@
 import { Kysely, sql } from 'kysely';
 import { apiKeysRepo, idempotencyRepo, permissionSetsRepo } from './access.js';
 import { checkCounts, type Drift } from './counters.js';
-import { dialectOf, type Dialect } from './dialect.js';
+import { dialectOf, inOwnTransaction, type Dialect } from './dialect.js';
 import { GroupCommit } from './group-commit.js';
 import { retried } from './retried.js';
 import { followsRepo } from './follows.js';
@@ -262,19 +262,9 @@ async function migrate(migrationDb: Kysely<any>, schema: string, pg: boolean): P
     if (pg) await sql`select pg_advisory_lock(${sql.lit(MIGRATION_LOCK)}::bigint)`.execute(connection);
     try {
       // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the migrations' Kysely, typed against no schema
-      const inTransaction = async <T>(run: (trx: Kysely<any>) => Promise<T>): Promise<T> => {
-        if (pg) return connection.transaction().execute(run);
+      const inTransaction = <T>(run: (trx: Kysely<any>) => Promise<T>): Promise<T> =>
         // Kysely's SQLite transaction would `begin` deferred, taking the write lock only at the first write.
-        await sql`begin immediate`.execute(connection);
-        try {
-          const value = await run(connection);
-          await sql`commit`.execute(connection);
-          return value;
-        } catch (error) {
-          await sql`rollback`.execute(connection).catch(() => undefined);
-          throw error;
-        }
-      };
+        pg ? connection.transaction().execute(run) : inOwnTransaction(connection, 'begin immediate', () => run(connection));
       return await inTransaction(async (trx) => {
         const tables = trx.schema.withSchema(schema);
         await tables
