@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { useApp } from '../helpers/app.js';
+import { seedMembers, useApp } from '../helpers/app.js';
+import { newId } from '../../src/shared/ids.js';
 import { openPostgresStore } from '../../src/store/postgres.js';
 import { onPostgres, TEST_SECRET_KEY } from '../helpers/store-target.js';
 
@@ -16,10 +17,10 @@ describe('PostgreSQL connections', () => {
     // Several at once, so that the pool opens several connections.
     const settings = await Promise.all(
       Array.from({ length: 4 }, () =>
-        sql<{ mode: string; jit: string }>`select current_setting('plan_cache_mode') as mode, current_setting('jit') as jit`.execute(t.store.db),
+        sql<{ mode: string; jit: string; cost: string }>`select current_setting('plan_cache_mode') as mode, current_setting('jit') as jit, current_setting('random_page_cost') as cost`.execute(t.store.db),
       ),
     );
-    for (const { rows } of settings) expect(rows[0]).toEqual({ mode: 'force_generic_plan', jit: 'off' });
+    for (const { rows } of settings) expect(rows[0]).toEqual({ mode: 'force_generic_plan', jit: 'off', cost: '1.1' });
   });
 
   it.skipIf(!onPostgres)('stay open while idle, with the statements they prepared (pg would close one idle for 10 s) [runs with AGORA_TEST_DB]', async () => {
@@ -54,6 +55,72 @@ describe('PostgreSQL connections', () => {
     } finally {
       if (before === undefined) delete process.env.PGOPTIONS;
       else process.env.PGOPTIONS = before;
+    }
+  });
+});
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Filter?: string;
+  Plans?: PlanNode[];
+}
+
+describe('PostgreSQL lists', () => {
+  const statements: { text: string; parameters: readonly unknown[] }[] = [];
+  const t = useApp({ storeOptions: { onQuery: (text, parameters) => void statements.push({ text, parameters }) } });
+
+  /** The generic plan of `statement` (what each connection runs), planned on one connection of the store's pool. */
+  async function genericPlan(statement: { text: string; parameters: readonly unknown[] }): Promise<PlanNode> {
+    const literal = (v: unknown) => (typeof v === 'number' ? String(v) : `'${String(v).replaceAll("'", "''")}'`);
+    return t.store.db.connection().execute(async (db) => {
+      await sql.raw(`prepare probe as ${statement.text}`).execute(db);
+      try {
+        const { rows } = await sql.raw<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`explain (format json) execute probe(${statement.parameters.map(literal).join(', ')})`).execute(db);
+        return rows[0]!['QUERY PLAN'][0]!.Plan;
+      } finally {
+        await sql.raw('deallocate probe').execute(db);
+      }
+    });
+  }
+  const nodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)];
+
+  it.skipIf(!onPostgres)("walk the list's own index whatever the statistics say: a user's notifications when few users have any [runs with AGORA_TEST_DB]", async () => {
+    // One notification for the newest Member, then 900 for three others, each the newest of the table in turn: a walk
+    // of the primary key that filters by user would read every one of them to find the first.
+    const [few, ...busy] = await seedMembers(t.store, 4);
+    const now = new Date().toISOString();
+    let seq = 0;
+    const notify = async (users: string[]) => {
+      seq += 1;
+      const content = newId();
+      await t.store.db
+        .insertInto('notification_contents')
+        .values({ id: content, notification_type: 'follow', action_name: 'followed', subject_type: 'User', subject_id: users[0]!, subject_name: 'x', final_target_name: 'x', link_type: 'User', comment_info: '{}', created_at: now })
+        .execute();
+      await t.store.db
+        .insertInto('notifications')
+        .values(users.map((user_id) => ({ id: newId(), user_id, content_id: content, seen: 0, created_at: now, updated_at: now, seq })))
+        .execute();
+    };
+    await notify([few!]);
+    for (let i = 0; i < 300; i++) await notify(busy);
+    // What the statistics of a young community say: notifications for two or three users.
+    await sql`alter table notifications alter column user_id set (n_distinct = 2)`.execute(t.store.db);
+    await sql`analyze notifications`.execute(t.store.db);
+
+    statements.length = 0;
+    const res = await t.call('GET', `/users/${few}/notifications`);
+    expect(res.status).toBe(200);
+    expect(res.body).toHaveLength(1);
+    const list = statements.find((s) => s.text.includes('from "notifications" as "n"'));
+    expect(list, statements.map((s) => s.text).join('\n')).toBeDefined();
+    const scans = nodes(await genericPlan(list!)).filter((n) => n['Relation Name'] === 'notifications');
+    expect(scans).not.toEqual([]);
+    for (const scan of scans) {
+      expect(scan['Index Name'], JSON.stringify(scan)).toMatch(/^notifications_user/);
+      expect(scan.Filter, JSON.stringify(scan)).toBeUndefined();
     }
   });
 });
