@@ -48,20 +48,12 @@ const CONTENT_COLUMNS = [
 ] as const satisfies readonly (keyof Content)[];
 
 type CounterChange = { user_id: string; total: number; unseen: number; seq: number };
-/** PostgreSQL's channel for new notifications; the payload is `schema|origin|user id,user id,…` (`announce`). */
-export const NOTIFICATIONS_CHANNEL = 'agora_notifications';
-/** User ids per NOTIFY: a payload stays under PostgreSQL's 8,000 bytes. */
-const IDS_PER_NOTIFY = 200;
-
-/** `notified` collects the users, told at commit; on PostgreSQL a NOTIFY in the transaction tells other processes. */
-export interface NotificationAnnounce {
-  dialect: Dialect;
-  /** The store that writes, so that its own announcements are not taken for another process's. */
-  origin: string;
-  notified?: (userIds: readonly string[]) => void;
-}
-
-export function notificationsRepo(db: Kysely<Database>, announce?: NotificationAnnounce) {
+/**
+ * `notified` collects the users given new notifications, told at commit to this process's live streams. Other
+ * processes are told by the database: on PostgreSQL the insert's trigger NOTIFYs them (migration 0044), on SQLite
+ * they look at the table's version.
+ */
+export function notificationsRepo(db: Kysely<Database>, notified?: (userIds: readonly string[]) => void) {
   const withContents: Selection = (query) =>
     query
       .innerJoin('notification_contents as c', 'c.id', 'n.content_id')
@@ -94,7 +86,7 @@ export function notificationsRepo(db: Kysely<Database>, announce?: NotificationA
      * not its number: numbers need only grow.
      */
     async insertFor(contentId: string, recipients: { userId: string; id: string }[], now: string): Promise<string[]> {
-      const notified: string[] = [];
+      const added: string[] = [];
       const unique = [...new Map(recipients.map((r) => [r.userId, r])).values()];
       for (let i = 0; i < unique.length; i += ROWS_PER_INSERT) {
         const chunk = unique.slice(i, i + ROWS_PER_INSERT);
@@ -115,19 +107,12 @@ export function notificationsRepo(db: Kysely<Database>, announce?: NotificationA
           .returning('user_id')
           .execute();
         const got = new Set(inserted.map((r) => r.user_id));
-        notified.push(...got);
+        added.push(...got);
         if (got.size < chunk.length)
           await count(chunk.filter((r) => !got.has(r.userId)).map((r) => ({ user_id: r.userId, total: -1, unseen: -1, seq: 0 })));
       }
-      if (notified.length > 0 && announce) {
-        if (announce.dialect === 'postgres')
-          for (let i = 0; i < notified.length; i += IDS_PER_NOTIFY) {
-            const payload = `|${announce.origin}|${notified.slice(i, i + IDS_PER_NOTIFY).join(',')}`;
-            await sql`select pg_notify(${NOTIFICATIONS_CHANNEL}, current_schema() || ${payload})`.execute(db);
-          }
-        announce.notified?.(notified);
-      }
-      return notified;
+      if (added.length > 0) notified?.(added);
+      return added;
     },
     /** Newest first. */
     list(userId: string, unseenOnly: boolean, page: Pagination): Promise<Listed<NotificationRow>> {

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { ACCESS_CHANNEL } from './migrations/0011-access-notify.js';
 import type { NotifiedListener } from './notification-watch.js';
-import { NOTIFICATIONS_CHANNEL } from './notifications.js';
+import { NOTIFICATIONS_CHANNEL } from './migrations/0044-notify-at-insert.js';
 
 interface ListenerTiming {
   /** How often the listening connection is asked `select 1` (default 1 s). */

@@ -3,6 +3,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { parseIntoClientConfig } from 'pg-connection-string';
 import { SqliteTypesOnPostgres } from './dialect.js';
+import { ORIGIN_SETTING } from './migrations/0044-notify-at-insert.js';
 import { AccessListener, watchAccessWrites } from './pg-listener.js';
 import type { Database as Schema } from './schema.js';
 import { SecretBox } from './secret-box.js';
@@ -19,10 +20,10 @@ const INT8 = 20;
  * everyone). docs/performance.md, "What the history taught". The URL's `options`, else PGOPTIONS, come after ours
  * so they may override them.
  */
-function withSessionSettings(url: string): pg.PoolConfig {
+function withSessionSettings(url: string, origin: string): pg.PoolConfig {
   const config = parseIntoClientConfig(url);
   const own = config.options ?? process.env.PGOPTIONS;
-  return { ...config, options: [SESSION_SETTINGS, own].filter(Boolean).join(' ') };
+  return { ...config, options: [SESSION_SETTINGS, `-c ${ORIGIN_SETTING}=${origin}`, own].filter(Boolean).join(' ') };
 }
 
 const SESSION_SETTINGS = '-c plan_cache_mode=force_generic_plan -c jit=off -c random_page_cost=1.1';
@@ -33,8 +34,10 @@ const SESSION_SETTINGS = '-c plan_cache_mode=force_generic_plan -c jit=off -c ra
  */
 export async function openPostgresStore(url: string, options: OpenStoreOptions = {}): Promise<Store> {
   const where = describePostgresUrl(url);
+  // This store's name in the notifications its inserts announce (migration 0044), so that it skips its own.
+  const origin = randomBytes(8).toString('hex');
   const pool = new pg.Pool({
-    ...withSessionSettings(url),
+    ...withSessionSettings(url, origin),
     max: 10,
     // Kept while the store is open (pg closes one idle for 10 s): each holds the statements it prepared and planned.
     idleTimeoutMillis: 0,
@@ -71,11 +74,9 @@ export async function openPostgresStore(url: string, options: OpenStoreOptions =
     : SecretBox.unavailable('AGORA_SECRET_KEY is required with a PostgreSQL store: it seals the webhook signing secrets');
   // No data version (another process may write unseen): only keys, users and roles are cached, while the listener
   // vouches for them (`pg-listener.ts`).
-  const origin = randomBytes(8).toString('hex');
   const store = createKyselyStore(db, 'postgres', {
     secrets,
     accessVersion: () => listener.version(),
-    origin,
     otherProcesses: (emit) => listener.watchNotifications(origin, emit),
     onClose: () => listener.close(),
   });

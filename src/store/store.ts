@@ -94,8 +94,6 @@ export function createKyselyStore(
     secrets?: SecretBox;
     /** What tells of other processes' notifications (none: this process alone writes). */
     otherProcesses?: OtherProcessesWatch;
-    /** PostgreSQL: this store's name in the notifications it announces, so that it skips its own coming back. */
-    origin?: string;
     /** A transaction's store: the watchers of the store it belongs to, and where its notified users are collected. */
     watch?: NotificationWatch;
     notified?: (userIds: readonly string[]) => void;
@@ -103,10 +101,9 @@ export function createKyselyStore(
 ): Store {
   const secrets = options.secrets ?? SecretBox.ephemeral();
   const watch = options.watch ?? new NotificationWatch(options.otherProcesses);
-  const origin = options.origin ?? '';
   // Outside a transaction each statement commits by itself: its users are told at once.
   const notified = options.inTransaction ? options.notified : (userIds: readonly string[]) => watch.emit(userIds);
-  const inTransaction = (more: { notified: (userIds: readonly string[]) => void }) => ({ inTransaction: true, secrets, watch, origin, ...more });
+  const inTransaction = (more: { notified: (userIds: readonly string[]) => void }) => ({ inTransaction: true, secrets, watch, ...more });
   // SQLite runs one transaction at a time on its connection: the running one's notified users are collected here.
   let collecting: string[] | undefined;
   // Versions are known only outside transactions.
@@ -116,7 +113,7 @@ export function createKyselyStore(
   const store: Store = {
     dialect,
     db,
-    ...repositories(db, dialect, secrets, { dialect, origin, notified }),
+    ...repositories(db, dialect, secrets, notified),
     checkCounts: (repair, onDrift) => checkCounts(db, dialect, repair, onDrift),
     dataVersion: (fresh) => (options.inTransaction ? undefined : options.dataVersion?.(fresh)),
     versionOf: (tables) => {

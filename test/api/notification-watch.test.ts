@@ -1,7 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { newId } from '../../src/shared/ids.js';
+import { openPostgresStore } from '../../src/store/postgres.js';
 import type { Store } from '../../src/store/store.js';
-import { useApp } from '../helpers/app.js';
+import { seedMembers, useApp } from '../helpers/app.js';
+import { onPostgres, TEST_SECRET_KEY } from '../helpers/store-target.js';
 
 /**
  * `Store.watchNotifications` for this process's writes: the users a transaction notified are told once it
@@ -9,8 +11,8 @@ import { useApp } from '../helpers/app.js';
  */
 const t = useApp();
 
-/** Notifies `userId` of a made-up follow inside `tx`. */
-async function notify(tx: Store, userId: string): Promise<void> {
+/** Notifies `userId` (and `others`, in the same statement) of a made-up follow inside `tx`. */
+async function notify(tx: Store, userId: string, others: string[] = []): Promise<void> {
   const contentId = newId();
   const now = new Date().toISOString();
   await tx.notifications.insertContent({
@@ -20,7 +22,7 @@ async function notify(tx: Store, userId: string): Promise<void> {
     final_target_name: 'Profile', link_type: 'User', link_id: userId, link_slug: null, picture_url: null,
     comment_info: '{}', created_at: now,
   });
-  await tx.notifications.insertFor(contentId, [{ userId, id: newId() }], now);
+  await tx.notifications.insertFor(contentId, [userId, ...others].map((id) => ({ userId: id, id: newId() })), now);
 }
 
 describe('Store.watchNotifications', () => {
@@ -47,6 +49,35 @@ describe('Store.watchNotifications', () => {
       expect((await t.call('GET', `/users/${lost.user.id}/notifications`, { as: lost.creds })).body).toEqual([]);
     } finally {
       stop();
+    }
+  });
+});
+
+describe.skipIf(!onPostgres)('another store on the same PostgreSQL database [runs with AGORA_TEST_DB]', () => {
+  it("is told whose notifications were committed here (every one of 450 added at once), never a rolled back one's; this store is told its own once", async () => {
+    const other = await openPostgresStore(t.file, { secretKey: TEST_SECRET_KEY });
+    const toldThere: string[] = [];
+    const toldHere: string[] = [];
+    const stopThere = other.watchNotifications((ids) => ids && toldThere.push(...ids));
+    const stopHere = t.store.watchNotifications((ids) => ids && toldHere.push(...ids));
+    try {
+      const many = await seedMembers(t.store, 450);
+      const lost = await t.member();
+      // Listening (its first answer is "anyone": undefined, left out above) before anything is written.
+      await vi.waitFor(() => expect(other.versionOf(['users'])).toBeDefined(), { timeout: 10_000 });
+      await t.store.transaction((tx) => notify(tx, many[0]!, many.slice(1)));
+      await t.store.transaction(async (tx) => {
+        await notify(tx, lost.user.id);
+        throw new Error('rolled back');
+      }).catch(() => {});
+      await vi.waitFor(() => expect(new Set(toldThere).size).toBe(450), { timeout: 10_000 });
+      expect(new Set(toldThere)).toEqual(new Set(many));
+      expect(toldThere).not.toContain(lost.user.id);
+      expect(toldHere.sort()).toEqual([...many].sort());
+    } finally {
+      stopThere();
+      stopHere();
+      await other.close();
     }
   });
 });

@@ -7,6 +7,7 @@ import { openSqliteStore } from '../../src/store/sqlite.js';
 import { schemaDump } from '../helpers/migrations.js';
 import { removeDir } from '../helpers/server.js';
 import { ACCESS_TRIGGER_SUFFIX } from '../../src/store/migrations/0011-access-notify.js';
+import { NOTIFY_TRIGGER } from '../../src/store/migrations/0044-notify-at-insert.js';
 import { KNOWN_MIGRATIONS } from '../../src/store/store.js';
 import { onPostgres, openRaw, storeTargetFor, TEST_SECRET_KEY, withClient } from '../helpers/store-target.js';
 
@@ -83,10 +84,17 @@ async function postgresSchema(target: string): Promise<Schema> {
        where c.relnamespace = current_schema()::regnamespace and not g.tgisinternal`,
     )
   ).map((r) => r.name);
-  // PostgreSQL's own (migration 0011): NOTIFY the listening processes of key, user and role changes.
-  const notifying = schema.triggers.filter((name) => name.endsWith(ACCESS_TRIGGER_SUFFIX));
-  expect(notifying.sort()).toEqual(['api_keys_delete_notify_access', 'api_keys_update_notify_access', 'permission_sets_change_notify_access', 'users_change_notify_access']);
-  schema.triggers = schema.triggers.filter((name) => !name.endsWith(ACCESS_TRIGGER_SUFFIX));
+  // PostgreSQL's own: NOTIFY the listening processes of key, user and role changes (migration 0011), and of new
+  // notifications (0044).
+  const notifying = schema.triggers.filter((name) => name.endsWith(ACCESS_TRIGGER_SUFFIX) || name === NOTIFY_TRIGGER);
+  expect(notifying.sort()).toEqual([
+    'api_keys_delete_notify_access',
+    'api_keys_update_notify_access',
+    NOTIFY_TRIGGER,
+    'permission_sets_change_notify_access',
+    'users_change_notify_access',
+  ]);
+  schema.triggers = schema.triggers.filter((name) => !notifying.includes(name));
   await raw.close();
   return schema;
 }

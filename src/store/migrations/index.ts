@@ -31,6 +31,7 @@ import { tableVersions } from './0010-table-versions.js';
 import { likesList } from './0041-likes-list.js';
 import { commentsByAuthor } from './0042-comments-by-author.js';
 import { removedList } from './0043-removed-list.js';
+import { notifyAtInsert } from './0044-notify-at-insert.js';
 
 /** Numbered migrations, applied in order at start. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -66,4 +67,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0041-likes-list': likesList,
   '0042-comments-by-author': commentsByAuthor,
   '0043-removed-list': removedList,
+  '0044-notify-at-insert': notifyAtInsert,
 };
