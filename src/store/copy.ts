@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { COUNTING_TRIGGERS_PG, rewriteCountsPg } from './counters.js';
+import { NOTIFY_TRIGGER } from './migrations/0044-notify-at-insert.js';
 import type { Database } from './schema.js';
 import type { Store } from './store.js';
 
@@ -80,14 +81,15 @@ export async function copyStore(from: Store, to: Store, onProgress?: (progress: 
 
 /**
  * PostgreSQL: the counting triggers are off for the load (inside its transaction) and the counts rewritten at its
- * end: row by row, each update of an already updated count row walks the versions left behind. DISABLE TRIGGER
- * needs the tables' owner; session_replication_role would need a superuser.
+ * end: row by row, each update of an already updated count row walks the versions left behind. So is the NOTIFY of
+ * new notifications (migration 0044): the store copied into is new, with no one to tell. DISABLE TRIGGER needs the
+ * tables' owner; session_replication_role would need a superuser.
  */
 async function setCountingTriggersAside(destination: Kysely<Database>): Promise<{ table: string; trigger: string }[]> {
   const { rows } = await sql<{ table: string; trigger: string }>`
     select c.relname as "table", g.tgname as "trigger" from pg_trigger g join pg_class c on c.oid = g.tgrelid
     where c.relnamespace = current_schema()::regnamespace and not g.tgisinternal
-      and g.tgname = any(${COUNTING_TRIGGERS_PG.map((t) => t.trigger)})`.execute(destination);
+      and g.tgname = any(${[...COUNTING_TRIGGERS_PG.map((t) => t.trigger), NOTIFY_TRIGGER]})`.execute(destination);
   for (const { table, trigger } of rows) await sql`alter table ${sql.table(table)} disable trigger ${sql.id(trigger)}`.execute(destination);
   return rows;
 }

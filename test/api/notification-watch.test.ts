@@ -12,7 +12,7 @@ import { onPostgres, TEST_SECRET_KEY } from '../helpers/store-target.js';
 const t = useApp();
 
 /** Notifies `userId` (and `others`, in the same statement) of a made-up follow inside `tx`. */
-async function notify(tx: Store, userId: string, others: string[] = []): Promise<void> {
+async function notify(tx: Store, userId: string, others: string[] = []): Promise<string> {
   const contentId = newId();
   const now = new Date().toISOString();
   await tx.notifications.insertContent({
@@ -23,6 +23,7 @@ async function notify(tx: Store, userId: string, others: string[] = []): Promise
     comment_info: '{}', created_at: now,
   });
   await tx.notifications.insertFor(contentId, [userId, ...others].map((id) => ({ userId: id, id: newId() })), now);
+  return contentId;
 }
 
 describe('Store.watchNotifications', () => {
@@ -54,7 +55,7 @@ describe('Store.watchNotifications', () => {
 });
 
 describe.skipIf(!onPostgres)('another store on the same PostgreSQL database [runs with AGORA_TEST_DB]', () => {
-  it("is told whose notifications were committed here (every one of 450 added at once), never a rolled back one's; this store is told its own once", async () => {
+  it("is told whose notifications were committed here (every one of 450 added at once), once each, never a rolled back one's nor one already there; this store is told its own once", async () => {
     const other = await openPostgresStore(t.file, { secretKey: TEST_SECRET_KEY });
     const toldThere: string[] = [];
     const toldHere: string[] = [];
@@ -62,18 +63,25 @@ describe.skipIf(!onPostgres)('another store on the same PostgreSQL database [run
     const stopHere = t.store.watchNotifications((ids) => ids && toldHere.push(...ids));
     try {
       const many = await seedMembers(t.store, 450);
-      const lost = await t.member();
-      // Listening (its first answer is "anyone": undefined, left out above) before anything is written.
-      await vi.waitFor(() => expect(other.versionOf(['users'])).toBeDefined(), { timeout: 10_000 });
-      await t.store.transaction((tx) => notify(tx, many[0]!, many.slice(1)));
-      await t.store.transaction(async (tx) => {
-        await notify(tx, lost.user.id);
-        throw new Error('rolled back');
-      }).catch(() => {});
-      await vi.waitFor(() => expect(new Set(toldThere).size).toBe(450), { timeout: 10_000 });
-      expect(new Set(toldThere)).toEqual(new Set(many));
-      expect(toldThere).not.toContain(lost.user.id);
-      expect(toldHere.sort()).toEqual([...many].sort());
+      const [lost, again, marker] = [await t.member(), await t.member(), await t.member()];
+      // Both listening (their first answer is "anyone": undefined, left out above) before anything is written.
+      await vi.waitFor(() => expect([other.versionOf(['users']), t.store.versionOf(['users'])]).not.toContain(undefined), { timeout: 10_000 });
+      await t.store.transaction(async (tx) => void (await notify(tx, many[0]!, many.slice(1))));
+      await t.store
+        .transaction(async (tx) => {
+          await notify(tx, lost.user.id);
+          throw new Error('rolled back');
+        })
+        .catch(() => {});
+      // A notification given twice (a fan-out batch run again): the second insert adds no row, and tells no one.
+      const given = await t.store.transaction((tx) => notify(tx, again.user.id));
+      expect(await t.store.transaction((tx) => tx.notifications.insertFor(given, [{ userId: again.user.id, id: newId() }], new Date().toISOString()))).toEqual([]);
+      // Written by the other store last: once each has heard it, each has heard everything committed before it.
+      await other.transaction(async (tx) => void (await notify(tx, marker.user.id)));
+      await vi.waitFor(() => expect([toldHere.includes(marker.user.id), toldThere.includes(marker.user.id)]).toEqual([true, true]), { timeout: 10_000 });
+      const expected = [...many, again.user.id, marker.user.id].sort();
+      expect([...toldThere].sort()).toEqual(expected);
+      expect([...toldHere].sort()).toEqual(expected);
     } finally {
       stopThere();
       stopHere();

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import { isPostgres } from './steps.js';
 
-/** The channel of new notifications; the payload is `schema|origin|user id,user id,…`. */
+/** The channel of new notifications; the payload is `schema|origin|user id,user id,…` (the table's schema). */
 export const NOTIFICATIONS_CHANNEL = 'agora_notifications';
 
 /** The session setting that names the writing store (`-c agora.origin=…` on its connections): it skips its own. */
@@ -28,7 +28,7 @@ export const notifyAtInsert: Migration = {
           select string_agg(user_id, ',') from (select user_id, row_number() over () - 1 as i from added) numbered group by i / 200
         loop
           perform pg_notify(${sql.lit(NOTIFICATIONS_CHANNEL)},
-            current_schema() || '|' || coalesce(current_setting(${sql.lit(ORIGIN_SETTING)}, true), '') || '|' || ids);
+            tg_table_schema || '|' || coalesce(current_setting(${sql.lit(ORIGIN_SETTING)}, true), '') || '|' || ids);
         end loop;
         return null;
       end $$`.execute(db);
