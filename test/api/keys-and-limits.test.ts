@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { issueApiKey } from '../../src/domain/api-keys.js';
 import { VerificationQueue } from '../../src/domain/auth-limits.js';
 import { testClock, useApp } from '../helpers/app.js';
-import { onPostgres, TEST_SECRET_KEY } from '../helpers/store-target.js';
+import { afterAccessChange, onPostgres, TEST_SECRET_KEY } from '../helpers/store-target.js';
 
 const clock = testClock();
 /** Every statement the store runs, for the checks that look at how a list counts. */
@@ -229,16 +229,7 @@ describe('API keys', () => {
       expect((await me()).statusCode).toBe(200);
       const [key] = (await api.call('GET', `/api_keys?user_id=${member.id}`)).body.items;
       expect((await api.call('DELETE', `/api_keys/${key.id}`)).status).toBe(204);
-      // SQLite: the next request sees the commit (its data version). PostgreSQL: once the revocation's
-      // notification has reached the other server (docs/operations.md, "Several processes": p99 4 ms, at most 2 s),
-      // so a request sent at once may still be answered by the old pair; it is asked again until the bound.
-      const deadline = Date.now() + (onPostgres ? 2_000 : 0);
-      let status = (await me()).statusCode;
-      while (status !== 401 && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        status = (await me()).statusCode;
-      }
-      expect(status).toBe(401);
+      expect((await afterAccessChange(me, (res) => res.statusCode === 401)).statusCode).toBe(401);
     } finally {
       await second.close();
       await store.close();

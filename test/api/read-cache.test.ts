@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createPage, createPageConfiguration, createUserWithKey } from '../helpers/api.js';
 import { removeDir, startServer, type RunningServer } from '../helpers/server.js';
-import { onPostgres } from '../helpers/store-target.js';
+import { afterAccessChange } from '../helpers/store-target.js';
 
 /**
  * Reads see what another process committed, and the caller's key and role (remembered between requests) follow
@@ -57,11 +57,7 @@ describe('reads after writes', () => {
     const visitors = sets.body.items.find((s: { name: string }) => s.name === 'Visitors');
     expect((await call(b, 'PUT', `/users/${user.id}/role`, { body: { permission_set_id: visitors.id } })).status).toBe(200);
 
-    let refused = await call(a, 'GET', '/pages', { as: creds });
-    for (const since = Date.now(); onPostgres && refused.status === 200 && Date.now() - since < 2000; ) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      refused = await call(a, 'GET', '/pages', { as: creds });
-    }
+    const refused = await afterAccessChange(() => call(a, 'GET', '/pages', { as: creds }), (res) => res.status !== 200);
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe('api_access_denied');
   });

@@ -15,6 +15,21 @@ export const onPostgres = PG_TEST_DB !== undefined;
 /** PostgreSQL stores need AGORA_SECRET_KEY (there is no key file beside a database): the tests' one. */
 export const TEST_SECRET_KEY = 'agora tests: not a secret, 32 chars';
 
+/**
+ * The answer to `ask` once another process's change to a key, user or role applies here: on SQLite from the next
+ * request (its data version), on PostgreSQL once the change's NOTIFY has reached this process (docs/operations.md:
+ * p99 4 ms, at most the listener's 2 s), so there a request that raced it is asked again until `applied` or 2 s.
+ */
+export async function afterAccessChange<T>(ask: () => Promise<T>, applied: (answer: T) => boolean): Promise<T> {
+  const deadline = Date.now() + (onPostgres ? 2_000 : 0);
+  let answer = await ask();
+  while (!applied(answer) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    answer = await ask();
+  }
+  return answer;
+}
+
 /** Skip a SQLite-only test on PostgreSQL (the reason goes into the test's name). */
 export const sqliteOnly = (reason: string) => (onPostgres ? ` [skipped on PostgreSQL: ${reason}]` : '');
 
