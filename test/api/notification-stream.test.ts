@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/shared/ids.js';
-import { startApp, type TestApp } from '../helpers/app.js';
+import { notifyMadeUp, startApp, type TestApp } from '../helpers/app.js';
 import { PREFIX, removeDir, type Credentials } from '../helpers/server.js';
 
 /** The live stream of docs/api.md over a real socket: Server-Sent Events, resumed with Last-Event-ID. */
@@ -130,18 +130,7 @@ describe('GET /users/{id}/notifications/stream', () => {
       await followedBy(me.user.id);
       const newer = await stream.nextNotification();
       expect(newer.id > early).toBe(true);
-      await t.store.transaction(async (tx) => {
-        const contentId = newId();
-        const now = new Date().toISOString();
-        await tx.notifications.insertContent({
-          id: contentId, notification_type: 'follow', action_name: 'followed', subject_type: 'User', subject_id: me.user.id,
-          subject_slug: null, subject_name: 'Late Committer', target_type: 'User', target_id: me.user.id, target_slug: null,
-          target_name: null, final_target_type: 'User', final_target_id: me.user.id, final_target_slug: null,
-          final_target_name: 'Profile', link_type: 'User', link_id: me.user.id, link_slug: null, picture_url: null,
-          comment_info: '{}', created_at: now,
-        });
-        await tx.notifications.insertFor(contentId, [{ userId: me.user.id, id: early }], now);
-      });
+      await t.store.transaction((tx) => notifyMadeUp(tx, me.user.id, [{ userId: me.user.id, id: early }], 'Late Committer'));
       const late = await stream.nextNotification();
       expect(late.id).toBe(early);
       expect(late.data.subject_name).toBe('Late Committer');

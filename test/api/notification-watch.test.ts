@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { newId } from '../../src/shared/ids.js';
 import { openPostgresStore } from '../../src/store/postgres.js';
 import type { Store } from '../../src/store/store.js';
-import { seedMembers, useApp } from '../helpers/app.js';
+import { notifyMadeUp, seedMembers, useApp } from '../helpers/app.js';
 import { onPostgres, TEST_SECRET_KEY } from '../helpers/store-target.js';
 
 /**
@@ -11,20 +11,9 @@ import { onPostgres, TEST_SECRET_KEY } from '../helpers/store-target.js';
  */
 const t = useApp();
 
-/** Notifies `userId` (and `others`, in the same statement) of a made-up follow inside `tx`. */
-async function notify(tx: Store, userId: string, others: string[] = []): Promise<string> {
-  const contentId = newId();
-  const now = new Date().toISOString();
-  await tx.notifications.insertContent({
-    id: contentId, notification_type: 'follow', action_name: 'followed', subject_type: 'User', subject_id: userId,
-    subject_slug: null, subject_name: 'Someone', target_type: 'User', target_id: userId, target_slug: null,
-    target_name: null, final_target_type: 'User', final_target_id: userId, final_target_slug: null,
-    final_target_name: 'Profile', link_type: 'User', link_id: userId, link_slug: null, picture_url: null,
-    comment_info: '{}', created_at: now,
-  });
-  await tx.notifications.insertFor(contentId, [userId, ...others].map((id) => ({ userId: id, id: newId() })), now);
-  return contentId;
-}
+/** Notifies `userId` (and `others`, in the same statement) of a made-up follow inside `tx`; answers the content's id. */
+const notify = (tx: Store, userId: string, others: string[] = []): Promise<string> =>
+  notifyMadeUp(tx, userId, [userId, ...others].map((id) => ({ userId: id, id: newId() })));
 
 describe('Store.watchNotifications', () => {
   it('tells the users notified once their transaction committed, and nobody for one rolled back', async () => {

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { seedMembers, useApp } from '../helpers/app.js';
+import { notifyMadeUp, seedMembers, useApp } from '../helpers/app.js';
+import { nodes, type PlanNode } from '../helpers/plans.js';
 import { newId } from '../../src/shared/ids.js';
 import { openPostgresStore } from '../../src/store/postgres.js';
 import { onPostgres, TEST_SECRET_KEY } from '../helpers/store-target.js';
@@ -59,14 +60,6 @@ describe('PostgreSQL connections', () => {
   });
 });
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Filter?: string;
-  Plans?: PlanNode[];
-}
-
 describe('PostgreSQL lists', () => {
   const statements: { text: string; parameters: readonly unknown[] }[] = [];
   const t = useApp({ storeOptions: { onQuery: (text, parameters) => void statements.push({ text, parameters }) } });
@@ -84,26 +77,12 @@ describe('PostgreSQL lists', () => {
       }
     });
   }
-  const nodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)];
 
   it.skipIf(!onPostgres)("walk the list's own index whatever the statistics say: a user's notifications when few users have any [runs with AGORA_TEST_DB]", async () => {
     // One notification for the newest Member, then 900 for three others, each the newest of the table in turn: a walk
     // of the primary key that filters by user would read every one of them to find the first.
     const [few, ...busy] = await seedMembers(t.store, 4);
-    const now = new Date().toISOString();
-    let seq = 0;
-    const notify = async (users: string[]) => {
-      seq += 1;
-      const content = newId();
-      await t.store.db
-        .insertInto('notification_contents')
-        .values({ id: content, notification_type: 'follow', action_name: 'followed', subject_type: 'User', subject_id: users[0]!, subject_name: 'x', final_target_name: 'x', link_type: 'User', comment_info: '{}', created_at: now })
-        .execute();
-      await t.store.db
-        .insertInto('notifications')
-        .values(users.map((user_id) => ({ id: newId(), user_id, content_id: content, seen: 0, created_at: now, updated_at: now, seq })))
-        .execute();
-    };
+    const notify = (users: string[]) => notifyMadeUp(t.store, users[0]!, users.map((userId) => ({ userId, id: newId() })));
     await notify([few!]);
     for (let i = 0; i < 300; i++) await notify(busy);
     // What the statistics of a young community say: notifications for two or three users.

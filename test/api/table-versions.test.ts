@@ -4,7 +4,7 @@ import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { insertPage, startApp, type TestApp } from '../helpers/app.js';
 import { removeDir } from '../helpers/server.js';
-import { onPostgres, TEST_SECRET_KEY } from '../helpers/store-target.js';
+import { afterAccessChange, onPostgres, TEST_SECRET_KEY } from '../helpers/store-target.js';
 
 /**
  * A write by another connection to the same store (another worker or process) is in the very next answer of
@@ -116,16 +116,8 @@ describe('lists after writes by another connection', () => {
     expect((await t.call('GET', '/webhooks', { as: creds })).status).toBe(403);
     const admins = await other.db.selectFrom('permission_sets').select('id').where('system_key', '=', 'admins').executeTakeFirstOrThrow();
     await other.transaction((tx) => tx.users.setRole(user.id, admins.id, new Date().toISOString()));
-    // SQLite: from the next call. PostgreSQL: once the change's notice has reached this store's listening
-    // connection (LISTEN/NOTIFY, asynchronous: measured p99 4 ms, bounded at 2 s; docs/operations.md), so the
-    // next calls are asked until then; a cache that ignored the change would answer 403 to the end.
-    const deadline = Date.now() + (onPostgres ? 2_000 : 0);
-    let status = (await t.call('GET', '/webhooks', { as: creds })).status;
-    while (status !== 200 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      status = (await t.call('GET', '/webhooks', { as: creds })).status;
-    }
-    expect(status).toBe(200);
+    // A cache that ignored the change would answer 403 to the end.
+    expect((await afterAccessChange(() => t.call('GET', '/webhooks', { as: creds }), (res) => res.status === 200)).status).toBe(200);
   });
 });
 

@@ -219,3 +219,26 @@ export async function seedFollows(store: Store, userIds: string[], type: 'Page' 
       await tx.follows.insertIfAbsent({ id: newId(), user_id: userId, followable_type: type, followable_id: targetId, created_at: now });
   });
 }
+
+/**
+ * A made-up follow of `subjectId`'s, notified to `recipients` straight into the store (in `tx`, or on its own):
+ * its content, then one insert of every recipient's notification. Answers the content's id.
+ */
+export async function notifyMadeUp(
+  tx: Store,
+  subjectId: string,
+  recipients: { userId: string; id: string }[],
+  subjectName = 'Someone',
+): Promise<string> {
+  const contentId = newId();
+  const now = new Date().toISOString();
+  await tx.notifications.insertContent({
+    id: contentId, notification_type: 'follow', action_name: 'followed', subject_type: 'User', subject_id: subjectId,
+    subject_slug: null, subject_name: subjectName, target_type: 'User', target_id: subjectId, target_slug: null,
+    target_name: null, final_target_type: 'User', final_target_id: subjectId, final_target_slug: null,
+    final_target_name: 'Profile', link_type: 'User', link_id: subjectId, link_slug: null, picture_url: null,
+    comment_info: '{}', created_at: now,
+  });
+  await tx.notifications.insertFor(contentId, recipients, now);
+  return contentId;
+}

@@ -45,14 +45,18 @@ export async function badPlans(target: string, queries: Query[]): Promise<string
   }
 }
 
-interface PlanNode {
+/** A node of PostgreSQL's `EXPLAIN (FORMAT JSON)`. */
+export interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
+  'Index Name'?: string;
+  Filter?: string;
   Plans?: PlanNode[];
   Plan: PlanNode;
 }
 
-function nodes(node: PlanNode): PlanNode[] {
+/** The node and every node under it. */
+export function nodes(node: PlanNode): PlanNode[] {
   return [node, ...(node.Plans ?? []).flatMap(nodes)];
 }
 

@@ -4,7 +4,7 @@ import { call, createPageConfiguration, userBody, type ApiResponse } from '../he
 import { runCli } from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { removeDir, startServer, type Credentials, type RunningServer } from '../helpers/server.js';
-import { withClient } from '../helpers/store-target.js';
+import { afterAccessChange, withClient } from '../helpers/store-target.js';
 
 /**
  * Two real `agora serve` processes on one database, every burst of concurrent requests split between them
@@ -219,7 +219,7 @@ describe('two agora serve processes on one database', () => {
     expect((await call(b, 'GET', `/users/${member.id}`, { as: creds })).status).toBe(200);
     const keys = await call(a, 'GET', `/api_keys?user_id=${member.id}`);
     expect((await call(a, 'DELETE', `/api_keys/${keys.body.items[0].id}`)).status).toBe(204);
-    expect(await withinBound(() => call(b, 'GET', `/users/${member.id}`, { as: creds }), (r) => r.status === 401)).toBe(401);
+    expect((await afterAccessChange(() => call(b, 'GET', `/users/${member.id}`, { as: creds }), (r) => r.status === 401)).status).toBe(401);
   });
 
   it('a role edited through one process applies in the other within the bound (SQLite: from its next request)', async () => {
@@ -234,7 +234,7 @@ describe('two agora serve processes on one database', () => {
     expect((await call(b, 'GET', '/users', { as: creds })).status).toBe(403);
     const edited = await call(a, 'PUT', `/permission_sets/${role.body.id}`, { body: { permissions: { users: { index: true } } } });
     expect(edited.status, JSON.stringify(edited.body)).toBe(200);
-    expect(await withinBound(() => call(b, 'GET', '/users', { as: creds }), (r) => r.status === 200)).toBe(200);
+    expect((await afterAccessChange(() => call(b, 'GET', '/users', { as: creds }), (r) => r.status === 200)).status).toBe(200);
   });
 
   it.runIf(TARGET)('PostgreSQL: a process whose listening connection was lost trusts nothing it remembered', async () => {
@@ -269,7 +269,7 @@ describe('two agora serve processes on one database', () => {
     await withClient((c) => c.query('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1', [`agora listener ${b.process.pid}`]), TARGET);
     const keys = await call(a, 'GET', `/api_keys?user_id=${member.id}`);
     expect((await call(a, 'DELETE', `/api_keys/${keys.body.items[0].id}`)).status).toBe(204);
-    expect(await withinBound(asMemberAgain, (r) => r.status === 401)).toBe(401);
+    expect((await afterAccessChange(asMemberAgain, (r) => r.status === 401)).status).toBe(401);
     await waitUntil(async () => (await listenerOf(b)) !== undefined, 'the second process listening again');
     expect((await asMemberAgain()).status).toBe(401);
   });
@@ -308,23 +308,6 @@ describe('two agora serve processes on one database', () => {
     }
   }, 120_000);
 });
-
-/**
- * The documented bound for a key revoked or a role edited through one process to apply in another: none on
- * SQLite (its next request); on PostgreSQL the notification's delivery, and at worst the listener's trust
- * window (2 s: docs/operations.md, "Several processes", `src/store/pg-listener.ts`).
- */
-const BOUND_MS = TARGET ? 2000 : 0;
-
-/** Asks again until `done` holds or the bound has passed; answers the last status. */
-async function withinBound(ask: () => Promise<ApiResponse>, done: (r: ApiResponse) => boolean): Promise<number> {
-  const deadline = Date.now() + BOUND_MS;
-  for (;;) {
-    const res = await ask();
-    if (done(res) || Date.now() >= deadline) return res.status;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** The backend of a server's listening connection once it listens (PostgreSQL), or undefined while it has none. */
 async function listenerOf(server: RunningServer): Promise<number | undefined> {
