@@ -103,9 +103,8 @@ export class Authenticator {
     const row = await this.deps.store.users.getWithPermissions(userId);
     if (!row) throw unauthorized(INVALID);
     const { role_permissions, ...user } = row;
-    // A suspension's write touches the user's row, so the version above moves with it.
-    const suspended = await this.deps.store.suspensions.get(userId);
-    const suspension = suspended ? { reason: suspended.reason, until: suspended.until } : null;
+    // Read with the user (a suspension's write touches the user's row, so the version above moves with it).
+    const suspension = user.suspension_reason != null ? { reason: user.suspension_reason, until: user.suspension_until ?? null } : null;
     const caller = { user, permissions: this.parsed(role_permissions), isAdmin: user.role_system_key === SYSTEM_ROLES.admins, suspension };
     if (version !== undefined) {
       if (this.callers.size >= this.limits.maxEntries) this.callers.clear();

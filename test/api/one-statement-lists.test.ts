@@ -181,4 +181,20 @@ describe('a server just started', () => {
       removeDir(fresh.dir);
     }
   });
+
+  it('reads a caller it does not remember in one statement: the user, their role and their suspension', async () => {
+    const log: string[] = [];
+    const fresh = await startApp({ storeOptions: { onQuery: (sql) => void log.push(sql) }, webhooks: { concurrency: 0 } });
+    try {
+      // (The pages list reads no user: the only statements naming users or suspensions are the caller's.)
+      log.length = 0;
+      expect((await fresh.call('GET', '/pages?per_page=1')).status).toBe(200);
+      const callerReads = log.filter((sql) => /"users"|"suspensions"/.test(sql));
+      expect(callerReads, log.join('\n')).toHaveLength(1);
+      expect(callerReads[0]).toMatch(/join "permission_sets" .* left join "suspensions"/);
+    } finally {
+      await fresh.close();
+      removeDir(fresh.dir);
+    }
+  });
 });
