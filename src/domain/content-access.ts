@@ -17,14 +17,14 @@ import { findVisiblePage, isMember } from './pages.js';
 export const viewerOf = (caller: Caller): Viewer => ({ id: caller.user.id, isAdmin: caller.isAdmin });
 
 /**
- * The user a body names as acting (the caller, or someone an Admin acts for), read once: the record, and the
- * same user as a viewer of content. 404 when there is no such user.
+ * The user a body names as acting, and the same user as a viewer of content: the caller as authenticated (no read:
+ * as fresh as every caller, see Authenticator), or the user an Admin acts for, read (404 when there is none).
  */
 export async function actingUser(store: Store, caller: Caller, userId: string): Promise<{ user: UserWithRole; viewer: Viewer }> {
+  if (userId === caller.user.id) return { user: caller.user, viewer: viewerOf(caller) };
   const user = await store.users.getById(userId);
   if (!user) throw notFound('User');
-  const viewer = userId === caller.user.id ? viewerOf(caller) : { id: user.id, isAdmin: user.role_system_key === SYSTEM_ROLES.admins };
-  return { user, viewer };
+  return { user, viewer: { id: user.id, isAdmin: user.role_system_key === SYSTEM_ROLES.admins } };
 }
 
 /** A page the viewer may know of: 404 for a secret page they are not in (the one rule, `findVisiblePage`). */

@@ -144,7 +144,7 @@ export async function createStatus(deps: Deps, caller: Caller, input: CreateStat
     );
     // Last (domain/README.md, "Follows and statuses last").
     await tx.statuses.insert(status);
-    return status;
+    return { ...status, user: author };
   });
   deps.notifications?.wake();
   // A new status has no comments yet.
@@ -203,7 +203,7 @@ export async function createComment(deps: Deps, caller: Caller, input: CreateCom
       [status.user_id],
       [author.id, caller.user.id],
     );
-    return comment;
+    return { ...comment, user: author };
   });
   return (await toCommentRecords(deps.store, caller, [row], deps.clock()))[0]!;
 }
@@ -254,7 +254,7 @@ export async function createLike(deps: Deps, caller: Caller, input: CreateLikeIn
       [comment ? comment.user_id : status.user_id],
       [liker.id, caller.user.id],
     );
-    return like;
+    return { ...like, user: liker };
   });
   return (await toLikeRecords(deps.store, caller, [row], deps.clock()))[0]!;
 }

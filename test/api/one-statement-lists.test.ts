@@ -163,6 +163,24 @@ describe('a list that embeds records', () => {
   });
 });
 
+describe('a write by its caller', () => {
+  it('reads no user: the caller is the author, and the record embeds them as authenticated', async () => {
+    const reads = (log: string[]) => log.filter((sql) => /(from|join) "users"/.test(sql));
+    await remembered();
+    statements.length = 0;
+    const status = await t.call('POST', '/statuses', { as: member.creds, body: { user_id: member.user.id, page_id: ids.page, content: 'again' } });
+    expect(status.status, JSON.stringify(status.body)).toBe(201);
+    const comment = await t.call('POST', '/comments', { as: member.creds, body: { user_id: member.user.id, status_id: status.body.id, content: 'yes' } });
+    expect(comment.status, JSON.stringify(comment.body)).toBe(201);
+    const like = await t.call('POST', '/likes', { as: member.creds, body: { user_id: member.user.id, comment_id: comment.body.id } });
+    expect(like.status, JSON.stringify(like.body)).toBe(201);
+    await t.app.fanOut.drain();
+    expect(reads(statements), statements.join('\n')).toEqual([]);
+    const author = (await t.call('GET', `/users/${member.user.id}`, { as: member.creds })).body;
+    for (const record of [status.body, comment.body, like.body]) expect(record.user).toEqual(author);
+  });
+});
+
 describe('a server just started', () => {
   it('answers its second request in the request\'s own statement: the key and the caller are remembered from the first', async () => {
     const log: string[] = [];
