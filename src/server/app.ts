@@ -41,10 +41,11 @@ export interface AppOptions {
   store: Store;
   clock?: Clock;
   bodyLimit?: number;
+  /** Log every request; without it only errors are logged (to `logStream`). */
   logger?: boolean;
   /** Failed-authentication limits and the scrypt queue (defaults in DEFAULT_AUTH_LIMITS). */
   auth?: AuthLimits;
-  /** Where log lines go (JSON lines); stdout when not given. */
+  /** Where log lines go (JSON lines); stderr when not given. */
   logStream?: { write(line: string): void };
   /** Requests per API key (a token bucket); false turns the limit off. Default: DEFAULT_RATE_LIMIT. */
   rateLimit?: RateLimitSettings | false;
@@ -70,10 +71,9 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   const clock = options.clock ?? (() => new Date());
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const app = Fastify({
-    // Logs go to stderr (or the stream given): stdout carries only the server's own lines (`listening on …`).
-    logger: options.logger
-      ? { level: 'info', redact: ['req.headers["api-secret"]'], stream: options.logStream ?? process.stderr }
-      : false,
+    // Logs go to stderr (or the stream given): stdout carries only the server's own lines (`listening on …`). Every
+    // request with `logger`, else errors only: a 500's cause, a failed webhook sender or fan-out, are always told.
+    logger: { level: options.logger ? 'info' : 'error', redact: ['req.headers["api-secret"]'], stream: options.logStream ?? process.stderr },
     bodyLimit,
     // A path segment over 1,024 characters is a 414 (uri_too_long).
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },

@@ -15,7 +15,7 @@ export function registerServeCommand(program: Command): void {
     )
     .option('--db <file|url>', 'SQLite database file, or postgres:// URL (env AGORA_DB)', process.env.AGORA_DB ?? './agora.db')
     .option('--demo', 'seed a small community on an empty store and print an administrator key')
-    .option('--log', 'log every request to stderr (never credentials): readable lines on a terminal, JSON lines when piped')
+    .option('--log', 'log every request to stderr, not only errors (never credentials): readable lines on a terminal, JSON lines when piped')
     .addOption(
       new Option('--workers <n>', 'processes serving the store (node:cluster); auto = one per core')
         .env('AGORA_WORKERS')
@@ -31,7 +31,7 @@ export function registerServeCommand(program: Command): void {
       ]);
       await serve({
         ...options,
-        logStream: options.log ? (process.stderr.isTTY ? readableLog(process.stderr) : process.stderr) : undefined,
+        logStream: process.stderr.isTTY ? readableLog(process.stderr) : process.stderr,
         bootstrapKey: process.env.AGORA_BOOTSTRAP_API_KEY,
         bootstrapSecret: process.env.AGORA_BOOTSTRAP_API_SECRET,
         secretKey: process.env.AGORA_SECRET_KEY,
