@@ -8,6 +8,7 @@ import type {
   ListAccessRequestsQuery,
 } from '../shared/schemas/membership.js';
 import type { AccessRequestListed, AccessRequestRow } from '../store/membership.js';
+import type { PageRow } from '../store/pages.js';
 import type { Store } from '../store/store.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { recordAudit } from './audit.js';
@@ -34,7 +35,7 @@ async function toRecords(store: Store, caller: Caller, rows: AccessRequestListed
   }));
 }
 
-const toRecord = async (store: Store, caller: Caller, row: AccessRequestRow, now: Date) =>
+const toRecord = async (store: Store, caller: Caller, row: AccessRequestListed, now: Date) =>
   (await toRecords(store, caller, [row], now))[0]!;
 
 /**
@@ -50,7 +51,8 @@ export async function createAccessRequest(
   requireActingFor(caller, input.user_id);
   const record = await deps.store.transaction(async (tx) => {
     const page = await findVisiblePage(tx, caller, input.page_id);
-    if (!(await tx.users.getById(input.user_id))) throw notFound('User');
+    const user = input.user_id === caller.user.id ? caller.user : await tx.users.getById(input.user_id);
+    if (!user) throw notFound('User');
     if (await isMember(tx, input.user_id, page.id))
       throw new AppError(409, ErrorCode.alreadyMember, 'This user is already in this page');
     if (page.privacy === 'secret') throw forbidden('This page is secret: it is joined by invite only');
@@ -66,7 +68,7 @@ export async function createAccessRequest(
     };
     if (!(await tx.accessRequests.insertWaiting(row)))
       throw new AppError(409, ErrorCode.accessRequestPending, 'An access request from this user to this page is already waiting');
-    const created = await toRecord(tx, caller, row, new Date(now));
+    const created = await toRecord(tx, caller, { ...row, user, page }, new Date(now));
     await recordWebhookEvent(tx, now, 'page_access_request.created', created);
     // The page's administrators: its creator and every project administrator.
     await notifyUsers(
@@ -104,7 +106,7 @@ export async function listAccessRequests(
 }
 
 /** The request, once the caller is known to administer its page (rule 4). */
-async function requestToSettle(tx: Store, caller: Caller, id: string): Promise<AccessRequestRow> {
+async function requestToSettle(tx: Store, caller: Caller, id: string): Promise<AccessRequestRow & { page: PageRow }> {
   const refusal = 'Only an administrator of the page can accept or refuse its access requests';
   // The store's rule of who may know of a request (`accessRequestsSeenBy`: the one the list follows);
   // one they may not know of is a 403 when they know of its page, else a 404 (its page is secret to them).
@@ -119,7 +121,7 @@ async function requestToSettle(tx: Store, caller: Caller, id: string): Promise<A
   if (!page) throw notFound('Access request');
   if (!administersPage(caller, page)) throw forbidden(refusal);
   if (row.state === 'accepted') throw new AppError(409, ErrorCode.alreadyAccepted, 'This access request was already accepted');
-  return row;
+  return { ...row, page };
 }
 
 /** Accepts a waiting request: is_validate true, and the user follows the page, in one transaction (rule 5). */
@@ -127,10 +129,13 @@ export async function acceptAccessRequest(deps: Deps, caller: Caller, id: string
   const record = await deps.store.transaction(async (tx) => {
     const row = await requestToSettle(tx, caller, id);
     const now = nowIso(deps);
-    await requireNotSuspendedUser(tx, now, row.user_id);
+    // Read once: whether they are suspended, and the record's user.
+    const user = await tx.users.getById(row.user_id);
+    if (!user) throw notFound('Access request');
+    await requireNotSuspendedUser(tx, now, user);
     if (!(await tx.accessRequests.accept(row.id, now)))
       throw new AppError(409, ErrorCode.alreadyAccepted, 'This access request was already accepted');
-    const accepted = await toRecord(tx, caller, { ...row, state: 'accepted', is_validate: 1, updated_at: now }, new Date(now));
+    const accepted = await toRecord(tx, caller, { ...row, user, state: 'accepted', is_validate: 1, updated_at: now }, new Date(now));
     await recordWebhookEvent(tx, now, 'page_access_request.updated', accepted);
     await recordAudit(tx, now, caller, {
       action: 'page_access_request.accept',

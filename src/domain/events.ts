@@ -153,7 +153,7 @@ export async function answerEvent(deps: Deps, caller: Caller, eventId: string, i
         [event.user_id],
         [user.id, caller.user.id],
       );
-    const [record] = await toAttendanceRecords(tx, caller, [row], new Date(now));
+    const [record] = await toAttendanceRecords(tx, caller, [{ ...row, user }], new Date(now));
     return { ...record!, event: toEventRecord((await tx.events.getById(event.id))!) };
   });
 }

@@ -179,6 +179,34 @@ describe('a write by its caller', () => {
     const author = (await t.call('GET', `/users/${member.user.id}`, { as: member.creds })).body;
     for (const record of [status.body, comment.body, like.body]) expect(record.user).toEqual(author);
   });
+
+  it('reads each user and page once: a request to join, its acceptance, an answer to an event', async () => {
+    const asker = await t.member();
+    const page = await t.call('POST', '/pages', {
+      as: member.creds,
+      body: { name: 'Orchard', page_configuration_id: (await t.call('GET', '/page_configurations')).body.items[0].id, privacy: 'private', user_id: member.user.id },
+    });
+    await t.call('GET', '/pages?per_page=1', { as: asker.creds });
+    // (The users that a write notifies are read by id alone: `select "id" from "users"`, not a user's record.)
+    const userReads = () => statements.filter((sql) => /from "users"(?! where "permission_set_id")|join "users"/.test(sql));
+    const pageReads = () => statements.filter((sql) => /from "pages"/.test(sql) && !/^insert|^update|^delete/.test(sql));
+    statements.length = 0;
+    const request = await t.call('POST', '/page_access_requests', { as: asker.creds, body: { page_id: page.body.id, user_id: asker.user.id } });
+    expect(request.status, JSON.stringify(request.body)).toBe(201);
+    expect(userReads(), statements.join('\n')).toEqual([]);
+    expect(pageReads(), statements.join('\n')).toHaveLength(1);
+    statements.length = 0;
+    const accepted = await t.call('PUT', `/page_access_requests/${request.body.id}/accept`, { as: member.creds });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    expect(userReads(), statements.join('\n')).toHaveLength(1);
+    expect(statements.filter((sql) => /from "suspensions" where/.test(sql))).toEqual([]);
+    expect(accepted.body.user).toEqual((await t.call('GET', `/users/${asker.user.id}`, { as: member.creds })).body);
+    statements.length = 0;
+    const answer = await t.call('PUT', `/events/${ids.event}/attendance`, { as: member.creds, body: { user_id: member.user.id, answer: 'maybe' } });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(userReads(), statements.join('\n')).toEqual([]);
+    expect(answer.body.user).toEqual((await t.call('GET', `/users/${member.user.id}`, { as: member.creds })).body);
+  });
 });
 
 describe('a server just started', () => {
