@@ -89,6 +89,23 @@ export const toDeliveryRecord = (row: DeliveryRow): Delivery => ({
   payload: JSON.parse(row.payload) as unknown,
 });
 
+/**
+ * Refuses a key that cannot open the store's webhook secrets (a server started with another AGORA_SECRET_KEY than
+ * the store's, or a SQLite file's `<db>.key` left out): every delivery would fail, and only its record would say so.
+ */
+export async function requireSealingKey(deps: Deps): Promise<void> {
+  const [first] = await deps.store.webhooks.all();
+  if (!first) return;
+  try {
+    deps.store.webhooks.openSecret(first.secret);
+  } catch {
+    throw new Error(
+      "the secret key (AGORA_SECRET_KEY, else the file <db>.key beside a SQLite store) is not the one that sealed this store's webhook " +
+        'secrets: serve it with the key it was served with before, the same for every process (docs/operations.md)',
+    );
+  }
+}
+
 export interface WebhookPolicy {
   /** AGORA_WEBHOOKS_ALLOW_PRIVATE=1: loopback and private targets allowed (local demos and tests). */
   allowPrivate: boolean;

@@ -4,6 +4,7 @@ import { ensureApiKey, issueApiKey, listApiKeys } from '../domain/api-keys.js';
 import type { Deps } from '../domain/context.js';
 import { DEFAULT_SCRYPT_COST, SCRYPT_COST } from '../domain/secrets.js';
 import { seedDemo } from '../domain/demo.js';
+import { requireSealingKey } from '../domain/webhooks.js';
 import { isPostgresTarget, openStore } from '../store/open.js';
 import type { Store } from '../store/store.js';
 import { createApp } from './app.js';
@@ -145,6 +146,7 @@ async function prepareStore(options: ServeOptions): Promise<Prepared> {
  * A demo seeded before makes no key: each start would leave one more live administrator key behind.
  */
 async function prepare(deps: Deps, options: ServeOptions): Promise<Prepared> {
+  await requireSealingKey(deps);
   if (options.bootstrapKey || options.bootstrapSecret) {
     if (!options.bootstrapKey || !options.bootstrapSecret)
       throw new Error('AGORA_BOOTSTRAP_API_KEY and AGORA_BOOTSTRAP_API_SECRET go together');

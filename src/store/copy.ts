@@ -40,12 +40,14 @@ const countOf = async (db: Kysely<Database>, table: string): Promise<number> => 
 
 /**
  * Copies a whole store, rows as they are, into an empty one (either engine), webhook secrets sealed again with the
- * destination's key. The source is read in one snapshot (a server may be writing); the destination written in one
- * transaction, so a failed copy leaves it empty. Then both sides are counted and the kept totals recounted.
+ * destination's key. The source is read in one snapshot (a server may be writing: what it writes after is not
+ * copied); the destination written in one transaction, its tables counted against the snapshot's before it commits,
+ * so a failed copy leaves it empty. Then the destination's kept totals are recounted.
  */
-export async function copyStore(from: Store, to: Store, onProgress?: (progress: CopyProgress) => void): Promise<CopyReport> {
+export async function copyStore(from: Store, to: Store, onProgress?: (progress: CopyProgress) => void | Promise<void>): Promise<CopyReport> {
   await requireEmpty(to.db);
   const snapshot = from.dialect === 'postgres' ? from.db.transaction().setIsolationLevel('repeatable read') : from.db.transaction();
+  const tables: CopyReport['tables'] = [];
   await snapshot.execute(async (source) => {
     const totals = new Map<string, number>();
     for (const { table } of COPIED_TABLES) totals.set(table, await countOf(source, table));
@@ -56,7 +58,7 @@ export async function copyStore(from: Store, to: Store, onProgress?: (progress: 
       await destination.deleteFrom('permission_sets').execute();
       const setAside = to.dialect === 'postgres' ? await setCountingTriggersAside(destination) : [];
       for (const { table, key } of COPIED_TABLES) {
-        onProgress?.({ table, copied, total });
+        await onProgress?.({ table, copied, total });
         let after: unknown[] | undefined;
         for (;;) {
           const rows = await readBatch(source, table, key, after);
@@ -64,7 +66,7 @@ export async function copyStore(from: Store, to: Store, onProgress?: (progress: 
           const values = table === 'webhooks' ? rows.map((r) => ({ ...r, secret: to.webhooks.sealSecret(from.webhooks.openSecret(String(r.secret))) })) : rows;
           await destination.insertInto(table).values(values as never).execute();
           copied += rows.length;
-          onProgress?.({ table, copied, total });
+          await onProgress?.({ table, copied, total });
           const last = rows[rows.length - 1]!;
           after = key.map((k) => last[k]);
           if (rows.length < BATCH) break;
@@ -74,9 +76,18 @@ export async function copyStore(from: Store, to: Store, onProgress?: (progress: 
         for (const { table, trigger } of setAside) await sql`alter table ${sql.table(table)} enable trigger ${sql.id(trigger)}`.execute(destination);
         await rewriteCountsPg(destination);
       }
+      for (const { table } of COPIED_TABLES) tables.push({ table, source: totals.get(table)!, destination: await countOf(destination, table) });
+      const differ = tables.filter((t) => t.source !== t.destination);
+      if (differ.length)
+        throw new Error(`the copy differs from the source: ${differ.map((t) => `${t.table} ${t.source} → ${t.destination}`).join(', ')}; nothing was copied`);
     });
   });
-  return checkCopy(from, to);
+  const drift = await to.checkCounts();
+  if (drift.length)
+    throw new Error(
+      `the copy's kept totals disagree with a recount (${drift.map((d) => d.key).join(', ')}): \`agora admin check --repair\` on the destination rewrites them`,
+    );
+  return { tables, rows: tables.reduce((sum, t) => sum + t.destination, 0) };
 }
 
 /**
@@ -90,7 +101,12 @@ async function setCountingTriggersAside(destination: Kysely<Database>): Promise<
     select c.relname as "table", g.tgname as "trigger" from pg_trigger g join pg_class c on c.oid = g.tgrelid
     where c.relnamespace = current_schema()::regnamespace and not g.tgisinternal
       and g.tgname = any(${[...COUNTING_TRIGGERS_PG.map((t) => t.trigger), NOTIFY_TRIGGER]})`.execute(destination);
-  for (const { table, trigger } of rows) await sql`alter table ${sql.table(table)} disable trigger ${sql.id(trigger)}`.execute(destination);
+  for (const { table, trigger } of rows)
+    await sql`alter table ${sql.table(table)} disable trigger ${sql.id(trigger)}`.execute(destination).catch((error: { code?: string }) => {
+      // insufficient_privilege
+      if (error?.code !== '42501') throw error;
+      throw new Error(`a copy into PostgreSQL sets the tables' counting triggers aside for the load, which only their owner may: run it as the role that owns the tables (${String((error as Error).message)})`);
+    });
   return rows;
 }
 
@@ -108,16 +124,4 @@ async function requireEmpty(db: Kysely<Database>): Promise<void> {
     if (table === 'permission_sets') q = q.where('system_key', 'is', null);
     if (await q.limit(1).executeTakeFirst()) throw new Error(`the destination is not empty (table ${table} has rows): copy only into a new, empty store`);
   }
-}
-
-async function checkCopy(from: Store, to: Store): Promise<CopyReport> {
-  const tables: CopyReport['tables'] = [];
-  for (const { table } of COPIED_TABLES)
-    tables.push({ table, source: await countOf(from.db, table), destination: await countOf(to.db, table) });
-  const differ = tables.filter((t) => t.source !== t.destination);
-  if (differ.length)
-    throw new Error(`the copy differs from the source: ${differ.map((t) => `${t.table} ${t.source} → ${t.destination}`).join(', ')}`);
-  const drift = await to.checkCounts();
-  if (drift.length) throw new Error(`the copy's kept totals disagree with a recount: ${drift.map((d) => d.key).join(', ')}`);
-  return { tables, rows: tables.reduce((sum, t) => sum + t.destination, 0) };
 }

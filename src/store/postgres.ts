@@ -136,6 +136,8 @@ function reasonOf(error: unknown): string {
   };
   if (code && known[code]) return known[code]!;
   const message = (first?.message || e?.message || String(error)).split('\n')[0]!;
+  // invalid_catalog_name: PostgreSQL's own words, and the next step.
+  if (code === '3D000') return `${message}: create it first (createdb, or CREATE DATABASE)`;
   if (/timeout/i.test(message)) return 'the connection timed out';
   return message;
 }

@@ -35,6 +35,29 @@ describe('agora serve', () => {
     }
   });
 
+  it('refuses a secret key that cannot open the webhook secrets the store holds, and serves with the right one', async () => {
+    const env = { AGORA_WEBHOOKS_ALLOW_PRIVATE: '1', AGORA_SECRET_KEY: 'the key it was first served with' };
+    const server = await startServer({ env });
+    try {
+      const hook = await fetch(`${server.url}/public-api/v1/webhooks`, {
+        method: 'POST',
+        headers: { 'api-key': server.admin.key, 'api-secret': server.admin.secret, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: 'http://127.0.0.1:9/hook', events: ['invite.created'] }),
+      });
+      expect(hook.status).toBe(201);
+      expect(await server.stop()).toBe(0);
+      const other = await runCli(['serve', '--port', '0', '--db', server.db], { home: server.dir, env: { AGORA_SECRET_KEY: 'another key, sixteen or more' } });
+      expect(other.code).toBe(1);
+      expect(other.stdout).toBe('');
+      expect(other.stderr).toMatch(/^error: the secret key \(AGORA_SECRET_KEY, else the file <db>\.key beside a SQLite store\) is not the one that sealed this store's webhook secrets/);
+      const again = await startServer({ env, dir: server.dir, db: server.db });
+      await again.stop();
+    } finally {
+      await server.stop();
+      removeDir(server.dir);
+    }
+  });
+
   it('exits 0 on SIGTERM and keeps the data for the next start', async () => {
     const server = await startServer();
     try {

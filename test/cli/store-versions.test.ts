@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SCHEMA_VERSION, KNOWN_MIGRATIONS } from '../../src/store/store.js';
 import { runCli } from '../helpers/cli.js';
 import { removeDir } from '../helpers/server.js';
-import { onPostgres, openRaw, storeTargetFor, TEST_SECRET_KEY } from '../helpers/store-target.js';
+import { onPostgres, openRaw, PG_TEST_DB, storeTargetFor, TEST_SECRET_KEY } from '../helpers/store-target.js';
 
 /**
  * `--db` picks the store (a SQLite file, or PostgreSQL for a postgres:// URL), `agora admin migrate` applies and
@@ -66,6 +66,14 @@ describe('a PostgreSQL --db', () => {
       );
       expect(result.stderr + result.stdout).not.toContain('hunter2');
     }
+  });
+
+  it.skipIf(!PG_TEST_DB)('naming a database the server does not have: says to create it [runs with AGORA_TEST_DB]', async () => {
+    const url = new URL(PG_TEST_DB!);
+    url.pathname = `/agora_missing_${process.pid}`;
+    const result = await runCli(['admin', 'migrate', '--db', url.toString()], { home: freshDir(), env: { AGORA_SECRET_KEY: TEST_SECRET_KEY } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^error: cannot use the PostgreSQL database "agora_missing_\d+" on .*: database "agora_missing_\d+" does not exist: create it first \(createdb, or CREATE DATABASE\)\n$/);
   });
 
   it('is chosen by AGORA_DB too, and serve refuses it without AGORA_SECRET_KEY', async () => {

@@ -58,8 +58,9 @@ export function registerAdminCommands(program: Command): void {
       // A mistyped path makes a new, empty store (a script may make its store this way, before serving it): said.
       const made = await noFileAt(options.db);
       const note = (after: string) => process.stderr.write(`note: there was no store at ${options.db}: made a new, empty one${after}\n`);
-      const key = await withStore(options.db, (deps) => issueApiKey(deps, options.user)).catch((error: unknown) => {
-        if (made) note('');
+      const key = await withStore(options.db, (deps) => issueApiKey(deps, options.user)).catch(async (error: unknown) => {
+        // (Unless it was refused before any was made: a mistyped URL.)
+        if (made && (await noFileAt(options.db)) === false) note('');
         throw error;
       });
       if (made) note(' (a server on another store will not know this key)');
@@ -118,7 +119,9 @@ export function registerAdminCommands(program: Command): void {
         'after',
         '\nIds, hashes, timestamps, pending deliveries and fan-out jobs are copied as they are; webhook secrets are sealed again\n' +
           "under the destination's key (AGORA_SECRET_KEY, or <file>.key beside a SQLite file). A destination that holds\n" +
-          'anything is refused. The copy ends by counting every table on both sides and recounting the kept totals.',
+          'anything is refused. The source is read in one snapshot: a server may go on writing to it, but what it\n' +
+          'writes after the copy began is not copied (stop it first when moving a community). Every table is counted\n' +
+          'against the snapshot before the copy commits, so a failed copy leaves the destination empty.',
       ),
     'agora admin copy --from ./agora.db --to postgres://agora@db.internal/agora',
     'agora admin copy --from postgres://agora@db.internal/agora --to ./backup.db',
