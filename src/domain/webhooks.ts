@@ -90,20 +90,18 @@ export const toDeliveryRecord = (row: DeliveryRow): Delivery => ({
 });
 
 /**
- * Refuses a key that cannot open the store's webhook secrets (a server started with another AGORA_SECRET_KEY than
- * the store's, or a SQLite file's `<db>.key` left out): every delivery would fail, and only its record would say so.
+ * The webhooks whose signing secrets this store's key cannot open (a server started with another AGORA_SECRET_KEY
+ * than before, or a SQLite file's `<db>.key` set aside): each of their deliveries would fail.
  */
-export async function requireSealingKey(deps: Deps): Promise<void> {
-  const [first] = await deps.store.webhooks.all();
-  if (!first) return;
-  try {
-    deps.store.webhooks.openSecret(first.secret);
-  } catch {
-    throw new Error(
-      "the secret key (AGORA_SECRET_KEY, else the file <db>.key beside a SQLite store) is not the one that sealed this store's webhook " +
-        'secrets: serve it with the key it was served with before, the same for every process (docs/operations.md)',
-    );
-  }
+export async function webhooksNotOpened(deps: Deps): Promise<string[]> {
+  const unopened: string[] = [];
+  for (const hook of await deps.store.webhooks.all())
+    try {
+      deps.store.webhooks.openSecret(hook.secret);
+    } catch {
+      unopened.push(hook.id);
+    }
+  return unopened;
 }
 
 export interface WebhookPolicy {

@@ -4,7 +4,7 @@ import { ensureApiKey, issueApiKey, listApiKeys } from '../domain/api-keys.js';
 import type { Deps } from '../domain/context.js';
 import { DEFAULT_SCRYPT_COST, SCRYPT_COST } from '../domain/secrets.js';
 import { seedDemo } from '../domain/demo.js';
-import { requireSealingKey } from '../domain/webhooks.js';
+import { webhooksNotOpened } from '../domain/webhooks.js';
 import { isPostgresTarget, openStore } from '../store/open.js';
 import type { Store } from '../store/store.js';
 import { createApp } from './app.js';
@@ -96,18 +96,24 @@ const hostInUrl = (host: string) => (host.includes(':') ? `[${host}]` : host);
 
 type DemoKey = { api_key: string; api_secret: string };
 /** What preparing the store left to say: the demo's key, that the demo was seeded before, or that no key exists yet. */
-type Prepared = { demoKey?: DemoKey; demoBefore?: boolean; keyless: boolean };
+type Prepared = { demoKey?: DemoKey; demoBefore?: boolean; keyless: boolean; unopened?: string[] };
 
 /**
  * The `listening on` line (once), and the next step: with `--demo` the ready `agora login` line to paste; on a
  * store without any API key, how to make the first one (nothing can call the API before that).
  */
-function announceListening(options: ServeOptions, port: number, { demoKey, demoBefore, keyless }: Prepared): void {
+function announceListening(options: ServeOptions, port: number, { demoKey, demoBefore, keyless, unopened = [] }: Prepared): void {
   const base = `http://${hostInUrl(options.host)}:${port}`;
   const agora = options.command ?? 'agora';
   options.print(`listening on ${base}`);
   if (SCRYPT_COST < DEFAULT_SCRYPT_COST)
     process.stderr.write(`warning: AGORA_SCRYPT_COST=${SCRYPT_COST} hashes new passwords and secrets below the default cost (${DEFAULT_SCRYPT_COST}): for tests, not for a community\n`);
+  if (unopened.length)
+    process.stderr.write(
+      `warning: the secret key (AGORA_SECRET_KEY, else the file <db>.key beside a SQLite store) cannot open the signing secrets of ` +
+        `${unopened.length} webhook(s) (${unopened.join(', ')}): their deliveries will fail. Serve with the key the store was served with ` +
+        `(the same for every process), or delete those webhooks and add them again (docs/operations.md)\n`,
+    );
   const db = isPostgresTarget(options.db) ? `'${options.db}'` : options.db;
   if (demoKey) options.print(`log in with: ${agora} login --url ${base} --api-key ${demoKey.api_key} --api-secret ${demoKey.api_secret}`);
   else if (demoBefore) {
@@ -146,7 +152,7 @@ async function prepareStore(options: ServeOptions): Promise<Prepared> {
  * A demo seeded before makes no key: each start would leave one more live administrator key behind.
  */
 async function prepare(deps: Deps, options: ServeOptions): Promise<Prepared> {
-  await requireSealingKey(deps);
+  const unopened = await webhooksNotOpened(deps);
   if (options.bootstrapKey || options.bootstrapSecret) {
     if (!options.bootstrapKey || !options.bootstrapSecret)
       throw new Error('AGORA_BOOTSTRAP_API_KEY and AGORA_BOOTSTRAP_API_SECRET go together');
@@ -157,14 +163,14 @@ async function prepare(deps: Deps, options: ServeOptions): Promise<Prepared> {
     if (!(await seedDemo(deps))) {
       options.print('demo community already present');
       // A store with no key left (or one --demo never seeded) is told how to make the first, as without --demo.
-      return (await keyless()) ? { keyless: true } : { demoBefore: true, keyless: false };
+      return (await keyless()) ? { keyless: true, unopened } : { demoBefore: true, keyless: false, unopened };
     }
     const key = await issueApiKey(deps);
     options.print('demo community seeded');
     options.print(`demo administrator key: api_key=${key.api_key} api_secret=${key.api_secret}`);
-    return { demoKey: key, keyless: false };
+    return { demoKey: key, keyless: false, unopened };
   }
-  return { keyless: await keyless() };
+  return { keyless: await keyless(), unopened };
 }
 
 /** One serving process: alone, or a worker that tells the primary its port instead of printing it. */

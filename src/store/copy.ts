@@ -26,8 +26,11 @@ export interface CopyProgress {
 }
 
 interface CopyReport {
+  /** Each table's rows in the source's snapshot and in the copy (the same). */
   tables: { table: string; source: number; destination: number }[];
   rows: number;
+  /** Tables the source has more or fewer rows in by the end (written to meanwhile): not in the copy. */
+  changedSince: { table: string; snapshot: number; now: number }[];
 }
 
 const countOf = async (db: Kysely<Database>, table: string): Promise<number> => {
@@ -87,7 +90,12 @@ export async function copyStore(from: Store, to: Store, onProgress?: (progress: 
     throw new Error(
       `the copy's kept totals disagree with a recount (${drift.map((d) => d.key).join(', ')}): \`agora admin check --repair\` on the destination rewrites them`,
     );
-  return { tables, rows: tables.reduce((sum, t) => sum + t.destination, 0) };
+  const changedSince: CopyReport['changedSince'] = [];
+  for (const { table, source } of tables) {
+    const now = await countOf(from.db, table);
+    if (now !== source) changedSince.push({ table, snapshot: source, now });
+  }
+  return { tables, rows: tables.reduce((sum, t) => sum + t.destination, 0), changedSince };
 }
 
 /**

@@ -36,6 +36,8 @@ describe('a copy of a store being written to', () => {
       expect(written).toHaveLength(1);
       const statuses = report.tables.find((row) => row.table === 'statuses')!;
       expect(statuses).toEqual({ table: 'statuses', source: 1, destination: 1 });
+      // And says what was written meanwhile (a status; the server's fan-out may have moved on too).
+      expect(report.changedSince).toContainEqual({ table: 'statuses', snapshot: 1, now: 2 });
       // The source has it, the copy does not: it came after the snapshot.
       expect(await t.store.statuses.getById(written[0]!)).toBeDefined();
       expect(await to.statuses.getById(written[0]!)).toBeUndefined();

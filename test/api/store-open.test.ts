@@ -15,16 +15,22 @@ describe('a store named by a mistyped URL', () => {
     const cwd = process.cwd();
     process.chdir(dir);
     try {
-      for (const target of ['postgress://agora:hunter2@db.internal:5432/agora', 'postgresql:/agora@db.internal/agora', 'db.internal:5432/agora', 'localhost:5432']) {
+      const mistyped = [
+        'postgress://agora:hunter2@db.internal:5432/agora',
+        'postgresql:/agora@db.internal/agora',
+        'postgres:agora:hunter2@db.internal/agora',
+        'db.internal:5432/agora',
+        'localhost:5432',
+      ];
+      for (const target of mistyped) {
         const opened = openStore(target);
         await expect(opened, target).rejects.toThrow(/names no store: a PostgreSQL database is a URL beginning postgres:\/\//);
         await expect(opened).rejects.not.toThrow(/hunter2/);
       }
       expect(readdirSync(dir)).toEqual([]);
-      // A path is still a path.
-      const store = await openStore('community.db');
-      await store.close();
-      expect(readdirSync(dir)).toContain('community.db');
+      // A path is still a path, colons and all (a backup named by its time), and so is one that exists.
+      for (const path of ['community.db', 'postgres-backup.db', 'backup-2026-11-28T17:45:00.db']) await (await openStore(path)).close();
+      expect(readdirSync(dir)).toEqual(expect.arrayContaining(['community.db', 'postgres-backup.db', 'backup-2026-11-28T17:45:00.db']));
     } finally {
       process.chdir(cwd);
       removeDir(dir);

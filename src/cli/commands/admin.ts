@@ -143,6 +143,12 @@ export function registerAdminCommands(program: Command): void {
             for (const t of report.tables) printLine(`${t.table}\t${t.source}\t${t.destination}`);
             printLine(`copied ${report.rows} rows; every table counts the same on both sides, and the kept totals agree with a recount`);
           }
+          const changed = report.changedSince.map((t) => `${t.table} ${t.snapshot} → ${t.now}`);
+          if (changed.length)
+            process.stderr.write(
+              `note: the source was written to while it was copied (${changed.join(', ')}): the copy is the source as the copy began, ` +
+                'without those writes (stop its server first when moving a community)\n',
+            );
         } finally {
           await to.close();
         }
