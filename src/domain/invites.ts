@@ -58,13 +58,15 @@ async function requireCanInvite(tx: Store, caller: Caller, senderId: string, pag
 export async function createInvites(deps: Deps, caller: Caller, input: CreateInvitesInput): Promise<InviteCreation> {
   requireActingFor(caller, input.user_id);
   const page = await findVisiblePage(deps.store, caller, input.target_id);
-  if (!(await deps.store.users.getById(input.user_id))) throw notFound('User');
+  const sender = input.user_id === caller.user.id ? caller.user : await deps.store.users.getById(input.user_id);
+  if (!sender) throw notFound('User');
   await requireCanInvite(deps.store, caller, input.user_id, page);
 
-  const created: InviteRow[] = [];
+  // Each invite's records (its users, its page) as read here: its record and the answer read none again.
+  const created: InviteListed[] = [];
   const errors: Record<string, string>[] = [];
   for (const targetId of input.user_target_ids) {
-    const outcome = await deps.store.transaction(async (tx): Promise<InviteRow | string> => {
+    const outcome = await deps.store.transaction(async (tx): Promise<InviteListed | string> => {
       const target = await tx.users.getById(targetId);
       if (!target) return INVITE_ERRORS.notFound;
       if (await isMember(tx, targetId, page.id)) return INVITE_ERRORS.alreadyMember;
@@ -84,7 +86,8 @@ export async function createInvites(deps: Deps, caller: Caller, input: CreateInv
       };
       // One waiting invite per user and page, decided by the unique index (whoever inserts first, in any process).
       if (!(await tx.invites.insertWaiting(row))) return INVITE_ERRORS.alreadyInvited;
-      const [record] = await toRecords(tx, caller, [row], new Date(now));
+      const listed: InviteListed = { ...row, user: sender, user_target: target, target: page };
+      const [record] = await toRecords(tx, caller, [listed], new Date(now));
       await recordWebhookEvent(tx, now, 'invite.created', record);
       await notifyUsers(
         tx,
@@ -100,7 +103,7 @@ export async function createInvites(deps: Deps, caller: Caller, input: CreateInv
         [targetId],
         [input.user_id, caller.user.id],
       );
-      return row;
+      return listed;
     });
     if (typeof outcome === 'string') errors.push({ [targetId]: outcome });
     else created.push(outcome);

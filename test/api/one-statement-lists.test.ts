@@ -207,6 +207,26 @@ describe('a write by its caller', () => {
     expect(userReads(), statements.join('\n')).toEqual([]);
     expect(answer.body.user).toEqual((await t.call('GET', `/users/${member.user.id}`, { as: member.creds })).body);
   });
+
+  it('invites several users reading each of them once, and the page once', async () => {
+    const [one, two] = [await t.member(), await t.member()];
+    await t.call('GET', '/pages?per_page=1', { as: member.creds });
+    statements.length = 0;
+    const res = await t.call('POST', '/invites', {
+      as: member.creds,
+      body: { target_type: 'Page', target_id: ids.page, user_id: member.user.id, user_target_ids: [one.user.id, two.user.id] },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.success).toHaveLength(2);
+    // (The invited are read each in their transaction, by id; the page by the visibility rule.)
+    expect(statements.filter((sql) => /(from|join) "users"/.test(sql)), statements.join('\n')).toHaveLength(2);
+    expect(statements.filter((sql) => /from "pages"/.test(sql) && !/^insert/.test(sql)), statements.join('\n')).toHaveLength(1);
+    for (const [invite, who] of [[res.body.success[0], one], [res.body.success[1], two]] as const) {
+      expect(invite.user_target).toEqual((await t.call('GET', `/users/${who.user.id}`, { as: member.creds })).body);
+      expect(invite.user).toEqual((await t.call('GET', `/users/${member.user.id}`, { as: member.creds })).body);
+      expect(invite.target).toEqual((await t.call('GET', `/pages/${ids.page}`, { as: member.creds })).body);
+    }
+  });
 });
 
 describe('a server just started', () => {
