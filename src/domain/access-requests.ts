@@ -15,6 +15,7 @@ import { recordAudit } from './audit.js';
 import { addMember } from './membership.js';
 import { administersPage, canSeePage, findVisiblePage, isMember } from './pages.js';
 import { requireActingFor } from './permissions.js';
+import { actingUser } from './content-access.js';
 import { loadEmbeds } from './records.js';
 import { notifyUsers, pageRef, projectAdminIds, userRef } from './notifications.js';
 import { recordWebhookEvent } from './webhooks.js';
@@ -51,8 +52,7 @@ export async function createAccessRequest(
   requireActingFor(caller, input.user_id);
   const record = await deps.store.transaction(async (tx) => {
     const page = await findVisiblePage(tx, caller, input.page_id);
-    const user = input.user_id === caller.user.id ? caller.user : await tx.users.getById(input.user_id);
-    if (!user) throw notFound('User');
+    const { user } = await actingUser(tx, caller, input.user_id);
     if (await isMember(tx, input.user_id, page.id))
       throw new AppError(409, ErrorCode.alreadyMember, 'This user is already in this page');
     if (page.privacy === 'secret') throw forbidden('This page is secret: it is joined by invite only');

@@ -10,7 +10,7 @@ import { administersPage, findVisiblePage } from './pages.js';
 import { requireActingFor } from './permissions.js';
 import { notifyUsers, pageRef, userRef, type Ref } from './notifications.js';
 import { loadEmbeds } from './records.js';
-import { viewerOf } from './content-access.js';
+import { actingUser, viewerOf } from './content-access.js';
 
 const toFollowRecord = (row: FollowRow, followable?: Follow['followable']): Follow => ({
   id: row.id,
@@ -30,8 +30,7 @@ export async function createFollow(deps: Deps, caller: Caller, input: CreateFoll
   const row = await deps.store.transaction(async (tx) => {
     // The caller was read as the request was authenticated (users are never deleted); another user, acted for by
     // an Admin, is read here.
-    const follower = input.user_id === caller.user.id ? caller.user : await tx.users.getById(input.user_id);
-    if (!follower) throw notFound('User');
+    const { user: follower } = await actingUser(tx, caller, input.user_id);
     // A suspended user follows nothing new (an Admin acting for them would let them into a private page).
     await requireNotSuspendedUser(tx, nowIso(deps), follower);
     // Who is told of the new follower: the user followed, or the page's creator.

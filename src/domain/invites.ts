@@ -11,6 +11,7 @@ import { recordAudit } from './audit.js';
 import { addMember } from './membership.js';
 import { administersPage, canSeePage, findVisiblePage, isMember } from './pages.js';
 import { requireActingFor } from './permissions.js';
+import { actingUser } from './content-access.js';
 import { loadEmbeds } from './records.js';
 import { notifyUsers, pageRef, userRef } from './notifications.js';
 import { recordWebhookEvent } from './webhooks.js';
@@ -58,8 +59,7 @@ async function requireCanInvite(tx: Store, caller: Caller, senderId: string, pag
 export async function createInvites(deps: Deps, caller: Caller, input: CreateInvitesInput): Promise<InviteCreation> {
   requireActingFor(caller, input.user_id);
   const page = await findVisiblePage(deps.store, caller, input.target_id);
-  const sender = input.user_id === caller.user.id ? caller.user : await deps.store.users.getById(input.user_id);
-  if (!sender) throw notFound('User');
+  const { user: sender } = await actingUser(deps.store, caller, input.user_id);
   await requireCanInvite(deps.store, caller, input.user_id, page);
 
   // Each invite's records (its users, its page) as read here: its record and the answer read none again.

@@ -96,13 +96,13 @@ const hostInUrl = (host: string) => (host.includes(':') ? `[${host}]` : host);
 
 type DemoKey = { api_key: string; api_secret: string };
 /** What preparing the store left to say: the demo's key, that the demo was seeded before, or that no key exists yet. */
-type Prepared = { demoKey?: DemoKey; demoBefore?: boolean; keyless: boolean; unopened?: string[] };
+type Prepared = { demoKey?: DemoKey; demoBefore?: boolean; keyless: boolean; unopened: string[] };
 
 /**
  * The `listening on` line (once), and the next step: with `--demo` the ready `agora login` line to paste; on a
  * store without any API key, how to make the first one (nothing can call the API before that).
  */
-function announceListening(options: ServeOptions, port: number, { demoKey, demoBefore, keyless, unopened = [] }: Prepared): void {
+function announceListening(options: ServeOptions, port: number, { demoKey, demoBefore, keyless, unopened }: Prepared): void {
   const base = `http://${hostInUrl(options.host)}:${port}`;
   const agora = options.command ?? 'agora';
   options.print(`listening on ${base}`);
