@@ -1,8 +1,15 @@
+import { visibleLine } from './safe-text.js';
 /** Exit codes (the README's "Commands"). */
 export const ExitCode = { ok: 0, failure: 1, usage: 2, auth: 4 } as const;
 
-/** How an API error reads on a terminal, after `error: `: the server's message, its code and the HTTP status. */
-export const apiErrorText = (e: { message: string; code: string; status: number }): string => `${e.message} (${e.code}, HTTP ${e.status})`;
+/**
+ * How an API error reads on a terminal, after `error: `: the server's message, its code and the HTTP status; for the
+ * server's own failure, the request id too, which its log names beside the cause.
+ */
+export const apiErrorText = (e: { message: string; code: string; status: number; body?: unknown }): string => {
+  const id = e.status >= 500 ? (e.body as { error?: { request_id?: unknown } } | undefined)?.error?.request_id : undefined;
+  return `${e.message} (${e.code}, HTTP ${e.status}${typeof id === 'string' ? `, request ${visibleLine(id)}` : ''})`;
+};
 
 /**
  * A refusal of the caller's credentials: the key refused, a role that may not use the API, or a suspended account

@@ -151,14 +151,16 @@ async function act(tx: Store, now: string, caller: Caller, row: ReportRow, input
     await suspendIn(tx, now, caller, user, { reason: input.reason!, until: input.until });
   } else if (input.action === 'remove') {
     if (row.target_type === 'User') throw invalidFields([{ field: 'action', message: 'a user cannot be removed: suspend them' }]);
+    // Without a reason of its own, the removal keeps the report's: its author and `removed list` see why.
+    const reason = input.reason ?? `reported for ${row.reason.replace('_', ' ')}`;
     if (row.target_type === 'Status') {
       const status = await tx.statuses.getById(row.target_id);
-      if (status && (await mayRemove(tx, caller, status.user_id, status))) await removeStatusIn(tx, now, caller, status, input.reason ?? null);
+      if (status && (await mayRemove(tx, caller, status.user_id, status))) await removeStatusIn(tx, now, caller, status, reason);
     } else {
       const comment = await tx.comments.getById(row.target_id);
       const status = comment && (await tx.statuses.getById(comment.status_id));
       if (comment && status && (await mayRemove(tx, caller, comment.user_id, status)))
-        await removeCommentIn(tx, now, caller, comment, status, input.reason ?? null);
+        await removeCommentIn(tx, now, caller, comment, status, reason);
     }
   }
 }

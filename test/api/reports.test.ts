@@ -188,6 +188,8 @@ describe('settling reports', () => {
     expect(res.body).toMatchObject({ state: 'resolved', resolution: 'removed', resolved_by: owner.user.id });
     expect((await t.call('GET', `/reports/${b.id}`)).body).toMatchObject({ state: 'resolved', resolution: 'removed' });
     expect((await t.call('GET', `/statuses/${status.id}`, { as: spammer.creds })).status).toBe(404);
+    // No reason given: the removal keeps the report's.
+    expect((await t.call('GET', `/statuses/${status.id}`)).body).toMatchObject({ removed_by: owner.user.id, removal_reason: `reported for ${a.reason.replace('_', ' ')}` });
     for (const [who, own] of [[r1, a], [r2, b]] as const) {
       const told = ((await t.call('GET', `/users/${who.user.id}/notifications`, { as: who.creds })).body as { notification_type: string }[]).filter(
         (n) => n.notification_type === 'report_resolved',

@@ -29,6 +29,24 @@ describe('a report in the queue', () => {
     expect(rowCells(suspended('2026-12-01T00:00:00.000Z'), now)[1]).toMatch(/^bob \(suspended\): /);
     expect(rowCells(suspended('2026-11-26T11:00:00.000Z'), now)[1]).toMatch(/^bob: /);
   });
+
+  it('says the content is hidden when the API shows no excerpt (its author suspended), not empty quotes', () => {
+    const hidden = { ...item, target: { ...item.target, excerpt: null, user: { nickname: 'eve' } } } as unknown as ReportItem;
+    expect(reportedThing(hidden)).toBe('eve\'s status (hidden: its author is suspended) in Garden␛]0;owned␇ Club');
+    expect(rowCells(hidden)[1]).toBe('eve: (hidden: its author is suspended)');
+    expect(question('remove', hidden)).not.toContain('""');
+  });
+});
+
+describe('an API error on a terminal', () => {
+  it("names the request id of the server's own failure (its log names it), not of a refusal", async () => {
+    const { apiErrorText } = await import('../../src/cli/errors.js');
+    const body = (id: string) => ({ error: { code: 'x', message: 'm', request_id: id } });
+    expect(apiErrorText({ message: 'Internal error: the error has been logged', code: 'internal_error', status: 500, body: body('01a2\u001b[2J') })).toBe(
+      'Internal error: the error has been logged (internal_error, HTTP 500, request 01a2␛[2J)',
+    );
+    expect(apiErrorText({ message: 'No', code: 'forbidden', status: 403, body: body('01a3') })).toBe('No (forbidden, HTTP 403)');
+  });
 });
 
 describe('a request or invite in the queue', () => {

@@ -360,7 +360,9 @@ describe('prompts', () => {
     const report = (await call(server, 'POST', '/reports', { body: { user_id: adminId, target_type: 'User', target_id: carl.id, reason: 'spam' } })).body as { id: string };
     term.clear();
     const resolving = term.agora(`reports resolve ${report.id.slice(0, 24)}`);
-    await term.waitFor(new RegExp(`What is done about the report on ${carl.nickname}`));
+    await term.waitFor(new RegExp(`What is done about the report on ${carl.nickname}[\\s\\S]*❯ suspend`));
+    // A user cannot be removed: the menu does not offer it.
+    expect(term.screen()).not.toMatch(/remove/);
     term.keys('C-c');
     expect((await resolving).code).toBe(130);
     // A report on a status names its words in the question, their control characters made visible.
@@ -368,7 +370,7 @@ describe('prompts', () => {
     const onStatus = (await call(server, 'POST', '/reports', { body: { user_id: adminId, target_type: 'Status', target_id: status.id, reason: 'spam' } })).body as { id: string };
     term.clear();
     const asking = term.agora(`reports resolve ${onStatus.id}`);
-    await term.waitFor(/What is done about the report on .*\u241b\[2Jwiped/);
+    await term.waitFor(/What is done about the report on .*\u241b\[2Jwiped[\s\S]*❯ remove/);
     term.keys('C-c');
     expect((await asking).code).toBe(130);
     const [noReason, noAction] = await Promise.all([agora(['users', 'suspend', String(bob.nickname)]), agora(['reports', 'resolve', 'f'.repeat(32)])]);

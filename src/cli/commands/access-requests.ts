@@ -66,7 +66,7 @@ export function registerAccessRequestCommands(program: Command): void {
       .description('accept waiting requests (page administrators): each user joins the page')
       .argument('<id...>', 'access request ids, or - to read them from standard input'),
     'agora access-requests accept 3f2a…',
-    "agora access-requests list --state waiting --fields id | agora access-requests accept -",
+    "agora access-requests list --state waiting --all --fields id | agora access-requests accept -",
   ).action(
     withContext(async (ctx, _o, args) => {
       const [{ seg }, { ID_LISTS }] = await Promise.all([import('../../client/api-client.js'), import('../names.js')]);

@@ -39,7 +39,7 @@ export function registerKeyCommands(program: Command): void {
       .argument('<key...>', 'key ids (or prefixes), api_key values (ak_…), or - to read them from standard input')
       .option('-y, --yes', 'do not ask for confirmation'),
     'agora keys revoke ak_3f2a… --yes',
-    'agora keys list --user mallory --fields id | agora keys revoke - --yes',
+    'agora keys list --user mallory --all --fields id | agora keys revoke - --yes',
   ).action(
     withContext<{ yes?: boolean }>(async (ctx, o, args) => {
       const [{ seg }, { confirmOrStop }] = await Promise.all([import('../../client/api-client.js'), import('../confirm.js')]);

@@ -61,15 +61,18 @@ export function registerQueueCommand(program: Command): void {
       const { client, out } = ctx;
       if (out.json || !process.stdout.isTTY || !process.stdin.isTTY)
         return showList<ModerationItem>(ctx, '/moderation_queue', {}, QUEUE_COLUMNS, o);
-      const [{ seg }, { openEventStream }, { runQueueScreen }] = await Promise.all([
+      const [{ seg }, { openEventStream }, { runQueueScreen }, { holdLine }] = await Promise.all([
         import('../../client/api-client.js'),
         import('../../client/event-stream.js'),
         import('../queue/screen.js'),
+        import('../spinner.js'),
       ]);
       const me = (await client.get<{ id: string }>('/me')).id;
       const leaving: string[] = [];
       const path = (item: ModerationItem, verb: string) =>
         `/${item.kind === 'invite' ? 'invites' : item.kind === 'report' ? 'reports' : 'page_access_requests'}/${seg(item.id)}/${verb}`;
+      // The screen is the whole terminal: a slow call's spinner (a server gone away) would draw over it.
+      const release = holdLine(process.stderr);
       await runQueueScreen(
         {
           async load() {
@@ -123,6 +126,7 @@ export function registerQueueCommand(program: Command): void {
           onLeaving: (line) => leaving.push(line),
         },
       );
+      release();
       // What the actions still under way at `q` came to, once the screen is gone (its messages went with it).
       for (const line of leaving) out.note(line);
     }),

@@ -9,6 +9,7 @@ import { userOrMe } from './content.js';
 import { REPORT_ACTIONS, REPORT_REASONS, REPORT_STATES, REPORT_TARGET_TYPES, RESOLUTION_OF } from '../../shared/report-kinds.js';
 import { selfCommand } from '../self-command.js';
 import { firstWords } from '../safe-text.js';
+import { HIDDEN } from '../queue/items.js';
 
 /** Reports from the terminal (docs/api.md, "Moderating content and people"): create, list, get, resolve, dismiss. */
 
@@ -23,7 +24,11 @@ const REPORT_COLUMNS: Column<Report>[] = [
   { header: 'id', value: (r) => r.id, id: true },
   { header: 'state', value: (r) => r.state },
   { header: 'reporter', value: (r) => r.user_id, name: ['user', (r) => r.user_id] },
-  { header: 'target', value: (r) => `${r.target_type} ${(r.target_type === 'User' ? r.target.user?.nickname : r.target.excerpt) ?? r.target_id}` },
+  {
+    header: 'target',
+    value: (r) =>
+      `${r.target_type} ${r.target_type === 'User' ? (r.target.user?.nickname ?? r.target_id) : (r.target.excerpt ?? (r.target.user?.suspension ? HIDDEN : r.target_id))}`,
+  },
   { header: 'reason', value: (r) => r.reason },
   { header: 'comment', value: (r) => r.comment ?? '' },
   { header: 'resolution', value: (r) => r.resolution ?? '' },
@@ -114,7 +119,7 @@ export function registerReportCommands(program: Command): void {
         .option('--target-id <id>', 'reports on this target (a user: id or nickname)')
         .option('--user <user>', 'only reports this user made (id or nickname)'),
     ),
-    'agora reports list --state open --target-type Status --fields id | agora reports resolve - --action remove',
+    'agora reports list --state open --target-type Status --all --fields id | agora reports resolve - --action remove',
   ).action(
     withContext<PageOptions & { state?: string; targetType?: string; targetId?: string; user?: string }>(async (ctx, o) => {
       const query: Record<string, string> = {};
@@ -146,7 +151,7 @@ export function registerReportCommands(program: Command): void {
       .option('--until <date>', 'when a suspension ends by itself (ISO 8601); default: until lifted')
       .option('-y, --yes', 'remove or suspend without asking'),
     'agora reports resolve 3f2a… --action remove',
-    'agora reports list --state open --target-type Status --fields id | agora reports resolve - --action remove',
+    'agora reports list --state open --target-type Status --all --fields id | agora reports resolve - --action remove',
   ).action(
     withContext<{ action?: (typeof REPORT_ACTIONS)[number]; reason?: string; until?: string; yes?: boolean }>(async (ctx, o, args) => {
       const [{ ResolveReportInput }, { SuspendUserInput }, { UsageError }, { askMissing, fieldCheck, interactive }] = await Promise.all([
@@ -158,12 +163,16 @@ export function registerReportCommands(program: Command): void {
       const refs = await idsFrom(args);
       // On a terminal, the question says what one report is about: the action is not picked blind.
       let about = 'it';
+      // A user cannot be removed: the menu for a report on one does not offer it.
+      let choices: string[] = [...REPORT_ACTIONS];
       if (o.action === undefined && refs.length === 1 && interactive()) {
         const { ID_LISTS } = await import('../names.js');
         const [id] = await ctx.names.fullIds(ID_LISTS.report, refs);
-        about = `the report on ${(await reportedAs(ctx, id!)).text}`;
+        const reported = await reportedAs(ctx, id!);
+        about = `the report on ${reported.text}`;
+        if (reported.user) choices = choices.filter((choice) => choice !== 'remove');
       }
-      const { action } = await askMissing({ action: o.action }, { action: { flag: '--action', message: `What is done about ${about}`, choices: [...REPORT_ACTIONS] } });
+      const { action } = await askMissing({ action: o.action }, { action: { flag: '--action', message: `What is done about ${about}`, choices } });
       if (o.until !== undefined && action !== 'suspend') throw new UsageError('--until is for --action suspend only');
       await checkedUntil(o.until);
       // Nothing keeps a reason for `none`: said, not dropped.

@@ -26,8 +26,13 @@ export function reportedThing(item: ReportItem, max?: number, place = true): str
   const who = item.target.user ? visibleLine(item.target.user.nickname) : 'someone';
   if (item.target.type === 'User') return `the user ${who}`;
   const what = item.target.type === 'Comment' ? 'comment' : 'status';
-  return `${who}'s ${what} "${firstWords(visibleLine(item.target.excerpt ?? ''), max)}"${place && item.page ? ` in ${visibleLine(item.page.name)}` : ''}`;
+  return `${who}'s ${what} ${shownExcerpt(item, max)}${place && item.page ? ` in ${visibleLine(item.page.name)}` : ''}`;
 }
+
+/** The content's first words, quoted; none while its author is suspended (hidden from all but Admins). */
+const shownExcerpt = (item: ReportItem, max?: number) =>
+  item.target.excerpt == null ? HIDDEN : `"${firstWords(visibleLine(item.target.excerpt), max)}"`;
+export const HIDDEN = '(hidden: its author is suspended)';
 
 export const describeItem = (item: ModerationItem) =>
   isReport(item)
@@ -54,7 +59,7 @@ export function rowCells(item: ModerationItem, now = Date.now()): [string, strin
   // Until when, and why, are in the details: the cell is too narrow for them beside the content's words.
   const author = `${item.target.user ? visibleLine(item.target.user.nickname) : '?'}${suspended}`;
   if (item.target.type === 'User') return ['-', `user ${author}`];
-  return [item.page ? visibleLine(item.page.name) : '-', `${author}: ${visibleLine(item.target.excerpt ?? '')}`];
+  return [item.page ? visibleLine(item.page.name) : '-', `${author}: ${item.target.excerpt == null ? HIDDEN : visibleLine(item.target.excerpt)}`];
 }
 
 /** The settling a key asks for, and how its question and its outcome read. */
