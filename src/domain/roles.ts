@@ -183,7 +183,7 @@ export async function setUserRole(deps: Deps, caller: Caller, userId: string, in
     if (set.system_key !== SYSTEM_ROLES.admins && (await isLastUnsuspendedAdmin(tx, now, user)))
       throw new AppError(
         409,
-        ErrorCode.conflict,
+        ErrorCode.lastAdmin,
         'This user is the last administrator who is not suspended: make another user an administrator (or lift a suspension) first',
       );
     await tx.users.setRole(userId, set.id, now);

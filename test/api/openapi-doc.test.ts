@@ -4,6 +4,7 @@ import { ErrorCode } from '../../src/shared/errors.js';
 import { ErrorSchema } from '../../src/shared/schemas/errors.js';
 import { EXPORT_COLUMNS, ExportedUserSchema } from '../../src/shared/schemas/users.js';
 import { VERSION } from '../../src/shared/version.js';
+import { WEBHOOK_EVENTS } from '../../src/shared/schemas/webhooks.js';
 import { useApp } from '../helpers/app.js';
 import { inlineRefs } from '../helpers/openapi.js';
 import { PREFIX } from '../helpers/server.js';
@@ -113,6 +114,10 @@ describe('the OpenAPI document', () => {
     expect(schemas.CreateLikeInput.oneOf).toEqual([{ $ref: '#/components/schemas/LikeStatusInput' }, { $ref: '#/components/schemas/LikeCommentInput' }]);
     expect(schemas.TicketInput.properties.price.type).toBe('string');
     expect(schemas.Delivery.properties.payload).toEqual({ $ref: '#/components/schemas/WebhookPayload' });
+    // Every resource a webhook may be sent about, with its record: a client generated from the document takes them all.
+    const resources = [...new Set(WEBHOOK_EVENTS.map((event) => event.slice(0, event.indexOf('.'))))];
+    expect([...schemas.WebhookPayload.properties.resource.enum].sort()).toEqual(resources.sort());
+    expect(schemas.WebhookPayload.properties.data.anyOf.map((s: { $ref: string }) => s.$ref.split('/').pop()).sort()).toEqual(['Invite', 'PageAccessRequest', 'Report']);
     const query = (path: string) => Object.fromEntries(doc.paths[PREFIX + path].get.parameters.map(resolve).map((p: any) => [p.name, p.schema]));
     expect(query('/pages').cursor.type).toBe('string');
     expect(query('/users').ids.type).toBe('string');

@@ -406,7 +406,7 @@ describe('PUT /users/{id}/role', () => {
   it('promotes to Admins: the user may then change roles; the last administrator cannot be demoted', async () => {
     // The bootstrap administrator is the only one.
     expect((await call(server, 'GET', `/users?role=${defaults.Admins.id}`)).body.total_items).toBe(1);
-    expectError(await setRole(adminId, defaults.Members.id), 409, 'conflict');
+    expectError(await setRole(adminId, defaults.Members.id), 409, 'last_admin');
     expect((await call(server, 'GET', `/users/${adminId}`)).body.permission_set_id).toBe(defaults.Admins.id);
     // Moving an administrator to Admins again is not a demotion.
     expect((await setRole(adminId, defaults.Admins.id)).status).toBe(200);
@@ -423,7 +423,7 @@ describe('PUT /users/{id}/role', () => {
 
     // Two administrators: the new one can step down (by the other's hand), and then the first is the last again.
     expect((await setRole(second.user.id, defaults.Members.id)).status).toBe(200);
-    expectError(await setRole(adminId, defaults.Visitors.id), 409, 'conflict');
+    expectError(await setRole(adminId, defaults.Visitors.id), 409, 'last_admin');
     expect((await call(server, 'GET', `/users?role=Admins`)).body.items.map((u: { id: string }) => u.id)).toEqual([adminId]);
   });
 

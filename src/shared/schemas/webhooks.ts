@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { documentedAs, formArray, Id, listOf, PaginationQuery, Timestamp, typeError } from './common.js';
 import { exampleDelivery, exampleWebhook, exampleWebhookPayload } from './examples.js';
 import { AccessRequestSchema, InviteSchema } from './membership.js';
+import { ReportSchema } from './reports.js';
 
 export const WEBHOOK_EVENTS = [
   'page_access_request.created',
@@ -84,8 +85,8 @@ const WebhookPayloadSchema = z
   .object({
     id: Id.describe('The message id, also the webhook-id header'),
     webhook_type: z.enum(['create', 'update', 'destroy']),
-    resource: z.enum(['page_access_request', 'invite']),
-    data: z.union([AccessRequestSchema, InviteSchema]).describe('The record, as the API answered it then'),
+    resource: z.enum(['page_access_request', 'invite', 'report']),
+    data: z.union([AccessRequestSchema, InviteSchema, ReportSchema]).describe('The record, as the API answered it then'),
   })
   .meta({ id: 'WebhookPayload', examples: [exampleWebhookPayload] });
 // Kept as sent, so read back as it is (an older payload may lack a field added since): the document shows its shape.
