@@ -1,5 +1,6 @@
 import { AppError, conflict, ErrorCode, forbidden, invalidFields, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
+import { reportedFor } from '../shared/report-kinds.js';
 import { listResult, type ListResult } from '../shared/schemas/common.js';
 import { REPORT_EXCERPT, type CreateReportInput, type ListReportsQuery, type Report, type ResolveReportInput } from '../shared/schemas/reports.js';
 import { isUniqueViolation } from '../store/errors.js';
@@ -152,7 +153,7 @@ async function act(tx: Store, now: string, caller: Caller, row: ReportRow, input
   } else if (input.action === 'remove') {
     if (row.target_type === 'User') throw invalidFields([{ field: 'action', message: 'a user cannot be removed: suspend them' }]);
     // Without a reason of its own, the removal keeps the report's: its author and `removed list` see why.
-    const reason = input.reason ?? `reported for ${row.reason.replace('_', ' ')}`;
+    const reason = input.reason ?? reportedFor(row.reason);
     if (row.target_type === 'Status') {
       const status = await tx.statuses.getById(row.target_id);
       if (status && (await mayRemove(tx, caller, status.user_id, status))) await removeStatusIn(tx, now, caller, status, reason);

@@ -27,7 +27,7 @@ const REPORT_COLUMNS: Column<Report>[] = [
   {
     header: 'target',
     value: (r) =>
-      `${r.target_type} ${r.target_type === 'User' ? (r.target.user?.nickname ?? r.target_id) : (r.target.excerpt ?? (r.target.user?.suspension ? HIDDEN : r.target_id))}`,
+      `${r.target_type} ${r.target_type === 'User' ? (r.target.user?.nickname ?? r.target_id) : (r.target.excerpt ?? HIDDEN)}`,
   },
   { header: 'reason', value: (r) => r.reason },
   { header: 'comment', value: (r) => r.comment ?? '' },

@@ -2,6 +2,7 @@ import { firstWords, visibleLine } from '../safe-text.js';
 import type { MembershipItem, ModerationItem, ReportItem } from '../../shared/schemas/moderation.js';
 import type { Suspension } from '../../shared/schemas/suspensions.js';
 import { suspensionEnd } from '../suspensions.js';
+import { reportedFor } from '../../shared/report-kinds.js';
 
 /** How the queue's items read on the screen and in its messages; every name and excerpt passes `visibleLine`. */
 
@@ -92,4 +93,4 @@ export function outcome(verb: Verb | 'accept', item: ModerationItem): string {
 }
 
 /** The reason a suspension from the queue gives when the moderator types none. */
-export const defaultSuspensionReason = (item: ReportItem) => `reported for ${item.reason.replace('_', ' ')}`;
+export const defaultSuspensionReason = (item: ReportItem) => reportedFor(item.reason);

@@ -15,6 +15,8 @@ export const WEBHOOK_EVENTS = [
   'report.updated',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+/** What an event is about: its name's first part. */
+const WEBHOOK_RESOURCES = ['page_access_request', 'invite', 'report'] as const;
 
 export const CreateWebhookInput = z.object({
   url: z
@@ -76,7 +78,7 @@ export const DeliveryListSchema = listOf(DeliverySchema);
 export interface WebhookPayload {
   id: string;
   webhook_type: 'create' | 'update' | 'destroy';
-  resource: 'page_access_request' | 'invite' | 'report';
+  resource: (typeof WEBHOOK_RESOURCES)[number];
   data: unknown;
 }
 
@@ -85,7 +87,7 @@ const WebhookPayloadSchema = z
   .object({
     id: Id.describe('The message id, also the webhook-id header'),
     webhook_type: z.enum(['create', 'update', 'destroy']),
-    resource: z.enum(['page_access_request', 'invite', 'report']),
+    resource: z.enum(WEBHOOK_RESOURCES),
     data: z.union([AccessRequestSchema, InviteSchema, ReportSchema]).describe('The record, as the API answered it then'),
   })
   .meta({ id: 'WebhookPayload', examples: [exampleWebhookPayload] });
