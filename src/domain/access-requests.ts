@@ -133,7 +133,7 @@ export async function acceptAccessRequest(deps: Deps, caller: Caller, id: string
     const user = await tx.users.getById(row.user_id);
     if (!user) throw notFound('Access request');
     await requireNotSuspendedUser(tx, now, user);
-    if (!(await tx.accessRequests.accept(row.id, now)))
+    if (!(await tx.accessRequests.settle(row.id, { state: 'accepted', is_validate: 1, updated_at: now })))
       throw new AppError(409, ErrorCode.alreadyAccepted, 'This access request was already accepted');
     const accepted = await toRecord(tx, caller, { ...row, user, state: 'accepted', is_validate: 1, updated_at: now }, new Date(now));
     await recordWebhookEvent(tx, now, 'page_access_request.updated', accepted);
@@ -170,7 +170,7 @@ export async function refuseAccessRequest(deps: Deps, caller: Caller, id: string
     const row = await requestToSettle(tx, caller, id);
     const now = nowIso(deps);
     const record = await toRecord(tx, caller, row, new Date(now));
-    if (!(await tx.accessRequests.deleteWaiting(row.id))) throw notFound('Access request');
+    if (!(await tx.accessRequests.delete(row.id, { onlyWaiting: true }))) throw notFound('Access request');
     await recordWebhookEvent(tx, now, 'page_access_request.deleted', record);
     await recordAudit(tx, now, caller, {
       action: 'page_access_request.refuse',

@@ -116,7 +116,6 @@ export async function listInvites(deps: Deps, caller: Caller, query: ListInvites
   if (query.target_id !== undefined) await findVisiblePage(deps.store, caller, query.target_id);
   const listed = await deps.store.invites.list(
     {
-      target_type: query.target_type,
       target_id: query.target_id,
       user_id: query.user_id,
       user_target_id: query.user_target_id,
@@ -162,17 +161,12 @@ async function settleInvite(deps: Deps, caller: Caller, id: string, accept: bool
     if (row.state !== 'waiting') throw settledConflict(row.state);
     const now = nowIso(deps);
     if (accept) await requireNotSuspendedUser(tx, now, row.user_target_id);
-    if (!(await tx.invites.settle(row.id, accept, now))) {
+    const changes = { state: accept ? 'accepted' : 'refused', is_validate: accept ? 1 : 0, is_accepted: accept ? 1 : 0, updated_at: now };
+    if (!(await tx.invites.settle(row.id, changes))) {
       const current = await tx.invites.getById(row.id);
       throw settledConflict(current?.state ?? 'accepted');
     }
-    const settled: InviteRow = {
-      ...row,
-      state: accept ? 'accepted' : 'refused',
-      is_validate: accept ? 1 : 0,
-      is_accepted: accept ? 1 : 0,
-      updated_at: now,
-    };
+    const settled: InviteRow = { ...row, ...changes };
     const [result] = await toRecords(tx, caller, [settled], new Date(now));
     await recordWebhookEvent(tx, now, 'invite.updated', result);
     await recordAudit(tx, now, caller, {

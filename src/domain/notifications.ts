@@ -286,7 +286,8 @@ export async function openNotificationStream(
   requireSelfOrAdmin(caller, userId, 'read');
   admit();
   await requireUser(deps.store, userId);
-  return resumeAfter ? deps.store.notifications.seqAfter(userId, resumeAfter) : deps.store.notifications.lastSeq(userId);
+  if (resumeAfter) return deps.store.notifications.seqAfter(userId, resumeAfter);
+  return (await deps.store.notifications.latestSeqs([userId])).get(userId) ?? 0;
 }
 
 /**

@@ -40,7 +40,7 @@ export const administersPage = (caller: Caller, page: PageRow): boolean =>
   caller.isAdmin || page.user_id === caller.user.id;
 
 /**
- * Who may know of a page is written once, in the store (`pageVisibleTo`: not secret, or created by the
+ * Who may know of a page is written once, in the store (`pages.ts` `visible`: not secret, or created by the
  * viewer, or followed by them, or the viewer is an Admin); single reads and lists both use it.
  */
 export async function canSeePage(store: Store, viewer: Viewer, pageId: string): Promise<boolean> {

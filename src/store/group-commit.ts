@@ -8,26 +8,19 @@ const MAX_GROUP = 32;
  * after its group commits, and one that fails is rolled back alone. `begin immediate`: a deferred BEGIN that reads
  * then writes fails with SQLITE_BUSY when another process wrote between.
  */
-export class GroupCommit<S> {
-  private readonly waiting: { fn: (tx: S) => Promise<unknown>; resolve: (value: unknown) => void; reject: (error: unknown) => void }[] = [];
+export class GroupCommit {
+  private readonly waiting: { fn: (conn: Kysely<Database>) => Promise<unknown>; resolve: (value: unknown) => void; reject: (error: unknown) => void }[] = [];
   private running = false;
 
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly storeOn: (conn: Kysely<Database>) => S,
     /** Runs a transaction control statement straight on the driver's one connection (the one Kysely holds). */
     private readonly control: (statement: string) => void,
     private readonly committed?: () => void,
   ) {}
 
-  /** Repositories hold no state: one store serves every transaction on the connection. */
-  private onConn?: { conn: Kysely<Database>; store: S };
-  private storeFor(conn: Kysely<Database>): S {
-    if (this.onConn?.conn !== conn) this.onConn = { conn, store: this.storeOn(conn) };
-    return this.onConn.store;
-  }
-
-  run<T>(fn: (tx: S) => Promise<T>): Promise<T> {
+  /** Runs `fn` on the connection in the next group, answered once the group committed. */
+  run<T>(fn: (conn: Kysely<Database>) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.waiting.push({ fn, resolve: resolve as (value: unknown) => void, reject });
       if (!this.running) {
@@ -64,7 +57,7 @@ export class GroupCommit<S> {
         current = { reject: job.reject, settled: false };
         this.control('savepoint agora_tx');
         try {
-          const value = await job.fn(this.storeFor(conn));
+          const value = await job.fn(conn);
           this.control('release agora_tx');
           current.settled = true;
           done.push({ resolve: () => job.resolve(value), reject: job.reject });

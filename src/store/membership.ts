@@ -1,10 +1,9 @@
-import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
+import { sql, type Expression, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { ACCESS_REQUEST_STATES, INVITE_STATES } from '../shared/schemas/membership.js';
-import { fixed } from './dialect.js';
 import { accessRequestsSeenBy, invitesSeenBy, type Viewer } from './visibility.js';
 import type { Database } from './schema.js';
-import { byId, counterKey, listAnyOf, matchingAnyOf, type Embeds, type Listed, type Selection } from './paging.js';
+import { filteredBy, type Dimension, type Embeds, type Filter, type Listed, type SeenBy, type Selection } from './paging.js';
 import { embedPage, type PageRow } from './pages.js';
 import { embedUser, type UserWithRole } from './users.js';
 
@@ -36,8 +35,6 @@ async function enqueue(db: Kysely<Database>, kind: 'page_access_request' | 'invi
     .execute();
 }
 
-const dequeue = (db: Kysely<Database>, id: string) => db.deleteFrom('moderation_queue').where('id', '=', id).execute();
-
 export interface AccessRequestFilter {
   page_id?: string;
   user_id?: string;
@@ -45,171 +42,124 @@ export interface AccessRequestFilter {
 }
 
 export interface InviteFilter {
-  target_type?: string;
   target_id?: string;
   user_id?: string;
   user_target_id?: string;
   state?: string;
 }
 
-const REQUEST_COLUMNS = ['r.id', 'r.page_id', 'r.user_id', 'r.state', 'r.is_validate', 'r.created_at', 'r.updated_at'] as const;
-const INVITE_COLUMNS = [
-  'i.id', 'i.target_type', 'i.target_id', 'i.user_id', 'i.user_target_id', 'i.state', 'i.is_validate', 'i.is_accepted',
-  'i.created_at', 'i.updated_at',
-] as const;
-const selectRequests: Selection = (q) => q.select(REQUEST_COLUMNS);
-const selectInvites: Selection = (q) => q.select(INVITE_COLUMNS);
-const withRequestRecords: Embeds = (q, rows) => embedPage(embedUser(q, `${rows}.user_id`, 'user'), `${rows}.page_id`, 'page');
-const withInviteRecords: Embeds = (q, rows) =>
-  embedPage(embedUser(embedUser(q, `${rows}.user_id`, 'user'), `${rows}.user_target_id`, 'user_target'), `${rows}.target_id`, 'target');
-
-type RequestColumn = 'r.page_id' | 'r.user_id' | 'r.state' | 'r.page_owner_id' | Owner;
-type InviteColumn = 'i.target_type' | 'i.target_id' | 'i.user_id' | 'i.user_target_id' | 'i.state' | 'i.page_owner_id' | Owner;
-type Owner = RawBuilder<string>;
-
 /**
  * Whose page a row is in: its copy of the creator, or with the page named, the creator looked up once. Tested on each
  * row, PostgreSQL misjudged it and read and sorted all of a popular page's requests rather than walk them.
  */
-const ownerOf = <C extends string>(copy: C, page: string | undefined): C | Owner =>
-  page === undefined ? copy : sql<string>`(select p.user_id from pages as p where p.id = ${page})`;
+const ownerOf = (copy: string, page: string | undefined): Expression<string> =>
+  page === undefined ? sql.ref(copy) : sql<string>`(select p.user_id from pages as p where p.id = ${page})`;
 
-/** A filter as column = value conditions (a state as a literal, `fixed`: partial indexes name it). */
-function requestConditions(f: AccessRequestFilter & { owner?: string }): [RequestColumn, Value][] {
-  const pairs: [RequestColumn, Value | undefined][] = [
-    ['r.page_id', f.page_id],
-    ['r.user_id', f.user_id],
-    ['r.state', f.state === undefined ? undefined : fixed<string>(f.state, ACCESS_REQUEST_STATES)],
-    [ownerOf('r.page_owner_id', f.page_id), f.owner],
-  ];
-  return pairs.filter((p): p is [RequestColumn, Value] => p[1] !== undefined);
+/** What differs between access requests and invites: both wait on a page's administrators, in the moderation queue. */
+interface Waiting<F extends Filter<F>> {
+  table: 'page_access_requests' | 'invites';
+  alias: string;
+  kind: 'page_access_request' | 'invite';
+  /** The columns of the page and of the user it waits on: one waiting row per pair (a partial unique index). */
+  page: 'page_id' | 'target_id';
+  user: 'user_id' | 'user_target_id';
+  columns: readonly string[];
+  /** The kept counts' dimensions, in their keys' order (migration 0005). */
+  dims: readonly Dimension<F & { owner?: string }>[];
+  seenBy: (viewer: Viewer) => SeenBy<F & { owner?: string }>;
+  embeds: Embeds;
 }
 
-function inviteConditions(f: InviteFilter & { owner?: string }): [InviteColumn, Value][] {
-  const pairs: [InviteColumn, Value | undefined][] = [
-    // Pages are the only targets.
-    ['i.target_type', f.target_type !== undefined && f.target_type !== 'Page' ? f.target_type : undefined],
-    ['i.target_id', f.target_id],
-    ['i.user_id', f.user_id],
-    ['i.user_target_id', f.user_target_id],
-    ['i.state', f.state === undefined ? undefined : fixed<string>(f.state, INVITE_STATES)],
-    [ownerOf('i.page_owner_id', f.target_id), f.owner],
-  ];
-  return pairs.filter((p): p is [InviteColumn, Value] => p[1] !== undefined);
+function waitingRepo<Row extends { id: string; created_at: string }, Listed_, F extends Filter<F>>(db: Kysely<Database>, spec: Waiting<F>) {
+  const { table, alias } = spec;
+  const rows = filteredBy<F & { owner?: string }>(db, `${table} as ${alias}`, table, spec.dims);
+  const any = db as unknown as Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const select: Selection = (q) => q.select(spec.columns);
+  const dequeue = (id: string) => db.deleteFrom('moderation_queue').where('id', '=', id).execute();
+  return {
+    /** Inserts a waiting row unless one waits for the pair (false): a race ends in one row without aborting the loser. */
+    async insertWaiting(row: Row & { state: 'waiting' }): Promise<boolean> {
+      const inserted = await any
+        .insertInto(table)
+        .values(row)
+        .onConflict((oc) => oc.columns([spec.page, spec.user]).where('state', '=', sql.lit('waiting')).doNothing())
+        .returning('id')
+        .executeTakeFirst();
+      if (!inserted) return false;
+      const values = row as unknown as Record<string, string>;
+      await enqueue(db, spec.kind, row.id, values[spec.page]!, values[spec.user]!, row.created_at);
+      return true;
+    },
+    getById: (id: string) => any.selectFrom(table).selectAll().where('id', '=', id).executeTakeFirst() as Promise<Row | undefined>,
+    /** The row if the viewer may know of it (`seenBy`, as the list). */
+    getVisible: (id: string, viewer: Viewer): Promise<Row | undefined> =>
+      select(rows.visible(id, spec.seenBy(viewer))).executeTakeFirst(),
+    getByIds(ids: string[]): Promise<Row[]> {
+      if (ids.length === 0) return Promise.resolve([]);
+      return any.selectFrom(table).selectAll().where('id', 'in', [...new Set(ids)]).execute() as Promise<Row[]>;
+    },
+    /** Settles a waiting row (it leaves the queue); false when someone else settled it first. */
+    async settle(id: string, changes: Partial<Row>): Promise<boolean> {
+      const result = await any.updateTable(table).set(changes).where('id', '=', id).where('state', '=', sql.lit('waiting')).executeTakeFirst();
+      if (Number(result.numUpdatedRows) !== 1) return false;
+      await dequeue(id);
+      return true;
+    },
+    /** Deletes the row, or only while it waits; false when there was none to delete. */
+    async delete(id: string, { onlyWaiting = false } = {}): Promise<boolean> {
+      let query = any.deleteFrom(table).where('id', '=', id);
+      if (onlyWaiting) query = query.where('state', '=', sql.lit('waiting'));
+      if (Number((await query.executeTakeFirst()).numDeletedRows) !== 1) return false;
+      await dequeue(id);
+      return true;
+    },
+    list: (filter: F, viewer: Viewer, page: Pagination): Promise<Listed<Listed_>> =>
+      rows.list(filter, spec.seenBy(viewer), [`${alias}.id`], page, select, spec.embeds),
+  };
 }
-type Value = string | RawBuilder<string>;
+
+const REQUEST_COLUMNS = ['r.id', 'r.page_id', 'r.user_id', 'r.state', 'r.is_validate', 'r.created_at', 'r.updated_at'];
+const INVITE_COLUMNS = [
+  'i.id', 'i.target_type', 'i.target_id', 'i.user_id', 'i.user_target_id', 'i.state', 'i.is_validate', 'i.is_accepted',
+  'i.created_at', 'i.updated_at',
+];
 
 /** Page access requests. Non-administrators see their own requests and those to the pages they created. */
-export function accessRequestsRepo(db: Kysely<Database>) {
-  const matching = (filter: AccessRequestFilter & { owner?: string }) =>
-    requestConditions(filter).reduce((q, [column, value]) => q.where(column, '=', value), db.selectFrom('page_access_requests as r'));
-  const key = (f: AccessRequestFilter & { owner?: string }) =>
-    counterKey('page_access_requests', [f.page_id, f.user_id, f.state, f.owner]);
-  return {
-    /** Inserts a waiting request unless one is waiting (false): a race ends in one row without aborting the loser. */
-    async insertWaiting(row: AccessRequestRow & { state: 'waiting' }): Promise<boolean> {
-      const inserted = await db
-        .insertInto('page_access_requests')
-        .values(row)
-        .onConflict((oc) => oc.columns(['page_id', 'user_id']).where('state', '=', sql.lit('waiting')).doNothing())
-        .returning('id')
-        .executeTakeFirst();
-      if (!inserted) return false;
-      await enqueue(db, 'page_access_request', row.id, row.page_id, row.user_id, row.created_at);
-      return true;
-    },
-    getById: byId(db, 'page_access_requests'),
-    /** The request if the viewer may know of it (`accessRequestsSeenBy`, as the list). */
-    getVisible(id: string, viewer: Viewer): Promise<AccessRequestRow | undefined> {
-      return matchingAnyOf(matching({}).where('r.id', '=', id), accessRequestsSeenBy(viewer), requestConditions).select(REQUEST_COLUMNS).executeTakeFirst();
-    },
-    getByIds(ids: string[]): Promise<AccessRequestRow[]> {
-      if (ids.length === 0) return Promise.resolve([]);
-      return db.selectFrom('page_access_requests').selectAll().where('id', 'in', [...new Set(ids)]).execute();
-    },
-    /** Accepts a waiting request; false when someone else settled it first. */
-    async accept(id: string, now: string): Promise<boolean> {
-      const result = await db
-        .updateTable('page_access_requests')
-        .set({ state: 'accepted', is_validate: 1, updated_at: now })
-        .where('id', '=', id)
-        .where('state', '=', sql.lit('waiting'))
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) !== 1) return false;
-      await dequeue(db, id);
-      return true;
-    },
-    async deleteWaiting(id: string): Promise<boolean> {
-      const result = await db
-        .deleteFrom('page_access_requests')
-        .where('id', '=', id)
-        .where('state', '=', sql.lit('waiting'))
-        .executeTakeFirst();
-      if (Number(result.numDeletedRows) !== 1) return false;
-      await dequeue(db, id);
-      return true;
-    },
-    async list(filter: AccessRequestFilter, viewer: Viewer, page: Pagination): Promise<Listed<AccessRequestListed>> {
-      const walk = (f: AccessRequestFilter & { owner?: string }) => ({ query: matching(f), keys: ['r.id'] });
-      return listAnyOf(db, filter, accessRequestsSeenBy(viewer), walk, key, page, selectRequests, withRequestRecords);
-    },
-  };
-}
+export const accessRequestsRepo = (db: Kysely<Database>) =>
+  waitingRepo<AccessRequestRow, AccessRequestListed, AccessRequestFilter>(db, {
+    table: 'page_access_requests',
+    alias: 'r',
+    kind: 'page_access_request',
+    page: 'page_id',
+    user: 'user_id',
+    columns: REQUEST_COLUMNS,
+    dims: [
+      { name: 'page_id', column: 'r.page_id' },
+      { name: 'user_id', column: 'r.user_id' },
+      { name: 'state', column: 'r.state', values: ACCESS_REQUEST_STATES },
+      { name: 'owner', column: (f) => ownerOf('r.page_owner_id', f.page_id) },
+    ],
+    seenBy: accessRequestsSeenBy,
+    embeds: (q, rows) => embedPage(embedUser(q, `${rows}.user_id`, 'user'), `${rows}.page_id`, 'page'),
+  });
 
-/** Invites. Non-administrators see the invites they sent or received and those to pages they created. */
-export function invitesRepo(db: Kysely<Database>) {
-  const matching = (filter: InviteFilter & { owner?: string }) =>
-    inviteConditions(filter).reduce((q, [column, value]) => q.where(column, '=', value), db.selectFrom('invites as i'));
-  const key = (f: InviteFilter & { owner?: string }) =>
-    f.target_type !== undefined && f.target_type !== 'Page'
-      ? counterKey('invites', ['none'])
-      : counterKey('invites', [f.target_id, f.user_id, f.user_target_id, f.state, f.owner]);
-  return {
-    /** Inserts a waiting invite unless the user is invited to the page already (as `insertWaiting` of requests). */
-    async insertWaiting(row: InviteRow & { state: 'waiting' }): Promise<boolean> {
-      const inserted = await db
-        .insertInto('invites')
-        .values(row)
-        .onConflict((oc) => oc.columns(['target_id', 'user_target_id']).where('state', '=', sql.lit('waiting')).doNothing())
-        .returning('id')
-        .executeTakeFirst();
-      if (!inserted) return false;
-      await enqueue(db, 'invite', row.id, row.target_id, row.user_target_id, row.created_at);
-      return true;
-    },
-    getById: byId(db, 'invites'),
-    /** The invite if the viewer may know of it (`invitesSeenBy`, as the list). */
-    getVisible(id: string, viewer: Viewer): Promise<InviteRow | undefined> {
-      return matchingAnyOf(matching({}).where('i.id', '=', id), invitesSeenBy(viewer), inviteConditions).select(INVITE_COLUMNS).executeTakeFirst();
-    },
-    getByIds(ids: string[]): Promise<InviteRow[]> {
-      if (ids.length === 0) return Promise.resolve([]);
-      return db.selectFrom('invites').selectAll().where('id', 'in', [...new Set(ids)]).execute();
-    },
-    /** Settles a waiting invite; false when it was no longer waiting. */
-    async settle(id: string, accepted: boolean, now: string): Promise<boolean> {
-      const result = await db
-        .updateTable('invites')
-        .set({
-          state: accepted ? 'accepted' : 'refused',
-          is_validate: accepted ? 1 : 0,
-          is_accepted: accepted ? 1 : 0,
-          updated_at: now,
-        })
-        .where('id', '=', id)
-        .where('state', '=', sql.lit('waiting'))
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) !== 1) return false;
-      await dequeue(db, id);
-      return true;
-    },
-    async delete(id: string): Promise<void> {
-      await db.deleteFrom('invites').where('id', '=', id).execute();
-      await dequeue(db, id);
-    },
-    async list(filter: InviteFilter, viewer: Viewer, page: Pagination): Promise<Listed<InviteListed>> {
-      const walk = (f: InviteFilter & { owner?: string }) => ({ query: matching(f), keys: ['i.id'] });
-      return listAnyOf(db, filter, invitesSeenBy(viewer), walk, key, page, selectInvites, withInviteRecords);
-    },
-  };
-}
+/** Invites (to pages only). Non-administrators see the invites they sent or received and those to pages they created. */
+export const invitesRepo = (db: Kysely<Database>) =>
+  waitingRepo<InviteRow, InviteListed, InviteFilter>(db, {
+    table: 'invites',
+    alias: 'i',
+    kind: 'invite',
+    page: 'target_id',
+    user: 'user_target_id',
+    columns: INVITE_COLUMNS,
+    dims: [
+      { name: 'target_id', column: 'i.target_id' },
+      { name: 'user_id', column: 'i.user_id' },
+      { name: 'user_target_id', column: 'i.user_target_id' },
+      { name: 'state', column: 'i.state', values: INVITE_STATES },
+      { name: 'owner', column: (f) => ownerOf('i.page_owner_id', f.target_id) },
+    ],
+    seenBy: invitesSeenBy,
+    embeds: (q, rows) =>
+      embedPage(embedUser(embedUser(q, `${rows}.user_id`, 'user'), `${rows}.user_target_id`, 'user_target'), `${rows}.target_id`, 'target'),
+  });

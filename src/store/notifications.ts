@@ -139,26 +139,8 @@ export function notificationsRepo(db: Kysely<Database>, notified?: (userIds: rea
       }
       return seqs;
     },
-    /** The number of the user's newest notification, 0 when there is none. */
-    async lastSeq(userId: string): Promise<number> {
-      const row = await db
-        .selectFrom('notifications')
-        .select('seq')
-        .where('user_id', '=', userId)
-        .orderBy('seq', 'desc')
-        .limit(1)
-        .executeTakeFirst();
-      return Number(row?.seq ?? 0);
-    },
-    /** Where a stream resumes after `Last-Event-ID`; an id not theirs (deleted, made up) by their newest up to it. */
+    /** Where a stream resumes after `Last-Event-ID`: that notification, or one not theirs (deleted, made up) by their newest up to it. */
     async seqAfter(userId: string, id: string): Promise<number> {
-      const exact = await db
-        .selectFrom('notifications')
-        .select('seq')
-        .where('id', '=', id)
-        .where('user_id', '=', userId)
-        .executeTakeFirst();
-      if (exact) return Number(exact.seq);
       const before = await db
         .selectFrom('notifications')
         .select('seq')

@@ -2,7 +2,7 @@ import type { Expression, Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database } from './schema.js';
-import { notSecretOrSeen, pageVisibleTo, secretPageIdsSeen, visibleTotal, type Viewer } from './visibility.js';
+import { notSecretOrSeen, secretPageIdsSeen, visibleTotal, type Viewer } from './visibility.js';
 import { byId, inserter, counted, counterKey, kept, listPage, type AnyQuery, type Listed, type Selection, type Walk } from './paging.js';
 
 export type PageRow = Selectable<Database['pages']>;
@@ -43,6 +43,12 @@ export function pagesRepo(db: Kysely<Database>) {
   };
   const count = (filter: PageFilter) => counterKey('pages', [filter.page_configuration_id, filter.owner, filter.privacy]);
 
+  /** The rule of page visibility, for single reads and lists: a secret page only if the Member follows or created it. */
+  const visible = (filter: PageFilter, viewer: Viewer) =>
+    viewer.isAdmin
+      ? matching(filter)
+      : matching(filter).where((eb) => notSecretOrSeen(eb, eb('pages.privacy', '!=', 'secret'), 'pages.id', secretPageIdsSeen(viewer.id)));
+
   /** A list's one walk and its total; a privacy filter walks that privacy alone. */
   const walkAndTotal = (filter: PageFilter, viewer: Viewer): { walk: Walk; total: Expression<number> } => {
     // A slug names one page at most (its unique index): counting its walk reads that one entry.
@@ -53,8 +59,7 @@ export function pagesRepo(db: Kysely<Database>) {
     }
     const secretSeen = matching({ ...filter, privacy: 'secret' }).where('pages.id', 'in', secretPageIdsSeen(viewer.id));
     if (filter.privacy === 'secret') return totalOf({ query: secretSeen, keys: ['pages.id'] }, () => counted(secretSeen));
-    const query = matching(filter).where((eb) => notSecretOrSeen(eb, eb('pages.privacy', '!=', 'secret'), 'pages.id', secretPageIdsSeen(viewer.id)));
-    return totalOf({ query, keys: ['pages.id'] }, () => visibleTotal(kept([count(filter)]), kept([count({ ...filter, privacy: 'secret' })]), counted(secretSeen)));
+    return totalOf({ query: visible(filter, viewer), keys: ['pages.id'] }, () => visibleTotal(kept([count(filter)]), kept([count({ ...filter, privacy: 'secret' })]), counted(secretSeen)));
   };
 
   return {
@@ -75,10 +80,9 @@ export function pagesRepo(db: Kysely<Database>) {
       // SQLite answers 1 or 0, PostgreSQL true or false.
       return { user: Boolean(Number(row.user)), configuration: Boolean(Number(row.configuration)) };
     },
-    /** The page if the viewer may know of it: the one rule of page visibility, for single reads and lists. */
+    /** The page if the viewer may know of it, by the list's rule. */
     getVisible(id: string, viewer: Viewer): Promise<PageRow | undefined> {
-      const query = viewer.isAdmin ? pageById(id) : pageById(id).where((eb) => pageVisibleTo(eb, viewer));
-      return query.executeTakeFirst();
+      return visible({}, viewer).where('pages.id', '=', id).selectAll().executeTakeFirst();
     },
     getByIds(ids: string[]): Promise<PageRow[]> {
       return ids.length ? db.selectFrom('pages').selectAll().where('id', 'in', ids).execute() : Promise.resolve([]);

@@ -1,7 +1,7 @@
 import { sql, type Expression, type Insertable, type RawBuilder, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import { AppError, ErrorCode } from '../shared/errors.js';
 import type { Pagination } from '../shared/schemas/common.js';
-import { dialectOf } from './dialect.js';
+import { dialectOf, fixed } from './dialect.js';
 import type { Database } from './schema.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -279,38 +279,61 @@ function narrowed<F extends object>(filter: F, extra: Partial<F>): F | null {
   return { ...filter, ...extra };
 }
 
+/** A filter: the value each dimension is fixed to, if any. */
+export type Filter<F> = { [K in keyof F]?: string };
+/** Who sees which rows of a filtered list: those matching any of these filters, or all (an Admin). */
+export type SeenBy<F extends Filter<F>> = 'all' | Partial<F>[];
+
 /**
- * A list of the rows matching any of several conditions (a Member's own rows; 'all' for an administrator): one walk
- * each, merged, the total by inclusion–exclusion over the kept counts of every intersection.
+ * One dimension of a filtered list: the filter's field, its column (or, given the filter, an expression), and the
+ * values that are written as literals (`fixed`: partial indexes name them).
  */
-export async function listAnyOf<F extends object, Row>(
-  db: AnyDb,
-  filter: F,
-  anyOf: 'all' | Partial<F>[],
-  walk: (f: F) => Walk,
-  key: (f: F) => string,
-  page: Pagination,
-  select: Selection,
-  embeds: Embeds,
-): Promise<Listed<Row>> {
-  const conditions = anyOf === 'all' ? [{}] : anyOf;
-  const walks = conditions.map((c) => narrowed(filter, c)).filter((f): f is F => f !== null);
-  if (walks.length === 0) return { rows: [], total: 0 };
-  const plus: string[] = [];
-  const minus: string[] = [];
-  for (let mask = 1; mask < 1 << conditions.length; mask++) {
-    let f: F | null = filter;
-    for (let i = 0; i < conditions.length && f; i++) if (mask & (1 << i)) f = narrowed(f, conditions[i]!);
-    if (!f) continue;
-    const bits = mask.toString(2).replaceAll('0', '').length;
-    (bits % 2 ? plus : minus).push(key(f));
-  }
-  return listPage<Row>(db, walks.map(walk), select, page, sql<number>`(${kept(plus)} - ${kept(minus)})`, false, embeds);
+export interface Dimension<F extends Filter<F>> {
+  name: keyof F & string;
+  column: string | ((f: F) => Expression<string>);
+  values?: readonly string[];
 }
 
-/** The rows matching any of `anyOf`'s filters: a single read by the same rule `listAnyOf` lists. */
-export function matchingAnyOf<F, Q extends AnyQuery>(query: Q, anyOf: 'all' | F[], conditions: (f: F) => readonly (readonly [string | Expression<unknown>, unknown])[]): Q {
-  if (anyOf === 'all') return query;
-  const ref = (column: string | Expression<unknown>) => (typeof column === 'string' ? sql.ref(column) : column);
-  return query.where((eb) => eb.or(anyOf.map((f) => eb.and(conditions(f).map(([column, value]) => sql<boolean>`${ref(column)} = ${value}`))))) as Q;
+/**
+ * A list filtered by column = value (access requests, invites, reports), its dimensions in the order of its kept
+ * counts' keys. A viewer sees the rows matching any of several filters (`…SeenBy` in visibility.ts): the list walks an
+ * index per filter, merged, its total by inclusion–exclusion over the kept counts of every intersection; the single
+ * read takes the same filters.
+ */
+export function filteredBy<F extends Filter<F>>(db: AnyDb, from: string, list: string, dims: readonly Dimension<F>[]) {
+  const alias = from.split(' as ')[1]!;
+  const conditions = (f: F) =>
+    dims
+      .filter((d) => f[d.name] !== undefined)
+      .map((d) => {
+        const value = f[d.name]!;
+        const column = typeof d.column === 'string' ? sql.ref(d.column) : d.column(f);
+        return sql<boolean>`${column} = ${d.values ? fixed(value, d.values) : value}`;
+      });
+  const matching = (f: F): AnyQuery => conditions(f).reduce((q, c) => q.where(c), db.selectFrom(from));
+  const key = (f: F) => counterKey(list, dims.map((d) => f[d.name]));
+  return {
+    /** The row if one of `seenBy`'s filters matches it. */
+    visible(id: string, seenBy: SeenBy<F>): AnyQuery {
+      const query = db.selectFrom(from).where(`${alias}.id`, '=', id);
+      return seenBy === 'all' ? query : query.where((eb) => eb.or(seenBy.map((f) => eb.and(conditions(f as F)))));
+    },
+    /** A page of the rows matching `filter` and one of `seenBy`'s, ordered by `keys`. */
+    async list<Row>(filter: F, seenBy: SeenBy<F>, keys: readonly string[], page: Pagination, select: Selection, embeds: Embeds): Promise<Listed<Row>> {
+      const anyOf: Partial<F>[] = seenBy === 'all' ? [{}] : seenBy;
+      const walks = anyOf.map((c) => narrowed(filter, c)).filter((f): f is F => f !== null);
+      if (walks.length === 0) return { rows: [], total: 0 };
+      const plus: string[] = [];
+      const minus: string[] = [];
+      for (let mask = 1; mask < 1 << anyOf.length; mask++) {
+        let f: F | null = filter;
+        for (let i = 0; i < anyOf.length && f; i++) if (mask & (1 << i)) f = narrowed(f, anyOf[i]!);
+        if (!f) continue;
+        const bits = mask.toString(2).replaceAll('0', '').length;
+        (bits % 2 ? plus : minus).push(key(f));
+      }
+      const total = sql<number>`(${kept(plus)} - ${kept(minus)})`;
+      return listPage<Row>(db, walks.map((f) => ({ query: matching(f), keys })), select, page, total, false, embeds);
+    },
+  };
 }

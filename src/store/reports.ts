@@ -1,8 +1,8 @@
-import type { Kysely, RawBuilder, Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { REPORT_STATES, REPORT_TARGET_TYPES } from '../shared/report-kinds.js';
-import { dialectOf, fixed } from './dialect.js';
-import { counterKey, listAnyOf, matchingAnyOf, type Embeds, type Listed, type Selection } from './paging.js';
+import { dialectOf } from './dialect.js';
+import { filteredBy, type Embeds, type Listed, type Selection } from './paging.js';
 import { embedUser, type UserWithRole } from './users.js';
 import type { Database } from './schema.js';
 import { accessRequestsSeenBy as reportsSeenBy, type Viewer } from './visibility.js';
@@ -22,25 +22,16 @@ export interface ReportFilter {
 
 const selectReports: Selection = (q) => q.selectAll('r');
 
-type Seen = ReportFilter & { owner?: string };
-type Column = 'r.state' | 'r.target_type' | 'r.target_id' | 'r.user_id' | 'r.page_owner_id';
-
-/** A filter as column = value conditions (a state and a type as literals, `fixed`: partial indexes name them). */
-function conditions(f: Seen): [Column, string | RawBuilder<string>][] {
-  const pairs: [Column, string | RawBuilder<string> | undefined][] = [
-    ['r.state', f.state === undefined ? undefined : fixed<string>(f.state, REPORT_STATES)],
-    ['r.target_type', f.target_type === undefined ? undefined : fixed<string>(f.target_type, REPORT_TARGET_TYPES)],
-    ['r.target_id', f.target_id],
-    ['r.user_id', f.user_id],
-    ['r.page_owner_id', f.owner],
-  ];
-  return pairs.filter((p): p is [Column, string | RawBuilder<string>] => p[1] !== undefined);
-}
-const key = (f: Seen) => counterKey('reports', [f.state, f.target_type, f.target_id, f.user_id, f.owner]);
-
 /** Users' reports of statuses, comments and users (migration 0030-moderation). */
 export function reportsRepo(db: Kysely<Database>) {
-  const matching = (f: Seen) => conditions(f).reduce((q, [column, value]) => q.where(column, '=', value), db.selectFrom('reports as r'));
+  // The kept counts' dimensions (migration 0039): the page's creator last, the other side of a Member's rule.
+  const reports = filteredBy<ReportFilter & { owner?: string }>(db, 'reports as r', 'reports', [
+    { name: 'state', column: 'r.state', values: REPORT_STATES },
+    { name: 'target_type', column: 'r.target_type', values: REPORT_TARGET_TYPES },
+    { name: 'target_id', column: 'r.target_id' },
+    { name: 'user_id', column: 'r.user_id' },
+    { name: 'owner', column: 'r.page_owner_id' },
+  ]);
   return {
     /**
      * Holds the reported content until the transaction ends, so a concurrent removal waits and then settles this report
@@ -58,12 +49,11 @@ export function reportsRepo(db: Kysely<Database>) {
     },
     /** The report if the viewer may know of it (`reportsSeenBy`, as the list). */
     async visibleTo(viewer: Viewer, id: string): Promise<ReportRow | undefined> {
-      return matchingAnyOf(matching({}).where('r.id', '=', id), reportsSeenBy(viewer), conditions).selectAll('r').executeTakeFirst();
+      return reports.visible(id, reportsSeenBy(viewer)).selectAll('r').executeTakeFirst() as Promise<ReportRow | undefined>;
     },
     /** Reports oldest first, as the moderation queue orders them. */
     list(viewer: Viewer, filter: ReportFilter, page: Pagination): Promise<Listed<ReportListed>> {
-      const walk = (f: Seen) => ({ query: matching(f), keys: ['r.created_at', 'r.id'] });
-      return listAnyOf(db, filter, reportsSeenBy(viewer), walk, key, page, selectReports, withReportedUser);
+      return reports.list(filter, reportsSeenBy(viewer), ['r.created_at', 'r.id'], page, selectReports, withReportedUser);
     },
     /** Settles every open report on the targets and answers those settled, oldest first: none if another settle won. */
     async settle(

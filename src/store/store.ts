@@ -103,13 +103,10 @@ export function createKyselyStore(
   const watch = options.watch ?? new NotificationWatch(options.otherProcesses);
   // Outside a transaction each statement commits by itself: its users are told at once.
   const notified = options.inTransaction ? options.notified : (userIds: readonly string[]) => watch.emit(userIds);
-  const inTransaction = (more: { notified: (userIds: readonly string[]) => void }) => ({ inTransaction: true, secrets, watch, ...more });
-  // SQLite runs one transaction at a time on its connection: the running one's notified users are collected here.
-  let collecting: string[] | undefined;
   // Versions are known only outside transactions.
   const dataVersion = options.dataVersion;
   const versions = options.inTransaction || !dataVersion ? undefined : (options.versions ?? { of: () => dataVersion() });
-  let commits: GroupCommit<Store> | undefined;
+  let commits: GroupCommit | undefined;
   const store: Store = {
     dialect,
     db,
@@ -126,29 +123,16 @@ export function createKyselyStore(
       if (options.inTransaction) return fn(store);
       // Those it notified are told once it committed; an attempt rolled back (retried, failed) tells nobody.
       let told: string[] = [];
-      if (dialect === 'postgres') {
-        const value = await retried(() => {
-          const mine: string[] = (told = []);
-          return db.transaction().execute((trx) => fn(createKyselyStore(trx, dialect, inTransaction({ notified: (ids) => mine.push(...ids) }))));
-        });
-        watch.emit(told);
-        return value;
-      }
-      commits ??= new GroupCommit(
-        db,
-        (conn) => createKyselyStore(conn, dialect, inTransaction({ notified: (ids) => collecting?.push(...ids) })),
-        // sqlite.ts, which makes every SQLite store, gives the driver's control statements.
-        options.control!,
-        options.committed,
-      );
-      const value = await commits.run(async (tx) => {
-        collecting = told;
-        try {
-          return await fn(tx);
-        } finally {
-          collecting = undefined;
-        }
-      });
+      const inOne = (trx: Kysely<Database>) => {
+        const mine: string[] = (told = []);
+        return fn(createKyselyStore(trx, dialect, { inTransaction: true, secrets, watch, notified: (ids) => mine.push(...ids) }));
+      };
+      // SQLite: one connection, transactions committed in groups (sqlite.ts, which makes every SQLite store, gives
+      // the driver's control statements).
+      const value =
+        dialect === 'postgres'
+          ? await retried(() => db.transaction().execute(inOne))
+          : await (commits ??= new GroupCommit(db, options.control!, options.committed)).run(inOne);
       watch.emit(told);
       return value;
     },

@@ -16,13 +16,8 @@ export interface Viewer {
 
 /**
  * A secret page is seen by its creator, its members (followers) and administrators; what is in it (follows, events,
- * statuses) is as hidden. Lists use `notSecretOrSeen` and `visibleTotal` for the same rule.
- */
-export function pageVisibleTo(eb: ExpressionBuilder<Database, 'pages'>, viewer: Viewer) {
-  return eb.or([eb('pages.privacy', '!=', 'secret'), inPage(eb, viewer, 'pages')]);
-}
-
-/**
+ * statuses) is as hidden: reads test `notSecretOrSeen` over these ids, totals take `visibleTotal`.
+ *
  * The ids of the secret pages a Member follows or created (with `only`: that page, if among them). SQL text: it is in
  * every Member's list, and a builder costs several times as much to build and compile each request.
  */
@@ -48,7 +43,7 @@ export const visibleTotal = (all: Expression<number>, ofSecretPages: Expression<
 
 /**
  * Who sees access requests (the asker, the page's creator), invites (the sender, the invited, the page's creator) and
- * reports (the reporter, the page's creator); administrators all. As data: `listAnyOf` walks an index per condition.
+ * reports (the reporter, the page's creator); administrators all. As data: `filteredBy` (paging.ts) walks an index per filter.
  */
 export function accessRequestsSeenBy(viewer: Viewer): 'all' | { user_id?: string; owner?: string }[] {
   return viewer.isAdmin ? 'all' : [{ user_id: viewer.id }, { owner: viewer.id }];

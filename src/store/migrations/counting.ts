@@ -2,9 +2,10 @@ import { sql, type Kysely } from 'kysely';
 
 /*
  * Frozen with the migrations that count (0005, 0012, 0015, 0020): the kept counts' specifications and the SQL of
- * their triggers, copied from `src/store/counters.ts` as they were when the migrations stopped importing live
- * code (issue 29: until then each run of them made the triggers of its day). `counters.ts` may move on; these
- * never do: a change to what is counted is a new migration that carries its own copy. Never edit.
+ * their triggers, as they were when the migrations stopped importing live code (issue 29: until then each run of
+ * them made the triggers of its day). They never change: a change to what is counted is a new migration that
+ * carries its own copy. `counters.ts` (admin check) reads what is counted from here and from the later migrations
+ * that add a list, so the recount is the triggers' own specification. Never edit.
  */
 
 export interface CounterSpec {
@@ -104,22 +105,22 @@ function keyExpression(spec: CounterSpec, mask: number, alias: string): string {
   return `case when ${flagIsSet(flag)} then ${keyOf(spec, mask, values.map((v, i) => (i === spec.flag ? '1' : v)))} end`;
 }
 
-const fixesFlag = (spec: CounterSpec, mask: number) => spec.flag !== undefined && (mask & (1 << spec.flag)) !== 0;
+export const fixesFlag = (spec: CounterSpec, mask: number) => spec.flag !== undefined && (mask & (1 << spec.flag)) !== 0;
 /** The flag's value is 1 (as its key says it: the same text in both dialects). */
-const flagIsSet = (value: string) => `coalesce(cast(${value} as text), '') = '1'`;
+export const flagIsSet = (value: string) => `coalesce(cast(${value} as text), '') = '1'`;
 
 /** The key for one combination, from an SQL expression of each dimension's value. */
-function keyOf(spec: CounterSpec, mask: number, values: readonly string[]): string {
+export function keyOf(spec: CounterSpec, mask: number, values: readonly string[]): string {
   const parts = values.map((value, i) => (mask & (1 << i) ? `coalesce(cast(${value} as text), '')` : `'*'`));
   return [`'${spec.list}|'`, ...(parts.length ? [parts.join(` || '|' || `)] : [])].join(' || ');
 }
 
 /** The combinations kept of a list's dimensions (`CounterSpec.unkept` left out). */
-const masks = (spec: CounterSpec) =>
+export const masks = (spec: CounterSpec) =>
   Array.from({ length: 1 << spec.dims.length }, (_, m) => m).filter((m) => !spec.unkept?.(m));
 
 /** The columns of the row that the dimensions read: an update of one of them moves the row between counts. */
-const columnsOf = (spec: CounterSpec) => [
+export const columnsOf = (spec: CounterSpec) => [
   ...new Set(spec.dims.flatMap((d) => [...d.matchAll(/\br\.(\w+)/g)].map((m) => m[1]!))),
 ];
 
