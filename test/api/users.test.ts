@@ -399,15 +399,16 @@ describe('GET /users/{id}, /me and nickname availability', () => {
     },
   );
 
-  it('GET /me answers the caller, with their email', async () => {
+  it('GET /me answers the caller, with their email and whether they are an Admin', async () => {
     const { user, creds } = member;
     const me = await call(server, 'GET', '/me', { as: creds });
     expect(me.status).toBe(200);
-    expect(me.body).toEqual(user);
+    expect(me.body).toEqual({ ...user, is_admin: false });
     expect(me.body.email).toBe(user.email);
     const admin = await call(server, 'GET', '/me');
     expect(admin.status).toBe(200);
     expect(admin.body.nickname).toBe('admin');
+    expect(admin.body.is_admin).toBe(true);
   });
 });
 

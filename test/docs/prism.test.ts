@@ -49,7 +49,7 @@ beforeAll(async () => {
   url = await api.app.listen({ port: 0, host: '127.0.0.1' });
   doc = await (await fetch(`${url}/public-api/v1/openapi.json`)).json();
   const tampered = structuredClone(doc);
-  tampered.components.schemas.User.required.push('favourite_colour');
+  tampered.components.schemas.Me.required.push('favourite_colour');
   const dir = (name: string) => {
     mkdirSync(join(api.dir, name));
     return join(api.dir, name);

@@ -67,7 +67,7 @@ export function registerQueueCommand(program: Command): void {
         import('../queue/screen.js'),
         import('../spinner.js'),
       ]);
-      const me = (await client.get<{ id: string }>('/me')).id;
+      const me = await client.get<{ id: string; is_admin?: boolean }>('/me');
       const leaving: string[] = [];
       const path = (item: ModerationItem, verb: string) =>
         `/${item.kind === 'invite' ? 'invites' : item.kind === 'report' ? 'reports' : 'page_access_requests'}/${seg(item.id)}/${verb}`;
@@ -99,7 +99,7 @@ export function registerQueueCommand(program: Command): void {
           subscribe(changed, live) {
             const stream = openEventStream(
               client,
-              `/users/${seg(me)}/notifications/stream`,
+              `/users/${seg(me.id)}/notifications/stream`,
               {
                 onOpen: () => {
                   live(true);
@@ -114,6 +114,8 @@ export function registerQueueCommand(program: Command): void {
         },
         {
           yes: !!o.yes,
+          // Only Admins suspend: `s` is offered to them alone (a server older than `is_admin` refuses the first try).
+          maySuspend: me.is_admin !== false,
           color: out.color,
           refreshMs: Number(process.env.AGORA_QUEUE_REFRESH_MS) || REFRESH_MS,
           describeError: (error) => {

@@ -26,6 +26,8 @@ export interface QueueSource {
 export interface ScreenOptions {
   /** Settle without asking (a suspension then gives the default reason). */
   yes: boolean;
+  /** Whether `s` is offered: the caller is an Admin (`is_admin` of `GET /me`). */
+  maySuspend: boolean;
   color: boolean;
   /** A fresh look this often, for what no notification announces (an item settled by someone else). */
   refreshMs: number;
@@ -43,8 +45,8 @@ interface Message {
 
 const WRONG_KEY = 'a and r settle requests and invites; d, s and x settle reports';
 /**
- * Only Admins suspend, and the API says who is one only by refusing (403): after a refusal, `s` is off for the
- * rest of the run, gone from the keys shown.
+ * Only Admins suspend: `s` is off for others from the start (`is_admin` of `GET /me`), gone from the keys shown; and
+ * after a refusal (the caller's role changed under the queue), for the rest of the run.
  */
 const ADMINS_SUSPEND = 'only Admins suspend: d removes the content, x dismisses';
 
@@ -61,7 +63,7 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
   // The stream may stay up while the calls fail (a key revoked, until the stream's next delivery ends it; a server
   // that stopped answering): then the list on screen is not current, and the header must not say live.
   const [current, setCurrent] = useState(true);
-  const [maySuspend, setMaySuspend] = useState(true);
+  const [maySuspend, setMaySuspend] = useState(options.maySuspend);
   const [, setTick] = useState(0);
   // Settling keys pressed before the last one is done wait their turn (`a`, `j`, `a` typed fast settle two items);
   // an item is settled once, however often its key is pressed meanwhile; `q` waits for them all.

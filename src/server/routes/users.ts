@@ -10,6 +10,7 @@ import {
   NicknameAvailabilityQuery,
   NicknameAvailabilitySchema,
   UserListSchema,
+  MeSchema,
   UserSchema,
 } from '../../shared/schemas/users.js';
 import type { RouteContext } from '../context.js';
@@ -69,7 +70,7 @@ export function registerUserRoutes({ routes, deps }: RouteContext): void {
     ({ params, caller }) => getUser(deps, caller, params.user_id),
   );
   routes.add(
-    { method: 'GET', url: '/me', operationId: 'get_me', tag, summary: 'The user whose API key signs the request', response: UserSchema },
-    ({ caller }) => getUser(deps, caller, caller.user.id),
+    { method: 'GET', url: '/me', operationId: 'get_me', tag, summary: 'The user whose API key signs the request', response: MeSchema },
+    async ({ caller }) => ({ ...(await getUser(deps, caller, caller.user.id)), is_admin: caller.isAdmin }),
   );
 }

@@ -87,6 +87,11 @@ export const UserSchema = z.object({
   suspension: SuspensionSchema.nullable().optional().describe('null, or the suspension in force'),
 }).meta({ id: 'User', examples: [exampleUser] });
 export type User = z.infer<typeof UserSchema>;
+/** `GET /me`: the caller, and whether they are an Admin (what a client needs to offer Admins' acts only to them). */
+export const MeSchema = UserSchema.extend({
+  is_admin: z.boolean().describe("Whether the caller's role is Admins: they may suspend users, read the audit log and removed content, and act for anyone"),
+}).meta({ id: 'Me', examples: [{ ...exampleUser, is_admin: false }] });
+export type Me = z.infer<typeof MeSchema>;
 export const UserListSchema = listOf(UserSchema);
 
 export const NicknameAvailabilitySchema = z
