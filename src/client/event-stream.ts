@@ -58,6 +58,8 @@ export async function* liveEvents(client: ApiClient, path: string, options: Live
       failures = 0;
       options.onOpen?.();
       for await (const event of parseEventStream(body)) {
+        // The server ended it for good (the caller suspended, their key revoked): a refusal, not a drop.
+        if (event.event === 'ended') throw endedBy(event.data);
         last = event.id ?? last;
         yield event;
       }
@@ -75,6 +77,19 @@ export async function* liveEvents(client: ApiClient, path: string, options: Live
       options.signal?.addEventListener('abort', () => (clearTimeout(timer), ok()), { once: true });
     });
   }
+}
+
+/** The refusal an `ended` event carries (the error's body), as the refusal of a request would be thrown. */
+function endedBy(data: string): ApiError {
+  let body: { error?: { code?: unknown; message?: unknown } } = {};
+  try {
+    body = JSON.parse(data);
+  } catch {
+    // Not the API's: said as a refusal without a reason.
+  }
+  const code = typeof body.error?.code === 'string' ? body.error.code : 'forbidden';
+  const message = typeof body.error?.message === 'string' ? body.error.message : 'The server ended the live stream';
+  return new ApiError(code === 'unauthorized' ? 401 : 403, code, message, { error: { code, message } });
 }
 
 /** A user's notifications as they come (see liveEvents). */

@@ -47,7 +47,7 @@ const any = async (): Promise<Expected> => 'any';
 
 /** Fastify-style paths (`:id` is one segment), more specific ones first where two could match. */
 export const RESPONSES: [Method, string, () => Promise<Expected>][] = [
-  ['GET', '/me', async () => (await users()).UserSchema],
+  ['GET', '/me', async () => (await users()).MeSchema],
   ['POST', '/users', async () => (await users()).UserSchema],
   ['GET', '/users', async () => (await users()).UserListSchema],
   ['GET', '/users/nickname_availability', async () => (await users()).NicknameAvailabilitySchema],

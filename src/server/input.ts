@@ -149,6 +149,16 @@ export function parseQuery<T>(schema: z.ZodType<T>, query: unknown): T {
     throw new AppError(400, ErrorCode.invalidQuery, 'cursor and page cannot be used together: a cursor already says where the page starts');
   if (given.ids !== undefined && Object.keys(given).some((k) => !IDS_GO_WITH.has(k)))
     throw new AppError(400, ErrorCode.invalidQuery, 'ids cannot be used with other filters or a cursor: the ids name the records already');
+  // As a body's unknown field is a 422: a misspelt filter (`usr_id`) would otherwise list everything.
+  const known = knownFields(schema);
+  const unknown = known ? Object.keys(given).filter((key) => !known.has(key)) : [];
+  if (known && unknown.length)
+    throw new AppError(
+      400,
+      ErrorCode.invalidQuery,
+      `${unknown.map((key) => JSON.stringify(key.slice(0, 40))).join(', ')} ${unknown.length > 1 ? 'are not parameters' : 'is not a parameter'} of this request ` +
+        (known.size ? `(it takes ${[...known].join(', ')})` : '(it takes none)'),
+    );
   const result = schema.safeParse(query ?? {});
   if (!result.success)
     throw new AppError(

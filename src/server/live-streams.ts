@@ -22,8 +22,11 @@ interface Stream {
   raw: ServerResponse;
   last: number;
   lastWrite: number;
-  /** Throws when its caller may no longer read it (suspended, key revoked, role changed): asked before each delivery. */
-  stillAllowed?: () => Promise<void>;
+  /**
+   * Asked before each delivery: undefined while its caller may read it, else why not (the error's body: suspended, key
+   * revoked, role changed), sent as a last `ended` event so a client knows not to reconnect.
+   */
+  stillAllowed?: () => Promise<object | undefined>;
 }
 
 /** The open streams of one user, and the read of their new notifications (one at a time, again if woken meanwhile). */
@@ -75,7 +78,7 @@ export class LiveStreams {
    * as they come), or throws 429/503 when it would be one too many: before `takeOver` (the route's reply
    * hijacked), so that a refusal is still answered in the contract's shape.
    */
-  open(userId: string, after: number, raw: ServerResponse, takeOver: () => void, stillAllowed?: () => Promise<void>): void {
+  open(userId: string, after: number, raw: ServerResponse, takeOver: () => void, stillAllowed?: Stream['stillAllowed']): void {
     this.admit(userId);
     takeOver();
     raw.writeHead(200, {
@@ -182,10 +185,19 @@ export class LiveStreams {
       const events = batch.notifications.map(
         ({ seq, notification }) => [seq, `event: notification\nid: ${notification.id}\ndata: ${JSON.stringify(notification)}\n\n`] as const,
       );
-      // A stream whose caller may no longer read it ends here, unfed (its 'close' forgets it).
+      // A stream whose caller may no longer read it ends here, unfed but told why (its 'close' forgets it).
       if (events.length > 0)
         await Promise.all(
-          [...listening.streams].map((stream) => stream.stillAllowed?.().catch(() => void stream.raw.end())),
+          [...listening.streams].map((stream) =>
+            stream.stillAllowed?.().then(
+              (refusal) => {
+                if (!refusal) return;
+                write(stream, `event: ended\ndata: ${JSON.stringify(refusal)}\n\n`);
+                stream.raw.end();
+              },
+              () => void stream.raw.end(),
+            ),
+          ),
         );
       for (const stream of listening.streams) {
         // Opened during the read, further behind: its opening woke the user, the next round reads from it.

@@ -9,6 +9,8 @@ import { parseBody, parseParams, parseQuery, refuseUnreadableBody } from './inpu
 
 /** The body of a route that takes none: no field at all. */
 const NO_BODY = z.object({}).strict();
+/** A route that takes no query parameters refuses any, naming it. */
+const NO_QUERY = z.object({});
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -115,7 +117,7 @@ export class RouteRegistry {
           // verb (a resolve's `action` to dismiss) is an error, not ignored. Checked only when one came (not on
           // every GET).
           body: (spec.body ? parseBody(spec.body, request.body) : request.body == null ? undefined : void parseBody(NO_BODY, request.body)) as z.output<B>,
-          query: (spec.query ? parseQuery(spec.query, request.query) : undefined) as z.output<Q>,
+          query: parseQuery(spec.query ?? NO_QUERY, request.query) as z.output<Q>,
           params: parseParams(spec.params, request.params) as z.output<P>,
           caller: request.caller as Caller,
           request,

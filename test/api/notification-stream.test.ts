@@ -157,7 +157,7 @@ describe('GET /users/{id}/notifications/stream', () => {
     }
   });
 
-  it('ends, unfed, at its next delivery once its caller is suspended or their key revoked', async () => {
+  it('ends, unfed, at its next delivery once its caller is suspended or their key revoked, with a last event saying why', async () => {
     for (const end of ['suspended', 'revoked'] as const) {
       const me = await t.member();
       const status = await t.call('POST', '/statuses', { as: me.creds, body: { user_id: me.user.id, content: 'soon removed' } });
@@ -175,7 +175,13 @@ describe('GET /users/{id}/notifications/stream', () => {
           for (const key of keys) expect((await t.call('DELETE', `/api_keys/${key.id}`)).status).toBe(204);
           await followedBy(me.user.id);
         }
-        await expect(stream.nextNotification(5000), end).rejects.toThrow('stream ended');
+        // Unfed, and told why in a last event (the error's body), so a client knows not to reconnect.
+        let last = await stream.next(5000);
+        for (; last.event !== 'ended'; last = await stream.next(5000)) expect(last.event, end).not.toBe('notification');
+        expect(JSON.parse(last.data!).error, end).toMatchObject(
+          end === 'suspended' ? { code: 'account_suspended', message: expect.stringMatching(/spam/) } : { code: 'unauthorized' },
+        );
+        await expect(stream.next(1000), end).rejects.toThrow('stream ended');
       } finally {
         stream.close();
       }

@@ -142,5 +142,24 @@ describe('the live-notification parser', () => {
     expect(run.stderr).toMatch(/connection lost \(The server is shutting down: retry later.*\); reconnecting…/);
     expect(run.code).toBe(130);
   });
-});
 
+  it('stops at an "ended" event (the watcher suspended), saying why, without opening the stream again', async () => {
+    const before = notification('6'.repeat(32), 'before-end');
+    const body = { error: { code: 'account_suspended', message: 'Your account is suspended: spam', request_id: 'r2' } };
+    scripts = [
+      async (res) => {
+        res.write(`event: notification\nid: ${before.id}\ndata: ${JSON.stringify(before)}\n\n`);
+        await pause();
+        res.end(`event: ended\ndata: ${JSON.stringify(body)}\n\n`);
+      },
+    ];
+    openings = [];
+    const run = await watch(() => false);
+    expect(run.lines.map((l) => JSON.parse(l).subject_name)).toEqual(['before-end']);
+    expect(openings).toEqual(['']);
+    expect(run.stderr).toMatch(/Your account is suspended: spam/);
+    expect(run.stderr).not.toMatch(/reconnecting/);
+    expect(run.code).not.toBe(0);
+    expect(run.code).not.toBe(130);
+  });
+});

@@ -80,8 +80,16 @@ export function registerNotificationRoutes({ routes, deps, live, reauthenticate 
         throw new AppError(400, ErrorCode.invalidQuery, 'Last-Event-ID must be the id of a notification');
       const after = await openNotificationStream(deps, caller, params.user_id, resume || undefined, () => live.admit(params.user_id));
       // Before each delivery, the request's key is authenticated again and the caller checked as at its start: a
-      // suspension, a revoked key or a role without the right ends the stream instead of feeding it.
-      const stillAllowed = async () => requireSelfOrAdmin(await reauthenticate(request), params.user_id, 'read');
+      // suspension, a revoked key or a role without the right ends the stream instead of feeding it, saying why.
+      const stillAllowed = async () => {
+        try {
+          requireSelfOrAdmin(await reauthenticate(request), params.user_id, 'read');
+          return undefined;
+        } catch (error) {
+          if (error instanceof AppError) return error.toBody(request.id);
+          throw error;
+        }
+      };
       // Counted before the answer starts: one too many is still answered 429 or 503 in the contract's shape.
       live.open(params.user_id, after, reply.raw, () => reply.hijack(), stillAllowed);
     },

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { call, createPage, createPageConfiguration } from '../helpers/api.js';
+import { useServer } from '../helpers/server.js';
+
+const server = useServer();
+
+/** A query parameter the request does not name is a 400 naming it, as a body's unknown field is a 422. */
+describe('unknown query parameters', () => {
+  it('refuse a misspelt filter, naming it and the parameters the request takes, instead of listing everything', async () => {
+    const res = await call(server, 'GET', '/users?usr_id=abc&per_page=5');
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_query');
+    expect(res.body.error.message).toBe('"usr_id" is not a parameter of this request (it takes page, per_page, cursor, role, nickname, ids)');
+    const two = await call(server, 'GET', '/pages?privacyy=secret&ownr=x');
+    expect(two.status).toBe(400);
+    expect(two.body.error.message).toMatch(/^"privacyy", "ownr" are not parameters of this request/);
+    expect((await call(server, 'GET', '/users?per_page=5')).status).toBe(200);
+  });
+
+  it('refuse any on a request that takes none', async () => {
+    const me = (await call(server, 'GET', '/me')).body;
+    const res = await call(server, 'GET', `/users/${me.id}?fields=id`);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'invalid_query', message: '"fields" is not a parameter of this request (it takes none)' });
+  });
+
+  it('leave a removal undone when its reason is misspelt: the status stays, with no reason lost', async () => {
+    const me = (await call(server, 'GET', '/me')).body;
+    const config = await createPageConfiguration(server);
+    const page = await createPage(server, { user_id: me.id, page_configuration_id: config.id, privacy: 'public' });
+    const status = await call(server, 'POST', '/statuses', { body: { user_id: me.id, page_id: page.id, content: 'off topic' } });
+    expect(status.status, JSON.stringify(status.body)).toBe(201);
+    const refused = await call(server, 'DELETE', `/statuses/${status.body.id}?reasn=spam`);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toMatch(/^"reasn" is not a parameter of this request \(it takes reason\)$/);
+    expect((await call(server, 'GET', `/statuses/${status.body.id}`)).body.removed_at ?? null).toBeNull();
+  });
+});
