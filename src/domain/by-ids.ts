@@ -1,4 +1,4 @@
-import type { ListResult, Pagination } from '../shared/schemas/common.js';
+import { NEXT_PAGE, type ListResult, type Pagination } from '../shared/schemas/common.js';
 import { AppError } from '../shared/errors.js';
 
 /**
@@ -20,5 +20,7 @@ export async function listByIds<T>(
   );
   const visible = found.filter((record): record is Awaited<T> => record !== undefined);
   const start = (page.page - 1) * page.per_page;
-  return { items: visible.slice(start, start + page.per_page), total_items: visible.length };
+  // More than a page: the next one by its number (a list by ids takes no cursor).
+  const next = start + page.per_page < visible.length ? page.page + 1 : undefined;
+  return { items: visible.slice(start, start + page.per_page), total_items: visible.length, [NEXT_PAGE]: next };
 }

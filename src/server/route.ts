@@ -60,12 +60,15 @@ declare module 'fastify' {
 
 /** The `Link: <…>; rel="next"` value of a list answer with more rows, or undefined. */
 function nextLink(url: string, body: unknown): string | undefined {
-  const next = body && typeof body === 'object' ? (body as { [NEXT_PAGE]?: string[] })[NEXT_PAGE] : undefined;
+  const next = body && typeof body === 'object' ? (body as { [NEXT_PAGE]?: string[] | number })[NEXT_PAGE] : undefined;
   if (!next) return undefined;
   const [path, search = ''] = url.split('?', 2) as [string, string?];
   const params = new URLSearchParams(search);
-  params.delete('page');
-  params.set('cursor', encodeCursor(next));
+  if (typeof next === 'number') params.set('page', String(next));
+  else {
+    params.delete('page');
+    params.set('cursor', encodeCursor(next));
+  }
   return `<${path}?${params.toString()}>; rel="next"`;
 }
 

@@ -53,9 +53,13 @@ describe('ids=a,b,c: the records a table names, in one request', () => {
     expect((await t.call('GET', `/page_configurations?ids=${config.id}`)).body).toEqual({ items: [config], total_items: 1 });
     const members = (await t.call('GET', '/permission_sets?name=Members')).body.items[0];
     expect((await t.call('GET', `/permission_sets?ids=${members.id}`)).body.items.map((r: { name: string }) => r.name)).toEqual(['Members']);
-    // Paged like any list.
-    const second = (await t.call('GET', `/users?ids=${linus.user.id},${ada.user.id}&per_page=1&page=2`)).body;
-    expect(second).toEqual({ items: [expect.objectContaining({ id: ada.user.id })], total_items: 2 });
+    // Paged like any list, its Link header naming the next page by number (a list by ids takes no cursor).
+    const ids = `${linus.user.id},${ada.user.id}`;
+    const first = await t.call('GET', `/users?ids=${ids}&per_page=1`);
+    expect(first.headers.link).toBe(`</public-api/v1/users?ids=${encodeURIComponent(ids)}&per_page=1&page=2>; rel="next"`);
+    const second = await t.call('GET', `/users?ids=${ids}&per_page=1&page=2`);
+    expect(second.body).toEqual({ items: [expect.objectContaining({ id: ada.user.id })], total_items: 2 });
+    expect(second.headers.link).toBeUndefined();
   });
 
   it('takes at most 100 ids, and no other filter or cursor with them (400)', async () => {

@@ -152,13 +152,16 @@ export const documented = <T extends z.ZodType>(schema: T, shown: z.ZodType): T 
   return schema;
 };
 
-/** Where the next page of a list starts; not serialised (a symbol key), sent as the `Link` header. */
+/**
+ * Where the next page of a list starts, sent as the `Link` header (not serialised: a symbol key): a cursor's sort key,
+ * or the next page's number for a list read by page number only (`ids=`, which takes no cursor).
+ */
 export const NEXT_PAGE = Symbol('next page');
 
 export interface ListResult<T> {
   items: T[];
   total_items: number;
-  [NEXT_PAGE]?: string[];
+  [NEXT_PAGE]?: string[] | number;
 }
 
 /** A list answer from a page of rows: its records, its total, and where the next page starts. */
