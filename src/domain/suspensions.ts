@@ -87,7 +87,8 @@ export async function liftSuspension(deps: Deps, caller: Caller, userId: string)
     const user = await tx.users.getById(userId);
     if (!user) throw notFound('User');
     const s = await tx.suspensions.get(user.id);
-    if (!s || !inForce(s, new Date(now))) throw notFound('Suspension');
+    // The user exists (their record was read): what is missing is a suspension in force, said as such.
+    if (!s || !inForce(s, new Date(now))) throw new AppError(404, ErrorCode.notFound, `${user.nickname} is not suspended`);
     await tx.suspensions.delete(user.id, now);
     await recordAudit(tx, now, caller, { action: 'user.unsuspend', target_id: user.id, summary: `lifted ${user.nickname}'s suspension` });
     await notifyUsers(

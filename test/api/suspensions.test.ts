@@ -43,7 +43,9 @@ describe('suspension', () => {
     const lifted = await t.call('DELETE', `/users/${bob.user.id}/suspension`);
     expect(lifted.status).toBe(200);
     expect(lifted.body.suspension).toBeNull();
-    expect((await t.call('DELETE', `/users/${bob.user.id}/suspension`)).status).toBe(404);
+    const again = await t.call('DELETE', `/users/${bob.user.id}/suspension`);
+    expect(again.status).toBe(404);
+    expect(again.body.error).toMatchObject({ code: 'not_found', message: `${bob.user.nickname} is not suspended` });
     expect((await t.call('GET', `/users/${bob.user.id}`, { as: bob.creds })).status).toBe(200);
     const told = ((await t.call('GET', `/users/${bob.user.id}/notifications`, { as: bob.creds })).body as { notification_type: string }[]).filter(
       (n) => n.notification_type === 'suspension_lifted',
