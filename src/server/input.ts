@@ -159,15 +159,19 @@ export function parseQuery<T>(schema: z.ZodType<T>, query: unknown): T {
       `${unknown.map((key) => JSON.stringify(key.slice(0, 40))).join(', ')} ${unknown.length > 1 ? 'are not parameters' : 'is not a parameter'} of this request ` +
         (known.size ? `(it takes ${[...known].join(', ')})` : '(it takes none)'),
     );
+  // A parameter given twice (`?user_id=a&user_id=b`) where the request takes one value.
+  const shape = objectDef((schema as unknown as ZodLike)._zod.def)?.shape ?? {};
+  const repeated = Object.keys(given).filter((key) => Array.isArray(given[key]) && !(shape[key] && arrayElement(shape[key]._zod.def)));
+  if (repeated.length)
+    throw new AppError(400, ErrorCode.invalidQuery, repeated.map((key) => `${key} was given ${(given[key] as unknown[]).length} times: give it once`).join('; '));
   const result = schema.safeParse(query ?? {});
   if (!result.success)
     throw new AppError(
       400,
       ErrorCode.invalidQuery,
-      // Messages of shared pieces (pagination) name their parameter already; the others get it in front.
-      fieldsOf(result.error)
-        .map((f) => (f.message.startsWith(f.field) ? f.message : `${f.field}: ${f.message}`))
-        .join('; '),
+      // Messages of shared pieces (pagination) name their parameter already; the others get it in front. Each once:
+      // a piece may check twice (a number, then its range).
+      [...new Set(fieldsOf(result.error).map((f) => (f.message.startsWith(f.field) ? f.message : `${f.field}: ${f.message}`)))].join('; '),
     );
   return result.data;
 }

@@ -36,3 +36,22 @@ describe('unknown query parameters', () => {
     expect((await call(server, 'GET', `/statuses/${status.body.id}`)).body.removed_at ?? null).toBeNull();
   });
 });
+
+describe('query and body messages', () => {
+  it('say a parameter given twice once, by name, and a bad per_page once', async () => {
+    const twice = await call(server, 'GET', '/reports?user_id=a&user_id=b');
+    expect(twice.status).toBe(400);
+    expect(twice.body.error).toMatchObject({ code: 'invalid_query', message: 'user_id was given 2 times: give it once' });
+    const huge = await call(server, 'GET', '/users?per_page=100000000000000000000000');
+    expect(huge.body.error.message).toBe('per_page must be an integer between 1 and 100');
+  });
+
+  it('say a missing choice is required, and a wrong one what it must be', async () => {
+    const id = '0123456789abcdef0123456789abcdef';
+    const none = await call(server, 'PUT', `/reports/${id}/resolve`);
+    expect(none.status).toBe(422);
+    expect(none.body.error.fields).toEqual([{ field: 'action', message: 'is required' }]);
+    const wrong = await call(server, 'PUT', `/reports/${id}/resolve`, { body: { action: 'ban' } });
+    expect(wrong.body.error.fields).toEqual([{ field: 'action', message: 'must be one of: remove, suspend, none' }]);
+  });
+});

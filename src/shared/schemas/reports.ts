@@ -1,6 +1,6 @@
 import { REPORT_ACTIONS, REPORT_REASONS, REPORT_STATES, REPORT_TARGET_TYPES } from '../report-kinds.js';
 import { z } from 'zod';
-import { Id, idInput, listOf, optionalText, PaginationQuery, queryEnum, queryText, Timestamp } from './common.js';
+import { Id, idInput, listOf, optionalText, PaginationQuery, queryEnum, queryText, Timestamp, typeError } from './common.js';
 import { SuspendUserInput } from './suspensions.js';
 import { UserSchema } from './users.js';
 import { EXAMPLE_ID, exampleOtherUser } from './examples.js';
@@ -20,9 +20,9 @@ export const REPORT_EXCERPT = 280;
 
 export const CreateReportInput = z.object({
   user_id: idInput.describe('The reporter: the caller, unless an Admin acts for someone'),
-  target_type: z.enum(REPORT_TARGET_TYPES, { error: `must be one of: ${REPORT_TARGET_TYPES.join(', ')}` }),
+  target_type: z.enum(REPORT_TARGET_TYPES, typeError(`one of: ${REPORT_TARGET_TYPES.join(', ')}`)),
   target_id: idInput,
-  reason: z.enum(REPORT_REASONS, { error: `must be one of: ${REPORT_REASONS.join(', ')}` }),
+  reason: z.enum(REPORT_REASONS, typeError(`one of: ${REPORT_REASONS.join(', ')}`)),
   comment: optionalText(MAX_REPORT_COMMENT),
 }).meta({ id: 'CreateReportInput', examples: [reportExample] });
 export type CreateReportInput = z.output<typeof CreateReportInput>;
@@ -75,7 +75,7 @@ export type ListReportsQuery = z.output<typeof ListReportsQuery>;
 
 export const ResolveReportInput = z
   .object({
-    action: z.enum(REPORT_ACTIONS, { error: `must be one of: ${REPORT_ACTIONS.join(', ')}` }),
+    action: z.enum(REPORT_ACTIONS, typeError(`one of: ${REPORT_ACTIONS.join(', ')}`)),
     reason: optionalText(1000).describe('Required for suspend (the suspension reason); kept as the removal reason for remove'),
     until: SuspendUserInput.shape.until,
   })
