@@ -52,6 +52,9 @@ export async function createReport(deps: Deps, caller: Caller, input: CreateRepo
       if (!(await tx.reports.holdTarget('Comment', comment.id))) throw notFound('Comment');
       target = { user: comment.user_id, page: await pageOfStatus(tx, status), excerpt: excerpt(comment.content, REPORT_EXCERPT) };
     }
+    // Nothing a moderator could do with it. (Reporting one's own content is a way to settle its reports by removing it.)
+    if (input.target_type === 'User' && target.user === reporter.id)
+      throw invalidFields([{ field: 'target_id', message: 'is you: a user cannot report themself' }]);
     const report: ReportRow = {
       id: newId(),
       user_id: reporter.id,

@@ -34,6 +34,12 @@ describe('unknown query parameters', () => {
     expect(refused.status).toBe(400);
     expect(refused.body.error.message).toMatch(/^"reasn" is not a parameter of this request \(it takes reason\)$/);
     expect((await call(server, 'GET', `/statuses/${status.body.id}`)).body.removed_at ?? null).toBeNull();
+    // In both the query and the body: refused, not one of them dropped.
+    const both = await call(server, 'DELETE', `/statuses/${status.body.id}?reason=spam`, { body: { reason: 'off topic' } });
+    expect(both.status).toBe(400);
+    expect(both.body.error.message).toBe('reason is given in both the query and the body: give it once');
+    expect((await call(server, 'GET', `/statuses/${status.body.id}`)).body.removed_at ?? null).toBeNull();
+    expect((await call(server, 'DELETE', `/statuses/${status.body.id}?reason=spam`)).status).toBe(204);
   });
 });
 

@@ -96,6 +96,10 @@ describe('POST /reports', () => {
     expect(user.status).toBe(201);
     expect(user.body.target).toMatchObject({ type: 'User', id: spammer.user.id, excerpt: null, user: { id: spammer.user.id } });
     expect((await t.call('POST', '/reports', { as: r1.creds, body: { user_id: outsider.user.id, target_type: 'User', target_id: spammer.user.id, reason: 'spam' } })).status).toBe(403);
+    // Nobody reports themself: nothing a moderator could do with it (their own content they may, to remove it).
+    const self = await report(outsider, { target_type: 'User', target_id: outsider.user.id });
+    expect(self.status).toBe(422);
+    expect(self.body.error.fields).toEqual([{ field: 'target_id', message: 'is you: a user cannot report themself' }]);
   });
 
   it('quotes at most 280 characters of the content, cut between characters, the same when read again', async () => {
@@ -429,6 +433,12 @@ describe('the limits of reporting and settling', () => {
         expect(res.status, `${url} ${until}: ${JSON.stringify(res.body)}`).toBe(422);
         expect(res.body.error.fields).toEqual([{ field: 'until', message }]);
       }
+    // An end without a suspension is refused, not dropped.
+    for (const action of ['remove', 'none']) {
+      const res = await t.call('PUT', `/reports/${a.id}/resolve`, { body: { action, until: '2030-01-01T00:00:00Z' } });
+      expect(res.status, action).toBe(422);
+      expect(res.body.error.fields).toEqual([{ field: 'until', message: 'applies only to suspend' }]);
+    }
     expect(await reportById(a.id)).toMatchObject({ state: 'open' });
     expect((await t.call('GET', `/users/${spammer.user.id}`)).body.suspension).toBeNull();
     expect((await t.call('GET', `/audit_log?action=user.suspend&target_id=${spammer.user.id}`)).body.total_items).toBe(0);

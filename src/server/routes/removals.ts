@@ -1,4 +1,4 @@
-import { ErrorCode } from '../../shared/errors.js';
+import { AppError, ErrorCode } from '../../shared/errors.js';
 import { z } from 'zod';
 import { deleteLike, getComment, listRemovedContent, listStatuses, removeComment, removeStatus } from '../../domain/removals.js';
 import { CommentSchema, StatusListSchema } from '../../shared/schemas/content.js';
@@ -50,7 +50,7 @@ export function registerRemovalRoutes({ routes, deps }: RouteContext): void {
       status: 204,
     },
     async ({ params, query, body, caller }) => {
-      await removeStatus(deps, caller, params.status_id, body.reason ?? query.reason ?? null);
+      await removeStatus(deps, caller, params.status_id, reasonOf(query, body));
       return undefined;
     },
   );
@@ -73,7 +73,7 @@ export function registerRemovalRoutes({ routes, deps }: RouteContext): void {
       status: 204,
     },
     async ({ params, query, body, caller }) => {
-      await removeComment(deps, caller, params.comment_id, body.reason ?? query.reason ?? null);
+      await removeComment(deps, caller, params.comment_id, reasonOf(query, body));
       return undefined;
     },
   );
@@ -84,4 +84,11 @@ export function registerRemovalRoutes({ routes, deps }: RouteContext): void {
       return undefined;
     },
   );
+}
+
+/** The removal's reason, from the query or the body: given in both, it is refused rather than one dropped. */
+function reasonOf(query: RemoveContentInput, body: RemoveContentInput): string | null {
+  if (query.reason !== undefined && body.reason !== undefined)
+    throw new AppError(400, ErrorCode.invalidQuery, 'reason is given in both the query and the body: give it once');
+  return body.reason ?? query.reason ?? null;
 }

@@ -80,5 +80,6 @@ export const ResolveReportInput = z
     until: SuspendUserInput.shape.until,
   })
   .refine((r) => r.action !== 'suspend' || !!r.reason, { message: 'is required to suspend', path: ['reason'] })
+  .refine((r) => r.action === 'suspend' || r.until === undefined, { message: 'applies only to suspend', path: ['until'] })
   .meta({ id: 'ResolveReportInput', examples: [{ action: 'remove', reason: 'Spam' }] });
 export type ResolveReportInput = z.output<typeof ResolveReportInput>;
