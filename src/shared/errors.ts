@@ -5,6 +5,7 @@
 export const ErrorCode = {
   invalidBody: 'invalid_body',
   invalidQuery: 'invalid_query',
+  invalidHeader: 'invalid_header',
   unauthorized: 'unauthorized',
   forbidden: 'forbidden',
   apiAccessDenied: 'api_access_denied',

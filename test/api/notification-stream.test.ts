@@ -227,5 +227,9 @@ describe('GET /users/{id}/notifications/stream', () => {
     expect((await fetch(url)).status).toBe(401);
     const bad = await fetch(url, { headers: { ...as(me.creds), 'last-event-id': 'not-an-id' } });
     expect(bad.status).toBe(400);
+    // Named by where it came from: the header, or the query parameter (for clients that cannot set a header).
+    expect(((await bad.json()) as { error: object }).error).toMatchObject({ code: 'invalid_header', message: 'Last-Event-ID must be the id of a notification' });
+    const badQuery = await fetch(`${url}?last_event_id=not-an-id`, { headers: as(me.creds) });
+    expect(((await badQuery.json()) as { error: object }).error).toMatchObject({ code: 'invalid_query', message: 'last_event_id must be the id of a notification' });
   });
 });

@@ -42,7 +42,7 @@ export const ERROR_RESPONSES = {
   400: [
     'BadRequest',
     errorResponse(
-      'The query, a path parameter or the body cannot be read (invalid_query, invalid_body, malformed_request)',
+      'The query, a path parameter, a header or the body cannot be read (invalid_query, invalid_header, invalid_body, malformed_request)',
       ErrorCode.invalidQuery,
       'per_page must be an integer between 1 and 100',
     ),

@@ -68,7 +68,8 @@ export function registerNotificationRoutes({ routes, deps, live, reauthenticate 
       text: {
         'text/event-stream': {
           description:
-            'Server-Sent Events: first `retry: 2000`; then each new notification as `event: notification`, `id:` its id and `data:` the Notification as JSON; a comment line every 15 s keeps proxies open',
+            'Server-Sent Events: first `retry: 2000`; then each new notification as `event: notification`, `id:` its id and `data:` the Notification as JSON; a comment line every 15 s keeps proxies open. ' +
+            'A stream its caller may no longer read (suspended, key revoked) ends with `event: ended` and `data:` the error (as a refused request gets it): do not reconnect',
           example: `retry: 2000\n\nevent: notification\nid: ${exampleNotification.id}\ndata: ${JSON.stringify(exampleNotification)}\n\n`,
         },
       },
@@ -77,7 +78,9 @@ export function registerNotificationRoutes({ routes, deps, live, reauthenticate 
       const header = request.headers['last-event-id'];
       const resume = (typeof header === 'string' ? header : query.last_event_id)?.trim();
       if (resume && !ID_PATTERN.test(resume))
-        throw new AppError(400, ErrorCode.invalidQuery, 'Last-Event-ID must be the id of a notification');
+        throw typeof header === 'string'
+          ? new AppError(400, ErrorCode.invalidHeader, 'Last-Event-ID must be the id of a notification')
+          : new AppError(400, ErrorCode.invalidQuery, 'last_event_id must be the id of a notification');
       const after = await openNotificationStream(deps, caller, params.user_id, resume || undefined, () => live.admit(params.user_id));
       // Before each delivery, the request's key is authenticated again and the caller checked as at its start: a
       // suspension, a revoked key or a role without the right ends the stream instead of feeding it, saying why.
