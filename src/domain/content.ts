@@ -187,7 +187,7 @@ export async function createComment(deps: Deps, caller: Caller, input: CreateCom
       updated_at: now,
     };
     await tx.comments.insert(comment);
-    await tx.statuses.addToCounts(status.id, { comments: 1 });
+    await tx.statuses.addToCount(status.id, 'comments_count', 1);
     await notifyUsers(
       tx,
       now,
@@ -236,7 +236,7 @@ export async function createLike(deps: Deps, caller: Caller, input: CreateLikeIn
       throw error;
     }
     if (comment) await tx.comments.addToLikes(comment.id, 1);
-    else await tx.statuses.addToCounts(status.id, { likes: 1 });
+    else await tx.statuses.addToCount(status.id, 'likes_count', 1);
     await notifyUsers(
       tx,
       now,

@@ -309,11 +309,7 @@ export async function notificationsAfter(
 }
 
 /** The ids of every project administrator (role Admins): they administer every page. */
-export async function projectAdminIds(store: Store): Promise<string[]> {
-  const admins = await store.permissionSets.getBySystemKey(SYSTEM_ROLES.admins);
-  if (!admins) return [];
-  return store.users.idsWithRole(admins.id);
-}
+export const projectAdminIds = (store: Store): Promise<string[]> => store.users.adminIds();
 
 /** How users, pages and events are named in notifications. */
 export const userRef = (u: { id: string; slug: string; first_name: string; last_name: string }): Ref & { name: string } => ({

@@ -76,7 +76,7 @@ export async function suspendIn(tx: Store, now: string, caller: Caller, user: Us
 export async function isLastUnsuspendedAdmin(tx: Store, now: string, user: UserWithRole): Promise<boolean> {
   if (user.role_system_key !== SYSTEM_ROLES.admins) return false;
   await tx.permissionSets.getLocked(user.permission_set_id, 'update');
-  const admins = await tx.suspensions.unsuspendedAdminIds(now);
+  const admins = await tx.users.adminIds(now);
   return admins.length === 1 && admins[0] === user.id;
 }
 

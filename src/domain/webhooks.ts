@@ -97,7 +97,7 @@ export async function webhooksNotOpened(deps: Deps): Promise<string[]> {
   const unopened: string[] = [];
   for (const hook of await deps.store.webhooks.all())
     try {
-      deps.store.webhooks.openSecret(hook.secret);
+      deps.store.webhooks.secrets.open(hook.secret);
     } catch {
       unopened.push(hook.id);
     }

@@ -134,7 +134,7 @@ export class WebhookSender {
     let error: string | null = null;
     let blocked = false;
     try {
-      status = await this.post(hook.url, this.options.store.webhooks.openSecret(hook.secret), row);
+      status = await this.post(hook.url, this.options.store.webhooks.secrets.open(hook.secret), row);
       if (status < 200 || status >= 300) error = `receiver answered HTTP ${status}`;
     } catch (e) {
       const err = e as Error & { code?: string; cause?: { code?: string; message?: string } };

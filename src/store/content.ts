@@ -49,6 +49,15 @@ const inNoPageFollowedBy = (eb: ExpressionBuilder<Database & { s: Database['stat
     ),
   ]);
 
+/** Moves a status's or a comment's count of comments or likes by `delta`, in the writing transaction. */
+export async function addToCount(db: Kysely<Database>, table: 'statuses' | 'comments', column: 'comments_count' | 'likes_count', id: string, delta: number) {
+  await db
+    .updateTable(table as 'statuses')
+    .set({ [column]: sql`${sql.ref(column)} + ${delta}` })
+    .where('id', '=', id)
+    .execute();
+}
+
 export function statusesRepo(db: Kysely<Database>) {
   /** A user's stream's sources, in one statement: pages followed, events answered yes or created, users followed. */
   const sources = async (userId: string, viewer: Viewer) => {
@@ -84,16 +93,7 @@ export function statusesRepo(db: Kysely<Database>) {
         .where((eb) => statusKnownTo(eb, viewer, now))
         .executeTakeFirst();
     },
-    async addToCounts(id: string, changes: { comments?: number; likes?: number }): Promise<void> {
-      await db
-        .updateTable('statuses')
-        .set({
-          comments_count: sql`comments_count + ${changes.comments ?? 0}`,
-          likes_count: sql`likes_count + ${changes.likes ?? 0}`,
-        })
-        .where('id', '=', id)
-        .execute();
-    },
+    addToCount: (id: string, column: 'comments_count' | 'likes_count', delta: number) => addToCount(db, 'statuses', column, id, delta),
     /** The statuses of `userId`'s sources that `viewer` may read (`visibility.ts`), and their total. */
     async stream(userId: string, viewer: Viewer, now: string, page: Pagination): Promise<Listed<StatusListed>> {
       const { pages, users, events } = await sources(userId, viewer);
@@ -161,13 +161,7 @@ export function commentsRepo(db: Kysely<Database>) {
         .where((eb) => eb.and([authorShown(eb, viewer, now, 'c.user_id'), statusKnownTo(eb, viewer, now)]))
         .executeTakeFirst();
     },
-    async addToLikes(id: string, delta: number): Promise<void> {
-      await db
-        .updateTable('comments')
-        .set({ likes_count: sql`likes_count + ${delta}` })
-        .where('id', '=', id)
-        .execute();
-    },
+    addToLikes: (id: string, delta: number) => addToCount(db, 'comments', 'likes_count', id, delta),
     countHidden,
     async listForStatus(statusId: string, viewer: Viewer, now: string, page: Pagination): Promise<Listed<WithUser<CommentRow>>> {
       const commentsCount = db.selectFrom('statuses').select('statuses.comments_count').where('statuses.id', '=', statusId);

@@ -66,7 +66,7 @@ export async function copyStore(from: Store, to: Store, onProgress?: (progress: 
         for (;;) {
           const rows = await readBatch(source, table, key, after);
           if (rows.length === 0) break;
-          const values = table === 'webhooks' ? rows.map((r) => ({ ...r, secret: to.webhooks.sealSecret(from.webhooks.openSecret(String(r.secret))) })) : rows;
+          const values = table === 'webhooks' ? rows.map((r) => ({ ...r, secret: to.webhooks.secrets.seal(from.webhooks.secrets.open(String(r.secret))) })) : rows;
           await destination.insertInto(table).values(values as never).execute();
           copied += rows.length;
           await onProgress?.({ table, copied, total });

@@ -1,6 +1,6 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
-import { selectStatuses, statusExtras, type CommentRow, type LikeRow, type StatusListed, type StatusRow } from './content.js';
+import { addToCount, selectStatuses, statusExtras, type CommentRow, type LikeRow, type StatusListed, type StatusRow } from './content.js';
 import { counterKey, kept, keptEach, listPage, type Listed } from './paging.js';
 import type { Database } from './schema.js';
 import { closedPagesIn, conversationsIn, ofSuspendedAuthors, statusPlaceReadableBy, statusReadableBy, type Viewer } from './visibility.js';
@@ -121,23 +121,14 @@ export function removalsRepo(db: Kysely<Database>) {
       await db.deleteFrom('likes').where('target_type', '=', 'Comment').where('target_id', '=', comment.id).execute();
       await unquote('Comment', [comment.id]);
       await db.deleteFrom('comments').where('id', '=', comment.id).execute();
-      await db
-        .updateTable('statuses')
-        .set({ comments_count: sql`comments_count - 1` })
-        .where('id', '=', status.id)
-        .execute();
+      await addToCount(db, 'statuses', 'comments_count', status.id, -1);
     },
 
     /** Deletes a like; its status or comment counts one like fewer. False when it was already gone (a race). */
     async unlike(like: LikeRow): Promise<boolean> {
       const deleted = await db.deleteFrom('likes').where('id', '=', like.id).executeTakeFirst();
       if (Number(deleted.numDeletedRows) === 0) return false;
-      const table = like.target_type === 'Comment' ? 'comments' : 'statuses';
-      await db
-        .updateTable(table)
-        .set({ likes_count: sql`likes_count - 1` })
-        .where('id', '=', like.target_id)
-        .execute();
+      await addToCount(db, like.target_type === 'Comment' ? 'comments' : 'statuses', 'likes_count', like.target_id, -1);
       return true;
     },
   };

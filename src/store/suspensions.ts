@@ -1,6 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from './schema.js';
-import { suspendedAt } from './visibility.js';
 
 export type SuspensionRow = Selectable<Database['suspensions']>;
 
@@ -22,17 +21,6 @@ export function suspensionsRepo(db: Kysely<Database>) {
       const deleted = await db.deleteFrom('suspensions').where('user_id', '=', userId).executeTakeFirst();
       await db.updateTable('users').set({ updated_at: now }).where('id', '=', userId).execute();
       return Number(deleted.numDeletedRows) > 0;
-    },
-    /** Admins (the system role) not suspended at `now`. */
-    async unsuspendedAdminIds(now: string): Promise<string[]> {
-      const rows = await db
-        .selectFrom('users')
-        .innerJoin('permission_sets', 'permission_sets.id', 'users.permission_set_id')
-        .select('users.id')
-        .where('permission_sets.system_key', '=', 'admins')
-        .where((eb) => eb.not(eb.exists(suspendedAt(eb, now).select('su.user_id').whereRef('su.user_id', '=', 'users.id'))))
-        .execute();
-      return rows.map((r) => r.id);
     },
   };
 }

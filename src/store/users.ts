@@ -2,6 +2,8 @@ import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database } from './schema.js';
+import { SYSTEM_ROLES } from './default-roles.js';
+import { suspendedAt } from './visibility.js';
 import { counted, counterKey, counterOf, kept, listPage, type AnyQuery, type Embeds, type Listed, type Selection } from './paging.js';
 
 /** A user as read: never their password's hash, which nothing reads back. */
@@ -101,9 +103,12 @@ export function usersRepo(db: Kysely<Database>) {
         .where('id', '=', userId)
         .execute();
     },
-    async idsWithRole(permissionSetId: string): Promise<string[]> {
-      const rows = await db.selectFrom('users').select('id').where('permission_set_id', '=', permissionSetId).execute();
-      return rows.map((r) => r.id);
+    /** The project administrators (the system role Admins); with `unsuspendedAt`, those not suspended then. */
+    async adminIds(unsuspendedAt?: string): Promise<string[]> {
+      let q = db.selectFrom('users').innerJoin('permission_sets', 'permission_sets.id', 'users.permission_set_id').select('users.id');
+      q = q.where('permission_sets.system_key', '=', SYSTEM_ROLES.admins);
+      if (unsuspendedAt !== undefined) q = q.where((eb) => eb.not(eb.exists(suspendedAt(eb, unsuspendedAt).select('su.user_id').whereRef('su.user_id', '=', 'users.id'))));
+      return (await q.execute()).map((r) => r.id);
     },
     async countWithRole(permissionSetId: string): Promise<number> {
       return counterOf(db, counterKey('users', [permissionSetId]));

@@ -11,16 +11,13 @@ export type DeliveryRow = Selectable<Database['webhook_deliveries']>;
 const selectWebhooks: Selection = (q) => q.selectAll('webhooks');
 const selectDeliveries: Selection = (q) => q.selectAll('webhook_deliveries');
 
-/** Webhooks; secrets are stored sealed and read sealed (listing never needs them), `openSecret` for the sender. */
+/**
+ * Webhooks; secrets are stored sealed and read sealed (listing never needs them): `secrets` opens them for the sender,
+ * and seals again what `admin copy` opened with the source's key.
+ */
 export function webhooksRepo(db: Kysely<Database>, box: SecretBox) {
   return {
-    openSecret(sealed: string): string {
-      return box.open(sealed);
-    },
-    /** Seals a secret under this store's key (`admin copy` seals again what it opened with the source's). */
-    sealSecret(clear: string): string {
-      return box.seal(clear);
-    },
+    secrets: box,
     async insert(row: WebhookRow): Promise<void> {
       await db
         .insertInto('webhooks')

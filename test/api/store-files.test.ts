@@ -67,10 +67,10 @@ describe('webhook signing secrets', () => {
       await raw.close();
       expect(stored.startsWith('enc:v1:')).toBe(true);
       expect(stored).not.toContain(created.body.secret.replace('whsec_', ''));
-      expect(api.store.webhooks.openSecret(stored)).toBe(created.body.secret);
+      expect(api.store.webhooks.secrets.open(stored)).toBe(created.body.secret);
       // Another opening of the same store (another process) reads it with the same key.
       const again = await openStore(api.file, onPostgres ? { secretKey: TEST_SECRET_KEY } : {});
-      expect(again.webhooks.openSecret(stored)).toBe(created.body.secret);
+      expect(again.webhooks.secrets.open(stored)).toBe(created.body.secret);
       await again.close();
     } finally {
       await api.close();
@@ -99,10 +99,10 @@ describe('webhook signing secrets', () => {
     const wrong = await openStore(db, { secretKey: 'another passphrase, long' });
     const sealed = (await wrong.webhooks.getById('w1'))!.secret;
     expect(sealed.startsWith('enc:v1:')).toBe(true);
-    expect(() => wrong.webhooks.openSecret(sealed)).toThrow(/cannot be decrypted/);
+    expect(() => wrong.webhooks.secrets.open(sealed)).toThrow(/cannot be decrypted/);
     await wrong.close();
     const right = await openStore(db, { secretKey: 'a passphrase long enough' });
-    expect(right.webhooks.openSecret(sealed)).toBe('whsec_clear');
+    expect(right.webhooks.secrets.open(sealed)).toBe('whsec_clear');
     await right.close();
   });
 

@@ -121,8 +121,8 @@ describe('agora admin copy', () => {
     try {
       const [hookA] = await a.webhooks.all();
       const [hookB] = await b.webhooks.all();
-      expect(b.webhooks.openSecret(hookB!.secret)).toBe(a.webhooks.openSecret(hookA!.secret));
-      expect(b.webhooks.openSecret(hookB!.secret)).toMatch(/^whsec_/);
+      expect(b.webhooks.secrets.open(hookB!.secret)).toBe(a.webhooks.secrets.open(hookA!.secret));
+      expect(b.webhooks.secrets.open(hookB!.secret)).toMatch(/^whsec_/);
     } finally {
       await Promise.all([a.close(), b.close()]);
     }
