@@ -63,11 +63,15 @@ export async function withIdempotency(
   const header = request.headers['idempotency-key'];
   const key = typeof header === 'string' ? header.trim() : '';
   if (!key) return run();
-  if (key.length > 255) throw new AppError(400, ErrorCode.invalidBody, 'Idempotency-Key must be at most 255 characters');
+  if (key.length > 255) throw new AppError(400, ErrorCode.invalidHeader, 'Idempotency-Key must be at most 255 characters');
   const userId = request.caller!.user.id;
-  const hash = createHash('sha256')
-    .update(`${request.method} ${request.url}\n${JSON.stringify(without(request.body ?? null, COMPARED_WITHOUT))}`)
-    .digest('hex');
+  // The same fields in another order are the same request: keys sorted at every depth.
+  const canonical = JSON.stringify(without(request.body ?? null, COMPARED_WITHOUT), (_, value: unknown) =>
+    value && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : value,
+  );
+  const hash = createHash('sha256').update(`${request.method} ${request.url}\n${canonical}`).digest('hex');
   const slot = `${userId}\n${key}`;
   // Requests sharing a slot take turns, queued before any await: a retry racing the first waits until the first
   // has acted *and* stored its response, then replays it instead of acting twice.

@@ -400,6 +400,40 @@ describe('Idempotency-Key', () => {
     expect(await countWithNickname(body.nickname as string)).toBe(1);
   });
 
+  it('takes the same fields in another order, at any depth, for the same request: replayed, not refused', async () => {
+    const owner = await createUserWithKey(server);
+    const event = {
+      name: `Order ${tag()}`,
+      user_id: owner.user.id,
+      start_date: '2030-01-01T10:00:00Z',
+      end_date: '2030-01-01T12:00:00Z',
+      tickets: [{ name: 'Entry', price: '5.00', currency: 'EUR' }],
+    };
+    const reordered = {
+      tickets: [{ currency: 'EUR', price: '5.00', name: 'Entry' }],
+      end_date: event.end_date,
+      start_date: event.start_date,
+      user_id: event.user_id,
+      name: event.name,
+    };
+    const key = `idem-${tag()}`;
+    const first = await call(server, 'POST', '/events', { as: owner.creds, body: event, headers: { 'idempotency-key': key } });
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    const again = await call(server, 'POST', '/events', { as: owner.creds, body: reordered, headers: { 'idempotency-key': key } });
+    expect(again.status, JSON.stringify(again.body)).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.id).toBe(first.body.id);
+    // Another value is another request, whatever the order.
+    const other = await call(server, 'POST', '/events', { as: owner.creds, body: { ...reordered, name: `${event.name}!` }, headers: { 'idempotency-key': key } });
+    expectErrorShape(other, 422, 'idempotency_key_reused');
+  });
+
+  it('refuses a key over 255 characters as a header it cannot read (400 invalid_header)', async () => {
+    const res = await call(server, 'POST', '/page_configurations', { body: { name: `Long ${tag()}` }, headers: { 'idempotency-key': 'k'.repeat(256) } });
+    expectErrorShape(res, 400, 'invalid_header');
+    expect(res.body.error.message).toBe('Idempotency-Key must be at most 255 characters');
+  });
+
   it('makes one page only, where the same body without a key makes two', async () => {
     const config = await createPageConfiguration(server);
     const owner = await createUser(server);
