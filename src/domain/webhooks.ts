@@ -197,6 +197,8 @@ export async function redeliver(deps: Deps, caller: Caller, deliveryId: string):
     const now = nowIso(deps);
     const resent = newDelivery(original, now);
     await tx.deliveries.insert(resent);
+    // One message, one pending delivery: the original's scheduled retries stop (else the message came twice).
+    await tx.deliveries.supersede(original.id, resent.id, now);
     await recordAudit(tx, now, caller, {
       action: 'webhook_delivery.redeliver',
       target_id: original.id,

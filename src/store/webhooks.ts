@@ -122,6 +122,15 @@ export function deliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
     ): Promise<void> {
       await db.updateTable('webhook_deliveries').set(changes).where('id', '=', id).execute();
     },
+    /** Stops a pending delivery's retries: a redelivery (`by`) sends its message instead. */
+    async supersede(id: string, by: string, now: string): Promise<void> {
+      await db
+        .updateTable('webhook_deliveries')
+        .set({ status: 'failed', next_attempt_at: now, last_error: `superseded by the redelivery ${by}` })
+        .where('id', '=', id)
+        .where('status', '=', 'pending')
+        .execute();
+    },
     /** Newest first. */
     async listForWebhook(webhookId: string, page: Pagination): Promise<Listed<DeliveryRow>> {
       return listPage<DeliveryRow>(

@@ -537,6 +537,28 @@ describe('webhook retries and redelivery', () => {
     expect(new Set(r.requests.map((q) => q.headers['webhook-id'])).size).toBe(1);
   });
 
+  it("stops a pending delivery's retries when it is redelivered: the message is sent once more, not twice", async () => {
+    const r = await receiver();
+    r.plan('fail');
+    const hook = await registerWebhook(server, r.url, ['page_access_request.created']);
+    const page = await privatePage(server);
+    const request = await createAccessRequest(server, page.id);
+    const [original] = await waitForDeliveries(server, hook.id, (d) => d[0]?.attempts === 1);
+    expect(original).toMatchObject({ status: 'pending' });
+    const res = await call(server, 'POST', `/webhook_deliveries/${original!.id}/redeliver`);
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const deliveries = await waitForDeliveries(server, hook.id, (d) => d.find((x) => x.id === res.body.id)?.status === 'delivered');
+    expect(deliveries.find((d) => d.id === original!.id)).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      next_attempt_at: null,
+      last_error: `superseded by the redelivery ${res.body.id}`,
+    });
+    // Past the original's retry (1 s, ±20 %): nothing more came.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(about(r.requests, request.id).map((q) => q.behaviour)).toEqual(['fail', 'ok']);
+  });
+
   it('redelivers: 202 and a new delivery of the same message (same webhook-id)', async () => {
     const r = await receiver();
     const hook = await registerWebhook(server, r.url, ['page_access_request.created']);
