@@ -1,4 +1,4 @@
-import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
+import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database } from './schema.js';
@@ -26,6 +26,9 @@ export interface UserFilter {
   nickname?: string;
   /** A permission set id. */
   role?: string;
+  /** Only those suspended at `now` (true), or only those not (false). */
+  suspended?: boolean;
+  now?: string;
 }
 
 /** What a user row selects, from the tables under the given names, each column prefixed by `prefix`. */
@@ -81,12 +84,21 @@ export function usersRepo(db: Kysely<Database>) {
     },
     /** `role` is a permission set id here: the domain resolves a name first. */
     async list(filter: UserFilter, page: Pagination): Promise<Listed<UserWithRole>> {
-      let q = db.selectFrom('users');
-      // Whatever the case (`LINUS` finds linus), as nicknames are unique.
-      if (filter.nickname !== undefined) q = q.where('users.nickname_key', '=', nicknameKey(filter.nickname));
-      if (filter.role !== undefined) q = q.where('users.permission_set_id', '=', filter.role);
+      const matching = <Q extends AnyQuery>(q: Q): Q => {
+        // Whatever the case (`LINUS` finds linus), as nicknames are unique.
+        if (filter.nickname !== undefined) q = q.where('users.nickname_key', '=', nicknameKey(filter.nickname)) as Q;
+        return filter.role === undefined ? q : (q.where('users.permission_set_id', '=', filter.role) as Q);
+      };
+      // The suspended (few) walked on their own table, in user id order; counted there.
+      const suspended = matching(db.selectFrom('suspensions as su').innerJoin('users', 'users.id', 'su.user_id'))
+        .where((eb) => eb.or([eb('su.until', 'is', null), eb('su.until', '>', filter.now ?? '')]));
+      if (filter.suspended) return listPage<UserWithRole>(db, [{ query: suspended, keys: ['su.user_id'] }], selectWithRole, page, counted(suspended));
+      let q = matching(db.selectFrom('users'));
+      if (filter.suspended === false)
+        q = q.where((eb) => eb.not(eb.exists(suspendedAt(eb, filter.now ?? '').select('su.user_id').whereRef('su.user_id', '=', 'users.id'))));
       // A nickname names one user at most: counted on its unique index.
-      const total = filter.nickname !== undefined ? counted(q) : kept([counterKey('users', [filter.role])]);
+      const all = kept([counterKey('users', [filter.role])]);
+      const total = filter.nickname !== undefined ? counted(q) : filter.suspended === false ? sql<number>`(${all} - ${counted(suspended)})` : all;
       return listPage<UserWithRole>(db, [{ query: q, keys: ['users.id'] }], selectWithRole, page, total);
     },
     /** The next users after `afterId` in id order: an export walks the whole table in constant memory. */

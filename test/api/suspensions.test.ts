@@ -182,3 +182,47 @@ describe('the last Admin who is not suspended', () => {
     }
   });
 });
+
+describe('GET /users?suspended=', () => {
+  type Listed = { body: { items: { id: string; suspension: unknown }[]; total_items: number } };
+  const list = (query: string): Promise<Listed> => t.call('GET', `/users?per_page=100&${query}`);
+  it('lists those suspended now, or only the others, with exact totals; one past its until, or lifted, is not', async () => {
+    const [ann, ben, cat] = [await t.member(), await t.member(), await t.member()];
+    expect((await suspend(ann, { reason: 'spam' })).status).toBe(200);
+    expect((await suspend(ben, { reason: 'abuse', until: '2026-11-20T11:00:00Z' })).status).toBe(200);
+    const check = async (suspended: string[], not: string[]) => {
+      const [all, yes, no] = [await list(''), await list('suspended=true'), await list('suspended=false')];
+      expect(all.body.total_items).toBeLessThanOrEqual(100);
+      expect(ids(yes)).toEqual(expect.arrayContaining(suspended));
+      expect(ids(no)).toEqual(expect.arrayContaining(not));
+      for (const id of not) expect(ids(yes)).not.toContain(id);
+      for (const id of suspended) expect(ids(no)).not.toContain(id);
+      expect(yes.body.items.every((u) => u.suspension !== null)).toBe(true);
+      expect(no.body.items.every((u) => u.suspension === null)).toBe(true);
+      // Exact totals, in id order like any list of users.
+      expect(yes.body.total_items).toBe(yes.body.items.length);
+      expect(no.body.total_items).toBe(no.body.items.length);
+      expect(yes.body.total_items + no.body.total_items).toBe(all.body.total_items);
+      expect([...ids(yes)].sort()).toEqual(ids(yes));
+    };
+    await check([ann.user.id, ben.user.id], [cat.user.id]);
+    // Paged by cursor like any list.
+    const first = await t.call('GET', '/users?suspended=true&per_page=1');
+    const next = await t.call('GET', `/users?suspended=true&per_page=1&cursor=${/cursor=([^&>]+)/.exec(first.headers.link as string)![1]}`);
+    expect(ids(next)).toEqual([ids(await list('suspended=true'))[1]]);
+    // With a role: the Members among them.
+    const members = (await t.call('GET', '/permission_sets?name=Members')).body.items[0].id;
+    expect(ids(await list(`suspended=true&role=${members}`))).toEqual(expect.arrayContaining([ann.user.id, ben.user.id]));
+    expect((await t.call('GET', '/users?suspended=yes')).status).toBe(400);
+
+    t.clock.set('2026-11-20T11:00:00.001Z');
+    try {
+      await check([ann.user.id], [ben.user.id, cat.user.id]);
+    } finally {
+      t.clock.set('2026-11-20T10:00:00.000Z');
+    }
+    expect((await t.call('DELETE', `/users/${ann.user.id}/suspension`)).status).toBe(200);
+    expect((await t.call('DELETE', `/users/${ben.user.id}/suspension`)).status).toBe(200);
+    await check([], [ann.user.id, ben.user.id, cat.user.id]);
+  });
+});

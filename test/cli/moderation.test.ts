@@ -78,11 +78,16 @@ describe('agora reports, statuses delete, users suspend', () => {
     const view = new Map(tsvRows(replaced.stdout).map(([k, v]) => [k, v]));
     expect([view.get('suspension'), view.get('role')]).toEqual([`until ${until}: again`, 'Members']);
     expect(tsvRows((await run(['users', 'list', '--nickname', bob.user.nickname, '--fields', 'suspended'])).stdout)).toEqual([[`until ${until}`]]);
+    // Who is suspended now, alone.
+    const suspendedNow = async () => tsvRows((await run(['users', 'list', '--suspended', '--all', '--fields', 'nickname,suspended'])).stdout);
+    expect(await suspendedNow()).toContainEqual([bob.user.nickname, `until ${until}`]);
+    expect((await suspendedNow()).every(([, end]) => end !== '')).toBe(true);
     const refused = await run(['statuses', 'list'], bob.creds);
     expect(refused.code).toBe(4); // the key does not get in: the credentials' exit code
     expect(refused.stderr).toMatch(/account_suspended/);
     const lifted = await run(['users', 'unsuspend', bob.user.nickname, '--json']);
     expect(JSON.parse(lifted.stdout).suspension).toBeNull();
+    expect((await suspendedNow()).map(([nickname]) => nickname)).not.toContain(bob.user.nickname);
     // Again: nothing to lift, and it says so.
     const unsuspended = await run(['users', 'unsuspend', bob.user.nickname]);
     expect(unsuspended.code).toBe(1);

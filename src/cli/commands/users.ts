@@ -100,15 +100,17 @@ export function registerUserCommands(program: Command): void {
         .command('list')
         .description('list users')
         .option('--role <role>', 'only users with this role (id or name)')
-        .option('--nickname <nickname>', 'only the user with exactly this nickname'),
+        .option('--nickname <nickname>', 'only the user with exactly this nickname')
+        .option('--suspended', 'only the users suspended now'),
     ),
     'agora users list --role Admins',
+    'agora users list --suspended',
     'agora users list --all --fields nickname,email --header > users.tsv',
   ).action(
-    withContext<PageOptions & { role?: string; nickname?: string }>(async (ctx, o) => {
+    withContext<PageOptions & { role?: string; nickname?: string; suspended?: boolean }>(async (ctx, o) => {
       // Resolved as everywhere (a name, an id or its prefix): one that names no role is said (exit 1), not an empty list.
       const role = o.role === undefined ? undefined : await ctx.names.resolve('role', o.role);
-      await showList(ctx, '/users', { role, nickname: o.nickname }, USER_COLUMNS, o);
+      await showList(ctx, '/users', { role, nickname: o.nickname, suspended: o.suspended ? 'true' : undefined }, USER_COLUMNS, o);
     }),
   );
 

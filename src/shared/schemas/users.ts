@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { exampleUser } from './examples.js';
-import { documented, documentedAs, formBoolean, Id, idInput, idsQuery, listOf, PaginationQuery, queryText, text, Timestamp, typeError } from './common.js';
+import { documented, documentedAs, formBoolean, Id, idInput, idsQuery, listOf, PaginationQuery, queryEnum, queryText, text, Timestamp, typeError } from './common.js';
 import { SuspensionSchema } from './suspensions.js';
 
 export const PASSWORD_RULE = 'must be at least 8 characters and contain at least one letter and one digit';
@@ -50,7 +50,12 @@ export const CreateUserInput = z.object({
 });
 export type CreateUserInput = z.infer<typeof CreateUserInput>;
 
-export const ListUsersQuery = PaginationQuery.extend({ role: queryText, nickname: queryText, ids: idsQuery });
+export const ListUsersQuery = PaginationQuery.extend({
+  role: queryText,
+  nickname: queryText,
+  suspended: queryEnum('suspended', ['true', 'false'] as const).describe('true: only the users suspended now; false: only the others'),
+  ids: idsQuery,
+});
 export type ListUsersQuery = z.infer<typeof ListUsersQuery>;
 
 export const ExportUsersQuery = z.object({
