@@ -140,6 +140,10 @@ export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
 
 const IDS_GO_WITH = new Set(['ids', 'page', 'per_page']);
 
+/** Parameters a client named, quoted (control characters escaped), a few at most: a hostile query may hold hundreds. */
+const namesOf = (keys: readonly string[]): string =>
+  keys.slice(0, 5).map((key) => JSON.stringify(key.slice(0, 40))).join(', ') + (keys.length > 5 ? ` and ${keys.length - 5} more` : '');
+
 export function parseQuery<T>(schema: z.ZodType<T>, query: unknown): T {
   const bad: FieldError[] = [];
   invalidText(query ?? {}, '', bad);
@@ -156,14 +160,14 @@ export function parseQuery<T>(schema: z.ZodType<T>, query: unknown): T {
     throw new AppError(
       400,
       ErrorCode.invalidQuery,
-      `${unknown.map((key) => JSON.stringify(key.slice(0, 40))).join(', ')} ${unknown.length > 1 ? 'are not parameters' : 'is not a parameter'} of this request ` +
+      `${namesOf(unknown)} ${unknown.length > 1 ? 'are not parameters' : 'is not a parameter'} of this request ` +
         (known.size ? `(it takes ${[...known].join(', ')})` : '(it takes none)'),
     );
   // A parameter given twice (`?user_id=a&user_id=b`) where the request takes one value.
   const shape = objectDef((schema as unknown as ZodLike)._zod.def)?.shape ?? {};
   const repeated = Object.keys(given).filter((key) => Array.isArray(given[key]) && !(shape[key] && arrayElement(shape[key]._zod.def)));
   if (repeated.length)
-    throw new AppError(400, ErrorCode.invalidQuery, repeated.map((key) => `${key} was given ${(given[key] as unknown[]).length} times: give it once`).join('; '));
+    throw new AppError(400, ErrorCode.invalidQuery, `${namesOf(repeated)} ${repeated.length > 1 ? 'were' : 'was'} given more than once: give ${repeated.length > 1 ? 'each' : 'it'} once`);
   const result = schema.safeParse(query ?? {});
   if (!result.success)
     throw new AppError(

@@ -10,11 +10,15 @@ describe('unknown query parameters', () => {
     const res = await call(server, 'GET', '/users?usr_id=abc&per_page=5');
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('invalid_query');
-    expect(res.body.error.message).toBe('"usr_id" is not a parameter of this request (it takes page, per_page, cursor, role, nickname, ids)');
+    expect(res.body.error.message).toBe('"usr_id" is not a parameter of this request (it takes page, per_page, cursor, role, nickname, suspended, ids)');
     const two = await call(server, 'GET', '/pages?privacyy=secret&ownr=x');
     expect(two.status).toBe(400);
     expect(two.body.error.message).toMatch(/^"privacyy", "ownr" are not parameters of this request/);
     expect((await call(server, 'GET', '/users?per_page=5')).status).toBe(200);
+    // Hundreds of them: a few named, the rest counted.
+    const many = await call(server, 'GET', `/users?${Array.from({ length: 300 }, (_, i) => `p${i}=1`).join('&')}`);
+    expect(many.status).toBe(400);
+    expect(many.body.error.message).toMatch(/^"p0", "p1", "p2", "p3", "p4" and 295 more are not parameters of this request/);
   });
 
   it('refuse any on a request that takes none', async () => {
@@ -47,7 +51,7 @@ describe('query and body messages', () => {
   it('say a parameter given twice once, by name, and a bad per_page once', async () => {
     const twice = await call(server, 'GET', '/reports?user_id=a&user_id=b');
     expect(twice.status).toBe(400);
-    expect(twice.body.error).toMatchObject({ code: 'invalid_query', message: 'user_id was given 2 times: give it once' });
+    expect(twice.body.error).toMatchObject({ code: 'invalid_query', message: '"user_id" was given more than once: give it once' });
     const huge = await call(server, 'GET', '/users?per_page=100000000000000000000000');
     expect(huge.body.error.message).toBe('per_page must be an integer between 1 and 100');
   });
