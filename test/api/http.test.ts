@@ -381,7 +381,7 @@ describe('routes and errors', () => {
     expectErrorShape(
       await call(server, 'POST', '/users', { body: userBody(), headers: { 'idempotency-key': 'k'.repeat(300) } }),
       400,
-      'invalid_body',
+      'invalid_header',
     );
   });
 });
