@@ -98,4 +98,29 @@ describe('Idempotency-Key reservations', () => {
     expect(other.status).toBe(422);
     expect(other.body.error.code).toBe('idempotency_key_reused');
   });
+  it('takes the same fields in another order, at every depth, for the same request: replayed, not refused', async () => {
+    const key = `order-${Date.now()}`;
+    const event = {
+      name: `Ordered ${key}`,
+      user_id: t.admin.id,
+      start_date: '2030-01-01T10:00:00.000Z',
+      end_date: '2030-01-01T12:00:00.000Z',
+      tickets: [{ name: 'Entry', price: '5.00', currency: 'EUR' }],
+    };
+    // The same JSON with its keys reversed, in the tickets' objects too (an array keeps its order).
+    const reversed = (value: object) => Object.fromEntries(Object.entries(value).reverse());
+    const reordered = reversed({ ...event, tickets: event.tickets.map(reversed) });
+    expect(JSON.stringify(reordered)).not.toBe(JSON.stringify(event));
+    const first = await t.call('POST', '/events', { body: event, headers: { 'idempotency-key': key } });
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    const again = await t.call('POST', '/events', { body: reordered, headers: { 'idempotency-key': key } });
+    expect(again.status, JSON.stringify(again.body)).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+    // Another value is still another request, in whatever order.
+    const tickets = [reversed({ ...event.tickets[0]!, price: '6.00' })];
+    const other = await t.call('POST', '/events', { body: { ...reordered, tickets }, headers: { 'idempotency-key': key } });
+    expect(other.status).toBe(422);
+    expect(other.body.error.code).toBe('idempotency_key_reused');
+  });
 });
