@@ -116,11 +116,15 @@ export function deliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
         .returningAll()
         .execute();
     },
+    /**
+     * An attempt's outcome, on a delivery still pending: one superseded by a redelivery while its attempt was in
+     * flight stays stopped (else a failed attempt scheduled its retry again, and the message went twice).
+     */
     async recordAttempt(
       id: string,
       changes: Pick<DeliveryRow, 'status' | 'attempts' | 'next_attempt_at' | 'last_attempt_at' | 'last_status_code' | 'last_error' | 'delivered_at'>,
     ): Promise<void> {
-      await db.updateTable('webhook_deliveries').set(changes).where('id', '=', id).execute();
+      await db.updateTable('webhook_deliveries').set(changes).where('id', '=', id).where('status', '=', 'pending').execute();
     },
     /** Stops a pending delivery's retries: a redelivery (`by`) sends its message instead. */
     async supersede(id: string, by: string, now: string): Promise<void> {

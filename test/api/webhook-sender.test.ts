@@ -125,6 +125,50 @@ describe('fairness', () => {
   });
 });
 
+describe('redelivering a pending delivery', () => {
+  /** The message's deliveries still pending (to be sent again). */
+  const pending = (api: TestApp, messageId: string) =>
+    api.store.db.selectFrom('webhook_deliveries').select('id').where('message_id', '=', messageId).where('status', '=', 'pending').execute();
+
+  it("stops the original's scheduled retry in the redelivery's transaction: one pending attempt, the message sent once more", async () => {
+    const clock = testClock();
+    const api = await app({ clock, webhooks: { allowPrivate: true, retrySchedule: [1, 1], pollMs: 20 } });
+    const r = await receiver('fail');
+    const hook = await addWebhook(api, r.url);
+    const original = await addDelivery(api, hook, clock().toISOString());
+    // Failed once, its retry scheduled (a second ahead on the test clock, which stands still).
+    await until(() => api.store.deliveries.getById(original), (d) => d?.attempts === 1);
+    expect(await pending(api, original)).toEqual([{ id: original }]);
+    r.setDefault('ok');
+    const res = await api.call('POST', `/webhook_deliveries/${original}/redeliver`);
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    expect((await pending(api, original)).map((d) => d.id)).not.toContain(original);
+    await until(() => api.store.deliveries.getById(res.body.id), (d) => d?.status === 'delivered');
+    expect(await pending(api, original)).toEqual([]);
+    const [, shown] = (await api.call('GET', `/webhooks/${hook}/deliveries`)).body.items;
+    expect(shown).toMatchObject({ id: original, status: 'failed', attempts: 1, next_attempt_at: null, last_error: `superseded by the redelivery ${res.body.id}` });
+    expect(r.requests.map((q) => q.behaviour)).toEqual(['fail', 'ok']);
+  });
+
+  it('keeps the original stopped when its attempt was in flight and fails after the redelivery', async () => {
+    const clock = testClock();
+    const api = await app({ clock, webhooks: { allowPrivate: true, retrySchedule: [1, 1], timeoutMs: 500, pollMs: 20 } });
+    const r = await receiver('hang');
+    const hook = await addWebhook(api, r.url);
+    const original = await addDelivery(api, hook, clock().toISOString());
+    await r.waitFor((reqs) => reqs.length === 1, { what: "the original's attempt" });
+    r.setDefault('ok');
+    // Redelivered while the original's attempt hangs; that attempt then times out (a failure to be retried).
+    const res = await api.call('POST', `/webhook_deliveries/${original}/redeliver`);
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    // One attempt in flight per webhook: the redelivery goes once the original's attempt is recorded.
+    await until(() => api.store.deliveries.getById(res.body.id), (d) => d?.status === 'delivered');
+    expect(await pending(api, original)).toEqual([]);
+    expect(await api.store.deliveries.getById(original)).toMatchObject({ status: 'failed', last_error: `superseded by the redelivery ${res.body.id}` });
+    expect(r.requests.map((q) => q.behaviour)).toEqual(['hang', 'ok']);
+  });
+});
+
 describe('private targets', () => {
   it('refuse NAT64, 6to4, Teredo and the documentation ranges as private', () => {
     for (const address of ['64:ff9b::a00:1', '64:ff9b::7f00:1', '2002:7f00:1::', '2001:0:4136:e378::1', '2001:db8::1', '192.0.2.1', '198.51.100.7', '203.0.113.200'])
