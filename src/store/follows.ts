@@ -4,7 +4,7 @@ import { FOLLOWABLE_TYPES } from '../shared/schemas/follows.js';
 import { fixed } from './dialect.js';
 import { notSecretOrSeen, secretPageIdsSeen, visibleTotal, type Viewer } from './visibility.js';
 import type { Database } from './schema.js';
-import { deleter, counted, counterKey, kept, keptEach, listPage, type Embeds, type Listed, type Selection } from './paging.js';
+import { deleter, counted, counterKey, kept, keptEach, listPage, type Embeds, type Listed } from './paging.js';
 import { embedPage, type PageRow } from './pages.js';
 import { embedUser, type UserWithRole } from './users.js';
 
@@ -13,17 +13,12 @@ export type FollowRow = Omit<Selectable<Database['follows']>, 'secret_page'>;
 /** A follow as its list reads it: with the user or page it follows. */
 export type FollowListed = FollowRow & { user?: UserWithRole; page?: PageRow };
 
-export interface FollowFilter {
-  followable_type?: string;
-  followable_id?: string;
-  user_id?: string;
-}
+export type FollowFilter = Partial<Pick<FollowRow, 'followable_type' | 'followable_id' | 'user_id'>>;
 
 /** A row's copy of its page's secrecy (1 or 0), read from the page as the row is written. */
 export const secretPageOf = (pageId: string | null) =>
   sql<number>`coalesce((select case when ${sql.ref('pages.privacy')} = 'secret' then 1 else 0 end from ${sql.table('pages')} where ${sql.ref('pages.id')} = ${pageId}), 0)`;
 
-const selectFollows: Selection = (q) => q.selectAll('follows');
 /** The users or pages the follows follow: of the type the filter names, else both (ids are unique across them). */
 const followablesOf = (type: string | undefined): Embeds => (q, rows) => {
   const users = type === 'Page' ? q : embedUser(q, `${rows}.followable_id`, 'user');
@@ -95,18 +90,12 @@ export function followsRepo(db: Kysely<Database>) {
       return seenBy(matching({}).where('follows.id', '=', id), viewer, {}).selectAll('follows').executeTakeFirst();
     },
     find(userId: string, followableType: string, followableId: string): Promise<FollowRow | undefined> {
-      return db
-        .selectFrom('follows')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .where('followable_type', '=', fixed<string>(followableType, FOLLOWABLE_TYPES))
-        .where('followable_id', '=', followableId)
-        .executeTakeFirst();
+      return matching({ user_id: userId, followable_type: followableType, followable_id: followableId }).selectAll('follows').executeTakeFirst();
     },
     delete: deleter(db, 'follows'),
     list(filter: FollowFilter, viewer: Viewer, page: Pagination): Promise<Listed<FollowListed>> {
       const walk = { query: seenBy(matching(filter), viewer, filter), keys: ['follows.id'] };
-      return listPage<FollowListed>(db, [walk], selectFollows, page, total(filter, viewer), false, followablesOf(filter.followable_type));
+      return listPage<FollowListed>(db, [walk], (q) => q.selectAll('follows'), page, total(filter, viewer), false, followablesOf(filter.followable_type));
     },
   };
 }
