@@ -3,7 +3,7 @@ import type { Pagination } from '../shared/schemas/common.js';
 import type { Database } from './schema.js';
 import { byId, inserter, counted, counterKey, kept, keptEachPair, listPage, type Embeds, type Listed, type Selection, type Walk } from './paging.js';
 import { withUser, type WithUser } from './users.js';
-import { authorShown, eventPageSeen, ofSuspendedAuthors, reachesFollowers as followersSee, statusKnownTo, statusOpenTo, streamStatusShown, type Viewer } from './visibility.js';
+import { authorShown, eventPageSeen, ofSuspendedAuthors, reachesFollowers, statusKnownTo, statusOpenTo, streamStatusShown, type Viewer } from './visibility.js';
 
 export type StatusRow = Selectable<Database['statuses']>;
 export type CommentRow = Selectable<Database['comments']>;
@@ -30,8 +30,6 @@ export const statusExtras = (viewer: Viewer, now: string): Embeds => (query, row
     : withUser(query, rows).select((eb) =>
         eb.case().when(sql.ref(`${rows}.comments_count`), '>', 0).then(hiddenComments(viewer, now, sql.ref(`${rows}.id`))).else(0).end().as('hidden_comments'),
       );
-const selectComments: Selection = (q) => q.selectAll('comments');
-const selectLikes: Selection = (q) => q.selectAll('likes');
 
 /** The status (`statuses as s`) is in no page `userId` follows. */
 const inNoPageFollowedBy = (eb: ExpressionBuilder<Database & { s: Database['statuses'] }, 's'>, userId: string) =>
@@ -79,7 +77,6 @@ export function statusesRepo(db: Kysely<Database>) {
     const of = (kind: string) => [...new Set(rows.filter((row) => row.kind === kind).map((row) => row.id))];
     return { pages: of('Page'), users: of('User'), events: of('Event') };
   };
-  const reachesFollowers = (q: ReturnType<typeof fromStatuses>) => q.where((eb) => followersSee(eb));
   const fromStatuses = () => db.selectFrom('statuses as s');
   return {
     insert: inserter(db, 'statuses'),
@@ -104,7 +101,7 @@ export function statusesRepo(db: Kysely<Database>) {
         ...events.map((id) => ({ query: shown().where('s.event_id', '=', id), keys })),
         // A followed user's status in a followed page is the page walk's alone, so walks share no row (`disjoint`). A
         // lookup of the reader's follow, not a list of the pages: that would be pages × users parameters.
-        ...users.map((id) => ({ query: reachesFollowers(shown().where('s.user_id', '=', id)).where((eb) => inNoPageFollowedBy(eb, userId)), keys })),
+        ...users.map((id) => ({ query: shown().where('s.user_id', '=', id).where((eb) => reachesFollowers(eb)).where((eb) => inNoPageFollowedBy(eb, userId)), keys })),
       ];
       if (walks.length === 0) return { rows: [], total: 0 };
       const sourceKeys = [
@@ -126,7 +123,7 @@ export function statusesRepo(db: Kysely<Database>) {
             eb.or([
               ...(pages.length ? [eb('s.page_id', 'in', pages)] : []),
               ...(events.length ? [eb('s.event_id', 'in', events)] : []),
-              ...(users.length ? [eb.and([eb('s.user_id', 'in', users), followersSee(eb)])] : []),
+              ...(users.length ? [eb.and([eb('s.user_id', 'in', users), reachesFollowers(eb)])] : []),
             ]),
           ),
       );
@@ -137,16 +134,6 @@ export function statusesRepo(db: Kysely<Database>) {
 }
 
 export function commentsRepo(db: Kysely<Database>) {
-  /** How many comments of each status the viewer may not see (`hiddenComments`); statuses without any are absent. */
-  const countHidden = async (statusIds: readonly string[], viewer: Viewer, now: string): Promise<Map<string, number>> => {
-    if (statusIds.length === 0 || viewer.isAdmin) return new Map();
-    const rows = await db
-      .selectFrom('statuses as s')
-      .select(['s.id', hiddenComments(viewer, now, sql.ref('s.id')).as('n')])
-      .where('s.id', 'in', [...statusIds])
-      .execute();
-    return new Map(rows.filter((r) => Number(r.n) > 0).map((r) => [r.id, Number(r.n)]));
-  };
   return {
     insert: inserter(db, 'comments'),
     getById: byId(db, 'comments'),
@@ -162,13 +149,22 @@ export function commentsRepo(db: Kysely<Database>) {
         .executeTakeFirst();
     },
     addToLikes: (id: string, delta: number) => addToCount(db, 'comments', 'likes_count', id, delta),
-    countHidden,
+    /** How many comments of each status the viewer may not see (`hiddenComments`); statuses without any are absent. */
+    async countHidden(statusIds: readonly string[], viewer: Viewer, now: string): Promise<Map<string, number>> {
+      if (statusIds.length === 0 || viewer.isAdmin) return new Map();
+      const rows = await db
+        .selectFrom('statuses as s')
+        .select(['s.id', hiddenComments(viewer, now, sql.ref('s.id')).as('n')])
+        .where('s.id', 'in', [...statusIds])
+        .execute();
+      return new Map(rows.filter((r) => Number(r.n) > 0).map((r) => [r.id, Number(r.n)]));
+    },
     async listForStatus(statusId: string, viewer: Viewer, now: string, page: Pagination): Promise<Listed<WithUser<CommentRow>>> {
       const commentsCount = db.selectFrom('statuses').select('statuses.comments_count').where('statuses.id', '=', statusId);
       const hidden = hiddenComments(viewer, now, sql.val(statusId));
       const total = sql<number>`(coalesce(${commentsCount}, 0) - ${hidden})`;
       const walk = { query: db.selectFrom('comments').where('comments.status_id', '=', statusId).where((eb) => authorShown(eb, viewer, now, 'comments.user_id')), keys: ['comments.id'] };
-      return listPage<WithUser<CommentRow>>(db, [walk], selectComments, page, total, false, withUser);
+      return listPage<WithUser<CommentRow>>(db, [walk], (q) => q.selectAll('comments'), page, total, false, withUser);
     },
   };
 }
@@ -184,7 +180,7 @@ export function likesRepo(db: Kysely<Database>) {
       const table = target.type === 'Status' ? 'statuses' : 'comments';
       const total =
         userId !== undefined ? counted(query) : sql<number>`coalesce((select likes_count from ${sql.table(table)} where id = ${target.id}), 0)`;
-      return listPage<WithUser<LikeRow>>(db, [{ query, keys: ['likes.id'] }], selectLikes, page, total, false, withUser);
+      return listPage<WithUser<LikeRow>>(db, [{ query, keys: ['likes.id'] }], (q) => q.selectAll('likes'), page, total, false, withUser);
     },
   };
 }

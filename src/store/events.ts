@@ -5,26 +5,17 @@ import type { Dialect } from './dialect.js';
 import { secretPageOf } from './follows.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database } from './schema.js';
-import { byId, inserter, counted, counterKey, kept, keptBetween, keptEach, listPage, type Listed, type Selection, type Walk } from './paging.js';
+import { byId, inserter, counted, counterKey, kept, keptBetween, keptEach, listPage, type Listed } from './paging.js';
 import { withUser, type WithUser } from './users.js';
 
 /** An event in a secret page says so (`secret_page`): the store's own, neither written nor read by the domain. */
 export type EventRow = Omit<Selectable<Database['events']>, 'secret_page'>;
 export type AttendanceRow = Selectable<Database['event_attendances']>;
 
-export interface EventFilter {
-  owner?: string;
-  page_id?: string;
-  slug?: string;
-  /** Events running at some moment of [from, before): they start before `before` and end at or after `from`. */
-  runningFrom?: string;
-  runningBefore?: string;
-}
+/** `runningFrom`, `runningBefore`: events running at some moment of [from, before): they start before `before` and end at or after `from`. */
+export type EventFilter = Partial<Record<'owner' | 'page_id' | 'slug' | 'runningFrom' | 'runningBefore', string>>;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-const selectEvents: Selection = (q) => q.selectAll('events');
-const selectAttendances: Selection = (q) => q.selectAll('event_attendances');
 
 export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
   /** The earliest start of an event running at `from`: less the longest event's length and a second (a bound only). */
@@ -49,14 +40,11 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
     if (filter.runningBefore !== undefined) q = q.where('events.start_date', '<', filter.runningBefore);
     return q;
   };
-  const keys = ['events.start_date', 'events.id'];
   /** A Member sees events not in secret pages and those of the secret pages they see, in one walk. */
-  const walks = (filter: EventFilter, viewer: Viewer, ordered = true): Walk[] => {
-    if (viewer.isAdmin) return [{ query: matching(filter, ordered), keys }];
-    const seen = secretPageIdsSeen(viewer.id, filter.page_id);
-    const query = matching(filter, ordered).where((eb) => notSecretOrSeen(eb, eb('events.secret_page', '=', 0), 'events.page_id', seen));
-    return [{ query, keys }];
-  };
+  const visible = (filter: EventFilter, viewer: Viewer, ordered = true) =>
+    viewer.isAdmin
+      ? matching(filter, ordered)
+      : matching(filter, ordered).where((eb) => notSecretOrSeen(eb, eb('events.secret_page', '=', 0), 'events.page_id', secretPageIdsSeen(viewer.id, filter.page_id)));
   /**
    * The total of events not yet ended (`current_and_coming`): those ending today counted, then kept counts of the days
    * left this month and of the later months: a few dozen keys, not a count that grows with the community.
@@ -87,7 +75,7 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
       return current(runningFrom, viewer);
     // Other dated lists count their window on an index, a slug its one event.
     if (runningFrom !== undefined || runningBefore !== undefined || slug !== undefined)
-      return counted(walks(filter, viewer, false)[0]!.query);
+      return counted(visible(filter, viewer, false));
     if (viewer.isAdmin) return kept([key(filter)]);
     const seen = keptEach((page) => key({ ...filter, page_id: page }), secretPageIdsSeen(viewer.id, filter.page_id));
     return visibleTotal(kept([key(filter)]), kept([key(filter, '1')]), seen);
@@ -99,12 +87,12 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
     getById: byId(db, 'events'),
     /** The event if the viewer may know of it, by the list's own rule. */
     getKnown(id: string, viewer: Viewer): Promise<EventRow | undefined> {
-      const [walk] = walks({}, viewer, false);
-      return walk!.query.selectAll('events').where('events.id', '=', id).executeTakeFirst() as Promise<EventRow | undefined>;
+      return visible({}, viewer, false).selectAll('events').where('events.id', '=', id).executeTakeFirst() as Promise<EventRow | undefined>;
     },
     /** Soonest first. */
     async list(filter: EventFilter, viewer: Viewer, page: Pagination): Promise<Listed<EventRow>> {
-      return listPage<EventRow>(db, walks(filter, viewer), selectEvents, page, total(filter, viewer));
+      const walk = { query: visible(filter, viewer), keys: ['events.start_date', 'events.id'] };
+      return listPage<EventRow>(db, [walk], (q) => q.selectAll('events'), page, total(filter, viewer));
     },
     slugsStartingWith: (base: string): Promise<string[]> => slugsStartingWith(db, 'events', base),
     /**
@@ -135,11 +123,6 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
 }
 
 export function attendancesRepo(db: Kysely<Database>) {
-  const filtered = (eventId: string, answer?: string) => {
-    let q = db.selectFrom('event_attendances').where('event_attendances.event_id', '=', eventId);
-    if (answer !== undefined) q = q.where('event_attendances.answer', '=', answer);
-    return q;
-  };
   return {
     find(eventId: string, userId: string): Promise<AttendanceRow | undefined> {
       return db
@@ -156,8 +139,9 @@ export function attendancesRepo(db: Kysely<Database>) {
     /** In user order. */
     async list(eventId: string, answer: string | undefined, page: Pagination): Promise<Listed<WithUser<AttendanceRow>>> {
       const total = kept([counterKey('event_attendances', [eventId, answer])]);
-      const walk = { query: filtered(eventId, answer), keys: ['event_attendances.user_id'] };
-      return listPage<WithUser<AttendanceRow>>(db, [walk], selectAttendances, page, total, false, withUser);
+      let query = db.selectFrom('event_attendances').where('event_attendances.event_id', '=', eventId);
+      if (answer !== undefined) query = query.where('event_attendances.answer', '=', answer);
+      return listPage<WithUser<AttendanceRow>>(db, [{ query, keys: ['event_attendances.user_id'] }], (q) => q.selectAll('event_attendances'), page, total, false, withUser);
     },
   };
 }

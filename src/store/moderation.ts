@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Viewer } from './visibility.js';
 import { counted, listPage, type Embeds, type Listed, type Selection } from './paging.js';
@@ -6,30 +6,21 @@ import { embedPage, type PageRow } from './pages.js';
 import { embedUser, type UserWithRole } from './users.js';
 import type { Database } from './schema.js';
 
+/** The columns of a report that the waiting requests and invites have not (null). */
+const REPORT_ONLY = ['target_type', 'target_id', 'target_user_id', 'excerpt', 'reason'] as const;
 /**
  * A waiting access request or invite, or a target's open reports (its first report's columns, `reports` how many);
  * the report columns are null for the others.
  */
-export interface ModerationItemRow {
-  id: string;
-  kind: string;
-  page_id: string | null;
-  user_id: string;
-  created_at: string;
-  target_type: string | null;
-  target_id: string | null;
-  target_user_id: string | null;
-  excerpt: string | null;
-  reason: string | null;
-  reports: number | string | null;
-}
+export type ModerationItemRow = Pick<Selectable<Database['reports']>, 'id' | 'page_id' | 'user_id' | 'created_at'> & {
+  [C in (typeof REPORT_ONLY)[number]]: Database['reports'][C] | null;
+} & { kind: string; reports: number | string | null };
 
 /** An item as the queue reads it: with its user, its page, and a report's target's author or user. */
 export type ModerationItemListed = ModerationItemRow & { user?: UserWithRole; target_user?: UserWithRole; page?: PageRow };
 const withItemRecords: Embeds = (q, rows) =>
   embedPage(embedUser(embedUser(q, `${rows}.user_id`, 'user'), `${rows}.target_user_id`, 'target_user'), `${rows}.page_id`, 'page');
 
-const nothing = sql<null>`null`;
 const selectWaiting: Selection = (q) =>
   q.select([
     'moderation_queue.id',
@@ -37,11 +28,7 @@ const selectWaiting: Selection = (q) =>
     'moderation_queue.page_id',
     'moderation_queue.user_id',
     'moderation_queue.created_at',
-    nothing.as('target_type'),
-    nothing.as('target_id'),
-    nothing.as('target_user_id'),
-    nothing.as('excerpt'),
-    nothing.as('reason'),
+    ...REPORT_ONLY.map((column) => sql<null>`null`.as(column)),
     // Typed as the other walk's count: the walks are one UNION ALL, and PostgreSQL matches the columns' types.
     sql<null>`cast(null as bigint)`.as('reports'),
   ]);
@@ -60,11 +47,7 @@ const selectReportGroups: Selection = (q) =>
     'r.page_id',
     'r.user_id',
     'r.created_at',
-    'r.target_type',
-    'r.target_id',
-    'r.target_user_id',
-    'r.excerpt',
-    'r.reason',
+    ...REPORT_ONLY.map((column) => `r.${column}` as const),
     openOnTarget(eb)
       .select((c) => c.fn.countAll().as('n'))
       .as('reports'),

@@ -3,13 +3,10 @@ import type { Dialect } from './dialect.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database } from './schema.js';
 import { SecretBox } from './secret-box.js';
-import { byId, deleter, inserter, counterKey, kept, listPage, type Listed, type Selection } from './paging.js';
+import { byId, deleter, inserter, counterKey, kept, listPage, type Listed } from './paging.js';
 
 export type WebhookRow = Selectable<Database['webhooks']>;
 export type DeliveryRow = Selectable<Database['webhook_deliveries']>;
-
-const selectWebhooks: Selection = (q) => q.selectAll('webhooks');
-const selectDeliveries: Selection = (q) => q.selectAll('webhook_deliveries');
 
 /**
  * Webhooks; secrets are stored sealed and read sealed (listing never needs them): `secrets` opens them for the sender,
@@ -41,7 +38,7 @@ export function webhooksRepo(db: Kysely<Database>, box: SecretBox) {
       return listPage<WebhookRow>(
         db,
         [{ query: db.selectFrom('webhooks'), keys: ['webhooks.id'] }],
-        selectWebhooks,
+        (q) => q.selectAll('webhooks'),
         page,
         kept([counterKey('webhooks', [])]),
       );
@@ -140,7 +137,7 @@ export function deliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
       return listPage<DeliveryRow>(
         db,
         [{ query: db.selectFrom('webhook_deliveries').where('webhook_deliveries.webhook_id', '=', webhookId), keys: ['webhook_deliveries.id'] }],
-        selectDeliveries,
+        (q) => q.selectAll('webhook_deliveries'),
         page,
         kept([counterKey('webhook_deliveries', [webhookId])]),
         true,
