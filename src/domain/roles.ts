@@ -12,7 +12,7 @@ import type {
 import type { User } from '../shared/schemas/users.js';
 import type { PermissionSetRow } from '../store/access.js';
 import { SYSTEM_ROLES } from '../store/default-roles.js';
-import { isUniqueIndexViolation, isUniqueViolation } from '../store/errors.js';
+import { isUniqueViolation, readUniqueViolation } from '../store/errors.js';
 import { recordAudit } from './audit.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { parsePermissions, requireAdmin, requirePermission } from './permissions.js';
@@ -34,7 +34,7 @@ const nameTaken = () => new AppError(409, ErrorCode.conflict, 'A permission set 
 
 /** A name already taken, whatever its case: by the exact index or by the one on `lower(name)` (migration 0008). */
 const isNameTaken = (error: unknown) =>
-  isUniqueViolation(error, 'permission_sets', 'name') || isUniqueIndexViolation(error, 'permission_sets_lower_name_unique');
+  isUniqueViolation(error, 'permission_sets', 'name') || readUniqueViolation(error)?.index === 'permission_sets_lower_name_unique';
 
 /**
  * Names are looked up whatever their case (`GET /users?role=`, the CLI's `--role`), so they are unique that

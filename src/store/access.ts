@@ -7,12 +7,12 @@ import type { Dialect } from './dialect.js';
 export type PermissionSetRow = Selectable<Database['permission_sets']>;
 export type IdempotencyRow = Selectable<Database['idempotency_keys']>;
 
-const selectPermissionSets: Selection = (q) => q.selectAll('permission_sets');
-
 /** Permission sets (roles). */
 export function permissionSetsRepo(db: Kysely<Database>, dialect: Dialect) {
+  const getById = byId(db, 'permission_sets');
+  const list = () => db.selectFrom('permission_sets').selectAll().orderBy('id').execute();
   return {
-    getById: byId(db, 'permission_sets'),
+    getById,
     /**
      * Locked until the transaction ends (PostgreSQL; SQLite's writer holds the only lock): `share` while a user is
      * given it (so it cannot be deleted), `update` to delete it or to count its holders before taking it from one.
@@ -31,19 +31,14 @@ export function permissionSetsRepo(db: Kysely<Database>, dialect: Dialect) {
      * under the column's "C" collation), so the few roles are compared here.
      */
     async findByRef(ref: string): Promise<PermissionSetRow | undefined> {
-      const byId = await db.selectFrom('permission_sets').selectAll().where('id', '=', ref).executeTakeFirst();
-      if (byId) return byId;
-      const wanted = ref.toLowerCase();
-      return (await db.selectFrom('permission_sets').selectAll().orderBy('id').execute()).find((set) => set.name.toLowerCase() === wanted);
+      return (await getById(ref)) ?? (await list()).find((set) => set.name.toLowerCase() === ref.toLowerCase());
     },
-    list(): Promise<PermissionSetRow[]> {
-      return db.selectFrom('permission_sets').selectAll().orderBy('id').execute();
-    },
+    list,
     async page(page: Pagination): Promise<Listed<PermissionSetRow>> {
       return listPage<PermissionSetRow>(
         db,
         [{ query: db.selectFrom('permission_sets'), keys: ['permission_sets.id'] }],
-        selectPermissionSets,
+        (q) => q.selectAll('permission_sets'),
         page,
         kept([counterKey('permission_sets', [])]),
       );
@@ -61,7 +56,6 @@ const API_KEY_COLUMNS = ['id', 'user_id', 'api_key', 'created_at', 'last_used_at
 const selectApiKeys: Selection = (q) => q.select(API_KEY_COLUMNS.map((c) => `api_keys.${c}` as const));
 
 export function apiKeysRepo(db: Kysely<Database>) {
-  const listed = () => db.selectFrom('api_keys').select(API_KEY_COLUMNS);
   return {
     async insert(row: { id: string; user_id: string; api_key: string; secret_hash: string; created_at: string }) {
       await db.insertInto('api_keys').values(row).execute();
@@ -75,7 +69,9 @@ export function apiKeysRepo(db: Kysely<Database>) {
     },
     /** A key by its id or by its `api_key` value. */
     findByRef(ref: string): Promise<ApiKeyListed | undefined> {
-      return listed()
+      return db
+        .selectFrom('api_keys')
+        .select(API_KEY_COLUMNS)
         .where((eb) => eb.or([eb('id', '=', ref), eb('api_key', '=', ref)]))
         .executeTakeFirst();
     },
@@ -95,7 +91,7 @@ export function apiKeysRepo(db: Kysely<Database>) {
     },
   };
 }
-export type ApiKeyListed = Pick<Selectable<Database['api_keys']>, 'id' | 'user_id' | 'api_key' | 'created_at' | 'last_used_at'>;
+export type ApiKeyListed = Pick<Selectable<Database['api_keys']>, (typeof API_KEY_COLUMNS)[number]>;
 
 /** `status_code` of a key reserved by a request still acting: its answer is not known yet. */
 export const IDEMPOTENCY_PENDING = 0;
@@ -105,18 +101,12 @@ export const IDEMPOTENCY_PENDING = 0;
  * across processes), acts, then writes its answer there; a request with the same key meanwhile waits for it.
  */
 export function idempotencyRepo(db: Kysely<Database>) {
-  const slot = (userId: string, key: string) =>
-    db.updateTable('idempotency_keys').where('user_id', '=', userId).where('idempotency_key', '=', key);
-  const dropping = (userId: string, key: string) =>
-    db.deleteFrom('idempotency_keys').where('user_id', '=', userId).where('idempotency_key', '=', key);
+  const entry = (userId: string, key: string) => ({ user_id: userId, idempotency_key: key });
+  /** The key's reservation made at `reservedAt`, if still waiting for its answer. */
+  const reservation = (userId: string, key: string, reservedAt: string) => ({ ...entry(userId, key), status_code: IDEMPOTENCY_PENDING, created_at: reservedAt });
   return {
     get(userId: string, key: string): Promise<IdempotencyRow | undefined> {
-      return db
-        .selectFrom('idempotency_keys')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .where('idempotency_key', '=', key)
-        .executeTakeFirst();
+      return db.selectFrom('idempotency_keys').selectAll().where((eb) => eb.and(entry(userId, key))).executeTakeFirst();
     },
     /** Takes the key for a request about to act; false when another request has it (acting, or answered). */
     async reserve(row: Pick<IdempotencyRow, 'user_id' | 'idempotency_key' | 'request_hash' | 'created_at'>): Promise<boolean> {
@@ -130,28 +120,28 @@ export function idempotencyRepo(db: Kysely<Database>) {
     },
     /** Takes over a reservation whose process died, if still the one seen (`reservedAt`); false if another did. */
     async takeOver(userId: string, key: string, reservedAt: string, now: string, requestHash: string): Promise<boolean> {
-      const result = await slot(userId, key)
+      const result = await db
+        .updateTable('idempotency_keys')
         .set({ created_at: now, request_hash: requestHash })
-        .where('status_code', '=', IDEMPOTENCY_PENDING)
-        .where('created_at', '=', reservedAt)
+        .where((eb) => eb.and(reservation(userId, key, reservedAt)))
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
     },
     /** Writes the answer of the request holding the reservation made at `reservedAt`. */
     async complete(userId: string, key: string, reservedAt: string, statusCode: number, responseBody: string): Promise<void> {
-      await slot(userId, key)
+      await db
+        .updateTable('idempotency_keys')
         .set({ status_code: statusCode, response_body: responseBody })
-        .where('status_code', '=', IDEMPOTENCY_PENDING)
-        .where('created_at', '=', reservedAt)
+        .where((eb) => eb.and(reservation(userId, key, reservedAt)))
         .execute();
     },
     /** Gives a reservation back (the request failed: the key may be used again). */
     async release(userId: string, key: string, reservedAt: string): Promise<void> {
-      await dropping(userId, key).where('status_code', '=', IDEMPOTENCY_PENDING).where('created_at', '=', reservedAt).execute();
+      await db.deleteFrom('idempotency_keys').where((eb) => eb.and(reservation(userId, key, reservedAt))).execute();
     },
     /** Forgets one key's entry if it was made before `createdAt` (expired). */
     async forgetBefore(userId: string, key: string, createdAt: string): Promise<void> {
-      await dropping(userId, key).where('created_at', '<', createdAt).execute();
+      await db.deleteFrom('idempotency_keys').where((eb) => eb.and(entry(userId, key))).where('created_at', '<', createdAt).execute();
     },
     async purgeBefore(createdAt: string): Promise<void> {
       await db.deleteFrom('idempotency_keys').where('created_at', '<', createdAt).execute();

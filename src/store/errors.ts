@@ -31,7 +31,3 @@ export function isUniqueViolation(error: unknown, table: string, column?: string
   const v = readUniqueViolation(error);
   return !!v && v.table === table && (column === undefined || v.columns.includes(column));
 }
-
-export function isUniqueIndexViolation(error: unknown, index: string): boolean {
-  return readUniqueViolation(error)?.index === index;
-}

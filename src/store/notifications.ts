@@ -19,9 +19,8 @@ export interface SubjectSuspension {
 }
 export type NotificationJobRow = Selectable<Database['notification_jobs']>;
 
-/** Rows per insert statement: well under SQLite's limit of bound parameters. */
-const ROWS_PER_INSERT = 500;
-const USERS_PER_READ = 500;
+/** Rows per insert, users per read: well under SQLite's limit of bound parameters. */
+const ROWS_PER_STATEMENT = 500;
 
 /** What a notification says, of its content: every column but the content's own id and date. */
 export type Content = Omit<NotificationContentRow, 'id' | 'created_at'>;
@@ -88,8 +87,8 @@ export function notificationsRepo(db: Kysely<Database>, notified?: (userIds: rea
     async insertFor(contentId: string, recipients: { userId: string; id: string }[], now: string): Promise<string[]> {
       const added: string[] = [];
       const unique = [...new Map(recipients.map((r) => [r.userId, r])).values()];
-      for (let i = 0; i < unique.length; i += ROWS_PER_INSERT) {
-        const chunk = unique.slice(i, i + ROWS_PER_INSERT);
+      for (let i = 0; i < unique.length; i += ROWS_PER_STATEMENT) {
+        const chunk = unique.slice(i, i + ROWS_PER_STATEMENT);
         const seqOf = await count(chunk.map((r) => ({ user_id: r.userId, total: 1, unseen: 1, seq: 1 })));
         const rows: Selectable<Database['notifications']>[] = chunk.map((r) => ({
           id: r.id,
@@ -129,11 +128,11 @@ export function notificationsRepo(db: Kysely<Database>, notified?: (userIds: rea
     /** Each user's `seq` (may exceed their newest notification's: numbers only grow); the never notified left out. */
     async latestSeqs(userIds: readonly string[]): Promise<Map<string, number>> {
       const seqs = new Map<string, number>();
-      for (let i = 0; i < userIds.length; i += USERS_PER_READ) {
+      for (let i = 0; i < userIds.length; i += ROWS_PER_STATEMENT) {
         const rows = await db
           .selectFrom('notification_counters')
           .select(['user_id', 'seq'])
-          .where('user_id', 'in', userIds.slice(i, i + USERS_PER_READ))
+          .where('user_id', 'in', userIds.slice(i, i + ROWS_PER_STATEMENT))
           .execute();
         for (const row of rows) seqs.set(row.user_id, Number(row.seq));
       }
@@ -177,6 +176,8 @@ export type Audience =
 
 /** The fan-out outbox. */
 export function notificationJobsRepo(db: Kysely<Database>, dialect: Dialect) {
+  /** Jobs nobody holds: never claimed, or whose claim has run out (a process died holding it). */
+  const free = (now: string) => db.selectFrom('notification_jobs').where('lease_until', '<=', now).orderBy('lease_until').orderBy('id');
   return {
     insert: inserter(db, 'notification_jobs'),
     /** The job, locked until the transaction ends (PostgreSQL; SQLite's writer holds the only write lock already). */
@@ -184,30 +185,15 @@ export function notificationJobsRepo(db: Kysely<Database>, dialect: Dialect) {
       const q = db.selectFrom('notification_jobs').selectAll().where('id', '=', id);
       return (dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
     },
-    /** Jobs nobody holds: never claimed, or whose claim has run out (a process died holding it). */
     due(now: string, limit: number): Promise<NotificationJobRow[]> {
-      return db
-        .selectFrom('notification_jobs')
-        .selectAll()
-        .where('lease_until', '<=', now)
-        .orderBy('lease_until')
-        .orderBy('id')
-        .limit(limit)
-        .execute();
+      return free(now).selectAll().limit(limit).execute();
     },
     /**
      * Claims the next job nobody holds, until `leaseUntil`, in one statement (as `deliveries.claimDue`: SKIP LOCKED
      * on PostgreSQL, the single writer on SQLite). Undefined when none is free.
      */
     async claimNext(now: string, leaseUntil: string): Promise<NotificationJobRow | undefined> {
-      let next = db
-        .selectFrom('notification_jobs')
-        .select('id')
-        .where('lease_until', '<=', now)
-        .where('lease_until', '<', leaseUntil)
-        .orderBy('lease_until')
-        .orderBy('id')
-        .limit(1);
+      let next = free(now).select('id').where('lease_until', '<', leaseUntil).limit(1);
       if (dialect === 'postgres') next = next.forUpdate().skipLocked();
       return db
         .updateTable('notification_jobs')

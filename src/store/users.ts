@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database } from './schema.js';
@@ -38,11 +38,14 @@ const userColumns = (user: string, role: string, suspension: string, prefix = ''
   ...SUSPENSION_COLUMNS.map((column) => `${suspension}.${column} as ${prefix}suspension_${column}`),
 ];
 
-const joinRole = (q: SelectQueryBuilder<Database, 'users', object>) =>
-  (q as AnyQuery)
+const joinRole: Selection = (q) =>
+  q
     .innerJoin('permission_sets', 'permission_sets.id', 'users.permission_set_id')
     .leftJoin('suspensions', 'suspensions.user_id', 'users.id')
-    .select(userColumns('users', 'permission_sets', 'suspensions')) as SelectQueryBuilder<Database, 'users' | 'permission_sets' | 'suspensions', UserWithRole>;
+    .select(userColumns('users', 'permission_sets', 'suspensions'));
+/** Not suspended at `now`. */
+const notSuspended = (now: string) => (eb: ExpressionBuilder<Database, 'users'>) =>
+  eb.not(eb.exists(suspendedAt(eb, now).select('su.user_id').whereRef('su.user_id', '=', 'users.id')));
 
 /** A list's rows with the user whose id is in `on`, as the row `as`: the same user row as `getById` reads. */
 export const embedUser = (query: AnyQuery, on: string, as: string): AnyQuery =>
@@ -58,8 +61,7 @@ export const withUser: Embeds = (query, rows) => embedUser(query, `${rows}.user_
 export type WithUser<Row> = Row & { user?: UserWithRole };
 
 export function usersRepo(db: Kysely<Database>) {
-  const withRole = () => joinRole(db.selectFrom('users'));
-  const selectWithRole: Selection = (query) => joinRole(query as SelectQueryBuilder<Database, 'users', object>);
+  const withRole = () => joinRole(db.selectFrom('users')) as SelectQueryBuilder<Database, 'users' | 'permission_sets' | 'suspensions', UserWithRole>;
 
   return {
     async insert(row: Omit<Selectable<Database['users']>, 'nickname_key'>): Promise<void> {
@@ -92,14 +94,13 @@ export function usersRepo(db: Kysely<Database>) {
       // The suspended (few) walked on their own table, in user id order; counted there.
       const suspended = matching(db.selectFrom('suspensions as su').innerJoin('users', 'users.id', 'su.user_id'))
         .where((eb) => eb.or([eb('su.until', 'is', null), eb('su.until', '>', filter.now ?? '')]));
-      if (filter.suspended) return listPage<UserWithRole>(db, [{ query: suspended, keys: ['su.user_id'] }], selectWithRole, page, counted(suspended));
+      if (filter.suspended) return listPage<UserWithRole>(db, [{ query: suspended, keys: ['su.user_id'] }], joinRole, page, counted(suspended));
       let q = matching(db.selectFrom('users'));
-      if (filter.suspended === false)
-        q = q.where((eb) => eb.not(eb.exists(suspendedAt(eb, filter.now ?? '').select('su.user_id').whereRef('su.user_id', '=', 'users.id'))));
+      if (filter.suspended === false) q = q.where(notSuspended(filter.now ?? ''));
       // A nickname names one user at most: counted on its unique index.
       const all = kept([counterKey('users', [filter.role])]);
       const total = filter.nickname !== undefined ? counted(q) : filter.suspended === false ? sql<number>`(${all} - ${counted(suspended)})` : all;
-      return listPage<UserWithRole>(db, [{ query: q, keys: ['users.id'] }], selectWithRole, page, total);
+      return listPage<UserWithRole>(db, [{ query: q, keys: ['users.id'] }], joinRole, page, total);
     },
     /** The next users after `afterId` in id order: an export walks the whole table in constant memory. */
     listAfter(afterId: string | undefined, limit: number): Promise<UserWithRole[]> {
@@ -119,7 +120,7 @@ export function usersRepo(db: Kysely<Database>) {
     async adminIds(unsuspendedAt?: string): Promise<string[]> {
       let q = db.selectFrom('users').innerJoin('permission_sets', 'permission_sets.id', 'users.permission_set_id').select('users.id');
       q = q.where('permission_sets.system_key', '=', SYSTEM_ROLES.admins);
-      if (unsuspendedAt !== undefined) q = q.where((eb) => eb.not(eb.exists(suspendedAt(eb, unsuspendedAt).select('su.user_id').whereRef('su.user_id', '=', 'users.id'))));
+      if (unsuspendedAt !== undefined) q = q.where(notSuspended(unsuspendedAt));
       return (await q.execute()).map((r) => r.id);
     },
     async countWithRole(permissionSetId: string): Promise<number> {
