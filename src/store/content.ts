@@ -2,6 +2,7 @@ import { expressionBuilder, sql, type Expression, type ExpressionBuilder, type K
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database } from './schema.js';
 import { byId, inserter, counted, counterKey, kept, keptEachPair, listPage, type Embeds, type Listed, type Selection, type Walk } from './paging.js';
+import { followsPage } from './follows.js';
 import { withUser, type WithUser } from './users.js';
 import { authorShown, eventPageSeen, ofSuspendedAuthors, reachesFollowers, statusKnownTo, statusOpenTo, streamStatusShown, type Viewer } from './visibility.js';
 
@@ -33,19 +34,7 @@ export const statusExtras = (viewer: Viewer, now: string): Embeds => (query, row
 
 /** The status (`statuses as s`) is in no page `userId` follows. */
 const inNoPageFollowedBy = (eb: ExpressionBuilder<Database & { s: Database['statuses'] }, 's'>, userId: string) =>
-  eb.or([
-    eb('s.page_id', 'is', null),
-    eb.not(
-      eb.exists(
-        eb
-          .selectFrom('follows as sf')
-          .select('sf.followable_id')
-          .where('sf.user_id', '=', userId)
-          .where('sf.followable_type', '=', 'Page')
-          .whereRef('sf.followable_id', '=', 's.page_id'),
-      ),
-    ),
-  ]);
+  eb.or([eb('s.page_id', 'is', null), eb.not(followsPage(userId, sql.ref('s.page_id')))]);
 
 /** Moves a status's or a comment's count of comments or likes by `delta`, in the writing transaction. */
 export async function addToCount(db: Kysely<Database>, table: 'statuses' | 'comments', column: 'comments_count' | 'likes_count', id: string, delta: number) {

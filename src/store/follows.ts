@@ -1,4 +1,4 @@
-import { sql, type Expression, type Kysely, type Selectable } from 'kysely';
+import { expressionBuilder, sql, type Expression, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { FOLLOWABLE_TYPES } from '../shared/schemas/follows.js';
 import { fixed } from './dialect.js';
@@ -19,6 +19,13 @@ export type FollowFilter = Partial<Pick<FollowRow, 'followable_type' | 'followab
 export const secretPageOf = (pageId: string | null) =>
   sql<number>`coalesce((select case when ${sql.ref('pages.privacy')} = 'secret' then 1 else 0 end from ${sql.table('pages')} where ${sql.ref('pages.id')} = ${pageId}), 0)`;
 
+/** Whether `user` follows the page `page` (each a value or a column): a lookup on the follows' unique index. */
+export const followsPage = (user: string | Expression<string>, page: string | Expression<string>) => {
+  const eb = expressionBuilder<Database, never>();
+  return eb.exists(
+    eb.selectFrom('follows as fp').select('fp.id').where('fp.user_id', '=', user).where('fp.followable_type', '=', sql.lit('Page')).where('fp.followable_id', '=', page),
+  );
+};
 /** The users or pages the follows follow: of the type the filter names, else both (ids are unique across them). */
 const followablesOf = (type: string | undefined): Embeds => (q, rows) => {
   const users = type === 'Page' ? q : embedUser(q, `${rows}.followable_id`, 'user');
@@ -49,16 +56,12 @@ export function followsRepo(db: Kysely<Database>) {
       ? FOLLOWABLE_TYPES.map((type) => key({ ...filter, followable_type: type }, secret))
       : [key(filter, secret)];
 
-  const pair = (filter: FollowFilter) =>
-    matching({ ...filter, followable_type: undefined }).where(
-      'follows.followable_type',
-      'in',
-      filter.followable_type === undefined ? FOLLOWABLE_TYPES : [fixed(filter.followable_type, FOLLOWABLE_TYPES)],
-    );
-
   const total = (filter: FollowFilter, viewer: Viewer): Expression<number> => {
     // A user's follows of one followable: none or one a type, looked up on the unique index (not kept).
-    if (filter.user_id !== undefined && filter.followable_id !== undefined) return counted(seenBy(pair(filter), viewer, filter));
+    if (filter.user_id !== undefined && filter.followable_id !== undefined) {
+      const types = filter.followable_type === undefined ? FOLLOWABLE_TYPES : [fixed(filter.followable_type, FOLLOWABLE_TYPES)];
+      return counted(seenBy(matching({ ...filter, followable_type: undefined }).where('follows.followable_type', 'in', types), viewer, filter));
+    }
     if (viewer.isAdmin) return kept(keysOf(filter));
     return visibleTotal(kept(keysOf(filter)), kept(keysOf(filter, '1')), seenFollows(filter, viewer));
   };

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { FOLLOWABLE_TYPES } from '../shared/schemas/follows.js';
 import { fixed } from './dialect.js';
+import { followsPage } from './follows.js';
 import type { Dialect } from './dialect.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database } from './schema.js';
@@ -13,10 +14,7 @@ export type NotificationContentRow = Selectable<Database['notification_contents'
 /** A user's notification, with what it says. */
 export type NotificationRow = Selectable<Database['notifications']> & Omit<NotificationContentRow, 'id' | 'created_at'> & SubjectSuspension;
 /** The actor's suspension, if any (in force or not): while in force, what they wrote is not quoted. */
-export interface SubjectSuspension {
-  subject_suspended: string | null;
-  subject_suspended_until: string | null;
-}
+export type SubjectSuspension = Record<'subject_suspended' | 'subject_suspended_until', string | null>;
 export type NotificationJobRow = Selectable<Database['notification_jobs']>;
 
 /** Rows per insert, users per read: well under SQLite's limit of bound parameters. */
@@ -62,7 +60,6 @@ export function notificationsRepo(db: Kysely<Database>, notified?: (userIds: rea
       .select(['su.user_id as subject_suspended', 'su.until as subject_suspended_until']);
   /** Adds to each user's counter and answers their new `seq`. In id order: transactions lock counters in one order. */
   const count = async (changes: CounterChange[]) => {
-    if (changes.length === 0) return new Map<string, number>();
     const rows = await db
       .insertInto('notification_counters')
       .values([...changes].sort((a, b) => (a.user_id < b.user_id ? -1 : a.user_id > b.user_id ? 1 : 0)))
@@ -241,18 +238,7 @@ export function notificationJobsRepo(db: Kysely<Database>, dialect: Dialect) {
         .where('f.created_at', '<=', before);
       const page = audience.except_followers_of_page;
       if (page !== undefined)
-        q = q.where((eb) =>
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('follows as p')
-                .select('p.id')
-                .whereRef('p.user_id', '=', 'f.user_id')
-                .where('p.followable_type', '=', sql.lit('Page'))
-                .where('p.followable_id', '=', page),
-            ),
-          ),
-        );
+        q = q.where((eb) => eb.not(followsPage(sql.ref('f.user_id'), page)));
       const rows = await q.orderBy('f.user_id').limit(limit).execute();
       return rows.map((r) => r.user_id);
     },
