@@ -57,9 +57,7 @@ const selectApiKeys: Selection = (q) => q.select(API_KEY_COLUMNS.map((c) => `api
 
 export function apiKeysRepo(db: Kysely<Database>) {
   return {
-    async insert(row: { id: string; user_id: string; api_key: string; secret_hash: string; created_at: string }) {
-      await db.insertInto('api_keys').values(row).execute();
-    },
+    insert: inserter(db, 'api_keys'),
     async findSecretHash(apiKey: string): Promise<{ id: string; user_id: string; secret_hash: string } | undefined> {
       return db
         .selectFrom('api_keys')

@@ -6,13 +6,14 @@ import { embedPage, type PageRow } from './pages.js';
 import { embedUser, type UserWithRole } from './users.js';
 import type { Database } from './schema.js';
 
-/** The columns of a report that the waiting requests and invites have not (null). */
+/** The columns every item has, of a waiting record's or of a report's; and those of a report alone (null for the others). */
+const SHARED = ['id', 'page_id', 'user_id', 'created_at'] as const;
 const REPORT_ONLY = ['target_type', 'target_id', 'target_user_id', 'excerpt', 'reason'] as const;
 /**
  * A waiting access request or invite, or a target's open reports (its first report's columns, `reports` how many);
  * the report columns are null for the others.
  */
-export type ModerationItemRow = Pick<Selectable<Database['reports']>, 'id' | 'page_id' | 'user_id' | 'created_at'> & {
+export type ModerationItemRow = Pick<Selectable<Database['reports']>, (typeof SHARED)[number]> & {
   [C in (typeof REPORT_ONLY)[number]]: Database['reports'][C] | null;
 } & { kind: string; reports: number | string | null };
 
@@ -23,11 +24,8 @@ const withItemRecords: Embeds = (q, rows) =>
 
 const selectWaiting: Selection = (q) =>
   q.select([
-    'moderation_queue.id',
     'moderation_queue.kind',
-    'moderation_queue.page_id',
-    'moderation_queue.user_id',
-    'moderation_queue.created_at',
+    ...SHARED.map((column) => `moderation_queue.${column}` as const),
     ...REPORT_ONLY.map((column) => sql<null>`null`.as(column)),
     // Typed as the other walk's count: the walks are one UNION ALL, and PostgreSQL matches the columns' types.
     sql<null>`cast(null as bigint)`.as('reports'),
@@ -42,11 +40,8 @@ const openOnTarget = (eb: ExpressionBuilder<Database & { r: Database['reports'] 
 
 const selectReportGroups: Selection = (q) =>
   q.select((eb) => [
-    'r.id',
     sql.lit('report').as('kind'),
-    'r.page_id',
-    'r.user_id',
-    'r.created_at',
+    ...SHARED.map((column) => `r.${column}` as const),
     ...REPORT_ONLY.map((column) => `r.${column}` as const),
     openOnTarget(eb)
       .select((c) => c.fn.countAll().as('n'))

@@ -22,14 +22,8 @@ export type UserWithRole = UserRow & { [C in (typeof ROLE_COLUMNS)[number] as `r
 /** What makes two nicknames the same one: compatibility-normalised, lower case. */
 const nicknameKey = (nickname: string): string => nickname.normalize('NFKC').toLowerCase();
 
-export interface UserFilter {
-  nickname?: string;
-  /** A permission set id. */
-  role?: string;
-  /** Only those suspended at `now` (true), or only those not (false). */
-  suspended?: boolean;
-  now?: string;
-}
+/** `role`: a permission set id; `suspended`: only those suspended at `now` (true), or only those not (false). */
+export type UserFilter = Partial<Record<'nickname' | 'role' | 'now', string>> & { suspended?: boolean };
 
 /** What a user row selects, from the tables under the given names, each column prefixed by `prefix`. */
 const userColumns = (user: string, role: string, suspension: string, prefix = '') => [

@@ -82,6 +82,10 @@ export function webhooksRepo(db: Kysely<Database>, box: SecretBox) {
 
 /** The delivery outbox: rows written in the same transaction as the change they report. */
 export function deliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
+  /** Changes a delivery still pending (a superseded one stays as it is). */
+  const updatePending = async (id: string, changes: Partial<DeliveryRow>) => {
+    await db.updateTable('webhook_deliveries').set(changes).where('id', '=', id).where('status', '=', 'pending').execute();
+  };
   return {
     insert: inserter(db, 'webhook_deliveries'),
     getById: byId(db, 'webhook_deliveries'),
@@ -121,16 +125,11 @@ export function deliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
       id: string,
       changes: Pick<DeliveryRow, 'status' | 'attempts' | 'next_attempt_at' | 'last_attempt_at' | 'last_status_code' | 'last_error' | 'delivered_at'>,
     ): Promise<void> {
-      await db.updateTable('webhook_deliveries').set(changes).where('id', '=', id).where('status', '=', 'pending').execute();
+      await updatePending(id, changes);
     },
     /** Stops a pending delivery's retries: a redelivery (`by`) sends its message instead. */
     async supersede(id: string, by: string, now: string): Promise<void> {
-      await db
-        .updateTable('webhook_deliveries')
-        .set({ status: 'failed', next_attempt_at: now, last_error: `superseded by the redelivery ${by}` })
-        .where('id', '=', id)
-        .where('status', '=', 'pending')
-        .execute();
+      await updatePending(id, { status: 'failed', next_attempt_at: now, last_error: `superseded by the redelivery ${by}` });
     },
     /** Newest first. */
     async listForWebhook(webhookId: string, page: Pagination): Promise<Listed<DeliveryRow>> {
