@@ -110,9 +110,9 @@ export async function listUsers(deps: Deps, caller: Caller, query: ListUsersQuer
   }
   // A role is named by id or by name; an unknown one matches nobody.
   const role = query.role === undefined ? undefined : ((await deps.store.permissionSets.findByRef(query.role))?.id ?? query.role);
-  const suspended = query.suspended === undefined ? undefined : query.suspended === 'true';
   const now = deps.clock();
-  const listed = await deps.store.users.list({ nickname: query.nickname, role, suspended, now: now.toISOString() }, query);
+  const suspended = query.suspended === undefined ? undefined : { now: now.toISOString(), is: query.suspended === 'true' };
+  const listed = await deps.store.users.list({ nickname: query.nickname, role, suspended }, query);
   return listResult(
     listed.rows.map((r) => toUserRecord(r, caller, now)),
     listed,

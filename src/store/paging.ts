@@ -15,7 +15,7 @@ const offsetOf = (page: Pagination): number => (page.page - 1) * page.per_page;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyQuery = SelectQueryBuilder<any, any, any>;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnyDb = Kysely<any>;
+export type AnyDb = Kysely<any>;
 
 /** A table's row by its id, its insert and its delete by id: what most repositories begin with. */
 export const byId = <T extends keyof Database>(db: Kysely<Database>, table: T) => (id: string) =>

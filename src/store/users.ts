@@ -4,7 +4,7 @@ import { slugsStartingWith } from './slugs.js';
 import type { Database } from './schema.js';
 import { SYSTEM_ROLES } from './default-roles.js';
 import { suspendedAt } from './visibility.js';
-import { counted, counterKey, counterOf, kept, listPage, type AnyQuery, type Embeds, type Listed, type Selection } from './paging.js';
+import { counted, counterKey, counterOf, kept, listPage, type AnyDb, type AnyQuery, type Embeds, type Listed, type Selection } from './paging.js';
 
 /** A user as read: never their password's hash, which nothing reads back. */
 export type UserRow = Omit<Selectable<Database['users']>, 'password_hash' | 'nickname_key'>;
@@ -23,7 +23,7 @@ export type UserWithRole = UserRow & { [C in (typeof ROLE_COLUMNS)[number] as `r
 const nicknameKey = (nickname: string): string => nickname.normalize('NFKC').toLowerCase();
 
 /** `role`: a permission set id; `suspended`: only those suspended at `now` (true), or only those not (false). */
-export type UserFilter = Partial<Record<'nickname' | 'role' | 'now', string>> & { suspended?: boolean };
+export type UserFilter = Partial<Record<'nickname' | 'role', string>> & { suspended?: { now: string; is: boolean } };
 
 /** What a user row selects, from the tables under the given names, each column prefixed by `prefix`. */
 const userColumns = (user: string, role: string, suspension: string, prefix = '') => [
@@ -85,15 +85,14 @@ export function usersRepo(db: Kysely<Database>) {
         if (filter.nickname !== undefined) q = q.where('users.nickname_key', '=', nicknameKey(filter.nickname)) as Q;
         return filter.role === undefined ? q : (q.where('users.permission_set_id', '=', filter.role) as Q);
       };
-      // The suspended (few) walked on their own table, in user id order; counted there.
-      const suspended = matching(db.selectFrom('suspensions as su').innerJoin('users', 'users.id', 'su.user_id'))
-        .where((eb) => eb.or([eb('su.until', 'is', null), eb('su.until', '>', filter.now ?? '')]));
-      if (filter.suspended) return listPage<UserWithRole>(db, [{ query: suspended, keys: ['su.user_id'] }], joinRole, page, counted(suspended));
+      // The suspended (few) walked on their own table (`suspendedAt`, the one rule), in user id order; counted there.
+      const suspended = filter.suspended && matching(suspendedAt(db as AnyDb, filter.suspended.now).innerJoin('users', 'users.id', 'su.user_id'));
+      if (filter.suspended?.is) return listPage<UserWithRole>(db, [{ query: suspended!, keys: ['su.user_id'] }], joinRole, page, counted(suspended!));
       let q = matching(db.selectFrom('users'));
-      if (filter.suspended === false) q = q.where(notSuspended(filter.now ?? ''));
+      if (filter.suspended) q = q.where(notSuspended(filter.suspended.now));
       // A nickname names one user at most: counted on its unique index.
       const all = kept([counterKey('users', [filter.role])]);
-      const total = filter.nickname !== undefined ? counted(q) : filter.suspended === false ? sql<number>`(${all} - ${counted(suspended)})` : all;
+      const total = filter.nickname !== undefined ? counted(q) : suspended ? sql<number>`(${all} - ${counted(suspended)})` : all;
       return listPage<UserWithRole>(db, [{ query: q, keys: ['users.id'] }], joinRole, page, total);
     },
     /** The next users after `afterId` in id order: an export walks the whole table in constant memory. */

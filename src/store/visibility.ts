@@ -75,7 +75,7 @@ function inPage(eb: AnyEb, viewer: Viewer, alias: string) {
 }
 
 /** The users suspended at `now` (`suspensions as su`; a suspension past its `until` is over by itself). */
-export const suspendedAt = (eb: AnyEb, now: string) =>
+export const suspendedAt = (eb: Pick<AnyEb, 'selectFrom'>, now: string) =>
   eb.selectFrom('suspensions as su').where((w) => w.or([w('su.until', 'is', null), w('su.until', '>', now)]));
 
 /**
