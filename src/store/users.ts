@@ -86,7 +86,8 @@ export function usersRepo(db: Kysely<Database>) {
         return filter.role === undefined ? q : (q.where('users.permission_set_id', '=', filter.role) as Q);
       };
       // The suspended (few) walked on their own table (`suspendedAt`, the one rule), in user id order; counted there.
-      const suspended = filter.suspended && matching(suspendedAt(db as AnyDb, filter.suspended.now).innerJoin('users', 'users.id', 'su.user_id'));
+      // A cross join keeps SQLite from walking the users instead (and sorting) when its statistics say they are few.
+      const suspended = filter.suspended && matching(suspendedAt(db as AnyDb, filter.suspended.now).crossJoin('users').whereRef('users.id', '=', 'su.user_id'));
       if (filter.suspended?.is) return listPage<UserWithRole>(db, [{ query: suspended!, keys: ['su.user_id'] }], joinRole, page, counted(suspended!));
       let q = matching(db.selectFrom('users'));
       if (filter.suspended) q = q.where(notSuspended(filter.suspended.now));

@@ -85,6 +85,11 @@ beforeAll(async () => {
     const report = await t.call('POST', '/reports', { as: who.creds, body: { user_id: who.user.id, target_type: 'Status', target_id: status, reason: 'spam' } });
     expect(report.status, JSON.stringify(report.body)).toBe(201);
   }
+  // Two Members suspended (with nothing of their own), so that the suspended users' list has a deep page too.
+  for (const _round of [0, 1]) {
+    const suspended = await t.member();
+    expect((await t.call('PUT', `/users/${suspended.user.id}/suspension`, { body: { reason: 'flat cost' } })).status).toBe(200);
+  }
   for (const who of [other, third])
     await t.call('PUT', `/events/${ids.event}/attendance`, { as: who.creds, body: { user_id: who.user.id, answer: 'yes' } });
   for (const round of [0, 1]) {
@@ -155,7 +160,8 @@ const lists = () => [
   ...combinations({ page_configuration_id: ids.config!, owner: other.user.id, privacy: 'secret' }).map((q) => `/pages?${q}`),
   ...combinations({ privacy: 'public' }).map((q) => `/pages?${q}`),
   '/page_configurations?',
-  ...combinations({ role: 'Members', nickname: 'nobody' }).map((q) => `/users?${q}`),
+  ...combinations({ role: 'Members', nickname: 'nobody', suspended: 'true' }).map((q) => `/users?${q}`),
+  '/users?suspended=false',
   ...combinations({ followable_type: 'Page', followable_id: ids.public!, user_id: member.user.id }).map((q) => `/follows?${q}`),
   ...combinations({ followable_type: 'User' }).map((q) => `/follows?${q}`),
   ...combinations({ page_id: ids.private!, user_id: member.user.id, state: 'waiting' }).map((q) => `/page_access_requests?${q}`),
