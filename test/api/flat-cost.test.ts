@@ -56,6 +56,7 @@ beforeAll(async () => {
       body: {
         name: `Fair ${round}`,
         user_id: other.user.id,
+        page_id: ids.public ?? mine.public,
         start_date: round ? '2026-12-01T18:00:00Z' : '2026-12-01T10:00:00Z',
         end_date: round ? '2026-12-01T20:00:00Z' : '2026-12-01T12:00:00Z',
       },
@@ -170,7 +171,7 @@ const lists = () => [
     (q) => `/invites?${q}`,
   ),
   `/pages/${ids.private}/invites?`,
-  ...combinations({ owner: other.user.id, event_date: 'current_and_coming' }).map((q) => `/events?${q}`),
+  ...combinations({ owner: other.user.id, event_date: 'current_and_coming', page_id: ids.public! }).map((q) => `/events?${q}`),
   '/events?date=2026-12-01',
   ...combinations({ answer: 'yes' }).map((q) => `/events/${ids.event}/attendees?${q}`),
   `/statuses/${ids.status}/comments?`,
