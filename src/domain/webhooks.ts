@@ -196,9 +196,10 @@ export async function redeliver(deps: Deps, caller: Caller, deliveryId: string):
     if (!webhook) throw new AppError(409, ErrorCode.conflict, 'The webhook of this delivery has been removed');
     const now = nowIso(deps);
     const resent = newDelivery(original, now);
+    // One message, one pending delivery: the retries scheduled of the original, or of an earlier redelivery, stop
+    // (else the message came twice).
+    await tx.deliveries.supersede(original, resent.id, now);
     await tx.deliveries.insert(resent);
-    // One message, one pending delivery: the original's scheduled retries stop (else the message came twice).
-    await tx.deliveries.supersede(original.id, resent.id, now);
     await recordAudit(tx, now, caller, {
       action: 'webhook_delivery.redeliver',
       target_id: original.id,

@@ -82,10 +82,6 @@ export function webhooksRepo(db: Kysely<Database>, box: SecretBox) {
 
 /** The delivery outbox: rows written in the same transaction as the change they report. */
 export function deliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
-  /** Changes a delivery still pending (a superseded one stays as it is). */
-  const updatePending = async (id: string, changes: Partial<DeliveryRow>) => {
-    await db.updateTable('webhook_deliveries').set(changes).where('id', '=', id).where('status', '=', 'pending').execute();
-  };
   return {
     insert: inserter(db, 'webhook_deliveries'),
     getById: byId(db, 'webhook_deliveries'),
@@ -125,11 +121,17 @@ export function deliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
       id: string,
       changes: Pick<DeliveryRow, 'status' | 'attempts' | 'next_attempt_at' | 'last_attempt_at' | 'last_status_code' | 'last_error' | 'delivered_at'>,
     ): Promise<void> {
-      await updatePending(id, changes);
+      await db.updateTable('webhook_deliveries').set(changes).where('id', '=', id).where('status', '=', 'pending').execute();
     },
-    /** Stops a pending delivery's retries: a redelivery (`by`) sends its message instead. */
-    async supersede(id: string, by: string, now: string): Promise<void> {
-      await updatePending(id, { status: 'failed', next_attempt_at: now, last_error: `superseded by the redelivery ${by}` });
+    /** Stops every pending delivery of a message (the original, an earlier redelivery): a redelivery (`by`) sends it instead. */
+    async supersede(message: Pick<DeliveryRow, 'webhook_id' | 'message_id'>, by: string, now: string): Promise<void> {
+      await db
+        .updateTable('webhook_deliveries')
+        .set({ status: 'failed', next_attempt_at: now, last_error: `superseded by the redelivery ${by}` })
+        .where('webhook_id', '=', message.webhook_id)
+        .where('message_id', '=', message.message_id)
+        .where('status', '=', 'pending')
+        .execute();
     },
     /** Newest first. */
     async listForWebhook(webhookId: string, page: Pagination): Promise<Listed<DeliveryRow>> {

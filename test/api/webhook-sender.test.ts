@@ -150,6 +150,26 @@ describe('redelivering a pending delivery', () => {
     expect(r.requests.map((q) => q.behaviour)).toEqual(['fail', 'ok']);
   });
 
+  it('stops an earlier redelivery still pending too: redelivered twice, the message is pending once', async () => {
+    const clock = testClock();
+    const api = await app({ clock, webhooks: { allowPrivate: true, retrySchedule: [1, 1], pollMs: 20 } });
+    const r = await receiver('fail');
+    const hook = await addWebhook(api, r.url);
+    const original = await addDelivery(api, hook, clock().toISOString());
+    await until(() => api.store.deliveries.getById(original), (d) => d?.attempts === 1);
+    const first = await api.call('POST', `/webhook_deliveries/${original}/redeliver`);
+    expect(first.status, JSON.stringify(first.body)).toBe(202);
+    // The first redelivery failed too, its retry scheduled (the test clock stands still).
+    await until(() => api.store.deliveries.getById(first.body.id), (d) => d?.attempts === 1);
+    r.setDefault('ok');
+    const second = await api.call('POST', `/webhook_deliveries/${original}/redeliver`);
+    expect(second.status, JSON.stringify(second.body)).toBe(202);
+    expect(await pending(api, original)).toEqual([{ id: second.body.id }]);
+    expect(await api.store.deliveries.getById(first.body.id)).toMatchObject({ status: 'failed', last_error: `superseded by the redelivery ${second.body.id}` });
+    await until(() => api.store.deliveries.getById(second.body.id), (d) => d?.status === 'delivered');
+    expect(r.requests.map((q) => q.behaviour)).toEqual(['fail', 'fail', 'ok']);
+  });
+
   it('keeps the original stopped when its attempt was in flight and fails after the redelivery', async () => {
     const clock = testClock();
     const api = await app({ clock, webhooks: { allowPrivate: true, retrySchedule: [1, 1], timeoutMs: 500, pollMs: 20 } });
