@@ -76,6 +76,11 @@ export async function seed(db, pages, env) {
       insRequest.run(newId(), pageIds[p], pick(users), i % 2 ? 'accepted' : 'waiting', now, now, users[p % userCount]);
       insInvite.run(newId(), pageIds[p], users[p % userCount], pick(users), i % 2 ? 'refused' : 'waiting', now, now, users[p % userCount]);
     }
+    // Moderation at work: four users suspended, none of the callers (the first three): two until lifted, one until
+    // a day far ahead, one whose suspension has ended. Their names and notifications run through the suspension checks.
+    const insSuspension = sqlite.prepare(`insert into suspensions (user_id, reason, until, created_at, created_by) values (?, 'benchmark', ?, ?, ?)`);
+    const ends = [null, null, '2099-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'];
+    ends.forEach((until, i) => insSuspension.run(users[10 + 20 * i], until, now, key.user_id));
   })();
   // BENCH_STATUSES=N: N statuses in each page (by random users, a second apart, the newest now), for the stream and
   // GET /statuses (read-path.mjs's `stream` and `statuses` classes). None by default: the other classes' figures
@@ -125,7 +130,7 @@ export async function seed(db, pages, env) {
   const { keys, peakKb } = await repairCounts(db, env);
   const recount = performance.now() - t1;
   console.log(
-    `seeded ${pages} pages, ${userCount} users, ${pages / 10} events, requests and invites in ${fmt(seedMs / 1000, 1)} s; ` +
+    `seeded ${pages} pages, ${userCount} users (4 suspended), ${pages / 10} events, requests and invites in ${fmt(seedMs / 1000, 1)} s; ` +
       `recount of every kept total (admin check --repair: ${keys} keys written) in ${fmt(recount / 1000, 1)} s, peak RSS ${fmt(peakKb / 1024)} MB`,
   );
   return callersOf(db, env, key, configs[0], callers, pageIds, users);
