@@ -114,11 +114,14 @@ export class Terminal {
   /** The exit code of the program the pane runs (`options.agora`), waiting (bounded) for it to exit. */
   async exitCode(timeoutMs = 5000): Promise<number> {
     const deadline = Date.now() + timeoutMs;
-    while (!existsSync(this.exitFile)) {
+    // The shell creates the file before `echo` writes to it: an empty file is not yet a code (read as 0, it passed
+    // a Ctrl-C's 130 off as a success on a loaded machine). The code is whole once its line ends.
+    for (;;) {
+      const written = existsSync(this.exitFile) ? readFileSync(this.exitFile, 'utf8') : '';
+      if (written.endsWith('\n')) return Number(written.trim());
       if (Date.now() > deadline) throw new Error(`the program never exited:\n${this.screen(true)}`);
       await new Promise((ok) => setTimeout(ok, 50));
     }
-    return Number(readFileSync(this.exitFile, 'utf8').trim());
   }
 
   /** Sends a signal to the program the pane runs (`options.agora`), as `kill` from another terminal would. */
