@@ -14,27 +14,6 @@ export type InviteRow = Omit<Selectable<Database['invites']>, 'page_owner_id'>;
 export type AccessRequestListed = AccessRequestRow & { user?: UserWithRole; page?: PageRow };
 export type InviteListed = InviteRow & { user?: UserWithRole; user_target?: UserWithRole; target?: PageRow };
 
-/** A waiting record joins the moderation queue with its page's creator (in the record's transaction). */
-async function enqueue(db: Kysely<Database>, kind: 'page_access_request' | 'invite', id: string, pageId: string, userId: string, createdAt: string) {
-  await db
-    .insertInto('moderation_queue')
-    .columns(['id', 'kind', 'page_id', 'page_owner_id', 'user_id', 'created_at'])
-    .expression(
-      db
-        .selectFrom('pages')
-        .select((eb) => [
-          eb.val(id).as('id'),
-          eb.val(kind).as('kind'),
-          'pages.id',
-          'pages.user_id',
-          eb.val(userId).as('user_id'),
-          eb.val(createdAt).as('created_at'),
-        ])
-        .where('pages.id', '=', pageId),
-    )
-    .execute();
-}
-
 export interface AccessRequestFilter {
   page_id?: string;
   user_id?: string;
@@ -86,8 +65,13 @@ function waitingRepo<Row extends { id: string; created_at: string }, Listed_, F 
         .returning('id')
         .executeTakeFirst();
       if (!inserted) return false;
-      const values = row as unknown as Record<string, string>;
-      await enqueue(db, spec.kind, row.id, values[spec.page]!, values[spec.user]!, row.created_at);
+      // It joins the moderation queue, with its page's creator, in the same transaction.
+      const { [spec.page]: pageId, [spec.user]: userId } = row as unknown as Record<string, string>;
+      const owner = db.selectFrom('pages').select('pages.user_id').where('pages.id', '=', pageId!);
+      await db
+        .insertInto('moderation_queue')
+        .values({ id: row.id, kind: spec.kind, page_id: pageId!, page_owner_id: owner, user_id: userId!, created_at: row.created_at })
+        .execute();
       return true;
     },
     getById: (id: string) => any.selectFrom(table).selectAll().where('id', '=', id).executeTakeFirst() as Promise<Row | undefined>,
