@@ -14,18 +14,8 @@ export type InviteRow = Omit<Selectable<Database['invites']>, 'page_owner_id'>;
 export type AccessRequestListed = AccessRequestRow & { user?: UserWithRole; page?: PageRow };
 export type InviteListed = InviteRow & { user?: UserWithRole; user_target?: UserWithRole; target?: PageRow };
 
-export interface AccessRequestFilter {
-  page_id?: string;
-  user_id?: string;
-  state?: string;
-}
-
-export interface InviteFilter {
-  target_id?: string;
-  user_id?: string;
-  user_target_id?: string;
-  state?: string;
-}
+export type AccessRequestFilter = Partial<Pick<AccessRequestRow, 'page_id' | 'user_id' | 'state'>>;
+export type InviteFilter = Partial<Pick<InviteRow, 'target_id' | 'user_id' | 'user_target_id' | 'state'>>;
 
 /**
  * Whose page a row is in: its copy of the creator, or with the page named, the creator looked up once. Tested on each

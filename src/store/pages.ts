@@ -20,12 +20,7 @@ export type PageConfigurationRow = Selectable<Database['page_configurations']>;
 
 export type { Viewer } from './visibility.js';
 
-export interface PageFilter {
-  page_configuration_id?: string;
-  owner?: string;
-  privacy?: string;
-  slug?: string;
-}
+export type PageFilter = Partial<Record<'page_configuration_id' | 'owner' | 'privacy' | 'slug', string>>;
 
 const selectPages: Selection = (q) => q.selectAll('pages');
 const selectConfigurations: Selection = (q) => q.selectAll('page_configurations');

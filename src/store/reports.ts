@@ -13,12 +13,7 @@ export type ReportRow = Omit<Selectable<Database['reports']>, 'page_owner_id'>;
 export type ReportListed = ReportRow & { target?: UserWithRole };
 const withReportedUser: Embeds = (q, rows) => embedUser(q, `${rows}.target_user_id`, 'target');
 
-export interface ReportFilter {
-  state?: string;
-  target_type?: string;
-  target_id?: string;
-  user_id?: string;
-}
+export type ReportFilter = Partial<Pick<ReportRow, 'state' | 'target_type' | 'target_id' | 'user_id'>>;
 
 const selectReports: Selection = (q) => q.selectAll('r');
 
