@@ -4,13 +4,10 @@ import type { Pagination } from '../shared/schemas/common.js';
 import { dialectOf, fixed } from './dialect.js';
 import type { Database } from './schema.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const onPostgres = (db: Kysely<any>): boolean => dialectOf(db) === 'postgres';
+const onPostgres = (db: AnyDb): boolean => dialectOf(db) === 'postgres';
 
 // Every list, on both engines: a page is an index range after a cursor, or after the sort key a page number skips
 // to over index entries only; its total comes from kept counts (`list_counts`, counters.ts).
-
-const offsetOf = (page: Pagination): number => (page.page - 1) * page.per_page;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyQuery = SelectQueryBuilder<any, any, any>;
@@ -86,7 +83,7 @@ export async function listPage<Row>(
   const keysOf = (row: Record<string, unknown>) => Array.from({ length: width }, (_, i) => String(row[KEY(i)]));
 
   const values = (keys: readonly string[]) => sql`(${sql.join(keys.map((v) => sql.val(v)))})`;
-  const skip = position.cursor ? 0 : offsetOf(position);
+  const skip = position.cursor ? 0 : (position.page - 1) * position.per_page;
   let start = position.cursor && values(position.cursor);
   if (skip > 0) {
     // PostgreSQL, one walk: a subquery, saving a round trip. Else read first: SQLite has no round trip to save and
@@ -264,12 +261,6 @@ export const counterKey = (list: string, dims: readonly (string | null | undefin
   `${list}|${dims.map((d) => (d === undefined ? '*' : d === null ? '' : /[*|]/.test(d) ? NO_ROW : d)).join('|')}`;
 /** Keys a filter value holding `*` or `|` (no row's does) where no trigger writes: `?followable_id=*` counts none. */
 const NO_ROW = '\u0001';
-
-/** A kept count (0 for a key never counted), read alone. */
-export async function counterOf(db: Kysely<Database>, key: string): Promise<number> {
-  const row = await db.selectFrom('list_counts').select('n').where('key', '=', key).executeTakeFirst();
-  return Number(row?.n ?? 0);
-}
 
 /** A filter with more dimensions fixed, or null when it fixes one to another value (that matches nothing). */
 function narrowed<F extends object>(filter: F, extra: Partial<F>): F | null {

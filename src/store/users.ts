@@ -4,7 +4,7 @@ import { slugsStartingWith } from './slugs.js';
 import type { Database } from './schema.js';
 import { SYSTEM_ROLES } from './default-roles.js';
 import { suspendedAt } from './visibility.js';
-import { counted, counterKey, counterOf, kept, listPage, type AnyDb, type AnyQuery, type Embeds, type Listed, type Selection } from './paging.js';
+import { counted, counterKey, kept, listPage, type AnyDb, type AnyQuery, type Embeds, type Listed, type Selection } from './paging.js';
 
 /** A user as read: never their password's hash, which nothing reads back. */
 export type UserRow = Omit<Selectable<Database['users']>, 'password_hash' | 'nickname_key'>;
@@ -118,7 +118,8 @@ export function usersRepo(db: Kysely<Database>) {
       return (await q.execute()).map((r) => r.id);
     },
     async countWithRole(permissionSetId: string): Promise<number> {
-      return counterOf(db, counterKey('users', [permissionSetId]));
+      const row = await db.selectFrom('list_counts').select('n').where('key', '=', counterKey('users', [permissionSetId])).executeTakeFirst();
+      return Number(row?.n ?? 0);
     },
   };
 }
