@@ -22,11 +22,9 @@ export type { Viewer } from './visibility.js';
 
 export type PageFilter = Partial<Record<'page_configuration_id' | 'owner' | 'privacy' | 'slug', string>>;
 
-const selectPages: Selection = (q) => q.selectAll('pages');
 const selectConfigurations: Selection = (q) => q.selectAll('page_configurations');
 
 export function pagesRepo(db: Kysely<Database>) {
-  const pageById = (id: string) => db.selectFrom('pages').selectAll().where('pages.id', '=', id);
   const matching = (filter: PageFilter) => {
     let q = db.selectFrom('pages');
     if (filter.page_configuration_id !== undefined)
@@ -59,9 +57,7 @@ export function pagesRepo(db: Kysely<Database>) {
 
   return {
     insert: inserter(db, 'pages'),
-    getById(id: string): Promise<PageRow | undefined> {
-      return pageById(id).executeTakeFirst();
-    },
+    getById: byId(db, 'pages'),
     /** Whether the user and the page configuration a new page names exist: one statement, two key lookups. */
     async prerequisites(userId: string, configurationId: string): Promise<{ user: boolean; configuration: boolean }> {
       const row = await db
@@ -84,7 +80,7 @@ export function pagesRepo(db: Kysely<Database>) {
     },
     list(filter: PageFilter, viewer: Viewer, page: Pagination): Promise<Listed<PageRow>> {
       const { walk, total } = walkAndTotal(filter, viewer);
-      return listPage<PageRow>(db, [walk], selectPages, page, total);
+      return listPage<PageRow>(db, [walk], (q) => q.selectAll('pages'), page, total);
     },
     slugsStartingWith: (base: string): Promise<string[]> => slugsStartingWith(db, 'pages', base),
   };

@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { REPORT_STATES, REPORT_TARGET_TYPES } from '../shared/report-kinds.js';
 import { dialectOf } from './dialect.js';
-import { filteredBy, type Embeds, type Listed, type Selection } from './paging.js';
+import { filteredBy, type Embeds, type Listed } from './paging.js';
 import { embedUser, type UserWithRole } from './users.js';
 import type { Database } from './schema.js';
 import { accessRequestsSeenBy as reportsSeenBy, type Viewer } from './visibility.js';
@@ -14,8 +14,6 @@ export type ReportListed = ReportRow & { target?: UserWithRole };
 const withReportedUser: Embeds = (q, rows) => embedUser(q, `${rows}.target_user_id`, 'target');
 
 export type ReportFilter = Partial<Pick<ReportRow, 'state' | 'target_type' | 'target_id' | 'user_id'>>;
-
-const selectReports: Selection = (q) => q.selectAll('r');
 
 /** Users' reports of statuses, comments and users (migration 0030-moderation). */
 export function reportsRepo(db: Kysely<Database>) {
@@ -48,7 +46,7 @@ export function reportsRepo(db: Kysely<Database>) {
     },
     /** Reports oldest first, as the moderation queue orders them. */
     list(viewer: Viewer, filter: ReportFilter, page: Pagination): Promise<Listed<ReportListed>> {
-      return reports.list(filter, reportsSeenBy(viewer), ['r.created_at', 'r.id'], page, selectReports, withReportedUser);
+      return reports.list(filter, reportsSeenBy(viewer), ['r.created_at', 'r.id'], page, (q) => q.selectAll('r'), withReportedUser);
     },
     /** Settles every open report on the targets and answers those settled, oldest first: none if another settle won. */
     async settle(
