@@ -3,7 +3,7 @@ import type { Pagination } from '../shared/schemas/common.js';
 import { ACCESS_REQUEST_STATES, INVITE_STATES } from '../shared/schemas/membership.js';
 import { accessRequestsSeenBy, invitesSeenBy, type Viewer } from './visibility.js';
 import type { Database } from './schema.js';
-import { filteredBy, type Dimension, type Embeds, type Filter, type Listed, type SeenBy, type Selection } from './paging.js';
+import { filteredBy, type AnyDb, type Dimension, type Embeds, type Filter, type Listed, type SeenBy, type Selection } from './paging.js';
 import { embedPage, type PageRow } from './pages.js';
 import { embedUser, type UserWithRole } from './users.js';
 
@@ -42,7 +42,7 @@ interface Waiting<F extends Filter<F>> {
 function waitingRepo<Row extends { id: string; created_at: string }, Listed_, F extends Filter<F>>(db: Kysely<Database>, spec: Waiting<F>) {
   const { table, alias } = spec;
   const rows = filteredBy<F & { owner?: string }>(db, `${table} as ${alias}`, table, spec.dims);
-  const any = db as unknown as Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const any = db as unknown as AnyDb;
   const select: Selection = (q) => q.select(spec.columns);
   const dequeue = (id: string) => db.deleteFrom('moderation_queue').where('id', '=', id).execute();
   return {

@@ -19,6 +19,7 @@ import { notificationJobsRepo, notificationsRepo } from './notifications.js';
 import { NotificationWatch, type NotifiedListener, type OtherProcessesWatch } from './notification-watch.js';
 import { deliveriesRepo, webhooksRepo } from './webhooks.js';
 import { pageConfigurationsRepo, pagesRepo } from './pages.js';
+import type { AnyDb } from './paging.js';
 import type { Database } from './schema.js';
 import { SecretBox } from './secret-box.js';
 import { usersRepo } from './users.js';
@@ -215,8 +216,7 @@ function refuseUnordered(applied: readonly string[]): void {
 }
 
 /** Applies the migrations the database lacks and answers their names; refuses, before any change, a newer schema. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the migrations' Kysely, typed against no schema
-export async function migrateToLatest(db: Kysely<Database>, migrationDb: Kysely<any> = db): Promise<string[]> {
+export async function migrateToLatest(db: Kysely<Database>, migrationDb: AnyDb = db): Promise<string[]> {
   const applied = await appliedMigrations(db);
   refuseNewerSchema(applied);
   if (KNOWN_MIGRATIONS.every((name) => applied.includes(name))) return [];
@@ -236,14 +236,12 @@ const MIGRATION_LOCK = '3853314791062309107';
  * or ignores in a transaction (`pragma foreign_keys`, `journal_mode`, `vacuum`; 0012's `legacy_alter_table` works in
  * one): `sqlite.ts` sets those before migrating.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the migrations' Kysely, typed against no schema
-async function migrate(migrationDb: Kysely<any>, schema: string, pg: boolean): Promise<string[]> {
+async function migrate(migrationDb: AnyDb, schema: string, pg: boolean): Promise<string[]> {
   const table = (name: string) => sql.id(schema, name);
   return migrationDb.connection().execute(async (connection) => {
     if (pg) await sql`select pg_advisory_lock(${sql.lit(MIGRATION_LOCK)}::bigint)`.execute(connection);
     try {
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the migrations' Kysely, typed against no schema
-      const inTransaction = <T>(run: (trx: Kysely<any>) => Promise<T>): Promise<T> =>
+      const inTransaction = <T>(run: (trx: AnyDb) => Promise<T>): Promise<T> =>
         // Kysely's SQLite transaction would `begin` deferred, taking the write lock only at the first write.
         pg ? connection.transaction().execute(run) : inOwnTransaction(connection, 'begin immediate', () => run(connection));
       return await inTransaction(async (trx) => {

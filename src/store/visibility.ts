@@ -1,12 +1,11 @@
-import { expressionBuilder, sql, type Expression, type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { expressionBuilder, sql, type Expression, type ExpressionBuilder, type RawBuilder, type SqlBool } from 'kysely';
+import type { AnyQuery } from './paging.js';
 import type { Database } from './schema.js';
 
 /** Who sees what, once per resource: the single read, the list and its total all follow the rules written here. */
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyEb = ExpressionBuilder<any, any>;
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnySelect = SelectQueryBuilder<any, any, any>;
 
 /** Who is looking: an administrator sees everything; a Member what the rules below let them. */
 export interface Viewer {
@@ -65,7 +64,7 @@ export function reachesFollowers(eb: AnyEb) {
  * The key lookup finds its row, tested row by row. Not `exists`: PostgreSQL plans it as a whole, hashing every row it
  * could find under an `or`, or (as an anti-join with a table it thinks empty) reading and sorting a whole range.
  */
-const found = (query: AnySelect): Expression<SqlBool> =>
+const found = (query: AnyQuery): Expression<SqlBool> =>
   sql<SqlBool>`coalesce((${query.select(sql<boolean>`true`.as('found'))}), false)`;
 
 /** The viewer is in the page whose row is `alias`: its creator, or one who follows it (a member). */
@@ -85,7 +84,7 @@ export const suspendedAt = (eb: Pick<AnyEb, 'selectFrom'>, now: string) =>
 export const authorShown = (eb: AnyEb, viewer: Viewer, now: string, column: string): Expression<SqlBool> =>
   viewer.isAdmin ? eb.lit(true) : eb.not(found(suspendedAt(eb, now).whereRef('su.user_id', '=', sql.ref(column))));
 /** How many rows `authorShown` leaves out of a count: a range per suspended author (few), not a test of every row. */
-export function ofSuspendedAuthors(viewer: Viewer, now: string, byAuthor: (author: Expression<string>) => AnySelect): RawBuilder<number> {
+export function ofSuspendedAuthors(viewer: Viewer, now: string, byAuthor: (author: Expression<string>) => AnyQuery): RawBuilder<number> {
   if (viewer.isAdmin) return sql<number>`0`;
   const each = byAuthor(sql.ref<string>('su.user_id')).select(sql<number>`count(*)`.as('n'));
   return sql<number>`(${suspendedAt(expressionBuilder<Database, never>(), now).select(sql<number>`coalesce(sum((${each})), 0)`.as('n'))})`;
