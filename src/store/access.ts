@@ -1,7 +1,7 @@
 import { type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database } from './schema.js';
-import { byId, deleter, inserter, counted, counterKey, kept, listPage, type Listed, type Selection } from './paging.js';
+import { byId, deleter, everyRow, inserter, counted, counterKey, kept, listPage, type Listed, type Selection } from './paging.js';
 import type { Dialect } from './dialect.js';
 
 export type PermissionSetRow = Selectable<Database['permission_sets']>;
@@ -34,15 +34,7 @@ export function permissionSetsRepo(db: Kysely<Database>, dialect: Dialect) {
       return (await getById(ref)) ?? (await list()).find((set) => set.name.toLowerCase() === ref.toLowerCase());
     },
     list,
-    async page(page: Pagination): Promise<Listed<PermissionSetRow>> {
-      return listPage<PermissionSetRow>(
-        db,
-        [{ query: db.selectFrom('permission_sets'), keys: ['permission_sets.id'] }],
-        (q) => q.selectAll('permission_sets'),
-        page,
-        kept([counterKey('permission_sets', [])]),
-      );
-    },
+    page: everyRow(db, 'permission_sets'),
     insert: inserter(db, 'permission_sets'),
     async update(id: string, changes: Partial<Omit<PermissionSetRow, 'id'>>): Promise<void> {
       await db.updateTable('permission_sets').set(changes).where('id', '=', id).execute();

@@ -23,6 +23,9 @@ export const inserter = <T extends keyof Database>(db: Kysely<Database>, table: 
 export const deleter = <T extends keyof Database>(db: Kysely<Database>, table: T) => async (id: string): Promise<void> => {
   await (db as AnyDb).deleteFrom(table as string).where('id', '=', id).execute();
 };
+/** A page of the whole table in id order, its total the table's kept count. */
+export const everyRow = <T extends keyof Database>(db: Kysely<Database>, table: T) => (page: Pagination): Promise<Listed<Selectable<Database[T]>>> =>
+  listPage(db, [{ query: (db as AnyDb).selectFrom(table), keys: [`${table}.id`] }], (q) => q.selectAll(table), page, kept([counterKey(table, [])]));
 
 /** What a list selects of its walk's rows. */
 export type Selection = (query: AnyQuery) => AnyQuery;

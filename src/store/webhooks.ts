@@ -3,7 +3,7 @@ import type { Dialect } from './dialect.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database } from './schema.js';
 import { SecretBox } from './secret-box.js';
-import { byId, deleter, inserter, counterKey, kept, listPage, type Listed } from './paging.js';
+import { byId, deleter, everyRow, inserter, counterKey, kept, listPage, type Listed } from './paging.js';
 
 export type WebhookRow = Selectable<Database['webhooks']>;
 export type DeliveryRow = Selectable<Database['webhook_deliveries']>;
@@ -34,15 +34,7 @@ export function webhooksRepo(db: Kysely<Database>, box: SecretBox) {
         .orderBy('id')
         .execute();
     },
-    async list(page: Pagination): Promise<Listed<WebhookRow>> {
-      return listPage<WebhookRow>(
-        db,
-        [{ query: db.selectFrom('webhooks'), keys: ['webhooks.id'] }],
-        (q) => q.selectAll('webhooks'),
-        page,
-        kept([counterKey('webhooks', [])]),
-      );
-    },
+    list: everyRow(db, 'webhooks'),
     delete: deleter(db, 'webhooks'),
     /**
      * The circuit breaker (senders may share the store: failures are added in SQL): a success closes it; `threshold`
