@@ -74,13 +74,12 @@ export async function openPostgresStore(url: string, options: OpenStoreOptions =
     : SecretBox.unavailable('AGORA_SECRET_KEY is required with a PostgreSQL store: it seals the webhook signing secrets');
   // No data version (another process may write unseen): only keys, users and roles are cached, while the listener
   // vouches for them (`pg-listener.ts`).
-  const store = createKyselyStore(db, 'postgres', {
+  return createKyselyStore(db, 'postgres', {
     secrets,
     accessVersion: () => listener.version(),
     otherProcesses: (emit) => listener.watchNotifications(origin, emit),
-    onClose: () => listener.close(),
+    beforeClose: () => listener.close(),
   });
-  return store;
 }
 
 /**

@@ -68,7 +68,7 @@ export async function openSqliteStore(file: string, options: OpenStoreOptions = 
   };
   const dataVersion = (fresh = false) => `${look(fresh)}.${writes.count}`;
   const versions = watcher !== sqlite ? tableVersions(watcher, dataVersion) : undefined;
-  const store = createKyselyStore(db, 'sqlite', {
+  return createKyselyStore(db, 'sqlite', {
     dataVersion,
     versions,
     otherProcesses: versions && watchOtherProcesses(() => versions.of(['notifications'], true), options.notificationPollMs ?? 1000),
@@ -80,7 +80,6 @@ export async function openSqliteStore(file: string, options: OpenStoreOptions = 
       if (watcher !== sqlite) watcher.close();
     },
   });
-  return store;
 }
 
 /**

@@ -81,8 +81,8 @@ export function createKyselyStore(
   dialect: Store['dialect'],
   options: {
     inTransaction?: boolean;
+    /** Closes what the engine opened beside the Kysely instance (SQLite's read-only connection, PostgreSQL's listener). */
     beforeClose?: () => Promise<void>;
-    onClose?: () => Promise<void>;
     dataVersion?: (fresh?: boolean) => string;
     /** Per-table versions (SQLite), for caches that a write to another table does not retire. */
     versions?: { of(tables: readonly string[]): string | undefined };
@@ -141,7 +141,6 @@ export function createKyselyStore(
       if (!options.inTransaction) watch.close();
       await options.beforeClose?.();
       await db.destroy();
-      await options.onClose?.();
     },
   };
   return store;
