@@ -31,10 +31,4 @@ export default tseslint.config(
     files: ['test/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
-  {
-    // Helpers over a Kysely of any schema (`Kysely<any>`); their inline exceptions come with the read path's
-    // rewrite that owns these files now (issue 29): remove this entry then.
-    files: ['src/store/counters.ts', 'src/store/dialect.ts'],
-    rules: { '@typescript-eslint/no-explicit-any': 'off' },
-  },
 );

@@ -3,7 +3,7 @@ import {
   sql,
   PostgresAdapter,
   type DataTypeNode,
-  type Kysely,
+  type QueryExecutorProvider,
   type RawBuilder,
   type KyselyPlugin,
   type PluginTransformQueryArgs,
@@ -24,7 +24,7 @@ export function fixed<T extends string | number>(value: T, allowed: readonly T[]
 }
 
 /** The dialect a Kysely instance (or a transaction of one, as a migration gets) speaks. */
-export function dialectOf(db: Kysely<any>): Dialect {
+export function dialectOf(db: QueryExecutorProvider): Dialect {
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }
 
@@ -32,7 +32,7 @@ export function dialectOf(db: Kysely<any>): Dialect {
  * `run` inside a transaction that `begin` (its statement) opens on the connection `conn`: committed, or rolled back if
  * it throws. For what Kysely's `transaction()` cannot ask: SQLite's `begin immediate`, a repeatable-read snapshot.
  */
-export async function inOwnTransaction<T>(conn: Kysely<any>, begin: string, run: () => Promise<T>): Promise<T> {
+export async function inOwnTransaction<T>(conn: QueryExecutorProvider, begin: string, run: () => Promise<T>): Promise<T> {
   await sql.raw(begin).execute(conn);
   try {
     const value = await run();
