@@ -145,11 +145,11 @@ describe("at a terminal, the page's creator", () => {
 
 describe('at a terminal, an Admin', () => {
   /** An Admin's live queue, holding every open report: only the test's own, whatever an earlier test left. */
-  async function adminQueue(): Promise<Terminal> {
+  async function adminQueue(width = 100): Promise<Terminal> {
     const open = await call(server, 'GET', '/reports?state=open&per_page=100');
     for (const r of open.body.items as { id: string }[]) await call(server, 'PUT', `/reports/${r.id}/dismiss`);
     const env = { ...envFor(server, await createKeyFor(server)), NO_COLOR: '1', AGORA_QUEUE_REFRESH_MS: '600000' };
-    const term = new Terminal(freshHome(server), env, { agora: ['queue'], width: 100, height: 24 });
+    const term = new Terminal(freshHome(server), env, { agora: ['queue'], width, height: 24 });
     try {
       await term.waitFor(/● live/, 10_000);
       return term;
@@ -158,6 +158,27 @@ describe('at a terminal, an Admin', () => {
       throw error;
     }
   }
+
+  it('keeps a question naming wide characters (CJK, emoji) on one line: the screen is not pushed up', async () => {
+    const status = await post('日本語のスパムです😀😀全角のテキストがここに続きます😀ずっと続きます');
+    // One of two neighbouring widths cuts the question inside a wide character, whatever the author's name.
+    for (const width of [50, 51]) {
+      const term = await adminQueue(width);
+      try {
+        const id = await reportFromAnotherProcess(await member('gil'), status, 'spam');
+        await term.waitFor(/› report .*日本語/, 2000);
+        await term.keys('d');
+        const screen = await term.waitFor(/Remove .*日本語/);
+        expect(screen.split('\n')[0], screen).toMatch(/^agora queue · 1 waiting/);
+        await term.keys('n');
+        expect(await reportState(id)).toBe('open');
+        await term.keys('q');
+        expect(await term.exitCode()).toBe(0);
+      } finally {
+        term.close();
+      }
+    }
+  });
 
   it('suspends the author with s, giving a reason, and leaves the queue empty', async () => {
     const term = await adminQueue();

@@ -5,6 +5,7 @@ import type { ModerationItem, ReportItem } from '../../shared/schemas/moderation
 import { MAX_SUSPENSION_REASON } from '../../shared/schemas/suspensions.js';
 import { itemDetails, type GroupReport, type GroupState } from './details.js';
 import { typed, useKeyState } from './keys.js';
+import { truncate as fit } from '../table.js';
 import { defaultSuspensionReason, describeItem, isReport, kindLabel, outcome, question, rowCells, suspensionNow, waited, type Verb } from './items.js';
 
 /** What the screen needs from the API: the queue, the transitions, the reports of a target, and news of changes. */
@@ -314,9 +315,10 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
           ? `⏎/esc back  ${keysOf}  q quit`
           : `↑↓ move  ${keysOf}  ⏎ details  q quit`;
   const asking = mode === 'confirm' || mode === 'reason';
+  // Cut here, not by ink: its cut keeps a wide character (CJK, emoji) straddling the edge, and the line wraps.
   const footer = [
-    h(Text, { key: 'msg', wrap: 'truncate-end', color: c ? (message.tone === 'ok' ? 'green' : message.tone === 'bad' ? 'red' : undefined) : undefined }, message.text || ' '),
-    h(Text, { key: 'help', wrap: 'truncate-end', bold: asking, color: c && asking ? 'yellow' : undefined, dimColor: c && !asking }, help),
+    h(Text, { key: 'msg', wrap: 'truncate-end', color: c ? (message.tone === 'ok' ? 'green' : message.tone === 'bad' ? 'red' : undefined) : undefined }, fit(message.text || ' ', width)),
+    h(Text, { key: 'help', wrap: 'truncate-end', bold: asking, color: c && asking ? 'yellow' : undefined, dimColor: c && !asking }, fit(help, width)),
   ];
   const bodyRows = height - 5;
   let body: ReactNode;
@@ -324,8 +326,7 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
     // Cut at its height, not drawn over the footer (a small window, long texts).
     body = h(Box, { flexDirection: 'column', height: bodyRows + 1, overflow: 'hidden' }, ...itemDetails(selected, group, width));
   } else {
-    const kindWidth = 9;
-    const agoWidth = 5;
+    const [kindWidth, agoWidth] = [9, 5];
     const rest = width - 2 - kindWidth - agoWidth - 3;
     // The page as wide as the longest name shown needs (up to 45 %), the rest for what is reported.
     const longestPage = Math.max(4, ...items.map((item) => [...rowCells(item)[0]].length));
@@ -336,9 +337,9 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
         Box,
         { key, width },
         h(Box, { width: 2, flexShrink: 0 }, h(Text, style, marker)),
-        h(Box, { width: kindWidth + 1, flexShrink: 0 }, h(Text, { ...style, wrap: 'truncate-end' }, cells[0])),
-        h(Box, { width: pageWidth + 1, flexShrink: 0 }, h(Text, { ...style, wrap: 'truncate-end' }, cells[1])),
-        h(Box, { width: whoWidth + 1, flexShrink: 0 }, h(Text, { ...style, wrap: 'truncate-end' }, cells[2])),
+        h(Box, { width: kindWidth + 1, flexShrink: 0 }, h(Text, { ...style, wrap: 'truncate-end' }, fit(cells[0], kindWidth + 1))),
+        h(Box, { width: pageWidth + 1, flexShrink: 0 }, h(Text, { ...style, wrap: 'truncate-end' }, fit(cells[1], pageWidth + 1))),
+        h(Box, { width: whoWidth + 1, flexShrink: 0 }, h(Text, { ...style, wrap: 'truncate-end' }, fit(cells[2], whoWidth + 1))),
         h(Box, { width: agoWidth, flexShrink: 0, justifyContent: 'flex-end' }, h(Text, style, cells[3])),
       );
     const first = Math.max(0, Math.min(index - bodyRows + 1, items.length - bodyRows));
