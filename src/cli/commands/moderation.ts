@@ -88,7 +88,7 @@ function registerContentModeration(program: Command, statuses: Command): void {
       name
         .command('delete')
         .description(`remove a ${kind === 'statuses' ? 'status (with its comments and likes)' : 'comment'}: its author, the page's administrators, Admins`)
-        .argument('<id...>', `${kind === 'statuses' ? 'status' : 'comment'} ids, or - to read them from standard input`)
+        .argument('<id...>', `${kind === 'statuses' ? 'status ids' : 'whole comment ids (as `statuses comments` shows them)'}, or - to read them from standard input`)
         .option('--reason <text>', 'why (kept with it; Admins read it)')
         .option('-y, --yes', 'do not ask for confirmation'),
       `agora ${kind} delete 3f2a… --reason spam --yes`,
@@ -111,7 +111,7 @@ function registerContentModeration(program: Command, statuses: Command): void {
     group(program, 'likes')!
       .command('delete')
       .description('take likes back (your own; Admins any): by id, or the like of a status or comment')
-      .argument('[id...]', 'like ids, or - to read them from standard input')
+      .argument('[id...]', 'whole like ids, or - to read them from standard input')
       .option('--status <id>', 'your like of this status (with --user: theirs)')
       .option('--comment <id>', 'your like of this comment (with --user: theirs)')
       .option('--user <user>', 'whose like, with --status or --comment: id or nickname (default: you)')
