@@ -13,14 +13,25 @@ export interface TableInput {
   paint?: { head: (s: string) => string; border: (s: string) => string; first?: (s: string) => string };
 }
 
-/** Cuts `text` to at most `width` columns, ending with `…` when it was longer. */
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+/**
+ * The columns a character takes, never fewer than a terminal gives it: string-width 4 (cli-table3's) counts emoji
+ * newer than it as one column, where terminals and ink's newer string-width give them two.
+ */
+const columnsOf = (ch: string): number => Math.max(stringWidth(ch), /\p{Extended_Pictographic}/u.test(ch) ? 2 : 0);
+
+/**
+ * Cuts `text` to at most `width` columns, ending with `…` when it was longer; by whole characters (a flag, a joined
+ * or toned emoji is never split), each as wide as it may be: a line cut here is never cut again by the table or ink.
+ */
 export function truncate(text: string, width: number): string {
-  if (stringWidth(text) <= width) return text;
+  const all = [...graphemes.segment(text)].map((g) => g.segment);
+  if (all.reduce((n, ch) => n + columnsOf(ch), 0) <= width) return text;
   if (width <= 0) return '';
   let out = '';
   let used = 0;
-  for (const ch of text) {
-    const w = stringWidth(ch);
+  for (const ch of all) {
+    const w = columnsOf(ch);
     if (used + w > width - 1) break;
     out += ch;
     used += w;

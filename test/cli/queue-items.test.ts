@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MembershipItem, ReportItem } from '../../src/shared/schemas/moderation.js';
 import { describeItem, question, reportedThing, rowCells } from '../../src/cli/queue/items.js';
+import { truncate } from '../../src/cli/table.js';
 
 /** What `agora queue` draws of a report: text from users, made safe as every server string is (safe-text.ts). */
 describe('a report in the queue', () => {
@@ -64,5 +65,28 @@ describe('a request or invite in the queue', () => {
     expect(rowCells(request(null), now)).toEqual(['Garden Club', 'bob']);
     expect(rowCells(request(until(null)), now)).toEqual(['Garden Club', 'bob (suspended)']);
     expect(rowCells(request(until('2026-11-26T11:00:00.000Z')), now)).toEqual(['Garden Club', 'bob']);
+  });
+});
+
+/**
+ * Cells and lines cut for a terminal (tables, `agora queue`): never wider than asked, whatever string-width version
+ * measures them after (ink's counts emoji newer than cli-table3's as two columns), and never inside a character.
+ */
+describe('cutting text to a width', () => {
+  it('counts an emoji newer than string-width 4 as two columns, so that ink never cuts the line again', () => {
+    expect(truncate('🫠'.repeat(10), 8)).toBe('🫠🫠🫠…');
+    expect(truncate('a🥹b', 3)).toBe('a…');
+  });
+  it('keeps a flag, a joined family and a toned thumb whole: cut before them, never inside', () => {
+    for (const emoji of ['🇯🇵', '👨‍👩‍👧', '👍🏽']) {
+      const cut = truncate(`ab${emoji.repeat(5)}`, 7);
+      expect(cut.endsWith('…')).toBe(true);
+      expect(cut.slice(2, -1).split(emoji).every((part) => part === ''), cut).toBe(true);
+    }
+  });
+  it('leaves text that fits as it is, and cuts wide characters by their columns', () => {
+    expect(truncate('abc', 3)).toBe('abc');
+    expect(truncate('日本語日本語', 7)).toBe('日本語…');
+    expect(truncate('abc', 0)).toBe('');
   });
 });
