@@ -190,7 +190,7 @@ export async function listDeliveries(
 export async function redeliver(deps: Deps, caller: Caller, deliveryId: string): Promise<Delivery> {
   requireAdmin(caller, 'manage webhooks');
   const row = await deps.store.transaction(async (tx) => {
-    const original = await tx.deliveries.getById(deliveryId);
+    const original = await tx.deliveries.getForUpdate(deliveryId);
     if (!original) throw notFound('Webhook delivery');
     const webhook = await tx.webhooks.getById(original.webhook_id);
     if (!webhook) throw new AppError(409, ErrorCode.conflict, 'The webhook of this delivery has been removed');

@@ -5,7 +5,7 @@ import { followsPage } from './follows.js';
 import type { Dialect } from './dialect.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database } from './schema.js';
-import { deleter, inserter, listPage, type Listed, type Selection } from './paging.js';
+import { byId, deleter, inserter, listPage, type Listed, type Selection } from './paging.js';
 
 /** A user's notification's own columns, but its number (`seq`, the live stream's). */
 export type NotificationOwn = Omit<Selectable<Database['notifications']>, 'seq'>;
@@ -177,11 +177,7 @@ export function notificationJobsRepo(db: Kysely<Database>, dialect: Dialect) {
   const free = (now: string) => db.selectFrom('notification_jobs').where('lease_until', '<=', now).orderBy('lease_until').orderBy('id');
   return {
     insert: inserter(db, 'notification_jobs'),
-    /** The job, locked until the transaction ends (PostgreSQL; SQLite's writer holds the only write lock already). */
-    getForUpdate(id: string): Promise<NotificationJobRow | undefined> {
-      const q = db.selectFrom('notification_jobs').selectAll().where('id', '=', id);
-      return (dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
-    },
+    getForUpdate: byId(db, 'notification_jobs', true),
     due(now: string, limit: number): Promise<NotificationJobRow[]> {
       return free(now).selectAll().limit(limit).execute();
     },

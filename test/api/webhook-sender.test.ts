@@ -170,6 +170,21 @@ describe('redelivering a pending delivery', () => {
     expect(r.requests.map((q) => q.behaviour)).toEqual(['fail', 'fail', 'ok']);
   });
 
+  it('takes concurrent redeliveries of one delivery in turn: the message is pending once', async () => {
+    const clock = testClock();
+    const api = await app({ clock, webhooks: { allowPrivate: true, retrySchedule: [1, 1], pollMs: 20 } });
+    const r = await receiver('fail');
+    const hook = await addWebhook(api, r.url);
+    const original = await addDelivery(api, hook, clock().toISOString());
+    await until(() => api.store.deliveries.getById(original), (d) => d?.attempts === 1);
+    // The sender held back (a receiver that fails, a clock standing still): only the redeliveries write.
+    const answers = await Promise.all(Array.from({ length: 4 }, () => api.call('POST', `/webhook_deliveries/${original}/redeliver`)));
+    for (const res of answers) expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const stillPending = (await pending(api, original)).map((d) => d.id);
+    expect(stillPending).toHaveLength(1);
+    expect(answers.map((res) => res.body.id)).toContain(stillPending[0]);
+  });
+
   it('keeps the original stopped when its attempt was in flight and fails after the redelivery', async () => {
     const clock = testClock();
     const api = await app({ clock, webhooks: { allowPrivate: true, retrySchedule: [1, 1], timeoutMs: 500, pollMs: 20 } });
