@@ -129,15 +129,22 @@ describe('redelivering a pending delivery', () => {
   /** The message's deliveries still pending (to be sent again). */
   const pending = (api: TestApp, messageId: string) =>
     api.store.db.selectFrom('webhook_deliveries').select('id').where('message_id', '=', messageId).where('status', '=', 'pending').execute();
-
-  it("stops the original's scheduled retry in the redelivery's transaction: one pending attempt, the message sent once more", async () => {
+  /**
+   * A delivery whose receiver failed once, its retry scheduled a second ahead on a test clock that stands still: the
+   * sender tries nothing more of it on its own.
+   */
+  const failedOnce = async () => {
     const clock = testClock();
     const api = await app({ clock, webhooks: { allowPrivate: true, retrySchedule: [1, 1], pollMs: 20 } });
     const r = await receiver('fail');
     const hook = await addWebhook(api, r.url);
     const original = await addDelivery(api, hook, clock().toISOString());
-    // Failed once, its retry scheduled (a second ahead on the test clock, which stands still).
     await until(() => api.store.deliveries.getById(original), (d) => d?.attempts === 1);
+    return { api, r, hook, original };
+  };
+
+  it("stops the original's scheduled retry in the redelivery's transaction: one pending attempt, the message sent once more", async () => {
+    const { api, r, hook, original } = await failedOnce();
     expect(await pending(api, original)).toEqual([{ id: original }]);
     r.setDefault('ok');
     const res = await api.call('POST', `/webhook_deliveries/${original}/redeliver`);
@@ -151,12 +158,7 @@ describe('redelivering a pending delivery', () => {
   });
 
   it('stops an earlier redelivery still pending too: redelivered twice, the message is pending once', async () => {
-    const clock = testClock();
-    const api = await app({ clock, webhooks: { allowPrivate: true, retrySchedule: [1, 1], pollMs: 20 } });
-    const r = await receiver('fail');
-    const hook = await addWebhook(api, r.url);
-    const original = await addDelivery(api, hook, clock().toISOString());
-    await until(() => api.store.deliveries.getById(original), (d) => d?.attempts === 1);
+    const { api, r, original } = await failedOnce();
     const first = await api.call('POST', `/webhook_deliveries/${original}/redeliver`);
     expect(first.status, JSON.stringify(first.body)).toBe(202);
     // The first redelivery failed too, its retry scheduled (the test clock stands still).
@@ -171,12 +173,7 @@ describe('redelivering a pending delivery', () => {
   });
 
   it('takes concurrent redeliveries of one delivery in turn: the message is pending once', async () => {
-    const clock = testClock();
-    const api = await app({ clock, webhooks: { allowPrivate: true, retrySchedule: [1, 1], pollMs: 20 } });
-    const r = await receiver('fail');
-    const hook = await addWebhook(api, r.url);
-    const original = await addDelivery(api, hook, clock().toISOString());
-    await until(() => api.store.deliveries.getById(original), (d) => d?.attempts === 1);
+    const { api, original } = await failedOnce();
     // The sender held back (a receiver that fails, a clock standing still): only the redeliveries write.
     const answers = await Promise.all(Array.from({ length: 4 }, () => api.call('POST', `/webhook_deliveries/${original}/redeliver`)));
     for (const res of answers) expect(res.status, JSON.stringify(res.body)).toBe(202);
