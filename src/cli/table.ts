@@ -25,15 +25,14 @@ const columnsOf = (ch: string): number => Math.max(stringWidth(ch), /\p{Extended
  * or toned emoji is never split), each as wide as it may be: a line cut here is never cut again by the table or ink.
  */
 export function truncate(text: string, width: number): string {
-  const all = [...graphemes.segment(text)].map((g) => g.segment);
-  if (all.reduce((n, ch) => n + columnsOf(ch), 0) <= width) return text;
+  const all = [...graphemes.segment(text)].map(({ segment }) => ({ segment, w: columnsOf(segment) }));
+  if (all.reduce((n, ch) => n + ch.w, 0) <= width) return text;
   if (width <= 0) return '';
   let out = '';
   let used = 0;
-  for (const ch of all) {
-    const w = columnsOf(ch);
+  for (const { segment, w } of all) {
     if (used + w > width - 1) break;
-    out += ch;
+    out += segment;
     used += w;
   }
   return `${out}…`;

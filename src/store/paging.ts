@@ -14,11 +14,16 @@ export type AnyQuery = SelectQueryBuilder<any, any, any>;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyDb = Kysely<any>;
 
-/** A table's row by its id, its insert and its delete by id: what most repositories begin with. */
-/** A row by id; `locked`: until the transaction ends, on PostgreSQL (SQLite's writer holds the only write lock already). */
-export const byId = <T extends keyof Database>(db: Kysely<Database>, table: T, locked = false) => (id: string) => {
-  const q = (db as AnyDb).selectFrom(table as string).selectAll().where('id', '=', id);
-  return (locked && dialectOf(db) === 'postgres' ? q.forUpdate() : q).executeTakeFirst() as Promise<Selectable<Database[T]> | undefined>;
+/**
+ * A table's row by its id, its insert and its delete by id: what most repositories begin with. `locked`: the row is
+ * locked until the transaction ends, on PostgreSQL (SQLite's writer holds the only write lock already).
+ */
+export const byId = <T extends keyof Database>(db: Kysely<Database>, table: T, locked = false) => {
+  const lock = locked && onPostgres(db);
+  return (id: string) => {
+    const q = (db as AnyDb).selectFrom(table as string).selectAll().where('id', '=', id);
+    return (lock ? q.forUpdate() : q).executeTakeFirst() as Promise<Selectable<Database[T]> | undefined>;
+  };
 };
 export const inserter = <T extends keyof Database>(db: Kysely<Database>, table: T) => async (row: Insertable<Database[T]>): Promise<void> => {
   await (db as AnyDb).insertInto(table).values(row).execute();
