@@ -190,9 +190,11 @@ export async function listDeliveries(
 export async function redeliver(deps: Deps, caller: Caller, deliveryId: string): Promise<Delivery> {
   requireAdmin(caller, 'manage webhooks');
   const row = await deps.store.transaction(async (tx) => {
-    const original = await tx.deliveries.getForUpdate(deliveryId);
+    const original = await tx.deliveries.getById(deliveryId);
     if (!original) throw notFound('Webhook delivery');
-    const webhook = await tx.webhooks.getById(original.webhook_id);
+    // Locked: redeliveries of one message, of the same delivery or of different ones, take turns (else each missed
+    // the other's new delivery, and the message was pending twice).
+    const webhook = await tx.webhooks.getForUpdate(original.webhook_id);
     if (!webhook) throw new AppError(409, ErrorCode.conflict, 'The webhook of this delivery has been removed');
     const now = nowIso(deps);
     const resent = newDelivery(original, now);

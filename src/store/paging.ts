@@ -16,13 +16,14 @@ export type AnyDb = Kysely<any>;
 
 /**
  * A table's row by its id, its insert and its delete by id: what most repositories begin with. `locked`: the row is
- * locked until the transaction ends, on PostgreSQL (SQLite's writer holds the only write lock already).
+ * locked until the transaction ends, on PostgreSQL (SQLite's writer holds the only write lock already), but not its
+ * key: rows that refer to it may still be written meanwhile.
  */
 export const byId = <T extends keyof Database>(db: Kysely<Database>, table: T, locked = false) => {
   const lock = locked && onPostgres(db);
   return (id: string) => {
     const q = (db as AnyDb).selectFrom(table as string).selectAll().where('id', '=', id);
-    return (lock ? q.forUpdate() : q).executeTakeFirst() as Promise<Selectable<Database[T]> | undefined>;
+    return (lock ? q.forNoKeyUpdate() : q).executeTakeFirst() as Promise<Selectable<Database[T]> | undefined>;
   };
 };
 export const inserter = <T extends keyof Database>(db: Kysely<Database>, table: T) => async (row: Insertable<Database[T]>): Promise<void> => {

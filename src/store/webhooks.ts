@@ -22,6 +22,8 @@ export function webhooksRepo(db: Kysely<Database>, box: SecretBox) {
         .execute();
     },
     getById: byId(db, 'webhooks'),
+    /** Locked: redeliveries to one webhook take turns, each superseding what the one before it left pending. */
+    getForUpdate: byId(db, 'webhooks', true),
     all(): Promise<WebhookRow[]> {
       return db.selectFrom('webhooks').selectAll().orderBy('id').execute();
     },
@@ -77,8 +79,6 @@ export function deliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
   return {
     insert: inserter(db, 'webhook_deliveries'),
     getById: byId(db, 'webhook_deliveries'),
-    /** Locked: redeliveries of one delivery take turns, the second superseding the first's new delivery. */
-    getForUpdate: byId(db, 'webhook_deliveries', true),
     /**
      * Claims a webhook's due deliveries by moving their next attempt to the lease's end (due again after a crash). On
      * PostgreSQL `SKIP LOCKED`, so concurrent senders take different ones.

@@ -172,10 +172,13 @@ describe('redelivering a pending delivery', () => {
     expect(r.requests.map((q) => q.behaviour)).toEqual(['fail', 'fail', 'ok']);
   });
 
-  it('takes concurrent redeliveries of one delivery in turn: the message is pending once', async () => {
+  it('takes concurrent redeliveries of one message in turn, of one delivery or of several: the message is pending once', async () => {
     const { api, original } = await failedOnce();
+    const first = await api.call('POST', `/webhook_deliveries/${original}/redeliver`);
+    expect(first.status, JSON.stringify(first.body)).toBe(202);
     // The sender held back (a receiver that fails, a clock standing still): only the redeliveries write.
-    const answers = await Promise.all(Array.from({ length: 4 }, () => api.call('POST', `/webhook_deliveries/${original}/redeliver`)));
+    const ids = [original, first.body.id, original, first.body.id, original, first.body.id];
+    const answers = await Promise.all(ids.map((id) => api.call('POST', `/webhook_deliveries/${id}/redeliver`)));
     for (const res of answers) expect(res.status, JSON.stringify(res.body)).toBe(202);
     const stillPending = (await pending(api, original)).map((d) => d.id);
     expect(stillPending).toHaveLength(1);
