@@ -1,12 +1,12 @@
-import { Box, render, Text, useApp, useInput, useStdout, type Key } from 'ink';
+import { render, useApp, useInput, useStdout, type Key } from 'ink';
 import { InterruptedError, onSignals } from '../errors.js';
 import { createElement as h, useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import type { ModerationItem, ReportItem } from '../../shared/schemas/moderation.js';
 import { MAX_SUSPENSION_REASON } from '../../shared/schemas/suspensions.js';
-import { itemDetails, type GroupReport, type GroupState } from './details.js';
+import type { GroupReport, GroupState } from './details.js';
 import { typed, useKeyState } from './keys.js';
-import { truncate as fit } from '../table.js';
-import { defaultSuspensionReason, describeItem, isReport, kindLabel, outcome, question, rowCells, suspensionNow, waited, type Verb } from './items.js';
+import { defaultSuspensionReason, describeItem, isReport, outcome, suspensionNow, type Verb } from './items.js';
+import { queueView, type Message, type Mode } from './view.js';
 
 /** What the screen needs from the API: the queue, the transitions, the reports of a target, and news of changes. */
 export interface QueueSource {
@@ -36,12 +36,6 @@ export interface ScreenOptions {
   describeError(error: unknown): string;
   /** What an action still under way when `q` was pressed came to: said after the screen is gone. */
   onLeaving?(line: string): void;
-}
-
-type Mode = 'list' | 'confirm' | 'reason' | 'details';
-interface Message {
-  text: string;
-  tone: 'ok' | 'bad' | 'plain';
 }
 
 const WRONG_KEY = 'a and r settle requests and invites; d, s and x settle reports';
@@ -291,82 +285,7 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
     if (input === 'x') return ask('dismiss', selected);
   };
 
-  const c = options.color;
-  const width = Math.max(20, size.columns);
-  const height = Math.max(8, size.rows);
-  const title = h(
-    Box,
-    { width, justifyContent: 'space-between' },
-    h(Text, { bold: true, color: c ? 'cyan' : undefined, wrap: 'truncate-end' }, `agora queue · ${total} waiting`),
-    h(Text, { color: c ? (live && current ? 'green' : 'yellow') : undefined }, !live ? '○ offline' : current ? '● live' : '○ not current'),
-  );
-  const reportSelected = selected !== undefined && isReport(selected);
-  // Only the keys that can act on the selected item: a user reported cannot be removed.
-  const removable = reportSelected && selected.target.type !== 'User';
-  const keysOf = reportSelected
-    ? `${removable ? 'd remove  ' : ''}${maySuspend ? 's suspend  ' : ''}x dismiss`
-    : `${selected && suspensionNow(selected) ? '' : 'a accept  '}r refuse`;
-  const help =
-    mode === 'confirm' && pending
-      ? `${question(pending.verb, pending.item)} (y/N)`
-      : mode === 'reason' && pending
-        ? `${question('suspend', pending.item)} reason [${defaultSuspensionReason(pending.item as ReportItem)}]: ${reason}█  ⏎ suspend  esc cancel`
-        : mode === 'details'
-          ? `⏎/esc back  ${keysOf}  q quit`
-          : `↑↓ move  ${keysOf}  ⏎ details  q quit`;
-  const asking = mode === 'confirm' || mode === 'reason';
-  // Cut here, not by ink: its cut keeps a wide character (CJK, emoji) straddling the edge, and the line wraps.
-  const footer = [
-    h(Text, { key: 'msg', wrap: 'truncate-end', color: c ? (message.tone === 'ok' ? 'green' : message.tone === 'bad' ? 'red' : undefined) : undefined }, fit(message.text || ' ', width)),
-    h(Text, { key: 'help', wrap: 'truncate-end', bold: asking, color: c && asking ? 'yellow' : undefined, dimColor: c && !asking }, fit(help, width)),
-  ];
-  const bodyRows = height - 5;
-  let body: ReactNode;
-  if (mode === 'details' && selected) {
-    // Cut at its height, not drawn over the footer (a small window, long texts).
-    body = h(Box, { flexDirection: 'column', height: bodyRows + 1, overflow: 'hidden' }, ...itemDetails(selected, group, width));
-  } else {
-    const [kindWidth, agoWidth] = [9, 5];
-    const rest = width - 2 - kindWidth - agoWidth - 3;
-    // The page as wide as the longest name shown needs (up to 45 %), the rest for what is reported.
-    const longestPage = Math.max(4, ...items.map((item) => [...rowCells(item)[0]].length));
-    const pageWidth = Math.min(longestPage, Math.ceil(rest * 0.45));
-    const whoWidth = rest - pageWidth;
-    const row = (key: string, marker: string, cells: [string, string, string, string], style: { bold?: boolean; color?: string; dimColor?: boolean; inverse?: boolean }) =>
-      h(
-        Box,
-        { key, width },
-        h(Box, { width: 2, flexShrink: 0 }, h(Text, style, marker)),
-        h(Box, { width: kindWidth + 1, flexShrink: 0 }, h(Text, { ...style, wrap: 'truncate-end' }, fit(cells[0], kindWidth + 1))),
-        h(Box, { width: pageWidth + 1, flexShrink: 0 }, h(Text, { ...style, wrap: 'truncate-end' }, fit(cells[1], pageWidth + 1))),
-        h(Box, { width: whoWidth + 1, flexShrink: 0 }, h(Text, { ...style, wrap: 'truncate-end' }, fit(cells[2], whoWidth + 1))),
-        h(Box, { width: agoWidth, flexShrink: 0, justifyContent: 'flex-end' }, h(Text, style, cells[3])),
-      );
-    const first = Math.max(0, Math.min(index - bodyRows + 1, items.length - bodyRows));
-    const shown = items.slice(Math.max(0, first), Math.max(0, first) + bodyRows);
-    body = h(
-      Box,
-      { flexDirection: 'column', height: bodyRows + 1 },
-      row('head', ' ', ['KIND', 'PAGE', 'WHO', 'WAIT'], { bold: true, dimColor: c }),
-      ...(items.length === 0 && message.text !== 'loading…'
-        ? [
-            h(
-              Box,
-              { key: 'empty', paddingLeft: 2 },
-              h(Text, { wrap: 'wrap' }, 'Nothing waiting. Requests to join and invites of the pages you administer, and the reports you may settle, appear here as they come.'),
-            ),
-          ]
-        : shown.map((item) =>
-            row(
-              item.id,
-              item.id === selected?.id ? '›' : ' ',
-              [kindLabel(item), ...rowCells(item), waited(item.created_at)],
-              item.id === selected?.id ? { bold: true, color: c ? 'cyan' : undefined } : {},
-            ),
-          )),
-    );
-  }
-  return h(Box, { flexDirection: 'column', width, height: height - 1 }, title, body, ...footer);
+  return queueView({ items, total, index, selected, mode, pending, reason, message, live, current, maySuspend, group, size, color: options.color });
 }
 
 /** Full screen (the terminal's alternate screen) until `q`; the screen before it comes back after. */
