@@ -176,6 +176,8 @@ export async function createComment(deps: Deps, caller: Caller, input: CreateCom
   const row = await deps.store.transaction(async (tx) => {
     const { user: author, viewer } = await actingUser(tx, caller, input.user_id);
     const status = await readableStatus(tx, viewer, input.status_id, nowIso(deps));
+    // Held (domain/README.md, "Content held"): a removal under way goes first, and this finds the status gone.
+    if (!(await tx.statuses.hold(status.id, 'write'))) throw notFound('Status');
     const now = nowIso(deps);
     const comment: CommentRow = {
       id: newId(),
@@ -217,8 +219,11 @@ export async function createLike(deps: Deps, caller: Caller, input: CreateLikeIn
     let status: StatusRow;
     if (input.comment_id) {
       ({ comment, status } = await readableComment(tx, viewer, input.comment_id, nowIso(deps)));
+      // Held (domain/README.md, "Content held"), the status first: a removal of either takes the like along or goes first.
+      if (!(await tx.statuses.hold(status.id, 'share')) || !(await tx.comments.hold(comment.id, 'write'))) throw notFound('Comment');
     } else {
       status = await readableStatus(tx, viewer, input.status_id!, nowIso(deps));
+      if (!(await tx.statuses.hold(status.id, 'write'))) throw notFound('Status');
     }
     const now = nowIso(deps);
     const like: LikeRow = {

@@ -126,11 +126,23 @@ async function removedByAnother(
 
 export async function removeStatus(deps: Deps, caller: Caller, id: string, reason: string | null): Promise<void> {
   await deps.store.transaction(async (tx) => {
+    await holdForRemoval(tx, 'Status', id);
     const { status, readable } = await knownStatus(tx, viewerOf(caller), id, nowIso(deps)).catch((error: unknown) => alreadyRemoved(tx, caller, 'Status', id, error));
     await requireMayRemove(tx, caller, status.user_id, status, readable, 'status');
     await removeStatusIn(tx, nowIso(deps), caller, status, reason);
   });
   deps.webhooks?.wake();
+}
+
+/**
+ * Holds content before it is removed (domain/README.md, "Content held"): a comment, a like or a report written meanwhile
+ * comes first and goes with it, or finds it gone; a second removal finds it removed. What is read after sees that.
+ */
+export async function holdForRemoval(tx: Store, type: 'Status' | 'Comment', id: string): Promise<void> {
+  if (type === 'Status') return void (await tx.statuses.hold(id, 'remove'));
+  const comment = await tx.comments.getById(id);
+  // The status first, as every writer holds them; its comment count moves.
+  if (comment && (await tx.statuses.hold(comment.status_id, 'write'))) await tx.comments.hold(id, 'remove');
 }
 
 /**
@@ -147,12 +159,15 @@ export async function alreadyRemoved(tx: Store, caller: Caller, type: 'Status' |
 export async function removeStatusIn(tx: Store, now: string, caller: Caller, status: StatusRow, reason: string | null): Promise<void> {
   const commentIds = await tx.removals.removeStatus(status, { removed_at: now, removed_by: caller.user.id, removal_reason: reason });
   await removedByAnother(tx, now, caller, status, { type: 'Status', id: status.id, content: status.content, authorId: status.user_id }, reason);
-  const comments = commentIds.map((id) => ({ type: 'Comment' as const, id }));
-  await settleReportsIn(tx, now, caller, [{ type: 'Status', id: status.id }, ...comments], 'remove');
+  const removed = [{ type: 'Status' as const, id: status.id }, ...commentIds.map((id) => ({ type: 'Comment' as const, id }))];
+  await settleReportsIn(tx, now, caller, removed, 'remove');
+  // After the settling, whose audit entry still quotes it (the audit log is Admins', who read removed content).
+  await tx.reports.unquote(removed);
 }
 
 export async function removeComment(deps: Deps, caller: Caller, id: string, reason: string | null): Promise<void> {
   await deps.store.transaction(async (tx) => {
+    await holdForRemoval(tx, 'Comment', id);
     const { comment, status, readable } = await knownComment(tx, viewerOf(caller), id, nowIso(deps)).catch((error: unknown) =>
       alreadyRemoved(tx, caller, 'Comment', id, error),
     );
@@ -167,6 +182,7 @@ export async function removeCommentIn(tx: Store, now: string, caller: Caller, co
   await tx.removals.removeComment(comment, status, { removed_at: now, removed_by: caller.user.id, removal_reason: reason });
   await removedByAnother(tx, now, caller, status, { type: 'Comment', id: comment.id, content: comment.content, authorId: comment.user_id }, reason);
   await settleReportsIn(tx, now, caller, [{ type: 'Comment', id: comment.id }], 'remove');
+  await tx.reports.unquote([{ type: 'Comment', id: comment.id }]);
 }
 
 /**

@@ -43,7 +43,8 @@ export async function toReportRecords(store: Store, caller: Caller, rows: Report
 }
 
 /**
- * What a report (or its queue item) shows of the content as reported: nothing for a user; while the content's author
+ * What a report (or its queue item) shows of the content as reported: nothing for a user, nor for removed content (its
+ * excerpt emptied by the removal); while the content's author
  * is suspended, their content is hidden from all but Admins (docs/api.md), and so is the excerpt: the report and the
  * queue item still say who and why.
  */
@@ -51,7 +52,7 @@ export const excerptShown = (
   caller: Caller,
   report: { target_type: string | null; excerpt: string | null },
   author: { suspension?: unknown } | undefined,
-): string | null => (report.target_type === 'User' || (!caller.isAdmin && !!author?.suspension) ? null : report.excerpt);
+): string | null => (report.target_type === 'User' || (!caller.isAdmin && !!author?.suspension) ? null : report.excerpt || null);
 
 const RESOLUTION = { remove: 'removed', suspend: 'suspended', none: 'none' } as const;
 

@@ -11,7 +11,7 @@ import { actingUser, readableComment, readableStatus, viewerOf } from './content
 import { nowIso, type Caller, type Deps } from './context.js';
 import { excerpt, notifyUsers, pageRef, projectAdminIds, userRef } from './notifications.js';
 import { requireActingFor } from './permissions.js';
-import { alreadyRemoved, mayRemove, pageOfStatus, removeCommentIn, removeStatusIn } from './removals.js';
+import { alreadyRemoved, holdForRemoval, mayRemove, pageOfStatus, removeCommentIn, removeStatusIn } from './removals.js';
 import { settleReportsIn, toReportRecords } from './report-settlement.js';
 import { suspendIn } from './suspensions.js';
 import { recordWebhookEvent } from './webhooks.js';
@@ -43,13 +43,13 @@ export async function createReport(deps: Deps, caller: Caller, input: CreateRepo
       const status = await unseenIs404(readableStatus(tx, viewer, input.target_id, now), 'Status').catch((error: unknown) =>
         alreadyRemoved(tx, caller, 'Status', input.target_id, error),
       );
-      if (!(await tx.reports.holdTarget('Status', status.id))) throw notFound('Status');
+      if (!(await tx.statuses.hold(status.id, 'share'))) throw notFound('Status');
       target = { user: status.user_id, page: await pageOfStatus(tx, status), excerpt: excerpt(status.content, REPORT_EXCERPT) };
     } else {
       const { comment, status } = await unseenIs404(readableComment(tx, viewer, input.target_id, now), 'Comment').catch((error: unknown) =>
         alreadyRemoved(tx, caller, 'Comment', input.target_id, error),
       );
-      if (!(await tx.reports.holdTarget('Comment', comment.id))) throw notFound('Comment');
+      if (!(await tx.comments.hold(comment.id, 'share'))) throw notFound('Comment');
       target = { user: comment.user_id, page: await pageOfStatus(tx, status), excerpt: excerpt(comment.content, REPORT_EXCERPT) };
     }
     // Nothing a moderator could do with it. (Reporting one's own content is a way to settle its reports by removing it.)
@@ -176,6 +176,8 @@ async function settle(deps: Deps, caller: Caller, id: string, input: ResolveRepo
     if (row.state !== 'open') throw conflict(ErrorCode.conflict, `This report is already ${row.state}`);
     const now = nowIso(deps);
     const target = { type: row.target_type as Report['target_type'], id: row.target_id };
+    // Held before the reports are (as a removal holds them): a removal of the same content under way goes first.
+    if (input?.action === 'remove' && target.type !== 'User') await holdForRemoval(tx, target.type, target.id);
     const records = await settleReportsIn(tx, now, caller, [target], input?.action ?? null, row.id, async (settled) => {
       // Another settle of the same target came first: it acted; this one does not act again.
       if (!settled.some((r) => r.id === row.id)) throw conflict(ErrorCode.conflict, 'This report was settled meanwhile');

@@ -1,7 +1,7 @@
 import { expressionBuilder, sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database } from './schema.js';
-import { byId, inserter, counted, counterKey, kept, keptEachPair, listPage, type Embeds, type Listed, type Selection, type Walk } from './paging.js';
+import { byId, holder, inserter, counted, counterKey, kept, keptEachPair, listPage, type Embeds, type Listed, type Selection, type Walk } from './paging.js';
 import { followsPage } from './follows.js';
 import { withUser, type WithUser } from './users.js';
 import { authorShown, eventPageSeen, ofSuspendedAuthors, reachesFollowers, statusKnownTo, statusOpenTo, streamStatusShown, type Viewer } from './visibility.js';
@@ -70,6 +70,7 @@ export function statusesRepo(db: Kysely<Database>) {
   return {
     insert: inserter(db, 'statuses'),
     getById: byId(db, 'statuses'),
+    hold: holder(db, 'statuses'),
     /** The status if the viewer may know of it, and whether they may read it: one statement (`visibility.ts`). */
     getKnown(id: string, viewer: Viewer, now: string): Promise<(StatusRow & { readable: number }) | undefined> {
       return fromStatuses()
@@ -126,6 +127,7 @@ export function commentsRepo(db: Kysely<Database>) {
   return {
     insert: inserter(db, 'comments'),
     getById: byId(db, 'comments'),
+    hold: holder(db, 'comments'),
     /** A comment follows its status (`getKnown`), and is hidden too when its own author is suspended. */
     getKnown(id: string, viewer: Viewer, now: string): Promise<(CommentRow & { readable: number }) | undefined> {
       return db

@@ -26,6 +26,21 @@ export const byId = <T extends keyof Database>(db: Kysely<Database>, table: T, l
     return (lock ? q.forNoKeyUpdate() : q).executeTakeFirst() as Promise<Selectable<Database[T]> | undefined>;
   };
 };
+/**
+ * How a row is held until the transaction ends, on PostgreSQL (SQLite's one writer serializes writes already): `remove`
+ * before deleting it; `write` before changing it, its key left free (rows that refer to it may still be written);
+ * `share` to keep it from being removed meanwhile.
+ */
+export type Hold = 'remove' | 'write' | 'share';
+/** Holds a table's row by its id (`Hold`): false when it is gone. */
+export const holder = <T extends keyof Database>(db: Kysely<Database>, table: T) => {
+  const on = onPostgres(db);
+  return async (id: string, how: Hold): Promise<boolean> => {
+    if (!on) return true;
+    const q = (db as AnyDb).selectFrom(table as string).select('id').where('id', '=', id);
+    return (await (how === 'remove' ? q.forUpdate() : how === 'write' ? q.forNoKeyUpdate() : q.forShare()).executeTakeFirst()) !== undefined;
+  };
+};
 export const inserter = <T extends keyof Database>(db: Kysely<Database>, table: T) => async (row: Insertable<Database[T]>): Promise<void> => {
   await (db as AnyDb).insertInto(table).values(row).execute();
 };

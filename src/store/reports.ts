@@ -1,7 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { REPORT_STATES, REPORT_TARGET_TYPES } from '../shared/report-kinds.js';
-import { dialectOf } from './dialect.js';
 import { filteredBy, type Embeds, type Listed } from './paging.js';
 import { embedUser, type UserWithRole } from './users.js';
 import type { Database } from './schema.js';
@@ -27,13 +26,14 @@ export function reportsRepo(db: Kysely<Database>) {
   ]);
   return {
     /**
-     * Holds the reported content until the transaction ends, so a concurrent removal waits and then settles this report
-     * too (PostgreSQL; SQLite's one writer serializes them). False when the content is gone.
+     * Reports, settled ones too, stop quoting removed content: their reporters and the page's administrators no longer
+     * read it. The excerpt is then empty (shown as null).
      */
-    async holdTarget(type: 'Status' | 'Comment', id: string): Promise<boolean> {
-      if (dialectOf(db) !== 'postgres') return true;
-      const table = type === 'Status' ? 'statuses' : 'comments';
-      return (await db.selectFrom(table).select('id').where('id', '=', id).forShare().executeTakeFirst()) !== undefined;
+    async unquote(targets: { type: 'Status' | 'Comment'; id: string }[]): Promise<void> {
+      for (const type of ['Status', 'Comment'] as const) {
+        const ids = targets.filter((target) => target.type === type).map((target) => target.id);
+        if (ids.length > 0) await db.updateTable('reports').set({ excerpt: '' }).where('target_type', '=', type).where('target_id', 'in', ids).execute();
+      }
     },
     /** Refused by the unique index when the reporter already has an open report on the target, even in a race. */
     async insert(row: ReportRow): Promise<void> {

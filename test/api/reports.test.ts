@@ -305,7 +305,10 @@ describe('removing reported content', () => {
 
     for (const { id } of [a, b])
       expect(await reportById(id)).toMatchObject({ state: 'resolved', resolution: 'removed', resolved_by: remover.user.id, updated_at: t.clock().toISOString() });
-    expect([await reportById(dismissed.id), await reportById(resolved.id)]).toEqual(settledBefore);
+    // Left settled as they were, but no longer quoting what is removed (CONTRACT §8: it disappears for everyone).
+    const unquoted = settledBefore.map((r) => ({ ...r, target: { ...r.target, excerpt: null } }));
+    expect([await reportById(dismissed.id), await reportById(resolved.id)]).toEqual(unquoted);
+    expect((await t.call('GET', `/reports/${a.id}`, { as: r1.creds })).body.target).toMatchObject({ type: 'Status', id: status.id, excerpt: null });
     expect((await t.call('GET', `/reports?state=open&target_id=${status.id}`)).body.total_items).toBe(0);
     expect(await resolvedTold(r1)).toHaveLength(toldR1 + 1);
     expect(await resolvedTold(r2)).toHaveLength(toldR2 + 1);
@@ -369,7 +372,7 @@ describe('a report written while its status is removed', () => {
     const released = new Promise<void>((resolve) => (release = resolve));
     const id = newId();
     const reporting = t.store.transaction(async (tx) => {
-      expect(await tx.reports.holdTarget('Status', status.id)).toBe(true);
+      expect(await tx.statuses.hold(status.id, 'share')).toBe(true);
       const now = t.clock().toISOString();
       await tx.reports.insert({
         id, user_id: reporter.user.id, target_type: 'Status', target_id: status.id, target_user_id: spammer.user.id, page_id: null,
