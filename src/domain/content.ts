@@ -264,7 +264,7 @@ export async function createLike(deps: Deps, caller: Caller, input: CreateLikeIn
   return (await toLikeRecords(deps.store, caller, [row], deps.clock()))[0]!;
 }
 
-export async function toLikeRecords(store: Store, caller: Caller, rows: WithUser<LikeRow>[], now: Date): Promise<Like[]> {
+async function toLikeRecords(store: Store, caller: Caller, rows: WithUser<LikeRow>[], now: Date): Promise<Like[]> {
   const likers = await loadEmbeds(store, caller, rows.map((r) => r.user_id), [], now, { users: rows.map((r) => r.user) });
   return rows.map((r) => ({
     id: r.id,
@@ -329,7 +329,7 @@ export async function getStream(deps: Deps, caller: Caller, userId: string, page
 export const removedFields = (row: RemovedRow) => ({ removed_at: row.removed_at, removed_by: row.removed_by, removal_reason: row.removal_reason });
 
 /** A removed status as Admins read it; undefined for anyone else or when it was never removed. */
-export async function removedStatus(deps: Deps, caller: Caller, id: string): Promise<Status | undefined> {
+async function removedStatus(deps: Deps, caller: Caller, id: string): Promise<Status | undefined> {
   if (!caller.isAdmin) return undefined;
   const row = await deps.store.removals.getRemoved('Status', id);
   if (!row) return undefined;

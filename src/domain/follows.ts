@@ -95,7 +95,7 @@ export async function listFollows(deps: Deps, caller: Caller, query: ListFollows
 
 /** One follow, to whoever sees it in the list: a follow of a secret page is as hidden as the page (404). */
 export async function getFollow(deps: Deps, caller: Caller, id: string): Promise<Follow> {
-  const follow = await deps.store.follows.getSeen(id, viewerOf(caller));
+  const follow = await deps.store.follows.getVisible(id, viewerOf(caller));
   if (!follow) throw notFound('Follow');
   return (await toFollowRecords(deps, caller, [follow]))[0]!;
 }
@@ -111,7 +111,7 @@ async function toFollowRecords(deps: Deps, caller: Caller, rows: FollowRow[], jo
 export async function deleteFollow(deps: Deps, caller: Caller, id: string): Promise<void> {
   await deps.store.transaction(async (tx) => {
     // A follow of a secret page is as hidden as the page: 404, not 403, to those outside it.
-    const follow = await tx.follows.getSeen(id, viewerOf(caller));
+    const follow = await tx.follows.getVisible(id, viewerOf(caller));
     if (!follow) throw notFound('Follow');
     if (follow.user_id !== caller.user.id && !caller.isAdmin) throw forbidden('You may delete only your own follows');
     await tx.follows.delete(id);

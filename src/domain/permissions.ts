@@ -1,6 +1,5 @@
 import { ErrorCode, forbidden, notFound } from '../shared/errors.js';
 import {
-  PERMISSION_CATALOGUE,
   buildPermissions,
   type PermissionAction,
   type PermissionCategory,
@@ -56,4 +55,3 @@ export async function permissionsOf(deps: Deps, userId?: string): Promise<Permis
   return parsePermissions((await roleOf(deps, userId)).permissions);
 }
 
-export const permissionCategories = Object.keys(PERMISSION_CATALOGUE) as PermissionCategory[];

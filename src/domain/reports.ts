@@ -118,7 +118,7 @@ export async function listReports(deps: Deps, caller: Caller, query: ListReports
 }
 
 async function visibleReport(store: Store, caller: Caller, id: string): Promise<ReportRow> {
-  const row = await store.reports.visibleTo(viewerOf(caller), id);
+  const row = await store.reports.getVisible(id, viewerOf(caller));
   if (!row) throw notFound('Report');
   return row;
 }

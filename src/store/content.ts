@@ -4,7 +4,7 @@ import type { Database } from './schema.js';
 import { byId, holder, inserter, counted, counterKey, kept, keptEachPair, listPage, type Embeds, type Listed, type Selection, type Walk } from './paging.js';
 import { followsPage } from './follows.js';
 import { withUser, type WithUser } from './users.js';
-import { authorShown, eventPageSeen, ofSuspendedAuthors, reachesFollowers, statusKnownTo, statusOpenTo, streamStatusShown, type Viewer } from './visibility.js';
+import { authorShown, eventPageSeen, ofSuspendedAuthors, reachesFollowers, statusKnownTo, statusOpenTo, type Viewer } from './visibility.js';
 
 export type StatusRow = Selectable<Database['statuses']>;
 export type CommentRow = Selectable<Database['comments']>;
@@ -85,7 +85,9 @@ export function statusesRepo(db: Kysely<Database>) {
     async stream(userId: string, viewer: Viewer, now: string, page: Pagination): Promise<Listed<StatusListed>> {
       const { pages, users, events } = await sources(userId, viewer);
       const keys = ['s.id'];
-      const shown = () => fromStatuses().where((eb) => streamStatusShown(eb, viewer, now));
+      // The viewer may read every status of their own sources: of the rule, only the author's suspension can hide one.
+      // Kept this small so that each of a stream's walks (hundreds for some users) stays cheap to plan.
+      const shown = () => fromStatuses().where((eb) => authorShown(eb, viewer, now, 's.user_id'));
       const walks: Walk[] = [
         ...pages.map((id) => ({ query: shown().where('s.page_id', '=', id), keys })),
         ...events.map((id) => ({ query: shown().where('s.event_id', '=', id), keys })),
@@ -105,7 +107,7 @@ export function statusesRepo(db: Kysely<Database>) {
         pages.length && users.length
           ? keptEachPair((page, user) => counterKey('statuses', [page, undefined, user, '1']), ids('pages', pages), ids('users', users))
           : kept([]);
-      // Of the rule, only suspended authors remove rows from the sources (`streamStatusShown`).
+      // Of the rule, only suspended authors remove rows from the sources (`shown`).
       const unseen = ofSuspendedAuthors(viewer, now, (author) =>
         fromStatuses()
           .where('s.user_id', '=', author)

@@ -89,7 +89,7 @@ export function followsRepo(db: Kysely<Database>) {
       return !!inserted;
     },
     /** The follow if the viewer may know of it (`seenBy`, as the list). */
-    getSeen(id: string, viewer: Viewer): Promise<FollowRow | undefined> {
+    getVisible(id: string, viewer: Viewer): Promise<FollowRow | undefined> {
       return seenBy(matching({}).where('follows.id', '=', id), viewer, {}).selectAll('follows').executeTakeFirst();
     },
     find(userId: string, followableType: string, followableId: string): Promise<FollowRow | undefined> {

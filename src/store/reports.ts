@@ -4,7 +4,7 @@ import { REPORT_STATES, REPORT_TARGET_TYPES } from '../shared/report-kinds.js';
 import { filteredBy, type Embeds, type Listed } from './paging.js';
 import { embedUser, type UserWithRole } from './users.js';
 import type { Database } from './schema.js';
-import { accessRequestsSeenBy as reportsSeenBy, type Viewer } from './visibility.js';
+import { reportsSeenBy, type Viewer } from './visibility.js';
 
 /** The page's creator is the store's own (written from the page on insert): the domain neither writes nor reads it. */
 export type ReportRow = Omit<Selectable<Database['reports']>, 'page_owner_id'>;
@@ -41,7 +41,7 @@ export function reportsRepo(db: Kysely<Database>) {
       await db.insertInto('reports').values({ ...row, page_owner_id: owner }).execute();
     },
     /** The report if the viewer may know of it (`reportsSeenBy`, as the list). */
-    async visibleTo(viewer: Viewer, id: string): Promise<ReportRow | undefined> {
+    async getVisible(id: string, viewer: Viewer): Promise<ReportRow | undefined> {
       return reports.visible(id, reportsSeenBy(viewer)).selectAll('r').executeTakeFirst() as Promise<ReportRow | undefined>;
     },
     /** Reports oldest first, as the moderation queue orders them. */

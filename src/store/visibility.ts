@@ -42,9 +42,14 @@ export const visibleTotal = (all: Expression<number>, ofSecretPages: Expression<
 
 /**
  * Who sees access requests (the asker, the page's creator), invites (the sender, the invited, the page's creator) and
- * reports (the reporter, the page's creator); administrators all. As data: `filteredBy` (paging.ts) walks an index per filter.
+ * reports (the reporter, the creator of the page the content is in); administrators all. As data: `filteredBy`
+ * (paging.ts) walks an index per filter.
  */
 export function accessRequestsSeenBy(viewer: Viewer): 'all' | { user_id?: string; owner?: string }[] {
+  return viewer.isAdmin ? 'all' : [{ user_id: viewer.id }, { owner: viewer.id }];
+}
+
+export function reportsSeenBy(viewer: Viewer): 'all' | { user_id?: string; owner?: string }[] {
   return viewer.isAdmin ? 'all' : [{ user_id: viewer.id }, { owner: viewer.id }];
 }
 
@@ -154,9 +159,3 @@ export function conversationsIn(viewer: Viewer, only?: string): RawBuilder<strin
     .where((w) => eventPageSeen(w, viewer, 'c.id'));
   return sql<string>`${only === undefined ? events : events.where('c.id', '=', only)}`;
 }
-
-/**
- * The rule for a status of the viewer's own stream sources, which they may all read: only the author's suspension can
- * hide it. Kept this small so each of a stream's walks (hundreds for some users) stays cheap to plan.
- */
-export const streamStatusShown = (eb: AnyEb, viewer: Viewer, now: string): Expression<SqlBool> => authorShown(eb, viewer, now, 's.user_id');
