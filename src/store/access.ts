@@ -1,7 +1,8 @@
 import { type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database } from './schema.js';
-import { byId, deleter, everyRow, inserter, counted, counterKey, kept, listPage, type Listed, type Selection } from './paging.js';
+import { everyRow, counted, counterKey, kept, listPage, type Listed, type Selection } from './paging.js';
+import { byId, deleter, inserter } from './rows.js';
 import type { Dialect } from './dialect.js';
 
 export type PermissionSetRow = Selectable<Database['permission_sets']>;

@@ -1,7 +1,8 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { dialectOf } from './dialect.js';
-import { inserter, counted, counterKey, kept, listPage, type Listed } from './paging.js';
+import { counted, counterKey, kept, listPage, type Listed } from './paging.js';
+import { inserter } from './rows.js';
 import type { Database } from './schema.js';
 
 export type AuditEntryRow = Selectable<Database['audit_log']>;

@@ -1,7 +1,8 @@
 import { expressionBuilder, sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database } from './schema.js';
-import { byId, holder, inserter, counted, counterKey, kept, keptEachPair, listPage, type Embeds, type Listed, type Selection, type Walk } from './paging.js';
+import { counted, counterKey, kept, keptEachPair, listPage, type Embeds, type Listed, type Selection, type Walk } from './paging.js';
+import { byId, holder, inserter } from './rows.js';
 import { followsPage } from './follows.js';
 import { withUser, type WithUser } from './users.js';
 import { authorShown, eventPageSeen, ofSuspendedAuthors, reachesFollowers, statusKnownTo, statusOpenTo, type Viewer } from './visibility.js';

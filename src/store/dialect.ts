@@ -27,6 +27,7 @@ export function fixed<T extends string | number>(value: T, allowed: readonly T[]
 export function dialectOf(db: QueryExecutorProvider): Dialect {
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }
+export const onPostgres = (db: QueryExecutorProvider): boolean => dialectOf(db) === 'postgres';
 
 /**
  * `run` inside a transaction that `begin` (its statement) opens on the connection `conn`: committed, or rolled back if

@@ -5,7 +5,8 @@ import type { Dialect } from './dialect.js';
 import { secretPageOf } from './follows.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database } from './schema.js';
-import { byId, inserter, counted, counterKey, kept, keptBetween, keptEach, listPage, type Listed } from './paging.js';
+import { counted, counterKey, kept, keptBetween, keptEach, listPage, type Listed } from './paging.js';
+import { byId, inserter } from './rows.js';
 import { withUser, type WithUser } from './users.js';
 
 /** An event in a secret page says so (`secret_page`): the store's own, neither written nor read by the domain. */

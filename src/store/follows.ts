@@ -4,7 +4,8 @@ import { FOLLOWABLE_TYPES } from '../shared/schemas/follows.js';
 import { fixed } from './dialect.js';
 import { notSecretOrSeen, secretPageIdsSeen, visibleTotal, type Viewer } from './visibility.js';
 import type { Database } from './schema.js';
-import { deleter, counted, counterKey, kept, keptEach, listPage, type Embeds, type Listed } from './paging.js';
+import { counted, counterKey, kept, keptEach, listPage, type Embeds, type Listed } from './paging.js';
+import { deleter } from './rows.js';
 import { embedPage, type PageRow } from './pages.js';
 import { embedUser, type UserWithRole } from './users.js';
 

@@ -5,7 +5,8 @@ import { followsPage } from './follows.js';
 import type { Dialect } from './dialect.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database } from './schema.js';
-import { byId, deleter, inserter, listPage, type Listed, type Selection } from './paging.js';
+import { listPage, type Listed, type Selection } from './paging.js';
+import { byId, deleter, inserter } from './rows.js';
 
 /** A user's notification's own columns, but its number (`seq`, the live stream's). */
 export type NotificationOwn = Omit<Selectable<Database['notifications']>, 'seq'>;

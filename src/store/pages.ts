@@ -3,7 +3,8 @@ import type { Pagination } from '../shared/schemas/common.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database } from './schema.js';
 import { notSecretOrSeen, secretPageIdsSeen, visibleTotal, type Viewer } from './visibility.js';
-import { byId, inserter, counted, counterKey, kept, listPage, type AnyQuery, type Listed, type Selection, type Walk } from './paging.js';
+import { counted, counterKey, kept, listPage, type AnyQuery, type Listed, type Selection, type Walk } from './paging.js';
+import { byId, inserter } from './rows.js';
 
 export type PageRow = Selectable<Database['pages']>;
 const PAGE_COLUMNS = [

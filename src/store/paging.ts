@@ -1,10 +1,8 @@
-import { sql, type Expression, type Insertable, type RawBuilder, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
+import { sql, type Expression, type RawBuilder, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import { AppError, ErrorCode } from '../shared/errors.js';
 import type { Pagination } from '../shared/schemas/common.js';
-import { dialectOf, fixed } from './dialect.js';
+import { fixed, onPostgres } from './dialect.js';
 import type { Database } from './schema.js';
-
-const onPostgres = (db: AnyDb): boolean => dialectOf(db) === 'postgres';
 
 // Every list, on both engines: a page is an index range after a cursor, or after the sort key a page number skips
 // to over index entries only; its total comes from kept counts (`list_counts`, counters.ts).
@@ -14,39 +12,6 @@ export type AnyQuery = SelectQueryBuilder<any, any, any>;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyDb = Kysely<any>;
 
-/**
- * A table's row by its id, its insert and its delete by id: what most repositories begin with. `locked`: the row is
- * locked until the transaction ends, on PostgreSQL (SQLite's writer holds the only write lock already), but not its
- * key: rows that refer to it may still be written meanwhile.
- */
-export const byId = <T extends keyof Database>(db: Kysely<Database>, table: T, locked = false) => {
-  const lock = locked && onPostgres(db);
-  return (id: string) => {
-    const q = (db as AnyDb).selectFrom(table as string).selectAll().where('id', '=', id);
-    return (lock ? q.forNoKeyUpdate() : q).executeTakeFirst() as Promise<Selectable<Database[T]> | undefined>;
-  };
-};
-/**
- * How a row is held until the transaction ends, on PostgreSQL (SQLite's one writer serializes writes already): `remove`
- * before deleting it; `write` before changing it, its key left free (rows that refer to it may still be written);
- * `share` to keep it from being removed meanwhile.
- */
-export type Hold = 'remove' | 'write' | 'share';
-/** Holds a table's row by its id (`Hold`): false when it is gone. */
-export const holder = <T extends keyof Database>(db: Kysely<Database>, table: T) => {
-  const on = onPostgres(db);
-  return async (id: string, how: Hold): Promise<boolean> => {
-    if (!on) return true;
-    const q = (db as AnyDb).selectFrom(table as string).select('id').where('id', '=', id);
-    return (await (how === 'remove' ? q.forUpdate() : how === 'write' ? q.forNoKeyUpdate() : q.forShare()).executeTakeFirst()) !== undefined;
-  };
-};
-export const inserter = <T extends keyof Database>(db: Kysely<Database>, table: T) => async (row: Insertable<Database[T]>): Promise<void> => {
-  await (db as AnyDb).insertInto(table).values(row).execute();
-};
-export const deleter = <T extends keyof Database>(db: Kysely<Database>, table: T) => async (id: string): Promise<void> => {
-  await (db as AnyDb).deleteFrom(table as string).where('id', '=', id).execute();
-};
 /** A page of the whole table in id order, its total the table's kept count. */
 export const everyRow = <T extends keyof Database>(db: Kysely<Database>, table: T) => (page: Pagination): Promise<Listed<Selectable<Database[T]>>> =>
   listPage(db, [{ query: (db as AnyDb).selectFrom(table), keys: [`${table}.id`] }], (q) => q.selectAll(table), page, kept([counterKey(table, [])]));

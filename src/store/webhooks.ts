@@ -3,7 +3,8 @@ import type { Dialect } from './dialect.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database } from './schema.js';
 import { SecretBox } from './secret-box.js';
-import { byId, deleter, everyRow, inserter, counterKey, kept, listPage, type Listed } from './paging.js';
+import { everyRow, counterKey, kept, listPage, type Listed } from './paging.js';
+import { byId, deleter, inserter } from './rows.js';
 
 export type WebhookRow = Selectable<Database['webhooks']>;
 export type DeliveryRow = Selectable<Database['webhook_deliveries']>;

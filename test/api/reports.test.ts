@@ -305,7 +305,7 @@ describe('removing reported content', () => {
 
     for (const { id } of [a, b])
       expect(await reportById(id)).toMatchObject({ state: 'resolved', resolution: 'removed', resolved_by: remover.user.id, updated_at: t.clock().toISOString() });
-    // Left settled as they were, but no longer quoting what is removed (CONTRACT §8: it disappears for everyone).
+    // Left settled as they were, but no longer quoting what is removed (docs/api.md: it disappears for everyone).
     const unquoted = settledBefore.map((r) => ({ ...r, target: { ...r.target, excerpt: null } }));
     expect([await reportById(dismissed.id), await reportById(resolved.id)]).toEqual(unquoted);
     expect((await t.call('GET', `/reports/${a.id}`, { as: r1.creds })).body.target).toMatchObject({ type: 'Status', id: status.id, excerpt: null });

@@ -1,0 +1,39 @@
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import { onPostgres } from './dialect.js';
+import type { AnyDb } from './paging.js';
+import type { Database } from './schema.js';
+
+// A table's row by its id, held, inserted or deleted: what most repositories begin with.
+
+/**
+ * A table's row by its id. `locked`: the row is locked until the transaction ends, on PostgreSQL (SQLite's writer
+ * holds the only write lock already), but not its key: rows that refer to it may still be written meanwhile.
+ */
+export const byId = <T extends keyof Database>(db: Kysely<Database>, table: T, locked = false) => {
+  const lock = locked && onPostgres(db);
+  return (id: string) => {
+    const q = (db as AnyDb).selectFrom(table as string).selectAll().where('id', '=', id);
+    return (lock ? q.forNoKeyUpdate() : q).executeTakeFirst() as Promise<Selectable<Database[T]> | undefined>;
+  };
+};
+/**
+ * How a row is held until the transaction ends, on PostgreSQL (SQLite's one writer serializes writes already): `remove`
+ * before deleting it; `write` before changing it, its key left free (rows that refer to it may still be written);
+ * `share` to keep it from being removed meanwhile.
+ */
+export type Hold = 'remove' | 'write' | 'share';
+/** Holds a table's row by its id (`Hold`): false when it is gone. */
+export const holder = <T extends keyof Database>(db: Kysely<Database>, table: T) => {
+  const on = onPostgres(db);
+  return async (id: string, how: Hold): Promise<boolean> => {
+    if (!on) return true;
+    const q = (db as AnyDb).selectFrom(table as string).select('id').where('id', '=', id);
+    return (await (how === 'remove' ? q.forUpdate() : how === 'write' ? q.forNoKeyUpdate() : q.forShare()).executeTakeFirst()) !== undefined;
+  };
+};
+export const inserter = <T extends keyof Database>(db: Kysely<Database>, table: T) => async (row: Insertable<Database[T]>): Promise<void> => {
+  await (db as AnyDb).insertInto(table).values(row).execute();
+};
+export const deleter = <T extends keyof Database>(db: Kysely<Database>, table: T) => async (id: string): Promise<void> => {
+  await (db as AnyDb).deleteFrom(table as string).where('id', '=', id).execute();
+};
