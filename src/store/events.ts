@@ -19,11 +19,15 @@ export type EventFilter = Partial<Record<'owner' | 'page_id' | 'slug' | 'running
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
-  /** The earliest start of an event running at `from`: less the longest event's length and a second (a bound only). */
+  /**
+   * The earliest start of an event running at `from`: less the longest event's length and a second (a bound only),
+   * never before 0001-01-01: an event thousands of years long would otherwise carry the bound out of the calendar
+   * (NULL on SQLite, so that no event matched; "timestamp out of range" on PostgreSQL, a 500 for every dated list).
+   */
   const earliestFor = (from: string) =>
     dialect === 'postgres'
-      ? sql<string>`to_char((${from}::timestamptz - (coalesce((select n from list_counts where key = 'events.longest_ms'), 0) + 1000) * interval '1 millisecond') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
-      : sql<string>`strftime('%Y-%m-%dT%H:%M:%fZ', julianday(${from}) - (coalesce((select n from list_counts where key = 'events.longest_ms'), 0) + 1000) / 86400000.0)`;
+      ? sql<string>`to_char((${from}::timestamptz - least(coalesce((select n from list_counts where key = 'events.longest_ms'), 0) + 1000, floor(extract(epoch from (${from}::timestamptz - timestamptz '0001-01-01T00:00:00Z')) * 1000))::float8 * interval '1 millisecond') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+      : sql<string>`strftime('%Y-%m-%dT%H:%M:%fZ', max(julianday(${from}) - (coalesce((select n from list_counts where key = 'events.longest_ms'), 0) + 1000) / 86400000.0, julianday('0001-01-01')))`;
   /** `ordered`: a walk in the list's order, not a count (which walks whichever index fits best). */
   const matching = (filter: EventFilter, ordered: boolean) => {
     let q = db.selectFrom('events');

@@ -425,7 +425,7 @@ describe('the limits of reporting and settling', () => {
     const cases = [
       ['2001-01-01T00:00:00Z', 'must be in the future'],
       // 10000-01-01T13:00Z once in UTC: stored as `+010000-…`, it would compare as text before every time.
-      ['9999-12-31T23:00:00-14:00', 'must fall within the years 0000 to 9999 in UTC'],
+      ['9999-12-31T23:00:00-14:00', 'must fall within the years 0001 to 9999 in UTC'],
     ] as const;
     for (const [until, message] of cases)
       for (const [url, body] of [

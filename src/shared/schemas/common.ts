@@ -173,12 +173,13 @@ export const listResult = <T>(items: T[], listed: { total: number; next?: string
 
 /**
  * A time whose UTC form keeps a four-digit year: an offset can carry 9999-12-31T23:00-14:00 into the year 10000,
- * written `+010000-…`, and stored times are compared as text (a suspension's end, an event's dates).
+ * written `+010000-…`, and stored times are compared as text (a suspension's end, an event's dates). Nor the year
+ * 0000, which PostgreSQL's timestamps lack (1 BC is followed by AD 1): storing it failed with a 500.
  */
-export const FOUR_DIGIT_YEAR = 'must fall within the years 0000 to 9999 in UTC';
+export const FOUR_DIGIT_YEAR = 'must fall within the years 0001 to 9999 in UTC';
 export function fourDigitUtcYear(value: string): boolean {
   const year = new Date(value).getUTCFullYear();
-  return year >= 0 && year <= 9999;
+  return year >= 1 && year <= 9999;
 }
 
 /** Date.parse rolls 2026-02-30 over to March; a date whose day does not exist is refused instead. */

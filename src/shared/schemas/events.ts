@@ -115,6 +115,7 @@ const day = z
   .trim()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'date must be a day as YYYY-MM-DD')
   .refine((v) => sameCalendarDay(v), 'date is not a real day')
+  .refine((v) => !v.startsWith('0000-'), 'date must fall within the years 0001 to 9999')
   .meta({ format: 'date', description: 'Events running that day (YYYY-MM-DD)' })
   .optional();
 
