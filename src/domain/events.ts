@@ -88,7 +88,9 @@ export async function listEvents(deps: Deps, caller: Caller, query: ListEventsQu
     const dayStart = new Date(`${query.date}T00:00:00.000Z`);
     const dayFrom = dayStart.toISOString();
     runningFrom = runningFrom === undefined || dayFrom > runningFrom ? dayFrom : runningFrom;
-    runningBefore = new Date(dayStart.getTime() + DAY_MS).toISOString();
+    // Stored times are compared as text: the day after 9999-12-31 would be written `+010000-…` and sort before
+    // every time, so that day's bound is its own 24:00 (after each of its times as text).
+    runningBefore = query.date === '9999-12-31' ? '9999-12-31T24:00:00.000Z' : new Date(dayStart.getTime() + DAY_MS).toISOString();
   }
   const listed = await deps.store.events.list(
     { owner: query.owner, page_id: query.page_id, slug: query.slug, runningFrom, runningBefore },

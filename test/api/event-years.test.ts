@@ -42,6 +42,7 @@ describe('events at the edges of the calendar', () => {
     expect(await ids('date=2026-11-20')).toEqual([forever, today]);
     expect(await ids('event_date=current_and_coming')).toEqual([forever, today]);
     expect(await ids('date=0001-01-01')).toEqual([forever]);
+    expect(await ids('date=9999-12-31')).toEqual([forever]);
     expect(await ids(`owner=${owner.user.id}&date=2026-11-20`)).toEqual([forever, today]);
   });
 });
