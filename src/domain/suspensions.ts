@@ -88,8 +88,11 @@ export async function liftSuspension(deps: Deps, caller: Caller, userId: string)
     if (!user) throw notFound('User');
     const s = await tx.suspensions.get(user.id);
     // The user exists (their record was read): what is missing is a suspension in force, said as such.
-    if (!s || !inForce(s, new Date(now))) throw new AppError(404, ErrorCode.notFound, `${user.nickname} is not suspended`);
-    await tx.suspensions.delete(user.id, now);
+    const notSuspended = () => new AppError(404, ErrorCode.notFound, `${user.nickname} is not suspended`);
+    if (!s || !inForce(s, new Date(now))) throw notSuspended();
+    // The delete says whether this request lifted it: lifts racing on PostgreSQL all read it in force, and each
+    // answered 200 with its own audit entry and notification.
+    if (!(await tx.suspensions.delete(user.id, now))) throw notSuspended();
     await recordAudit(tx, now, caller, { action: 'user.unsuspend', target_id: user.id, summary: `lifted ${user.nickname}'s suspension` });
     await notifyUsers(
       tx,

@@ -54,6 +54,20 @@ describe('suspension', () => {
     expect((await t.call('GET', `/audit_log?action=user.unsuspend&target_id=${bob.user.id}`)).body.total_items).toBe(1);
   });
 
+  it('suspended ten times at once: every answer 200, one suspension; lifted ten times at once: one 200, one notice', async () => {
+    const bob = await t.member();
+    const puts = await Promise.all(Array.from({ length: 10 }, (_, i) => suspend(bob, { reason: `spam ${i}` })));
+    expect(puts.map((r) => r.status)).toEqual(Array(10).fill(200));
+    expect((await t.call('GET', `/users/${bob.user.id}`)).body.suspension).toMatchObject({ reason: expect.stringMatching(/^spam \d$/) });
+    const lifts = await Promise.all(Array.from({ length: 10 }, () => t.call('DELETE', `/users/${bob.user.id}/suspension`)));
+    expect(lifts.map((r) => r.status).sort()).toEqual([200, ...Array(9).fill(404)]);
+    const told = ((await t.call('GET', `/users/${bob.user.id}/notifications`, { as: bob.creds })).body as { notification_type: string }[]).filter(
+      (n) => n.notification_type === 'suspension_lifted',
+    );
+    expect(told).toHaveLength(1);
+    expect((await t.call('GET', `/audit_log?action=user.unsuspend&target_id=${bob.user.id}`)).body.total_items).toBe(1);
+  });
+
   it('never suspends oneself (409 cannot_suspend_self)', async () => {
     const res = await t.call('PUT', `/users/${t.admin.id}/suspension`, { body: { reason: 'x' } });
     expect(res.status).toBe(409);
