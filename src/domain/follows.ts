@@ -114,6 +114,6 @@ export async function deleteFollow(deps: Deps, caller: Caller, id: string): Prom
     const follow = await tx.follows.getVisible(id, viewerOf(caller));
     if (!follow) throw notFound('Follow');
     if (follow.user_id !== caller.user.id && !caller.isAdmin) throw forbidden('You may delete only your own follows');
-    await tx.follows.delete(id);
+    if (!(await tx.follows.delete(id))) throw notFound('Follow');
   });
 }

@@ -208,7 +208,9 @@ export async function deleteInvite(deps: Deps, caller: Caller, id: string): Prom
     if (row.user_id !== caller.user.id && !administersPage(caller, page)) throw forbidden(WITHDRAW_REFUSAL);
     const now = nowIso(deps);
     const [record] = await toRecords(tx, caller, [row], new Date(now));
-    await tx.invites.delete(row.id);
+    // The delete says whether this request withdrew it: withdrawals racing on PostgreSQL all read it, and each sent
+    // its own invite.deleted webhook and audit entry.
+    if (!(await tx.invites.delete(row.id))) throw notFound('Invite');
     await recordWebhookEvent(tx, now, 'invite.deleted', record);
     await recordAudit(tx, now, caller, {
       action: 'invite.withdraw',

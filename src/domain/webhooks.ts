@@ -163,7 +163,8 @@ export async function getWebhook(deps: Deps, caller: Caller, id: string): Promis
 export async function deleteWebhook(deps: Deps, caller: Caller, id: string): Promise<void> {
   await deps.store.transaction(async (tx) => {
     const row = await findWebhook({ ...deps, store: tx }, caller, id);
-    await tx.webhooks.delete(id);
+    // The delete says whether this request removed it: removals racing all read it, and each wrote an audit entry.
+    if (!(await tx.webhooks.delete(id))) throw notFound('Webhook');
     await recordAudit(tx, nowIso(deps), caller, {
       action: 'webhook.delete',
       target_id: id,

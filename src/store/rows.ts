@@ -34,6 +34,8 @@ export const holder = <T extends keyof Database>(db: Kysely<Database>, table: T)
 export const inserter = <T extends keyof Database>(db: Kysely<Database>, table: T) => async (row: Insertable<Database[T]>): Promise<void> => {
   await (db as AnyDb).insertInto(table).values(row).execute();
 };
-export const deleter = <T extends keyof Database>(db: Kysely<Database>, table: T) => async (id: string): Promise<void> => {
-  await (db as AnyDb).deleteFrom(table as string).where('id', '=', id).execute();
+/** Deletes a row by id: false when there was none (another request deleted it first). */
+export const deleter = <T extends keyof Database>(db: Kysely<Database>, table: T) => async (id: string): Promise<boolean> => {
+  const deleted = await (db as AnyDb).deleteFrom(table as string).where('id', '=', id).executeTakeFirst();
+  return Number(deleted.numDeletedRows) > 0;
 };
