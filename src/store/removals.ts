@@ -37,6 +37,8 @@ export function removalsRepo(db: Kysely<Database>) {
     async listStatuses(viewer: Viewer, now: string, filter: StatusFilter, page: Pagination): Promise<Listed<StatusListed>> {
       const query = statusesOf((eb) => statusReadableBy(eb, viewer, now), filter);
       // The total from kept counts (visibility.ts's rule for totals); a status is in a page or an event's conversation, never both.
+      // The flag ('1': in no event, and in no page or a public one) counts the statuses open to everyone; the stream
+      // counts with it a user's statuses that reach their followers (`reachesFollowers`): one flag, the same statuses.
       const key = (page: string | undefined, event: string | undefined, flag?: '1') => counterKey('statuses', [page, event, filter.user_id, flag]);
       let total = kept([key(filter.page_id, filter.event_id)]);
       if (!viewer.isAdmin) {
