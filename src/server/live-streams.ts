@@ -9,9 +9,14 @@ export interface LiveStreamLimits {
   /** Streams open at once for one user (default 8) and in this process (default 1,000; AGORA_MAX_STREAMS). */
   perUser?: number;
   max?: number;
+  /**
+   * Bytes a stream may have written but not yet taken by its client (default 1 MiB): a client further behind (one
+   * that never reads, or reads slower than its notifications come) is cut off, and resumes with its Last-Event-ID.
+   */
+  maxBuffered?: number;
 }
 
-export const DEFAULT_STREAM_LIMITS = { perUser: 8, max: 1000 };
+export const DEFAULT_STREAM_LIMITS = { perUser: 8, max: 1000, maxBuffered: 1024 * 1024 };
 /** Seconds a refused client is asked to wait: a stream ends when its listener leaves, which cannot be foreseen. */
 const RETRY_AFTER = '10';
 /** Notifications read at once for one user. */
@@ -20,6 +25,8 @@ const BATCH = 100;
 /** One open stream: where it stands in its user's notifications (`seq`), and when it was last written to. */
 interface Stream {
   raw: ServerResponse;
+  /** Bytes it may hold unsent before it is cut off (`LiveStreamLimits.maxBuffered`). */
+  maxBuffered: number;
   last: number;
   lastWrite: number;
   /**
@@ -56,6 +63,7 @@ export class LiveStreams {
   private readonly heartbeatMs: number;
   private readonly perUser: number;
   private readonly max: number;
+  private readonly maxBuffered: number;
   private stopWatching: (() => void) | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private looking = false;
@@ -71,6 +79,7 @@ export class LiveStreams {
     this.heartbeatMs = limits.heartbeatMs ?? 15_000;
     this.perUser = limits.perUser ?? DEFAULT_STREAM_LIMITS.perUser;
     this.max = limits.max ?? DEFAULT_STREAM_LIMITS.max;
+    this.maxBuffered = limits.maxBuffered ?? DEFAULT_STREAM_LIMITS.maxBuffered;
   }
 
   /**
@@ -88,7 +97,7 @@ export class LiveStreams {
       'x-accel-buffering': 'no',
     });
     raw.write('retry: 2000\n\n');
-    const stream: Stream = { raw, last: after, lastWrite: Date.now(), stillAllowed };
+    const stream: Stream = { raw, maxBuffered: this.maxBuffered, last: after, lastWrite: Date.now(), stillAllowed };
     let listening = this.byUser.get(userId);
     if (!listening) this.byUser.set(userId, (listening = { streams: new Set(), known: after, reading: false, again: false }));
     listening.streams.add(stream);
@@ -240,9 +249,18 @@ export class LiveStreams {
   }
 }
 
-/** Written unless the stream is ending (a write after `end` would be an error event nobody listens to). */
+/**
+ * Written unless the stream is ending (a write after `end` would be an error event nobody listens to). A stream
+ * whose client has left more than `maxBuffered` bytes unread is cut off instead: held in memory, what it does not
+ * read would grow with every notification (8 streams that never read, resumed from the first notification of a
+ * user who has 26,000, once took 1 GB). Its client reconnects and resumes with Last-Event-ID, nothing lost.
+ */
 function write(stream: Stream, chunk: string): void {
   if (stream.raw.writableEnded || stream.raw.destroyed) return;
+  if (stream.raw.writableLength > stream.maxBuffered) {
+    stream.raw.destroy();
+    return;
+  }
   stream.raw.write(chunk);
   stream.lastWrite = Date.now();
 }
