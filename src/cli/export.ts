@@ -2,8 +2,10 @@ import { createWriteStream, renameSync, rmSync, type WriteStream } from 'node:fs
 import { basename, dirname, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { StringDecoder } from 'node:string_decoder';
 import type { ApiClient } from '../client/api-client.js';
 import { UsageError } from './errors.js';
+import { terminalJson, visibleRows } from './safe-text.js';
 import { holdLine } from './spinner.js';
 
 /**
@@ -40,7 +42,12 @@ export async function exportUsers(
   });
   try {
     const body = await client.download('/users/export', { format }, [format === 'csv' ? 'text/csv' : 'application/x-ndjson']);
-    await pipeline(body, count, file?.stream ?? process.stdout);
+    if (file) await pipeline(body, count, file.stream);
+    // Standard output is not ours to end: the exit's flush (src/main.ts) still writes to it, and a terminal's
+    // stdout ended by the pipeline made that write fail (ERR_STREAM_WRITE_AFTER_END), a crash after the export.
+    // On a terminal, what the rows hold is shown, not acted on (docs/security.md): a name cannot clear the screen.
+    else if (process.stdout.isTTY) await pipeline(body, count, forTerminal(format), process.stdout, { end: false });
+    else await pipeline(body, count, process.stdout, { end: false });
     if (file) renameSync(file.partial, output!);
   } catch (error) {
     if (file) rmSync(file.partial, { force: true });
@@ -55,6 +62,21 @@ export async function exportUsers(
     }
   }
   return users();
+}
+
+/** The export's text with its control characters escaped (NDJSON: `\\uXXXX`, the same JSON) or made visible (CSV). */
+function forTerminal(format: 'ndjson' | 'csv'): Transform {
+  // Decoded as one stream: a character split across two chunks is not two U+FFFD.
+  const decoder = new StringDecoder('utf8');
+  const safe = format === 'ndjson' ? terminalJson : visibleRows;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      done(null, safe(decoder.write(chunk)));
+    },
+    flush(done) {
+      done(null, safe(decoder.end()));
+    },
+  });
 }
 
 const isClosedPipe = (error: unknown) =>

@@ -42,6 +42,12 @@ const JSON_UNSAFE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\
 export const terminalJson = (json: string): string =>
   json.replace(JSON_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
+/**
+ * Rows (CSV) for a terminal: every control `visible` shows, but the tab, line feed and carriage return that lay the
+ * rows out, so that a cell cannot retitle the window or clear the screen while the rows read as they are.
+ */
+export const visibleRows = (text: string): string => text.replace(JSON_UNSAFE, visible);
+
 /** A line on stderr: JSON as it is (escaped for a terminal), anything else without control characters. */
 export const sayOnStderr = (line: string, json: boolean): void =>
   void process.stderr.write(`${json ? (process.stderr.isTTY ? terminalJson(line) : line) : visible(line)}\n`);

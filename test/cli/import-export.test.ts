@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { call, createPageConfiguration, createUser, createUserWithKey, userBody } from '../helpers/api.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliTty } from '../helpers/cli.js';
 import { BIN, removeDir, startServer, useServer } from '../helpers/server.js';
 import { envFor, freshHome } from './support.js';
 
@@ -299,6 +299,30 @@ describe('agora users export', () => {
     expect(readdirSync(dir).filter((f) => f.includes('refused'))).toEqual([]);
     const nowhere = await runCli(['users', 'export', '--output', join(dir, 'no', 'x.ndjson')], { home: dir, env: envFor(server) });
     expect(nowhere).toMatchObject({ code: 2, stderr: `error: --output ${join(dir, 'no', 'x.ndjson')} cannot be written (no such folder)\n` });
+  });
+
+  it('to a terminal: exits 0, and a name holding escape sequences or bidirectional controls is shown, not acted on', async () => {
+    // Before, the pipeline ended the terminal's stdout and the exit's flush crashed on it (ERR_STREAM_WRITE_AFTER_END,
+    // exit 1 and a stack trace), after writing ESC, OSC and U+202E to the terminal as they were.
+    const dir = freshHome(server);
+    const tag = Date.now().toString(36);
+    await createUser(server, { nickname: `ttyexp_${tag}`, first_name: 'Evil\u001b]0;pwned\u0007\u001b[2J', last_name: 'Bidi\u202eevil\u009b1m' });
+    for (const format of ['ndjson', 'csv']) {
+      const tty = await runCliTty(['users', 'export', '--format', format], { home: dir, env: envFor(server), timeoutMs: 20_000 });
+      expect(tty.code, tty.stdout).toBe(0);
+      expect(tty.stdout).not.toContain('ERR_STREAM');
+      const line = tty.stdout.split('\n').find((l) => l.includes(`ttyexp_${tag}`))!.replace(/\r+$/, '');
+      expect(line).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
+      if (format === 'ndjson') {
+        // The same JSON, its controls as \u escapes.
+        expect(JSON.parse(line).first_name).toBe('Evil\u001b]0;pwned\u0007\u001b[2J');
+        expect(line).toContain('Bidi\\u202eevil\\u009b1m');
+      } else expect(line).toContain('Evil␛]0;pwned␇␛[2J,Bidi\\u202eevil\\x9b1m');
+    }
+    // Piped, the server's text exactly.
+    const piped = await runCli(['users', 'export', '--format', 'csv'], { home: dir, env: envFor(server) });
+    expect(piped.code).toBe(0);
+    expect(piped.stdout).toContain('Evil\u001b]0;pwned\u0007\u001b[2J,Bidi\u202eevil\u009b1m');
   });
 
   it('export, then import into a fresh server with --password-file, recreates the users', async () => {
