@@ -275,6 +275,31 @@ describe('a run killed half-way, then --resume', () => {
   }, 300_000);
 });
 
+describe('agora users import of a file that is not UTF-8', () => {
+  it('refuses it, saying where, rather than importing "Jos\uFFFD"; a UTF-16 CSV with its byte order mark is still read', async () => {
+    const dir = freshHome(server);
+    const tag = Date.now().toString(36);
+    const head = 'first_name,last_name,nickname,email,password,accept_conditions,accept_confidentiality\n';
+    writeFileSync(join(dir, 'latin1.csv'), Buffer.from(`${head}Jos\u00e9,M\u00fcller,lat_${tag},lat_${tag}@example.org,secret123,true,true\n`, 'latin1'));
+    const latin1 = { first_name: 'Jos\u00e9', last_name: 'B', nickname: `latnd_${tag}`, email: `latnd_${tag}@example.org`, password: 'secret123', accept_conditions: true, accept_confidentiality: true };
+    writeFileSync(join(dir, 'latin1.ndjson'), Buffer.from(`${JSON.stringify(latin1)}\n`, 'latin1'));
+    for (const [file, nickname] of [['latin1.csv', `lat_${tag}`], ['latin1.ndjson', `latnd_${tag}`]]) {
+      const result = await runCli(['users', 'import', join(dir, file!)], { home: dir, env: envFor(server) });
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toMatch(/not UTF-8 text \(at byte \d+\)/);
+      expect(result.stderr).not.toContain('Unhandled');
+      const found = await call(server, 'GET', `/users?nickname=${nickname}`);
+      expect((found.body as { total_items: number }).total_items).toBe(0);
+    }
+    const bom = Buffer.from([0xff, 0xfe]);
+    writeFileSync(join(dir, 'utf16.csv'), Buffer.concat([bom, Buffer.from(`${head}Jos\u00e9,B,u16_${tag},u16_${tag}@example.org,secret123,true,true\n`, 'utf16le')]));
+    const utf16 = await runCli(['users', 'import', join(dir, 'utf16.csv')], { home: dir, env: envFor(server) });
+    expect(utf16.code, utf16.stderr).toBe(0);
+    const created = await call(server, 'GET', `/users?nickname=u16_${tag}`);
+    expect((created.body as { items: { first_name: string }[] }).items[0]!.first_name).toBe('Jos\u00e9');
+  });
+});
+
 describe('agora users export', () => {
   it('streams NDJSON and CSV without passwords; a Member without users.export is refused', async () => {
     const dir = freshHome(server);

@@ -1,7 +1,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import { extname } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import { UsageError } from '../errors.js';
 
 export const IMPORT_FORMATS = ['csv', 'json', 'ndjson'] as const;
@@ -69,8 +69,52 @@ export function openSource(file: string, format: ImportFormat): Source {
   return { rows: rowsOf(input, format, file, header), size, columns: () => header.columns, name: file };
 }
 
-async function* rowsOf(input: Readable, format: ImportFormat, file: string, header: { columns?: string[] }): AsyncGenerator<SourceRow> {
+/**
+ * The input's bytes as they are, failing at the first that is not UTF-8: decoded leniently (as readline and csv-parse
+ * do), a Latin-1 "José" became "Jos\uFFFD" and was imported so, exit 0. A CSV that starts with a UTF-16 byte order
+ * mark is left to csv-parse, which reads it as such.
+ */
+function utf8Only(format: ImportFormat): Transform {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let checked = 0;
+  let utf16: boolean | undefined;
+  // Where in the chunk: the first replacement character a lenient decoding gives (bytes held from the chunk before
+  // shift it by at most 3).
+  const fail = (chunk?: Buffer) => {
+    const text = chunk ? chunk.toString('utf8') : '';
+    const at = text.indexOf('\uFFFD');
+    return new Error(`not UTF-8 text (at byte ${checked + 1 + (at > 0 ? Buffer.byteLength(text.slice(0, at)) : 0)}); save the file as UTF-8`);
+  };
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      utf16 ??= format === 'csv' && chunk.length >= 2 && ((chunk[0] === 0xff && chunk[1] === 0xfe) || (chunk[0] === 0xfe && chunk[1] === 0xff));
+      if (!utf16)
+        try {
+          decoder.decode(chunk, { stream: true });
+        } catch {
+          return done(fail(chunk));
+        }
+      checked += chunk.length;
+      done(null, chunk);
+    },
+    flush(done) {
+      if (!utf16)
+        try {
+          decoder.decode();
+        } catch {
+          return done(fail());
+        }
+      done();
+    },
+  });
+}
+
+async function* rowsOf(source: Readable, format: ImportFormat, file: string, header: { columns?: string[] }): AsyncGenerator<SourceRow> {
   let row = 0;
+  const checked = utf8Only(format);
+  const input = into(source, checked);
+  // Its failure may come before the parser is loaded and attached: `into` hands it on then, so none goes unheard.
+  checked.on('error', () => {});
   try {
     if (format === 'ndjson') {
       for await (const line of createInterface({ input, crlfDelay: Infinity })) {
@@ -81,7 +125,8 @@ async function* rowsOf(input: Readable, format: ImportFormat, file: string, head
       }
     } else if (format === 'csv') {
       const { parse } = await import('csv-parse');
-      const parser = input.pipe(
+      const parser = into(
+        input,
         parse({
           columns: (names: string[]) => (header.columns = names.map((name) => name.trim())),
           bom: true,
@@ -102,7 +147,7 @@ async function* rowsOf(input: Readable, format: ImportFormat, file: string, head
       }
     } else {
       const { default: StreamArray } = await import('stream-json/streamers/StreamArray.js');
-      for await (const { value } of input.pipe(StreamArray.withParser()) as AsyncIterable<{ value: unknown }>) {
+      for await (const { value } of into(input, StreamArray.withParser()) as AsyncIterable<{ value: unknown }>) {
         row++;
         // stream-json does not tell where a value ended: its size as JSON again, about what it took in the file.
         const bytes = Buffer.byteLength(JSON.stringify(value) ?? '') + 1;
@@ -113,6 +158,13 @@ async function* rowsOf(input: Readable, format: ImportFormat, file: string, head
     const where = file === '-' ? 'standard input' : file;
     throw new ImportFileError(`${where} cannot be read as ${format.toUpperCase()} after row ${row}: ${(error as Error).message}`);
   }
+}
+
+/** `from.pipe(to)`, and `from`'s failure (not UTF-8, the file unreadable) `to`'s, where the rows are read. */
+function into<T extends NodeJS.WritableStream & { destroy(error?: Error): unknown }>(from: Readable, to: T): T {
+  if (from.errored) to.destroy(from.errored);
+  else from.on('error', (error) => to.destroy(error));
+  return from.pipe(to);
 }
 
 function parseLine(row: number, line: string, bytes: number): SourceRow {
