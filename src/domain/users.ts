@@ -125,6 +125,9 @@ export async function isNicknameAvailable(deps: Deps, nickname: string): Promise
 
 export type ExportFormat = 'ndjson' | 'csv';
 
+/** How a CSV cell that a spreadsheet would take for a formula starts (see `csvCell`). */
+export const FORMULA_START = /^[=+\-@\t\r]/;
+
 const EXPORT_BATCH = 500;
 
 /**
@@ -161,9 +164,15 @@ export async function* exportUsers(deps: Deps, caller: Caller, format: ExportFor
   }
 }
 
-/** RFC 4180: a field with a comma, a quote or a line break is quoted, its quotes doubled. */
+/**
+ * RFC 4180: a field with a comma, a quote or a line break is quoted, its quotes doubled. A text a spreadsheet would
+ * run as a formula (starting with =, +, -, @, a tab or a carriage return: a user named `=HYPERLINK(…)` or
+ * `=cmd|' /C calc'!A0`) is written after a `'`, which spreadsheets show as text (OWASP, "CSV injection");
+ * `agora users import` takes that `'` off again, so an export still imports as it was.
+ */
 function csvCell(value: string | boolean | null): string {
-  const text = value === null ? '' : String(value);
+  const raw = value === null ? '' : String(value);
+  const text = FORMULA_START.test(raw) ? `'${raw}` : raw;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

@@ -356,9 +356,14 @@ describe('agora users export', () => {
     const promoted = await createUser(server);
     const admins = (await call(server, 'GET', '/permission_sets')).body.items.find((r: { name: string }) => r.name === 'Admins');
     expect((await call(server, 'PUT', `/users/${promoted.id}/role`, { body: { permission_set_id: admins.id } })).status).toBe(200);
+    // Names a spreadsheet would run as formulas (CSV injection): written after a `'`, imported as they were.
+    const formula = await createUser(server, { first_name: `=HYPERLINK("http://evil.example","x")`, last_name: "@SUM(1+1)*cmd|' /C calc'!A0" });
     const exported = join(dir, 'users.csv');
     expect((await runCli(['users', 'export', '--format', 'csv', '--output', exported], { home: dir, env: envFor(server) })).code).toBe(0);
     const source = readFileSync(exported, 'utf8').trim().split('\r\n').length - 1;
+    const formulaRow = readFileSync(exported, 'utf8').split('\r\n').find((l) => l.startsWith(formula.id))!;
+    expect(formulaRow).toBe(`${formula.id},"'=HYPERLINK(""http://evil.example"",""x"")",'@SUM(1+1)*cmd|' /C calc'!A0,${formula.nickname},${formula.email},Members,true,true,${formula.created_at}`);
+    expect(readFileSync(exported, 'utf8')).not.toMatch(/(^|,|")[=+\-@]/m);
     const fresh = await startServer();
     try {
       writeFileSync(join(dir, 'password'), 'imported123\n');
@@ -376,6 +381,8 @@ describe('agora users export', () => {
       // Each user's role came along (an exported Admin is an Admin on the new server).
       const roles = (out: string) => Object.fromEntries(out.trim().split('\n').map((l) => JSON.parse(l)).map((u) => [u.nickname, u.role]));
       expect(roles(again.stdout)).toEqual(roles((await runCli(['users', 'export'], { home: dir, env: envFor(server) })).stdout));
+      const names = (out: string) => out.trim().split('\n').map((l) => JSON.parse(l)).find((u) => u.nickname === formula.nickname);
+      expect(names(again.stdout)).toMatchObject({ first_name: formula.first_name, last_name: formula.last_name });
     } finally {
       await fresh.stop();
       removeDir(fresh.dir);

@@ -140,7 +140,12 @@ async function* rowsOf(source: Readable, format: ImportFormat, file: string, hea
       for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { bytes: number } }>) {
         row++;
         // An empty cell is a field left out, as it would be in a form.
-        const fields = Object.fromEntries(Object.entries(record).filter(([, v]) => v !== ''));
+        // A cell an export wrote after a `'` so that spreadsheets do not run it as a formula: the text it was.
+        const fields = Object.fromEntries(
+          Object.entries(record)
+            .filter(([, v]) => v !== '')
+            .map(([k, v]) => [k, /^'[=+\-@\t\r]/.test(v) ? v.slice(1) : v]),
+        );
         // The header's bytes count with the first row.
         yield { row, fields, bytes: info.bytes - parsed };
         parsed = info.bytes;
