@@ -197,6 +197,10 @@ export async function deleteLike(deps: Deps, caller: Caller, id: string): Promis
       await requireLikeReadable(tx, caller, like, nowIso(deps));
       throw forbidden('Only the user who liked (or an Admin) may take the like back');
     }
+    // Held as a removal holds it (domain/README.md, "Content held"), before the like's row: a removal, which holds
+    // the status (or comment) and then deletes its likes, would otherwise wait for this like while this waited for
+    // the row whose count it moves, a deadlock PostgreSQL breaks only after a second.
+    if (!(await holdLiked(tx, like))) throw notFound('Like');
     if (!(await tx.removals.unlike(like))) throw notFound('Like');
     // An Admin taking back another's like is a moderator's act: audited, naming whose it was.
     if (like.user_id !== caller.user.id) {
@@ -208,4 +212,11 @@ export async function deleteLike(deps: Deps, caller: Caller, id: string): Promis
       });
     }
   });
+}
+
+/** Holds what a like is about before it is taken back, the status before a comment: false when it is gone. */
+async function holdLiked(tx: Store, like: { target_type: string; target_id: string }): Promise<boolean> {
+  if (like.target_type !== 'Comment') return tx.statuses.hold(like.target_id, 'write');
+  const comment = await tx.comments.getById(like.target_id);
+  return !!comment && (await tx.statuses.hold(comment.status_id, 'share')) && (await tx.comments.hold(comment.id, 'write'));
 }

@@ -1,5 +1,7 @@
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { useApp } from '../helpers/app.js';
+import { onPostgres } from '../helpers/store-target.js';
 import type { Credentials } from '../helpers/server.js';
 
 /**
@@ -74,6 +76,29 @@ describe('removing content while it is written to', () => {
     }
     // The status counts its comments right: every one was removed.
     expect((await t.call('GET', `/statuses/${status.id}`)).body.comments_count).toBe(0);
+  });
+
+  it('takes a like back while what it likes is removed without a deadlock: one waits for the other (or finds the like gone, 404)', async () => {
+    const [author, other] = [await t.member(), await t.member()];
+    // A deadlock is broken by PostgreSQL only after deadlock_timeout (and the loser retried): a race that lasts that
+    // long was one. Without a deadlock a race takes a few milliseconds.
+    const setting = sql<{ ms: string }>`select setting as ms from pg_settings where name = 'deadlock_timeout'`;
+    const timeout = onPostgres ? Number((await setting.execute(t.store.db)).rows[0]!.ms) : Infinity;
+    const status = await post(author);
+    for (let round = 0; round < 6; round++) {
+      const kept = await post(author);
+      const comment = await created(commentOn(author, status.id));
+      const [likedStatus, likedComment] = [await created(like(other, { status_id: kept.id })), await created(like(other, { comment_id: comment.id }))];
+      for (const [path, likeId] of [[`/statuses/${kept.id}`, likedStatus.id], [`/comments/${comment.id}`, likedComment.id]] as const) {
+        const started = Date.now();
+        const [removal, unlike] = await Promise.all([t.call('DELETE', path), t.call('DELETE', `/likes/${likeId}`, { as: other.creds })]);
+        expect(Date.now() - started, `${path}: a deadlock`).toBeLessThan(timeout);
+        expect(removal.status, JSON.stringify(removal.body)).toBe(204);
+        expect([204, 404], JSON.stringify(unlike.body)).toContain(unlike.status);
+      }
+      expect(await likesOf('Status', kept.id)).toEqual([]);
+      expect(await likesOf('Comment', comment.id)).toEqual([]);
+    }
   });
 
   it('acts once when a report is resolved by removal while the author removes the content', async () => {
