@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { countersFor } from '../../src/store/counters.js';
 import { counterTriggers, counterTriggersPg } from '../../src/store/migrations/counting.js';
 import { openStore } from '../../src/store/open.js';
+import { startApp } from '../helpers/app.js';
 import { KNOWN_MIGRATIONS } from '../../src/store/store.js';
 import { migrateOnly, migrationFiles, MIGRATIONS_DIR, schemaDump } from '../helpers/migrations.js';
 import { removeDir } from '../helpers/server.js';
@@ -86,6 +87,28 @@ describe('the migrations', () => {
     const rows = await after.all<{ action: string; target_type: string }>('select action, target_type from audit_log order by id');
     await after.close();
     expect(rows.map((r) => [r.action, r.target_type])).toEqual(entries.map(([action]) => [action, action!.split('.')[0]]));
+  });
+
+  it('0045 empties the excerpt of reports on content removed before it, as a removal now does', async () => {
+    const dir = mkdtempSync(join(root, 'app-'));
+    const app = await startApp({ dir });
+    const [author, reporter] = [await app.member(), await app.member()];
+    const post = (content: string) => app.ok('POST', '/statuses', author, { user_id: author.user.id, content });
+    const [removed, kept] = [await post('removed before 0045'), await post('still there')];
+    const report = (id: string) => app.ok('POST', '/reports', reporter, { user_id: reporter.user.id, target_type: 'Status', target_id: id, reason: 'spam' });
+    const [onRemoved, onKept] = [await report(removed.id), await report(kept.id)];
+    expect((await app.call('DELETE', `/statuses/${removed.id}`)).status).toBe(204);
+    await app.close();
+    // As an older agora left it: the removal kept the report's excerpt, and 0045 was not applied.
+    const raw = await openRaw(app.file);
+    await raw.all('update reports set excerpt = ? where id = ?', ['removed before 0045', onRemoved.id]);
+    await raw.all('delete from kysely_migration where name = ?', ['0045-unquote-removed-reports']);
+    await raw.close();
+    await opened(app.file);
+    const after = await openRaw(app.file);
+    const rows = await after.all<{ id: string; excerpt: string }>('select id, excerpt from reports order by id');
+    await after.close();
+    expect(Object.fromEntries(rows.map((r) => [r.id, r.excerpt]))).toEqual({ [onRemoved.id]: '', [onKept.id]: 'still there' });
   });
 
   it('apply none of those pending when one fails, naming it: the store opens once what was in its way is gone', async () => {

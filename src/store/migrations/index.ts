@@ -32,6 +32,7 @@ import { likesList } from './0041-likes-list.js';
 import { commentsByAuthor } from './0042-comments-by-author.js';
 import { removedList } from './0043-removed-list.js';
 import { notifyAtInsert } from './0044-notify-at-insert.js';
+import { unquoteRemovedReports } from './0045-unquote-removed-reports.js';
 
 /** Numbered migrations, applied in order at start. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -68,4 +69,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0042-comments-by-author': commentsByAuthor,
   '0043-removed-list': removedList,
   '0044-notify-at-insert': notifyAtInsert,
+  '0045-unquote-removed-reports': unquoteRemovedReports,
 };
