@@ -83,7 +83,10 @@ export async function settleReportsIn(
   });
   // What settling does to the target (a suspension, a removal) comes before the records that show it.
   await then?.(rows);
-  const records = await toReportRecords(tx, caller, rows, new Date(now));
+  // Removed, the content is no longer quoted (its reports' excerpts emptied by the removal): not by the settle's
+  // answer nor by its report.updated either. The audit entry still quotes it (`describeTarget`, from `rows`).
+  const shown = action === 'remove' ? rows.map((r) => (r.target_type === 'User' ? r : { ...r, excerpt: '' })) : rows;
+  const records = await toReportRecords(tx, caller, shown, new Date(now));
   for (const record of records) await recordWebhookEvent(tx, now, 'report.updated', record);
   const verb = action ? 'resolved' : 'dismissed';
   // A reporter is told what was done: `removed`, `suspended`, `resolved` (nothing done) or `dismissed`. Content
