@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { chmod, readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type Conf from 'conf';
@@ -85,12 +85,24 @@ export async function readCredentials(path = credentialsPath()): Promise<Credent
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
     throw damaged(path, (error as Error).message);
   }
+  await ownerOnly(path);
   try {
     const file = checkCredentials(JSON.parse(text));
     return { current: file.current, profiles: file.profiles };
   } catch (error) {
     throw damaged(path, (error as Error).message);
   }
+}
+
+/**
+ * The file holds secrets: readable by others (copied, or its mode changed by hand), it is made its owner's again,
+ * and said so, as it is read (agora writes it 0600).
+ */
+async function ownerOnly(path: string): Promise<void> {
+  const { mode } = await stat(path);
+  if ((mode & 0o077) === 0) return;
+  await chmod(path, 0o600);
+  process.stderr.write(`agora: ${path} was readable by others (mode ${(mode & 0o777).toString(8)}); it is now 600\n`);
 }
 
 export async function writeCredentials(data: CredentialsFile, path = credentialsPath()): Promise<void> {

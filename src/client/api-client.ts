@@ -104,12 +104,15 @@ const PROXY_UNREACHABLE = new Set([...NEVER_SENT, 'ETIMEDOUT']);
  */
 export class ApiClient {
   readonly baseUrl: string;
+  /** The server as messages name it: without a user and password its URL may carry. */
+  private readonly shownUrl: string;
   readonly timeoutSeconds: number;
   private agent?: Promise<Dispatcher>;
   private readonly proxy?: Proxy;
 
   constructor(private readonly options: ClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.shownUrl = URL.canParse(this.baseUrl) ? withoutCredentials(new URL(this.baseUrl)) : this.baseUrl;
     this.timeoutSeconds = options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
     this.proxy = URL.canParse(this.baseUrl) ? proxyFor(new URL(this.baseUrl)) : undefined;
   }
@@ -136,7 +139,7 @@ export class ApiClient {
     const expected = schema ?? (await expectedAnswer(method, path));
     if (expected === undefined) throw new Error(`agora has no schema for the answer to ${method} ${path} (src/client/responses.ts)`);
     const invalid = (what: string) =>
-      new ApiError(status, 'invalid_response', `The server at ${this.baseUrl} answered ${method} ${path} with ${what}`, {
+      new ApiError(status, 'invalid_response', `The server at ${this.shownUrl} answered ${method} ${path} with ${what}`, {
         error: { code: 'invalid_response', message: `answer to ${method} ${path}: ${what}` },
       });
     if (!text) {
@@ -169,7 +172,7 @@ export class ApiClient {
       // Not read: closed (its 'error' on closing is expected, not a failure to report).
       stream!.on('error', () => undefined).destroy();
       const what = `${mediaType || 'no media type'} where ${mediaTypes.join(' or ')} was due`;
-      throw new ApiError(status, 'invalid_response', `The server at ${this.baseUrl} answered GET ${path} with ${what}`, {
+      throw new ApiError(status, 'invalid_response', `The server at ${this.shownUrl} answered GET ${path} with ${what}`, {
         error: { code: 'invalid_response', message: `answer to GET ${path}: ${what}` },
       });
     }
@@ -240,11 +243,11 @@ export class ApiClient {
     const code = (error as NodeJS.ErrnoException).code ?? '';
     // An aborted request's code says less than its message (a proxy refusing CONNECT: "Proxy response (403) …").
     const why = code && code !== 'UND_ERR_ABORTED' ? code : (error as Error).message;
-    if (!this.proxy) return new ConnectionError(`Cannot reach the agora server at ${this.baseUrl} (${why})`, sent);
+    if (!this.proxy) return new ConnectionError(`Cannot reach the agora server at ${this.shownUrl} (${why})`, sent);
     const proxy = `the proxy ${shownProxy(this.proxy)} (${this.proxy.variable})`;
     if (PROXY_UNREACHABLE.has(code)) return new ConnectionError(`Cannot reach ${proxy} (${why})`, sent);
     // The proxy took the connection: whether it passed the request on is not known.
-    return new ConnectionError(`Cannot reach the agora server at ${this.baseUrl} through ${proxy} (${why})`);
+    return new ConnectionError(`Cannot reach the agora server at ${this.shownUrl} through ${proxy} (${why})`);
   }
 
   private url(path: string, query: Query = {}): URL {
@@ -252,10 +255,10 @@ export class ApiClient {
     try {
       url = new URL(this.baseUrl + API_PREFIX + path);
     } catch {
-      throw new ConnectionError(`Not a valid server URL: ${this.baseUrl}`);
+      throw new ConnectionError(`Not a valid server URL: ${this.shownUrl}`);
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
-      throw new ConnectionError(`Not an http(s) server URL: ${this.baseUrl}`);
+      throw new ConnectionError(`Not an http(s) server URL: ${this.shownUrl}`);
     for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, String(v));
     return url;
   }
@@ -388,3 +391,5 @@ function toApiError(status: number, text: string): ApiError {
 
 /** Path segments are always encoded: ids are opaque. */
 export const seg = (value: string): string => encodeURIComponent(value);
+
+const withoutCredentials = (url: URL): string => Object.assign(url, { username: '', password: '' }).href.replace(/\/+$/, '');

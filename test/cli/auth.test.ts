@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createPage, createPageConfiguration, createUserWithKey } from '../helpers/api.js';
@@ -46,6 +46,12 @@ describe('agora login', () => {
     });
     // The stored profile is enough for the next command.
     expect(await pageNames(home)).toContain(secretPage.name);
+    // Made readable by others (a copy, a chmod by hand), it is its owner's again as the next command reads it.
+    chmodSync(path, 0o644);
+    const next = await runCli(['pages', 'list', '--json'], { home });
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).toBe(`agora: ${path} was readable by others (mode 644); it is now 600\n`);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
   });
 
   it('never prints the secret with --json or at a terminal either', async () => {
@@ -139,6 +145,9 @@ describe('profiles, --profile and logout', () => {
     const dead = 'http://127.0.0.1:9';
     const direct = await runCli(['pages', 'list'], { home, env: { ...adminEnv, AGORA_URL: dead } });
     expect(direct.stderr.split('\n')[0]).toBe(`error: Cannot reach the agora server at ${dead} (ECONNREFUSED)`);
+    // A user and password in the URL are not repeated in what is printed.
+    const withPassword = await runCli(['pages', 'list'], { home, env: { ...adminEnv, AGORA_URL: 'http://ops:hunter2pw@127.0.0.1:9' } });
+    expect(withPassword.stderr.split('\n')[0]).toBe(`error: Cannot reach the agora server at ${dead} (ECONNREFUSED)`);
 
     const [envUrl, flagUrl, halfPair] = await Promise.all([
       runCli(['pages', 'list'], { home, env: { AGORA_URL: dead } }),
