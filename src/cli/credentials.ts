@@ -85,13 +85,14 @@ export async function readCredentials(path = credentialsPath()): Promise<Credent
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
     throw damaged(path, (error as Error).message);
   }
-  await ownerOnly(path);
+  let file: CredentialsFile;
   try {
-    const file = checkCredentials(JSON.parse(text));
-    return { current: file.current, profiles: file.profiles };
+    file = checkCredentials(JSON.parse(text));
   } catch (error) {
     throw damaged(path, (error as Error).message);
   }
+  await ownerOnly(path);
+  return { current: file.current, profiles: file.profiles };
 }
 
 /**

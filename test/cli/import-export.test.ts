@@ -115,6 +115,10 @@ describe('agora users import', () => {
     const broken = await runCli(['users', 'import', join(dir, 'broken.csv')], { home: dir, env: envFor(server) });
     expect(broken.code).toBe(1);
     expect(broken.stderr).toMatch(/broken\.csv cannot be read as CSV/);
+    writeFileSync(join(dir, 'twice.csv'), 'first_name,last_name,first_name\nAda,L,Grace\n');
+    const twice = await runCli(['users', 'import', join(dir, 'twice.csv')], { home: dir, env: envFor(server) });
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toMatch(/twice\.csv cannot be read as CSV after row 0: its header names the column first_name twice/);
   });
 });
 

@@ -128,7 +128,7 @@ async function* rowsOf(source: Readable, format: ImportFormat, file: string, hea
       const parser = into(
         input,
         parse({
-          columns: (names: string[]) => (header.columns = names.map((name) => name.trim())),
+          columns: (names: string[]) => (header.columns = distinct(names.map((name) => name.trim()))),
           bom: true,
           skip_empty_lines: true,
           relax_column_count: true,
@@ -163,6 +163,13 @@ async function* rowsOf(source: Readable, format: ImportFormat, file: string, hea
     const where = file === '-' ? 'standard input' : file;
     throw new ImportFileError(`${where} cannot be read as ${format.toUpperCase()} after row ${row}: ${(error as Error).message}`);
   }
+}
+
+/** A header naming a column twice is refused: its last cell would silently stand for both. */
+function distinct(columns: string[]): string[] {
+  const twice = columns.find((name, i) => name !== '' && columns.indexOf(name) !== i);
+  if (twice !== undefined) throw new Error(`its header names the column ${twice} twice`);
+  return columns;
 }
 
 /** `from.pipe(to)`, and `from`'s failure (not UTF-8, the file unreadable) `to`'s, where the rows are read. */
