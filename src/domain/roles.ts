@@ -127,8 +127,12 @@ export async function updatePermissionSet(
     if (input.image_url !== undefined) changes.image_url = input.image_url;
     if (input.permissions !== undefined) {
       const merged = buildPermissions(input.permissions as PartialPermissions, parsePermissions(current.permissions));
+      // Kept on the Admins set: without can_use_api nobody could administer the API; without edit_roles no Admin could
+      // change a role (setUserRole) nor give the set its edit back, and a delegate (users.edit_roles) could lock them out.
       if (current.system_key === SYSTEM_ROLES.admins && !merged.users.can_use_api)
         throw new AppError(409, ErrorCode.conflict, 'The Admins set keeps users.can_use_api: without it nobody could administer the API');
+      if (current.system_key === SYSTEM_ROLES.admins && !merged.users.edit_roles)
+        throw new AppError(409, ErrorCode.conflict, "The Admins set keeps users.edit_roles: without it no administrator could change users' roles or give it back");
       changes.permissions = JSON.stringify(merged);
     }
     try {
