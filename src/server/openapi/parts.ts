@@ -126,6 +126,9 @@ const CONFLICT_MESSAGES: Partial<Record<ErrorCodeValue, string>> = {
   default_permission_set: 'The default roles cannot be deleted',
   idempotency_key_in_use: 'A request with this Idempotency-Key is still being answered',
   already_reported: 'You already have an open report on this',
+  user_suspended: 'This user is suspended',
+  cannot_suspend_self: 'You cannot suspend yourself',
+  last_admin: 'This user is the last administrator who is not suspended',
   conflict: 'This conflicts with what exists',
 };
 

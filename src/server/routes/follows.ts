@@ -7,7 +7,7 @@ import type { RouteContext } from '../context.js';
 export function registerFollowRoutes({ routes, deps }: RouteContext): void {
   const tag = 'Follows';
   routes.add(
-    { method: 'POST', url: '/follows', operationId: 'create_follow', conflicts: [ErrorCode.alreadyFollowing], tag, summary: 'Follow a page or a user', body: CreateFollowInput, response: FollowSchema },
+    { method: 'POST', url: '/follows', operationId: 'create_follow', conflicts: [ErrorCode.alreadyFollowing, ErrorCode.userSuspended], tag, summary: 'Follow a page or a user', body: CreateFollowInput, response: FollowSchema },
     ({ body, caller }) => createFollow(deps, caller, body),
   );
   routes.add(

@@ -33,6 +33,7 @@ export function registerReportRoutes({ routes, deps }: RouteContext): void {
       method: 'PUT',
       url: '/reports/:id/resolve',
       operationId: 'resolve_report',
+      conflicts: [ErrorCode.conflict, ErrorCode.cannotSuspendSelf, ErrorCode.lastAdmin],
       tag,
       summary: 'Resolve a report and every open report on its target: remove the content, suspend the user (Admins), or none',
       params: IdParams,
@@ -42,7 +43,7 @@ export function registerReportRoutes({ routes, deps }: RouteContext): void {
     ({ params, body, caller }) => resolveReport(deps, caller, params.id, body),
   );
   routes.add(
-    { method: 'PUT', url: '/reports/:id/dismiss', operationId: 'dismiss_report', tag, summary: 'Dismiss a report and every open report on its target', params: IdParams, response: ReportSchema },
+    { method: 'PUT', url: '/reports/:id/dismiss', operationId: 'dismiss_report', conflicts: [ErrorCode.conflict], tag, summary: 'Dismiss a report and every open report on its target', params: IdParams, response: ReportSchema },
     ({ params, caller }) => dismissReport(deps, caller, params.id),
   );
 }

@@ -87,7 +87,7 @@ export function registerRoleRoutes({ routes, deps }: RouteContext): void {
       method: 'PUT',
       url: '/users/:user_id/role',
       operationId: 'set_user_role',
-      conflicts: [ErrorCode.conflict],
+      conflicts: [ErrorCode.lastAdmin],
       tag,
       summary: "Change a user's role (Admins)",
       params: z.object({ user_id: z.string() }),

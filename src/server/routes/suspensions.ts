@@ -1,3 +1,4 @@
+import { ErrorCode } from '../../shared/errors.js';
 import { liftSuspension, suspendUser } from '../../domain/suspensions.js';
 import { SuspendUserInput } from '../../shared/schemas/suspensions.js';
 import { UserIdParams, UserSchema } from '../../shared/schemas/users.js';
@@ -10,6 +11,7 @@ export function registerSuspensionRoutes({ routes, deps }: RouteContext): void {
       method: 'PUT',
       url: '/users/:user_id/suspension',
       operationId: 'suspend_user',
+      conflicts: [ErrorCode.cannotSuspendSelf, ErrorCode.lastAdmin],
       tag,
       summary: 'Suspend a user (Admins): reason, optional until; their keys are refused and their content hidden',
       params: UserIdParams,
