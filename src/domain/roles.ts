@@ -116,7 +116,9 @@ export async function updatePermissionSet(
 ): Promise<PermissionSet> {
   requirePermission(caller, 'users', 'edit_roles');
   return deps.store.transaction(async (tx) => {
-    const current = await tx.permissionSets.getById(id);
+    // Locked: the merge below reads the stored actions, so two partial updates at once must not both start from the
+    // same row (the second would write back what the first turned on or off).
+    const current = await tx.permissionSets.getLocked(id, 'update');
     if (!current) throw notFound('Permission set');
     const changes: Partial<PermissionSetRow> = { updated_at: nowIso(deps) };
     if (input.name !== undefined) {
