@@ -179,6 +179,10 @@ export async function setUserRole(deps: Deps, caller: Caller, userId: string, in
   requireAdmin(caller, "change users' roles");
   requirePermission(caller, 'users', 'edit_roles');
   const row = await deps.store.transaction(async (tx) => {
+    // Held first: the role read here decides the last-Admin check and the audit entry's "from"; changes racing on
+    // PostgreSQL each read the old role, and each logged a change from it (and a demotion could pass the check on a
+    // role another change had just replaced).
+    if (!(await tx.users.hold(userId, 'write'))) throw notFound('User');
     const user = await tx.users.getById(userId);
     if (!user) throw notFound('User');
     // The new role cannot be deleted while it is given; the Admins set is locked while its members are

@@ -1,3 +1,4 @@
+import { holder } from './rows.js';
 import { sql, type ExpressionBuilder, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { slugsStartingWith } from './slugs.js';
@@ -67,6 +68,8 @@ export function usersRepo(db: Kysely<Database>) {
     getById(id: string): Promise<UserWithRole | undefined> {
       return withRole().where('users.id', '=', id).executeTakeFirst();
     },
+    /** Holds the user's row until the transaction ends (PostgreSQL): `write` before a change that depends on what was read. */
+    hold: holder(db, 'users'),
     /** The user with their role's permissions (JSON), in one query: what every request needs of its caller. */
     getWithPermissions(id: string): Promise<(UserWithRole & { role_permissions: string }) | undefined> {
       return withRole().select('permission_sets.permissions as role_permissions').where('users.id', '=', id).executeTakeFirst();

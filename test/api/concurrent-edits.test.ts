@@ -19,3 +19,18 @@ describe('concurrent edits of one permission set', () => {
     for (const action of actions) expect(after.body.permissions.statuses[action], action).toBe(true);
   });
 });
+
+describe('concurrent role changes of one user', () => {
+  it('logs the change from the old role once when the same change comes several times at once', async () => {
+    const role = await t.call('POST', '/permission_sets', { body: { name: `given-${Date.now()}` } });
+    expect(role.status).toBe(201);
+    const { user } = await t.member();
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => t.call('PUT', `/users/${user.id}/role`, { body: { permission_set_id: role.body.id } })),
+    );
+    expect(answers.map((res) => res.status)).toEqual(answers.map(() => 200));
+    const log = await t.call('GET', `/audit_log?target_id=${user.id}&action=user.role_change&per_page=100`);
+    const fromMembers = log.body.items.filter((entry: { summary: string }) => entry.summary.includes('from Members to'));
+    expect(fromMembers, JSON.stringify(log.body.items.map((e: { summary: string }) => e.summary))).toHaveLength(1);
+  });
+});
