@@ -38,10 +38,12 @@ const isNameTaken = (error: unknown) =>
 
 /**
  * Names are looked up whatever their case (`GET /users?role=`, the CLI's `--role`), so they are unique that
- * way too: checked first for a clear answer, and held by the unique index on `lower(name)` when two
- * processes create the same name at once (the second insert then fails and answers the same 409).
+ * way too: checked under a lock that writers of a name take in turn (PostgreSQL), and held by the unique index on
+ * `lower(name)` (ASCII) besides, the second of two inserts then failing with the same 409.
  */
 async function requireFreeName(tx: Deps['store'], name: string, exceptId?: string): Promise<void> {
+  // The index folds ASCII only (`Équipe` and `ÉQUIPE` both passed it at once): writers of a name take turns here.
+  await tx.permissionSets.holdNames();
   const wanted = name.toLowerCase();
   if ((await tx.permissionSets.list()).some((s) => s.id !== exceptId && s.name.toLowerCase() === wanted)) throw nameTaken();
 }

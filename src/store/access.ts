@@ -1,4 +1,4 @@
-import { type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database } from './schema.js';
 import { everyRow, counted, counterKey, kept, listPage, type Listed, type Selection } from './paging.js';
@@ -31,6 +31,13 @@ export function permissionSetsRepo(db: Kysely<Database>, dialect: Dialect) {
      * (JavaScript's `toLowerCase`, beyond ASCII too): the engines' `lower` folds ASCII only (SQLite's, and PostgreSQL's
      * under the column's "C" collation), so the few roles are compared here.
      */
+    /**
+     * Held until the transaction ends (PostgreSQL; SQLite's writer holds the only lock): the names are compared in
+     * JavaScript (beyond ASCII), which the `lower(name)` index cannot hold, so writers of a name take turns.
+     */
+    async holdNames(): Promise<void> {
+      if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext('agora.permission_sets.name'))`.execute(db);
+    },
     async findByRef(ref: string): Promise<PermissionSetRow | undefined> {
       return (await getById(ref)) ?? (await list()).find((set) => set.name.toLowerCase() === ref.toLowerCase());
     },

@@ -34,3 +34,15 @@ describe('concurrent role changes of one user', () => {
     expect(fromMembers, JSON.stringify(log.body.items.map((e: { summary: string }) => e.summary))).toHaveLength(1);
   });
 });
+
+describe('role names created at once', () => {
+  it('keeps names unique whatever their case beyond ASCII when they come at once (Équipe, ÉQUIPE)', async () => {
+    const name = `Équipe-${Date.now()}`;
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => t.call('POST', '/permission_sets', { body: { name: i % 2 ? name.toUpperCase() : name.toLowerCase() } })),
+    );
+    expect(answers.map((res) => res.status).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409]);
+    const found = await t.call('GET', `/permission_sets?name=${encodeURIComponent(name)}`);
+    expect(found.body.total_items).toBe(1);
+  });
+});
