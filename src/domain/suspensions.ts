@@ -57,11 +57,11 @@ export async function suspendUser(deps: Deps, caller: Caller, userId: string, in
  * never until a time already past (a suspension over before it began).
  */
 export async function suspendIn(tx: Store, now: string, caller: Caller, read: UserWithRole, input: SuspendUserInput): Promise<void> {
-    // Held, then read again: the role decides the last-Admin check. Read unheld, a user being made an Admin at that
-    // moment looked a Member, so the check was skipped while a demotion counted them as the other Admin: a promotion,
-    // this suspension and the demotion of the last other Admin, all at once, left no Admin who could act.
-    if (!(await tx.users.hold(read.id, 'write'))) throw notFound('User');
-    const user = (await tx.users.getById(read.id)) ?? read;
+  // Held, then read again: the role decides the last-Admin check. Read unheld, a user being made an Admin at that
+  // moment looked a Member, so the check was skipped while a demotion counted them as the other Admin: a promotion,
+  // this suspension and the demotion of the last other Admin, all at once, left no Admin who could act.
+  if (!(await tx.users.hold(read.id, 'write'))) throw notFound('User');
+  const user = (await tx.users.getById(read.id)) ?? read;
     if (input.until && input.until <= now) throw invalidFields([{ field: 'until', message: 'must be in the future' }]);
     if (user.id === caller.user.id) throw conflict(ErrorCode.cannotSuspendSelf, 'You cannot suspend yourself');
     if (await isLastUnsuspendedAdmin(tx, now, user)) throw conflict(ErrorCode.lastAdmin, 'You cannot suspend the last unsuspended Admin');

@@ -27,17 +27,17 @@ export function permissionSetsRepo(db: Kysely<Database>, dialect: Dialect) {
       return db.selectFrom('permission_sets').selectAll().where('system_key', '=', key).executeTakeFirst();
     },
     /**
-     * By id, or by name whatever its case, folded as the unique name and `GET /permission_sets?name=` fold it
-     * (JavaScript's `toLowerCase`, beyond ASCII too): the engines' `lower` folds ASCII only (SQLite's, and PostgreSQL's
-     * under the column's "C" collation), so the few roles are compared here.
-     */
-    /**
      * Held until the transaction ends (PostgreSQL; SQLite's writer holds the only lock): the names are compared in
      * JavaScript (beyond ASCII), which the `lower(name)` index cannot hold, so writers of a name take turns.
      */
     async holdNames(): Promise<void> {
       if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext('agora.permission_sets.name'))`.execute(db);
     },
+    /**
+     * By id, or by name whatever its case, folded as the unique name and `GET /permission_sets?name=` fold it
+     * (JavaScript's `toLowerCase`, beyond ASCII too): the engines' `lower` folds ASCII only (SQLite's, and PostgreSQL's
+     * under the column's "C" collation), so the few roles are compared here.
+     */
     async findByRef(ref: string): Promise<PermissionSetRow | undefined> {
       return (await getById(ref)) ?? (await list()).find((set) => set.name.toLowerCase() === ref.toLowerCase());
     },

@@ -1,6 +1,6 @@
-import { holder } from './rows.js';
 import { sql, type ExpressionBuilder, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
+import { holder } from './rows.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database } from './schema.js';
 import { SYSTEM_ROLES } from './default-roles.js';
