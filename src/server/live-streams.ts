@@ -30,6 +30,12 @@ interface Stream {
   last: number;
   lastWrite: number;
   /**
+   * Since when it waits for its client to take what it holds ('drain'), unfed meanwhile: a backlog goes out at the
+   * client's pace, not all at once into the server's memory (where `maxBuffered` would cut off every client resuming
+   * from far behind, before its first byte was sent). Cut off when still waiting a heartbeat later.
+   */
+  waiting?: number;
+  /**
    * Asked before each delivery: undefined while its caller may read it, else why not (the error's body: suspended, key
    * revoked, role changed), sent as a last `ended` event so a client knows not to reconnect.
    */
@@ -163,7 +169,10 @@ export class LiveStreams {
     const now = Date.now();
     for (const listening of this.byUser.values())
       for (const stream of listening.streams)
-        if (now - stream.lastWrite >= this.heartbeatMs) write(stream, ': keep-alive\n\n');
+        if (stream.waiting !== undefined) {
+          // Its client has taken nothing for a heartbeat's time: it does not read.
+          if (now - stream.waiting >= this.heartbeatMs) stream.raw.destroy();
+        } else if (now - stream.lastWrite >= this.heartbeatMs) write(stream, ': keep-alive\n\n');
   }
 
   /** `userId` may have new notifications: read them for all its streams (again after a read under way). */
@@ -189,7 +198,9 @@ export class LiveStreams {
       listening.again = false;
       if (listening.streams.size === 0) return;
       let from = Infinity;
-      for (const stream of listening.streams) from = Math.min(from, stream.last);
+      for (const stream of listening.streams) if (stream.waiting === undefined) from = Math.min(from, stream.last);
+      // Every stream waits for its client to take what it holds: each one's 'drain' wakes the user again.
+      if (from === Infinity) return;
       const batch = await notificationsAfter(this.deps, userId, from, BATCH);
       const events = batch.notifications.map(
         ({ seq, notification }) => [seq, `event: notification\nid: ${notification.id}\ndata: ${JSON.stringify(notification)}\n\n`] as const,
@@ -210,10 +221,18 @@ export class LiveStreams {
         );
       for (const stream of listening.streams) {
         // Opened during the read, further behind: its opening woke the user, the next round reads from it.
-        if (stream.last < from) continue;
+        if (stream.waiting !== undefined || stream.last < from) continue;
         for (const [seq, event] of events) if (seq > stream.last) write(stream, event);
         // Every number up to the batch's last was read.
         stream.last = Math.max(stream.last, batch.lastSeq);
+        // Its client has not taken what it holds yet: the next batch waits for it (a long backlog at its pace).
+        if (stream.raw.writableNeedDrain && !stream.raw.destroyed) {
+          stream.waiting = Date.now();
+          stream.raw.once('drain', () => {
+            stream.waiting = undefined;
+            this.wake(userId);
+          });
+        }
       }
       listening.known = Math.max(listening.known, batch.lastSeq);
       if (events.length === BATCH) listening.again = true;
