@@ -125,8 +125,12 @@ export async function isNicknameAvailable(deps: Deps, nickname: string): Promise
 
 export type ExportFormat = 'ndjson' | 'csv';
 
-/** How a CSV cell that a spreadsheet would take for a formula starts (see `csvCell`). */
-export const FORMULA_START = /^[=+\-@\t\r]/;
+/**
+ * How a CSV cell that a spreadsheet would take for a formula starts (see `csvCell`), or one that starts with `'`s
+ * before such a character: written after one more `'` too, or the import's taking off a `'` would change it
+ * (a name `'=x` came back `=x`).
+ */
+export const FORMULA_START = /^'*[=+\-@\t\r]/;
 
 const EXPORT_BATCH = 500;
 

@@ -362,6 +362,8 @@ describe('agora users export', () => {
     expect((await call(server, 'PUT', `/users/${promoted.id}/role`, { body: { permission_set_id: admins.id } })).status).toBe(200);
     // Names a spreadsheet would run as formulas (CSV injection): written after a `'`, imported as they were.
     const formula = await createUser(server, { first_name: `=HYPERLINK("http://evil.example","x")`, last_name: "@SUM(1+1)*cmd|' /C calc'!A0" });
+    // Names that already start with a ' before such a character: the import's taking off a ' must leave them whole.
+    const quoted = await createUser(server, { first_name: "'=already quoted", last_name: "''-)" });
     const exported = join(dir, 'users.csv');
     expect((await runCli(['users', 'export', '--format', 'csv', '--output', exported], { home: dir, env: envFor(server) })).code).toBe(0);
     const source = readFileSync(exported, 'utf8').trim().split('\r\n').length - 1;
@@ -387,6 +389,8 @@ describe('agora users export', () => {
       expect(roles(again.stdout)).toEqual(roles((await runCli(['users', 'export'], { home: dir, env: envFor(server) })).stdout));
       const names = (out: string) => out.trim().split('\n').map((l) => JSON.parse(l)).find((u) => u.nickname === formula.nickname);
       expect(names(again.stdout)).toMatchObject({ first_name: formula.first_name, last_name: formula.last_name });
+      const quotedAgain = again.stdout.trim().split('\n').map((l) => JSON.parse(l)).find((u) => u.nickname === quoted.nickname);
+      expect(quotedAgain).toMatchObject({ first_name: "'=already quoted", last_name: "''-)" });
     } finally {
       await fresh.stop();
       removeDir(fresh.dir);

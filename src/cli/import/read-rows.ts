@@ -144,7 +144,8 @@ async function* rowsOf(source: Readable, format: ImportFormat, file: string, hea
         const fields = Object.fromEntries(
           Object.entries(record)
             .filter(([, v]) => v !== '')
-            .map(([k, v]) => [k, /^'[=+\-@\t\r]/.test(v) ? v.slice(1) : v]),
+            // One `'` off: `''=x` was the text `'=x` (see FORMULA_START in src/domain/users.ts).
+            .map(([k, v]) => [k, /^'+[=+\-@\t\r]/.test(v) ? v.slice(1) : v]),
         );
         // The header's bytes count with the first row.
         yield { row, fields, bytes: info.bytes - parsed };
