@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { withoutUrlCredentials } from '../shared/url-credentials.js';
 
 /** What commander had to say of a usage error, kept for `main` to say (exit 2). */
 export interface UsageSaid {
@@ -43,6 +44,8 @@ export function keepUsageErrors(command: Command, json: boolean, said: UsageSaid
   command.configureOutput({
     outputError: (text) => {
       const unknownVerb = command.parent && text.startsWith('error: unknown command ');
+      // `--url`'s value is quoted by commander as it was given: its user and password are left out.
+      text = withoutUrlCredentials(text);
       said.text = unknownVerb ? `${text}${pathOf(command)} has these commands: ${verbsOf(command).join(', ')}\n` : text;
     },
     ...(json ? { writeErr: () => void (said.text ??= `error: ${pathOf(command)} needs a command: ${verbsOf(command).join(', ')}`) } : {}),

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { withoutCredentials } from '../shared/url-credentials.js';
 import type { Dispatcher } from 'undici';
 import type { ErrorBody } from '../shared/errors.js';
 import { proxyFor, shownProxy, type Proxy } from './proxy.js';
@@ -105,14 +106,14 @@ const PROXY_UNREACHABLE = new Set([...NEVER_SENT, 'ETIMEDOUT']);
 export class ApiClient {
   readonly baseUrl: string;
   /** The server as messages name it: without a user and password its URL may carry. */
-  private readonly shownUrl: string;
+  readonly shownUrl: string;
   readonly timeoutSeconds: number;
   private agent?: Promise<Dispatcher>;
   private readonly proxy?: Proxy;
 
   constructor(private readonly options: ClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.shownUrl = URL.canParse(this.baseUrl) ? withoutCredentials(new URL(this.baseUrl)) : this.baseUrl;
+    this.shownUrl = withoutCredentials(this.baseUrl);
     this.timeoutSeconds = options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
     this.proxy = URL.canParse(this.baseUrl) ? proxyFor(new URL(this.baseUrl)) : undefined;
   }
@@ -391,5 +392,3 @@ function toApiError(status: number, text: string): ApiError {
 
 /** Path segments are always encoded: ids are opaque. */
 export const seg = (value: string): string => encodeURIComponent(value);
-
-const withoutCredentials = (url: URL): string => Object.assign(url, { username: '', password: '' }).href.replace(/\/+$/, '');

@@ -113,7 +113,7 @@ export async function* watchNotifications(
       problem = 'not JSON';
     }
     if (problem)
-      throw new ApiError(200, 'invalid_response', `The server at ${client.baseUrl} sent a notification on GET ${path} that is not the API's (${problem})`, {
+      throw new ApiError(200, 'invalid_response', `The server at ${client.shownUrl} sent a notification on GET ${path} that is not the API's (${problem})`, {
         error: { code: 'invalid_response', message: `notification on GET ${path}: ${problem}` },
       });
     yield { id: event.id ?? '', data };

@@ -148,6 +148,16 @@ describe('profiles, --profile and logout', () => {
     // A user and password in the URL are not repeated in what is printed.
     const withPassword = await runCli(['pages', 'list'], { home, env: { ...adminEnv, AGORA_URL: 'http://ops:hunter2pw@127.0.0.1:9' } });
     expect(withPassword.stderr.split('\n')[0]).toBe(`error: Cannot reach the agora server at ${dead} (ECONNREFUSED)`);
+    // Nor in a URL that is refused before any request: a port out of range, a scheme not http's, on --url or AGORA_URL.
+    for (const bad of ['http://ops:hunter2pw@127.0.0.1:99999', 'ftp://ops:hunter2pw@127.0.0.1']) {
+      const viaFlag = await runCli(['pages', 'list', '--url', bad], { home, env: adminEnv });
+      const viaEnv = await runCli(['login', '--api-key', 'k', '--api-secret', 's'], { home, env: { AGORA_URL: bad } });
+      for (const run of [viaFlag, viaEnv]) {
+        expect(run.code, run.stderr).toBe(2);
+        expect(run.stderr).toContain('127.0.0.1');
+        expect(run.stderr).not.toContain('hunter2pw');
+      }
+    }
 
     const [envUrl, flagUrl, halfPair] = await Promise.all([
       runCli(['pages', 'list'], { home, env: { AGORA_URL: dead } }),

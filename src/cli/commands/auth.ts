@@ -20,17 +20,18 @@ export function registerAuthCommands(program: Command): void {
     'agora login --url agora.example.org --api-key ak_… --with-token < secret.txt',
   ).action(async (options: LoginOptions, command: Command) => {
       const globals = command.optsWithGlobals() as GlobalOptions;
-      const [creds, { UsageError }, { DEFAULT_URL, clientFor }, { Output }, { normalizeUrl, serverUrlProblem }] = await Promise.all([
+      const [creds, { UsageError }, { DEFAULT_URL, clientFor }, { Output }, { normalizeUrl, serverUrlProblem }, { withoutCredentials }] = await Promise.all([
         import('../credentials.js'),
         import('../errors.js'),
         import('../context.js'),
         import('../output.js'),
         import('../server-url.js'),
+        import('../../shared/url-credentials.js'),
       ]);
       const interactive = !!process.stdin.isTTY && !!process.stdout.isTTY;
       let url = globals.url ?? process.env.AGORA_URL;
       // `--url` is checked as it is parsed; AGORA_URL here, before any question.
-      if (!globals.url && url && serverUrlProblem(url)) throw new UsageError(`AGORA_URL=${url}: ${serverUrlProblem(url)}`);
+      if (!globals.url && url && serverUrlProblem(url)) throw new UsageError(`AGORA_URL=${withoutCredentials(url)}: ${serverUrlProblem(url)}`);
       let { apiKey, apiSecret } = options;
       if (options.withToken) apiSecret = await (await import('../prompts.js')).secretFromStdin('--with-token');
       if (interactive && (!url || !apiKey || !apiSecret)) {
@@ -50,10 +51,10 @@ export function registerAuthCommands(program: Command): void {
       file.current = profile;
       await creds.writeCredentials(file);
       const out = new Output({ json: !!globals.json });
-      if (out.json) out.printJson({ profile, url: client.baseUrl, user: me });
+      if (out.json) out.printJson({ profile, url: client.shownUrl, user: me });
       else
         out.done(
-          `Logged in to ${client.baseUrl} as ${me.nickname} (${me.id}); profile "${profile}" saved` +
+          `Logged in to ${client.shownUrl} as ${me.nickname} (${me.id}); profile "${profile}" saved` +
             // The commands that follow run as this profile: said when it takes over from another one.
             (previous ? `, and now the current one (was "${previous}")` : ''),
         );
@@ -63,11 +64,11 @@ export function registerAuthCommands(program: Command): void {
     withContext(async ({ client, out, names, profile }) => {
       const me = await client.get<{ id: string; nickname: string; fullname: string; permission_set_id: string }>('/me').catch(async (error: unknown) => {
         // The server out of reach: what is known here is still said (which profile and server), then why.
-        if ((error as { name?: string } | null)?.name === 'ConnectionError') await out.record({ profile, url: client.baseUrl });
+        if ((error as { name?: string } | null)?.name === 'ConnectionError') await out.record({ profile, url: client.shownUrl });
         throw error;
       });
       await names.load('role', [me.permission_set_id]);
-      const who = { profile, url: client.baseUrl, user_id: me.id, nickname: me.nickname, name: me.fullname, role: names.get('role', me.permission_set_id) ?? me.permission_set_id };
+      const who = { profile, url: client.shownUrl, user_id: me.id, nickname: me.nickname, name: me.fullname, role: names.get('role', me.permission_set_id) ?? me.permission_set_id };
       await out.record(who);
     }),
   );
