@@ -102,8 +102,16 @@ export async function readCredentials(path = credentialsPath()): Promise<Credent
 async function ownerOnly(path: string): Promise<void> {
   const { mode } = await stat(path);
   if ((mode & 0o077) === 0) return;
-  await chmod(path, 0o600);
-  process.stderr.write(`agora: ${path} was readable by others (mode ${(mode & 0o777).toString(8)}); it is now 600\n`);
+  const shown = (mode & 0o777).toString(8);
+  try {
+    await chmod(path, 0o600);
+  } catch (error) {
+    // Not ours to change (a read-only mount, such as a Kubernetes secret's, 0644 by default; another owner's file):
+    // said, but the credentials are still read, as they were before this look.
+    process.stderr.write(`agora: ${path} is readable by others (mode ${shown}) and could not be made 600 (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})\n`);
+    return;
+  }
+  process.stderr.write(`agora: ${path} was readable by others (mode ${shown}); it is now 600\n`);
 }
 
 export async function writeCredentials(data: CredentialsFile, path = credentialsPath()): Promise<void> {
