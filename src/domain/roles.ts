@@ -191,6 +191,8 @@ export async function setUserRole(deps: Deps, caller: Caller, userId: string, in
     // counted, so two demotions racing in two processes cannot both leave "another administrator".
     const set = await tx.permissionSets.getLocked(input.permission_set_id, 'share');
     if (!set) throw notFound('Permission set');
+    // The role they have already: nothing to change, nor to log.
+    if (user.permission_set_id === set.id) return user;
     const now = nowIso(deps);
     if (set.system_key !== SYSTEM_ROLES.admins && (await isLastUnsuspendedAdmin(tx, now, user)))
       throw new AppError(

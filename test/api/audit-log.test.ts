@@ -107,6 +107,11 @@ describe('one entry per administrative act', () => {
       target_type: 'user',
       summary: "changed linus's role from Members to Stewards",
     });
+    // The role they have already: nothing changes, so nothing is logged (not "from Stewards to Stewards").
+    const again = await t.call('PUT', `/users/${linus.user.id}/role`, { body: { permission_set_id: id } });
+    expect(again.status).toBe(200);
+    expect(again.body.permission_set_id).toBe(id);
+    expect((await entriesFor(linus.user.id)).filter((e) => e.action === 'user.role_change')).toHaveLength(1);
     const members = (await t.call('GET', '/permission_sets')).body.items.find((s: { name: string }) => s.name === 'Members');
     await t.call('PUT', `/users/${linus.user.id}/role`, { body: { permission_set_id: members.id } });
     await expectOneEntry(await t.call('DELETE', `/permission_sets/${id}`), 204, id, { action: 'permission_set.delete', summary: 'deleted the role Stewards' });
