@@ -4,6 +4,7 @@ import type { EventRow } from '../store/events.js';
 import type { PageRow, Viewer } from '../store/pages.js';
 import type { CommentRow, StatusRow } from '../store/content.js';
 import type { RemovedRow } from '../store/removals.js';
+import type { Hold } from '../store/rows.js';
 import type { Store } from '../store/store.js';
 import type { UserWithRole } from '../store/users.js';
 import type { Caller } from './context.js';
@@ -101,4 +102,16 @@ export async function knownComment(
  */
 export async function removedForAdmin(store: Store, caller: Caller, type: 'Status' | 'Comment', id: string, error: unknown): Promise<RemovedRow | undefined> {
   return caller.isAdmin && error instanceof AppError && error.status === 404 ? await store.removals.getRemoved(type, id) : undefined;
+}
+
+/**
+ * Holds a status, or a comment after its status (domain/README.md, "Content held"), before it is removed (`remove`),
+ * written to (`write`: a comment or a like, its count moving) or referred to (`share`). A comment's status is held to
+ * write when the comment is removed (its comment count moves), else to share. False when either is gone. `statusId`:
+ * the comment's status, when it was read already.
+ */
+export async function holdContent(store: Store, type: 'Status' | 'Comment', id: string, how: Hold, statusId?: string): Promise<boolean> {
+  if (type === 'Status') return store.statuses.hold(id, how);
+  const status = statusId ?? (await store.comments.getById(id))?.status_id;
+  return status !== undefined && (await store.statuses.hold(status, how === 'remove' ? 'write' : 'share')) && (await store.comments.hold(id, how));
 }

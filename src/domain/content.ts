@@ -17,6 +17,7 @@ import type { Store } from '../store/store.js';
 import {
   actingUser,
   eventKnownTo,
+  holdContent,
   pageKnownTo,
   readableComment,
   readableStatus,
@@ -220,7 +221,7 @@ export async function createLike(deps: Deps, caller: Caller, input: CreateLikeIn
     if (input.comment_id) {
       ({ comment, status } = await readableComment(tx, viewer, input.comment_id, nowIso(deps)));
       // Held (domain/README.md, "Content held"), the status first: a removal of either takes the like along or goes first.
-      if (!(await tx.statuses.hold(status.id, 'share')) || !(await tx.comments.hold(comment.id, 'write'))) throw notFound('Comment');
+      if (!(await holdContent(tx, 'Comment', comment.id, 'write', status.id))) throw notFound('Comment');
     } else {
       status = await readableStatus(tx, viewer, input.status_id!, nowIso(deps));
       if (!(await tx.statuses.hold(status.id, 'write'))) throw notFound('Status');

@@ -6,7 +6,7 @@ import type { CommentRow, StatusRow } from '../store/content.js';
 import type { Store } from '../store/store.js';
 import { recordAudit } from './audit.js';
 import { requireAdmin } from './permissions.js';
-import { closed, knownComment, knownStatus, readableComment, removedForAdmin, viewerOf } from './content-access.js';
+import { closed, holdContent, knownComment, knownStatus, readableComment, removedForAdmin, viewerOf } from './content-access.js';
 import { placeOf, removedFields, requireLikeReadable, toCommentRecords, toStatusRecords } from './content.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { excerpt, notifyUsers, userRef } from './notifications.js';
@@ -126,23 +126,13 @@ async function removedByAnother(
 
 export async function removeStatus(deps: Deps, caller: Caller, id: string, reason: string | null): Promise<void> {
   await deps.store.transaction(async (tx) => {
-    await holdForRemoval(tx, 'Status', id);
+    // Held before it is read (domain/README.md, "Content held"): a second removal then reads it removed.
+    await holdContent(tx, 'Status', id, 'remove');
     const { status, readable } = await knownStatus(tx, viewerOf(caller), id, nowIso(deps)).catch((error: unknown) => alreadyRemoved(tx, caller, 'Status', id, error));
     await requireMayRemove(tx, caller, status.user_id, status, readable, 'status');
     await removeStatusIn(tx, nowIso(deps), caller, status, reason);
   });
   deps.webhooks?.wake();
-}
-
-/**
- * Holds content before it is removed (domain/README.md, "Content held"): a comment, a like or a report written meanwhile
- * comes first and goes with it, or finds it gone; a second removal finds it removed. What is read after sees that.
- */
-export async function holdForRemoval(tx: Store, type: 'Status' | 'Comment', id: string): Promise<void> {
-  if (type === 'Status') return void (await tx.statuses.hold(id, 'remove'));
-  const comment = await tx.comments.getById(id);
-  // The status first, as every writer holds them; its comment count moves.
-  if (comment && (await tx.statuses.hold(comment.status_id, 'write'))) await tx.comments.hold(id, 'remove');
 }
 
 /**
@@ -167,7 +157,7 @@ export async function removeStatusIn(tx: Store, now: string, caller: Caller, sta
 
 export async function removeComment(deps: Deps, caller: Caller, id: string, reason: string | null): Promise<void> {
   await deps.store.transaction(async (tx) => {
-    await holdForRemoval(tx, 'Comment', id);
+    await holdContent(tx, 'Comment', id, 'remove');
     const { comment, status, readable } = await knownComment(tx, viewerOf(caller), id, nowIso(deps)).catch((error: unknown) =>
       alreadyRemoved(tx, caller, 'Comment', id, error),
     );
@@ -200,7 +190,7 @@ export async function deleteLike(deps: Deps, caller: Caller, id: string): Promis
     // Held as a removal holds it (domain/README.md, "Content held"), before the like's row: a removal, which holds
     // the status (or comment) and then deletes its likes, would otherwise wait for this like while this waited for
     // the row whose count it moves, a deadlock PostgreSQL breaks only after a second.
-    if (!(await holdLiked(tx, like))) throw notFound('Like');
+    if (!(await holdContent(tx, like.target_type === 'Comment' ? 'Comment' : 'Status', like.target_id, 'write'))) throw notFound('Like');
     if (!(await tx.removals.unlike(like))) throw notFound('Like');
     // An Admin taking back another's like is a moderator's act: audited, naming whose it was.
     if (like.user_id !== caller.user.id) {
@@ -212,11 +202,4 @@ export async function deleteLike(deps: Deps, caller: Caller, id: string): Promis
       });
     }
   });
-}
-
-/** Holds what a like is about before it is taken back, the status before a comment: false when it is gone. */
-async function holdLiked(tx: Store, like: { target_type: string; target_id: string }): Promise<boolean> {
-  if (like.target_type !== 'Comment') return tx.statuses.hold(like.target_id, 'write');
-  const comment = await tx.comments.getById(like.target_id);
-  return !!comment && (await tx.statuses.hold(comment.status_id, 'share')) && (await tx.comments.hold(comment.id, 'write'));
 }

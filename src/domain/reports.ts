@@ -7,11 +7,11 @@ import { isUniqueViolation } from '../store/errors.js';
 import type { ReportRow } from '../store/reports.js';
 import type { UserRow } from '../store/users.js';
 import type { Store } from '../store/store.js';
-import { actingUser, readableComment, readableStatus, viewerOf } from './content-access.js';
+import { actingUser, holdContent, readableComment, readableStatus, viewerOf } from './content-access.js';
 import { nowIso, type Caller, type Deps } from './context.js';
 import { excerpt, notifyUsers, pageRef, projectAdminIds, userRef } from './notifications.js';
 import { requireActingFor } from './permissions.js';
-import { alreadyRemoved, holdForRemoval, mayRemove, pageOfStatus, removeCommentIn, removeStatusIn } from './removals.js';
+import { alreadyRemoved, mayRemove, pageOfStatus, removeCommentIn, removeStatusIn } from './removals.js';
 import { settleReportsIn, toReportRecords } from './report-settlement.js';
 import { suspendIn } from './suspensions.js';
 import { recordWebhookEvent } from './webhooks.js';
@@ -177,7 +177,7 @@ async function settle(deps: Deps, caller: Caller, id: string, input: ResolveRepo
     const now = nowIso(deps);
     const target = { type: row.target_type as Report['target_type'], id: row.target_id };
     // Held before the reports are (as a removal holds them): a removal of the same content under way goes first.
-    if (input?.action === 'remove' && target.type !== 'User') await holdForRemoval(tx, target.type, target.id);
+    if (input?.action === 'remove' && target.type !== 'User') await holdContent(tx, target.type, target.id, 'remove');
     const records = await settleReportsIn(tx, now, caller, [target], input?.action ?? null, row.id, async (settled) => {
       // Another settle of the same target came first: it acted; this one does not act again.
       if (!settled.some((r) => r.id === row.id)) throw conflict(ErrorCode.conflict, 'This report was settled meanwhile');

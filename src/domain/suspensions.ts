@@ -62,15 +62,15 @@ export async function suspendIn(tx: Store, now: string, caller: Caller, read: Us
   // this suspension and the demotion of the last other Admin, all at once, left no Admin who could act.
   if (!(await tx.users.hold(read.id, 'write'))) throw notFound('User');
   const user = (await tx.users.getById(read.id)) ?? read;
-    if (input.until && input.until <= now) throw invalidFields([{ field: 'until', message: 'must be in the future' }]);
-    if (user.id === caller.user.id) throw conflict(ErrorCode.cannotSuspendSelf, 'You cannot suspend yourself');
-    if (await isLastUnsuspendedAdmin(tx, now, user)) throw conflict(ErrorCode.lastAdmin, 'You cannot suspend the last unsuspended Admin');
-    await tx.suspensions.put({ user_id: user.id, reason: input.reason, until: input.until ?? null, created_at: now, created_by: caller.user.id });
-    await recordAudit(tx, now, caller, {
-      action: 'user.suspend',
-      target_id: user.id,
-      summary: `suspended ${user.nickname} ${endOf({ until: input.until ?? null })}: ${input.reason}`,
-    });
+  if (input.until && input.until <= now) throw invalidFields([{ field: 'until', message: 'must be in the future' }]);
+  if (user.id === caller.user.id) throw conflict(ErrorCode.cannotSuspendSelf, 'You cannot suspend yourself');
+  if (await isLastUnsuspendedAdmin(tx, now, user)) throw conflict(ErrorCode.lastAdmin, 'You cannot suspend the last unsuspended Admin');
+  await tx.suspensions.put({ user_id: user.id, reason: input.reason, until: input.until ?? null, created_at: now, created_by: caller.user.id });
+  await recordAudit(tx, now, caller, {
+    action: 'user.suspend',
+    target_id: user.id,
+    summary: `suspended ${user.nickname} ${endOf({ until: input.until ?? null })}: ${input.reason}`,
+  });
 }
 
 /**
