@@ -25,8 +25,6 @@ const BATCH = 100;
 /** One open stream: where it stands in its user's notifications (`seq`), and when it was last written to. */
 interface Stream {
   raw: ServerResponse;
-  /** Bytes it may hold unsent before it is cut off (`LiveStreamLimits.maxBuffered`). */
-  maxBuffered: number;
   last: number;
   lastWrite: number;
   /**
@@ -103,7 +101,7 @@ export class LiveStreams {
       'x-accel-buffering': 'no',
     });
     raw.write('retry: 2000\n\n');
-    const stream: Stream = { raw, maxBuffered: this.maxBuffered, last: after, lastWrite: Date.now(), stillAllowed };
+    const stream: Stream = { raw, last: after, lastWrite: Date.now(), stillAllowed };
     let listening = this.byUser.get(userId);
     if (!listening) this.byUser.set(userId, (listening = { streams: new Set(), known: after, reading: false, again: false }));
     listening.streams.add(stream);
@@ -172,7 +170,7 @@ export class LiveStreams {
         if (stream.waiting !== undefined) {
           // Its client has taken nothing for a heartbeat's time: it does not read.
           if (now - stream.waiting >= this.heartbeatMs) stream.raw.destroy();
-        } else if (now - stream.lastWrite >= this.heartbeatMs) write(stream, ': keep-alive\n\n');
+        } else if (now - stream.lastWrite >= this.heartbeatMs) this.write(stream, ': keep-alive\n\n');
   }
 
   /** `userId` may have new notifications: read them for all its streams (again after a read under way). */
@@ -212,7 +210,7 @@ export class LiveStreams {
             stream.stillAllowed?.().then(
               (refusal) => {
                 if (!refusal) return;
-                write(stream, `event: ended\ndata: ${JSON.stringify(refusal)}\n\n`);
+                this.write(stream, `event: ended\ndata: ${JSON.stringify(refusal)}\n\n`);
                 stream.raw.end();
               },
               () => void stream.raw.end(),
@@ -222,7 +220,7 @@ export class LiveStreams {
       for (const stream of listening.streams) {
         // Opened during the read, further behind: its opening woke the user, the next round reads from it.
         if (stream.waiting !== undefined || stream.last < from) continue;
-        for (const [seq, event] of events) if (seq > stream.last) write(stream, event);
+        for (const [seq, event] of events) if (seq > stream.last) this.write(stream, event);
         // Every number up to the batch's last was read.
         stream.last = Math.max(stream.last, batch.lastSeq);
         // Its client has not taken what it holds yet: the next batch waits for it (a long backlog at its pace).
@@ -266,20 +264,20 @@ export class LiveStreams {
       this.looking = false;
     }
   }
-}
 
-/**
- * Written unless the stream is ending (a write after `end` would be an error event nobody listens to). A stream
- * whose client has left more than `maxBuffered` bytes unread is cut off instead: held in memory, what it does not
- * read would grow with every notification (8 streams that never read, resumed from the first notification of a
- * user who has 26,000, once took 1 GB). Its client reconnects and resumes with Last-Event-ID, nothing lost.
- */
-function write(stream: Stream, chunk: string): void {
-  if (stream.raw.writableEnded || stream.raw.destroyed) return;
-  if (stream.raw.writableLength > stream.maxBuffered) {
-    stream.raw.destroy();
-    return;
+  /**
+   * Written unless the stream is ending (a write after `end` would be an error event nobody listens to). A stream
+   * whose client has left more than `maxBuffered` bytes unread is cut off instead: held in memory, what it does not
+   * read would grow with every notification (8 streams that never read, resumed from the first notification of a
+   * user who has 26,000, once took 1 GB). Its client reconnects and resumes with Last-Event-ID, nothing lost.
+   */
+  private write(stream: Stream, chunk: string): void {
+    if (stream.raw.writableEnded || stream.raw.destroyed) return;
+    if (stream.raw.writableLength > this.maxBuffered) {
+      stream.raw.destroy();
+      return;
+    }
+    stream.raw.write(chunk);
+    stream.lastWrite = Date.now();
   }
-  stream.raw.write(chunk);
-  stream.lastWrite = Date.now();
 }
