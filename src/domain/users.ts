@@ -1,6 +1,7 @@
 import type { Suspension } from '../shared/schemas/suspensions.js';
 import type { SuspensionRow } from '../store/suspensions.js';
 import { listByIds } from './by-ids.js';
+import { shieldedCell } from '../shared/csv-cells.js';
 import { AppError, ErrorCode, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { listResult, type ListResult } from '../shared/schemas/common.js';
@@ -125,13 +126,6 @@ export async function isNicknameAvailable(deps: Deps, nickname: string): Promise
 
 export type ExportFormat = 'ndjson' | 'csv';
 
-/**
- * How a CSV cell that a spreadsheet would take for a formula starts (see `csvCell`), or one that starts with `'`s
- * before such a character: written after one more `'` too, or the import's taking off a `'` would change it
- * (a name `'=x` came back `=x`).
- */
-export const FORMULA_START = /^'*[=+\-@\t\r]/;
-
 const EXPORT_BATCH = 500;
 
 /**
@@ -170,13 +164,11 @@ export async function* exportUsers(deps: Deps, caller: Caller, format: ExportFor
 
 /**
  * RFC 4180: a field with a comma, a quote or a line break is quoted, its quotes doubled. A text a spreadsheet would
- * run as a formula (starting with =, +, -, @, a tab or a carriage return: a user named `=HYPERLINK(…)` or
- * `=cmd|' /C calc'!A0`) is written after a `'`, which spreadsheets show as text (OWASP, "CSV injection");
- * `agora users import` takes that `'` off again, so an export still imports as it was.
+ * run as a formula is written after a `'` (`shieldedCell`), which `agora users import` takes off again, so an export
+ * still imports as it was.
  */
 function csvCell(value: string | boolean | null): string {
-  const raw = value === null ? '' : String(value);
-  const text = FORMULA_START.test(raw) ? `'${raw}` : raw;
+  const text = shieldedCell(value === null ? '' : String(value));
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

@@ -2,6 +2,7 @@ import { createReadStream, statSync } from 'node:fs';
 import { extname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Transform, type Readable } from 'node:stream';
+import { unshieldedCell } from '../../shared/csv-cells.js';
 import { UsageError } from '../errors.js';
 
 export const IMPORT_FORMATS = ['csv', 'json', 'ndjson'] as const;
@@ -144,8 +145,7 @@ async function* rowsOf(source: Readable, format: ImportFormat, file: string, hea
         const fields = Object.fromEntries(
           Object.entries(record)
             .filter(([, v]) => v !== '')
-            // One `'` off: `''=x` was the text `'=x` (see FORMULA_START in src/domain/users.ts).
-            .map(([k, v]) => [k, /^'+[=+\-@\t\r]/.test(v) ? v.slice(1) : v]),
+            .map(([k, v]) => [k, unshieldedCell(v)]),
         );
         // The header's bytes count with the first row.
         yield { row, fields, bytes: info.bytes - parsed };
