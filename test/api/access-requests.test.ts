@@ -544,3 +544,67 @@ describe('concurrency', () => {
     }
   });
 });
+
+describe('a user with both a waiting request and a waiting invite to one page', () => {
+  /** The user asks to join the owner's private page, and the owner invites them: both wait. */
+  async function both() {
+    const { owner, page } = await ownedPage();
+    const { user, creds } = await createUserWithKey(server);
+    const request = (await ask(page.id, user.id, creds)).body;
+    const created = await call(server, 'POST', '/invites', {
+      as: owner.creds,
+      body: { target_type: 'Page', target_id: page.id, user_id: owner.user.id, user_target_ids: [user.id] },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    return { owner, page, user, creds, request, invite: created.body.success[0] as { id: string } };
+  }
+  const acceptInvite = (id: string, as?: Credentials) => call<Answer<{ state: string }>>(server, 'PUT', `/invites/${id}/accept`, { as });
+  /** What the user was told (the invite itself, then the join), and what the audit log holds about the two records. */
+  async function told(userId: string, creds: Credentials) {
+    const res = await call(server, 'GET', `/users/${userId}/notifications?per_page=100`, { as: creds });
+    expect(res.status).toBe(200);
+    return (res.body as { notification_type: string }[]).map((n) => n.notification_type).sort();
+  }
+  async function audited(...ids: string[]) {
+    const res = await call(server, 'GET', '/audit_log?per_page=100');
+    expect(res.status).toBe(200);
+    return res.body.items.filter((e: { target_id: string }) => ids.includes(e.target_id)).map((e: { action: string }) => e.action).sort();
+  }
+
+  it('the request accepted first: accepting the invite is a 409 already_member that changes nothing; it can be refused', async () => {
+    const { owner, user, creds, page, request, invite } = await both();
+    expect((await accept(request.id, owner.creds)).status).toBe(200);
+    const again = await acceptInvite(invite.id, owner.creds);
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatchObject({ code: 'already_member', message: 'This user is already in this page' });
+    expect((await call(server, 'GET', `/invites/${invite.id}`)).body.state).toBe('waiting');
+    expect(await told(user.id, creds)).toEqual(['invite', 'page_access_request_accepted']);
+    expect(await audited(request.id, invite.id)).toEqual(['page_access_request.accept']);
+    expect(await follows(user.id, page.id)).toBe(1);
+    expect((await call(server, 'PUT', `/invites/${invite.id}/refuse`, { as: owner.creds })).body.state).toBe('refused');
+  });
+
+  it('the invite accepted first: accepting the request is a 409 already_member; it stays waiting until refused', async () => {
+    const { owner, user, creds, page, request, invite } = await both();
+    expect((await acceptInvite(invite.id, owner.creds)).status).toBe(200);
+    const again = await accept(request.id);
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe('already_member');
+    expect((await requestsOf(page.id, user.id)).items[0]).toMatchObject({ state: 'waiting', is_validate: false });
+    expect(await told(user.id, creds)).toEqual(['invite', 'invite_accepted']);
+    expect(await audited(request.id, invite.id)).toEqual(['invite.accept']);
+    expect((await refuse(request.id, owner.creds)).status).toBe(204);
+    expect(await follows(user.id, page.id)).toBe(1);
+  });
+
+  it('both accepted at once: one 200, one 409 already_member, one join told', async () => {
+    for (let round = 0; round < 3; round++) {
+      const { owner, user, creds, page, request, invite } = await both();
+      const answers = await Promise.all([accept(request.id, owner.creds), acceptInvite(invite.id)]);
+      expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
+      expect(answers.find((r) => r.status === 409)!.body.error.code).toBe('already_member');
+      expect((await told(user.id, creds)).filter((type: string) => type !== 'invite')).toHaveLength(1);
+      expect(await follows(user.id, page.id)).toBe(1);
+    }
+  });
+});

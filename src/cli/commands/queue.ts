@@ -9,7 +9,7 @@ import { reportedThing, suspensionNow } from '../queue/items.js';
 import { suspensionEnd } from '../suspensions.js';
 
 /** What the API answers an act on an item someone else settled (or withdrew) first. */
-const SETTLED_ELSEWHERE = new Set(['not_found', 'conflict', 'already_accepted', 'already_refused', 'already_member']);
+const SETTLED_ELSEWHERE = new Set(['not_found', 'conflict', 'already_accepted', 'already_refused']);
 
 /**
  * A report's `user` is its first reporter; `reports` and `about` (what is reported) are a report's only. `suspended`:
@@ -123,6 +123,8 @@ export function registerQueueCommand(program: Command): void {
             // Someone else settled it first: the queue is simply out of date. Other refusals (the user is suspended)
             // are said as the API says them.
             if (e.name === 'ApiError' && SETTLED_ELSEWHERE.has(e.code ?? '')) return `already handled elsewhere: ${e.message}`;
+            // Their other request or invite to the page was accepted first: this one is left to refuse.
+            if (e.name === 'ApiError' && e.code === 'already_member') return `${e.message}; r refuses`;
             return String(e.message ?? error);
           },
           onLeaving: (line) => leaving.push(line),

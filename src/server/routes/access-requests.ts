@@ -62,7 +62,7 @@ export function registerAccessRequestRoutes({ routes, deps }: RouteContext): voi
       method: 'PUT',
       url: '/page_access_requests/:id/accept',
       operationId: 'accept_page_access_request',
-      conflicts: [ErrorCode.alreadyAccepted, ErrorCode.userSuspended],
+      conflicts: [ErrorCode.alreadyAccepted, ErrorCode.userSuspended, ErrorCode.alreadyMember],
       tag,
       summary: 'Accept a waiting request (page administrators): the user follows the page',
       params: IdParams,

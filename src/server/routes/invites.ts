@@ -61,7 +61,7 @@ export function registerInviteRoutes({ routes, deps }: RouteContext): void {
       method: 'PUT',
       url: '/invites/:id/accept',
       operationId: 'accept_invite',
-      conflicts: [ErrorCode.alreadyAccepted, ErrorCode.alreadyRefused, ErrorCode.userSuspended],
+      conflicts: [ErrorCode.alreadyAccepted, ErrorCode.alreadyRefused, ErrorCode.userSuspended, ErrorCode.alreadyMember],
       tag,
       summary: 'Accept a waiting invite (page administrators): the invited user follows the page',
       params: IdParams,
