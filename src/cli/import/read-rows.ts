@@ -75,17 +75,13 @@ export function openSource(file: string, format: ImportFormat): Source {
  * do), a Latin-1 "José" became "Jos\uFFFD" and was imported so, exit 0. A CSV that starts with a UTF-16 byte order
  * mark is left to csv-parse, which reads it as such.
  */
-function utf8Only(format: ImportFormat): Transform {
+export function utf8Only(format: ImportFormat): Transform {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let checked = 0;
+  // The last chunk's end from its last character's first byte: a character split between chunks is whole again.
+  let tail: Buffer = Buffer.alloc(0);
   let utf16: boolean | undefined;
-  // Where in the chunk: the first replacement character a lenient decoding gives (bytes held from the chunk before
-  // shift it by at most 3).
-  const fail = (chunk?: Buffer) => {
-    const text = chunk ? chunk.toString('utf8') : '';
-    const at = text.indexOf('\uFFFD');
-    return new Error(`not UTF-8 text (at byte ${checked + 1 + (at > 0 ? Buffer.byteLength(text.slice(0, at)) : 0)}); save the file as UTF-8`);
-  };
+  const fail = (bytes: Buffer) => new Error(`not UTF-8 text (at byte ${checked - tail.length + 1 + firstInvalid(bytes)}); save the file as UTF-8`);
   return new Transform({
     transform(chunk: Buffer, _encoding, done) {
       utf16 ??= format === 'csv' && chunk.length >= 2 && ((chunk[0] === 0xff && chunk[1] === 0xfe) || (chunk[0] === 0xfe && chunk[1] === 0xff));
@@ -93,9 +89,11 @@ function utf8Only(format: ImportFormat): Transform {
         try {
           decoder.decode(chunk, { stream: true });
         } catch {
-          return done(fail(chunk));
+          return done(fail(Buffer.concat([tail, chunk])));
         }
       checked += chunk.length;
+      tail = (chunk.length >= 4 ? chunk : Buffer.concat([tail, chunk])).subarray(-4);
+      while (tail.length > 0 && (tail[0]! & 0xc0) === 0x80) tail = tail.subarray(1);
       done(null, chunk);
     },
     flush(done) {
@@ -103,12 +101,27 @@ function utf8Only(format: ImportFormat): Transform {
         try {
           decoder.decode();
         } catch {
-          return done(fail());
+          return done(fail(tail));
         }
       done();
     },
   });
 }
+
+/**
+ * Where, in bytes that start at a character's first byte, the first sequence that is not UTF-8 starts: where a
+ * lenient decoding first gives U+FFFD for bytes that are not that character's own encoding (EF BF BD).
+ */
+function firstInvalid(bytes: Buffer): number {
+  const text = bytes.toString('utf8');
+  let offset = 0;
+  for (const char of text) {
+    if (char === '\uFFFD' && !bytes.subarray(offset, offset + 3).equals(REPLACEMENT)) return offset;
+    offset += Buffer.byteLength(char);
+  }
+  return 0;
+}
+const REPLACEMENT = Buffer.from('\uFFFD');
 
 async function* rowsOf(source: Readable, format: ImportFormat, file: string, header: { columns?: string[] }): AsyncGenerator<SourceRow> {
   let row = 0;
