@@ -89,8 +89,9 @@ export class Authenticator {
   }
 
   /**
-   * `again`: the pair was accepted before (a live stream checks its caller before each delivery): a refusal now (the
-   * key revoked) is no failed attempt, so it is not counted against the address or the pair.
+   * `again`: the pair was accepted before (a live stream checks its caller again, before each delivery and at each
+   * keep-alive): a refusal now (the key revoked) is no failed attempt, so it is not counted against the address or
+   * the pair.
    */
   async authenticate(apiKey: string | undefined, apiSecret: string | undefined, address = 'unknown', again = false): Promise<Caller> {
     if (!apiKey || !apiSecret) throw unauthorized('Missing credentials: send the Api-Key and Api-Secret headers');

@@ -21,8 +21,8 @@ const endOf = (s: { until: string | null }) => (s.until ? `until ${s.until}` : '
 /**
  * What every request's caller must be to use the API at all: not suspended (403 `account_suspended`, naming the
  * reason and the end), and of a role with `users.can_use_api` (403 `api_access_denied`). Checked on each request,
- * and before each delivery of a live stream opened earlier, so that a suspension, a revoked key or a changed role
- * also ends the streams.
+ * and before each delivery and at each keep-alive of a live stream opened earlier, so that a suspension, a revoked
+ * key or a changed role also ends the streams.
  */
 export function requireMayUseApi(caller: Caller, now: Date): void {
   const s = caller.suspension;

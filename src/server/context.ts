@@ -13,7 +13,7 @@ export interface RouteContext {
   deps: Deps;
   /**
    * The caller of a request's credentials, authenticated again and checked as at the request's start (a live stream,
-   * before each delivery); a refusal now is not counted as a failed authentication.
+   * before each delivery and at each keep-alive); a refusal now is not counted as a failed authentication.
    */
   reauthenticate(request: FastifyRequest): Promise<Caller>;
   live: LiveStreams;

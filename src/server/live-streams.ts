@@ -34,10 +34,13 @@ interface Stream {
    */
   waiting?: number;
   /**
-   * Asked before each delivery: undefined while its caller may read it, else why not (the error's body: suspended, key
-   * revoked, role changed), sent as a last `ended` event so a client knows not to reconnect.
+   * Asked before each delivery and after each keep-alive: undefined while its caller may read it, else why not (the
+   * error's body: suspended, key revoked, role changed), sent as a last `ended` event so a client knows not to
+   * reconnect.
    */
   stillAllowed?: () => Promise<object | undefined>;
+  /** Its keep-alive's check is under way: a slow check is not asked again meanwhile, so checks do not pile up. */
+  checking?: boolean;
 }
 
 /** The open streams of one user, and the read of their new notifications (one at a time, again if woken meanwhile). */
@@ -53,8 +56,10 @@ interface Listening {
  * Open live streams (Server-Sent Events), counted per user and in all (one key once held 19,500 and every
  * write slowed down 400 times), and what they are sent.
  *
- * A held stream costs its socket and an entry here: no timer and no query of its own. The store tells who
- * got new notifications (`Store.watchNotifications`: this process's at their commit, other processes' by
+ * A held stream costs its socket and an entry here: no timer of its own, and no query while nothing changes. Its
+ * caller is checked again at each keep-alive (as before each delivery) from what the authenticator remembers, read
+ * again only after a key, user or role changed: a suspension or a revoked key ends even an idle stream. The store
+ * tells who got new notifications (`Store.watchNotifications`: this process's at their commit, other processes' by
  * LISTEN/NOTIFY or SQLite's shared look); for each such user with streams open, one read of what is new
  * after the furthest-behind of them is sent to each. When the store can only say that anyone may have news,
  * one query reads the counters of every user with a stream, and only those whose counter moved are read.
@@ -170,7 +175,30 @@ export class LiveStreams {
         if (stream.waiting !== undefined) {
           // Its client has taken nothing for a heartbeat's time: it does not read.
           if (now - stream.waiting >= this.heartbeatMs) stream.raw.destroy();
-        } else if (now - stream.lastWrite >= this.heartbeatMs) this.write(stream, ': keep-alive\n\n');
+        } else if (now - stream.lastWrite >= this.heartbeatMs) {
+          this.write(stream, ': keep-alive\n\n');
+          // Otherwise a stream its caller may no longer read would stay open for as long as nothing is delivered.
+          if (!stream.checking) {
+            stream.checking = true;
+            void this.endIfRefused(stream).finally(() => (stream.checking = false));
+          }
+        }
+  }
+
+  /**
+   * Ends the stream, unfed but told why (its 'close' forgets it), if its caller may no longer read it; a check that
+   * fails ends it too, and its client reconnects.
+   */
+  private async endIfRefused(stream: Stream): Promise<void> {
+    if (!stream.stillAllowed) return;
+    try {
+      const refusal = await stream.stillAllowed();
+      if (!refusal) return;
+      this.write(stream, `event: ended\ndata: ${JSON.stringify(refusal)}\n\n`);
+    } catch {
+      // Ended below.
+    }
+    stream.raw.end();
   }
 
   /** `userId` may have new notifications: read them for all its streams (again after a read under way). */
@@ -203,20 +231,8 @@ export class LiveStreams {
       const events = batch.notifications.map(
         ({ seq, notification }) => [seq, `event: notification\nid: ${notification.id}\ndata: ${JSON.stringify(notification)}\n\n`] as const,
       );
-      // A stream whose caller may no longer read it ends here, unfed but told why (its 'close' forgets it).
-      if (events.length > 0)
-        await Promise.all(
-          [...listening.streams].map((stream) =>
-            stream.stillAllowed?.().then(
-              (refusal) => {
-                if (!refusal) return;
-                this.write(stream, `event: ended\ndata: ${JSON.stringify(refusal)}\n\n`);
-                stream.raw.end();
-              },
-              () => void stream.raw.end(),
-            ),
-          ),
-        );
+      // A stream whose caller may no longer read it ends here, before it is fed.
+      if (events.length > 0) await Promise.all([...listening.streams].map((stream) => this.endIfRefused(stream)));
       for (const stream of listening.streams) {
         // Opened during the read, further behind: its opening woke the user, the next round reads from it.
         if (stream.waiting !== undefined || stream.last < from) continue;

@@ -398,7 +398,8 @@ describe('when calls fail', () => {
     const term = new Terminal(freshHome(server), env, { agora: ['queue'], width: 80, height: 24 });
     try {
       await term.waitFor(/agora queue · 1 waiting +● live/, 10_000);
-      // The key revoked: the stream it opened stays until its next delivery, every call with it is refused.
+      // The key revoked: the stream it opened stays until its next delivery or keep-alive (15 s on); every call with
+      // it is refused.
       const key = (await call(server, 'GET', `/api_keys?user_id=${user.id}`)).body.items[0] as { id: string };
       expect((await call(server, 'DELETE', `/api_keys/${key.id}`)).status).toBe(204);
       // The next timed look is refused.

@@ -55,8 +55,8 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
   const [mode, setMode, modeNow] = useKeyState<Mode>('list');
   const [message, setMessage] = useState<Message>({ text: 'loading…', tone: 'plain' });
   const [live, setLive] = useState(false);
-  // The stream may stay up while the calls fail (a key revoked, until the stream's next delivery ends it; a server
-  // that stopped answering): then the list on screen is not current, and the header must not say live.
+  // The stream may stay up while the calls fail (a key revoked, until its next delivery or keep-alive ends it; a
+  // server that stopped answering): then the list on screen is not current, and the header must not say live.
   const [current, setCurrent] = useState(true);
   const [maySuspend, setMaySuspend] = useState(options.maySuspend);
   const [, setTick] = useState(0);

@@ -82,8 +82,8 @@ export function registerNotificationRoutes({ routes, deps, live, reauthenticate 
           ? new AppError(400, ErrorCode.invalidHeader, 'Last-Event-ID must be the id of a notification')
           : new AppError(400, ErrorCode.invalidQuery, 'last_event_id must be the id of a notification');
       const after = await openNotificationStream(deps, caller, params.user_id, resume || undefined, () => live.admit(params.user_id));
-      // Before each delivery, the request's key is authenticated again and the caller checked as at its start: a
-      // suspension, a revoked key or a role without the right ends the stream instead of feeding it, saying why.
+      // Before each delivery and at each keep-alive, the request's key is authenticated again and the caller checked as
+      // at its start: a suspension, a revoked key or a role without the right ends the stream, saying why.
       const stillAllowed = async () => {
         try {
           requireSelfOrAdmin(await reauthenticate(request), params.user_id, 'read');
