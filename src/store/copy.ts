@@ -29,17 +29,12 @@ interface CopyReport {
   /** Each table's rows in the source's snapshot and in the copy (the same). */
   tables: { table: string; source: number; destination: number }[];
   rows: number;
-  /** Tables the source has more or fewer rows in by the end (written to meanwhile): not in the copy. */
+  /** Tables the source has more or fewer rows in by the end (written to meanwhile; edits are not seen): not in the copy. */
   changedSince: { table: string; snapshot: number; now: number }[];
 }
 
-const countOf = async (db: Kysely<Database>, table: string): Promise<number> => {
-  const row = await db
-    .selectFrom(table as keyof Database)
-    .select((eb) => eb.fn.countAll<number | string>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-};
+const countOf = async (db: Kysely<Database>, table: string): Promise<number> =>
+  Number((await db.selectFrom(table as keyof Database).select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()).n);
 
 /**
  * Copies a whole store, rows as they are, into an empty one (either engine), webhook secrets sealed again with the

@@ -8,63 +8,72 @@ const PREFIX = 'enc:v1:';
  * key kept outside the database: a copy of the database alone does not give them away.
  */
 export class SecretBox {
+  /** `keyOf`: the key (a file not there yet made when `creating`, as a seal needs), or null; `missing`: why none. */
   private constructor(
-    private readonly key: Buffer | null,
-    /** Why there is no key (a store opened without one): said by any use. */
+    private readonly keyOf: (creating: boolean) => Buffer | null,
     private readonly missing = '',
   ) {}
 
   /** From a passphrase or key of any length (AGORA_SECRET_KEY), hashed to 256 bits. */
   static fromString(secret: string): SecretBox {
     if (secret.length < 16) throw new Error('AGORA_SECRET_KEY must be at least 16 characters');
-    return new SecretBox(createHash('sha256').update(secret).digest());
+    const key = createHash('sha256').update(secret).digest();
+    return new SecretBox(() => key);
   }
 
   /** A key for a throwaway store (`:memory:`). */
   static ephemeral(): SecretBox {
-    return new SecretBox(randomBytes(32));
+    const key = randomBytes(32);
+    return new SecretBox(() => key);
   }
 
   /**
-   * The key file beside the database, created 0600 on first use; of two processes creating it, the first wins.
-   * Written whole under another name, then linked to its own: one opening the store at the same moment never
-   * reads it empty.
+   * The key file beside the database, created 0600 by the first seal: work that seals nothing (offline key
+   * administration, a copy's source) makes none, later taken for the key its secrets were sealed with. Written whole,
+   * then linked to its name: of two processes creating it the first wins, and none reads it empty.
    */
   static fromKeyFile(path: string): SecretBox {
-    if (!existsSync(path)) {
-      const draft = `${path}.${process.pid}-${randomBytes(4).toString('hex')}`;
-      writeFileSync(draft, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
-      try {
-        linkSync(draft, path);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      } finally {
-        rmSync(draft, { force: true });
+    let key: Buffer | undefined;
+    return new SecretBox((creating) => {
+      if (key) return key;
+      if (!existsSync(path)) {
+        if (!creating) return null;
+        const draft = `${path}.${process.pid}-${randomBytes(4).toString('hex')}`;
+        writeFileSync(draft, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+        try {
+          linkSync(draft, path);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        } finally {
+          rmSync(draft, { force: true });
+        }
       }
-    }
-    const key = Buffer.from(readFileSync(path, 'utf8').trim(), 'base64');
-    if (key.length !== 32) throw new Error(`${path} does not hold a 256-bit key (base64)`);
-    return new SecretBox(key);
+      key = Buffer.from(readFileSync(path, 'utf8').trim(), 'base64');
+      if (key.length !== 32) throw new Error(`${path} does not hold a 256-bit key (base64)`);
+      return key;
+    }, `a stored secret cannot be opened: there is no key file ${path} (nor AGORA_SECRET_KEY)`);
   }
 
   /** No key: a store opened only for work that never reads or writes a secret (offline key administration). */
   static unavailable(reason: string): SecretBox {
-    return new SecretBox(null, reason);
+    return new SecretBox(() => null, reason);
   }
 
   seal(plain: string): string {
-    if (!this.key) throw new Error(this.missing);
+    const key = this.keyOf(true);
+    if (!key) throw new Error(this.missing);
     const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const cipher = createCipheriv('aes-256-gcm', key, iv);
     const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
     return PREFIX + [iv, cipher.getAuthTag(), body].map((b) => b.toString('base64url')).join('.');
   }
 
   open(sealed: string): string {
-    if (!this.key) throw new Error(this.missing);
+    const key = this.keyOf(false);
+    if (!key) throw new Error(this.missing);
     const [iv, tag, body] = sealed.slice(PREFIX.length).split('.').map((p) => Buffer.from(p, 'base64url'));
     try {
-      const decipher = createDecipheriv('aes-256-gcm', this.key, iv!);
+      const decipher = createDecipheriv('aes-256-gcm', key, iv!);
       decipher.setAuthTag(tag!);
       return Buffer.concat([decipher.update(body!), decipher.final()]).toString('utf8');
     } catch {

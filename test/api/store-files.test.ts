@@ -18,6 +18,9 @@ describe('the database files', () => {
     const db = join(root, 'new', 'agora.db');
     const store = await openSqliteStore(db);
     await store.users.list({}, { page: 1, per_page: 1 });
+    // The key file is made by the first seal (a webhook's secret), not by opening the store.
+    expect(existsSync(`${db}.key`)).toBe(false);
+    store.webhooks.secrets.seal('whsec_x');
     expect(mode(join(root, 'new'))).toBe('700');
     for (const file of [db, `${db}-wal`, `${db}-shm`, `${db}.key`]) expect(mode(file), file).toBe('600');
     await store.close();

@@ -35,10 +35,11 @@ const printLine = (line: string) => process.stdout.write(`${line}\n`);
 async function openTarget(target: string, mustExist: boolean) {
   const secretKey = process.env.AGORA_SECRET_KEY;
   const { openStore, isPostgresTarget } = await import('../../store/open.js');
-  if (isPostgresTarget(target)) return openStore(target, { secretKey });
+  if (isPostgresTarget(target)) return { store: await openStore(target, { secretKey }), key: 'AGORA_SECRET_KEY' };
   const { existsSync } = await import('node:fs');
   if (mustExist && !existsSync(target)) throw new Error(`no store at ${target}`);
-  return openStore(target, { secretKey: existsSync(`${target}.key`) ? undefined : secretKey });
+  const file = existsSync(`${target}.key`) || !secretKey;
+  return { store: await openStore(target, { secretKey: file ? undefined : secretKey }), key: file ? `${target}.key` : 'AGORA_SECRET_KEY' };
 }
 
 export function registerAdminCommands(program: Command): void {
@@ -137,23 +138,33 @@ export function registerAdminCommands(program: Command): void {
         const to = await openTarget(options.to, false);
         try {
           const bar = process.stderr.isTTY ? new CopyProgressBar(process.stderr) : undefined;
-          const report = await copyStore(from, to, bar?.update).finally(() => bar?.stop());
+          const report = await copyStore(from.store, to.store, bar?.update)
+            .catch((error: Error) => {
+              // Only the source's secrets are opened: say whose key failed, and which one was tried.
+              if (!/stored secret cannot be/.test(error.message)) throw error;
+              throw new Error(`the source's webhook secrets cannot be opened with ${from.key}, the key a server on it uses: ${error.message}`);
+            })
+            .finally(() => bar?.stop());
           if (command.optsWithGlobals().json) printLine(JSON.stringify(report));
           else {
             for (const t of report.tables) printLine(`${t.table}\t${t.source}\t${t.destination}`);
             printLine(`copied ${report.rows} rows; every table counts the same on both sides, and the kept totals agree with a recount`);
           }
+          const hooks = report.tables.find((t) => t.table === 'webhooks')?.destination ?? 0;
+          // A SQLite copy is served with its key file by default: one sealed with AGORA_SECRET_KEY needs it said.
+          if (hooks > 0 && to.key === 'AGORA_SECRET_KEY' && !isPostgresTarget(options.to))
+            process.stderr.write(`note: the webhook signing secrets are sealed with AGORA_SECRET_KEY: serve ${options.to} with the same AGORA_SECRET_KEY\n`);
           const changed = report.changedSince.map((t) => `${t.table} ${t.snapshot} → ${t.now}`);
           if (changed.length)
             process.stderr.write(
-              `note: the source was written to while it was copied (${changed.join(', ')}): the copy is the source as the copy began, ` +
-                'without those writes (stop its server first when moving a community)\n',
+              `note: rows were added to or deleted from the source while it was copied (${changed.join(', ')}): the copy is the source as ` +
+                'the copy began, without those writes (stop its server first when moving a community)\n',
             );
         } finally {
-          await to.close();
+          await to.store.close();
         }
       } finally {
-        await from.close();
+        await from.store.close();
       }
     });
   examples(
