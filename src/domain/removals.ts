@@ -88,7 +88,7 @@ export async function listRemovedContent(deps: Deps, caller: Caller, query: List
   );
 }
 
-/** What follows a removal by someone other than the author: the author is told, and the removal audited. */
+/** What follows a removal by someone other than the author: the removal audited, and the author told. */
 async function removedByAnother(
   tx: Store,
   now: string,
@@ -98,6 +98,15 @@ async function removedByAnother(
   reason: string | null,
 ) {
   if (target.authorId === caller.user.id) return;
+  // Audited, then told: the order of every audited act that notifies (domain/README.md, "Moderation takes turns").
+  const noun = target.type === 'Status' ? 'status' : 'comment';
+  // Whose it was: the entry is read long after, when the content itself is no longer shown to most.
+  const author = await tx.users.getById(target.authorId);
+  await recordAudit(tx, now, caller, {
+    action: target.type === 'Status' ? 'status.remove' : 'comment.remove',
+    target_id: target.id,
+    summary: `removed ${author ? `${author.nickname}'s` : 'a'} ${noun} "${excerpt(target.content)}"${reason ? ` (${reason})` : ''}`,
+  });
   const place = await placeOf(tx, status);
   await notifyUsers(
     tx,
@@ -114,18 +123,11 @@ async function removedByAnother(
     [target.authorId],
     [caller.user.id],
   );
-  const noun = target.type === 'Status' ? 'status' : 'comment';
-  // Whose it was: the entry is read long after, when the content itself is no longer shown to most.
-  const author = await tx.users.getById(target.authorId);
-  await recordAudit(tx, now, caller, {
-    action: target.type === 'Status' ? 'status.remove' : 'comment.remove',
-    target_id: target.id,
-    summary: `removed ${author ? `${author.nickname}'s` : 'a'} ${noun} "${excerpt(target.content)}"${reason ? ` (${reason})` : ''}`,
-  });
 }
 
 export async function removeStatus(deps: Deps, caller: Caller, id: string, reason: string | null): Promise<void> {
   await deps.store.transaction(async (tx) => {
+    await tx.takeTurns('moderation');
     // Held before it is read (domain/README.md, "Content held"): a second removal then reads it removed.
     await holdContent(tx, 'Status', id, 'remove');
     const { status, readable } = await knownStatus(tx, viewerOf(caller), id, nowIso(deps)).catch((error: unknown) => alreadyRemoved(tx, caller, 'Status', id, error));
@@ -157,6 +159,7 @@ export async function removeStatusIn(tx: Store, now: string, caller: Caller, sta
 
 export async function removeComment(deps: Deps, caller: Caller, id: string, reason: string | null): Promise<void> {
   await deps.store.transaction(async (tx) => {
+    await tx.takeTurns('moderation');
     await holdContent(tx, 'Comment', id, 'remove');
     const { comment, status, readable } = await knownComment(tx, viewerOf(caller), id, nowIso(deps)).catch((error: unknown) =>
       alreadyRemoved(tx, caller, 'Comment', id, error),

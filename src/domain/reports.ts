@@ -31,6 +31,7 @@ const unseenIs404 = <T>(read: Promise<T>, what: 'Status' | 'Comment'): Promise<T
 export async function createReport(deps: Deps, caller: Caller, input: CreateReportInput): Promise<Report> {
   requireActingFor(caller, input.user_id);
   const row = await deps.store.transaction(async (tx) => {
+    await tx.takeTurns('moderation');
     const { user: reporter, viewer } = await actingUser(tx, caller, input.user_id);
     const now = nowIso(deps);
     let target: { user: string; page: string | null; excerpt: string };
@@ -171,6 +172,7 @@ async function act(tx: Store, now: string, caller: Caller, row: ReportRow, input
 
 async function settle(deps: Deps, caller: Caller, id: string, input: ResolveReportInput | null): Promise<Report> {
   const settled = await deps.store.transaction(async (tx) => {
+    await tx.takeTurns('moderation');
     const row = await visibleReport(tx, caller, id);
     await requireMaySettle(tx, caller, row, input?.action ?? null);
     if (row.state !== 'open') throw conflict(ErrorCode.conflict, `This report is already ${row.state}`);

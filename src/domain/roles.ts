@@ -43,7 +43,7 @@ const isNameTaken = (error: unknown) =>
  */
 async function requireFreeName(tx: Deps['store'], name: string, exceptId?: string): Promise<void> {
   // The index folds ASCII only (`Équipe` and `ÉQUIPE` both passed it at once): writers of a name take turns here.
-  await tx.permissionSets.holdNames();
+  await tx.takeTurns('role names');
   const wanted = name.toLowerCase();
   if ((await tx.permissionSets.list()).some((s) => s.id !== exceptId && s.name.toLowerCase() === wanted)) throw nameTaken();
 }

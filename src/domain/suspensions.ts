@@ -44,6 +44,7 @@ export async function suspendUser(deps: Deps, caller: Caller, userId: string, in
   requireAdmin(caller, 'suspend users');
   const now = nowIso(deps);
   const row = await deps.store.transaction(async (tx) => {
+    await tx.takeTurns('moderation');
     const user = await tx.users.getById(userId);
     if (!user) throw notFound('User');
     await suspendIn(tx, now, caller, user, input);
@@ -89,6 +90,7 @@ export async function liftSuspension(deps: Deps, caller: Caller, userId: string)
   requireAdmin(caller, 'lift suspensions');
   const now = nowIso(deps);
   const row = await deps.store.transaction(async (tx) => {
+    await tx.takeTurns('moderation');
     const user = await tx.users.getById(userId);
     if (!user) throw notFound('User');
     const s = await tx.suspensions.get(user.id);

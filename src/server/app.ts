@@ -364,6 +364,10 @@ function toAppError(error: FastifyError, bodyLimit: number): AppError {
         'Unsupported Content-Type: send application/json, application/x-www-form-urlencoded or multipart/form-data',
       );
   }
+  // PostgreSQL's deadlock or serialization failure, still there after the transaction's last attempt: a clash of
+  // writes to the same rows, over once they are done, not the client's mistake nor a fault to hide behind a 500.
+  if ((error.code as string) === '40P01' || (error.code as string) === '40001')
+    return new AppError(503, ErrorCode.serverBusy, 'Other changes to the same records got in the way: retry', undefined, { 'retry-after': '1' });
   const status = error.statusCode ?? 500;
   if (status === 413) return new AppError(413, ErrorCode.payloadTooLarge, error.message);
   if (status === 414) return new AppError(414, ErrorCode.uriTooLong, 'A part of the URL path is longer than 1024 characters');

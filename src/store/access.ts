@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database } from './schema.js';
 import { everyRow, counted, counterKey, kept, listPage, type Listed, type Selection } from './paging.js';
@@ -25,13 +25,6 @@ export function permissionSetsRepo(db: Kysely<Database>, dialect: Dialect) {
     },
     getBySystemKey(key: string): Promise<PermissionSetRow | undefined> {
       return db.selectFrom('permission_sets').selectAll().where('system_key', '=', key).executeTakeFirst();
-    },
-    /**
-     * Held until the transaction ends (PostgreSQL; SQLite's writer holds the only lock): the names are compared in
-     * JavaScript (beyond ASCII), which the `lower(name)` index cannot hold, so writers of a name take turns.
-     */
-    async holdNames(): Promise<void> {
-      if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext('agora.permission_sets.name'))`.execute(db);
     },
     /**
      * By id, or by name whatever its case, folded as the unique name and `GET /permission_sets?name=` fold it

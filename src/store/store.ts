@@ -62,6 +62,13 @@ export interface Store extends Readonly<ReturnType<typeof repositories>> {
   /** The Kysely instance under the repositories, for store-level tools only (`admin copy`); domain code never uses it. */
   readonly db: Kysely<Database>;
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
+  /**
+   * In a transaction: writers of one kind take turns until it ends (PostgreSQL, an advisory lock; SQLite's one writer
+   * serializes writes already). `role names` are compared in JavaScript, beyond what an index holds; `moderation`
+   * writes (removals, reports and their settling, suspensions) share kept counts, the audit log and notification
+   * counters, taken in orders no one rule keeps: two at once deadlocked (domain/README.md, "Moderation takes turns").
+   */
+  takeTurns(kind: 'role names' | 'moderation'): Promise<void>;
   /** Recounts every list and answers where kept counts drifted (`repair` writes the recount; `onDrift` sees each). */
   checkCounts(repair?: boolean, onDrift?: (drift: Drift) => void | Promise<void>): Promise<Drift[]>;
   /**
@@ -120,6 +127,9 @@ export function createKyselyStore(
       return access && tables.every((table) => ACCESS_TABLES.has(table)) ? access() : undefined;
     },
     watchNotifications: (listener) => watch.watch(listener),
+    async takeTurns(kind) {
+      if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext(${`agora.${kind}`}))`.execute(db);
+    },
     async transaction(fn) {
       if (options.inTransaction) return fn(store);
       // Those it notified are told once it committed; an attempt rolled back (retried, failed) tells nobody.
