@@ -13,8 +13,13 @@ export class CopyProgressBar {
     this.timer = setInterval(() => this.draw(), 200);
   }
 
-  readonly update = (progress: CopyProgress): void => {
+  /**
+   * Answers once the event loop has turned: a copy between two SQLite files never waits on anything (every read and
+   * write is synchronous), so the bar, redrawn by a timer, would be drawn only at the end.
+   */
+  readonly update = (progress: CopyProgress): Promise<void> => {
     this.last = progress;
+    return new Promise((resolve) => setImmediate(resolve));
   };
 
   stop(): void {
