@@ -128,7 +128,8 @@ export function createKyselyStore(
     },
     watchNotifications: (listener) => watch.watch(listener),
     async takeTurns(kind) {
-      if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext(${`agora.${kind}`}))`.execute(db);
+      // Per schema: stores in other schemas of the database do not wait for this one.
+      if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext(current_schema() || ${`.agora.${kind}`}))`.execute(db);
     },
     async transaction(fn) {
       if (options.inTransaction) return fn(store);
