@@ -89,7 +89,9 @@ export function registerNotificationRoutes({ routes, deps, live, reauthenticate 
           requireSelfOrAdmin(await reauthenticate(request), params.user_id, 'read');
           return undefined;
         } catch (error) {
-          if (error instanceof AppError) return error.toBody(request.id);
+          // A refusal ends the stream for good (`ended`: do not reconnect); a check that could not be made (the
+          // credential checks busy, 429; the server, 5xx) is none: thrown, it ends the stream and its client reconnects.
+          if (error instanceof AppError && error.status !== 429 && error.status < 500) return error.toBody(request.id);
           throw error;
         }
       };
