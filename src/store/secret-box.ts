@@ -33,7 +33,14 @@ export class SecretBox {
    * then linked to its name: of two processes creating it the first wins, and none reads it empty.
    */
   static fromKeyFile(path: string): SecretBox {
-    let key: Buffer | undefined;
+    const read = () => {
+      const bytes = Buffer.from(readFileSync(path, 'utf8').trim(), 'base64');
+      if (bytes.length !== 32) throw new Error(`${path} does not hold a 256-bit key (base64)`);
+      return bytes;
+    };
+    // One there already is read now: a key file that cannot be read, or holds no key, fails the opening (serve's
+    // start), not the first webhook created or delivered.
+    let key: Buffer | undefined = existsSync(path) ? read() : undefined;
     return new SecretBox((creating) => {
       if (key) return key;
       if (!existsSync(path)) {
@@ -48,8 +55,8 @@ export class SecretBox {
           rmSync(draft, { force: true });
         }
       }
-      key = Buffer.from(readFileSync(path, 'utf8').trim(), 'base64');
-      if (key.length !== 32) throw new Error(`${path} does not hold a 256-bit key (base64)`);
+      // Remembered once it is known to be a key: a bad file is said again at each use, not taken for a key.
+      key = read();
       return key;
     }, `a stored secret cannot be opened: there is no key file ${path} (nor AGORA_SECRET_KEY)`);
   }

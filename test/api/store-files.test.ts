@@ -1,4 +1,4 @@
-import { closeSync, existsSync, mkdtempSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -24,6 +24,13 @@ describe('the database files', () => {
     expect(mode(join(root, 'new'))).toBe('700');
     for (const file of [db, `${db}-wal`, `${db}-shm`, `${db}.key`]) expect(mode(file), file).toBe('600');
     await store.close();
+  });
+
+  it.skipIf(onPostgres)(`a key file there already that holds no key fails the opening, not the first webhook${sqliteOnly('the key file')}`, async () => {
+    mkdirSync(join(root, 'bad-key'), { mode: 0o700 });
+    const db = join(root, 'bad-key', 'agora.db');
+    writeFileSync(`${db}.key`, 'not a key\n', { mode: 0o600 });
+    await expect(openSqliteStore(db)).rejects.toThrow(`${db}.key does not hold a 256-bit key (base64)`);
   });
 });
 
