@@ -9,10 +9,7 @@ const PREFIX = 'enc:v1:';
  */
 export class SecretBox {
   /** `keyOf`: the key (a file not there yet made when `creating`, as a seal needs), or null; `missing`: why none. */
-  private constructor(
-    private readonly keyOf: (creating: boolean) => Buffer | null,
-    private readonly missing = '',
-  ) {}
+  private constructor(private readonly keyOf: (creating: boolean) => Buffer | null, private readonly missing = '') {}
 
   /** From a passphrase or key of any length (AGORA_SECRET_KEY), hashed to 256 bits. */
   static fromString(secret: string): SecretBox {
@@ -29,8 +26,9 @@ export class SecretBox {
 
   /**
    * The key file beside the database, created 0600 by the first seal: work that seals nothing (offline key
-   * administration, a copy's source) makes none, later taken for the key its secrets were sealed with. Written whole,
-   * then linked to its name: of two processes creating it the first wins, and none reads it empty.
+   * administration, a copy's source) makes none, later taken for the key its secrets were sealed with. One there
+   * already is read at once: a bad one fails the opening (serve's start), not the first webhook, and is never kept
+   * as the key. Written whole, then linked to its name: of two processes creating it the first wins, none reads it empty.
    */
   static fromKeyFile(path: string): SecretBox {
     const read = () => {
@@ -38,13 +36,10 @@ export class SecretBox {
       if (bytes.length !== 32) throw new Error(`${path} does not hold a 256-bit key (base64)`);
       return bytes;
     };
-    // One there already is read now: a key file that cannot be read, or holds no key, fails the opening (serve's
-    // start), not the first webhook created or delivered.
-    let key: Buffer | undefined = existsSync(path) ? read() : undefined;
+    let key = existsSync(path) ? read() : undefined;
     return new SecretBox((creating) => {
-      if (key) return key;
+      if (key || (!creating && !existsSync(path))) return key ?? null;
       if (!existsSync(path)) {
-        if (!creating) return null;
         const draft = `${path}.${process.pid}-${randomBytes(4).toString('hex')}`;
         writeFileSync(draft, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
         try {
@@ -55,9 +50,7 @@ export class SecretBox {
           rmSync(draft, { force: true });
         }
       }
-      // Remembered once it is known to be a key: a bad file is said again at each use, not taken for a key.
-      key = read();
-      return key;
+      return (key = read());
     }, `a stored secret cannot be opened: there is no key file ${path} (nor AGORA_SECRET_KEY)`);
   }
 
