@@ -51,6 +51,7 @@ export async function createAccessRequest(
 ): Promise<AccessRequest> {
   requireActingFor(caller, input.user_id);
   const record = await deps.store.transaction(async (tx) => {
+    await tx.takeTurns('moderation');
     const page = await findVisiblePage(tx, caller, input.page_id);
     const { user } = await actingUser(tx, caller, input.user_id);
     if (await isMember(tx, input.user_id, page.id))
@@ -127,6 +128,7 @@ async function requestToSettle(tx: Store, caller: Caller, id: string): Promise<A
 /** Accepts a waiting request: is_validate true, and the user follows the page, in one transaction (rule 5). */
 export async function acceptAccessRequest(deps: Deps, caller: Caller, id: string): Promise<AccessRequest> {
   const record = await deps.store.transaction(async (tx) => {
+    await tx.takeTurns('moderation');
     const row = await requestToSettle(tx, caller, id);
     const now = nowIso(deps);
     // Read once: whether they are suspended, and the record's user.
@@ -167,6 +169,7 @@ export async function acceptAccessRequest(deps: Deps, caller: Caller, id: string
 /** Refuses a waiting request: the record is deleted. */
 export async function refuseAccessRequest(deps: Deps, caller: Caller, id: string): Promise<void> {
   await deps.store.transaction(async (tx) => {
+    await tx.takeTurns('moderation');
     const row = await requestToSettle(tx, caller, id);
     const now = nowIso(deps);
     const record = await toRecord(tx, caller, row, new Date(now));

@@ -67,6 +67,7 @@ export async function createInvites(deps: Deps, caller: Caller, input: CreateInv
   const errors: Record<string, string>[] = [];
   for (const targetId of input.user_target_ids) {
     const outcome = await deps.store.transaction(async (tx): Promise<InviteListed | string> => {
+      await tx.takeTurns('moderation');
       const target = await tx.users.getById(targetId);
       if (!target) return INVITE_ERRORS.notFound;
       if (await isMember(tx, targetId, page.id)) return INVITE_ERRORS.alreadyMember;
@@ -156,6 +157,7 @@ const settledConflict = (state: string) =>
 /** Accepts or refuses a waiting invite (rule 4: page administrators only); accepting makes the invitee a member. */
 async function settleInvite(deps: Deps, caller: Caller, id: string, accept: boolean): Promise<Invite> {
   const record = await deps.store.transaction(async (tx) => {
+    await tx.takeTurns('moderation');
     const { row, page } = await findInvite(tx, caller, id, SETTLE_REFUSAL);
     if (!administersPage(caller, page)) throw forbidden(SETTLE_REFUSAL);
     if (row.state !== 'waiting') throw settledConflict(row.state);
@@ -204,6 +206,7 @@ export const refuseInvite = (deps: Deps, caller: Caller, id: string) => settleIn
 /** Withdraws an invite: its sender or a page administrator. */
 export async function deleteInvite(deps: Deps, caller: Caller, id: string): Promise<void> {
   await deps.store.transaction(async (tx) => {
+    await tx.takeTurns('moderation');
     const { row, page } = await findInvite(tx, caller, id, WITHDRAW_REFUSAL);
     if (row.user_id !== caller.user.id && !administersPage(caller, page)) throw forbidden(WITHDRAW_REFUSAL);
     const now = nowIso(deps);

@@ -77,4 +77,23 @@ describe('moderation acts at once', () => {
       expect(open.body.total_items).toBe(0);
     }
   });
+
+  it('a removal settling a report and the acceptance of an invite, both sent to a webhook: both pass, neither run again', async () => {
+    const hook = await t.call('POST', '/webhooks', { body: { url: 'https://example.com/hook', events: ['report.updated', 'invite.updated'] } });
+    expect(hook.status, JSON.stringify(hook.body)).toBe(201);
+    const config = (await t.call('POST', '/page_configurations', { body: { name: 'Clubs' } })).body.id;
+    const [author, reporter, owner] = [await t.member(), await t.member(), await t.member()];
+    let rolledBack = 0;
+    for (let round = 0; round < 12; round++) {
+      const status = await post(author);
+      await created(report(reporter, 'Status', status));
+      const page = await created(t.call('POST', '/pages', { as: owner.creds, body: { name: `Club ${round}`, page_configuration_id: config, privacy: 'private', user_id: owner.user.id } }));
+      const invited = await t.member();
+      const sent = await t.call('POST', '/invites', { as: owner.creds, body: { target_type: 'Page', target_id: page, user_id: owner.user.id, user_target_ids: [invited.user.id] } });
+      const run = await atOnce(() => t.call('DELETE', `/statuses/${status}`), () => t.call('PUT', `/invites/${sent.body.success[0].id}/accept`, { as: owner.creds }));
+      expect(run.statuses, run.bodies.join()).toEqual([204, 200]);
+      rolledBack += run.rolledBack;
+    }
+    if (onPostgres) expect(rolledBack, 'transactions run again after a deadlock').toBe(0);
+  });
 });
