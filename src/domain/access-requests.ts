@@ -127,6 +127,8 @@ async function requestToSettle(tx: Store, caller: Caller, id: string): Promise<A
 
 /** Accepts a waiting request: is_validate true, and the user follows the page, in one transaction (rule 5). */
 export async function acceptAccessRequest(deps: Deps, caller: Caller, id: string): Promise<AccessRequest> {
+  // Refused before it waits for moderation's turn (domain/README.md): refusals hold no moderator up.
+  await requestToSettle(deps.store, caller, id);
   const record = await deps.store.transaction(async (tx) => {
     await tx.takeTurns('moderation');
     const row = await requestToSettle(tx, caller, id);
@@ -168,6 +170,7 @@ export async function acceptAccessRequest(deps: Deps, caller: Caller, id: string
 
 /** Refuses a waiting request: the record is deleted. */
 export async function refuseAccessRequest(deps: Deps, caller: Caller, id: string): Promise<void> {
+  await requestToSettle(deps.store, caller, id);
   await deps.store.transaction(async (tx) => {
     await tx.takeTurns('moderation');
     const row = await requestToSettle(tx, caller, id);

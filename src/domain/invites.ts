@@ -156,11 +156,18 @@ const settledConflict = (state: string) =>
 
 /** Accepts or refuses a waiting invite (rule 4: page administrators only); accepting makes the invitee a member. */
 async function settleInvite(deps: Deps, caller: Caller, id: string, accept: boolean): Promise<Invite> {
+  /** The invite and its page, once the caller may settle it and it still waits. */
+  const settleable = async (store: Store) => {
+    const found = await findInvite(store, caller, id, SETTLE_REFUSAL);
+    if (!administersPage(caller, found.page)) throw forbidden(SETTLE_REFUSAL);
+    if (found.row.state !== 'waiting') throw settledConflict(found.row.state);
+    return found;
+  };
+  // Refused before it waits for moderation's turn (domain/README.md): refusals hold no moderator up.
+  await settleable(deps.store);
   const record = await deps.store.transaction(async (tx) => {
     await tx.takeTurns('moderation');
-    const { row, page } = await findInvite(tx, caller, id, SETTLE_REFUSAL);
-    if (!administersPage(caller, page)) throw forbidden(SETTLE_REFUSAL);
-    if (row.state !== 'waiting') throw settledConflict(row.state);
+    const { row, page } = await settleable(tx);
     const now = nowIso(deps);
     if (accept) await requireNotSuspendedUser(tx, now, row.user_target_id);
     const changes = { state: accept ? 'accepted' : 'refused', is_validate: accept ? 1 : 0, is_accepted: accept ? 1 : 0, updated_at: now };
@@ -205,10 +212,16 @@ export const refuseInvite = (deps: Deps, caller: Caller, id: string) => settleIn
 
 /** Withdraws an invite: its sender or a page administrator. */
 export async function deleteInvite(deps: Deps, caller: Caller, id: string): Promise<void> {
+  /** The invite and its page, once the caller may withdraw it. */
+  const withdrawable = async (store: Store) => {
+    const found = await findInvite(store, caller, id, WITHDRAW_REFUSAL);
+    if (found.row.user_id !== caller.user.id && !administersPage(caller, found.page)) throw forbidden(WITHDRAW_REFUSAL);
+    return found;
+  };
+  await withdrawable(deps.store);
   await deps.store.transaction(async (tx) => {
     await tx.takeTurns('moderation');
-    const { row, page } = await findInvite(tx, caller, id, WITHDRAW_REFUSAL);
-    if (row.user_id !== caller.user.id && !administersPage(caller, page)) throw forbidden(WITHDRAW_REFUSAL);
+    const { row, page } = await withdrawable(tx);
     const now = nowIso(deps);
     const [record] = await toRecords(tx, caller, [row], new Date(now));
     // The delete says whether this request withdrew it: withdrawals racing on PostgreSQL all read it, and each sent

@@ -125,14 +125,21 @@ async function removedByAnother(
   );
 }
 
+/** The status, once the caller may remove it (an Admin is told when it is removed already). */
+async function removableStatus(store: Store, caller: Caller, id: string, now: string): Promise<StatusRow> {
+  const { status, readable } = await knownStatus(store, viewerOf(caller), id, now).catch((error: unknown) => alreadyRemoved(store, caller, 'Status', id, error));
+  await requireMayRemove(store, caller, status.user_id, status, readable, 'status');
+  return status;
+}
+
 export async function removeStatus(deps: Deps, caller: Caller, id: string, reason: string | null): Promise<void> {
+  // Refused before it waits for moderation's turn (domain/README.md): refused removals hold no moderator up.
+  await removableStatus(deps.store, caller, id, nowIso(deps));
   await deps.store.transaction(async (tx) => {
     await tx.takeTurns('moderation');
-    // Held before it is read (domain/README.md, "Content held"): a second removal then reads it removed.
+    // Held before it is read again (domain/README.md, "Content held"): a second removal then reads it removed.
     await holdContent(tx, 'Status', id, 'remove');
-    const { status, readable } = await knownStatus(tx, viewerOf(caller), id, nowIso(deps)).catch((error: unknown) => alreadyRemoved(tx, caller, 'Status', id, error));
-    await requireMayRemove(tx, caller, status.user_id, status, readable, 'status');
-    await removeStatusIn(tx, nowIso(deps), caller, status, reason);
+    await removeStatusIn(tx, nowIso(deps), caller, await removableStatus(tx, caller, id, nowIso(deps)), reason);
   });
   deps.webhooks?.wake();
 }
@@ -157,14 +164,21 @@ export async function removeStatusIn(tx: Store, now: string, caller: Caller, sta
   await tx.reports.unquote(removed);
 }
 
+/** The comment and its status, once the caller may remove it (an Admin is told when it is removed already). */
+async function removableComment(store: Store, caller: Caller, id: string, now: string): Promise<{ comment: CommentRow; status: StatusRow }> {
+  const { comment, status, readable } = await knownComment(store, viewerOf(caller), id, now).catch((error: unknown) =>
+    alreadyRemoved(store, caller, 'Comment', id, error),
+  );
+  await requireMayRemove(store, caller, comment.user_id, status, readable, 'comment');
+  return { comment, status };
+}
+
 export async function removeComment(deps: Deps, caller: Caller, id: string, reason: string | null): Promise<void> {
+  await removableComment(deps.store, caller, id, nowIso(deps));
   await deps.store.transaction(async (tx) => {
     await tx.takeTurns('moderation');
     await holdContent(tx, 'Comment', id, 'remove');
-    const { comment, status, readable } = await knownComment(tx, viewerOf(caller), id, nowIso(deps)).catch((error: unknown) =>
-      alreadyRemoved(tx, caller, 'Comment', id, error),
-    );
-    await requireMayRemove(tx, caller, comment.user_id, status, readable, 'comment');
+    const { comment, status } = await removableComment(tx, caller, id, nowIso(deps));
     await removeCommentIn(tx, nowIso(deps), caller, comment, status, reason);
   });
   deps.webhooks?.wake();

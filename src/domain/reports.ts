@@ -170,12 +170,20 @@ async function act(tx: Store, now: string, caller: Caller, row: ReportRow, input
   }
 }
 
+/** The report, once the caller may settle it this way and it is still open. */
+async function settleable(store: Store, caller: Caller, id: string, input: ResolveReportInput | null): Promise<ReportRow> {
+  const row = await visibleReport(store, caller, id);
+  await requireMaySettle(store, caller, row, input?.action ?? null);
+  if (row.state !== 'open') throw conflict(ErrorCode.conflict, `This report is already ${row.state}`);
+  return row;
+}
+
 async function settle(deps: Deps, caller: Caller, id: string, input: ResolveReportInput | null): Promise<Report> {
+  // Refused before it waits for moderation's turn (domain/README.md): refused settlings hold no moderator up.
+  await settleable(deps.store, caller, id, input);
   const settled = await deps.store.transaction(async (tx) => {
     await tx.takeTurns('moderation');
-    const row = await visibleReport(tx, caller, id);
-    await requireMaySettle(tx, caller, row, input?.action ?? null);
-    if (row.state !== 'open') throw conflict(ErrorCode.conflict, `This report is already ${row.state}`);
+    const row = await settleable(tx, caller, id, input);
     const now = nowIso(deps);
     const target = { type: row.target_type as Report['target_type'], id: row.target_id };
     // Held before the reports are (as a removal holds them): a removal of the same content under way goes first.

@@ -96,4 +96,22 @@ describe('moderation acts at once', () => {
     }
     if (onPostgres) expect(rolledBack, 'transactions run again after a deadlock').toBe(0);
   });
+
+  it('a refused removal, settling or acceptance is refused before it waits for moderation\'s turn', async () => {
+    const [author, reporter, stranger] = [await t.member(), await t.member(), await t.member()];
+    const status = await post(author);
+    const reported = await created(report(reporter, 'Status', status));
+    const config = (await t.call('POST', '/page_configurations', { body: { name: 'Turns' } })).body.id;
+    const page = await created(t.call('POST', '/pages', { as: author.creds, body: { name: 'Turns Club', page_configuration_id: config, privacy: 'private', user_id: author.user.id } }));
+    const asked = await created(t.call('POST', '/page_access_requests', { as: reporter.creds, body: { page_id: page, user_id: reporter.user.id } }));
+    const turns = () => statements.filter((s) => s.includes('pg_advisory_xact_lock')).length;
+    statements.length = 0;
+    expect((await t.call('DELETE', `/statuses/${status}`, { as: stranger.creds })).status).toBe(403);
+    expect((await t.call('PUT', `/reports/${reported}/dismiss`, { as: reporter.creds })).status).toBe(403);
+    expect((await t.call('PUT', `/page_access_requests/${asked}/accept`, { as: stranger.creds })).status).toBe(403);
+    expect(turns()).toBe(0);
+    // Allowed, each waits its turn (PostgreSQL: SQLite's one writer takes turns without a statement).
+    expect((await t.call('DELETE', `/statuses/${status}`, { as: author.creds })).status).toBe(204);
+    expect(turns()).toBe(onPostgres ? 1 : 0);
+  });
 });
