@@ -157,9 +157,10 @@ export async function alreadyRemoved(tx: Store, caller: Caller, type: 'Status' |
 /** The removal of a status the caller may remove, in the caller's transaction (a report's `remove` too). */
 export async function removeStatusIn(tx: Store, now: string, caller: Caller, status: StatusRow, reason: string | null): Promise<void> {
   const commentIds = await tx.removals.removeStatus(status, { removed_at: now, removed_by: caller.user.id, removal_reason: reason });
-  await removedByAnother(tx, now, caller, status, { type: 'Status', id: status.id, content: status.content, authorId: status.user_id }, reason);
   const removed = [{ type: 'Status' as const, id: status.id }, ...commentIds.map((id) => ({ type: 'Comment' as const, id }))];
+  // The reports settled first: the settling takes the counters of all it tells, the author's too, in id order.
   await settleReportsIn(tx, now, caller, removed, 'remove');
+  await removedByAnother(tx, now, caller, status, { type: 'Status', id: status.id, content: status.content, authorId: status.user_id }, reason);
   // After the settling, whose audit entry still quotes it (the audit log is Admins', who read removed content).
   await tx.reports.unquote(removed);
 }
@@ -187,8 +188,8 @@ export async function removeComment(deps: Deps, caller: Caller, id: string, reas
 /** The removal of a comment the caller may remove, in the caller's transaction. */
 export async function removeCommentIn(tx: Store, now: string, caller: Caller, comment: CommentRow, status: StatusRow, reason: string | null): Promise<void> {
   await tx.removals.removeComment(comment, status, { removed_at: now, removed_by: caller.user.id, removal_reason: reason });
-  await removedByAnother(tx, now, caller, status, { type: 'Comment', id: comment.id, content: comment.content, authorId: comment.user_id }, reason);
   await settleReportsIn(tx, now, caller, [{ type: 'Comment', id: comment.id }], 'remove');
+  await removedByAnother(tx, now, caller, status, { type: 'Comment', id: comment.id, content: comment.content, authorId: comment.user_id }, reason);
   await tx.reports.unquote([{ type: 'Comment', id: comment.id }]);
 }
 

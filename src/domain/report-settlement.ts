@@ -81,6 +81,9 @@ export async function settleReportsIn(
     resolved_by: caller.user.id,
     updated_at: now,
   });
+  // Everyone this act may tell (the reporters; the author, of a removal), their counters taken at once in id order
+  // as a fan-out batch takes them: told one by one, in another order, a post's fan-out meanwhile deadlocked with it.
+  if (rows.length > 0) await tx.notifications.holdCounters(rows.flatMap((r) => [r.user_id, r.target_user_id]));
   // What settling does to the target (a suspension, a removal) comes before the records that show it.
   await then?.(rows);
   // Removed, the content is no longer quoted (its reports' excerpts emptied by the removal): not by the settle's

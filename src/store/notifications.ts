@@ -76,6 +76,8 @@ export function notificationsRepo(db: Kysely<Database>, notified?: (userIds: rea
     return new Map(rows.map((r) => [r.user_id, Number(r.seq)]));
   };
   return {
+    /** Locks their counters in id order until the commit, as a batch does: for an act that tells them one by one. */
+    holdCounters: async (userIds: string[]) => void (await count([...new Set(userIds)].map((user_id) => ({ user_id, total: 0, unseen: 0, seq: 0 })))),
     insertContent: inserter(db, 'notification_contents'),
     /**
      * Gives each user the notification; answers who got one. The counter moves first and stays locked until commit, so

@@ -64,9 +64,7 @@ export interface Store extends Readonly<ReturnType<typeof repositories>> {
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
   /**
    * In a transaction: writers of one kind take turns until it ends (PostgreSQL, an advisory lock; SQLite's one writer
-   * serializes writes already). `role names` are compared in JavaScript, beyond what an index holds; `moderation`
-   * writes (removals, reports and their settling, suspensions) share kept counts, the audit log and notification
-   * counters, taken in orders no one rule keeps: two at once deadlocked (domain/README.md, "Moderation takes turns").
+   * does already): `role names`, compared beyond what an index holds; `moderation` (domain/README.md).
    */
   takeTurns(kind: 'role names' | 'moderation'): Promise<void>;
   /** Recounts every list and answers where kept counts drifted (`repair` writes the recount; `onDrift` sees each). */
