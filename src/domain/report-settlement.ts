@@ -74,6 +74,7 @@ export async function settleReportsIn(
   action: ResolveReportInput['action'] | null,
   leadId?: string,
   then?: (settled: ReportRow[]) => Promise<void>,
+  alsoTold: string[] = [],
 ): Promise<Report[]> {
   const rows = await tx.reports.settle(targets, {
     state: action ? 'resolved' : 'dismissed',
@@ -81,11 +82,13 @@ export async function settleReportsIn(
     resolved_by: caller.user.id,
     updated_at: now,
   });
+  // What settling does to the target (a suspension, a removal) comes before the records that show it. Before the
+  // counters too: a removal deletes the status's pending fan-outs, whose batch holds its job and then takes counters.
+  await then?.(rows);
   // Everyone this act may tell (the reporters; the author, of a removal), their counters taken at once in id order
   // as a fan-out batch takes them: told one by one, in another order, a post's fan-out meanwhile deadlocked with it.
-  if (rows.length > 0) await tx.notifications.holdCounters(rows.flatMap((r) => [r.user_id, r.target_user_id]));
-  // What settling does to the target (a suspension, a removal) comes before the records that show it.
-  await then?.(rows);
+  const mayTell = new Set([...rows.flatMap((r) => [r.user_id, r.target_user_id]), ...alsoTold]);
+  if (mayTell.size > 1) await tx.notifications.holdCounters([...mayTell]);
   // Removed, the content is no longer quoted (its reports' excerpts emptied by the removal): not by the settle's
   // answer nor by its report.updated either. The audit entry still quotes it (`describeTarget`, from `rows`).
   const shown = action === 'remove' ? rows.map((r) => (r.target_type === 'User' ? r : { ...r, excerpt: '' })) : rows;

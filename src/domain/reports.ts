@@ -148,7 +148,7 @@ async function requireMaySettle(store: Store, caller: Caller, row: ReportRow, ac
 }
 
 /** Carries out a resolution on the target, in the settle's transaction. */
-async function act(tx: Store, now: string, caller: Caller, row: ReportRow, input: ResolveReportInput): Promise<void> {
+async function act(tx: Store, now: string, caller: Caller, row: ReportRow, input: ResolveReportInput, told: string[]): Promise<void> {
   if (input.action === 'suspend') {
     if (!caller.isAdmin) throw forbidden('Only project administrators (role Admins) may suspend users');
     const user = await tx.users.getById(row.target_user_id);
@@ -160,12 +160,12 @@ async function act(tx: Store, now: string, caller: Caller, row: ReportRow, input
     const reason = input.reason ?? reportedFor(row.reason);
     if (row.target_type === 'Status') {
       const status = await tx.statuses.getById(row.target_id);
-      if (status && (await mayRemove(tx, caller, status.user_id, status))) await removeStatusIn(tx, now, caller, status, reason);
+      if (status && (await mayRemove(tx, caller, status.user_id, status))) await removeStatusIn(tx, now, caller, status, reason, told);
     } else {
       const comment = await tx.comments.getById(row.target_id);
       const status = comment && (await tx.statuses.getById(comment.status_id));
       if (comment && status && (await mayRemove(tx, caller, comment.user_id, status)))
-        await removeCommentIn(tx, now, caller, comment, status, reason);
+        await removeCommentIn(tx, now, caller, comment, status, reason, told);
     }
   }
 }
@@ -191,7 +191,8 @@ async function settle(deps: Deps, caller: Caller, id: string, input: ResolveRepo
     const records = await settleReportsIn(tx, now, caller, [target], input?.action ?? null, row.id, async (settled) => {
       // Another settle of the same target came first: it acted; this one does not act again.
       if (!settled.some((r) => r.id === row.id)) throw conflict(ErrorCode.conflict, 'This report was settled meanwhile');
-      if (input) await act(tx, now, caller, row, input);
+      // The reporters this settling tells after the removal: their counters are taken with those the removal tells.
+      if (input) await act(tx, now, caller, row, input, settled.map((r) => r.user_id));
     });
     return records.find((r) => r.id === row.id)!;
   });
