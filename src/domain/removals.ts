@@ -165,7 +165,7 @@ export async function removeStatusIn(tx: Store, now: string, caller: Caller, sta
   const commentIds = await tx.removals.removeStatus(status, { removed_at: now, removed_by: caller.user.id, removal_reason: reason });
   const removed = [{ type: 'Status' as const, id: status.id }, ...commentIds.map((id) => ({ type: 'Comment' as const, id }))];
   // The reports settled first: the settling takes the counters of all it tells, the author's too, in id order.
-  await settleReportsIn(tx, now, caller, removed, 'remove', undefined, undefined, [...alsoTold, ...authorTold(caller, status.user_id)]);
+  await settleReportsIn(tx, now, caller, removed, 'remove', { alsoTold: [...alsoTold, ...authorTold(caller, status.user_id)] });
   await removedByAnother(tx, now, caller, status, { type: 'Status', id: status.id, content: status.content, authorId: status.user_id }, reason);
   // After the settling, whose audit entry still quotes it (the audit log is Admins', who read removed content).
   await tx.reports.unquote(removed);
@@ -202,7 +202,7 @@ export async function removeCommentIn(
   alsoTold: string[] = [],
 ): Promise<void> {
   await tx.removals.removeComment(comment, status, { removed_at: now, removed_by: caller.user.id, removal_reason: reason });
-  await settleReportsIn(tx, now, caller, [{ type: 'Comment', id: comment.id }], 'remove', undefined, undefined, [...alsoTold, ...authorTold(caller, comment.user_id)]);
+  await settleReportsIn(tx, now, caller, [{ type: 'Comment', id: comment.id }], 'remove', { alsoTold: [...alsoTold, ...authorTold(caller, comment.user_id)] });
   await removedByAnother(tx, now, caller, status, { type: 'Comment', id: comment.id, content: comment.content, authorId: comment.user_id }, reason);
   await tx.reports.unquote([{ type: 'Comment', id: comment.id }]);
 }

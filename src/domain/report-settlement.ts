@@ -60,11 +60,11 @@ const RESOLUTION = { remove: 'removed', suspend: 'suspended', none: 'none' } as 
  * Settles every open report on the targets by the caller, in the caller's transaction: resolved with `action`,
  * or dismissed when it is null. Each settled report goes to the webhooks as `report.updated`; each target with
  * settled reports gets one audit entry naming its lead report (`leadId`, the one the caller settled, or else its
- * first), and each of its reporters a `report_resolved` notification linking to their own report, its `action_name` what
- * was done. Reports already
- * settled are left alone, so a target settled once (a resolve that then removes the content) is neither told nor
- * audited twice. `then` runs between the settling and the telling: the records sent show what it did. Answers the
- * reports settled, oldest first.
+ * first), and each of its reporters a `report_resolved` notification linking to their own report, its `action_name`
+ * what was done. Reports already settled are left alone, so a target settled once (a resolve that then removes the
+ * content) is neither told nor audited twice. `then` runs between the settling and the telling: the records sent
+ * show what it did. `alsoTold`: users the caller tells besides (a removal's author), whose counters are taken with
+ * the reporters'. Answers the reports settled, oldest first.
  */
 export async function settleReportsIn(
   tx: Store,
@@ -72,9 +72,7 @@ export async function settleReportsIn(
   caller: Caller,
   targets: ReportTarget[],
   action: ResolveReportInput['action'] | null,
-  leadId?: string,
-  then?: (settled: ReportRow[]) => Promise<void>,
-  alsoTold: string[] = [],
+  { leadId, then, alsoTold = [] }: { leadId?: string; then?: (settled: ReportRow[]) => Promise<void>; alsoTold?: string[] } = {},
 ): Promise<Report[]> {
   const rows = await tx.reports.settle(targets, {
     state: action ? 'resolved' : 'dismissed',

@@ -188,11 +188,14 @@ async function settle(deps: Deps, caller: Caller, id: string, input: ResolveRepo
     const target = { type: row.target_type as Report['target_type'], id: row.target_id };
     // Held before the reports are (as a removal holds them): a removal of the same content under way goes first.
     if (input?.action === 'remove' && target.type !== 'User') await holdContent(tx, target.type, target.id, 'remove');
-    const records = await settleReportsIn(tx, now, caller, [target], input?.action ?? null, row.id, async (settled) => {
-      // Another settle of the same target came first: it acted; this one does not act again.
-      if (!settled.some((r) => r.id === row.id)) throw conflict(ErrorCode.conflict, 'This report was settled meanwhile');
-      // The reporters this settling tells after the removal: their counters are taken with those the removal tells.
-      if (input) await act(tx, now, caller, row, input, settled.map((r) => r.user_id));
+    const records = await settleReportsIn(tx, now, caller, [target], input?.action ?? null, {
+      leadId: row.id,
+      then: async (settled) => {
+        // Another settle of the same target came first: it acted; this one does not act again.
+        if (!settled.some((r) => r.id === row.id)) throw conflict(ErrorCode.conflict, 'This report was settled meanwhile');
+        // The reporters this settling tells after the removal: their counters are taken with those the removal tells.
+        if (input) await act(tx, now, caller, row, input, settled.map((r) => r.user_id));
+      },
     });
     return records.find((r) => r.id === row.id)!;
   });
