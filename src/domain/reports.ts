@@ -28,34 +28,45 @@ const unseenIs404 = <T>(read: Promise<T>, what: 'Status' | 'Comment'): Promise<T
     throw error instanceof AppError && error.status === 403 ? notFound(what) : error;
   });
 
+/**
+ * The reporter and what they report (its author, page and excerpt), once they may report it; `held`: in the report's
+ * transaction, the content held against its removal meanwhile (domain/README.md, "Content held").
+ */
+async function reportable(store: Store, caller: Caller, input: CreateReportInput, now: string, held: boolean) {
+  const { user: reporter, viewer } = await actingUser(store, caller, input.user_id);
+  let target: { user: string; page: string | null; excerpt: string };
+  if (input.target_type === 'User') {
+    const user = await store.users.getById(input.target_id);
+    if (!user) throw notFound('User');
+    target = { user: user.id, page: null, excerpt: user.nickname };
+  } else if (input.target_type === 'Status') {
+    // Removed content is gone for reporting: an Admin, who still reads it, is told so (409), not that it does not exist.
+    const status = await unseenIs404(readableStatus(store, viewer, input.target_id, now), 'Status').catch((error: unknown) =>
+      alreadyRemoved(store, caller, 'Status', input.target_id, error),
+    );
+    if (held && !(await store.statuses.hold(status.id, 'share'))) throw notFound('Status');
+    target = { user: status.user_id, page: await pageOfStatus(store, status), excerpt: excerpt(status.content, REPORT_EXCERPT) };
+  } else {
+    const { comment, status } = await unseenIs404(readableComment(store, viewer, input.target_id, now), 'Comment').catch((error: unknown) =>
+      alreadyRemoved(store, caller, 'Comment', input.target_id, error),
+    );
+    if (held && !(await store.comments.hold(comment.id, 'share'))) throw notFound('Comment');
+    target = { user: comment.user_id, page: await pageOfStatus(store, status), excerpt: excerpt(comment.content, REPORT_EXCERPT) };
+  }
+  // Nothing a moderator could do with it. (Reporting one's own content is a way to settle its reports by removing it.)
+  if (input.target_type === 'User' && target.user === reporter.id)
+    throw invalidFields([{ field: 'target_id', message: 'is you: a user cannot report themself' }]);
+  return { reporter, target };
+}
+
 export async function createReport(deps: Deps, caller: Caller, input: CreateReportInput): Promise<Report> {
   requireActingFor(caller, input.user_id);
+  // Refused before it waits for moderation's turn (domain/README.md): refused reports hold no moderator up.
+  await reportable(deps.store, caller, input, nowIso(deps), false);
   const row = await deps.store.transaction(async (tx) => {
     await tx.takeTurns('moderation');
-    const { user: reporter, viewer } = await actingUser(tx, caller, input.user_id);
     const now = nowIso(deps);
-    let target: { user: string; page: string | null; excerpt: string };
-    if (input.target_type === 'User') {
-      const user = await tx.users.getById(input.target_id);
-      if (!user) throw notFound('User');
-      target = { user: user.id, page: null, excerpt: user.nickname };
-    } else if (input.target_type === 'Status') {
-      // Removed content is gone for reporting: an Admin, who still reads it, is told so (409), not that it does not exist.
-      const status = await unseenIs404(readableStatus(tx, viewer, input.target_id, now), 'Status').catch((error: unknown) =>
-        alreadyRemoved(tx, caller, 'Status', input.target_id, error),
-      );
-      if (!(await tx.statuses.hold(status.id, 'share'))) throw notFound('Status');
-      target = { user: status.user_id, page: await pageOfStatus(tx, status), excerpt: excerpt(status.content, REPORT_EXCERPT) };
-    } else {
-      const { comment, status } = await unseenIs404(readableComment(tx, viewer, input.target_id, now), 'Comment').catch((error: unknown) =>
-        alreadyRemoved(tx, caller, 'Comment', input.target_id, error),
-      );
-      if (!(await tx.comments.hold(comment.id, 'share'))) throw notFound('Comment');
-      target = { user: comment.user_id, page: await pageOfStatus(tx, status), excerpt: excerpt(comment.content, REPORT_EXCERPT) };
-    }
-    // Nothing a moderator could do with it. (Reporting one's own content is a way to settle its reports by removing it.)
-    if (input.target_type === 'User' && target.user === reporter.id)
-      throw invalidFields([{ field: 'target_id', message: 'is you: a user cannot report themself' }]);
+    const { reporter, target } = await reportable(tx, caller, input, now, true);
     const report: ReportRow = {
       id: newId(),
       user_id: reporter.id,
