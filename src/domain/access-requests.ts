@@ -50,19 +50,13 @@ export async function createAccessRequest(
   input: CreateAccessRequestInput,
 ): Promise<AccessRequest> {
   requireActingFor(caller, input.user_id);
-  /** The page and the user who asks, once they may ask to join it (rules 2 and secret pages). */
-  const askable = async (store: Store) => {
-    const page = await findVisiblePage(store, caller, input.page_id);
-    const { user } = await actingUser(store, caller, input.user_id);
-    if (await isMember(store, input.user_id, page.id)) throw new AppError(409, ErrorCode.alreadyMember, 'This user is already in this page');
-    if (page.privacy === 'secret') throw forbidden('This page is secret: it is joined by invite only');
-    return { page, user };
-  };
-  // Refused before it waits for moderation's turn (domain/README.md): refused requests hold no moderator up.
-  await askable(deps.store);
   const record = await deps.store.transaction(async (tx) => {
     await tx.takeTurns('moderation');
-    const { page, user } = await askable(tx);
+    const page = await findVisiblePage(tx, caller, input.page_id);
+    const { user } = await actingUser(tx, caller, input.user_id);
+    if (await isMember(tx, input.user_id, page.id))
+      throw new AppError(409, ErrorCode.alreadyMember, 'This user is already in this page');
+    if (page.privacy === 'secret') throw forbidden('This page is secret: it is joined by invite only');
     const now = nowIso(deps);
     const row = {
       id: newId(),
