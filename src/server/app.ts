@@ -4,6 +4,7 @@ import { Authenticator, type AuthLimits } from '../domain/authenticator.js';
 import type { Clock, Deps } from '../domain/context.js';
 import { AppError, ErrorCode } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
+import { lostRace } from '../store/retried.js';
 import type { Store } from '../store/store.js';
 import { ConnectionGuard, type ConnectionLimits } from './connection-limits.js';
 import { API_PREFIX, type RouteContext } from './context.js';
@@ -366,7 +367,7 @@ function toAppError(error: FastifyError, bodyLimit: number): AppError {
   }
   // PostgreSQL's deadlock or serialization failure, still there after the transaction's last attempt: a clash of
   // writes to the same rows, over once they are done, not the client's mistake nor a fault to hide behind a 500.
-  if ((error.code as string) === '40P01' || (error.code as string) === '40001')
+  if (lostRace(error))
     return new AppError(503, ErrorCode.serverBusy, 'Other changes to the same records got in the way: retry', undefined, { 'retry-after': '1' });
   const status = error.statusCode ?? 500;
   if (status === 413) return new AppError(413, ErrorCode.payloadTooLarge, error.message);

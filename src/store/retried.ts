@@ -1,5 +1,6 @@
 /** PostgreSQL's answer when a transaction lost a race it cannot wait out: serialization failure, deadlock. */
 const RETRYABLE = new Set(['40001', '40P01']);
+export const lostRace = (error: unknown): boolean => RETRYABLE.has((error as { code?: string } | null)?.code ?? '');
 const TRANSACTION_ATTEMPTS = 5;
 
 /**
@@ -11,8 +12,7 @@ export async function retried<T>(run: () => Promise<T>): Promise<T> {
     try {
       return await run();
     } catch (error) {
-      const code = (error as { code?: string } | null)?.code;
-      if (attempt >= TRANSACTION_ATTEMPTS || !code || !RETRYABLE.has(code)) throw error;
+      if (attempt >= TRANSACTION_ATTEMPTS || !lostRace(error)) throw error;
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
     }
   }
