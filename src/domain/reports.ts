@@ -44,13 +44,13 @@ async function reportable(store: Store, caller: Caller, input: CreateReportInput
     const status = await unseenIs404(readableStatus(store, viewer, input.target_id, now), 'Status').catch((error: unknown) =>
       alreadyRemoved(store, caller, 'Status', input.target_id, error),
     );
-    if (held && !(await store.statuses.hold(status.id, 'share'))) throw notFound('Status');
+    if (held && !(await holdContent(store, 'Status', status.id, 'share'))) throw notFound('Status');
     target = { user: status.user_id, page: await pageOfStatus(store, status), excerpt: excerpt(status.content, REPORT_EXCERPT) };
   } else {
     const { comment, status } = await unseenIs404(readableComment(store, viewer, input.target_id, now), 'Comment').catch((error: unknown) =>
       alreadyRemoved(store, caller, 'Comment', input.target_id, error),
     );
-    if (held && !(await store.comments.hold(comment.id, 'share'))) throw notFound('Comment');
+    if (held && !(await holdContent(store, 'Comment', comment.id, 'share', status.id))) throw notFound('Comment');
     target = { user: comment.user_id, page: await pageOfStatus(store, status), excerpt: excerpt(comment.content, REPORT_EXCERPT) };
   }
   // Nothing a moderator could do with it. (Reporting one's own content is a way to settle its reports by removing it.)
