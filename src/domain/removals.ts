@@ -154,9 +154,6 @@ export async function alreadyRemoved(tx: Store, caller: Caller, type: 'Status' |
   throw error;
 }
 
-/** The author, told of a removal by another (`removedByAnother`): their counter is taken with the reporters'. */
-const authorTold = (caller: Caller, authorId: string) => (authorId === caller.user.id ? [] : [authorId]);
-
 /**
  * The removal of a status the caller may remove, in the caller's transaction (a report's `remove` too, with
  * `alsoTold` the reporters it tells after: their counters are taken with the rest).
@@ -164,8 +161,9 @@ const authorTold = (caller: Caller, authorId: string) => (authorId === caller.us
 export async function removeStatusIn(tx: Store, now: string, caller: Caller, status: StatusRow, reason: string | null, alsoTold: string[] = []): Promise<void> {
   const commentIds = await tx.removals.removeStatus(status, { removed_at: now, removed_by: caller.user.id, removal_reason: reason });
   const removed = [{ type: 'Status' as const, id: status.id }, ...commentIds.map((id) => ({ type: 'Comment' as const, id }))];
-  // The reports settled first: the settling takes the counters of all it tells, the author's too, in id order.
-  await settleReportsIn(tx, now, caller, removed, 'remove', { alsoTold: [...alsoTold, ...authorTold(caller, status.user_id)] });
+  // The reports settled first: the settling takes the counters of all it may tell, the author's too (told by
+  // `removedByAnother` unless they removed it), in id order.
+  await settleReportsIn(tx, now, caller, removed, 'remove', { alsoTold: [...alsoTold, status.user_id] });
   await removedByAnother(tx, now, caller, status, { type: 'Status', id: status.id, content: status.content, authorId: status.user_id }, reason);
   // After the settling, whose audit entry still quotes it (the audit log is Admins', who read removed content).
   await tx.reports.unquote(removed);
@@ -202,7 +200,7 @@ export async function removeCommentIn(
   alsoTold: string[] = [],
 ): Promise<void> {
   await tx.removals.removeComment(comment, status, { removed_at: now, removed_by: caller.user.id, removal_reason: reason });
-  await settleReportsIn(tx, now, caller, [{ type: 'Comment', id: comment.id }], 'remove', { alsoTold: [...alsoTold, ...authorTold(caller, comment.user_id)] });
+  await settleReportsIn(tx, now, caller, [{ type: 'Comment', id: comment.id }], 'remove', { alsoTold: [...alsoTold, comment.user_id] });
   await removedByAnother(tx, now, caller, status, { type: 'Comment', id: comment.id, content: comment.content, authorId: comment.user_id }, reason);
   await tx.reports.unquote([{ type: 'Comment', id: comment.id }]);
 }
