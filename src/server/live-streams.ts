@@ -57,8 +57,9 @@ interface Listening {
  * write slowed down 400 times), and what they are sent.
  *
  * A held stream costs its socket and an entry here: no timer of its own, and no query while nothing changes but its
- * key's last use (written every 5 minutes, as for any request). Its caller is checked again at each keep-alive (as before each delivery) from what the authenticator remembers, read
- * again only after a key, user or role changed: a suspension or a revoked key ends even an idle stream. The store
+ * key's last use (written every 5 minutes, as for any request). Its caller is checked again at each keep-alive (as
+ * before each delivery) from what the authenticator remembers, read again only after a key, user or role changed: a
+ * suspension or a revoked key ends even an idle stream. The store
  * tells who got new notifications (`Store.watchNotifications`: this process's at their commit, other processes' by
  * LISTEN/NOTIFY or SQLite's shared look); for each such user with streams open, one read of what is new
  * after the furthest-behind of them is sent to each. When the store can only say that anyone may have news,
