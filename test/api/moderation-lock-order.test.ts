@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { useApp } from '../helpers/app.js';
+import type { Store } from '../../src/store/store.js';
 import type { Credentials } from '../helpers/server.js';
 import { onPostgres } from '../helpers/store-target.js';
 
@@ -32,6 +33,26 @@ async function someoneWaits(): Promise<void> {
   throw new Error('nothing waited for a lock');
 }
 
+/**
+ * A fan-out batch played by hand in its own transaction: `first` locks taken, then the act sent and waiting for a
+ * lock, then `second`. Answers the act's status, once no transaction was run again after a deadlock.
+ */
+async function againstBatch(first: (tx: Store) => Promise<unknown>, act: () => Promise<{ status: number }>, second: (tx: Store) => Promise<unknown>) {
+  statements.length = 0;
+  let acting: Promise<{ status: number }> | undefined;
+  await t.store.transaction(async (tx) => {
+    await first(tx);
+    if (!acting) {
+      acting = act();
+      await someoneWaits();
+    }
+    await second(tx);
+  });
+  const { status } = await acting!;
+  expect(statements.filter((s) => s === 'rollback').length, 'transactions run again after a deadlock').toBe(0);
+  return status;
+}
+
 describe.skipIf(!onPostgres)('moderation against a fan-out batch: no deadlock', () => {
   it("resolving a report with `remove` while the status's own fan-out batch runs", async () => {
     const [poster, reporter] = [await t.member(), await t.member()];
@@ -42,19 +63,13 @@ describe.skipIf(!onPostgres)('moderation against a fan-out batch: no deadlock', 
     const reported = await created(report(reporter, 'Status', status));
     const [job] = await t.store.db.selectFrom('notification_jobs').select('id').execute();
     expect(job).toBeDefined();
-    statements.length = 0;
-    let resolving: Promise<{ status: number }> | undefined;
     // The batch: its job's row, then (the act under way) the counters of those it tells.
-    await t.store.transaction(async (tx) => {
-      await tx.notificationJobs.getForUpdate(job!.id);
-      if (!resolving) {
-        resolving = t.call('PUT', `/reports/${reported}/resolve`, { body: { action: 'remove' } });
-        await someoneWaits();
-      }
-      await tx.notifications.holdCounters([reporter.user.id]);
-    });
-    expect((await resolving!).status).toBe(200);
-    expect(statements.filter((s) => s === 'rollback').length, 'transactions run again after a deadlock').toBe(0);
+    const resolved = await againstBatch(
+      (tx) => tx.notificationJobs.getForUpdate(job!.id),
+      () => t.call('PUT', `/reports/${reported}/resolve`, { body: { action: 'remove' } }),
+      (tx) => tx.notifications.holdCounters([reporter.user.id]),
+    );
+    expect(resolved).toBe(200);
   });
 
   it('removing a status whose comment only is reported, while a batch tells its author and the reporter', async () => {
@@ -63,19 +78,13 @@ describe.skipIf(!onPostgres)('moderation against a fan-out batch: no deadlock', 
     const status = await created(t.call('POST', '/statuses', { as: author.creds, body: { user_id: author.user.id, content: 'a status' } }));
     const comment = await created(t.call('POST', '/comments', { as: commenter.creds, body: { user_id: commenter.user.id, status_id: status, content: 'a reply' } }));
     await created(report(reporter, 'Comment', comment));
-    statements.length = 0;
-    let removing: Promise<{ status: number }> | undefined;
     // The batch's one statement: the author's counter taken, the reporter's next.
-    await t.store.transaction(async (tx) => {
-      await tx.notifications.holdCounters([author.user.id]);
-      if (!removing) {
-        removing = t.call('DELETE', `/statuses/${status}`);
-        await someoneWaits();
-      }
-      await tx.notifications.holdCounters([reporter.user.id]);
-    });
-    expect((await removing!).status).toBe(204);
-    expect(statements.filter((s) => s === 'rollback').length, 'transactions run again after a deadlock').toBe(0);
+    const removed = await againstBatch(
+      (tx) => tx.notifications.holdCounters([author.user.id]),
+      () => t.call('DELETE', `/statuses/${status}`),
+      (tx) => tx.notifications.holdCounters([reporter.user.id]),
+    );
+    expect(removed).toBe(204);
   });
   it("resolving a status's report with `remove` while its comment is reported too, and a batch tells both reporters", async () => {
     // Ids grow with time: the comment's reporter comes before the status's, as a batch takes them.
@@ -84,18 +93,12 @@ describe.skipIf(!onPostgres)('moderation against a fan-out batch: no deadlock', 
     const comment = await created(t.call('POST', '/comments', { as: author.creds, body: { user_id: author.user.id, status_id: status, content: 'a reply' } }));
     await created(report(onComment, 'Comment', comment));
     const reported = await created(report(onStatus, 'Status', status));
-    statements.length = 0;
-    let resolving: Promise<{ status: number }> | undefined;
-    await t.store.transaction(async (tx) => {
-      await tx.notifications.holdCounters([onComment.user.id]);
-      if (!resolving) {
-        resolving = t.call('PUT', `/reports/${reported}/resolve`, { body: { action: 'remove' } });
-        await someoneWaits();
-      }
-      await tx.notifications.holdCounters([onStatus.user.id]);
-    });
-    expect((await resolving!).status).toBe(200);
-    expect(statements.filter((s) => s === 'rollback').length, 'transactions run again after a deadlock').toBe(0);
+    const resolved = await againstBatch(
+      (tx) => tx.notifications.holdCounters([onComment.user.id]),
+      () => t.call('PUT', `/reports/${reported}/resolve`, { body: { action: 'remove' } }),
+      (tx) => tx.notifications.holdCounters([onStatus.user.id]),
+    );
+    expect(resolved).toBe(200);
     // Both reporters told, once each.
     for (const who of [onComment, onStatus]) {
       const told = await t.call('GET', `/users/${who.user.id}/notifications`, { as: who.creds });

@@ -31,13 +31,18 @@ async function atOnce(...requests: (() => Promise<{ status: number; body: unknow
   return { statuses: answers.map((a) => a.status), bodies: answers.map((a) => JSON.stringify(a.body)), rolledBack };
 }
 
+/** Two statuses by the author, each reported: the first to remove, the second's report to settle meanwhile. */
+async function twoReported(author: Who, reporter: Who): Promise<{ s1: string; r2: string }> {
+  const [s1, s2] = [await post(author), await post(author)];
+  await created(report(reporter, 'Status', s1));
+  return { s1, r2: await created(report(reporter, 'Status', s2)) };
+}
+
 describe('moderation acts at once', () => {
   it('a removal and the resolving of a report on other content, by an Admin or the author: both pass, neither run again', async () => {
     const [author, reporter] = [await t.member(), await t.member()];
     for (let round = 0; round < 8; round++) {
-      const [s1, s2] = [await post(author), await post(author)];
-      await created(report(reporter, 'Status', s1));
-      const r2 = await created(report(reporter, 'Status', s2));
+      const { s1, r2 } = await twoReported(author, reporter);
       const remover = round % 2 ? author.creds : undefined;
       const run = await atOnce(() => t.call('DELETE', `/statuses/${s1}`, { as: remover }), () => resolve(r2));
       expect(run.statuses, run.bodies.join()).toEqual([204, 200]);
@@ -48,9 +53,7 @@ describe('moderation acts at once', () => {
   it('a removal and a dismissal; a removal and the lifting of its author\'s suspension', async () => {
     const [author, reporter] = [await t.member(), await t.member()];
     for (let round = 0; round < 6; round++) {
-      const [s1, s2] = [await post(author), await post(author)];
-      await created(report(reporter, 'Status', s1));
-      const r2 = await created(report(reporter, 'Status', s2));
+      const { s1, r2 } = await twoReported(author, reporter);
       const dismissed = await atOnce(() => t.call('DELETE', `/statuses/${s1}`), () => t.call('PUT', `/reports/${r2}/dismiss`));
       expect(dismissed.statuses, dismissed.bodies.join()).toEqual([204, 200]);
       const s3 = await post(author);
