@@ -1,7 +1,7 @@
 /** PostgreSQL's answer when a transaction lost a race it cannot wait out: serialization failure, deadlock. */
 const RETRYABLE = new Set(['40001', '40P01']);
 export const lostRace = (error: unknown): boolean => RETRYABLE.has((error as { code?: string } | null)?.code ?? '');
-const TRANSACTION_ATTEMPTS = 5;
+export const TRANSACTION_ATTEMPTS = 5;
 
 /**
  * Runs a PostgreSQL transaction again after a deadlock or serialization failure: it was rolled back whole and the

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useApp } from '../helpers/app.js';
 import { onPostgres, withClient } from '../helpers/store-target.js';
+import { TRANSACTION_ATTEMPTS as ATTEMPTS } from '../../src/store/retried.js';
 
 /**
  * A transaction that still loses its race after the last of its attempts (src/store/retried.ts) is a 503
@@ -14,9 +15,6 @@ const t = useApp({
   webhooks: { allowPrivate: true, concurrency: 0 },
   logStream: { write: (line) => void logged.push(JSON.parse(line)) },
 });
-
-/** The attempts retried.ts makes of a transaction (TRANSACTION_ATTEMPTS there). */
-const ATTEMPTS = 5;
 
 /** SQL on the app's own schema (its URL carries the search_path). */
 const onSchema = (sql: string) => withClient((client) => client.query(sql), t.file);
