@@ -45,17 +45,6 @@ export const formBoolean = z.preprocess(
   z.boolean(typeError('a boolean')),
 );
 
-/** An integer from JSON or from a form field. */
-export const formInt = (min: number, max: number) =>
-  z.preprocess(
-    (v) => (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v) ? Number(v) : v),
-    z
-      .number(typeError('an integer'))
-      .int('must be an integer')
-      .min(min, `must be at least ${min}`)
-      .max(max, `must be at most ${max}`),
-  );
-
 /** An array from JSON, or from repeated form fields (a single field arrives as a string). */
 export const formArray = <T extends z.ZodType>(item: T) =>
   z.preprocess((v) => (typeof v === 'string' || typeof v === 'number' ? [v] : v), z.array(item, typeError('an array')));

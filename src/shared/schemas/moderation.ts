@@ -5,8 +5,6 @@ import { PageSchema } from './pages.js';
 import { REPORT_REASONS, REPORT_TARGET_TYPES } from './reports.js';
 import { UserSchema } from './users.js';
 
-export const MODERATION_KINDS = ['page_access_request', 'invite', 'report'] as const;
-
 export const ModerationQueueQuery = PaginationQuery;
 export type ModerationQueueQuery = z.infer<typeof PaginationQuery>;
 

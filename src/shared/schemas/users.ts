@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { exampleUser } from './examples.js';
-import { documented, documentedAs, formBoolean, Id, idInput, idsQuery, listOf, PaginationQuery, queryEnum, queryText, text, Timestamp, typeError } from './common.js';
+import { documented, documentedAs, formBoolean, Id, idsQuery, listOf, PaginationQuery, queryEnum, queryText, text, Timestamp, typeError } from './common.js';
 import { SuspensionSchema } from './suspensions.js';
 
 export const PASSWORD_RULE = 'must be at least 8 characters and contain at least one letter and one digit';
@@ -104,7 +104,6 @@ export const NicknameAvailabilitySchema = z
   .meta({ id: 'NicknameAvailability', examples: [{ nickname: 'ada', available: false }] });
 
 export const UserIdParams = z.object({ user_id: z.string() });
-export const SetRoleInput = z.object({ permission_set_id: idInput });
 
 /** One line of `GET /users/export` (NDJSON), or one row of it (CSV, these columns in this order, with a header). */
 export const ExportedUserSchema = z.object({
