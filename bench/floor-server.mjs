@@ -3,8 +3,9 @@
 // `GET /public-api/v1/pages` (first page only: `per_page`, `privacy`) on a database agora made, with what agora
 // answers there (the same records, `total_items`, the `Link` of the next page), and nothing else: the caller is
 // checked once (Api-Key/Api-Secret against the stored scrypt hash) then remembered in memory (by a digest of the
-// secret), secret pages are hidden from those not in them (as agora's `pageVisibleTo`), and the rows and the kept
-// total (`list_counts`) come from ONE named prepared statement, its shape picked by the caller and the filter.
+// secret), secret pages are hidden from those not in them (as `visible` in agora's src/store/pages.ts), and the
+// rows and the kept total (`list_counts`) come from ONE named prepared statement, its shape picked by the caller and
+// the filter.
 // Run by read-path.mjs: `node bench/floor-server.mjs postgres://…/db` (or a SQLite file, read-only, each statement
 // prepared once, its LIMIT written `? + 0` as agora's so that SQLite does not prepare it again on every run) prints
 // `listening on http://127.0.0.1:PORT`.

@@ -186,8 +186,8 @@ export function benchEnv(dir) {
   const env = { ...process.env, HOME: dir, NO_COLOR: '1' };
   for (const k of ['AGORA_URL', 'AGORA_PROFILE', 'AGORA_API_KEY', 'AGORA_API_SECRET', 'AGORA_DB', 'AGORA_PORT']) delete env[k];
   env.AGORA_SECRET_KEY ??= randomBytes(32).toString('hex');
-  // Four callers answered from the response cache go past the default 5,000 requests a second per key: the
-  // limiter still runs (its cost is measured), but its 429s would stand in for the answers being measured.
+  // A benchmark's few callers, each on one key at full speed, go past the default 5,000 requests a second per key:
+  // the limiter still runs (its cost is measured), but its 429s would stand in for the answers being measured.
   env.AGORA_RATE_LIMIT ??= '1000000';
   return env;
 }
