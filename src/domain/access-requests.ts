@@ -10,7 +10,7 @@ import type {
 import type { AccessRequestListed, AccessRequestRow } from '../store/membership.js';
 import type { PageRow } from '../store/pages.js';
 import type { Store } from '../store/store.js';
-import { nowIso, type Caller, type Deps } from './context.js';
+import { nowIso, viewerOf, type Caller, type Deps } from './context.js';
 import { recordAudit } from './audit.js';
 import { addMember } from './membership.js';
 import { administersPage, canSeePage, findVisiblePage, isMember } from './pages.js';
@@ -100,7 +100,7 @@ export async function listAccessRequests(
   if (query.page_id !== undefined) await findVisiblePage(deps.store, caller, query.page_id);
   const listed = await deps.store.accessRequests.list(
     { page_id: query.page_id, user_id: query.user_id, state: query.state },
-    { id: caller.user.id, isAdmin: caller.isAdmin },
+    viewerOf(caller),
     query,
   );
   return listResult(await toRecords(deps.store, caller, listed.rows, deps.clock()), listed);
@@ -111,7 +111,7 @@ async function requestToSettle(tx: Store, caller: Caller, id: string): Promise<A
   const refusal = 'Only an administrator of the page can accept or refuse its access requests';
   // The store's rule of who may know of a request (`accessRequestsSeenBy`: the one the list follows);
   // one they may not know of is a 403 when they know of its page, else a 404 (its page is secret to them).
-  const viewer = { id: caller.user.id, isAdmin: caller.isAdmin };
+  const viewer = viewerOf(caller);
   const row = await tx.accessRequests.getVisible(id, viewer);
   if (!row) {
     const hidden = await tx.accessRequests.getById(id);

@@ -7,15 +7,13 @@ import type { RemovedRow } from '../store/removals.js';
 import type { Hold } from '../store/rows.js';
 import type { Store } from '../store/store.js';
 import type { UserWithRole } from '../store/users.js';
-import type { Caller } from './context.js';
+import { viewerOf, type Caller } from './context.js';
 import { findVisiblePage, isMember } from './pages.js';
 
 /**
  * Who may read and post content. Reading follows the one rule of `store/visibility.ts` (the store answers it);
  * posting is for a page's members and an event's conversation. Project administrators may do everything.
  */
-
-export const viewerOf = (caller: Caller): Viewer => ({ id: caller.user.id, isAdmin: caller.isAdmin });
 
 /**
  * The user a body names as acting, and the same user as a viewer of content: the caller as authenticated (no read:

@@ -24,9 +24,8 @@ import {
   requireConversation,
   removedForAdmin,
   requirePostInPage,
-  viewerOf,
 } from './content-access.js';
-import { nowIso, type Caller, type Deps } from './context.js';
+import { nowIso, viewerOf, type Caller, type Deps } from './context.js';
 import { enqueueFanOut, eventRef, excerpt, notifyUsers, pageRef, userRef, type Ref } from './notifications.js';
 import { requireActingFor } from './permissions.js';
 import type { RemovedRow } from '../store/removals.js';

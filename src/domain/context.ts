@@ -1,6 +1,7 @@
 import type { Permissions } from '../shared/schemas/permissions.js';
 import type { Store } from '../store/store.js';
 import type { UserWithRole } from '../store/users.js';
+import type { Viewer } from '../store/visibility.js';
 
 export type Clock = () => Date;
 
@@ -26,3 +27,6 @@ export interface Caller {
 }
 
 export const nowIso = (deps: Deps): string => deps.clock().toISOString();
+
+/** The caller as the store's visibility rules see them. */
+export const viewerOf = (caller: Caller): Viewer => ({ id: caller.user.id, isAdmin: caller.isAdmin });

@@ -15,8 +15,8 @@ import type {
 import type { AttendanceRow, EventRow } from '../store/events.js';
 import type { Store } from '../store/store.js';
 import type { WithUser } from '../store/users.js';
-import { actingUser, eventKnownTo, pageKnownTo, requirePostInPage, viewerOf } from './content-access.js';
-import { nowIso, type Caller, type Deps } from './context.js';
+import { actingUser, eventKnownTo, pageKnownTo, requirePostInPage } from './content-access.js';
+import { nowIso, viewerOf, type Caller, type Deps } from './context.js';
 import { eventRef, notifyUsers, userRef } from './notifications.js';
 import { requireActingFor } from './permissions.js';
 import { nextFreeSlug, retryingSlugRace, slugify } from './slugs.js';

@@ -5,12 +5,12 @@ import { listResult, type ListResult } from '../shared/schemas/common.js';
 import type { CreateFollowInput, Follow, FollowableType, ListFollowsQuery } from '../shared/schemas/follows.js';
 import type { FollowRow } from '../store/follows.js';
 import type { PageRow } from '../store/pages.js';
-import { nowIso, type Caller, type Deps } from './context.js';
+import { nowIso, viewerOf, type Caller, type Deps } from './context.js';
 import { administersPage, findVisiblePage } from './pages.js';
 import { requireActingFor } from './permissions.js';
 import { notifyUsers, pageRef, userRef, type Ref } from './notifications.js';
 import { loadEmbeds } from './records.js';
-import { actingUser, viewerOf } from './content-access.js';
+import { actingUser } from './content-access.js';
 
 const toFollowRecord = (row: FollowRow, followable?: Follow['followable']): Follow => ({
   id: row.id,

@@ -6,7 +6,7 @@ import type { CreateInvitesInput, Invite, InviteCreation, ListInvitesQuery } fro
 import type { InviteListed, InviteRow } from '../store/membership.js';
 import type { PageRow } from '../store/pages.js';
 import type { Store } from '../store/store.js';
-import { nowIso, type Caller, type Deps } from './context.js';
+import { nowIso, viewerOf, type Caller, type Deps } from './context.js';
 import { recordAudit } from './audit.js';
 import { addMember } from './membership.js';
 import { administersPage, canSeePage, findVisiblePage, isMember } from './pages.js';
@@ -122,7 +122,7 @@ export async function listInvites(deps: Deps, caller: Caller, query: ListInvites
       user_target_id: query.user_target_id,
       state: query.state,
     },
-    { id: caller.user.id, isAdmin: caller.isAdmin },
+    viewerOf(caller),
     query,
   );
   return listResult(await toRecords(deps.store, caller, listed.rows, deps.clock()), listed);
@@ -134,7 +134,7 @@ export async function listInvites(deps: Deps, caller: Caller, query: ListInvites
  * administrators settle its invites: docs/api.md), else a 404: its page is secret to them.
  */
 async function findInvite(tx: Store, caller: Caller, id: string, refusal: string): Promise<{ row: InviteRow; page: PageRow }> {
-  const viewer = { id: caller.user.id, isAdmin: caller.isAdmin };
+  const viewer = viewerOf(caller);
   const row = await tx.invites.getVisible(id, viewer);
   if (!row) {
     const hidden = await tx.invites.getById(id);

@@ -1,7 +1,7 @@
 import { listResult, type ListResult } from '../shared/schemas/common.js';
 import type { ModerationItem, ModerationQueueQuery, ReportItem } from '../shared/schemas/moderation.js';
 import type { ModerationItemRow } from '../store/moderation.js';
-import { type Caller, type Deps } from './context.js';
+import { viewerOf, type Caller, type Deps } from './context.js';
 import { loadEmbeds } from './records.js';
 import { excerptShown } from './report-settlement.js';
 
@@ -16,7 +16,7 @@ export async function listModerationQueue(
   caller: Caller,
   query: ModerationQueueQuery,
 ): Promise<ListResult<ModerationItem>> {
-  const viewer = { id: caller.user.id, isAdmin: caller.isAdmin };
+  const viewer = viewerOf(caller);
   const listed = await deps.store.moderationQueue.list(viewer, query);
   const rows = listed.rows;
   const embeds = await loadEmbeds(

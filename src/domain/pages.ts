@@ -12,7 +12,7 @@ import type {
 } from '../shared/schemas/pages.js';
 import type { PageConfigurationRow, PageRow, Viewer } from '../store/pages.js';
 import type { Store } from '../store/store.js';
-import { nowIso, type Caller, type Deps } from './context.js';
+import { nowIso, viewerOf, type Caller, type Deps } from './context.js';
 import { requireActingFor, requireAdmin } from './permissions.js';
 import { nextFreeSlug, retryingSlugRace, slugify } from './slugs.js';
 
@@ -49,7 +49,7 @@ export async function canSeePage(store: Store, viewer: Viewer, pageId: string): 
 
 /** The page, or 404 when it does not exist or is a secret page the viewer is not in. */
 export async function findVisiblePage(store: Store, who: Caller | Viewer, pageId: string): Promise<PageRow> {
-  const viewer = 'user' in who ? { id: who.user.id, isAdmin: who.isAdmin } : who;
+  const viewer = 'user' in who ? viewerOf(who) : who;
   const page = await store.pages.getVisible(pageId, viewer);
   if (!page) throw notFound('Page');
   return page;
@@ -130,7 +130,7 @@ export async function listPages(deps: Deps, caller: Caller, query: ListPagesQuer
   if (query.ids) return listByIds(query.ids, query, (id) => getPage(deps, caller, id));
   const listed = await deps.store.pages.list(
     { page_configuration_id: query.page_configuration_id, owner: query.owner, privacy: query.privacy, slug: query.slug },
-    { id: caller.user.id, isAdmin: caller.isAdmin },
+    viewerOf(caller),
     query,
   );
   return listResult(listed.rows.map(toPageRecord), listed);

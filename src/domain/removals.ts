@@ -6,9 +6,9 @@ import type { CommentRow, StatusRow } from '../store/content.js';
 import type { Store } from '../store/store.js';
 import { recordAudit } from './audit.js';
 import { requireAdmin } from './permissions.js';
-import { closed, holdContent, knownComment, knownStatus, readableComment, removedForAdmin, viewerOf } from './content-access.js';
+import { closed, holdContent, knownComment, knownStatus, readableComment, removedForAdmin } from './content-access.js';
 import { placeOf, removedFields, requireLikeReadable, toCommentRecords, toStatusRecords } from './content.js';
-import { nowIso, type Caller, type Deps } from './context.js';
+import { nowIso, viewerOf, type Caller, type Deps } from './context.js';
 import { excerpt, notifyUsers, userRef } from './notifications.js';
 import { settleReportsIn } from './report-settlement.js';
 
