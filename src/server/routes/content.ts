@@ -1,26 +1,25 @@
 import { ErrorCode } from '../../shared/errors.js';
-import { z } from 'zod';
 import { createComment, createLike, createStatus, getLike, getStatus, getStream, listComments, listLikes } from '../../domain/content.js';
 import {
   CommentListSchema,
+  CommentParams,
   CommentSchema,
   CreateCommentInput,
   CreateLikeInput,
   CreateStatusInput,
   LikeListSchema,
+  LikeParams,
   LikeSchema,
   ListCommentsQuery,
   ListLikesQuery,
   StatusListSchema,
+  StatusParams,
   StatusSchema,
   StreamQuery,
 } from '../../shared/schemas/content.js';
 import { UserIdParams } from '../../shared/schemas/users.js';
 import type { RouteContext } from '../context.js';
 
-const StatusParams = z.object({ status_id: z.string() });
-const CommentParams = z.object({ comment_id: z.string() });
-const LikeParams = z.object({ like_id: z.string() });
 
 export function registerContentRoutes({ routes, deps }: RouteContext): void {
   const tag = 'Content';

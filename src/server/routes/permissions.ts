@@ -1,6 +1,6 @@
-import { z } from 'zod';
 import { permissionsOf } from '../../domain/permissions.js';
 import { PermissionsQuery, PermissionsSchema } from '../../shared/schemas/permissions.js';
+import { UserIdParams } from '../../shared/schemas/users.js';
 import type { RouteContext } from '../context.js';
 
 export function registerPermissionRoutes({ routes, deps }: RouteContext): void {
@@ -24,7 +24,7 @@ export function registerPermissionRoutes({ routes, deps }: RouteContext): void {
       operationId: 'get_user_permissions',
       tag,
       summary: "A user's permissions",
-      params: z.object({ user_id: z.string() }),
+      params: UserIdParams,
       response: PermissionsSchema,
     },
     ({ params }) => permissionsOf(deps, params.user_id),

@@ -1,13 +1,9 @@
 import { AppError, ErrorCode } from '../../shared/errors.js';
-import { z } from 'zod';
 import { deleteLike, getComment, listRemovedContent, listStatuses, removeComment, removeStatus } from '../../domain/removals.js';
-import { CommentSchema, StatusListSchema } from '../../shared/schemas/content.js';
+import { CommentParams, CommentSchema, LikeParams, StatusListSchema, StatusParams } from '../../shared/schemas/content.js';
 import { ListRemovedContentQuery, ListStatusesQuery, RemovedContentListSchema, RemoveContentInput, RemoveContentQuery } from '../../shared/schemas/removals.js';
 import type { RouteContext } from '../context.js';
 
-const StatusParams = z.object({ status_id: z.string() });
-const CommentParams = z.object({ comment_id: z.string() });
-const LikeParams = z.object({ like_id: z.string() });
 
 export function registerRemovalRoutes({ routes, deps }: RouteContext): void {
   const tag = 'Content';

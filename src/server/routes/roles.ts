@@ -16,7 +16,7 @@ import {
   SetUserRoleInput,
   UpdatePermissionSetInput,
 } from '../../shared/schemas/roles.js';
-import { UserSchema } from '../../shared/schemas/users.js';
+import { UserIdParams, UserSchema } from '../../shared/schemas/users.js';
 import type { RouteContext } from '../context.js';
 
 const IdParams = z.object({ id: z.string() });
@@ -90,7 +90,7 @@ export function registerRoleRoutes({ routes, deps }: RouteContext): void {
       conflicts: [ErrorCode.lastAdmin],
       tag,
       summary: "Change a user's role (Admins)",
-      params: z.object({ user_id: z.string() }),
+      params: UserIdParams,
       body: SetUserRoleInput,
       response: UserSchema,
     },

@@ -1,6 +1,5 @@
 import { ErrorCode } from '../../shared/errors.js';
 import { Readable } from 'node:stream';
-import { z } from 'zod';
 import { createUser, exportUsers, getUser, isNicknameAvailable, listUsers } from '../../domain/users.js';
 import {
   CreateUserInput,
@@ -11,11 +10,10 @@ import {
   NicknameAvailabilitySchema,
   UserListSchema,
   MeSchema,
+  UserIdParams,
   UserSchema,
 } from '../../shared/schemas/users.js';
 import type { RouteContext } from '../context.js';
-
-const UserParams = z.object({ user_id: z.string() });
 
 export function registerUserRoutes({ routes, deps }: RouteContext): void {
   const tag = 'Users';
@@ -66,7 +64,7 @@ export function registerUserRoutes({ routes, deps }: RouteContext): void {
     async ({ query }) => ({ nickname: query.nickname, available: await isNicknameAvailable(deps, query.nickname) }),
   );
   routes.add(
-    { method: 'GET', url: '/users/:user_id', operationId: 'get_user', tag, summary: 'Get a user', params: UserParams, response: UserSchema },
+    { method: 'GET', url: '/users/:user_id', operationId: 'get_user', tag, summary: 'Get a user', params: UserIdParams, response: UserSchema },
     ({ params, caller }) => getUser(deps, caller, params.user_id),
   );
   routes.add(

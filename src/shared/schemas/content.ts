@@ -102,3 +102,7 @@ export type ListLikesQuery = z.output<typeof ListLikesQuery>;
 
 export const StreamQuery = PaginationQuery;
 export const ListCommentsQuery = PaginationQuery;
+
+export const StatusParams = z.object({ status_id: z.string() });
+export const CommentParams = z.object({ comment_id: z.string() });
+export const LikeParams = z.object({ like_id: z.string() });
