@@ -14,8 +14,9 @@ export interface Viewer {
 }
 
 /**
- * A secret page is seen by its creator, its members (followers) and administrators; what is in it (follows, events,
- * statuses) is as hidden: reads test `notSecretOrSeen` over these ids, totals take `visibleTotal`.
+ * A secret page is seen by its creator, its members (followers) and administrators; what is in it is as hidden:
+ * follows' and events' reads test `notSecretOrSeen` over these ids, their totals take `visibleTotal` (statuses: the
+ * status rule below).
  *
  * The ids of the secret pages a Member follows or created (with `only`: that page, if among them). SQL text: it is in
  * every Member's list, and a builder costs several times as much to build and compile each request.
