@@ -1,12 +1,13 @@
 import { AppError, forbidden, notFound } from '../shared/errors.js';
 import { SYSTEM_ROLES } from '../store/default-roles.js';
 import type { EventRow } from '../store/events.js';
-import type { PageRow, Viewer } from '../store/pages.js';
+import type { PageRow } from '../store/pages.js';
 import type { CommentRow, StatusRow } from '../store/content.js';
 import type { RemovedRow } from '../store/removals.js';
 import type { Hold } from '../store/rows.js';
 import type { Store } from '../store/store.js';
 import type { UserWithRole } from '../store/users.js';
+import type { Viewer } from '../store/visibility.js';
 import { viewerOf, type Caller } from './context.js';
 import { findVisiblePage, isMember } from './pages.js';
 

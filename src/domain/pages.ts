@@ -10,7 +10,8 @@ import type {
   PageConfiguration,
   Privacy,
 } from '../shared/schemas/pages.js';
-import type { PageConfigurationRow, PageRow, Viewer } from '../store/pages.js';
+import type { PageConfigurationRow, PageRow } from '../store/pages.js';
+import type { Viewer } from '../store/visibility.js';
 import type { Store } from '../store/store.js';
 import { nowIso, viewerOf, type Caller, type Deps } from './context.js';
 import { requireActingFor, requireAdmin } from './permissions.js';

@@ -19,8 +19,6 @@ export const embedPage = (query: AnyQuery, on: string, as: string): AnyQuery =>
   query.leftJoin(`pages as ${as}`, `${as}.id`, on).select(PAGE_COLUMNS.map((column) => `${as}.${column} as ${as}__${column}`));
 export type PageConfigurationRow = Selectable<Database['page_configurations']>;
 
-export type { Viewer } from './visibility.js';
-
 export type PageFilter = Partial<Record<'page_configuration_id' | 'owner' | 'privacy' | 'slug', string>>;
 
 const selectConfigurations: Selection = (q) => q.selectAll('page_configurations');
