@@ -8,6 +8,7 @@ import type {
   CreateStatusInput,
   Like,
   ListLikesQuery,
+  ListStatusesQuery,
   Status,
 } from '../shared/schemas/content.js';
 import type { CommentRow, LikeRow, StatusListed, StatusRow } from '../store/content.js';
@@ -36,7 +37,7 @@ import { loadEmbeds } from './records.js';
  * Statuses as the caller reads them at `now`: the comments hidden from the caller (by suspended authors) are not
  * in a status's `comments_count`, as they are not in its comment list.
  */
-export async function toStatusRecords(store: Store, caller: Caller, rows: StatusListed[], now: string): Promise<Status[]> {
+async function toStatusRecords(store: Store, caller: Caller, rows: StatusListed[], now: string): Promise<Status[]> {
   // A list's rows carry their authors and hidden comments' counts; a status read alone reads them here.
   const uncounted = rows.filter((r) => r.comments_count > 0 && r.hidden_comments === undefined).map((r) => r.id);
   const [authors, unseen] = await Promise.all([
@@ -315,6 +316,13 @@ export async function getLike(deps: Deps, caller: Caller, id: string): Promise<L
   if (!like) throw notFound('Like');
   if (like.user_id !== caller.user.id) await requireLikeReadable(deps.store, caller, like, nowIso(deps));
   return (await toLikeRecords(deps.store, caller, [like], deps.clock()))[0]!;
+}
+
+/** Statuses newest first, each visible to the caller as in the stream. */
+export async function listStatuses(deps: Deps, caller: Caller, query: ListStatusesQuery): Promise<ListResult<Status>> {
+  const { user_id, page_id, event_id } = query;
+  const listed = await deps.store.statuses.list(viewerOf(caller), nowIso(deps), { user_id, page_id, event_id }, query);
+  return listResult(await toStatusRecords(deps.store, caller, listed.rows, nowIso(deps)), listed);
 }
 
 /** The statuses of what the user follows, newest first: for the user themself and project administrators. */

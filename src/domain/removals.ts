@@ -1,13 +1,13 @@
 import { conflict, ErrorCode, forbidden, notFound } from '../shared/errors.js';
 import { listResult, type ListResult } from '../shared/schemas/common.js';
-import type { Comment, Status } from '../shared/schemas/content.js';
-import type { ListRemovedContentQuery, ListStatusesQuery, RemovedContent } from '../shared/schemas/removals.js';
+import type { Comment } from '../shared/schemas/content.js';
+import type { ListRemovedContentQuery, RemovedContent } from '../shared/schemas/removals.js';
 import type { CommentRow, StatusRow } from '../store/content.js';
 import type { Store } from '../store/store.js';
 import { recordAudit } from './audit.js';
 import { requireAdmin } from './permissions.js';
 import { closed, holdContent, knownComment, knownStatus, readableComment, removedForAdmin } from './content-access.js';
-import { placeOf, removedFields, requireLikeReadable, toCommentRecords, toStatusRecords } from './content.js';
+import { placeOf, removedFields, requireLikeReadable, toCommentRecords } from './content.js';
 import { nowIso, viewerOf, type Caller, type Deps } from './context.js';
 import { excerpt, notifyUsers, userRef } from './notifications.js';
 import { settleReportsIn } from './report-settlement.js';
@@ -58,13 +58,6 @@ export async function getComment(deps: Deps, caller: Caller, id: string): Promis
   }
   const readable = await readableComment(deps.store, viewerOf(caller), id, nowIso(deps));
   return (await toCommentRecords(deps.store, caller, [readable.comment], deps.clock()))[0]!;
-}
-
-/** Statuses newest first, each visible to the caller as in the stream. */
-export async function listStatuses(deps: Deps, caller: Caller, query: ListStatusesQuery): Promise<ListResult<Status>> {
-  const { user_id, page_id, event_id } = query;
-  const listed = await deps.store.removals.listStatuses(viewerOf(caller), nowIso(deps), { user_id, page_id, event_id }, query);
-  return listResult(await toStatusRecords(deps.store, caller, listed.rows, nowIso(deps)), listed);
 }
 
 /** Removed content, newest removal first: Admins only, as removed content is theirs alone to read. */

@@ -1,20 +1,21 @@
-import { expressionBuilder, sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
+import { expressionBuilder, sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database } from './schema.js';
-import { counted, counterKey, kept, keptEachPair, listPage, type Embeds, type Listed, type Selection, type Walk } from './paging.js';
+import { counted, counterKey, kept, keptEach, keptEachPair, listPage, type Embeds, type Listed, type Selection, type Walk } from './paging.js';
 import { byId, holder, inserter } from './rows.js';
 import { followsPage } from './follows.js';
 import { withUser, type WithUser } from './users.js';
-import { authorShown, eventPageSeen, ofSuspendedAuthors, reachesFollowers, statusKnownTo, statusOpenTo, type Viewer } from './visibility.js';
+import { authorShown, closedPagesIn, conversationsIn, eventPageSeen, ofSuspendedAuthors, reachesFollowers, statusKnownTo, statusOpenTo, statusPlaceReadableBy, statusReadableBy, type Viewer } from './visibility.js';
 
 export type StatusRow = Selectable<Database['statuses']>;
 export type CommentRow = Selectable<Database['comments']>;
 export type LikeRow = Selectable<Database['likes']>;
 
-export const selectStatuses: Selection = (q) => q.selectAll('s');
+const selectStatuses: Selection = (q) => q.selectAll('s');
 
 /** A status as its lists read it: with its author and, for a reader not an Admin, `hidden_comments`. */
 export type StatusListed = WithUser<StatusRow> & { hidden_comments?: number | string };
+export type StatusFilter = Partial<Record<'user_id' | 'page_id' | 'event_id', string>>;
 
 /**
  * How many of a status's comments the viewer may not see (by authors suspended at `now`), counted through the
@@ -26,7 +27,7 @@ const hiddenComments = (viewer: Viewer, now: string, status: Expression<string>)
   );
 
 /** What a list of statuses embeds for the viewer at `now`: each status's author, and its hidden comments' count. */
-export const statusExtras = (viewer: Viewer, now: string): Embeds => (query, rows) =>
+const statusExtras = (viewer: Viewer, now: string): Embeds => (query, rows) =>
   viewer.isAdmin
     ? withUser(query, rows)
     : withUser(query, rows).select((eb) =>
@@ -68,10 +69,29 @@ export function statusesRepo(db: Kysely<Database>) {
     return { pages: of('Page'), users: of('User'), events: of('Event') };
   };
   const fromStatuses = () => db.selectFrom('statuses as s');
+  const statusesOf = (condition: (eb: ExpressionBuilder<Database & { s: StatusRow }, 's'>) => Expression<SqlBool>, filter: StatusFilter) =>
+    fromStatuses().where(condition).where((eb) => eb.and(filter));
   return {
     insert: inserter(db, 'statuses'),
     getById: byId(db, 'statuses'),
     hold: holder(db, 'statuses'),
+    /** Statuses newest first, filtered, those the viewer may read only (`GET /statuses`). */
+    async list(viewer: Viewer, now: string, filter: StatusFilter, page: Pagination): Promise<Listed<StatusListed>> {
+      const query = statusesOf((eb) => statusReadableBy(eb, viewer, now), filter);
+      // The total from kept counts (visibility.ts's rule for totals); a status is in a page or an event's conversation, never both.
+      // The flag ('1': in no event, and in no page or a public one) counts the statuses open to everyone; the stream
+      // counts with it a user's statuses that reach their followers (`reachesFollowers`): one flag, the same statuses.
+      const key = (page: string | undefined, event: string | undefined, flag?: '1') => counterKey('statuses', [page, event, filter.user_id, flag]);
+      let total = kept([key(filter.page_id, filter.event_id)]);
+      if (!viewer.isAdmin) {
+        const open = kept([key(filter.page_id, filter.event_id, '1')]);
+        const pages = filter.event_id === undefined ? keptEach((page) => key(page, undefined), closedPagesIn(viewer.id, filter.page_id)) : kept([]);
+        const events = filter.page_id === undefined ? keptEach((event) => key(undefined, event), conversationsIn(viewer, filter.event_id)) : kept([]);
+        const hidden = ofSuspendedAuthors(viewer, now, (author) => statusesOf((eb) => statusPlaceReadableBy(eb, viewer), filter).where('s.user_id', '=', author));
+        total = sql<number>`(${open} + ${pages} + ${events} - ${hidden})`;
+      }
+      return listPage<StatusListed>(db, [{ query, keys: ['s.id'] }], selectStatuses, page, total, true, statusExtras(viewer, now));
+    },
     /** The status if the viewer may know of it, and whether they may read it: one statement (`visibility.ts`). */
     getKnown(id: string, viewer: Viewer, now: string): Promise<(StatusRow & { readable: number }) | undefined> {
       return fromStatuses()

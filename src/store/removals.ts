@@ -1,15 +1,13 @@
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
-import { addToCount, selectStatuses, statusExtras, type CommentRow, type LikeRow, type StatusListed, type StatusRow } from './content.js';
-import { counterKey, kept, keptEach, listPage, type Listed } from './paging.js';
+import { addToCount, type CommentRow, type LikeRow, type StatusRow } from './content.js';
+import { counterKey, kept, listPage, type Listed } from './paging.js';
 import type { Database } from './schema.js';
-import { closedPagesIn, conversationsIn, ofSuspendedAuthors, statusPlaceReadableBy, statusReadableBy, type Viewer } from './visibility.js';
 
 export type RemovedRow = Selectable<Database['removed_content']>;
 export type Removal = Pick<RemovedRow, 'removed_at' | 'removed_by' | 'removal_reason'>;
 
 export type RemovedFilter = Partial<Pick<RemovedRow, 'target_type' | 'user_id' | 'removed_by'>>;
-export type StatusFilter = Partial<Record<'user_id' | 'page_id' | 'event_id', string>>;
 
 /** Removed content: the row is deleted (so every list and count forgets it) and a copy kept for Admins. */
 export function removalsRepo(db: Kysely<Database>) {
@@ -29,28 +27,7 @@ export function removalsRepo(db: Kysely<Database>) {
       .execute();
   };
 
-  const statusesOf = (condition: (eb: ExpressionBuilder<Database & { s: StatusRow }, 's'>) => Expression<SqlBool>, filter: StatusFilter) =>
-    db.selectFrom('statuses as s').where(condition).where((eb) => eb.and(filter));
-
   return {
-    /** Statuses newest first, filtered, those the viewer may read only. */
-    async listStatuses(viewer: Viewer, now: string, filter: StatusFilter, page: Pagination): Promise<Listed<StatusListed>> {
-      const query = statusesOf((eb) => statusReadableBy(eb, viewer, now), filter);
-      // The total from kept counts (visibility.ts's rule for totals); a status is in a page or an event's conversation, never both.
-      // The flag ('1': in no event, and in no page or a public one) counts the statuses open to everyone; the stream
-      // counts with it a user's statuses that reach their followers (`reachesFollowers`): one flag, the same statuses.
-      const key = (page: string | undefined, event: string | undefined, flag?: '1') => counterKey('statuses', [page, event, filter.user_id, flag]);
-      let total = kept([key(filter.page_id, filter.event_id)]);
-      if (!viewer.isAdmin) {
-        const open = kept([key(filter.page_id, filter.event_id, '1')]);
-        const pages = filter.event_id === undefined ? keptEach((page) => key(page, undefined), closedPagesIn(viewer.id, filter.page_id)) : kept([]);
-        const events = filter.page_id === undefined ? keptEach((event) => key(undefined, event), conversationsIn(viewer, filter.event_id)) : kept([]);
-        const hidden = ofSuspendedAuthors(viewer, now, (author) => statusesOf((eb) => statusPlaceReadableBy(eb, viewer), filter).where('s.user_id', '=', author));
-        total = sql<number>`(${open} + ${pages} + ${events} - ${hidden})`;
-      }
-      return listPage<StatusListed>(db, [{ query, keys: ['s.id'] }], selectStatuses, page, total, true, statusExtras(viewer, now));
-    },
-
     /** Removed content, newest removal first (Admins'). */
     listRemoved(filter: RemovedFilter, page: Pagination): Promise<Listed<RemovedRow>> {
       const query = db.selectFrom('removed_content').where((eb) => eb.and(filter));

@@ -1,5 +1,5 @@
 import { ErrorCode } from '../../shared/errors.js';
-import { createComment, createLike, createStatus, getLike, getStatus, getStream, listComments, listLikes } from '../../domain/content.js';
+import { createComment, createLike, createStatus, getLike, getStatus, getStream, listComments, listLikes, listStatuses } from '../../domain/content.js';
 import {
   CommentListSchema,
   CommentParams,
@@ -12,6 +12,7 @@ import {
   LikeSchema,
   ListCommentsQuery,
   ListLikesQuery,
+  ListStatusesQuery,
   StatusListSchema,
   StatusParams,
   StatusSchema,
@@ -34,6 +35,18 @@ export function registerContentRoutes({ routes, deps }: RouteContext): void {
       response: StatusSchema,
     },
     ({ body, caller }) => createStatus(deps, caller, body),
+  );
+  routes.add(
+    {
+      method: 'GET',
+      url: '/statuses',
+      operationId: 'list_statuses',
+      tag,
+      summary: 'Statuses newest first (filters user_id, page_id, event_id), each visible to the caller as in the stream',
+      query: ListStatusesQuery,
+      response: StatusListSchema,
+    },
+    ({ query, caller }) => listStatuses(deps, caller, query),
   );
   routes.add(
     { method: 'GET', url: '/statuses/:status_id', operationId: 'get_status', tag, summary: 'Get a status', params: StatusParams, response: StatusSchema },

@@ -1,24 +1,12 @@
 import { AppError, ErrorCode } from '../../shared/errors.js';
-import { deleteLike, getComment, listRemovedContent, listStatuses, removeComment, removeStatus } from '../../domain/removals.js';
-import { CommentParams, CommentSchema, LikeParams, StatusListSchema, StatusParams } from '../../shared/schemas/content.js';
-import { ListRemovedContentQuery, ListStatusesQuery, RemovedContentListSchema, RemoveContentInput, RemoveContentQuery } from '../../shared/schemas/removals.js';
+import { deleteLike, getComment, listRemovedContent, removeComment, removeStatus } from '../../domain/removals.js';
+import { CommentParams, CommentSchema, LikeParams, StatusParams } from '../../shared/schemas/content.js';
+import { ListRemovedContentQuery, RemovedContentListSchema, RemoveContentInput, RemoveContentQuery } from '../../shared/schemas/removals.js';
 import type { RouteContext } from '../context.js';
 
 
 export function registerRemovalRoutes({ routes, deps }: RouteContext): void {
   const tag = 'Content';
-  routes.add(
-    {
-      method: 'GET',
-      url: '/statuses',
-      operationId: 'list_statuses',
-      tag,
-      summary: 'Statuses newest first (filters user_id, page_id, event_id), each visible to the caller as in the stream',
-      query: ListStatusesQuery,
-      response: StatusListSchema,
-    },
-    ({ query, caller }) => listStatuses(deps, caller, query),
-  );
   routes.add(
     {
       method: 'GET',

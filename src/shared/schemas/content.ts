@@ -41,6 +41,12 @@ export const StatusSchema = z.object({
 }).meta({ id: 'Status', examples: [exampleStatus] });
 export type Status = z.infer<typeof StatusSchema>;
 export const StatusListSchema = listOf(StatusSchema);
+export const ListStatusesQuery = PaginationQuery.extend({
+  user_id: queryText.describe('Statuses by this user'),
+  page_id: queryText.describe('Statuses posted in this page'),
+  event_id: queryText.describe("Statuses in this event's conversation"),
+});
+export type ListStatusesQuery = z.output<typeof ListStatusesQuery>;
 
 export const CreateCommentInput = z.object({
   user_id: idInput,
