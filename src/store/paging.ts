@@ -110,9 +110,9 @@ export async function listPage<Row>(
   const read = (await query.execute()) as Record<string, unknown>[];
   const counted = read[0]?.[TOTAL];
   // The join has no ORDER BY (SQLite would sort in a temporary B-tree): a page of rows is put in key order here.
-  const found = walks.length === 1 && !embeds ? read : merged(read, keysOf, desc);
-  const next = found.length > n ? keysOf(found[n - 1]!) : undefined;
-  const rows = found.slice(0, n).map(rowShape(found[0]) as (row: Record<string, unknown>) => Row);
+  const ordered = walks.length === 1 && !embeds ? read : merged(read, keysOf, desc);
+  const next = ordered.length > n ? keysOf(ordered[n - 1]!) : undefined;
+  const rows = ordered.slice(0, n).map(rowShape(ordered[0]) as (row: Record<string, unknown>) => Row);
   return { rows, next, total: counted === undefined ? await alone() : Number(counted) };
 }
 
