@@ -27,7 +27,6 @@ await time('pages.list member p200', () => store.pages.list({}, viewer, { page: 
 await time('pages.list member random', () => store.pages.list({}, viewer, { page: 1 + Math.floor(Math.random() * 400), per_page: 25 }));
 await time('pages.list admin random', () => store.pages.list({}, admin, { page: 1 + Math.floor(Math.random() * 400), per_page: 25 }));
 await time('pages.list member public random', () => store.pages.list({ privacy: 'public' }, viewer, { page: 1 + Math.floor(Math.random() * 400), per_page: 25 }));
-await time('pages.secretSeenBy', () => store.pages.secretSeenBy(viewer));
 {
   const { Kysely, SqliteDialect, sql } = await import('kysely');
   const k = new Kysely<{ pages: { id: string; privacy: string } }>({ dialect: new SqliteDialect({ database: new raw(':memory:') }) });
