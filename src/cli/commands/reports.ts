@@ -9,7 +9,7 @@ import { userOrMe } from './content.js';
 import { REPORT_ACTIONS, REPORT_REASONS, REPORT_STATES, REPORT_TARGET_TYPES, RESOLUTION_OF } from '../../shared/report-kinds.js';
 import { selfCommand } from '../self-command.js';
 import { firstWords } from '../safe-text.js';
-import { HIDDEN } from '../queue/items.js';
+import { unquoted } from '../queue/items.js';
 
 /** Reports from the terminal (docs/api.md, "Moderating content and people"): create, list, get, resolve, dismiss. */
 
@@ -27,7 +27,7 @@ const REPORT_COLUMNS: Column<Report>[] = [
   {
     header: 'target',
     value: (r) =>
-      `${r.target_type} ${r.target_type === 'User' ? (r.target.user?.nickname ?? r.target_id) : (r.target.excerpt ?? HIDDEN)}`,
+      `${r.target_type} ${r.target_type === 'User' ? (r.target.user?.nickname ?? r.target_id) : (r.target.excerpt ?? unquoted(r.target, r.resolution))}`,
   },
   { header: 'reason', value: (r) => r.reason },
   { header: 'comment', value: (r) => r.comment ?? '' },
@@ -40,7 +40,7 @@ const REPORT_VIEW: RecordView<Report> = {
   names: { user_id: ['reporter', 'user'], resolved_by: ['resolved by', 'user'] },
   format: {
     target: (t: Report['target']) =>
-      t.type === 'User' ? (t.user?.nickname ?? t.id) : `${t.excerpt !== null ? `"${t.excerpt}"` : t.id}${t.user ? ` by ${t.user.nickname}` : ''}`,
+      t.type === 'User' ? (t.user?.nickname ?? t.id) : `${t.excerpt !== null ? `"${t.excerpt}"` : unquoted(t)}${t.user ? ` by ${t.user.nickname}` : ''}`,
   },
 };
 

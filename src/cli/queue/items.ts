@@ -35,6 +35,16 @@ const shownExcerpt = (item: ReportItem, max?: number) =>
   item.target.excerpt == null ? HIDDEN : `"${firstWords(visibleLine(item.target.excerpt), max)}"`;
 export const HIDDEN = '(hidden: its author is suspended)';
 
+/**
+ * Why a report outside the queue quotes nothing of its content: removed (a removal empties the excerpt of every report
+ * on it, open or settled), or hidden from all but Admins while its author is suspended.
+ */
+export function unquoted(target: { user?: { suspension?: Suspension | null } | null }, resolution?: string | null, now = Date.now()): string {
+  const suspension = target.user?.suspension;
+  const suspended = !!suspension && (suspension.until === null || Date.parse(suspension.until) > now);
+  return suspended && resolution !== 'removed' ? HIDDEN : '(removed)';
+}
+
 export const describeItem = (item: ModerationItem) =>
   isReport(item)
     ? reportedThing(item)
