@@ -133,7 +133,7 @@ describe("at a terminal, the page's creator", () => {
     await term.keys('x');
     await term.waitFor(/Dismiss the report on .*\? \(y\/N\)/);
     await term.keys('y');
-    await term.waitFor(new RegExp(`dismissed the reports on ${author}'s status "buy followers"`));
+    await term.waitFor(new RegExp(`dismissed the report on ${author}'s status "buy followers"`));
     expect(await reportState(third)).toBe('dismissed');
     expect((await call(server, 'GET', `/statuses/${other}`, { as: ann.creds })).status).toBe(200);
     await term.waitFor(/Nothing waiting/);

@@ -116,6 +116,7 @@ export function registerQueueCommand(program: Command): void {
           yes: !!o.yes,
           // Only Admins suspend: `s` is offered to them alone (a server older than `is_admin` refuses the first try).
           maySuspend: me.is_admin !== false,
+          me: me.id,
           color: out.color,
           refreshMs: Number(process.env.AGORA_QUEUE_REFRESH_MS) || REFRESH_MS,
           describeError: (error) => {

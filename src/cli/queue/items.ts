@@ -94,7 +94,7 @@ export function outcome(verb: Verb | 'accept', item: ModerationItem): string {
   if (verb === 'refuse') return `refused ${describeItem(item)}`;
   const report = item as ReportItem;
   if (verb === 'remove') return `removed ${reportedThing(report)}`;
-  if (verb === 'dismiss') return `dismissed the reports on ${reportedThing(report)}`;
+  if (verb === 'dismiss') return `dismissed ${report.reports === 1 ? 'the report' : `the ${report.reports} reports`} on ${reportedThing(report)}`;
   const who = report.target.user ? visibleLine(report.target.user.nickname) : 'the author';
   const was = suspensionNow(report);
   const replaced = was ? ` (replacing the suspension ${suspensionEnd(was.until)})` : '';

@@ -29,6 +29,8 @@ export interface ScreenOptions {
   yes: boolean;
   /** Whether `s` is offered: the caller is an Admin (`is_admin` of `GET /me`). */
   maySuspend: boolean;
+  /** The caller's id: their own content or account is not theirs to suspend (the API refuses it), said before a reason is typed. */
+  me?: string;
   color: boolean;
   /** A fresh look this often, for what no notification announces (an item settled by someone else). */
   refreshMs: number;
@@ -44,6 +46,7 @@ const WRONG_KEY = 'a and r settle requests and invites; d, s and x settle report
  * after a refusal (the caller's role changed under the queue), for the rest of the run.
  */
 const ADMINS_SUSPEND = 'only Admins suspend: d removes the content, x dismisses';
+const NOT_YOURSELF = 'you cannot suspend yourself: d removes the content, x dismisses';
 
 function QueueScreen({ source, options }: { source: QueueSource; options: ScreenOptions }): ReactNode {
   const { exit } = useApp();
@@ -281,6 +284,7 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
         return setMessage({ text: maySuspend ? 'a user cannot be removed: s suspends them' : 'a user cannot be removed: Admins suspend them', tone: 'bad' });
       return ask('remove', selected);
     }
+    if (input === 's' && maySuspend && selected.target.user?.id === options.me) return setMessage({ text: NOT_YOURSELF, tone: 'bad' });
     if (input === 's') return maySuspend ? ask('suspend', selected) : setMessage({ text: ADMINS_SUSPEND, tone: 'bad' });
     if (input === 'x') return ask('dismiss', selected);
   };
