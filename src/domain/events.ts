@@ -19,7 +19,7 @@ import { actingUser, eventKnownTo, pageKnownTo, requirePostInPage } from './cont
 import { nowIso, viewerOf, type Caller, type Deps } from './context.js';
 import { eventRef, notifyUsers, userRef } from './notifications.js';
 import { requireActingFor } from './permissions.js';
-import { nextFreeSlug, retryingSlugRace, slugify } from './slugs.js';
+import { freeSlug, retryingSlugRace, slugify } from './slugs.js';
 import { loadEmbeds } from './records.js';
 
 export const toEventRecord = (row: EventRow): Event => ({
@@ -45,12 +45,15 @@ export async function createEvent(deps: Deps, caller: Caller, input: CreateEvent
   const base = slugify(input.name, 'event');
   const create = () => deps.store.transaction(async (tx) => {
     const { viewer } = await actingUser(tx, caller, input.user_id);
-    if (input.page_id) await requirePostInPage(tx, viewer, await pageKnownTo(tx, viewer, input.page_id));
+    const page = input.page_id ? await pageKnownTo(tx, viewer, input.page_id) : undefined;
+    if (page) await requirePostInPage(tx, viewer, page);
     const now = nowIso(deps);
+    const id = newId();
     const event: EventRow = {
-      id: newId(),
+      id,
       name: input.name,
-      slug: nextFreeSlug(base, await tx.events.slugsStartingWith(base)),
+      // An event in a secret page is as hidden as the page: its slug tells nobody else it exists.
+      slug: await freeSlug(base, page?.privacy === 'secret' ? id : undefined, (prefix) => tx.events.slugsStartingWith(prefix)),
       description: input.description ?? null,
       user_id: input.user_id,
       page_id: input.page_id ?? null,

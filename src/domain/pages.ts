@@ -15,7 +15,7 @@ import type { Viewer } from '../store/visibility.js';
 import type { Store } from '../store/store.js';
 import { nowIso, viewerOf, type Caller, type Deps } from './context.js';
 import { requireActingFor, requireAdmin } from './permissions.js';
-import { nextFreeSlug, retryingSlugRace, slugify } from './slugs.js';
+import { freeSlug, retryingSlugRace, slugify } from './slugs.js';
 
 export const toPageRecord = (row: PageRow): Page => ({
   id: row.id,
@@ -98,10 +98,11 @@ export async function createPage(deps: Deps, caller: Caller, input: CreatePageIn
     if (!exists.user) throw notFound('User');
     if (!exists.configuration) throw notFound('Page configuration');
     const now = nowIso(deps);
+    const id = newId();
     const page: PageRow = {
-      id: newId(),
+      id,
       name: input.name,
-      slug: nextFreeSlug(base, await tx.pages.slugsStartingWith(base)),
+      slug: await freeSlug(base, input.privacy === 'secret' ? id : undefined, (prefix) => tx.pages.slugsStartingWith(prefix)),
       description: input.description ?? null,
       privacy: input.privacy,
       page_configuration_id: input.page_configuration_id,

@@ -35,6 +35,18 @@ export function nextFreeSlug(base: string, taken: string[]): string {
   return `${base}-${next}`;
 }
 
+/**
+ * A free slug for a new record: `base` (numbered when taken), or for a record hidden from most users (a secret
+ * page, an event in one; `hiddenId` its id) the base with a part of its own random id, never the base or a
+ * numbered base. A numbered slug would tell anyone who gives another record the same name that a hidden one holds
+ * it ("p-secret-2": a secret page named "P secret" exists); so a visible record gets the slug it would get if the
+ * hidden one did not exist. The part starts with a letter: it is never a numeric suffix `nextFreeSlug` counts.
+ */
+export async function freeSlug(base: string, hiddenId: string | undefined, taken: (prefix: string) => Promise<string[]>): Promise<string> {
+  const wanted = hiddenId === undefined ? base : `${base}-h${hiddenId.slice(-8)}`;
+  return nextFreeSlug(wanted, await taken(wanted));
+}
+
 /** Each round of a race has one winner per slug, so N creations of one name at once need up to N rounds. */
 const SLUG_ATTEMPTS = 30;
 
