@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { Authenticator, type AuthLimits } from '../domain/authenticator.js';
 import type { Clock, Deps } from '../domain/context.js';
@@ -99,6 +99,9 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     genReqId: requestIdOf,
   });
   // First: a request on a connection being closed is not handled at all.
+  app.server.on('connect', (_request, socket: import('node:net').Socket) =>
+    answerClientError(Object.assign(new Error('CONNECT'), { code: CONNECT }), socket),
+  );
   const guard = new ConnectionGuard(options.connections);
   guard.install(app);
   const turnWrites = new TurnWrites();
@@ -287,7 +290,10 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   return app;
 }
 
-/** Answers, in the contract's shape, a request Node's HTTP parser refused; then closes the connection. */
+/** A CONNECT request, which Node hands to a 'connect' listener, not to Fastify (without one, it drops the socket). */
+const CONNECT = 'AGORA_CONNECT';
+
+/** Answers, in the contract's shape, a request Node's HTTP parser refused (or a CONNECT); then closes the connection. */
 function answerClientError(error: Error & { code?: string }, socket: import('node:net').Socket): void {
   if (!socket.writable) {
     socket.destroy();
@@ -298,12 +304,14 @@ function answerClientError(error: Error & { code?: string }, socket: import('nod
       ? [431, ErrorCode.headersTooLarge, 'The request line and headers are larger than the server accepts']
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, ErrorCode.requestTimeout, 'The request was not received in time']
-        : [400, ErrorCode.malformedRequest, 'The request is not valid HTTP/1.1'];
+        : error.code === CONNECT
+          ? [405, ErrorCode.methodNotAllowed, 'CONNECT is not allowed: this server is not a proxy']
+          : [400, ErrorCode.malformedRequest, 'The request is not valid HTTP/1.1'];
   // No request could be read, so none has an id yet: this answer gets a new one, like every other.
   const requestId = newId();
   const body = JSON.stringify(new AppError(status, code, message).toBody(requestId));
   socket.end(
-    `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\n` +
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
       `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
       `x-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`,
   );

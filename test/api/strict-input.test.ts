@@ -223,13 +223,15 @@ describe('errors before routing', () => {
       return { status: Number(head!.split(' ')[1]), body: JSON.parse(rest.join('\r\n\r\n')) };
     }
 
-    it('answers a malformed request line, Content-Length with Transfer-Encoding and huge headers in the contract shape', async () => {
+    it('answers a malformed request line, Content-Length with Transfer-Encoding, huge headers and CONNECT in the contract shape', async () => {
       if (!api.app.server.listening) await api.app.listen({ port: 0, host: '127.0.0.1' });
       const cases: [string, number, string][] = [
         ['GARBAGE\r\n\r\n', 400, 'malformed_request'],
         ['POST /public-api/v1/users HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400, 'malformed_request'],
         [`GET /public-api/v1/users?${'a'.repeat(100_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 431, 'headers_too_large'],
         [`GET /public-api/v1/users HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(100_000)}\r\n\r\n`, 431, 'headers_too_large'],
+        // Node hands CONNECT to a 'connect' listener, not to the app: without one it dropped the connection, unanswered.
+        ['CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n', 405, 'method_not_allowed'],
       ];
       for (const [text, status, code] of cases) {
         const res = await raw(text);
