@@ -106,6 +106,9 @@ export class LiveStreams {
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
     });
+    // HEAD: the head a stream would have, and no stream. Node sends a HEAD answer's head only as it ends, and writes
+    // nothing of a body: a stream opened for it said nothing, ever, and held a place.
+    if (raw.req?.method === 'HEAD') return void raw.end();
     raw.write('retry: 2000\n\n');
     const stream: Stream = { raw, last: after, lastWrite: Date.now(), stillAllowed };
     let listening = this.byUser.get(userId);

@@ -89,6 +89,22 @@ describe('live streams', () => {
     await closeAll();
   });
 
+  it('HEAD answers the head a stream would have, and ends, holding no place', async () => {
+    const eve = await t.member();
+    // Node sends a HEAD answer's head only when it ends: a stream opened for it said nothing, ever, and held a place.
+    for (let i = 0; i < 9; i++) {
+      const res = await fetch(`${base}${PREFIX}/users/${eve.user.id}/notifications/stream`, {
+        method: 'HEAD',
+        headers: { 'api-key': eve.creds.key, 'api-secret': eve.creds.secret },
+        signal: AbortSignal.timeout(5000),
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    }
+    for (let i = 0; i < 8; i++) expect(await open(eve.user.id, eve.creds)).toBe(200);
+    await closeAll();
+  });
+
   it('a client that leaves while its stream is being opened leaves no place taken', async () => {
     const dan = await t.member();
     const { hostname, port } = new URL(base);
