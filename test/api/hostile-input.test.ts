@@ -110,3 +110,18 @@ describe('a multipart body that cannot be parsed', () => {
     expect(res.body).toMatchObject({ name: 'Whole', description: 'A "quoted" one' });
   });
 });
+
+describe('a cursor', () => {
+  it('holding a NUL is one this server never gave: a 400 on every list (PostgreSQL answered 500, refusing the NUL)', async () => {
+    const me = (await api.call('GET', '/me')).body;
+    const nul = (keys: string[]) => Buffer.from(JSON.stringify(keys)).toString('base64url');
+    const lists = ['/users', '/pages', '/statuses', '/follows', '/api_keys', `/users/${me.id}/notifications`, '/users?suspended=true'];
+    const dated = ['/audit_log', '/reports', '/events', '/moderation_queue', '/removed_content'];
+    for (const [paths, cursor] of [[lists, nul(['a\u0000'])], [dated, nul(['2026-11-20T10:00:00.000Z', '\u0000'])]] as const)
+      for (const path of paths) {
+        const res = await api.call('GET', `${path}${path.includes('?') ? '&' : '?'}cursor=${cursor}`);
+        expect(res.status, path).toBe(400);
+        expect(res.body.error.code, path).toBe('invalid_query');
+      }
+  });
+});

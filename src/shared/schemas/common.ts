@@ -72,8 +72,9 @@ const cursorQuery = z
   .transform((value, ctx) => {
     try {
       const keys: unknown = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
-      if (Array.isArray(keys) && keys.length > 0 && keys.length <= 4 && keys.every((k) => typeof k === 'string' && k.length <= 200))
-        return keys as string[];
+      // No NUL: PostgreSQL refuses it in any text parameter (a 500 from a cursor nobody gave), and no key holds one.
+      const fine = (k: unknown) => typeof k === 'string' && k.length <= 200 && !k.includes('\u0000');
+      if (Array.isArray(keys) && keys.length > 0 && keys.length <= 4 && keys.every(fine)) return keys as string[];
     } catch {
       // reported below
     }
