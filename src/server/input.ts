@@ -178,7 +178,8 @@ export function parseQuery<T>(schema: z.ZodType<T>, query: unknown): T {
 
 /**
  * Refused before any byte of the body is read: an announced length over the limit, a multipart body without
- * the boundary that delimits its parts, and a compressed body, which no parser here reads.
+ * the boundary that delimits its parts, and a compressed body (Content-Encoding, or a transfer coding other than
+ * chunked), which no parser here reads.
  */
 export function refuseUnreadableBody(request: FastifyRequest, bodyLimit: number): void {
   const encoding = request.headers['content-encoding']?.trim().toLowerCase();
@@ -187,6 +188,14 @@ export function refuseUnreadableBody(request: FastifyRequest, bodyLimit: number)
       415,
       ErrorCode.unsupportedEncoding,
       `Unsupported Content-Encoding ${JSON.stringify(encoding.slice(0, 40))}: send the body uncompressed`,
+    );
+  // Node takes off the chunking alone: a `gzip, chunked` body would reach the parsers compressed.
+  const coding = request.headers['transfer-encoding']?.toLowerCase().split(',').map((c) => c.trim()).find((c) => c !== 'chunked');
+  if (coding !== undefined)
+    throw new AppError(
+      415,
+      ErrorCode.unsupportedEncoding,
+      `Unsupported Transfer-Encoding ${JSON.stringify(coding.slice(0, 40))}: send the body uncompressed (chunked is taken)`,
     );
   if (Number(request.headers['content-length']) > bodyLimit)
     throw new AppError(413, ErrorCode.payloadTooLarge, `The request body is larger than the limit of ${bodyLimit} bytes`);

@@ -223,7 +223,7 @@ describe('errors before routing', () => {
       return { status: Number(head!.split(' ')[1]), body: JSON.parse(rest.join('\r\n\r\n')) };
     }
 
-    it('answers a malformed request line, Content-Length with Transfer-Encoding, huge headers and CONNECT in the contract shape', async () => {
+    it('answers a malformed request line, Content-Length with Transfer-Encoding, huge headers, CONNECT and a transfer coding in the contract shape', async () => {
       if (!api.app.server.listening) await api.app.listen({ port: 0, host: '127.0.0.1' });
       const cases: [string, number, string][] = [
         ['GARBAGE\r\n\r\n', 400, 'malformed_request'],
@@ -232,6 +232,13 @@ describe('errors before routing', () => {
         [`GET /public-api/v1/users HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(100_000)}\r\n\r\n`, 431, 'headers_too_large'],
         // Node hands CONNECT to a 'connect' listener, not to the app: without one it dropped the connection, unanswered.
         ['CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n', 405, 'method_not_allowed'],
+        // Node takes off the chunking only: the body would be read compressed (or, sent plain, taken for what it is not).
+        [
+          `POST /public-api/v1/page_configurations HTTP/1.1\r\nHost: x\r\nApi-Key: ${api.admin.key}\r\nApi-Secret: ${api.admin.secret}\r\n` +
+            'Content-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\nConnection: close\r\n\r\nc\r\n{"name":"z"}\r\n0\r\n\r\n',
+          415,
+          'unsupported_encoding',
+        ],
       ];
       for (const [text, status, code] of cases) {
         const res = await raw(text);
