@@ -138,6 +138,21 @@ const IDS_GO_WITH = new Set(['ids', 'page', 'per_page']);
 const namesOf = (keys: readonly string[]): string =>
   keys.slice(0, 5).map((key) => JSON.stringify(key.slice(0, 40))).join(', ') + (keys.length > 5 ? ` and ${keys.length - 5} more` : '');
 
+/**
+ * A query string with an escape that does not decode to UTF-8 (`%`, `%FF`, half a character) is a 400, as in a form
+ * body: Node's parser puts U+FFFD in its place, and a filter would look for that instead.
+ */
+export function refuseMalformedQuery(url: string): void {
+  const at = url.indexOf('?');
+  if (at < 0 || !url.includes('%', at)) return;
+  for (const pair of url.slice(at + 1).split('&'))
+    try {
+      decodeURIComponent(pair);
+    } catch {
+      throw new AppError(400, ErrorCode.invalidQuery, `The query has an escape that is not UTF-8 percent-encoded: ${JSON.stringify(pair.slice(0, 100))}`);
+    }
+}
+
 export function parseQuery<T>(schema: z.ZodType<T>, query: unknown): T {
   const bad: FieldError[] = [];
   invalidText(query ?? {}, '', bad);

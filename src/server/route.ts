@@ -5,7 +5,7 @@ import type { ErrorCodeValue } from '../shared/errors.js';
 import { encodeCursor, NEXT_PAGE } from '../shared/schemas/common.js';
 import { withIdempotency, type IdempotencyGuard, type Outcome } from './idempotency.js';
 import { askForBody } from './connection-limits.js';
-import { parseBody, parseParams, parseQuery, refuseUnreadableBody } from './input.js';
+import { parseBody, parseParams, parseQuery, refuseMalformedQuery, refuseUnreadableBody } from './input.js';
 
 /** The body of a route that takes none: no field at all. */
 const NO_BODY = z.object({}).strict();
@@ -115,6 +115,7 @@ export class RouteRegistry {
         askForBody(request, reply);
       },
       handler: async (request, reply) => {
+        refuseMalformedQuery(request.url);
         const input = {
           // A route that takes no body still refuses one with fields (422 naming them): a body sent to the wrong
           // verb (a resolve's `action` to dismiss) is an error, not ignored. Checked only when one came (not on

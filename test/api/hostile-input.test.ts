@@ -125,3 +125,15 @@ describe('a cursor', () => {
       }
   });
 });
+
+describe('a query string', () => {
+  it('with an escape that is not UTF-8 percent-encoded is a 400, as in a form body, not a search for U+FFFD', async () => {
+    for (const query of ['nickname=%FF', 'nickname=%', 'nickname=a%E2%80', 'nickname=%ED%A0%80', '%FF=1']) {
+      const res = await api.call('GET', `/users?${query}`);
+      expect(res.status, query).toBe(400);
+      expect(res.body.error.code, query).toBe('invalid_query');
+    }
+    // Escapes that decode (a space as `+`, a character in UTF-8) are taken.
+    expect((await api.call('GET', '/users?nickname=%C3%A9+x')).status).toBe(200);
+  });
+});
