@@ -34,12 +34,12 @@ describe('agora reports, statuses delete, users suspend', () => {
     expect((await call(server, 'GET', `/statuses/${first.id}`, { as: reader.creds })).status).toBe(404);
     const got = JSON.parse((await run(['reports', 'get', ids[0]!, '--json'], reader.creds)).stdout);
     expect(got).toMatchObject({ state: 'resolved', resolution: 'removed' });
-    // Without --json: the reporter and who settled it by name, the target by its id: removed, it is no longer quoted.
+    // Without --json: the reporter and who settled it by name, the target by its id and why it is not quoted.
     const shown = new Map(tsvRows((await run(['reports', 'get', ids[0]!], reader.creds)).stdout).map(([k, v]) => [k, v]));
     expect(Object.fromEntries(['reporter', 'resolved by', 'target'].map((k) => [k, shown.get(k)]))).toEqual({
       reporter: reader.user.nickname,
       'resolved by': owner.user.nickname,
-      target: `${first.id} by ${bob.user.nickname}`,
+      target: `${first.id} (removed) by ${bob.user.nickname}`,
     });
 
     const asked = await runCliTty(['statuses', 'delete', second.id], {

@@ -27,7 +27,7 @@ describe('a report whose content is not quoted', () => {
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toBe(`${resolved}\tStatus (removed)\n${dismissed}\tStatus (removed)\n`);
     const shown = await run(['reports', 'get', resolved]);
-    expect(shown.stdout).toContain(`target\t(removed) by ${author.user.nickname}\n`);
+    expect(shown.stdout).toContain(`target\t${removedStatus} (removed) by ${author.user.nickname}\n`);
 
     // Suspended, the author's content is hidden from all but Admins: its reporter reads that.
     const open = await report(await post('cheap bags'));

@@ -40,7 +40,7 @@ const REPORT_VIEW: RecordView<Report> = {
   names: { user_id: ['reporter', 'user'], resolved_by: ['resolved by', 'user'] },
   format: {
     target: (t: Report['target']) =>
-      t.type === 'User' ? (t.user?.nickname ?? t.id) : `${t.excerpt !== null ? `"${t.excerpt}"` : unquoted(t)}${t.user ? ` by ${t.user.nickname}` : ''}`,
+      t.type === 'User' ? (t.user?.nickname ?? t.id) : `${t.excerpt !== null ? `"${t.excerpt}"` : `${t.id} ${unquoted(t)}`}${t.user ? ` by ${t.user.nickname}` : ''}`,
   },
 };
 
