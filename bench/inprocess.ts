@@ -12,6 +12,7 @@ import { writeFileSync } from 'node:fs';
 import { issueApiKey } from '../src/domain/api-keys.js';
 import { createApp } from '../src/server/app.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
+// @ts-expect-error: a plain .mjs module of the benchmarks, without types.
 import { readThrough } from './page-cache.mjs';
 
 const [file, countArg, mix = 'varied'] = process.argv.slice(2);
@@ -82,6 +83,8 @@ if (listed)
       ranges.push({ key, url, filter, last: Math.max(1, Math.min(listed.cap, Math.ceil(total / 25))) });
     }
 let n = 0;
+const varied = (key: (typeof keys)[number]) =>
+  ({ method: 'GET', url: `${P}/pages?page=${rand(400)}${pick(['', '&privacy=public', '&privacy=private', '&privacy=secret'])}`, key }) as const;
 const next = (): { method: 'GET' | 'POST'; url: string; key: (typeof keys)[number]; body?: unknown } => {
   const key = pick(keys);
   if (ranges.length) {
@@ -107,9 +110,9 @@ const next = (): { method: 'GET' | 'POST'; url: string; key: (typeof keys)[numbe
         const i = 1 + Math.floor(Math.random() * 3);
         return { method: 'POST', url: `${P}/follows`, key: keys[i]!, body: { user_id: keys[i]!.user_id, followable_type: 'Page', followable_id: pick(allPageIds) } };
       }
-    // falls through
+      return varied(key);
     default:
-      return { method: 'GET', url: `${P}/pages?page=${rand(400)}${pick(['', '&privacy=public', '&privacy=private', '&privacy=secret'])}`, key };
+      return varied(key);
   }
 };
 // The CPU and count of each answer's status (one request at a time only: with several in flight they overlap).

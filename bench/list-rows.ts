@@ -14,7 +14,10 @@ import { openSqliteStore } from '../src/store/sqlite.js';
 
 // seed.mjs finds the CLI from its own place: imported where it is, not bundled.
 const seedModule = join(process.cwd(), 'bench', 'seed.mjs');
-const { benchEnv, seed } = (await import(seedModule)) as typeof import('./seed.mjs');
+const { benchEnv, seed } = (await import(seedModule)) as {
+  benchEnv: (dir: string) => NodeJS.ProcessEnv;
+  seed: (db: string, pages: number, env: NodeJS.ProcessEnv) => Promise<{ members: Record<string, string>[]; memberIds: string[]; pageIds: string[] }>;
+};
 const dir = mkdtempSync(join(tmpdir(), 'agora-list-rows-'));
 const runs = Number(process.env.BENCH_RUNS ?? 3000);
 try {
@@ -26,12 +29,13 @@ try {
   const store = await openSqliteStore(file, { onQuery: (text, parameters) => caught?.push([text, [...parameters]]) });
   const app = await createApp({ store, rateLimit: false });
   const P = '/public-api/v1';
+  const member = s.members[0]!;
   const lists: [string, string, Record<string, string>][] = [
-    ['pages (a Member)', `${P}/pages`, s.members[0]],
-    ['users', `${P}/users`, s.members[0]],
-    ["a page's follows", `${P}/follows?followable_type=Page&followable_id=${s.pageIds[0]}`, s.members[0]],
-    ['current events (a Member)', `${P}/events?event_date=current_and_coming`, s.members[0]],
-    ['own notifications', `${P}/users/${s.memberIds[0]}/notifications`, s.members[0]],
+    ['pages (a Member)', `${P}/pages`, member],
+    ['users', `${P}/users`, member],
+    ["a page's follows", `${P}/follows?followable_type=Page&followable_id=${s.pageIds[0]}`, member],
+    ['current events (a Member)', `${P}/events?event_date=current_and_coming`, member],
+    ['own notifications', `${P}/users/${s.memberIds[0]}/notifications`, member],
   ];
   const db = new Database(file, { readonly: true });
   const time = (statement: Database.Statement, parameters: unknown[]) => {
