@@ -39,6 +39,9 @@ async function toRecords(store: Store, caller: Caller, rows: AccessRequestListed
 const toRecord = async (store: Store, caller: Caller, row: AccessRequestListed, now: Date) =>
   (await toRecords(store, caller, [row], now))[0]!;
 
+const alreadyMember = () => new AppError(409, ErrorCode.alreadyMember, 'This user is already in this page');
+const alreadyAsked = () => new AppError(409, ErrorCode.accessRequestPending, 'An access request from this user to this page is already waiting');
+
 /**
  * Asks to join a page. Rule 1: one waiting request per user and page (a unique index, so concurrent
  * duplicates end in one record). Rule 2: a member may not ask. A secret page is 404 to outsiders, and
@@ -50,12 +53,16 @@ export async function createAccessRequest(
   input: CreateAccessRequestInput,
 ): Promise<AccessRequest> {
   requireActingFor(caller, input.user_id);
+  // Rules 1 and 2 before it waits for moderation's turn (domain/README.md), so that refused requests hold no moderator
+  // up: by the asker's follow and waiting request alone, as its page and user are read once, under the lock
+  // (test/api/one-statement-lists). Either tells of a page they know (a secret one is asked to join by nobody).
+  if (await isMember(deps.store, input.user_id, input.page_id)) throw alreadyMember();
+  if (await deps.store.accessRequests.waitingFor(input.page_id, input.user_id)) throw alreadyAsked();
   const record = await deps.store.transaction(async (tx) => {
     await tx.takeTurns('moderation');
     const page = await findVisiblePage(tx, caller, input.page_id);
     const { user } = await actingUser(tx, caller, input.user_id);
-    if (await isMember(tx, input.user_id, page.id))
-      throw new AppError(409, ErrorCode.alreadyMember, 'This user is already in this page');
+    if (await isMember(tx, input.user_id, page.id)) throw alreadyMember();
     if (page.privacy === 'secret') throw forbidden('This page is secret: it is joined by invite only');
     const now = nowIso(deps);
     const row = {
@@ -67,8 +74,8 @@ export async function createAccessRequest(
       created_at: now,
       updated_at: now,
     };
-    if (!(await tx.accessRequests.insertWaiting(row)))
-      throw new AppError(409, ErrorCode.accessRequestPending, 'An access request from this user to this page is already waiting');
+    // A request sent meanwhile: one waiting row per user and page, decided by the unique index.
+    if (!(await tx.accessRequests.insertWaiting(row))) throw alreadyAsked();
     const created = await toRecord(tx, caller, { ...row, user, page }, new Date(now));
     await recordWebhookEvent(tx, now, 'page_access_request.created', created);
     // The page's administrators: its creator and every project administrator.

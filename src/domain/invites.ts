@@ -62,15 +62,24 @@ export async function createInvites(deps: Deps, caller: Caller, input: CreateInv
   const { user: sender } = await actingUser(deps.store, caller, input.user_id);
   await requireCanInvite(deps.store, caller, input.user_id, page);
 
+  /** Rule 3, by the invitee's follow and waiting invite alone (neither read again): why not invited, if so. */
+  const invitedAlready = async (store: Store, targetId: string): Promise<string | undefined> => {
+    if (await isMember(store, targetId, page.id)) return INVITE_ERRORS.alreadyMember;
+    if (await store.invites.waitingFor(page.id, targetId)) return INVITE_ERRORS.alreadyInvited;
+    return undefined;
+  };
+
   // Each invite's records (its users, its page) as read here: its record and the answer read none again.
   const created: InviteListed[] = [];
   const errors: Record<string, string>[] = [];
   for (const targetId of input.user_target_ids) {
-    const outcome = await deps.store.transaction(async (tx): Promise<InviteListed | string> => {
+    // Refused before it waits for moderation's turn (domain/README.md): refused invites hold no moderator up.
+    const outcome = (await invitedAlready(deps.store, targetId)) ?? await deps.store.transaction(async (tx): Promise<InviteListed | string> => {
       await tx.takeTurns('moderation');
       const target = await tx.users.getById(targetId);
       if (!target) return INVITE_ERRORS.notFound;
-      if (await isMember(tx, targetId, page.id)) return INVITE_ERRORS.alreadyMember;
+      const invited = await invitedAlready(tx, targetId);
+      if (invited) return invited;
       const now = nowIso(deps);
       if (suspensionOf(target, new Date(now))) return INVITE_ERRORS.suspended;
       const row = {

@@ -59,10 +59,14 @@ async function reportable(store: Store, caller: Caller, input: CreateReportInput
   return { reporter, target };
 }
 
+const alreadyReported = () => conflict(ErrorCode.alreadyReported, 'You already have an open report on this');
+
 export async function createReport(deps: Deps, caller: Caller, input: CreateReportInput): Promise<Report> {
   requireActingFor(caller, input.user_id);
-  // Refused before it waits for moderation's turn (domain/README.md): refused reports hold no moderator up.
-  await reportable(deps.store, caller, input, nowIso(deps), false);
+  // Refused before it waits for moderation's turn (domain/README.md): refused reports hold no moderator up. A duplicate
+  // too, by its row alone; one sent meanwhile is still refused by the insert's unique index.
+  const allowed = await reportable(deps.store, caller, input, nowIso(deps), false);
+  if (await deps.store.reports.hasOpen(allowed.reporter.id, input.target_type, input.target_id)) throw alreadyReported();
   const row = await deps.store.transaction(async (tx) => {
     await tx.takeTurns('moderation');
     const now = nowIso(deps);
@@ -86,7 +90,7 @@ export async function createReport(deps: Deps, caller: Caller, input: CreateRepo
     try {
       await tx.reports.insert(report);
     } catch (error) {
-      if (isUniqueViolation(error, 'reports')) throw conflict(ErrorCode.alreadyReported, 'You already have an open report on this');
+      if (isUniqueViolation(error, 'reports')) throw alreadyReported();
       throw error;
     }
     await recordWebhookEvent(tx, now, 'report.created', (await toReportRecords(tx, caller, [report], new Date(now)))[0]);

@@ -64,6 +64,9 @@ function waitingRepo<Row extends { id: string; created_at: string }, Listed_, F 
         .execute();
       return true;
     },
+    /** Whether a row waits for the pair (its partial unique index: the row alone, neither the page nor the user). */
+    waitingFor: async (pageId: string, userId: string): Promise<boolean> =>
+      !!(await any.selectFrom(table).select('id').where(spec.page, '=', pageId).where(spec.user, '=', userId).where('state', '=', sql.lit('waiting')).executeTakeFirst()),
     getById: (id: string) => any.selectFrom(table).selectAll().where('id', '=', id).executeTakeFirst() as Promise<Row | undefined>,
     /** The row if the viewer may know of it (`seenBy`, as the list). */
     getVisible: (id: string, viewer: Viewer): Promise<Row | undefined> =>

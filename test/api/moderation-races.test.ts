@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { describe, expect, it, vi } from 'vitest';
 import { useApp } from '../helpers/app.js';
 import type { Credentials } from '../helpers/server.js';
-import { onPostgres } from '../helpers/store-target.js';
+import { onPostgres, withClient } from '../helpers/store-target.js';
 
 /**
  * Moderation acts at once (src/domain/README.md, "Moderation takes turns"): removals, reports, their settling and
@@ -30,6 +31,43 @@ async function atOnce(...requests: (() => Promise<{ status: number; body: unknow
   const rolledBack = statements.filter((s) => s === 'rollback').length;
   return { statuses: answers.map((a) => a.status), bodies: answers.map((a) => JSON.stringify(a.body)), rolledBack };
 }
+
+/**
+ * PostgreSQL: moderation's turn taken by a transaction of the store's own (another pooled connection), held until
+ * `release`; `pid`: its backend. SQLite: none (its one writer runs transactions in turn in this process).
+ */
+async function holdModerationTurn() {
+  if (!onPostgres) return undefined;
+  let letGo!: () => void;
+  const released = new Promise<void>((go) => (letGo = go));
+  let done!: Promise<void>;
+  const pid = await new Promise<number>((taken, failed) => {
+    done = t.store.transaction(async (tx) => {
+      await tx.takeTurns('moderation');
+      taken((await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(tx.db)).rows[0]!.pid);
+      await released;
+    });
+    done.catch(failed);
+  });
+  return {
+    pid,
+    release: () => {
+      letGo();
+      return done;
+    },
+  };
+}
+
+/** `answer`, or 'waited' if it is not there in 10 s: a bound for a request stuck behind a held turn, not a speed. */
+async function unlessItWaits<T>(answer: Promise<T>): Promise<T | 'waited'> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<'waited'>((answered) => (timer = setTimeout(() => answered('waited'), 10_000)));
+  return Promise.race([answer, waited]).finally(() => clearTimeout(timer));
+}
+
+/** How many PostgreSQL backends wait for a lock `pid` holds. */
+const waitingOn = (pid: number) =>
+  withClient(async (c) => (await c.query<{ n: number }>('select count(*)::int as n from pg_stat_activity where $1 = any(pg_blocking_pids(pid))', [pid])).rows[0]!.n);
 
 /** Two statuses by the author, each reported: the first to remove, the second's report to settle meanwhile. */
 async function twoReported(author: Who, reporter: Who): Promise<{ s1: string; r2: string }> {
@@ -118,6 +156,39 @@ describe('moderation acts at once', () => {
     // Allowed, each waits its turn (PostgreSQL: SQLite's one writer takes turns without a statement).
     expect((await t.call('DELETE', `/statuses/${status}`, { as: author.creds })).status).toBe(204);
     expect(turns()).toBe(onPostgres ? 1 : 0);
+  });
+
+  it('a duplicate report, request to join or invite, or one of a member, is refused while moderation\'s turn is held; one allowed waits', async () => {
+    const [owner, asker, invitee, newcomer] = [await t.member(), await t.member(), await t.member(), await t.member()];
+    const status = await post(owner);
+    const config = (await t.call('POST', '/page_configurations', { body: { name: 'Held' } })).body.id;
+    const page = await created(t.call('POST', '/pages', { as: owner.creds, body: { name: 'Held Club', page_configuration_id: config, privacy: 'private', user_id: owner.user.id } }));
+    const ask = (who: Who) => t.call('POST', '/page_access_requests', { as: who.creds, body: { page_id: page, user_id: who.user.id } });
+    const invite = (...whom: Who[]) =>
+      t.call('POST', '/invites', { as: owner.creds, body: { target_type: 'Page', target_id: page, user_id: owner.user.id, user_target_ids: whom.map((w) => w.user.id) } });
+    await created(report(asker, 'Status', status));
+    await created(ask(asker));
+    expect((await invite(invitee)).body.success).toHaveLength(1);
+    const held = await holdModerationTurn();
+    try {
+      // Answered while the turn is held: each refused by its row alone (the report, the request, the invite, the follow).
+      const refusals = [report(asker, 'Status', status), ask(asker), ask(owner), invite(invitee, owner)];
+      const [reported, asked, member, invited] = await Promise.all(refusals.map((answer) => unlessItWaits(answer)));
+      expect(reported).toMatchObject({ status: 409, body: { error: { code: 'already_reported' } } });
+      expect(asked).toMatchObject({ status: 409, body: { error: { code: 'access_request_pending' } } });
+      expect(member).toMatchObject({ status: 409, body: { error: { code: 'already_member' } } });
+      expect(invited).toMatchObject({ status: 200, body: { success: [], errors: [{ [invitee.user.id]: 'User already invite' }, { [owner.user.id]: 'User already member' }] } });
+      // Allowed, each waits for the turn (PostgreSQL: SQLite's one writer takes turns within its process), then passes.
+      const allowed = Promise.all([report(newcomer, 'Status', status), ask(newcomer), invite(newcomer)]);
+      if (held) {
+        await vi.waitFor(async () => expect(await waitingOn(held.pid)).toBe(3), { timeout: 10_000, interval: 20 });
+        await held.release();
+      }
+      const [newReport, newRequest, newInvite] = await allowed;
+      expect([newReport.status, newRequest.status, newInvite.body.success.length]).toEqual([201, 201, 1]);
+    } finally {
+      await held?.release();
+    }
   });
 
   it("a removal telling its author and reporters while a post's fan-out tells the same users: both pass, neither run again", async () => {

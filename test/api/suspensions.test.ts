@@ -142,11 +142,17 @@ describe('suspension', () => {
     const [owner, bob, fan] = [await t.member(), await t.member(), await t.member()];
     const priv = await page(owner, 'private');
     const request = (await t.call('POST', '/page_access_requests', { as: bob.creds, body: { page_id: priv.id, user_id: bob.user.id } })).body;
+    const other = await page(owner, 'private');
+    const inviteTo = (to: { id: string }) =>
+      t.call('POST', '/invites', { as: owner.creds, body: { target_type: 'Page', target_id: to.id, user_id: owner.user.id, user_target_ids: [bob.user.id] } });
+    expect((await inviteTo(other)).body.success).toHaveLength(1);
     expect((await suspend(bob, { reason: 'abuse' })).status).toBe(200);
+    // An invite waiting from before is the answer, as the invite's own row tells it before moderation's turn.
+    expect((await inviteTo(other)).body.errors).toEqual([{ [bob.user.id]: 'User already invite' }]);
     const follow = await t.call('POST', '/follows', { as: fan.creds, body: { followable_type: 'User', followable_id: bob.user.id, user_id: fan.user.id } });
     expect(follow.status).toBe(409);
     expect(follow.body.error.code).toBe('user_suspended');
-    const invite = await t.call('POST', '/invites', { as: owner.creds, body: { target_type: 'Page', target_id: priv.id, user_id: owner.user.id, user_target_ids: [bob.user.id] } });
+    const invite = await inviteTo(priv);
     expect(invite.body.errors).toEqual([{ [bob.user.id]: 'User suspended' }]);
     const accept = await t.call('PUT', `/page_access_requests/${request.id}/accept`, { as: owner.creds });
     expect(accept.status).toBe(409);
