@@ -3,6 +3,11 @@ import { existsSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:
 
 const PREFIX = 'enc:v1:';
 
+/** A stored secret that cannot be opened: no key to open it with, or not the one it was sealed with. */
+export class SecretKeyError extends Error {
+  override name = 'SecretKeyError';
+}
+
 /**
  * Encrypts secrets the server must read back in clear (webhook signing secrets) with AES-256-GCM, under a
  * key kept outside the database: a copy of the database alone does not give them away.
@@ -70,14 +75,14 @@ export class SecretBox {
 
   open(sealed: string): string {
     const key = this.keyOf(false);
-    if (!key) throw new Error(this.missing);
+    if (!key) throw new SecretKeyError(this.missing);
     const [iv, tag, body] = sealed.slice(PREFIX.length).split('.').map((p) => Buffer.from(p, 'base64url'));
     try {
       const decipher = createDecipheriv('aes-256-gcm', key, iv!);
       decipher.setAuthTag(tag!);
       return Buffer.concat([decipher.update(body!), decipher.final()]).toString('utf8');
     } catch {
-      throw new Error('a stored secret cannot be decrypted: the secret key (AGORA_SECRET_KEY or <db>.key) is not the one it was sealed with');
+      throw new SecretKeyError('a stored secret cannot be decrypted: the secret key (AGORA_SECRET_KEY or <db>.key) is not the one it was sealed with');
     }
   }
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open.js';
+import { SecretBox, SecretKeyError } from '../../src/store/secret-box.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import { startApp } from '../helpers/app.js';
 import { migrateOnly } from '../helpers/migrations.js';
@@ -114,6 +115,23 @@ describe('webhook signing secrets', () => {
     const right = await openStore(db, { secretKey: 'a passphrase long enough' });
     expect(right.webhooks.secrets.open(sealed)).toBe('whsec_clear');
     await right.close();
+  });
+
+  it('that cannot be opened throw a SecretKeyError, by which agora admin copy knows the source\'s key failed', () => {
+    const sealed = SecretBox.fromString('a passphrase long enough').seal('whsec_clear');
+    const thrown = (run: () => unknown) => {
+      try {
+        run();
+      } catch (error) {
+        return error;
+      }
+      throw new Error('it did not throw');
+    };
+    // Another key, no key file, no key at all: whatever the message says.
+    for (const box of [SecretBox.fromString('another passphrase, long'), SecretBox.fromKeyFile(join(root, 'none.key')), SecretBox.unavailable('no key')])
+      expect(thrown(() => box.open(sealed))).toBeInstanceOf(SecretKeyError);
+    // Sealing without a key is no secret that cannot be opened (a copy's destination): another error.
+    expect(thrown(() => SecretBox.unavailable('no key').seal('whsec_clear'))).not.toBeInstanceOf(SecretKeyError);
   });
 
   it('are not shown again, nor stored, by an Idempotency-Key replay of the create', async () => {

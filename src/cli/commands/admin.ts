@@ -132,7 +132,11 @@ export function registerAdminCommands(program: Command): void {
       const { isPostgresTarget } = await import('../../store/open.js');
       const same = isPostgresTarget(options.from) ? options.from === options.to : resolve(options.from) === resolve(options.to);
       if (same) throw new UsageError('--from and --to name the same store');
-      const [{ copyStore }, { CopyProgressBar }] = await Promise.all([import('../../store/copy.js'), import('../copy-progress.js')]);
+      const [{ copyStore }, { CopyProgressBar }, { SecretKeyError }] = await Promise.all([
+        import('../../store/copy.js'),
+        import('../copy-progress.js'),
+        import('../../store/secret-box.js'),
+      ]);
       const from = await openTarget(options.from, true);
       try {
         const to = await openTarget(options.to, false);
@@ -141,7 +145,7 @@ export function registerAdminCommands(program: Command): void {
           const report = await copyStore(from.store, to.store, bar?.update)
             .catch((error: Error) => {
               // Only the source's secrets are opened: say whose key failed, and which one was tried.
-              if (!/stored secret cannot be/.test(error.message)) throw error;
+              if (!(error instanceof SecretKeyError)) throw error;
               throw new Error(`the source's webhook secrets cannot be opened with ${from.key}, the key a server on it uses: ${error.message}`);
             })
             .finally(() => bar?.stop());
