@@ -57,7 +57,7 @@ export async function createAccessRequest(
   // up: by the asker's follow and waiting request alone, as its page and user are read once, under the lock
   // (test/api/one-statement-lists). Either tells of a page they know (a secret one is asked to join by nobody).
   if (await isMember(deps.store, input.user_id, input.page_id)) throw alreadyMember();
-  if (await deps.store.accessRequests.waitingFor(input.page_id, input.user_id)) throw alreadyAsked();
+  if (await deps.store.accessRequests.has({ page_id: input.page_id, user_id: input.user_id, state: 'waiting' })) throw alreadyAsked();
   const record = await deps.store.transaction(async (tx) => {
     await tx.takeTurns('moderation');
     const page = await findVisiblePage(tx, caller, input.page_id);

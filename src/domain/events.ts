@@ -127,8 +127,9 @@ export async function answerEvent(deps: Deps, caller: Caller, eventId: string, i
     const event = await eventKnownTo(tx, viewer, eventId);
     const now = nowIso(deps);
     if (event.end_date < now) throw new AppError(409, ErrorCode.eventEnded, 'This event has ended: it takes no more answers');
-    // Two answers of one user racing (from two processes) would both read "no previous answer".
-    await tx.events.lockForAnswers(event.id);
+    // Two answers of one user racing (from two processes) would both read "no previous answer"; the event's row held
+    // for writing (its count of attendees moves) makes them take turns.
+    await tx.events.hold(event.id, 'write');
     const previous = await tx.attendances.find(event.id, user.id);
     const wasYes = previous?.answer === 'yes';
     const isYes = input.answer === 'yes';

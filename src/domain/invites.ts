@@ -65,7 +65,7 @@ export async function createInvites(deps: Deps, caller: Caller, input: CreateInv
   /** Rule 3, by the invitee's follow and waiting invite alone (neither read again): why not invited, if so. */
   const invitedAlready = async (store: Store, targetId: string): Promise<string | undefined> => {
     if (await isMember(store, targetId, page.id)) return INVITE_ERRORS.alreadyMember;
-    if (await store.invites.waitingFor(page.id, targetId)) return INVITE_ERRORS.alreadyInvited;
+    if (await store.invites.has({ target_id: page.id, user_target_id: targetId, state: 'waiting' })) return INVITE_ERRORS.alreadyInvited;
     return undefined;
   };
 

@@ -66,7 +66,8 @@ export async function createReport(deps: Deps, caller: Caller, input: CreateRepo
   // Refused before it waits for moderation's turn (domain/README.md): refused reports hold no moderator up. A duplicate
   // too, by its row alone; one sent meanwhile is still refused by the insert's unique index.
   const allowed = await reportable(deps.store, caller, input, nowIso(deps), false);
-  if (await deps.store.reports.hasOpen(allowed.reporter.id, input.target_type, input.target_id)) throw alreadyReported();
+  const { target_type, target_id } = input;
+  if (await deps.store.reports.has({ user_id: allowed.reporter.id, target_type, target_id, state: 'open' })) throw alreadyReported();
   const row = await deps.store.transaction(async (tx) => {
     await tx.takeTurns('moderation');
     const now = nowIso(deps);

@@ -6,7 +6,7 @@ import { secretPageOf } from './follows.js';
 import { slugsStartingWith } from './slugs.js';
 import type { Database } from './schema.js';
 import { counted, counterKey, kept, keptBetween, keptEach, listPage, type Listed } from './paging.js';
-import { byId, inserter } from './rows.js';
+import { byId, holder, inserter } from './rows.js';
 import { withUser, type WithUser } from './users.js';
 
 /** An event in a secret page says so (`secret_page`): the store's own, neither written nor read by the domain. */
@@ -100,13 +100,8 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
       return listPage<EventRow>(db, [walk], (q) => q.selectAll('events'), page, total(filter, viewer));
     },
     slugsStartingWith: (base: string): Promise<string[]> => slugsStartingWith(db, 'events', base),
-    /**
-     * Locks the event until the transaction ends, so a user's answers settle one after the other (an answer reads the
-     * previous one). PostgreSQL only: SQLite's writer holds the only write lock already.
-     */
-    async lockForAnswers(id: string): Promise<void> {
-      if (dialect === 'postgres') await db.selectFrom('events').select('id').where('id', '=', id).forUpdate().execute();
-    },
+    /** Holds the event until the transaction ends (`Hold`): a user's answers settle one after the other. */
+    hold: holder(db, 'events'),
     /** Takes a place unless full (false), in one conditional update: concurrent answers never overbook. */
     async takePlace(id: string, now: string): Promise<boolean> {
       const result = await db

@@ -64,17 +64,14 @@ function waitingRepo<Row extends { id: string; created_at: string }, Listed_, F 
         .execute();
       return true;
     },
-    /** Whether a row waits for the pair (its partial unique index: the row alone, neither the page nor the user). */
-    waitingFor: async (pageId: string, userId: string): Promise<boolean> =>
-      !!(await any.selectFrom(table).select('id').where(spec.page, '=', pageId).where(spec.user, '=', userId).where('state', '=', sql.lit('waiting')).executeTakeFirst()),
+    /** Whether a row matches (one waiting for a page and user: its partial unique index's row, neither page nor user). */
+    has: (filter: F) => rows.has(filter),
     getById: (id: string) => any.selectFrom(table).selectAll().where('id', '=', id).executeTakeFirst() as Promise<Row | undefined>,
     /** The row if the viewer may know of it (`seenBy`, as the list). */
     getVisible: (id: string, viewer: Viewer): Promise<Row | undefined> =>
       select(rows.visible(id, spec.seenBy(viewer))).executeTakeFirst(),
-    getByIds(ids: string[]): Promise<Row[]> {
-      if (ids.length === 0) return Promise.resolve([]);
-      return any.selectFrom(table).selectAll().where('id', 'in', [...new Set(ids)]).execute() as Promise<Row[]>;
-    },
+    getByIds: async (ids: string[]): Promise<Row[]> =>
+      ids.length ? ((await any.selectFrom(table).selectAll().where('id', 'in', [...new Set(ids)]).execute()) as Row[]) : [],
     /** Settles a waiting row (it leaves the queue); false when someone else settled it first. */
     async settle(id: string, changes: Partial<Row>): Promise<boolean> {
       const result = await any.updateTable(table).set(changes).where('id', '=', id).where('state', '=', sql.lit('waiting')).executeTakeFirst();

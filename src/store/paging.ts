@@ -301,6 +301,8 @@ export function filteredBy<F extends Filter<F>>(db: AnyDb, from: string, list: s
       const query = db.selectFrom(from).where(`${alias}.id`, '=', id);
       return seenBy === 'all' ? query : query.where((eb) => eb.or(seenBy.map((f) => eb.and(conditions(f as F)))));
     },
+    /** Whether a row matches `filter`: a lookup of the index its dimensions name, the row alone. */
+    has: async (filter: F): Promise<boolean> => !!(await matching(filter).select(`${alias}.id`).executeTakeFirst()),
     /** A page of the rows matching `filter` and one of `seenBy`'s, ordered by `keys`. */
     async list<Row>(filter: F, seenBy: SeenBy<F>, keys: readonly string[], page: Pagination, select: Selection, embeds: Embeds): Promise<Listed<Row>> {
       const anyOf: Partial<F>[] = seenBy === 'all' ? [{}] : seenBy;

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { REPORT_STATES, REPORT_TARGET_TYPES } from '../shared/report-kinds.js';
 import { filteredBy, type Embeds, type Listed } from './paging.js';
@@ -40,9 +40,8 @@ export function reportsRepo(db: Kysely<Database>) {
       const owner = row.page_id ? db.selectFrom('pages').select('pages.user_id').where('pages.id', '=', row.page_id) : null;
       await db.insertInto('reports').values({ ...row, page_owner_id: owner }).execute();
     },
-    /** Whether the reporter has an open report on the target (the unique index `reports_open_once`: its row alone). */
-    hasOpen: async (userId: string, type: string, id: string): Promise<boolean> =>
-      !!(await db.selectFrom('reports').select('id').where('user_id', '=', userId).where('target_type', '=', type).where('target_id', '=', id).where('state', '=', sql.lit('open')).executeTakeFirst()),
+    /** Whether a report matches (a reporter's open one on a target: the row of the unique index `reports_open_once`). */
+    has: (filter: ReportFilter) => reports.has(filter),
     /** The report if the viewer may know of it (`reportsSeenBy`, as the list). */
     async getVisible(id: string, viewer: Viewer): Promise<ReportRow | undefined> {
       return reports.visible(id, reportsSeenBy(viewer)).selectAll('r').executeTakeFirst() as Promise<ReportRow | undefined>;
