@@ -217,13 +217,15 @@ async function report(error: unknown, json: boolean, usage: UsageSaid): Promise<
     else if (usage.text) usage.text.trimEnd().split('\n').forEach(say);
     return ExitCode.usage;
   }
-  if (name === 'ExitPromptError') return 130;
   // Stopped by a signal, quietly: 130 for Ctrl-C, 143 for SIGTERM, as a shell reports them.
   if (name === 'InterruptedError' && !(error as Error).message) return (error as Error).cause === 'SIGTERM' ? 143 : 130;
-  // A "no" at a question: said (plain, for the person who answered it, even with --json), and not a failure.
-  if (name === 'DeclinedError') {
-    sayOnStderr((error as Error).message, false);
-    return ExitCode.ok;
+  // A "no" at a question: said (plain, for the person who answered it, even with --json), and not a failure. Ctrl-C
+  // at a question is said the same (nothing was sent), with the shell's 130.
+  if (name === 'DeclinedError' || name === 'ExitPromptError') {
+    const { DeclinedError } = await import('./cli/confirm.js');
+    const declined = error instanceof DeclinedError ? error : new DeclinedError(undefined, true);
+    sayOnStderr(declined.message, false);
+    return declined.interrupted ? 130 : ExitCode.ok;
   }
   if (name === 'ApiError') {
     const e = error as Error & { status: number; code: string; body: unknown };

@@ -193,11 +193,17 @@ export async function eachRecord<T extends string>(
       const e = error as Error & { status: number; code: string; body?: object };
       const ofThisRecord = e.name === 'ApiError' && !stopsTheRun(e) && !(adminsOnly && e.status === 403) && items.length > 1;
       if (!ofThisRecord) {
+        // Ctrl-C at a question is a "no" said with the shell's 130 (and after refusals, too: the tally says them).
+        const interrupted = e.name === 'ExitPromptError';
+        const declined = interrupted || e.name === 'DeclinedError';
         // A "no" after refusals still fails the run; any other stop says what was done before it.
-        if (e.name === 'DeclinedError' && refused > 0) throw new PartlyDoneError(`${tally()}; stopped at ${what(item)}, declined`);
+        if (declined && !interrupted && refused > 0) throw new PartlyDoneError(`${tally()}; stopped at ${what(item)}, declined`);
         // A "no" after some were done: the line `main.ts` says on it counts them, not "nothing was changed".
-        if (e.name === 'DeclinedError' && done > 0) throw Object.assign(e, { message: `Stopped at ${what(item)}, declined: ${tally()}.` });
-        if (e.name !== 'DeclinedError' && done + refused > 0 && !ctx.out.json) say(`${tally()} before this:`);
+        if (declined && done + refused > 0) {
+          const { DeclinedError } = await import('./confirm.js');
+          throw new DeclinedError(`Stopped at ${what(item)}, ${interrupted ? 'interrupted' : 'declined'}: ${tally()}.`, interrupted);
+        }
+        if (!declined && done + refused > 0 && !ctx.out.json) say(`${tally()} before this:`);
         throw error;
       }
       refused++;

@@ -2,11 +2,16 @@ import { visible } from './safe-text.js';
 
 /**
  * A "No" to a confirmation: nothing was done, and that is not a failure (exit 0, as `rm -i` and `npm` answer a no).
- * Its message is the one line `main.ts` says on stderr, so that the person sees the command heard them.
+ * Its message is the one line `main.ts` says on stderr, so that the person sees the command heard them. Ctrl-C at
+ * any question (inquirer's ExitPromptError, turned into this by `main.ts` and `eachRecord`) is `interrupted`: said
+ * the same, but exit 130, as a shell reports an interrupt.
  */
 export class DeclinedError extends Error {
   override name = 'DeclinedError';
-  constructor(message = 'Cancelled: nothing was changed.') {
+  constructor(
+    message = 'Cancelled: nothing was changed.',
+    readonly interrupted = false,
+  ) {
     super(message);
   }
 }
