@@ -20,7 +20,9 @@ export const STATUS_COLUMNS: Column<Status>[] = [
   { header: 'suspended', value: (s) => (s.user.suspension ? suspensionEnd(s.user.suspension.until) : '') },
 ];
 
-const STATUS_VIEW: RecordView<Status> = { names: { page_id: ['page', 'page'], event_id: ['event', 'event'] } };
+/** Content by its names: the place, and who removed it (Admins read removed content). */
+const STATUS_VIEW: RecordView<Status> = { names: { page_id: ['page', 'page'], event_id: ['event', 'event'], removed_by: ['removed by', 'user'] } };
+const COMMENT_VIEW: RecordView<Comment> = { names: { removed_by: ['removed by', 'user'] } };
 
 // The status last: the same on every row of `statuses comments <status>`, it is the first left out of a narrow table,
 // before the words are cut below `room`.
@@ -130,14 +132,14 @@ export function registerContentCommands(program: Command): void {
       const { ID_LISTS } = await import('../names.js');
       [body.status_id] = await names.fullIds(ID_LISTS.status, [values.status!]);
       body.user_id = await userOrMe(client, names, o.user);
-      await out.record(await client.post<Comment>('/comments', body));
+      await out.record(await client.post<Comment>('/comments', body), COMMENT_VIEW);
     }),
   );
   examples(comments.command('get').description('show one comment (Admins: a removed one too)').argument('<id>', "the comment's whole id"), 'agora comments get 01a2…').action(
     withContext(async ({ client, out }, _o, args) => {
       const [{ seg }, { wholeIds }] = await Promise.all([import('../../client/api-client.js'), import('../names.js')]);
       const [id] = wholeIds('comment', args);
-      await out.record(await client.get<Comment>(`/comments/${seg(id!)}`));
+      await out.record(await client.get<Comment>(`/comments/${seg(id!)}`), COMMENT_VIEW);
     }),
   );
 
