@@ -4,7 +4,7 @@ import { runCli } from '../helpers/cli.js';
 import { useServer } from '../helpers/server.js';
 import { envFor, tsvRows } from './support.js';
 
-/** `statuses get` and `comments get` as an Admin reads them: who removed it by name. */
+/** `statuses get` and `comments get` as an Admin reads them: who removed it by name, and the author's suspension. */
 const server = useServer();
 const fields = async (args: string[]) => {
   const run = await runCli(args, { home: server.dir, env: envFor(server) });
@@ -23,5 +23,16 @@ describe('statuses get and comments get, as an Admin', () => {
       expect(shown.get('removed_by')).toBe(owner.user.id);
       expect(shown.get('removed by')).toBe(owner.user.nickname);
     }
+  });
+
+  it('say that the author is suspended, and so the content hidden from all but Admins, until when', async () => {
+    const { poster, post } = await postingPage(server, 'Hidden Club');
+    const status = await post('while suspended');
+    const comment = (await call(server, 'POST', '/comments', { as: poster.creds, body: { user_id: poster.user.id, status_id: status, content: 'also hidden' } })).body.id as string;
+    expect((await fields(['statuses', 'get', status])).get('user')).toBe(poster.user.nickname);
+    const until = '2031-01-01T00:00:00.000Z';
+    expect((await call(server, 'PUT', `/users/${poster.user.id}/suspension`, { body: { reason: 'spam', until } })).status).toBe(200);
+    for (const shown of [await fields(['statuses', 'get', status]), await fields(['comments', 'get', comment])])
+      expect(shown.get('user')).toBe(`${poster.user.nickname} (suspended until ${until}: hidden from all but Admins)`);
   });
 });

@@ -20,9 +20,19 @@ export const STATUS_COLUMNS: Column<Status>[] = [
   { header: 'suspended', value: (s) => (s.user.suspension ? suspensionEnd(s.user.suspension.until) : '') },
 ];
 
-/** Content by its names: the place, and who removed it (Admins read removed content). */
-const STATUS_VIEW: RecordView<Status> = { names: { page_id: ['page', 'page'], event_id: ['event', 'event'], removed_by: ['removed by', 'user'] } };
-const COMMENT_VIEW: RecordView<Comment> = { names: { removed_by: ['removed by', 'user'] } };
+/**
+ * The author, and their suspension while it lasts: it hides what they posted from everyone but Admins, the only
+ * ones who read it then (`statuses get`, `comments get`).
+ */
+const author = (user: Status['user']) =>
+  user.suspension ? `${user.nickname} (suspended ${suspensionEnd(user.suspension.until)}: hidden from all but Admins)` : user.nickname;
+
+/** Content by its names: the place, the author (suspended or not) and who removed it (Admins read removed content). */
+const STATUS_VIEW: RecordView<Status> = {
+  names: { page_id: ['page', 'page'], event_id: ['event', 'event'], removed_by: ['removed by', 'user'] },
+  format: { user: author },
+};
+const COMMENT_VIEW: RecordView<Comment> = { names: { removed_by: ['removed by', 'user'] }, format: { user: author } };
 
 // The status last: the same on every row of `statuses comments <status>`, it is the first left out of a narrow table,
 // before the words are cut below `room`.
