@@ -16,6 +16,11 @@ export interface Column<T> {
   id?: boolean | 'whole';
   /** The least width the cell keeps (else `NAME_ROOM`) before the columns after it are left out of a narrow table. */
   room?: number;
+  /**
+   * Kept in a narrow table while the columns after it that do not are left out, when any of its cells says something
+   * (a status author's suspension, to a moderator, before the counts and the time).
+   */
+  outlasts?: true;
 }
 
 /** A page of a list, or the whole of it (`--all`, `--limit`). */
@@ -227,7 +232,8 @@ export class Output {
     while (length > 0 && tableModule!.naturalWidth(head, cutTo(length)) > this.width) length--;
     rows = cutTo(length);
     const firm = columns.map((c, i) => !!c.id || times[i]!);
-    const kept = columnsThatFit(head, rows, this.width, firm, columns.map((c) => c.room));
+    const outlasting = columns.map((c, i) => !!c.outlasts && rows.some((r) => r[i] !== '-'));
+    const kept = columnsThatFit(head, rows, this.width, firm, columns.map((c) => c.room), outlasting);
     const pick = <V>(values: V[]) => kept.map((i) => values[i]!);
     const table = renderTableLazy({ ...shape, head: pick(head), rows: rows.map(pick), firm: pick(firm) });
     return { table, left: head.filter((_, i) => !kept.includes(i)) };

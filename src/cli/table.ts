@@ -134,16 +134,27 @@ export const NAME_ROOM = 10;
 
 /**
  * The columns to show at `width`: every one when each fits at its floor (an id column whole, any other at its
- * `room`, else `NAME_ROOM`), else the last ones left out, one by one, keeping the first two.
+ * `room`, else `NAME_ROOM`), else the last ones left out, one by one, keeping the first two; an `outlasting` column
+ * is left out only when every other after the first two is.
  */
-export function columnsThatFit(head: string[], rows: string[][], width: number, firm: boolean[], room: (number | undefined)[] = []): number[] {
+export function columnsThatFit(
+  head: string[],
+  rows: string[][],
+  width: number,
+  firm: boolean[],
+  room: (number | undefined)[] = [],
+  outlasting: boolean[] = [],
+): number[] {
   const floor = head.map((h, i) => {
     const natural = Math.max(1, stringWidth(h), ...rows.map((r) => stringWidth(r[i] ?? '')));
     return firm[i] ? natural : Math.min(natural, room[i] ?? NAME_ROOM);
   });
   const kept = head.map((_, i) => i);
   const needed = () => kept.reduce((sum, i) => sum + floor[i]! + 3, 1);
-  while (kept.length > 2 && needed() > width) kept.pop();
+  while (kept.length > 2 && needed() > width) {
+    const last = kept.findLastIndex((i, at) => at >= 2 && !outlasting[i]);
+    kept.splice(last === -1 ? kept.length - 1 : last, 1);
+  }
   return kept;
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { call, postingPage } from '../helpers/api.js';
 import { runCli } from '../helpers/cli.js';
 import { useServer } from '../helpers/server.js';
-import { envFor, tsvRows } from './support.js';
+import { envFor, tableAt, tsvRows } from './support.js';
 
 /** `statuses get` and `comments get` as an Admin reads them: who removed it by name, and the author's suspension. */
 const server = useServer();
@@ -34,5 +34,21 @@ describe('statuses get and comments get, as an Admin', () => {
     expect((await call(server, 'PUT', `/users/${poster.user.id}/suspension`, { body: { reason: 'spam', until } })).status).toBe(200);
     for (const shown of [await fields(['statuses', 'get', status]), await fields(['comments', 'get', comment])])
       expect(shown.get('user')).toBe(`${poster.user.nickname} (suspended until ${until}: hidden from all but Admins)`);
+  });
+});
+
+describe('statuses list at 110 columns, as an Admin', () => {
+  it('keeps the suspension of an author beside the words, leaving out the counts and the time first', async () => {
+    const { poster, reader, page, post } = await postingPage(server, 'Wide Club');
+    await call(server, 'POST', '/follows', { body: { followable_type: 'Page', followable_id: page.id, user_id: reader.user.id } });
+    await call(server, 'POST', '/statuses', { as: reader.creds, body: { user_id: reader.user.id, page_id: page.id, content: 'A status from someone in good standing, long enough to fill the row' } });
+    await post('Cheap watches, cheap pills, cheap everything: follow the link in my profile for more');
+    const until = '2031-01-01T00:00:00.000Z';
+    expect((await call(server, 'PUT', `/users/${poster.user.id}/suspension`, { body: { reason: 'spam', until } })).status).toBe(200);
+    const { head, rows, left } = await tableAt(110, ['statuses', 'list', '--page-id', page.id], server);
+    expect(head).toContain('suspended');
+    expect(left).toMatch(/created/);
+    expect(left).not.toMatch(/suspended/);
+    expect(rows.map((r) => r[head.indexOf('suspended')])).toEqual([expect.stringMatching(/^until 20/), '-']);
   });
 });
