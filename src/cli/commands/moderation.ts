@@ -28,14 +28,15 @@ async function describeStatus(ctx: Context, status: Status): Promise<string> {
 
 /**
  * What a removal takes away, read first so that the question and what is said after name whose it was. Content
- * already removed (which Admins still read) is refused here when a person is to be asked, rather than asked about
- * (a script meets the server's own refusal).
+ * already removed (which Admins still read) is refused here, naming whose it was, rather than asked about or sent:
+ * the server's own refusal says only "This comment". With `--json` and no question, the server's error body is the
+ * one printed.
  */
 async function removedLabel(ctx: Context, kind: 'statuses' | 'comments', id: string, asking: boolean, place = asking): Promise<string> {
   const { seg, ApiError } = await import('../../client/api-client.js');
   const content = await ctx.client.get<Status | Comment>(`/${kind}/${seg(id)}`);
   const noun = kind === 'statuses' ? 'status' : 'comment';
-  if (content.removed_at && asking) {
+  if (content.removed_at && (asking || !ctx.out.json)) {
     const message = `${contentLabel(content.user.nickname, noun, content.content)} was already removed (${content.removed_at})`;
     throw new ApiError(409, 'conflict', message, { error: { code: 'conflict', message } });
   }
