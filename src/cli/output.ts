@@ -17,8 +17,9 @@ export interface Column<T> {
   /** The least width the cell keeps (else `NAME_ROOM`) before the columns after it are left out of a narrow table. */
   room?: number;
   /**
-   * Kept in a narrow table while the columns after it that do not are left out, when any of its cells says something
-   * (a status author's suspension, to a moderator, before the counts and the time).
+   * Kept in a narrow table while the columns after the first two that do not are left out, when any of its cells says
+   * something (a status author's suspension, to a moderator, before the counts and the time); not the words (a column
+   * with `room`), which outlast it.
    */
   outlasts?: true;
 }

@@ -135,7 +135,7 @@ export const NAME_ROOM = 10;
 /**
  * The columns to show at `width`: every one when each fits at its floor (an id column whole, any other at its
  * `room`, else `NAME_ROOM`), else the last ones left out, one by one, keeping the first two; an `outlasting` column
- * is left out only when every other after the first two is.
+ * is left out only when every other after the first two is, but those with a `room` (the words): they go after it.
  */
 export function columnsThatFit(
   head: string[],
@@ -152,7 +152,9 @@ export function columnsThatFit(
   const kept = head.map((_, i) => i);
   const needed = () => kept.reduce((sum, i) => sum + floor[i]! + 3, 1);
   while (kept.length > 2 && needed() > width) {
-    const last = kept.findLastIndex((i, at) => at >= 2 && !outlasting[i]);
+    // The words (a column with `room`) outlast an outlasting column: a moderator's list without them says nothing.
+    const outlasts = kept.some((i) => outlasting[i]);
+    const last = kept.findLastIndex((i, at) => at >= 2 && !outlasting[i] && !(outlasts && room[i] !== undefined));
     kept.splice(last === -1 ? kept.length - 1 : last, 1);
   }
   return kept;

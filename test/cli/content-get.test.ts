@@ -52,3 +52,15 @@ describe('statuses list at 110 columns, as an Admin', () => {
     expect(rows.map((r) => r[head.indexOf('suspended')])).toEqual([expect.stringMatching(/^until 20/), '-']);
   });
 });
+
+describe('statuses list at 70 columns, as an Admin', () => {
+  it('keeps the words: the suspension outlasts the counts and the time, not what was said', async () => {
+    const { poster, page, post } = await postingPage(server, 'Narrow Club');
+    await post('Cheap watches, cheap pills, cheap everything: follow the link in my profile for more');
+    expect((await call(server, 'PUT', `/users/${poster.user.id}/suspension`, { body: { reason: 'spam', until: '2031-01-01T00:00:00.000Z' } })).status).toBe(200);
+    const { head, rows, left } = await tableAt(70, ['statuses', 'list', '--page-id', page.id], server);
+    expect(head).toContain('content');
+    expect(rows[0]![head.indexOf('content')]).toMatch(/^Cheap watches/);
+    expect(left).not.toMatch(/content/);
+  });
+});
