@@ -44,7 +44,8 @@ export interface OutputOptions {
 export interface RecordView<T> {
   /** `user_id: ['owner', 'user']` adds a row `owner  <nickname>` after `user_id`. */
   names?: Partial<Record<keyof T & string, [string, NameKind]>>;
-  format?: Partial<Record<keyof T & string, (value: never) => unknown>>;
+  /** A field's text, from its value (and the record, when another field says what it means). */
+  format?: Partial<Record<keyof T & string, (value: never, record: T) => unknown>>;
   /** Fields left out of the view (they are in `--json`). */
   omit?: (keyof T & string)[];
 }
@@ -139,8 +140,8 @@ export class Output {
     const named = Object.entries(view.names ?? {}) as [string, [string, NameKind]][];
     await Promise.all(named.map(([field, [, kind]]) => this.names?.load(kind, [(record as Record<string, unknown>)[field] as string])));
     for (const [key, value] of entries) {
-      const format = (view.format as Record<string, (v: unknown) => unknown> | undefined)?.[key];
-      rows.push([key, visibleLine(format ? text(format(value)) : cellText(value))]);
+      const format = (view.format as Record<string, (v: unknown, r: T) => unknown> | undefined)?.[key];
+      rows.push([key, visibleLine(format ? text(format(value, record)) : cellText(value))]);
       const name = (view.names as Record<string, [string, NameKind]> | undefined)?.[key];
       if (name && typeof value === 'string') rows.push([name[0], visibleLine(this.names?.get(name[1], value) ?? '')]);
     }

@@ -37,5 +37,13 @@ describe('a report whose content is not quoted', () => {
       env: envFor(server, reader.creds),
     });
     expect(asReader.stdout, asReader.stderr).toBe(`${open}\tStatus (hidden: its author is suspended)\n`);
+    // Removed, then its author suspended: reports get says removed, as reports list does, not hidden.
+    const readerEnv = { home: server.dir, env: envFor(server, reader.creds) };
+    const [removedListed, removedShown] = [
+      await runCli(['reports', 'list', '--state', 'resolved', '--fields', 'id,target'], readerEnv),
+      await runCli(['reports', 'get', resolved], readerEnv),
+    ];
+    expect(removedListed.stdout).toContain(`${resolved}\tStatus (removed)\n`);
+    expect(removedShown.stdout, removedShown.stderr).toContain(`target\t${removedStatus} (removed) by ${author.user.nickname}\n`);
   });
 });

@@ -39,8 +39,9 @@ const REPORT_COLUMNS: Column<Report>[] = [
 const REPORT_VIEW: RecordView<Report> = {
   names: { user_id: ['reporter', 'user'], resolved_by: ['resolved by', 'user'] },
   format: {
-    target: (t: Report['target']) =>
-      t.type === 'User' ? (t.user?.nickname ?? t.id) : `${t.excerpt !== null ? `"${t.excerpt}"` : `${t.id} ${unquoted(t)}`}${t.user ? ` by ${t.user.nickname}` : ''}`,
+    // Removed or hidden, as `reports list` says it: a report resolved by a removal says removed, suspended author or not.
+    target: (t: Report['target'], r: Report) =>
+      t.type === 'User' ? (t.user?.nickname ?? t.id) : `${t.excerpt !== null ? `"${t.excerpt}"` : `${t.id} ${unquoted(t, r.resolution)}`}${t.user ? ` by ${t.user.nickname}` : ''}`,
   },
 };
 
