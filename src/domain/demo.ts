@@ -11,6 +11,7 @@ import { answerEvent, createEvent } from './events.js';
 import { createFollow } from './follows.js';
 import { parsePermissions } from './permissions.js';
 import { hashSecret } from './secrets.js';
+import { freeSlug, slugify } from './slugs.js';
 
 const PEOPLE = [
   ['Ada', 'Lovelace', 'ada'],
@@ -73,7 +74,8 @@ export async function seedDemo(deps: Deps): Promise<boolean> {
       await tx.pages.insert({
         id,
         name,
-        slug: name.toLowerCase().replace(/\s+/g, '-'),
+        // The secret page's slug as createPage gives it (slugs.ts): the plain one would tell of it (`board-room-2`).
+        slug: await freeSlug(slugify(name, 'page'), privacy === 'secret' ? id : undefined, (prefix) => tx.pages.slugsStartingWith(prefix)),
         description: `The ${privacy} page of the ${name.toLowerCase()}`,
         privacy,
         page_configuration_id: configId,

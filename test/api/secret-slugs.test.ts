@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { useApp } from '../helpers/app.js';
+import { seedDemo } from '../../src/domain/demo.js';
+import { startApp, useApp } from '../helpers/app.js';
 
 const t = useApp();
 
@@ -34,5 +35,21 @@ describe('slugs of what is hidden', () => {
     expect((await t.ok('POST', '/events', bob, { name: 'Quiet Gathering', user_id: bob.user.id, ...dates })).slug).toBe('quiet-gathering');
     // Outside a secret page an event's slug is numbered as before.
     expect((await t.ok('POST', '/events', ada, { name: 'Quiet Gathering', user_id: ada.user.id, ...dates })).slug).toBe('quiet-gathering-2');
+  });
+
+  it("the demo's secret page does not number the slug of a page of the same name either", async () => {
+    const demo = await startApp();
+    try {
+      expect(await seedDemo(demo.deps)).toBe(true);
+      const secret = (await demo.call('GET', '/pages?privacy=secret')).body.items;
+      expect(secret.map((p: { slug: string }) => p.slug)).toEqual([expect.stringMatching(/^board-room-h[0-9a-f]{8}$/)]);
+      const config = (await demo.call('GET', '/page_configurations')).body.items[0].id;
+      const me = (await demo.call('GET', '/me')).body.id;
+      const page = await demo.call('POST', '/pages', { body: { name: 'Board Room', privacy: 'public', page_configuration_id: config, user_id: me } });
+      expect(page.body.slug).toBe('board-room');
+      expect((await demo.call('GET', '/pages?privacy=public')).body.items.map((p: { slug: string }) => p.slug)).toContain('garden-club');
+    } finally {
+      await demo.close();
+    }
   });
 });
