@@ -312,6 +312,8 @@ function answerClientError(error: Error & { code?: string }, socket: import('nod
   const body = JSON.stringify(new AppError(status, code, message).toBody(requestId));
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+      // A 405 (CONNECT) names the methods taken, as RFC 9110 asks and the app's own 405s do.
+      (status === 405 ? 'allow: GET, HEAD, POST, PUT, DELETE\r\n' : '') +
       `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
       `x-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`,
   );

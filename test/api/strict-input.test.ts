@@ -210,7 +210,7 @@ describe('errors before routing', () => {
 
   describe('on the wire', () => {
     /** Sends raw bytes to the listening app and returns everything it answers until it closes. */
-    async function raw(text: string): Promise<{ status: number; body: any }> {
+    async function raw(text: string): Promise<{ status: number; head: string; body: any }> {
       const port = (api.app.server.address() as { port: number }).port;
       const answer = await new Promise<string>((resolve, reject) => {
         let out = '';
@@ -220,7 +220,7 @@ describe('errors before routing', () => {
         socket.on('error', reject);
       });
       const [head, ...rest] = answer.split('\r\n\r\n');
-      return { status: Number(head!.split(' ')[1]), body: JSON.parse(rest.join('\r\n\r\n')) };
+      return { status: Number(head!.split(' ')[1]), head: head!, body: JSON.parse(rest.join('\r\n\r\n')) };
     }
 
     it('answers a malformed request line, Content-Length with Transfer-Encoding, huge headers, CONNECT and a transfer coding in the contract shape', async () => {
@@ -244,6 +244,8 @@ describe('errors before routing', () => {
         const res = await raw(text);
         expect(res.status, text.slice(0, 40)).toBe(status);
         expect(res.body).toEqual({ error: { code, message: expect.any(String), request_id: expect.stringMatching(/^[0-9a-f]{32}$/) } });
+        // A 405 names the methods the server takes (RFC 9110, 15.5.6), as the app's own 405s do.
+        if (status === 405) expect(res.head).toMatch(/\r\nallow: GET, HEAD, POST, PUT, DELETE\r\n/);
       }
     });
   });
