@@ -3,11 +3,12 @@ import { AppError, ErrorCode, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { listResult, type ListResult, type Pagination } from '../shared/schemas/common.js';
 import { buildPermissions, type PartialPermissions } from '../shared/schemas/permissions.js';
-import type {
-  CreatePermissionSetInput,
-  PermissionSet,
-  SetUserRoleInput,
-  UpdatePermissionSetInput,
+import {
+  roleNameKey,
+  type CreatePermissionSetInput,
+  type PermissionSet,
+  type SetUserRoleInput,
+  type UpdatePermissionSetInput,
 } from '../shared/schemas/roles.js';
 import type { User } from '../shared/schemas/users.js';
 import type { PermissionSetRow } from '../store/access.js';
@@ -44,8 +45,8 @@ const isNameTaken = (error: unknown) =>
 async function requireFreeName(tx: Deps['store'], name: string, exceptId?: string): Promise<void> {
   // The index folds ASCII only (`Équipe` and `ÉQUIPE` both passed it at once): writers of a name take turns here.
   await tx.takeTurns('role names');
-  const wanted = name.toLowerCase();
-  if ((await tx.permissionSets.list()).some((s) => s.id !== exceptId && s.name.toLowerCase() === wanted)) throw nameTaken();
+  const wanted = roleNameKey(name);
+  if ((await tx.permissionSets.list()).some((s) => s.id !== exceptId && roleNameKey(s.name) === wanted)) throw nameTaken();
 }
 
 async function findSet(deps: Deps, id: string): Promise<PermissionSetRow> {
@@ -64,8 +65,8 @@ export async function listPermissionSets(
     return listResult(listed.rows.map(toPermissionSetRecord), listed);
   }
   // A name (any case, as `users?role=`) names one role at most: roles are few, and read whole for it.
-  const name = page.name.toLowerCase();
-  const rows = (await deps.store.permissionSets.list()).filter((s) => s.name.toLowerCase() === name);
+  const name = roleNameKey(page.name);
+  const rows = (await deps.store.permissionSets.list()).filter((s) => roleNameKey(s.name) === name);
   const start = (page.page - 1) * page.per_page;
   return { items: rows.slice(start, start + page.per_page).map(toPermissionSetRecord), total_items: rows.length };
 }

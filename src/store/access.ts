@@ -1,5 +1,6 @@
 import { type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
+import { roleNameKey } from '../shared/schemas/roles.js';
 import type { Database } from './schema.js';
 import { everyRow, counted, counterKey, kept, listPage, type Listed, type Selection } from './paging.js';
 import { byId, deleter, inserter } from './rows.js';
@@ -27,12 +28,12 @@ export function permissionSetsRepo(db: Kysely<Database>, dialect: Dialect) {
       return db.selectFrom('permission_sets').selectAll().where('system_key', '=', key).executeTakeFirst();
     },
     /**
-     * By id, or by name whatever its case, folded as the unique name and `GET /permission_sets?name=` fold it
-     * (JavaScript's `toLowerCase`, beyond ASCII too): the engines' `lower` folds ASCII only (SQLite's, and PostgreSQL's
-     * under the column's "C" collation), so the few roles are compared here.
+     * By id, or by name as names are unique (`roleNameKey`: NFKC, whatever the case, beyond ASCII too): the engines'
+     * `lower` folds ASCII only (SQLite's, and PostgreSQL's under the column's "C" collation), so the few roles are
+     * compared here.
      */
     async findByRef(ref: string): Promise<PermissionSetRow | undefined> {
-      return (await getById(ref)) ?? (await list()).find((set) => set.name.toLowerCase() === ref.toLowerCase());
+      return (await getById(ref)) ?? (await list()).find((set) => roleNameKey(set.name) === roleNameKey(ref));
     },
     list,
     page: everyRow(db, 'permission_sets'),
@@ -76,10 +77,7 @@ export function apiKeysRepo(db: Kysely<Database>) {
     async markUsed(id: string, now: string): Promise<void> {
       await db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', id).execute();
     },
-    async delete(id: string): Promise<boolean> {
-      const result = await db.deleteFrom('api_keys').where('id', '=', id).executeTakeFirst();
-      return Number(result.numDeletedRows) === 1;
-    },
+    delete: deleter(db, 'api_keys'),
   };
 }
 export type ApiKeyListed = Pick<Selectable<Database['api_keys']>, (typeof API_KEY_COLUMNS)[number]>;

@@ -46,8 +46,20 @@ const imageUrl = z.preprocess(
   z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048).nullable().optional(),
 );
 
+/**
+ * What makes two role names one: compatibility-normalised (a fullwidth `Ａｄｍｉｎｓ` is `Admins`), whatever the case,
+ * as nicknames are. Names are looked up this way (`?role=`, `?name=`, the CLI's `--role`) and unique this way.
+ */
+export const roleNameKey = (name: string): string => name.normalize('NFKC').toLowerCase();
+
+/** A role's name: shown beside users as who they are, so nothing in it may be invisible (a zero-width `Admins`). */
+const roleName = text(100).refine(
+  (name) => !/\p{Default_Ignorable_Code_Point}/u.test(name),
+  'must not contain invisible characters (zero-width spaces and joiners, direction marks)',
+);
+
 export const CreatePermissionSetInput = z.object({
-  name: text(100),
+  name: roleName,
   show_as_tagline: formBoolean.optional(),
   image_url: imageUrl,
   permissions: PartialPermissionsInput.optional(),
@@ -59,7 +71,7 @@ export const CreatePermissionSetInput = z.object({
 export type CreatePermissionSetInput = z.infer<typeof CreatePermissionSetInput>;
 
 export const UpdatePermissionSetInput = z.object({
-  name: text(100).optional(),
+  name: roleName.optional(),
   show_as_tagline: formBoolean.optional(),
   image_url: imageUrl,
   permissions: PartialPermissionsInput.optional(),
