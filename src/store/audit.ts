@@ -37,7 +37,7 @@ export function auditLogRepo(db: Kysely<Database>) {
         filter.target_id !== undefined || filter.since !== undefined || filter.until !== undefined
           ? counted(filtered(filter))
           : kept([counterKey('audit_log', [filter.actor_id, filter.action, filter.target_type])]),
-        true,
+        { desc: true },
       );
     },
   };

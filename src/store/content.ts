@@ -90,7 +90,7 @@ export function statusesRepo(db: Kysely<Database>) {
         const hidden = ofSuspendedAuthors(viewer, now, (author) => statusesOf((eb) => statusPlaceReadableBy(eb, viewer), filter).where('s.user_id', '=', author));
         total = sql<number>`(${open} + ${pages} + ${events} - ${hidden})`;
       }
-      return listPage<StatusListed>(db, [{ query, keys: ['s.id'] }], selectStatuses, page, total, true, statusExtras(viewer, now));
+      return listPage<StatusListed>(db, [{ query, keys: ['s.id'] }], selectStatuses, page, total, { desc: true, embeds: statusExtras(viewer, now) });
     },
     /** The status if the viewer may know of it, and whether they may read it: one statement (`visibility.ts`). */
     getKnown(id: string, viewer: Viewer, now: string): Promise<(StatusRow & { readable: number }) | undefined> {
@@ -141,7 +141,7 @@ export function statusesRepo(db: Kysely<Database>) {
           ),
       );
       const total = sql<number>`(${kept(sourceKeys)} - ${twice} - ${unseen})`;
-      return listPage<StatusListed>(db, walks, selectStatuses, page, total, true, statusExtras(viewer, now), true);
+      return listPage<StatusListed>(db, walks, selectStatuses, page, total, { desc: true, embeds: statusExtras(viewer, now), disjoint: true });
     },
   };
 }
@@ -178,7 +178,7 @@ export function commentsRepo(db: Kysely<Database>) {
       const hidden = hiddenComments(viewer, now, sql.val(statusId));
       const total = sql<number>`(coalesce(${commentsCount}, 0) - ${hidden})`;
       const walk = { query: db.selectFrom('comments').where('comments.status_id', '=', statusId).where((eb) => authorShown(eb, viewer, now, 'comments.user_id')), keys: ['comments.id'] };
-      return listPage<WithUser<CommentRow>>(db, [walk], (q) => q.selectAll('comments'), page, total, false, withUser);
+      return listPage<WithUser<CommentRow>>(db, [walk], (q) => q.selectAll('comments'), page, total, { embeds: withUser });
     },
   };
 }
@@ -194,7 +194,7 @@ export function likesRepo(db: Kysely<Database>) {
       const table = target.type === 'Status' ? 'statuses' : 'comments';
       const total =
         userId !== undefined ? counted(query) : sql<number>`coalesce((select likes_count from ${sql.table(table)} where id = ${target.id}), 0)`;
-      return listPage<WithUser<LikeRow>>(db, [{ query, keys: ['likes.id'] }], (q) => q.selectAll('likes'), page, total, false, withUser);
+      return listPage<WithUser<LikeRow>>(db, [{ query, keys: ['likes.id'] }], (q) => q.selectAll('likes'), page, total, { embeds: withUser });
     },
   };
 }

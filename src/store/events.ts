@@ -141,7 +141,7 @@ export function attendancesRepo(db: Kysely<Database>) {
       const total = kept([counterKey('event_attendances', [eventId, answer])]);
       let query = db.selectFrom('event_attendances').where('event_attendances.event_id', '=', eventId);
       if (answer !== undefined) query = query.where('event_attendances.answer', '=', answer);
-      return listPage<WithUser<AttendanceRow>>(db, [{ query, keys: ['event_attendances.user_id'] }], (q) => q.selectAll('event_attendances'), page, total, false, withUser);
+      return listPage<WithUser<AttendanceRow>>(db, [{ query, keys: ['event_attendances.user_id'] }], (q) => q.selectAll('event_attendances'), page, total, { embeds: withUser });
     },
   };
 }

@@ -99,7 +99,7 @@ export function followsRepo(db: Kysely<Database>) {
     delete: deleter(db, 'follows'),
     list(filter: FollowFilter, viewer: Viewer, page: Pagination): Promise<Listed<FollowListed>> {
       const walk = { query: seenBy(matching(filter), viewer, filter), keys: ['follows.id'] };
-      return listPage<FollowListed>(db, [walk], (q) => q.selectAll('follows'), page, total(filter, viewer), false, followablesOf(filter.followable_type));
+      return listPage<FollowListed>(db, [walk], (q) => q.selectAll('follows'), page, total(filter, viewer), { embeds: followablesOf(filter.followable_type) });
     },
   };
 }

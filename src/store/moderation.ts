@@ -80,8 +80,7 @@ export function moderationQueueRepo(db: Kysely<Database>) {
         selectWaiting,
         page,
         total,
-        false,
-        withItemRecords,
+        { embeds: withItemRecords },
       );
     },
   };

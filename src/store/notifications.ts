@@ -118,7 +118,7 @@ export function notificationsRepo(db: Kysely<Database>, notified?: (userIds: rea
       let q = db.selectFrom('notifications as n').where('n.user_id', '=', userId);
       if (unseenOnly) q = q.where('n.seen', '=', sql.lit(0));
       const kept = db.selectFrom('notification_counters').select(unseenOnly ? 'unseen' : 'total').where('notification_counters.user_id', '=', userId);
-      return listPage<NotificationRow>(db, [{ query: q, keys: ['n.id'] }], withContents, page, sql<number>`coalesce(${kept}, 0)`, true);
+      return listPage<NotificationRow>(db, [{ query: q, keys: ['n.id'] }], withContents, page, sql<number>`coalesce(${kept}, 0)`, { desc: true });
     },
     /** Oldest first after `afterSeq`, by number, not id: a notification committed late never lands behind. */
     listAfter(userId: string, afterSeq: number, limit: number): Promise<NotificationRow[]> {

@@ -33,6 +33,9 @@ export interface Walk {
   select?: Selection;
 }
 
+/** Newest first (`desc`), the records its rows embed (`embeds`), walks that share no row (`disjoint`). */
+export type ListOptions = { desc?: boolean; embeds?: Embeds; disjoint?: boolean };
+
 /** A page of a list with its exact total. */
 export interface Listed<Row> {
   rows: Row[];
@@ -55,9 +58,7 @@ export async function listPage<Row>(
   select: Selection,
   position: Pagination,
   total: Expression<number>,
-  desc = false,
-  embeds?: Embeds,
-  disjoint = false,
+  { desc = false, embeds, disjoint = false }: ListOptions = {},
 ): Promise<Listed<Row>> {
   const alone = async () => Number((await db.selectNoFrom(sql<number>`${total}`.as('n')).execute())[0]?.n ?? 0);
   if (walks.length === 0) return { rows: [], total: await alone() };
@@ -318,7 +319,7 @@ export function filteredBy<F extends Filter<F>>(db: AnyDb, from: string, list: s
         (bits % 2 ? plus : minus).push(key(f));
       }
       const total = sql<number>`(${kept(plus)} - ${kept(minus)})`;
-      return listPage<Row>(db, walks.map((f) => ({ query: matching(f), keys })), select, page, total, false, embeds);
+      return listPage<Row>(db, walks.map((f) => ({ query: matching(f), keys })), select, page, total, { embeds });
     },
   };
 }

@@ -33,7 +33,7 @@ export function removalsRepo(db: Kysely<Database>) {
       const query = db.selectFrom('removed_content').where((eb) => eb.and(filter));
       const total = kept([counterKey('removed_content', [filter.target_type, filter.user_id, filter.removed_by])]);
       const walk = { query, keys: ['removed_content.removed_at', 'removed_content.id'] };
-      return listPage<RemovedRow>(db, [walk], (q) => q.selectAll('removed_content'), page, total, true);
+      return listPage<RemovedRow>(db, [walk], (q) => q.selectAll('removed_content'), page, total, { desc: true });
     },
 
     getRemoved(type: 'Status' | 'Comment', id: string): Promise<RemovedRow | undefined> {

@@ -136,7 +136,7 @@ export function deliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
         (q) => q.selectAll('webhook_deliveries'),
         page,
         kept([counterKey('webhook_deliveries', [webhookId])]),
-        true,
+        { desc: true },
       );
     },
   };
