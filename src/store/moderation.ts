@@ -1,6 +1,6 @@
 import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
-import type { Viewer } from './visibility.js';
+import { settledBy, type Viewer } from './visibility.js';
 import { counted, listPage, type Embeds, type Listed, type Selection } from './paging.js';
 import { embedPage, type PageRow } from './pages.js';
 import { embedUser, type UserWithRole } from './users.js';
@@ -54,20 +54,12 @@ const selectReportGroups: Selection = (q) =>
  * total is counted: only what waits.
  */
 export function moderationQueueRepo(db: Kysely<Database>) {
-  const administered = (viewer: Viewer) => {
-    let q = db.selectFrom('moderation_queue');
-    if (!viewer.isAdmin) q = q.where('moderation_queue.page_owner_id', '=', viewer.id);
-    return q;
-  };
-  const reportGroups = (viewer: Viewer) => {
-    let q = db.selectFrom('reports as r').where('r.state', '=', OPEN);
-    if (!viewer.isAdmin) q = q.where('r.page_owner_id', '=', viewer.id);
-    return q.where((eb) =>
-      eb.not(
-        eb.exists(openOnTarget(eb).select('o.id').where(sql<boolean>`(o.created_at, o.id) < (r.created_at, r.id)`)),
-      ),
+  const administered = (viewer: Viewer) => settledBy(viewer, 'moderation_queue.page_owner_id', db.selectFrom('moderation_queue'));
+  const reportGroups = (viewer: Viewer) =>
+    // One item a target: its first open report.
+    settledBy(viewer, 'r.page_owner_id', db.selectFrom('reports as r').where('r.state', '=', OPEN)).where((eb) =>
+      eb.not(eb.exists(openOnTarget(eb).select('o.id').where(sql<boolean>`(o.created_at, o.id) < (r.created_at, r.id)`))),
     );
-  };
   return {
     async list(viewer: Viewer, page: Pagination): Promise<Listed<ModerationItemListed>> {
       const total = sql<number>`(${counted(administered(viewer))} + ${counted(reportGroups(viewer))})`;

@@ -58,6 +58,13 @@ export function invitesSeenBy(viewer: Viewer): 'all' | { user_id?: string; user_
   return viewer.isAdmin ? 'all' : [{ user_id: viewer.id }, { user_target_id: viewer.id }, { owner: viewer.id }];
 }
 
+/**
+ * The moderation queue is what a viewer may settle: what waits on, and the open reports on content in, the pages they
+ * created (`page_owner_id` of the row in `column`); administrators all. Not their own requests or reports.
+ */
+export const settledBy = <Q extends AnyQuery>(viewer: Viewer, column: string, query: Q): Q =>
+  viewer.isAdmin ? query : (query.where(column, '=', viewer.id) as Q);
+
 /** A user's followers get their statuses in no page and no event, or in a public page (others reach via the place). */
 export function reachesFollowers(eb: AnyEb) {
   return eb.and([
