@@ -1,5 +1,5 @@
 import { ErrorCode } from '../../shared/errors.js';
-import { z } from 'zod';
+import { IdParams, PageIdParams } from '../../shared/schemas/common.js';
 import {
   acceptAccessRequest,
   createAccessRequest,
@@ -15,7 +15,6 @@ import {
 } from '../../shared/schemas/membership.js';
 import type { RouteContext } from '../context.js';
 
-const IdParams = z.object({ id: z.string() });
 
 export function registerAccessRequestRoutes({ routes, deps }: RouteContext): void {
   const tag = 'Page access requests';
@@ -51,7 +50,7 @@ export function registerAccessRequestRoutes({ routes, deps }: RouteContext): voi
       operationId: 'list_page_access_requests_of_page',
       tag,
       summary: "List a page's access requests",
-      params: z.object({ page_id: z.string() }),
+      params: PageIdParams,
       query: ListPageAccessRequestsQuery,
       response: AccessRequestListSchema,
     },

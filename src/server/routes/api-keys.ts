@@ -1,10 +1,9 @@
-import { z } from 'zod';
+import { IdParams } from '../../shared/schemas/common.js';
 import { listApiKeys, revokeApiKey } from '../../domain/api-keys.js';
 import { requireAdmin } from '../../domain/permissions.js';
 import { ApiKeyListSchema, ListApiKeysQuery } from '../../shared/schemas/api-keys.js';
 import type { RouteContext } from '../context.js';
 
-const IdParams = z.object({ id: z.string() });
 
 export function registerApiKeyRoutes({ routes, deps }: RouteContext): void {
   const tag = 'API keys';

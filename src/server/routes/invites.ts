@@ -1,5 +1,5 @@
 import { ErrorCode } from '../../shared/errors.js';
-import { z } from 'zod';
+import { IdParams, PageIdParams } from '../../shared/schemas/common.js';
 import {
   acceptInvite,
   createInvites,
@@ -18,7 +18,6 @@ import {
 } from '../../shared/schemas/membership.js';
 import type { RouteContext } from '../context.js';
 
-const IdParams = z.object({ id: z.string() });
 
 export function registerInviteRoutes({ routes, deps }: RouteContext): void {
   const tag = 'Invites';
@@ -46,7 +45,7 @@ export function registerInviteRoutes({ routes, deps }: RouteContext): void {
       operationId: 'list_invites_of_page',
       tag,
       summary: "List a page's invites",
-      params: z.object({ page_id: z.string() }),
+      params: PageIdParams,
       query: ListPageInvitesQuery,
       response: InviteListSchema,
     },

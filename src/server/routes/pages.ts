@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { IdParams, PageIdParams } from '../../shared/schemas/common.js';
 import {
   createPage,
   createPageConfiguration,
@@ -52,7 +52,7 @@ export function registerPageRoutes({ routes, deps }: RouteContext): void {
       operationId: 'get_page_configuration',
       tag,
       summary: 'Get a page configuration',
-      params: z.object({ id: z.string() }),
+      params: IdParams,
       response: PageConfigurationSchema,
     },
     ({ params }) => getPageConfiguration(deps, params.id),
@@ -74,7 +74,7 @@ export function registerPageRoutes({ routes, deps }: RouteContext): void {
       operationId: 'get_page',
       tag,
       summary: 'Get a page',
-      params: z.object({ page_id: z.string() }),
+      params: PageIdParams,
       response: PageSchema,
     },
     ({ params, caller }) => getPage(deps, caller, params.page_id),

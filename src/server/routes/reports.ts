@@ -1,10 +1,9 @@
 import { ErrorCode } from '../../shared/errors.js';
-import { z } from 'zod';
+import { IdParams } from '../../shared/schemas/common.js';
 import { createReport, dismissReport, getReport, listReports, resolveReport } from '../../domain/reports.js';
 import { CreateReportInput, ListReportsQuery, ReportListSchema, ReportSchema, ResolveReportInput } from '../../shared/schemas/reports.js';
 import type { RouteContext } from '../context.js';
 
-const IdParams = z.object({ id: z.string() });
 
 export function registerReportRoutes({ routes, deps }: RouteContext): void {
   const tag = 'Moderation';

@@ -1,5 +1,5 @@
 import { ErrorCode } from '../../shared/errors.js';
-import { z } from 'zod';
+import { IdParams } from '../../shared/schemas/common.js';
 import {
   createPermissionSet,
   deletePermissionSet,
@@ -19,7 +19,6 @@ import {
 import { UserIdParams, UserSchema } from '../../shared/schemas/users.js';
 import type { RouteContext } from '../context.js';
 
-const IdParams = z.object({ id: z.string() });
 
 export function registerRoleRoutes({ routes, deps }: RouteContext): void {
   const tag = 'Roles';

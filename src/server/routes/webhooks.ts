@@ -1,5 +1,4 @@
 import { ErrorCode } from '../../shared/errors.js';
-import { z } from 'zod';
 import {
   createWebhook,
   deleteWebhook,
@@ -9,7 +8,7 @@ import {
   redeliver,
   type WebhookPolicy,
 } from '../../domain/webhooks.js';
-import { PaginationQuery } from '../../shared/schemas/common.js';
+import { IdParams, PaginationQuery } from '../../shared/schemas/common.js';
 import {
   CreateWebhookInput,
   DeliveryListSchema,
@@ -20,7 +19,6 @@ import {
 } from '../../shared/schemas/webhooks.js';
 import type { RouteContext } from '../context.js';
 
-const IdParams = z.object({ id: z.string() });
 
 export function registerWebhookRoutes({ routes, deps }: RouteContext, policy: WebhookPolicy): void {
   const tag = 'Webhooks';

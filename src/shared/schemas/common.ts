@@ -83,6 +83,10 @@ const cursorQuery = z
   })
   .optional();
 
+/** The path parameters of a record's own routes (`/webhooks/:id`) and of a page's lists (`/pages/:page_id/invites`). */
+export const IdParams = z.object({ id: z.string() });
+export const PageIdParams = z.object({ page_id: z.string() });
+
 export const PaginationQuery = z.object({
   page: queryInt('page', 1, 1_000_000).default(1).describe('The page to answer, from 1'),
   per_page: queryInt('per_page', 1, MAX_PER_PAGE).default(DEFAULT_PER_PAGE).describe(`Records per page, at most ${MAX_PER_PAGE}`),
