@@ -40,9 +40,7 @@ export const HIDDEN = '(hidden: its author is suspended)';
  * on it, open or settled), or hidden from all but Admins while its author is suspended.
  */
 export function unquoted(target: { user?: { suspension?: Suspension | null } | null }, resolution?: string | null, now = Date.now()): string {
-  const suspension = target.user?.suspension;
-  const suspended = !!suspension && (suspension.until === null || Date.parse(suspension.until) > now);
-  return suspended && resolution !== 'removed' ? HIDDEN : '(removed)';
+  return inForce(target.user?.suspension, now) && resolution !== 'removed' ? HIDDEN : '(removed)';
 }
 
 export const describeItem = (item: ModerationItem) =>
@@ -57,11 +55,12 @@ export const describeItem = (item: ModerationItem) =>
  * invite's invitee, who cannot be let in while it lasts), as the queue read it: one past its end is over, however
  * long the screen has stood since.
  */
-export function suspensionNow(item: ModerationItem, now = Date.now()): Suspension | undefined {
-  const suspension = isReport(item) ? item.target.user?.suspension : item.user.suspension;
-  if (!suspension || (suspension.until !== null && Date.parse(suspension.until) <= now)) return undefined;
-  return suspension;
-}
+export const suspensionNow = (item: ModerationItem, now = Date.now()): Suspension | undefined =>
+  inForce(isReport(item) ? item.target.user?.suspension : item.user.suspension, now);
+
+/** The suspension if it is in force at `now`: one past its `until` is over by itself. */
+const inForce = (suspension: Suspension | null | undefined, now: number): Suspension | undefined =>
+  suspension && (suspension.until === null || Date.parse(suspension.until) > now) ? suspension : undefined;
 
 /** The list's WHERE and WHO cells: a request's page and asker; a report's page and what is reported. */
 export function rowCells(item: ModerationItem, now = Date.now()): [string, string] {
