@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { call, postingPage } from '../helpers/api.js';
+import { call, postingPage, removedByOwner } from '../helpers/api.js';
 import { runCli } from '../helpers/cli.js';
 import { useServer } from '../helpers/server.js';
 import { envFor, tableAt, tsvRows } from './support.js';
@@ -14,11 +14,7 @@ const fields = async (args: string[]) => {
 
 describe('statuses get and comments get, as an Admin', () => {
   it('name who removed it, beside their id', async () => {
-    const { owner, poster, post } = await postingPage(server, 'Get Club');
-    const status = await post('taken down');
-    const comment = (await call(server, 'POST', '/comments', { as: poster.creds, body: { user_id: poster.user.id, status_id: await post('stays'), content: 'taken too' } })).body.id as string;
-    expect((await call(server, 'DELETE', `/statuses/${status}`, { as: owner.creds })).status).toBe(204);
-    expect((await call(server, 'DELETE', `/comments/${comment}`, { as: owner.creds })).status).toBe(204);
+    const { owner, status, comment } = await removedByOwner(server, 'Get Club', { status: 'taken down', comment: 'taken too' });
     for (const shown of [await fields(['statuses', 'get', status]), await fields(['comments', 'get', comment])]) {
       expect(shown.get('removed_by')).toBe(owner.user.id);
       expect(shown.get('removed by')).toBe(owner.user.nickname);

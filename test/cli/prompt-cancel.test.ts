@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { call, createUserWithKey } from '../helpers/api.js';
+import { call, createUserWithKey, twoUserReports } from '../helpers/api.js';
 import { runCliTty } from '../helpers/cli.js';
 import { useServer } from '../helpers/server.js';
 import { envFor } from './support.js';
@@ -26,11 +26,7 @@ describe('Ctrl-C at a question', () => {
   });
 
   it('in a run of several, after one was done: says how many, not "nothing was changed", exit 130', async () => {
-    const [carol, dave, reader] = [await createUserWithKey(server), await createUserWithKey(server), await createUserWithKey(server)];
-    const onUser = async (id: string) =>
-      (await call(server, 'POST', '/reports', { as: reader.creds, body: { user_id: reader.user.id, target_type: 'User', target_id: id, reason: 'spam' } })).body.id as string;
-    expect((await call(server, 'PUT', `/users/${dave.user.id}/suspension`, { body: { reason: 'earlier' } })).status).toBe(200);
-    const [first, second] = [await onUser(carol.user.id), await onUser(dave.user.id)];
+    const { dave, first, second } = await twoUserReports(server);
     // Yes to the run, then Ctrl-C at replacing dave's suspension: carol's report was settled before it.
     const stopped = await tty(['reports', 'resolve', first, second, '--action', 'suspend', '--reason', 'ring'], [/Suspend whoever 2 reports are about.*\?/, /replace that with .*\?/]);
     expect(stopped.code, stopped.stdout).toBe(130);

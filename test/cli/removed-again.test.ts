@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { call, postingPage } from '../helpers/api.js';
+import { removedByOwner } from '../helpers/api.js';
 import { runCli } from '../helpers/cli.js';
 import { useServer } from '../helpers/server.js';
 import { envFor } from './support.js';
@@ -10,11 +10,7 @@ const run = (args: string[]) => runCli(args, { home: server.dir, env: envFor(ser
 
 describe('statuses delete and comments delete of removed content, in a script', () => {
   it("name whose status or comment it was, as at a terminal; --json keeps the API's error body", async () => {
-    const { owner, poster, post } = await postingPage(server, 'Again Club');
-    const status = await post('gone status');
-    const comment = (await call(server, 'POST', '/comments', { as: poster.creds, body: { user_id: poster.user.id, status_id: await post('stays'), content: 'gone comment' } })).body.id as string;
-    expect((await call(server, 'DELETE', `/statuses/${status}`, { as: owner.creds })).status).toBe(204);
-    expect((await call(server, 'DELETE', `/comments/${comment}`, { as: owner.creds })).status).toBe(204);
+    const { poster, status, comment } = await removedByOwner(server, 'Again Club', { status: 'gone status', comment: 'gone comment' });
     const [again, onComment, json] = [
       await run(['statuses', 'delete', status, '--yes']),
       await run(['comments', 'delete', comment, '--yes']),

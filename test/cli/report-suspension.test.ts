@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { call, createPage, createPageConfiguration, createUserWithKey } from '../helpers/api.js';
+import { call, createPage, createPageConfiguration, createUserWithKey, twoUserReports } from '../helpers/api.js';
 import { runCli, runCliTty } from '../helpers/cli.js';
 import { useServer } from '../helpers/server.js';
 import { envFor } from './support.js';
@@ -57,11 +57,7 @@ describe('reports resolve --action suspend of someone suspended', () => {
   });
 
   it('says how many were done when a "no" stops a run of several at a terminal', async () => {
-    const [carol, dave, reader] = [await createUserWithKey(server), await createUserWithKey(server), await createUserWithKey(server)];
-    const onUser = async (id: string) =>
-      (await call(server, 'POST', '/reports', { as: reader.creds, body: { user_id: reader.user.id, target_type: 'User', target_id: id, reason: 'spam' } })).body.id as string;
-    expect((await call(server, 'PUT', `/users/${dave.user.id}/suspension`, { body: { reason: 'earlier' } })).status).toBe(200);
-    const [first, second] = [await onUser(carol.user.id), await onUser(dave.user.id)];
+    const { carol, dave, first, second } = await twoUserReports(server);
     // Yes to the run, then no to replacing dave's suspension: carol's report was settled before that "no".
     const stopped = await runCliTty(['reports', 'resolve', first, second, '--action', 'suspend', '--reason', 'ring'], {
       home: server.dir,

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { expect } from 'vitest';
 import { PREFIX, type Credentials, type RunningServer } from './server.js';
 import { issueApiKey } from '../../src/domain/api-keys.js';
 import { openStore } from '../../src/store/open.js';
@@ -129,4 +130,25 @@ export async function postingPage(server: RunningServer, name: string) {
   const post = async (content: string) =>
     (await call(server, 'POST', '/statuses', { as: poster.creds, body: { user_id: poster.user.id, page_id: page.id, content } })).body.id as string;
   return { owner, poster, reader, config, page, post };
+}
+
+/** In a `postingPage`, a status and a comment (on another status) with these words, both removed by the page's owner. */
+export async function removedByOwner(server: RunningServer, name: string, words: { status: string; comment: string }) {
+  const posting = await postingPage(server, name);
+  const { owner, poster, post } = posting;
+  const status = await post(words.status);
+  const comment = (await call(server, 'POST', '/comments', { as: poster.creds, body: { user_id: poster.user.id, status_id: await post('stays'), content: words.comment } })).body.id as string;
+  expect((await call(server, 'DELETE', `/statuses/${status}`, { as: owner.creds })).status).toBe(204);
+  expect((await call(server, 'DELETE', `/comments/${comment}`, { as: owner.creds })).status).toBe(204);
+  return { ...posting, status, comment };
+}
+
+/** Two users reported by a third, the second (dave) suspended already ("earlier"): a run of suspensions to stop halfway. */
+export async function twoUserReports(server: RunningServer) {
+  const [carol, dave, reader] = [await createUserWithKey(server), await createUserWithKey(server), await createUserWithKey(server)];
+  const onUser = async (id: string) =>
+    (await call(server, 'POST', '/reports', { as: reader.creds, body: { user_id: reader.user.id, target_type: 'User', target_id: id, reason: 'spam' } })).body.id as string;
+  expect((await call(server, 'PUT', `/users/${dave.user.id}/suspension`, { body: { reason: 'earlier' } })).status).toBe(200);
+  const [first, second] = [await onUser(carol.user.id), await onUser(dave.user.id)];
+  return { carol, dave, first, second };
 }
