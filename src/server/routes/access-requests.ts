@@ -15,7 +15,6 @@ import {
 } from '../../shared/schemas/membership.js';
 import type { RouteContext } from '../context.js';
 
-
 export function registerAccessRequestRoutes({ routes, deps }: RouteContext): void {
   const tag = 'Page access requests';
   routes.add(

@@ -4,7 +4,6 @@ import { requireAdmin } from '../../domain/permissions.js';
 import { ApiKeyListSchema, ListApiKeysQuery } from '../../shared/schemas/api-keys.js';
 import type { RouteContext } from '../context.js';
 
-
 export function registerApiKeyRoutes({ routes, deps }: RouteContext): void {
   const tag = 'API keys';
   routes.add(

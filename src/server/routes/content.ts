@@ -21,7 +21,6 @@ import {
 import { UserIdParams } from '../../shared/schemas/users.js';
 import type { RouteContext } from '../context.js';
 
-
 export function registerContentRoutes({ routes, deps }: RouteContext): void {
   const tag = 'Content';
   routes.add(

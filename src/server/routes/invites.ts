@@ -18,7 +18,6 @@ import {
 } from '../../shared/schemas/membership.js';
 import type { RouteContext } from '../context.js';
 
-
 export function registerInviteRoutes({ routes, deps }: RouteContext): void {
   const tag = 'Invites';
   routes.add(

@@ -4,7 +4,6 @@ import { CommentParams, CommentSchema, LikeParams, StatusParams } from '../../sh
 import { ListRemovedContentQuery, RemovedContentListSchema, RemoveContentInput, RemoveContentQuery } from '../../shared/schemas/removals.js';
 import type { RouteContext } from '../context.js';
 
-
 export function registerRemovalRoutes({ routes, deps }: RouteContext): void {
   const tag = 'Content';
   routes.add(

@@ -4,7 +4,6 @@ import { createReport, dismissReport, getReport, listReports, resolveReport } fr
 import { CreateReportInput, ListReportsQuery, ReportListSchema, ReportSchema, ResolveReportInput } from '../../shared/schemas/reports.js';
 import type { RouteContext } from '../context.js';
 
-
 export function registerReportRoutes({ routes, deps }: RouteContext): void {
   const tag = 'Moderation';
   routes.add(

@@ -19,7 +19,6 @@ import {
 import { UserIdParams, UserSchema } from '../../shared/schemas/users.js';
 import type { RouteContext } from '../context.js';
 
-
 export function registerRoleRoutes({ routes, deps }: RouteContext): void {
   const tag = 'Roles';
   routes.add(

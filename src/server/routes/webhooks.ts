@@ -19,7 +19,6 @@ import {
 } from '../../shared/schemas/webhooks.js';
 import type { RouteContext } from '../context.js';
 
-
 export function registerWebhookRoutes({ routes, deps }: RouteContext, policy: WebhookPolicy): void {
   const tag = 'Webhooks';
   routes.add(
