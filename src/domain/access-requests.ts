@@ -10,7 +10,7 @@ import type {
 import type { AccessRequestListed, AccessRequestRow } from '../store/membership.js';
 import type { PageRow } from '../store/pages.js';
 import type { Store } from '../store/store.js';
-import { nowIso, viewerOf, type Caller, type Deps } from './context.js';
+import { inTurn, nowIso, viewerOf, type Caller, type Deps } from './context.js';
 import { recordAudit } from './audit.js';
 import { addMember } from './membership.js';
 import { administersPage, canSeePage, findVisiblePage, isMember } from './pages.js';
@@ -134,12 +134,7 @@ async function requestToSettle(tx: Store, caller: Caller, id: string): Promise<A
 
 /** Accepts a waiting request: is_validate true, and the user follows the page, in one transaction (rule 5). */
 export async function acceptAccessRequest(deps: Deps, caller: Caller, id: string): Promise<AccessRequest> {
-  // Refused before it waits for moderation's turn (domain/README.md): refusals hold no moderator up.
-  await requestToSettle(deps.store, caller, id);
-  const record = await deps.store.transaction(async (tx) => {
-    await tx.takeTurns('moderation');
-    const row = await requestToSettle(tx, caller, id);
-    const now = nowIso(deps);
+  return inTurn(deps, (store) => requestToSettle(store, caller, id), async (tx, row, now) => {
     // Read once: whether they are suspended, and the record's user.
     const user = await tx.users.getById(row.user_id);
     if (!user) throw notFound('Access request');
@@ -171,17 +166,11 @@ export async function acceptAccessRequest(deps: Deps, caller: Caller, id: string
     await addMember(tx, row.user_id, row.page_id, now);
     return accepted;
   });
-  deps.webhooks?.wake();
-  return record;
 }
 
 /** Refuses a waiting request: the record is deleted. */
 export async function refuseAccessRequest(deps: Deps, caller: Caller, id: string): Promise<void> {
-  await requestToSettle(deps.store, caller, id);
-  await deps.store.transaction(async (tx) => {
-    await tx.takeTurns('moderation');
-    const row = await requestToSettle(tx, caller, id);
-    const now = nowIso(deps);
+  await inTurn(deps, (store) => requestToSettle(store, caller, id), async (tx, row, now) => {
     const record = await toRecord(tx, caller, row, new Date(now));
     if (!(await tx.accessRequests.delete(row.id, { onlyWaiting: true }))) throw notFound('Access request');
     await recordWebhookEvent(tx, now, 'page_access_request.deleted', record);
@@ -191,5 +180,4 @@ export async function refuseAccessRequest(deps: Deps, caller: Caller, id: string
       summary: `refused ${record.user.nickname}'s request to join ${record.page.name}`,
     });
   });
-  deps.webhooks?.wake();
 }

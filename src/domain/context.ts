@@ -30,3 +30,26 @@ export const nowIso = (deps: Deps): string => deps.clock().toISOString();
 
 /** The caller as the store's visibility rules see them. */
 export const viewerOf = (caller: Caller): Viewer => ({ id: caller.user.id, isAdmin: caller.isAdmin });
+
+/**
+ * A moderation act (domain/README.md, "Moderation takes turns"): `check` refuses it before it waits for its turn, so
+ * that a flood of refused acts holds no moderator up, and again in its turn, after `hold` took what a second act on
+ * the same content waits for. `act` then runs on what the check found, at the time of its turn; the webhook sender
+ * is woken after the commit, for the deliveries the act wrote.
+ */
+export async function inTurn<T, R>(
+  deps: Deps,
+  check: (store: Store, now: string) => Promise<T>,
+  act: (tx: Store, found: T, now: string) => Promise<R>,
+  hold?: (tx: Store) => Promise<unknown>,
+): Promise<R> {
+  await check(deps.store, nowIso(deps));
+  const done = await deps.store.transaction(async (tx) => {
+    await tx.takeTurns('moderation');
+    const now = nowIso(deps);
+    await hold?.(tx);
+    return act(tx, await check(tx, now), now);
+  });
+  deps.webhooks?.wake();
+  return done;
+}

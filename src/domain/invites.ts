@@ -6,7 +6,7 @@ import type { CreateInvitesInput, Invite, InviteCreation, ListInvitesQuery } fro
 import type { InviteListed, InviteRow } from '../store/membership.js';
 import type { PageRow } from '../store/pages.js';
 import type { Store } from '../store/store.js';
-import { nowIso, viewerOf, type Caller, type Deps } from './context.js';
+import { inTurn, nowIso, viewerOf, type Caller, type Deps } from './context.js';
 import { recordAudit } from './audit.js';
 import { addMember } from './membership.js';
 import { administersPage, canSeePage, findVisiblePage, isMember } from './pages.js';
@@ -172,12 +172,7 @@ async function settleInvite(deps: Deps, caller: Caller, id: string, accept: bool
     if (found.row.state !== 'waiting') throw settledConflict(found.row.state);
     return found;
   };
-  // Refused before it waits for moderation's turn (domain/README.md): refusals hold no moderator up.
-  await settleable(deps.store);
-  const record = await deps.store.transaction(async (tx) => {
-    await tx.takeTurns('moderation');
-    const { row, page } = await settleable(tx);
-    const now = nowIso(deps);
+  return inTurn(deps, settleable, async (tx, { row, page }, now) => {
     if (accept) await requireNotSuspendedUser(tx, now, row.user_target_id);
     const changes = { state: accept ? 'accepted' : 'refused', is_validate: accept ? 1 : 0, is_accepted: accept ? 1 : 0, updated_at: now };
     if (!(await tx.invites.settle(row.id, changes))) {
@@ -212,8 +207,6 @@ async function settleInvite(deps: Deps, caller: Caller, id: string, accept: bool
     if (accept) await addMember(tx, row.user_target_id, row.target_id, now);
     return result!;
   });
-  deps.webhooks?.wake();
-  return record;
 }
 
 export const acceptInvite = (deps: Deps, caller: Caller, id: string) => settleInvite(deps, caller, id, true);
@@ -227,11 +220,7 @@ export async function deleteInvite(deps: Deps, caller: Caller, id: string): Prom
     if (found.row.user_id !== caller.user.id && !administersPage(caller, found.page)) throw forbidden(WITHDRAW_REFUSAL);
     return found;
   };
-  await withdrawable(deps.store);
-  await deps.store.transaction(async (tx) => {
-    await tx.takeTurns('moderation');
-    const { row, page } = await withdrawable(tx);
-    const now = nowIso(deps);
+  await inTurn(deps, withdrawable, async (tx, { row, page }, now) => {
     const [record] = await toRecords(tx, caller, [row], new Date(now));
     // The delete says whether this request withdrew it: withdrawals racing on PostgreSQL all read it, and each sent
     // its own invite.deleted webhook and audit entry.
@@ -243,7 +232,6 @@ export async function deleteInvite(deps: Deps, caller: Caller, id: string): Prom
       summary: `withdrew the invite of ${record!.user_target.nickname} to ${page.name}`,
     });
   });
-  deps.webhooks?.wake();
 }
 
 export async function getInvite(deps: Deps, caller: Caller, id: string): Promise<Invite> {

@@ -8,7 +8,7 @@ import { recordAudit } from './audit.js';
 import { requireAdmin } from './permissions.js';
 import { closed, holdContent, knownComment, knownStatus, readableComment, removedForAdmin } from './content-access.js';
 import { placeOf, removedFields, requireLikeReadable, toCommentRecords } from './content.js';
-import { nowIso, viewerOf, type Caller, type Deps } from './context.js';
+import { inTurn, nowIso, viewerOf, type Caller, type Deps } from './context.js';
 import { excerpt, notifyUsers, userRef } from './notifications.js';
 import { settleReportsIn } from './report-settlement.js';
 
@@ -126,15 +126,13 @@ async function removableStatus(store: Store, caller: Caller, id: string, now: st
 }
 
 export async function removeStatus(deps: Deps, caller: Caller, id: string, reason: string | null): Promise<void> {
-  // Refused before it waits for moderation's turn (domain/README.md): refused removals hold no moderator up.
-  await removableStatus(deps.store, caller, id, nowIso(deps));
-  await deps.store.transaction(async (tx) => {
-    await tx.takeTurns('moderation');
+  await inTurn(
+    deps,
+    (store, now) => removableStatus(store, caller, id, now),
+    (tx, status, now) => removeStatusIn(tx, now, caller, status, reason),
     // Held before it is read again (domain/README.md, "Content held"): a second removal then reads it removed.
-    await holdContent(tx, 'Status', id, 'remove');
-    await removeStatusIn(tx, nowIso(deps), caller, await removableStatus(tx, caller, id, nowIso(deps)), reason);
-  });
-  deps.webhooks?.wake();
+    (tx) => holdContent(tx, 'Status', id, 'remove'),
+  );
 }
 
 /**
@@ -172,14 +170,12 @@ async function removableComment(store: Store, caller: Caller, id: string, now: s
 }
 
 export async function removeComment(deps: Deps, caller: Caller, id: string, reason: string | null): Promise<void> {
-  await removableComment(deps.store, caller, id, nowIso(deps));
-  await deps.store.transaction(async (tx) => {
-    await tx.takeTurns('moderation');
-    await holdContent(tx, 'Comment', id, 'remove');
-    const { comment, status } = await removableComment(tx, caller, id, nowIso(deps));
-    await removeCommentIn(tx, nowIso(deps), caller, comment, status, reason);
-  });
-  deps.webhooks?.wake();
+  await inTurn(
+    deps,
+    (store, now) => removableComment(store, caller, id, now),
+    (tx, { comment, status }, now) => removeCommentIn(tx, now, caller, comment, status, reason),
+    (tx) => holdContent(tx, 'Comment', id, 'remove'),
+  );
 }
 
 /** The removal of a comment the caller may remove, in the caller's transaction. */

@@ -8,7 +8,7 @@ import type { ReportRow } from '../store/reports.js';
 import type { UserRow } from '../store/users.js';
 import type { Store } from '../store/store.js';
 import { actingUser, holdContent, readableComment, readableStatus } from './content-access.js';
-import { nowIso, viewerOf, type Caller, type Deps } from './context.js';
+import { inTurn, nowIso, viewerOf, type Caller, type Deps } from './context.js';
 import { excerpt, notifyUsers, pageRef, projectAdminIds, userRef } from './notifications.js';
 import { requireActingFor } from './permissions.js';
 import { alreadyRemoved, mayRemove, pageOfStatus, removeCommentIn, removeStatusIn } from './removals.js';
@@ -195,12 +195,7 @@ async function settleable(store: Store, caller: Caller, id: string, input: Resol
 }
 
 async function settle(deps: Deps, caller: Caller, id: string, input: ResolveReportInput | null): Promise<Report> {
-  // Refused before it waits for moderation's turn (domain/README.md): refused settlings hold no moderator up.
-  await settleable(deps.store, caller, id, input);
-  const settled = await deps.store.transaction(async (tx) => {
-    await tx.takeTurns('moderation');
-    const row = await settleable(tx, caller, id, input);
-    const now = nowIso(deps);
+  return inTurn(deps, (store) => settleable(store, caller, id, input), async (tx, row, now) => {
     const target = { type: row.target_type as Report['target_type'], id: row.target_id };
     // Held before the reports are (as a removal holds them): a removal of the same content under way goes first.
     if (input?.action === 'remove' && target.type !== 'User') await holdContent(tx, target.type, target.id, 'remove');
@@ -215,8 +210,6 @@ async function settle(deps: Deps, caller: Caller, id: string, input: ResolveRepo
     });
     return records.find((r) => r.id === row.id)!;
   });
-  deps.webhooks?.wake();
-  return settled;
 }
 
 export const resolveReport = (deps: Deps, caller: Caller, id: string, input: ResolveReportInput) => settle(deps, caller, id, input);
