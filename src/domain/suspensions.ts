@@ -86,6 +86,11 @@ export async function isLastUnsuspendedAdmin(tx: Store, now: string, user: UserW
   return admins.length === 1 && admins[0] === user.id;
 }
 
+/**
+ * Lifts a user's suspension. Lifting one that is not there (never was, already lifted, or over by itself at its
+ * `until`) is no error: DELETE leaves the user unsuspended either way, so the answer is the user (200), and only a
+ * lift that ended a suspension in force writes the audit entry and tells the user.
+ */
 export async function liftSuspension(deps: Deps, caller: Caller, userId: string): Promise<User> {
   requireAdmin(caller, 'lift suspensions');
   const now = nowIso(deps);
@@ -93,13 +98,11 @@ export async function liftSuspension(deps: Deps, caller: Caller, userId: string)
     await tx.takeTurns('moderation');
     const user = await tx.users.getById(userId);
     if (!user) throw notFound('User');
-    const s = await tx.suspensions.get(user.id);
-    // The user exists (their record was read): what is missing is a suspension in force, said as such.
-    const notSuspended = () => new AppError(404, ErrorCode.notFound, `${user.nickname} is not suspended`);
-    if (!s || !inForce(s, new Date(now))) throw notSuspended();
+    // `getById` joins the suspension: none in force, nothing to lift.
+    if (!suspensionOf(user, new Date(now))) return user;
     // The delete says whether this request lifted it: lifts racing on PostgreSQL all read it in force, and each
-    // answered 200 with its own audit entry and notification.
-    if (!(await tx.suspensions.delete(user.id, now))) throw notSuspended();
+    // wrote its own audit entry and notification.
+    if (!(await tx.suspensions.delete(user.id, now))) return user;
     await recordAudit(tx, now, caller, { action: 'user.unsuspend', target_id: user.id, summary: `lifted ${user.nickname}'s suspension` });
     await notifyUsers(
       tx,

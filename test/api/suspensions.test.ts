@@ -43,9 +43,9 @@ describe('suspension', () => {
     const lifted = await t.call('DELETE', `/users/${bob.user.id}/suspension`);
     expect(lifted.status).toBe(200);
     expect(lifted.body.suspension).toBeNull();
+    // Lifted again: nothing to lift, and DELETE is idempotent (the user, unsuspended), with no second entry or notice.
     const again = await t.call('DELETE', `/users/${bob.user.id}/suspension`);
-    expect(again.status).toBe(404);
-    expect(again.body.error).toMatchObject({ code: 'not_found', message: `${bob.user.nickname} is not suspended` });
+    expect([again.status, again.body.id, again.body.suspension]).toEqual([200, bob.user.id, null]);
     expect((await t.call('GET', `/users/${bob.user.id}`, { as: bob.creds })).status).toBe(200);
     const told = ((await t.call('GET', `/users/${bob.user.id}/notifications`, { as: bob.creds })).body as { notification_type: string }[]).filter(
       (n) => n.notification_type === 'suspension_lifted',
@@ -54,13 +54,13 @@ describe('suspension', () => {
     expect((await t.call('GET', `/audit_log?action=user.unsuspend&target_id=${bob.user.id}`)).body.total_items).toBe(1);
   });
 
-  it('suspended ten times at once: every answer 200, one suspension; lifted ten times at once: one 200, one notice', async () => {
+  it('suspended ten times at once: every answer 200, one suspension; lifted ten times at once: ten 200s, one notice', async () => {
     const bob = await t.member();
     const puts = await Promise.all(Array.from({ length: 10 }, (_, i) => suspend(bob, { reason: `spam ${i}` })));
     expect(puts.map((r) => r.status)).toEqual(Array(10).fill(200));
     expect((await t.call('GET', `/users/${bob.user.id}`)).body.suspension).toMatchObject({ reason: expect.stringMatching(/^spam \d$/) });
     const lifts = await Promise.all(Array.from({ length: 10 }, () => t.call('DELETE', `/users/${bob.user.id}/suspension`)));
-    expect(lifts.map((r) => r.status).sort()).toEqual([200, ...Array(9).fill(404)]);
+    expect(lifts.map((r) => [r.status, r.body.suspension])).toEqual(Array(10).fill([200, null]));
     const told = ((await t.call('GET', `/users/${bob.user.id}/notifications`, { as: bob.creds })).body as { notification_type: string }[]).filter(
       (n) => n.notification_type === 'suspension_lifted',
     );
@@ -177,6 +177,25 @@ describe('suspension', () => {
     } finally {
       t.clock.set('2026-11-20T10:00:00.000Z');
     }
+  });
+
+  it('lifts nothing, answering the user (200), for one never suspended or whose suspension ended by itself: no audit entry, no notice', async () => {
+    const [never, ended] = [await t.member(), await t.member()];
+    expect((await suspend(ended, { reason: 'an hour off', until: '2026-11-20T11:00:00.000Z' })).status).toBe(200);
+    t.clock.set('2026-11-20T11:00:00.001Z');
+    try {
+      for (const who of [never, ended]) {
+        const lifted = await t.call('DELETE', `/users/${who.user.id}/suspension`);
+        expect([lifted.status, lifted.body.id, lifted.body.suspension], JSON.stringify(lifted.body)).toEqual([200, who.user.id, null]);
+        expect((await t.call('GET', `/audit_log?action=user.unsuspend&target_id=${who.user.id}`)).body.total_items).toBe(0);
+        const told = (await t.call('GET', `/users/${who.user.id}/notifications`, { as: who.creds })).body as { notification_type: string }[];
+        expect(told.filter((n) => n.notification_type === 'suspension_lifted')).toEqual([]);
+      }
+    } finally {
+      t.clock.set('2026-11-20T10:00:00.000Z');
+    }
+    // An unknown user is still a 404.
+    expect((await t.call('DELETE', `/users/${'0'.repeat(32)}/suspension`)).status).toBe(404);
   });
 });
 

@@ -228,13 +228,12 @@ function registerSuspensionCommands(users: Command): void {
   );
   examples(users.command('unsuspend').description("lift a user's suspension (Admins)").argument('<user>', 'id or nickname'), 'agora users unsuspend bob').action(
     withContext(async (ctx, _o, [ref]) => {
-      const { seg, ApiError } = await import('../../client/api-client.js');
+      const { seg } = await import('../../client/api-client.js');
       const id = await ctx.names.resolve('user', ref!);
-      const lifted = await ctx.client.delete<User>(`/users/${seg(id)}/suspension`).catch((error: unknown) => {
-        // The user was found above: a 404 here is their suspension, none in force.
-        if (error instanceof ApiError && error.status === 404) throw Object.assign(error, { message: `${ref} is not suspended` });
-        throw error;
-      });
+      // The API lifts a suspension that is not there as one that is (200, the user): read first, to say which.
+      const { nickname, suspension: was } = await ctx.client.get<User>(`/users/${seg(id)}`);
+      const lifted = await ctx.client.delete<User>(`/users/${seg(id)}/suspension`);
+      if (!was) ctx.out.note(`${nickname} was not suspended.`);
       await ctx.out.record(lifted, USER_VIEW);
     }),
   );
