@@ -4,9 +4,9 @@ import { Authenticator, type AuthLimits } from '../domain/authenticator.js';
 import type { Clock, Deps } from '../domain/context.js';
 import { AppError, ErrorCode } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import { lostRace } from '../store/retried.js';
 import type { Store } from '../store/store.js';
 import { ConnectionGuard, type ConnectionLimits } from './connection-limits.js';
+import { logFailure, toAppError } from './failures.js';
 import { API_PREFIX, type RouteContext } from './context.js';
 import { LiveStreams, type LiveStreamLimits } from './live-streams.js';
 import { parseUrlencoded, utf8Text } from './bodies.js';
@@ -42,7 +42,7 @@ export interface AppOptions {
   store: Store;
   clock?: Clock;
   bodyLimit?: number;
-  /** Log every request; without it only errors are logged (to `logStream`). */
+  /** Log every request; without it only errors and warnings are logged (to `logStream`). */
   logger?: boolean;
   /** Failed-authentication limits and the scrypt queue (defaults in DEFAULT_AUTH_LIMITS). */
   auth?: AuthLimits;
@@ -73,8 +73,9 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const app = Fastify({
     // Logs go to stderr (or the stream given): stdout carries only the server's own lines (`listening on …`). Every
-    // request with `logger`, else errors only: a 500's cause, a failed webhook sender or fan-out, are always told.
-    logger: { level: options.logger ? 'info' : 'error', redact: ['req.headers["api-secret"]'], stream: options.logStream ?? process.stderr },
+    // request with `logger`, else errors and warnings only: a 500's cause, a 503 `server_busy`, a failed webhook
+    // sender or fan-out, are always told.
+    logger: { level: options.logger ? 'info' : 'warn', redact: ['req.headers["api-secret"]'], stream: options.logStream ?? process.stderr },
     bodyLimit,
     // A path segment over 1,024 characters is a 414 (uri_too_long).
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
@@ -84,7 +85,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
       const reply = rawReply as unknown as FastifyReply;
       const answer = (thrown: unknown) => {
         const appError = toAppError(thrown as FastifyError, bodyLimit);
-        if (appError.status >= 500) request.log.error({ err: thrown }, 'request failed');
+        logFailure(request, thrown, appError);
         if (appError.headers) void reply.headers(appError.headers);
         void reply.code(appError.status).header('x-request-id', request.id).send(appError.toBody(request.id));
       };
@@ -221,7 +222,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const appError = toAppError(error, bodyLimit);
-    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    logFailure(request, error, appError);
     if (appError.headers) void reply.headers(appError.headers);
     return reply.code(appError.status).send(appError.toBody(request.id));
   });
@@ -319,22 +320,6 @@ function answerClientError(error: Error & { code?: string }, socket: import('nod
   );
 }
 
-const CODE_BY_STATUS: Record<number, string> = {
-  400: ErrorCode.invalidBody,
-  401: ErrorCode.unauthorized,
-  403: ErrorCode.forbidden,
-  404: ErrorCode.notFound,
-  405: ErrorCode.methodNotAllowed,
-  406: ErrorCode.unsupportedMediaType,
-  409: ErrorCode.conflict,
-  411: ErrorCode.lengthRequired,
-  413: ErrorCode.payloadTooLarge,
-  414: ErrorCode.uriTooLong,
-  415: ErrorCode.unsupportedMediaType,
-  422: ErrorCode.validationFailed,
-  429: ErrorCode.rateLimited,
-};
-
 /**
  * An answer whose write threw (Fastify throws from `writeHead` on a header it cannot send): logged, and answered
  * with a 500 in the contract's shape as Fastify would have, or, where even that cannot be written (its head gone
@@ -357,34 +342,4 @@ function unwritten(
   } catch {
     raw.destroy();
   }
-}
-
-/** Maps whatever was thrown to the contract's error shape; a 500 never shows internals. */
-function toAppError(error: FastifyError, bodyLimit: number): AppError {
-  if (error instanceof AppError) return error;
-  switch (error.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-    case 'FST_REQ_FILE_TOO_LARGE':
-      return new AppError(413, ErrorCode.payloadTooLarge, `The request body is larger than the limit of ${bodyLimit} bytes`);
-    case 'FST_ERR_BAD_URL':
-      return new AppError(400, ErrorCode.malformedRequest, 'The URL is malformed');
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new AppError(
-        415,
-        ErrorCode.unsupportedMediaType,
-        'Unsupported Content-Type: send application/json, application/x-www-form-urlencoded or multipart/form-data',
-      );
-  }
-  // PostgreSQL's deadlock or serialization failure, still there after the transaction's last attempt: a clash of
-  // writes to the same rows, over once they are done, not the client's mistake nor a fault to hide behind a 500.
-  if (lostRace(error))
-    return new AppError(503, ErrorCode.serverBusy, 'Other changes to the same records got in the way: retry', undefined, { 'retry-after': '1' });
-  const status = error.statusCode ?? 500;
-  if (status === 413) return new AppError(413, ErrorCode.payloadTooLarge, error.message);
-  if (status === 414) return new AppError(414, ErrorCode.uriTooLong, 'A part of the URL path is longer than 1024 characters');
-  if (status >= 400 && status < 500) {
-    const message = error instanceof SyntaxError ? `The request body is not valid JSON: ${error.message}` : error.message;
-    return new AppError(status, CODE_BY_STATUS[status] ?? ErrorCode.invalidBody, message);
-  }
-  return new AppError(500, ErrorCode.internal, 'Something went wrong on our side; the error has been logged');
 }

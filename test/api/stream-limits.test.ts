@@ -10,9 +10,11 @@ let base: string;
 /** The reads a stream's opening makes (its user, the number of their last notification; not a held stream's reads). */
 const OPENING_READS = /from "users"|select "seq" from "notifications"/;
 let openingReads = 0;
+const logged: Record<string, any>[] = [];
 beforeAll(async () => {
   t = await startApp({
     live: { max: 12, heartbeatMs: 60_000 },
+    logStream: { write: (line) => void logged.push(JSON.parse(line)) },
     storeOptions: { onQuery: (sql: string) => void (OPENING_READS.test(sql) && openingReads++) },
   });
   base = await t.app.listen({ port: 0, host: '127.0.0.1' });
@@ -46,7 +48,7 @@ async function refused(userId: string, creds: Credentials) {
   const res = await fetch(`${base}${PREFIX}/users/${userId}/notifications/stream`, { headers: { 'api-key': creds.key, 'api-secret': creds.secret } });
   // Let in after all: its body never ends, so it is closed here and the caller's expectations say what came.
   if (res.status === 200) await res.body?.cancel();
-  const body = res.status === 200 ? { error: { code: 'none: a stream was opened' } } : ((await res.json()) as { error: { code: string } });
+  const body = res.status === 200 ? { error: { code: 'none: a stream was opened', request_id: '' } } : ((await res.json()) as { error: { code: string; request_id: string } });
   return { status: res.status, retryAfter: res.headers.get('retry-after'), body };
 }
 
@@ -84,6 +86,15 @@ describe('live streams', () => {
     expect(beyond.status).toBe(503);
     expect(beyond.body.error.code).toBe('server_busy');
     expect(Number(beyond.retryAfter)).toBeGreaterThan(0);
+    // The server protecting itself, not a fault: a warning naming the request and what was busy, no stack.
+    const said = logged.filter((line) => line.reqId === beyond.body.error.request_id);
+    expect(said).toEqual([
+      expect.objectContaining({
+        level: 40,
+        msg: 'server busy on GET /public-api/v1/users/:user_id/notifications/stream: The server holds as many live streams as it can: retry later',
+      }),
+    ]);
+    expect(Object.keys(said[0]!)).not.toContain('err');
     await closeAll();
     expect(await open(carol.user.id, carol.creds)).toBe(200);
     await closeAll();
