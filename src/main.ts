@@ -227,6 +227,11 @@ async function report(error: unknown, json: boolean, usage: UsageSaid): Promise<
     sayOnStderr(declined.message, false);
     return declined.interrupted ? 130 : ExitCode.ok;
   }
+  // Nothing to act on (an empty pipe of ids): said, plain even with --json as it is no error body, and not a failure.
+  if (name === 'NothingToDoError') {
+    sayOnStderr((error as Error).message, false);
+    return ExitCode.ok;
+  }
   if (name === 'ApiError') {
     const e = error as Error & { status: number; code: string; body: unknown };
     if (json) say(JSON.stringify(e.body));

@@ -2,7 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Query } from '../client/api-client.js';
 import type { Context, GlobalOptions } from './context.js';
 import type { Column } from './output.js';
-import { apiErrorText, credentialsRefused, UsageError } from './errors.js';
+import { apiErrorText, credentialsRefused, NothingToDoError, UsageError } from './errors.js';
 import { fetchList, type PageOptions } from './list-walk.js';
 
 export { fetchList, pageQuery, type PageOptions } from './list-walk.js';
@@ -98,7 +98,9 @@ export function groupExamples(program: Command): void {
 /**
  * Ids given as arguments, or read from standard input for `-`: one a line, or separated by spaces; of a table piped
  * in (`list --fields id,name`: tab-separated), the first column of each line, after its header (`--header`: a first
- * line of our lists' field names). Nothing at all to act on is a usage error (exit 2), not a run that does nothing.
+ * line of our lists' field names). A pipe with nothing to act on is a list that came out empty (a cron job's
+ * `reports list … | agora reports resolve -` when the queue is): said, and no failure (exit 0). Nothing typed at a
+ * terminal is a person who forgot the pipe: a usage error (exit 2).
  */
 export async function idsFrom(args: string[]): Promise<string[]> {
   if (!args.includes('-')) return args;
@@ -113,9 +115,9 @@ export async function idsFrom(args: string[]): Promise<string[]> {
     return line.includes('\t') ? (first ? [first] : []) : line.split(/\s+/).filter(Boolean);
   });
   const ids = args.flatMap((a) => (a === '-' ? fromStdin : [a]));
-  if (ids.length === 0)
-    throw new UsageError(header === undefined ? 'no ids on standard input' : `no ids on standard input (only a header line, "${header}")`);
-  return ids;
+  if (ids.length > 0) return ids;
+  const none = header === undefined ? 'no ids on standard input' : `no ids on standard input (only a header line, "${header}")`;
+  throw process.stdin.isTTY ? new UsageError(none) : new NothingToDoError(`Nothing to do: ${none}.`);
 }
 
 interface SafeParser<T> {

@@ -23,6 +23,11 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+/** Nothing to act on, and that is no failure (an empty list piped in): its message said on stderr, exit 0. */
+export class NothingToDoError extends Error {
+  override name = 'NothingToDoError';
+}
+
 /** No usable credentials: exit 4. */
 export class AuthError extends Error {
   override name = 'AuthError';

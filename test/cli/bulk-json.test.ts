@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { call, postingPage, createKeyFor, createPage, createUser, createUserWithKey } from '../helpers/api.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliTty } from '../helpers/cli.js';
 import { useServer } from '../helpers/server.js';
 import { envFor } from './support.js';
 
 /**
  * The verbs that act on several records: `--json` says each success as a JSON document on stdout, each refusal one
- * on stderr; `-` reads the records from a pipe, our own tables' header rows included, and an empty pipe is refused.
+ * on stderr; `-` reads the records from a pipe, our own tables' header rows included, and an empty pipe does nothing.
  */
 const server = useServer();
 const run = (args: string[], creds = server.admin, input?: string) => runCli(args, { home: server.dir, env: envFor(server, creds), input });
@@ -67,7 +67,7 @@ describe('verbs over several records', () => {
     expect(documents(withdrawn.stdout)).toEqual(inviteIds.map((id) => ({ id, result: 'withdrawn' })));
   });
 
-  it('- skips a header row of field names, not only one headed id, and refuses a pipe with no ids (exit 2)', async () => {
+  it('- skips a header row of field names, not only one headed id; a pipe with no ids does nothing (exit 0), a terminal with none is exit 2', async () => {
     const owner = await createUserWithKey(server);
     const [k1, k2] = [await createKeyFor(server, owner.user.id), await createKeyFor(server, owner.user.id)];
     // The first column is what is read: here the api_key values, after a header that does not start with `id`.
@@ -84,10 +84,39 @@ describe('verbs over several records', () => {
     const deleted = await run(['roles', 'delete', '-', '--yes'], server.admin, `name\n${role.body.name}\n`);
     expect(deleted.code, deleted.stderr).toBe(0);
 
-    // Nothing to act on: said, exit 2; a list that came out empty, with its header only, alike.
-    for (const [input, said] of [['', ''], ['\n', ''], ['id\n', ' (only a header line, "id")'], ['id\tname\n', ' (only a header line, "id name")']]) {
+    // Nothing to act on, piped in: a list that came out empty (with its header only, alike) is no failure: said, exit 0.
+    for (const [input, said] of [['', ''], ['\n \n', ''], ['id\n', ' (only a header line, "id")'], ['id\tname\n', ' (only a header line, "id name")']]) {
       const none = await run(['statuses', 'delete', '-', '--yes'], server.admin, input);
-      expect([none.code, none.stderr]).toEqual([2, `error: no ids on standard input${said}\n`]);
+      expect([none.code, none.stdout, none.stderr]).toEqual([0, '', `Nothing to do: no ids on standard input${said}.\n`]);
     }
+    // Nothing typed at a terminal (a person who forgot the pipe) is still a usage error.
+    const typed = await runCliTty(['statuses', 'delete', '-', '--yes'], { home: server.dir, env: envFor(server), timeoutMs: 20_000 });
+    expect([typed.code, typed.stdout]).toEqual([2, 'error: no ids on standard input\n']);
+  });
+
+  it('- with an empty queue piped in does nothing, exit 0, in every verb that reads ids: a cron job\'s run is no failure', async () => {
+    const quiet = await createUserWithKey(server);
+    const open = await run(['reports', 'list', '--state', 'open', '--user', quiet.user.nickname, '--fields', 'id'], quiet.creds);
+    expect([open.code, open.stdout], open.stderr).toEqual([0, '']);
+    const verbs = [
+      ['reports', 'resolve', '-', '--action', 'remove'],
+      ['reports', 'dismiss', '-'],
+      ['statuses', 'delete', '-'],
+      ['comments', 'delete', '-'],
+      ['likes', 'delete', '-'],
+      ['access-requests', 'accept', '-'],
+      ['access-requests', 'refuse', '-'],
+      ['invites', 'accept', '-'],
+      ['invites', 'refuse', '-'],
+      ['invites', 'withdraw', '-'],
+      ['follows', 'delete', '-'],
+      ['keys', 'revoke', '-'],
+      ['roles', 'delete', '-'],
+      ['webhooks', 'remove', '-'],
+    ];
+    const runs = await Promise.all(verbs.map((args) => run([...args, '--json'], quiet.creds, open.stdout)));
+    expect(runs.map((r, i) => [verbs[i]!.slice(0, 2).join(' '), r.code, r.stdout, r.stderr])).toEqual(
+      verbs.map((args) => [args.slice(0, 2).join(' '), 0, '', 'Nothing to do: no ids on standard input.\n']),
+    );
   });
 });
