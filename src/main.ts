@@ -1,5 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { groupExamples } from './cli/command-kit.js';
+import { groupExamples, yesOnActingCommands } from './cli/command-kit.js';
 import { examplesAsRun, selfCommand } from './cli/self-command.js';
 import { serverUrlProblem } from './cli/server-url.js';
 import { keepUsageErrors, refuseUnknownVerbs, usageErrorBody, type UsageSaid } from './cli/usage-errors.js';
@@ -112,6 +112,7 @@ export function buildProgram(argv?: string[]): Command {
   const only = argv && commandNamed(argv);
   for (const [names, register] of REGISTRARS) if (!only || names.includes(only)) register(program);
   groupExamples(program);
+  yesOnActingCommands(program);
   refuseOptionsAsValues(program);
   refuseUnknownVerbs(program);
   return program;

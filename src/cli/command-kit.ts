@@ -96,6 +96,28 @@ export function groupExamples(program: Command): void {
 }
 
 /**
+ * The commands that change nothing in the community: they read it, or set up this client or the server. Named by
+ * their verb (`list`), their group (`profiles`) or both (`statuses comments`: `comments create` acts). Every other
+ * command acts.
+ */
+const CHANGES_NOTHING = new Set(['list', 'get', 'show', 'watch', 'export', 'deliveries', 'attendees', 'list-keys', 'statuses comments',
+  'stream', 'serve', 'login', 'logout', 'whoami', 'profiles', 'openapi', 'completion']);
+
+/**
+ * `-y, --yes` on every command that acts, so that a script may pass it to each: those that ask before they act
+ * (deletions, suspensions) declare it with what it skips; the others take it and ignore it, rather than refuse it as
+ * an unknown option (exit 2). Added here, once, to commands made without it, including ones added later.
+ */
+export function yesOnActingCommands(program: Command): void {
+  for (const group of program.commands) {
+    if (CHANGES_NOTHING.has(group.name())) continue;
+    for (const command of group.commands.length ? group.commands : [group])
+      if (![command.name(), `${group.name()} ${command.name()}`].some((name) => CHANGES_NOTHING.has(name)) && !command.options.some((o) => o.long === '--yes'))
+        command.option('-y, --yes', 'accepted for scripts; this command asks for no confirmation');
+  }
+}
+
+/**
  * Ids given as arguments, or read from standard input for `-`: one a line, or separated by spaces; of a table piped
  * in (`list --fields id,name`: tab-separated), the first column of each line, after its header (`--header`: a first
  * line of our lists' field names). A pipe with nothing to act on is a list that came out empty (a cron job's
