@@ -1,4 +1,5 @@
 import { AppError, forbidden, notFound } from '../shared/errors.js';
+import type { Permissions } from '../shared/schemas/permissions.js';
 import { SYSTEM_ROLES } from '../store/default-roles.js';
 import type { EventRow } from '../store/events.js';
 import type { PageRow } from '../store/pages.js';
@@ -10,21 +11,36 @@ import type { UserWithRole } from '../store/users.js';
 import type { Viewer } from '../store/visibility.js';
 import { viewerOf, type Caller } from './context.js';
 import { findVisiblePage, isMember } from './pages.js';
+import { parsePermissions, requirePermission } from './permissions.js';
 
 /**
  * Who may read and post content. Reading follows the one rule of `store/visibility.ts` (the store answers it);
- * posting is for a page's members and an event's conversation. Project administrators may do everything.
+ * posting is for a page's members and an event's conversation, by a user whose role grants `statuses.create`
+ * (`postingUser`). Project administrators may read and post anywhere.
  */
 
 /**
- * The user a body names as acting, and the same user as a viewer of content: the caller as authenticated (no read:
- * as fresh as every caller, see Authenticator), or the user an Admin acts for, read (404 when there is none).
+ * The user a body names as acting, the same user as a viewer of content, and what their role grants: the caller as
+ * authenticated (no read: as fresh as every caller, see Authenticator), or the user an Admin acts for, read with
+ * their role in one statement (404 when there is none).
  */
-export async function actingUser(store: Store, caller: Caller, userId: string): Promise<{ user: UserWithRole; viewer: Viewer }> {
-  if (userId === caller.user.id) return { user: caller.user, viewer: viewerOf(caller) };
-  const user = await store.users.getById(userId);
-  if (!user) throw notFound('User');
-  return { user, viewer: { id: user.id, isAdmin: user.role_system_key === SYSTEM_ROLES.admins } };
+export async function actingUser(store: Store, caller: Caller, userId: string): Promise<{ user: UserWithRole; viewer: Viewer; permissions: Permissions }> {
+  if (userId === caller.user.id) return { user: caller.user, viewer: viewerOf(caller), permissions: caller.permissions };
+  const row = await store.users.getWithPermissions(userId);
+  if (!row) throw notFound('User');
+  const { role_permissions, ...user } = row;
+  return { user, viewer: { id: user.id, isAdmin: user.role_system_key === SYSTEM_ROLES.admins }, permissions: parsePermissions(role_permissions) };
+}
+
+/**
+ * The user a status, a comment or a like is posted as (a like is a small post), once their role grants
+ * `statuses.create`: the author's role is what a moderator restricts, so an Admin posting for someone is refused
+ * what that user is refused, as they are refused the pages that user is not in.
+ */
+export async function postingUser(store: Store, caller: Caller, userId: string): ReturnType<typeof actingUser> {
+  const acting = await actingUser(store, caller, userId);
+  requirePermission(acting, 'statuses', 'create', acting.user.id === caller.user.id ? undefined : `The role of ${acting.user.nickname}`);
+  return acting;
 }
 
 /** A page the viewer may know of: 404 for a secret page they are not in (the one rule, `findVisiblePage`). */

@@ -16,10 +16,10 @@ import { isUniqueViolation } from '../store/errors.js';
 import type { Audience } from '../store/notifications.js';
 import type { Store } from '../store/store.js';
 import {
-  actingUser,
   eventKnownTo,
   holdContent,
   pageKnownTo,
+  postingUser,
   readableComment,
   readableStatus,
   requireConversation,
@@ -96,7 +96,7 @@ export async function placeOf(store: Store, status: StatusRow): Promise<Ref & { 
 export async function createStatus(deps: Deps, caller: Caller, input: CreateStatusInput): Promise<Status> {
   requireActingFor(caller, input.user_id);
   const row = await deps.store.transaction(async (tx) => {
-    const { user: author, viewer } = await actingUser(tx, caller, input.user_id);
+    const { user: author, viewer } = await postingUser(tx, caller, input.user_id);
     const now = nowIso(deps);
     const status: StatusRow = {
       id: newId(),
@@ -175,7 +175,7 @@ export async function listComments(deps: Deps, caller: Caller, statusId: string,
 export async function createComment(deps: Deps, caller: Caller, input: CreateCommentInput): Promise<Comment> {
   requireActingFor(caller, input.user_id);
   const row = await deps.store.transaction(async (tx) => {
-    const { user: author, viewer } = await actingUser(tx, caller, input.user_id);
+    const { user: author, viewer } = await postingUser(tx, caller, input.user_id);
     const status = await readableStatus(tx, viewer, input.status_id, nowIso(deps));
     // Held (domain/README.md, "Content held"): a removal under way goes first, and this finds the status gone.
     if (!(await tx.statuses.hold(status.id, 'write'))) throw notFound('Status');
@@ -215,7 +215,7 @@ export async function createComment(deps: Deps, caller: Caller, input: CreateCom
 export async function createLike(deps: Deps, caller: Caller, input: CreateLikeInput): Promise<Like> {
   requireActingFor(caller, input.user_id);
   const row = await deps.store.transaction(async (tx) => {
-    const { user: liker, viewer } = await actingUser(tx, caller, input.user_id);
+    const { user: liker, viewer } = await postingUser(tx, caller, input.user_id);
     let comment: CommentRow | undefined;
     let status: StatusRow;
     if (input.comment_id) {

@@ -14,17 +14,22 @@ export function parsePermissions(json: string): Permissions {
   return buildPermissions(JSON.parse(json) as Permissions);
 }
 
-export function can<C extends PermissionCategory>(caller: Caller, category: C, action: PermissionAction<C>): boolean {
-  return (caller.permissions[category] as Record<string, boolean>)[action] === true;
+/** Whose role a rule reads: the caller, or the user an Admin acts for (`actingUser`). */
+type Holder = { permissions: Permissions };
+
+export function can<C extends PermissionCategory>(holder: Holder, category: C, action: PermissionAction<C>): boolean {
+  return (holder.permissions[category] as Record<string, boolean>)[action] === true;
 }
 
+/** 403 unless the role grants the action; `whose` names the role in the message when it is not the caller's. */
 export function requirePermission<C extends PermissionCategory>(
-  caller: Caller,
+  holder: Holder,
   category: C,
   action: PermissionAction<C>,
+  whose = 'Your role',
 ): void {
-  if (!can(caller, category, action))
-    throw forbidden(`Your role does not grant the permission ${category}.${action}`, ErrorCode.forbidden);
+  if (!can(holder, category, action))
+    throw forbidden(`${whose} does not grant the permission ${category}.${action}`, ErrorCode.forbidden);
 }
 
 export function requireAdmin(caller: Caller, what: string): void {

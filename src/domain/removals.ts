@@ -5,7 +5,7 @@ import type { ListRemovedContentQuery, RemovedContent } from '../shared/schemas/
 import type { CommentRow, StatusRow } from '../store/content.js';
 import type { Store } from '../store/store.js';
 import { recordAudit } from './audit.js';
-import { requireAdmin } from './permissions.js';
+import { can, requireAdmin, requirePermission } from './permissions.js';
 import { closed, holdContent, knownComment, knownStatus, readableComment, removedForAdmin } from './content-access.js';
 import { placeOf, removedFields, requireLikeReadable, toCommentRecords } from './content.js';
 import { inTurn, nowIso, viewerOf, type Caller, type Deps } from './context.js';
@@ -13,10 +13,11 @@ import { excerpt, notifyUsers, userRef } from './notifications.js';
 import { settleReportsIn } from './report-settlement.js';
 
 /**
- * Removing content (docs/api.md, "Moderating content and people"): a status or comment is removed by its author, an administrator of the page
- * it is in (the page's creator), or an Admin. It vanishes at once for everyone (the live row goes, a copy stays
- * for Admins); a status takes its comments and likes with it. Someone else's removal tells the author and is
- * audited, and whoever removes it resolves the open reports on what went, in the removal's transaction.
+ * Removing content (docs/api.md, "Moderating content and people"): a status or comment is removed by its author
+ * (their role granting `statuses.destroy`), an administrator of the page it is in (the page's creator), or an Admin.
+ * It vanishes at once for everyone (the live row goes, a copy stays for Admins); a status takes its comments and
+ * likes with it. Someone else's removal tells the author and is audited, and whoever removes it resolves the open
+ * reports on what went, in the removal's transaction.
  */
 
 /** The page a status is in: its own, or its event's. */
@@ -26,22 +27,33 @@ export async function pageOfStatus(store: Store, status: StatusRow): Promise<str
   return null;
 }
 
-/** Whether the caller may remove content by `authorId` in the status's place. */
+/**
+ * Whether the caller moderates the content of a page (docs/api.md, "Moderating content and people"): an Admin
+ * anywhere, its creator in it.
+ */
+export async function moderatesPage(store: Store, caller: Caller, pageId: string | null): Promise<boolean> {
+  if (caller.isAdmin) return true;
+  return pageId !== null && (await store.pages.getById(pageId))?.user_id === caller.user.id;
+}
+
+/**
+ * Whether the caller may remove content by `authorId` in the status's place: its author while their role grants
+ * `statuses.destroy` (taking back what one posted, as posting needs `statuses.create`), and its moderators by
+ * the moderation rule whatever their role grants.
+ */
 export async function mayRemove(store: Store, caller: Caller, authorId: string, status: StatusRow): Promise<boolean> {
-  if (caller.isAdmin || caller.user.id === authorId) return true;
-  const pageId = await pageOfStatus(store, status);
-  if (!pageId) return false;
-  const page = await store.pages.getById(pageId);
-  return page?.user_id === caller.user.id;
+  if (caller.user.id === authorId && can(caller, 'statuses', 'destroy')) return true;
+  return caller.isAdmin || (await moderatesPage(store, caller, await pageOfStatus(store, status)));
 }
 
 /**
  * 403 unless the caller may remove the content: the page's administrator may remove what is in an event's
- * conversation in their page without having answered it (which they may not read); anyone else who may not read
- * it is told so, as a read would tell them.
+ * conversation in their page without having answered it (which they may not read); its author is told which
+ * permission they lack; anyone else who may not read it is told so, as a read would tell them.
  */
 async function requireMayRemove(tx: Store, caller: Caller, authorId: string, status: StatusRow, readable: boolean, noun: 'status' | 'comment'): Promise<void> {
   if (await mayRemove(tx, caller, authorId, status)) return;
+  if (caller.user.id === authorId) requirePermission(caller, 'statuses', 'destroy');
   if (!readable) throw closed(status);
   throw forbidden(`Only the author, the page's administrators and project administrators may remove this ${noun}`);
 }
@@ -195,16 +207,20 @@ export async function removeCommentIn(
 }
 
 /**
- * An unlike: only the user who liked (an Admin for anyone). Another's like is 403 where the caller reads what was
- * liked, and 404 where they do not: a like is as hidden as its status or comment.
+ * An unlike: only the user who liked, while their role grants `statuses.destroy` (as for their statuses), and
+ * Admins for anyone. Another's like is 403 where the caller reads what was liked, and 404 where they do not: a like
+ * is as hidden as its status or comment.
  */
 export async function deleteLike(deps: Deps, caller: Caller, id: string): Promise<void> {
   await deps.store.transaction(async (tx) => {
     const like = await tx.likes.getById(id);
     if (!like) throw notFound('Like');
-    if (like.user_id !== caller.user.id && !caller.isAdmin) {
-      await requireLikeReadable(tx, caller, like, nowIso(deps));
-      throw forbidden('Only the user who liked (or an Admin) may take the like back');
+    if (!caller.isAdmin) {
+      if (like.user_id !== caller.user.id) {
+        await requireLikeReadable(tx, caller, like, nowIso(deps));
+        throw forbidden('Only the user who liked (or an Admin) may take the like back');
+      }
+      requirePermission(caller, 'statuses', 'destroy');
     }
     // Held as a removal holds it (domain/README.md, "Content held"), before the like's row: a removal, which holds
     // the status (or comment) and then deletes its likes, would otherwise wait for this like while this waited for

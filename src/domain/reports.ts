@@ -10,8 +10,8 @@ import type { Store } from '../store/store.js';
 import { actingUser, holdContent, readableComment, readableStatus } from './content-access.js';
 import { inTurn, nowIso, viewerOf, type Caller, type Deps } from './context.js';
 import { excerpt, notifyUsers, pageRef, projectAdminIds, userRef } from './notifications.js';
-import { requireActingFor } from './permissions.js';
-import { alreadyRemoved, mayRemove, pageOfStatus, removeCommentIn, removeStatusIn } from './removals.js';
+import { can, requireActingFor, requirePermission } from './permissions.js';
+import { alreadyRemoved, mayRemove, moderatesPage, pageOfStatus, removeCommentIn, removeStatusIn } from './removals.js';
 import { settleReportsIn, toReportRecords } from './report-settlement.js';
 import { suspendIn } from './suspensions.js';
 import { recordWebhookEvent } from './webhooks.js';
@@ -154,13 +154,16 @@ const AUTHOR_REFUSAL = 'The author of reported content settles its reports only 
 async function requireMaySettle(store: Store, caller: Caller, row: ReportRow, action: ResolveReportInput['action'] | null): Promise<void> {
   if (caller.isAdmin) return;
   if (row.target_type === 'User') throw forbidden(SETTLE_REFUSAL);
+  // The content may be gone (removed meanwhile): its page, kept on the report, still says who administers it.
+  const moderates = () => moderatesPage(store, caller, row.page_id);
   // The author first: one who also administers the page still clears no report against their own content.
   if (caller.user.id === row.target_user_id) {
     if (action !== 'remove') throw forbidden(AUTHOR_REFUSAL);
+    // Removing it as its author needs `statuses.destroy`, as its `DELETE` does (`mayRemove`); as its page's creator, not.
+    if (!can(caller, 'statuses', 'destroy') && !(await moderates())) requirePermission(caller, 'statuses', 'destroy');
     return;
   }
-  // The content may be gone (removed meanwhile): its page, kept on the report, still says who administers it.
-  if (!row.page_id || (await store.pages.getById(row.page_id))?.user_id !== caller.user.id) throw forbidden(SETTLE_REFUSAL);
+  if (!(await moderates())) throw forbidden(SETTLE_REFUSAL);
 }
 
 /** Carries out a resolution on the target, in the settle's transaction. */

@@ -83,6 +83,18 @@ describe('agora statuses, comments, likes, stream and notifications', () => {
     expect(accepted.stdout).toMatch(/2 notifications marked seen/);
   });
 
+  it("says which permission a role lacks when it may not post: the caller's, or that of the user an Admin posts for", async () => {
+    const silenced = await createUserWithKey(server);
+    const role = await call(server, 'POST', '/permission_sets', { body: { name: 'Silenced', permissions: { users: { can_use_api: true }, statuses: { index: true, show: true } } } });
+    await call(server, 'PUT', `/users/${silenced.user.id}/role`, { body: { permission_set_id: role.body.id } });
+    const own = await run(['statuses', 'create', '--content', 'Let me speak'], silenced.creds);
+    expect(own.code).toBe(1);
+    expect(own.stderr.trim()).toBe('error: Your role does not grant the permission statuses.create (forbidden, HTTP 403)');
+    const forThem = await run(['statuses', 'create', '--content', 'On their behalf', '--user', silenced.user.nickname]);
+    expect(forThem.code).toBe(1);
+    expect(forThem.stderr.trim()).toBe(`error: The role of ${silenced.user.nickname} does not grant the permission statuses.create (forbidden, HTTP 403)`);
+  });
+
   it('lists who liked a status, reads one like, and takes one back by the status it likes (asked at a terminal, naming it)', async () => {
     const author = await createUserWithKey(server);
     const fans = [await createUserWithKey(server), await createUserWithKey(server)];
