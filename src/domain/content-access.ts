@@ -14,7 +14,9 @@ import { findVisiblePage, isMember } from './pages.js';
 import { parsePermissions, requirePermission } from './permissions.js';
 
 /**
- * Who may read and post content. Reading follows the one rule of `store/visibility.ts` (the store answers it);
+ * Who may read and post content. Reading needs the role's `statuses.show` for one status, comment or like and its
+ * `statuses.index` for a list of them or a stream (as reading users needs `users.show` and `users.index`), checked
+ * where each read begins; then it follows the one rule of `store/visibility.ts` (the store answers it);
  * posting is for a page's members and an event's conversation, by a user whose role grants `statuses.create`
  * (`postingUser`). Project administrators may read and post anywhere.
  */

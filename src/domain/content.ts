@@ -28,7 +28,7 @@ import {
 } from './content-access.js';
 import { nowIso, viewerOf, type Caller, type Deps } from './context.js';
 import { enqueueFanOut, eventRef, excerpt, notifyUsers, pageRef, userRef, type Ref } from './notifications.js';
-import { requireActingFor } from './permissions.js';
+import { requireActingFor, requirePermission } from './permissions.js';
 import type { RemovedRow } from '../store/removals.js';
 import type { WithUser } from '../store/users.js';
 import { loadEmbeds } from './records.js';
@@ -153,6 +153,7 @@ export async function createStatus(deps: Deps, caller: Caller, input: CreateStat
 }
 
 export async function getStatus(deps: Deps, caller: Caller, id: string): Promise<Status> {
+  requirePermission(caller, 'statuses', 'show');
   const removed = await removedStatus(deps, caller, id);
   if (removed) return removed;
   const row = await readableStatus(deps.store, viewerOf(caller), id, nowIso(deps));
@@ -161,6 +162,7 @@ export async function getStatus(deps: Deps, caller: Caller, id: string): Promise
 
 /** Comments on a status, oldest first, for those who may read the status. */
 export async function listComments(deps: Deps, caller: Caller, statusId: string, page: Pagination): Promise<ListResult<Comment>> {
+  requirePermission(caller, 'statuses', 'index');
   await readableStatus(deps.store, viewerOf(caller), statusId, nowIso(deps)).catch(async (error: unknown) => {
     const removed = await removedForAdmin(deps.store, caller, 'Status', statusId, error);
     if (removed)
@@ -294,6 +296,7 @@ export async function requireLikeReadable(store: Store, caller: Caller, like: Li
  * it back. One who has none there is refused as the read refuses them.
  */
 export async function listLikes(deps: Deps, caller: Caller, target: LikeTarget, query: ListLikesQuery): Promise<ListResult<Like>> {
+  requirePermission(caller, 'statuses', 'index');
   const own = query.user_id === caller.user.id;
   const refused = await readableTarget(deps.store, caller, target, nowIso(deps)).then(
     () => undefined,
@@ -312,6 +315,7 @@ export async function listLikes(deps: Deps, caller: Caller, target: LikeTarget, 
  * liked, who may take it back (`DELETE /likes/{id}`) whether or not they still read what they liked.
  */
 export async function getLike(deps: Deps, caller: Caller, id: string): Promise<Like> {
+  requirePermission(caller, 'statuses', 'show');
   const like = await deps.store.likes.getById(id);
   if (!like) throw notFound('Like');
   if (like.user_id !== caller.user.id) await requireLikeReadable(deps.store, caller, like, nowIso(deps));
@@ -320,6 +324,7 @@ export async function getLike(deps: Deps, caller: Caller, id: string): Promise<L
 
 /** Statuses newest first, each visible to the caller as in the stream. */
 export async function listStatuses(deps: Deps, caller: Caller, query: ListStatusesQuery): Promise<ListResult<Status>> {
+  requirePermission(caller, 'statuses', 'index');
   const { user_id, page_id, event_id } = query;
   const listed = await deps.store.statuses.list(viewerOf(caller), nowIso(deps), { user_id, page_id, event_id }, query);
   return listResult(await toStatusRecords(deps.store, caller, listed.rows, nowIso(deps)), listed);
@@ -327,6 +332,7 @@ export async function listStatuses(deps: Deps, caller: Caller, query: ListStatus
 
 /** The statuses of what the user follows, newest first: for the user themself and project administrators. */
 export async function getStream(deps: Deps, caller: Caller, userId: string, page: Pagination): Promise<ListResult<Status>> {
+  requirePermission(caller, 'statuses', 'index');
   if (caller.user.id !== userId && !caller.isAdmin) throw forbidden('You may read only your own stream');
   if (!(await deps.store.users.getById(userId))) throw notFound('User');
   const listed = await deps.store.statuses.stream(userId, viewerOf(caller), nowIso(deps), page);

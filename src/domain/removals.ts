@@ -60,6 +60,7 @@ async function requireMayRemove(tx: Store, caller: Caller, authorId: string, sta
 
 /** A comment for whoever may read its status; a removed one for Admins only. */
 export async function getComment(deps: Deps, caller: Caller, id: string): Promise<Comment> {
+  requirePermission(caller, 'statuses', 'show');
   const comment = await deps.store.comments.getById(id);
   if (!comment) {
     const removed = caller.isAdmin ? await deps.store.removals.getRemoved('Comment', id) : undefined;

@@ -4,7 +4,7 @@ import type { Credentials } from '../helpers/server.js';
 
 /**
  * The `statuses` permissions of a role (docs/api.md, "Roles"): `create` to post a status, a comment or a like,
- * `destroy` to take back one's own. A page's administrators and the Admins
+ * `destroy` to take back one's own, `show` and `index` to read one or a list. A page's administrators and the Admins
  * remove others' content by the moderation rule, whatever their role grants.
  */
 const t = useApp();
@@ -137,5 +137,33 @@ describe('statuses.destroy', () => {
     expect((await t.call('DELETE', `/likes/${liked}`)).status).toBe(204);
     expect(await writtenOn(ownersStatus)).toEqual({ comments_count: 0, likes_count: 0, comments: 0, likes: 0 });
     expect((await t.call('GET', `/statuses/${status}`, { as: poster.creds })).status).toBe(404);
+  });
+});
+
+describe('statuses.show and statuses.index', () => {
+  it('refuses every read of statuses, comments and likes to a role without them, one record to a role of index only', async () => {
+    const author = await t.member();
+    const status = created(await post(author));
+    const remark = created(await comment(author, status));
+    const liked = created(await like(author, status));
+    const one = [`/statuses/${status}`, `/comments/${remark}`, `/likes/${liked}`];
+    const lists = (who: Who) => [
+      '/statuses',
+      `/statuses/${status}/comments`,
+      `/statuses/${status}/likes`,
+      `/comments/${remark}/likes`,
+      `/users/${who.user.id}/stream`,
+    ];
+
+    const blind = await holderOf({});
+    for (const path of one) refused(await t.call('GET', path, { as: blind.creds }), 'Your role does not grant the permission statuses.show');
+    for (const path of lists(blind)) refused(await t.call('GET', path, { as: blind.creds }), 'Your role does not grant the permission statuses.index');
+
+    const lister = await holderOf({ index: true });
+    for (const path of one) refused(await t.call('GET', path, { as: lister.creds }), 'Your role does not grant the permission statuses.show');
+    for (const path of lists(lister)) expect((await t.call('GET', path, { as: lister.creds })).status, path).toBe(200);
+
+    const member = await t.member();
+    for (const path of [...one, ...lists(member)]) expect((await t.call('GET', path, { as: member.creds })).status, path).toBe(200);
   });
 });
