@@ -29,7 +29,7 @@ export function registerContentRoutes({ routes, deps }: RouteContext): void {
       url: '/statuses',
       operationId: 'create_status',
       tag,
-      summary: "Post a status on your profile, in a page you are in, or in an event's conversation",
+      summary: "Post a status on your profile, in a page you are in, or in an event's conversation (statuses.create)",
       body: CreateStatusInput,
       response: StatusSchema,
     },
@@ -41,14 +41,14 @@ export function registerContentRoutes({ routes, deps }: RouteContext): void {
       url: '/statuses',
       operationId: 'list_statuses',
       tag,
-      summary: 'Statuses newest first (filters user_id, page_id, event_id), each visible to the caller as in the stream',
+      summary: 'Statuses newest first (filters user_id, page_id, event_id), each visible to the caller as in the stream (statuses.index)',
       query: ListStatusesQuery,
       response: StatusListSchema,
     },
     ({ query, caller }) => listStatuses(deps, caller, query),
   );
   routes.add(
-    { method: 'GET', url: '/statuses/:status_id', operationId: 'get_status', tag, summary: 'Get a status', params: StatusParams, response: StatusSchema },
+    { method: 'GET', url: '/statuses/:status_id', operationId: 'get_status', tag, summary: 'Get a status (statuses.show)', params: StatusParams, response: StatusSchema },
     ({ params, caller }) => getStatus(deps, caller, params.status_id),
   );
   routes.add(
@@ -57,7 +57,7 @@ export function registerContentRoutes({ routes, deps }: RouteContext): void {
       url: '/statuses/:status_id/comments',
       operationId: 'list_status_comments',
       tag,
-      summary: 'The comments on a status, oldest first',
+      summary: 'The comments on a status, oldest first (statuses.index)',
       params: StatusParams,
       query: ListCommentsQuery,
       response: CommentListSchema,
@@ -65,7 +65,7 @@ export function registerContentRoutes({ routes, deps }: RouteContext): void {
     ({ params, query, caller }) => listComments(deps, caller, params.status_id, query),
   );
   routes.add(
-    { method: 'POST', url: '/comments', operationId: 'create_comment', tag, summary: 'Comment on a status', body: CreateCommentInput, response: CommentSchema },
+    { method: 'POST', url: '/comments', operationId: 'create_comment', tag, summary: 'Comment on a status (statuses.create)', body: CreateCommentInput, response: CommentSchema },
     ({ body, caller }) => createComment(deps, caller, body),
   );
   routes.add(
@@ -75,7 +75,7 @@ export function registerContentRoutes({ routes, deps }: RouteContext): void {
       operationId: 'create_like',
       conflicts: [ErrorCode.alreadyLiked],
       tag,
-      summary: 'Like a status or a comment (once per user; 409 already_liked after that)',
+      summary: 'Like a status or a comment (statuses.create; once per user, 409 already_liked after that)',
       body: CreateLikeInput,
       response: LikeSchema,
     },
@@ -87,7 +87,7 @@ export function registerContentRoutes({ routes, deps }: RouteContext): void {
       url: '/statuses/:status_id/likes',
       operationId: 'list_status_likes',
       tag,
-      summary: "A status's likes, oldest first, with who liked (one user's with user_id)",
+      summary: "A status's likes, oldest first, with who liked (one user's with user_id; statuses.index)",
       params: StatusParams,
       query: ListLikesQuery,
       response: LikeListSchema,
@@ -100,7 +100,7 @@ export function registerContentRoutes({ routes, deps }: RouteContext): void {
       url: '/comments/:comment_id/likes',
       operationId: 'list_comment_likes',
       tag,
-      summary: "A comment's likes, oldest first, with who liked (one user's with user_id)",
+      summary: "A comment's likes, oldest first, with who liked (one user's with user_id; statuses.index)",
       params: CommentParams,
       query: ListLikesQuery,
       response: LikeListSchema,
@@ -108,7 +108,7 @@ export function registerContentRoutes({ routes, deps }: RouteContext): void {
     ({ params, query, caller }) => listLikes(deps, caller, { type: 'Comment', id: params.comment_id }, query),
   );
   routes.add(
-    { method: 'GET', url: '/likes/:like_id', operationId: 'get_like', tag, summary: 'Get a like (whoever reads what was liked)', params: LikeParams, response: LikeSchema },
+    { method: 'GET', url: '/likes/:like_id', operationId: 'get_like', tag, summary: 'Get a like (whoever reads what was liked; statuses.show)', params: LikeParams, response: LikeSchema },
     ({ params, caller }) => getLike(deps, caller, params.like_id),
   );
   routes.add(
@@ -117,7 +117,7 @@ export function registerContentRoutes({ routes, deps }: RouteContext): void {
       url: '/users/:user_id/stream',
       operationId: 'get_user_stream',
       tag,
-      summary: 'The statuses of the users, pages and events a user follows, newest first',
+      summary: 'The statuses of the users, pages and events a user follows, newest first (statuses.index)',
       params: UserIdParams,
       query: StreamQuery,
       response: StatusListSchema,

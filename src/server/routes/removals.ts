@@ -26,7 +26,7 @@ export function registerRemovalRoutes({ routes, deps }: RouteContext): void {
       tag,
       // An Admin removing what is already removed (they still read it): said so, with when.
       conflicts: [ErrorCode.conflict],
-      summary: "Remove a status with its comments and likes (its author, the page's administrators, Admins); optional reason",
+      summary: "Remove a status with its comments and likes (its author with statuses.destroy, the page's administrators, Admins); optional reason",
       params: StatusParams,
       query: RemoveContentQuery,
       body: RemoveContentInput,
@@ -38,7 +38,7 @@ export function registerRemovalRoutes({ routes, deps }: RouteContext): void {
     },
   );
   routes.add(
-    { method: 'GET', url: '/comments/:comment_id', operationId: 'get_comment', tag, summary: 'Get a comment', params: CommentParams, response: CommentSchema },
+    { method: 'GET', url: '/comments/:comment_id', operationId: 'get_comment', tag, summary: 'Get a comment (statuses.show)', params: CommentParams, response: CommentSchema },
     ({ params, caller }) => getComment(deps, caller, params.comment_id),
   );
   routes.add(
@@ -49,7 +49,7 @@ export function registerRemovalRoutes({ routes, deps }: RouteContext): void {
       tag,
       // An Admin removing what is already removed (they still read it): said so, with when.
       conflicts: [ErrorCode.conflict],
-      summary: "Remove a comment (its author, the page's administrators, Admins); optional reason",
+      summary: "Remove a comment (its author with statuses.destroy, the page's administrators, Admins); optional reason",
       params: CommentParams,
       query: RemoveContentQuery,
       body: RemoveContentInput,
@@ -61,7 +61,7 @@ export function registerRemovalRoutes({ routes, deps }: RouteContext): void {
     },
   );
   routes.add(
-    { method: 'DELETE', url: '/likes/:like_id', operationId: 'delete_like', tag, summary: 'Take a like back (the user who liked)', params: LikeParams, status: 204 },
+    { method: 'DELETE', url: '/likes/:like_id', operationId: 'delete_like', tag, summary: 'Take a like back (the user who liked, with statuses.destroy; Admins)', params: LikeParams, status: 204 },
     async ({ params, caller }) => {
       await deleteLike(deps, caller, params.like_id);
       return undefined;
