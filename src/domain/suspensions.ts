@@ -42,9 +42,10 @@ export async function requireNotSuspendedUser(store: Store, now: string, user: s
 
 export async function suspendUser(deps: Deps, caller: Caller, userId: string, input: SuspendUserInput): Promise<User> {
   requireAdmin(caller, 'suspend users');
-  const now = nowIso(deps);
   const row = await deps.store.transaction(async (tx) => {
     await tx.takeTurns('moderation');
+    // Timed in its turn: an act that waited is not dated before the one it waited for.
+    const now = nowIso(deps);
     const user = await tx.users.getById(userId);
     if (!user) throw notFound('User');
     await suspendIn(tx, now, caller, user, input);
@@ -93,16 +94,16 @@ export async function isLastUnsuspendedAdmin(tx: Store, now: string, user: UserW
  */
 export async function liftSuspension(deps: Deps, caller: Caller, userId: string): Promise<User> {
   requireAdmin(caller, 'lift suspensions');
-  const now = nowIso(deps);
   const row = await deps.store.transaction(async (tx) => {
     await tx.takeTurns('moderation');
+    const now = nowIso(deps);
     const user = await tx.users.getById(userId);
     if (!user) throw notFound('User');
     // `getById` joins the suspension: none in force, nothing to lift.
     if (!suspensionOf(user, new Date(now))) return user;
     // The delete says whether this request lifted it: lifts racing on PostgreSQL all read it in force, and each
     // wrote its own audit entry and notification.
-    if (!(await tx.suspensions.delete(user.id, now))) return user;
+    if (!(await tx.suspensions.delete(user.id, now))) return (await tx.users.getById(user.id))!;
     await recordAudit(tx, now, caller, { action: 'user.unsuspend', target_id: user.id, summary: `lifted ${user.nickname}'s suspension` });
     await notifyUsers(
       tx,

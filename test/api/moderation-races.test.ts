@@ -191,6 +191,28 @@ describe('moderation acts at once', () => {
     }
   });
 
+  it('an act that waited for moderation\'s turn is dated when its turn came, not when it was asked', async () => {
+    const [author, other] = [await t.member(), await t.member()];
+    const status = await post(author);
+    const held = await holdModerationTurn();
+    try {
+      const removal = t.call('DELETE', `/statuses/${status}`);
+      const suspension = t.call('PUT', `/users/${other.user.id}/suspension`, { body: { reason: 'a pause' } });
+      if (held) {
+        await vi.waitFor(async () => expect(await waitingOn(held.pid)).toBe(2), { timeout: 10_000, interval: 20 });
+        // The acts wait for the turn while time passes (PostgreSQL: on SQLite they ran at once).
+        t.clock.advance(60_000);
+        await held.release();
+      }
+      expect([(await removal).status, (await suspension).status]).toEqual([204, 200]);
+    } finally {
+      await held?.release();
+    }
+    const turnCame = t.clock().toISOString();
+    expect((await t.call('GET', `/statuses/${status}`)).body.removed_at).toBe(turnCame);
+    expect((await t.call('GET', `/users/${other.user.id}`)).body.suspension.created_at).toBe(turnCame);
+  });
+
   it("a removal telling its author and reporters while a post's fan-out tells the same users: both pass, neither run again", async () => {
     // Ids grow with time: the reporter's counter comes before the author's in id order, as a fan-out batch takes them.
     const reporter = await t.member();
