@@ -49,10 +49,25 @@ export async function postingUser(store: Store, caller: Caller, userId: string):
 export const pageKnownTo = (store: Store, viewer: Viewer, pageId: string): Promise<PageRow> =>
   findVisiblePage(store, viewer, pageId);
 
+/** In a page: its members, and its administrators (its creator, the Admins). */
+const inPage = async (store: Store, viewer: Viewer, page: PageRow): Promise<boolean> =>
+  viewer.isAdmin || page.user_id === viewer.id || (await isMember(store, viewer.id, page.id));
+
 /** Posting in a page: its members (and its administrators). */
 export async function requirePostInPage(store: Store, viewer: Viewer, page: PageRow): Promise<void> {
-  if (viewer.isAdmin || page.user_id === viewer.id || (await isMember(store, viewer.id, page.id))) return;
-  throw forbidden('Only members of the page may post in it: follow it (or ask to join) first');
+  if (!(await inPage(store, viewer, page))) throw forbidden('Only members of the page may post in it: follow it (or ask to join) first');
+}
+
+/** The private or secret page the event is in, if any: its events are for its members to answer (an answer opens the conversation). */
+export async function closedPageOf(store: Store, event: EventRow): Promise<PageRow | undefined> {
+  const page = event.page_id === null ? undefined : await store.pages.getById(event.page_id);
+  return page?.privacy === 'public' ? undefined : page;
+}
+
+/** That page, when the viewer is not in it. */
+export async function eventPageClosedTo(store: Store, viewer: Viewer, event: EventRow): Promise<PageRow | undefined> {
+  const page = await closedPageOf(store, event);
+  return page && !(await inPage(store, viewer, page)) ? page : undefined;
 }
 
 /** An event the viewer may know of: an event in a secret page is as hidden as the page. */

@@ -1,5 +1,5 @@
 import { listByIds } from './by-ids.js';
-import { AppError, ErrorCode } from '../shared/errors.js';
+import { AppError, ErrorCode, forbidden } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { listResult, type ListResult } from '../shared/schemas/common.js';
 import type {
@@ -15,7 +15,7 @@ import type {
 import type { AttendanceRow, EventRow } from '../store/events.js';
 import type { Store } from '../store/store.js';
 import type { WithUser } from '../store/users.js';
-import { actingUser, eventKnownTo, pageKnownTo, requirePostInPage } from './content-access.js';
+import { actingUser, eventKnownTo, eventPageClosedTo, pageKnownTo, requirePostInPage } from './content-access.js';
 import { nowIso, viewerOf, type Caller, type Deps } from './context.js';
 import { eventRef, notifyUsers, userRef } from './notifications.js';
 import { requireActingFor } from './permissions.js';
@@ -118,13 +118,16 @@ async function toAttendanceRecords(store: Store, caller: Caller, rows: WithUser<
 /**
  * Answers an event. A yes takes a place (409 `event_full` when none is left, decided by one conditional
  * update so concurrent answers never overfill it) and follows the event; no or maybe after yes frees the
- * place. An ended event takes no answers (409 `event_ended`). A new yes notifies the creator.
+ * place. An ended event takes no answers (409 `event_ended`). A new yes notifies the creator. In a private or secret
+ * page only its members and administrators answer (403): an answer opens the event's conversation.
  */
 export async function answerEvent(deps: Deps, caller: Caller, eventId: string, input: AttendanceInput): Promise<AttendanceResult> {
   requireActingFor(caller, input.user_id);
   return deps.store.transaction(async (tx) => {
     const { user, viewer } = await actingUser(tx, caller, input.user_id);
     const event = await eventKnownTo(tx, viewer, eventId);
+    const closed = await eventPageClosedTo(tx, viewer, event);
+    if (closed) throw forbidden(`Only members of this ${closed.privacy} page may answer its events: ask to join it (or be invited) first`);
     const now = nowIso(deps);
     if (event.end_date < now) throw new AppError(409, ErrorCode.eventEnded, 'This event has ended: it takes no more answers');
     // Two answers of one user racing (from two processes) would both read "no previous answer"; the event's row held

@@ -238,7 +238,7 @@ describe('agora events', () => {
     }
   });
 
-  it('posts in a page with --page-id; an outsider is refused', async () => {
+  it('posts in a page with --page-id; an outsider is refused, and may not answer the page\'s events either', async () => {
     const owner = await createUserWithKey(server);
     const config = await createPageConfiguration(server);
     const page = await createPage(server, { user_id: owner.user.id, page_configuration_id: config.id, privacy: 'private' }, owner.creds);
@@ -248,6 +248,11 @@ describe('agora events', () => {
     const refused = await run(['statuses', 'create', '--content', 'x', '--page-id', page.id], outsider.creds);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/HTTP 403/);
+    const created = await run(['events', 'create', '--name', 'Reading night', '--start', '2030-09-21 18:00', '--end', '2030-09-21 21:00', '--page-id', page.id, '--json'], owner.creds);
+    expect(created.code, created.stderr).toBe(0);
+    const rsvp = await run(['events', 'rsvp', JSON.parse(created.stdout).id, '--answer', 'yes'], outsider.creds);
+    expect({ code: rsvp.code, stdout: rsvp.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(rsvp.stderr).toBe('error: Only members of this private page may answer its events: ask to join it (or be invited) first (forbidden, HTTP 403)\n');
   });
 });
 

@@ -44,7 +44,7 @@ export function registerEventRoutes({ routes, deps }: RouteContext): void {
       operationId: 'set_event_attendance',
       conflicts: [ErrorCode.eventFull, ErrorCode.eventEnded],
       tag,
-      summary: 'Answer an event: yes (takes a place; 409 event_full), no or maybe',
+      summary: 'Answer an event: yes (takes a place; 409 event_full), no or maybe; in a private page, its members only (403)',
       params: EventParams,
       body: AttendanceInput,
       response: AttendanceResultSchema,

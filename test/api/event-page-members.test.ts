@@ -1,0 +1,78 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useApp } from '../helpers/app.js';
+import type { Credentials } from '../helpers/server.js';
+
+/**
+ * An event in a private page is its members' to answer: an answer opens the event's conversation, and the page
+ * promised its content to its members. Against a fixed clock (2026-11-20T10:00:00Z): the events are to come.
+ */
+const t = useApp();
+type Who = { user: { id: string }; creds: Credentials | undefined };
+
+let configId: string;
+beforeAll(async () => {
+  configId = (await t.call('POST', '/page_configurations', { body: { name: 'Clubs' } })).body.id;
+});
+
+const page = async (owner: Who, privacy: string) =>
+  (await t.ok('POST', '/pages', undefined, { name: `${privacy} club`, privacy, page_configuration_id: configId, user_id: owner.user.id })).id as string;
+const event = async (creator: Who, pageId: string) =>
+  (await t.ok('POST', '/events', undefined, { name: 'Meetup', user_id: creator.user.id, page_id: pageId, start_date: '2026-12-05T18:00:00Z', end_date: '2026-12-05T20:00:00Z', places_limit: 10 }))
+    .id as string;
+const answer = (eventId: string, who: Who, value: string) =>
+  t.call('PUT', `/events/${eventId}/attendance`, { as: who.creds, body: { user_id: who.user.id, answer: value } });
+const attendanceNotices = async (who: Who) =>
+  ((await t.ok('GET', `/users/${who.user.id}/notifications`)) as { notification_type: string }[]).filter((n) => n.notification_type === 'event_attendance').length;
+
+/** The page's owner, a member who joined by an accepted access request, and the event's creator (another member). */
+async function privateEvent() {
+  const [owner, member, creator, outsider] = [await t.member(), await t.member(), await t.member(), await t.member()];
+  const pageId = await page(owner, 'private');
+  for (const who of [member, creator]) {
+    const request = await t.ok('POST', '/page_access_requests', who, { page_id: pageId, user_id: who.user.id });
+    await t.ok('PUT', `/page_access_requests/${request.id}/accept`, owner);
+  }
+  return { owner, member, creator, outsider, pageId, eventId: await event(creator, pageId) };
+}
+
+describe('answering an event in a private page', () => {
+  it('refuses a non-member with 403 forbidden, whatever the answer, and writes nothing', async () => {
+    const { creator, outsider, eventId } = await privateEvent();
+    for (const value of ['yes', 'maybe', 'no']) {
+      const res = await answer(eventId, outsider, value);
+      expect(res.status, value).toBe(403);
+      expect(res.body.error).toMatchObject({ code: 'forbidden', message: expect.stringContaining('Only members of this private page may answer its events') });
+    }
+    // An Admin answering for them is refused as they are: the rule is the answering user's.
+    expect((await t.call('PUT', `/events/${eventId}/attendance`, { body: { user_id: outsider.user.id, answer: 'yes' } })).status).toBe(403);
+    expect(await t.ok('GET', `/events/${eventId}`)).toMatchObject({ attendees_count: 0, places_left: 10 });
+    expect((await t.ok('GET', `/events/${eventId}/attendees`)).total_items).toBe(0);
+    expect(await attendanceNotices(creator)).toBe(0);
+    // Nor is the conversation open to them: not to read, not to post in.
+    const status = await t.ok('POST', '/statuses', creator, { user_id: creator.user.id, event_id: eventId, content: 'Bring chairs' });
+    expect((await t.call('GET', `/statuses/${status.id}`, { as: outsider.creds })).status).toBe(403);
+    expect(await t.ok('GET', `/statuses?event_id=${eventId}`, outsider)).toEqual({ items: [], total_items: 0 });
+    const post = await t.call('POST', '/statuses', { as: outsider.creds, body: { user_id: outsider.user.id, event_id: eventId, content: 'Hi' } });
+    expect(post.status).toBe(403);
+  });
+
+  it('takes the answers of its members, its creator and the Admins', async () => {
+    const { owner, member, creator, eventId } = await privateEvent();
+    const admin: Who = { user: { id: t.admin.id }, creds: undefined };
+    for (const [who, value] of [[member, 'yes'], [owner, 'yes'], [admin, 'maybe']] as const) expect((await answer(eventId, who, value)).status).toBe(200);
+    expect(await t.ok('GET', `/events/${eventId}`)).toMatchObject({ attendees_count: 2, places_left: 8 });
+    expect(await attendanceNotices(creator)).toBe(2);
+    const status = await t.ok('POST', '/statuses', member, { user_id: member.user.id, event_id: eventId, content: 'See you there' });
+    expect((await t.call('GET', `/statuses/${status.id}`, { as: owner.creds })).status).toBe(200);
+  });
+
+  it('leaves a public page’s events open to everyone', async () => {
+    const [owner, passerby] = [await t.member(), await t.member()];
+    const eventId = await event(owner, await page(owner, 'public'));
+    const res = await answer(eventId, passerby, 'yes');
+    expect(res.status).toBe(200);
+    expect(res.body.event).toMatchObject({ attendees_count: 1 });
+    const status = await t.ok('POST', '/statuses', passerby, { user_id: passerby.user.id, event_id: eventId, content: 'On my way' });
+    expect((await t.call('GET', `/statuses/${status.id}`, { as: passerby.creds })).status).toBe(200);
+  });
+});
