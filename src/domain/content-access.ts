@@ -58,7 +58,10 @@ export async function requirePostInPage(store: Store, viewer: Viewer, page: Page
   if (!(await inPage(store, viewer, page))) throw forbidden('Only members of the page may post in it: follow it (or ask to join) first');
 }
 
-/** The private or secret page the event is in, if any: its events are for its members to answer (an answer opens the conversation). */
+/**
+ * The private or secret page the event is in, if any: its events are for its members to answer and talk over (an
+ * answer opens the conversation), and its conversation's statuses are told to those of them who answered yes.
+ */
 export async function closedPageOf(store: Store, event: EventRow): Promise<PageRow | undefined> {
   const page = event.page_id === null ? undefined : await store.pages.getById(event.page_id);
   return page?.privacy === 'public' ? undefined : page;
@@ -77,14 +80,18 @@ export async function eventKnownTo(store: Store, viewer: Viewer, eventId: string
   return event;
 }
 
-/** Posting in an event's conversation: its creator and those who answered yes or maybe. */
+/**
+ * Posting in an event's conversation: who may read it (`statusOpenTo`), its creator and those who answered yes or
+ * maybe, in a private or secret page those of them still in it.
+ */
 export async function requireConversation(store: Store, viewer: Viewer, event: EventRow): Promise<void> {
-  if (viewer.isAdmin || event.user_id === viewer.id) return;
-  const answer = (await store.attendances.find(event.id, viewer.id))?.answer;
-  if (answer !== 'yes' && answer !== 'maybe') throw forbidden(CONVERSATION_CLOSED);
+  if (viewer.isAdmin) return;
+  const answer = event.user_id === viewer.id ? 'yes' : (await store.attendances.find(event.id, viewer.id))?.answer;
+  if ((answer !== 'yes' && answer !== 'maybe') || (await eventPageClosedTo(store, viewer, event))) throw forbidden(CONVERSATION_CLOSED);
 }
 
-const CONVERSATION_CLOSED = "This event's conversation is open to its creator and to those who answered yes or maybe";
+const CONVERSATION_CLOSED =
+  "This event's conversation is open to its creator and to those who answered yes or maybe (in a private page, while they are in it)";
 
 /** 403 for a status the viewer knows of but may not read (`statusOpenTo`): a private page's, or an event's. */
 export const closed = (status: StatusRow) => forbidden(status.page_id ? 'This page is private: its content is for its members' : CONVERSATION_CLOSED);

@@ -16,6 +16,7 @@ import { isUniqueViolation } from '../store/errors.js';
 import type { Audience } from '../store/notifications.js';
 import type { Store } from '../store/store.js';
 import {
+  closedPageOf,
   eventKnownTo,
   holdContent,
   pageKnownTo,
@@ -90,8 +91,8 @@ export async function placeOf(store: Store, status: StatusRow): Promise<Ref & { 
 /**
  * Posts a status: on the author's profile, in a page they are in, or in an event's conversation. Its
  * notifications go to the page's members (and, in a public page, the author's followers), to the event's
- * attendees and creator, or to the author's followers: a fan-out recorded with the status and carried out
- * after the commit.
+ * attendees (in a private or secret page, those still in it) and creator, or to the author's followers: a fan-out
+ * recorded with the status and carried out after the commit.
  */
 export async function createStatus(deps: Deps, caller: Caller, input: CreateStatusInput): Promise<Status> {
   requireActingFor(caller, input.user_id);
@@ -125,7 +126,7 @@ export async function createStatus(deps: Deps, caller: Caller, input: CreateStat
       status.event_id = event.id;
       place = eventRef(event);
       audiences = [
-        { kind: 'attendees', event_id: event.id, answers: ['yes'] },
+        { kind: 'attendees', event_id: event.id, answers: ['yes'], in_page: (await closedPageOf(tx, event))?.id },
         { kind: 'users', user_ids: [event.user_id] },
       ];
     }

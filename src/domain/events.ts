@@ -119,7 +119,8 @@ async function toAttendanceRecords(store: Store, caller: Caller, rows: WithUser<
  * Answers an event. A yes takes a place (409 `event_full` when none is left, decided by one conditional
  * update so concurrent answers never overfill it) and follows the event; no or maybe after yes frees the
  * place. An ended event takes no answers (409 `event_ended`). A new yes notifies the creator. In a private or secret
- * page only its members and administrators answer (403): an answer opens the event's conversation.
+ * page only its members and administrators answer (403): an answer opens the event's conversation. One who left
+ * the page may answer no to take their answer back.
  */
 export async function answerEvent(deps: Deps, caller: Caller, eventId: string, input: AttendanceInput): Promise<AttendanceResult> {
   requireActingFor(caller, input.user_id);
@@ -127,7 +128,9 @@ export async function answerEvent(deps: Deps, caller: Caller, eventId: string, i
     const { user, viewer } = await actingUser(tx, caller, input.user_id);
     const event = await eventKnownTo(tx, viewer, eventId);
     const closed = await eventPageClosedTo(tx, viewer, event);
-    if (closed) throw forbidden(`Only members of this ${closed.privacy} page may answer its events: ask to join it (or be invited) first`);
+    // One who left the page may still take back an answer given in it (a yes holds a place); nothing more.
+    if (closed && !(input.answer === 'no' && (await tx.attendances.find(event.id, user.id))))
+      throw forbidden(`Only members of this ${closed.privacy} page may answer its events: ask to join it (or be invited) first`);
     const now = nowIso(deps);
     if (event.end_date < now) throw new AppError(409, ErrorCode.eventEnded, 'This event has ended: it takes no more answers');
     // Two answers of one user racing (from two processes) would both read "no previous answer"; the event's row held

@@ -5,7 +5,7 @@ import { counted, counterKey, kept, keptEach, keptEachPair, listPage, type Embed
 import { byId, holder, inserter } from './rows.js';
 import { followsPage } from './follows.js';
 import { withUser, type WithUser } from './users.js';
-import { authorShown, closedPagesIn, conversationsIn, eventPageSeen, ofSuspendedAuthors, reachesFollowers, statusKnownTo, statusOpenTo, statusPlaceReadableBy, statusReadableBy, type Viewer } from './visibility.js';
+import { authorShown, closedPagesIn, conversationsIn, eventPageIn, ofSuspendedAuthors, reachesFollowers, statusKnownTo, statusOpenTo, statusPlaceReadableBy, statusReadableBy, type Viewer } from './visibility.js';
 
 export type StatusRow = Selectable<Database['statuses']>;
 export type CommentRow = Selectable<Database['comments']>;
@@ -61,9 +61,9 @@ export function statusesRepo(db: Kysely<Database>) {
             .select([event, 'event_id as id'])
             .where('user_id', '=', userId)
             .where('answer', '=', 'yes')
-            .where((eb) => eventPageSeen(eb, viewer, 'event_attendances.event_id')),
+            .where((eb) => eventPageIn(eb, viewer, 'event_attendances.event_id', 'closed')),
         )
-        .unionAll(db.selectFrom('events').select([event, 'id']).where('user_id', '=', userId).where((eb) => eventPageSeen(eb, viewer, 'events.id')))
+        .unionAll(db.selectFrom('events').select([event, 'id']).where('user_id', '=', userId).where((eb) => eventPageIn(eb, viewer, 'events.id', 'closed')))
         .execute();
     const of = (kind: string) => [...new Set(rows.filter((row) => row.kind === kind).map((row) => row.id))];
     return { pages: of('Page'), users: of('User'), events: of('Event') };

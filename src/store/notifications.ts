@@ -171,7 +171,7 @@ export type Audience =
       /** Those who also follow this page were reached by an earlier audience of the same job. */
       except_followers_of_page?: string;
     }
-  | { kind: 'attendees'; event_id: string; answers: string[] }
+  | { kind: 'attendees'; event_id: string; answers: string[]; /** Only those who follow this page. */ in_page?: string }
   | { kind: 'users'; user_ids: string[] };
 
 /** The fan-out outbox. */
@@ -223,6 +223,7 @@ export function notificationJobsRepo(db: Kysely<Database>, dialect: Dialect) {
           .where('event_id', '=', audience.event_id)
           .where('answer', 'in', audience.answers)
           .where('user_id', '>', after)
+          .$if(audience.in_page !== undefined, (q) => q.where(followsPage(sql.ref('event_attendances.user_id'), audience.in_page!)))
           .orderBy('user_id')
           .limit(limit)
           .execute();

@@ -106,7 +106,8 @@ export function ofSuspendedAuthors(viewer: Viewer, now: string, byAuthor: (autho
 /**
  * Statuses (`statuses as s`; comments follow theirs). Two halves, so one statement tells 404 from 403: known (author
  * not suspended, not in a secret page the viewer is not in) and open (a page's for its members, a public page's for
- * all; an event's conversation for its creator and those who answered yes or maybe). Readable is both; Admins all.
+ * all; an event's conversation for its creator and those who answered yes or maybe, in a private or secret page
+ * those of them in it: the page's promise outlasts an answer given while in it). Readable is both; Admins all.
  */
 export function statusKnownTo(eb: AnyEb, viewer: Viewer, now: string): Expression<SqlBool> {
   if (viewer.isAdmin) return eb.lit(true);
@@ -115,25 +116,25 @@ export function statusKnownTo(eb: AnyEb, viewer: Viewer, now: string): Expressio
 
 /** `statusKnownTo` but the author: in no secret page (its own, or its event's) the viewer is not in. */
 const placeKnownTo = (eb: AnyEb, viewer: Viewer): Expression<SqlBool> =>
-  eb.and([eb.not(eb.exists(secretPageUnseen(eb, viewer).whereRef('sp.id', '=', 's.page_id'))), eventPageSeen(eb, viewer, 's.event_id')]);
+  eb.and([eb.not(eb.exists(pageNotIn(eb, viewer, 'secret').select('np.id').whereRef('np.id', '=', 's.page_id'))), eventPageIn(eb, viewer, 's.event_id', 'secret')]);
 
-/** A secret page the viewer is not in (`pages as sp`). */
-const secretPageUnseen = (eb: AnyEb, viewer: Viewer) =>
-  eb.selectFrom('pages as sp').select('sp.id').where('sp.privacy', '=', 'secret').where((p) => p.not(inPage(p, viewer, 'sp')));
+/** A page the viewer is not in (`pages as np`) that hides what is in it (`secret`) or closes it (`closed`: not public). */
+const pageNotIn = (eb: AnyEb, viewer: Viewer, hides: 'secret' | 'closed') =>
+  eb.selectFrom('pages as np').where('np.privacy', 'in', hides === 'secret' ? ['secret'] : ['private', 'secret']).where((p) => p.not(inPage(p, viewer, 'np')));
 
-/** The event whose id is in `event` (if any) is in no secret page the viewer is not in: its statuses are known. */
-export function eventPageSeen(eb: AnyEb, viewer: Viewer, event: string): Expression<SqlBool> {
+/** The event whose id is in `event` (if any) is in no such page: its statuses are known, or may be open. */
+export function eventPageIn(eb: AnyEb, viewer: Viewer, event: string, hides: 'secret' | 'closed'): Expression<SqlBool> {
   if (viewer.isAdmin) return eb.lit(true);
   const pageOfEvent = eb.selectFrom('events as se').select('se.page_id').whereRef('se.id', '=', event);
-  return eb.not(eb.exists(secretPageUnseen(eb, viewer).where('sp.id', '=', pageOfEvent)));
+  return eb.not(found(pageNotIn(eb, viewer, hides).where('np.id', '=', pageOfEvent)));
 }
 
 export function statusOpenTo(eb: AnyEb, viewer: Viewer): Expression<SqlBool> {
   if (viewer.isAdmin) return eb.lit(true);
-  const closedPage = eb.selectFrom('pages as op').whereRef('op.id', '=', 's.page_id').where('op.privacy', '!=', 'public');
   const otherEvent = eb.selectFrom('events as oe').whereRef('oe.id', '=', 's.event_id').where('oe.user_id', '!=', viewer.id);
   const answered = eb.selectFrom('event_attendances as oa').select('oa.event_id').where('oa.user_id', '=', viewer.id).where('oa.answer', 'in', ['yes', 'maybe']);
-  return eb.and([eb.not(found(closedPage.where((p) => p.not(inPage(p, viewer, 'op'))))), eb.not(found(otherEvent.where('oe.id', 'not in', answered)))]);
+  const closedPage = found(pageNotIn(eb, viewer, 'closed').whereRef('np.id', '=', 's.page_id'));
+  return eb.and([eb.not(closedPage), eventPageIn(eb, viewer, 's.event_id', 'closed'), eb.not(found(otherEvent.where('oe.id', 'not in', answered)))]);
 }
 
 export const statusReadableBy = (eb: AnyEb, viewer: Viewer, now: string): Expression<SqlBool> =>
@@ -164,6 +165,6 @@ export function conversationsIn(viewer: Viewer, only?: string): RawBuilder<strin
   const events = eb
     .selectFrom(created.unionAll(answered).as('c'))
     .select('c.id')
-    .where((w) => eventPageSeen(w, viewer, 'c.id'));
+    .where((w) => eventPageIn(w, viewer, 'c.id', 'closed'));
   return sql<string>`${only === undefined ? events : events.where('c.id', '=', only)}`;
 }

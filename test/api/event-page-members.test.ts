@@ -66,6 +66,31 @@ describe('answering an event in a private page', () => {
     expect((await t.call('GET', `/statuses/${status.id}`, { as: owner.creds })).status).toBe(200);
   });
 
+  it('keeps a leaver’s answer, which they may take back, but closes the event to them: no conversation, no word of it', async () => {
+    const { owner, member, creator, eventId } = await privateEvent();
+    for (const who of [member, owner]) expect((await answer(eventId, who, 'yes')).status).toBe(200);
+    const status = await t.ok('POST', '/statuses', member, { user_id: member.user.id, event_id: eventId, content: 'Count me in' });
+    const follow = (await t.ok('GET', `/follows?user_id=${member.user.id}&followable_type=Page`)).items[0];
+    expect((await t.call('DELETE', `/follows/${follow.id}`)).status).toBe(204);
+    for (const value of ['maybe', 'yes']) expect((await answer(eventId, member, value)).status, value).toBe(403);
+    expect(await t.ok('GET', `/events/${eventId}`)).toMatchObject({ attendees_count: 2 });
+    expect((await t.call('GET', `/statuses/${status.id}`, { as: member.creds })).status).toBe(403);
+    const post = await t.call('POST', '/statuses', { as: member.creds, body: { user_id: member.user.id, event_id: eventId, content: 'Still?' } });
+    expect(post.body.error).toMatchObject({ code: 'forbidden', message: expect.stringContaining('while they are in it') });
+    // The creator's next status is told to the yes still in the page (the page's owner), not to the leaver.
+    const later = await t.ok('POST', '/statuses', creator, { user_id: creator.user.id, event_id: eventId, content: 'Doors at six' });
+    await t.app.fanOut.drain();
+    const toldOf = async (who: Who) =>
+      ((await t.ok('GET', `/users/${who.user.id}/notifications`)) as { target_id: string }[]).some((n) => n.target_id === later.id);
+    expect(await toldOf(owner)).toBe(true);
+    expect(await toldOf(member)).toBe(false);
+    // Their yes holds a place until they take it back; the no frees it, and opens nothing.
+    const withdrawn = await answer(eventId, member, 'no');
+    expect(withdrawn.status).toBe(200);
+    expect(withdrawn.body).toMatchObject({ answer: 'no', event: { attendees_count: 1, places_left: 9 } });
+    expect((await answer(eventId, member, 'yes')).status).toBe(403);
+  });
+
   it('leaves a public page’s events open to everyone', async () => {
     const [owner, passerby] = [await t.member(), await t.member()];
     const eventId = await event(owner, await page(owner, 'public'));

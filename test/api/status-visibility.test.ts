@@ -44,14 +44,19 @@ describe('one rule for who reads a status', () => {
           body: { name: 'Meetup', user_id: creator.user.id, start_date: `${when}T18:00:00Z`, end_date: `${when}T20:00:00Z`, ...(pageId ? { page_id: pageId } : {}) },
         })
         .then(created);
-    const [open, inSecret] = [await event('2026-12-01'), await event('2026-12-02', secret.id)];
-    await t.call('PUT', `/events/${open.id}/attendance`, { as: member.creds, body: { user_id: member.user.id, answer: 'maybe' } });
-    for (const e of [open, inSecret]) await t.call('PUT', `/events/${e.id}/attendance`, { as: bob.creds, body: { user_id: bob.user.id, answer: 'yes' } });
-    // leaver answered yes to the event in the secret page while in it, then left the page: its conversation is
-    // as hidden from them as the page.
-    const leaving = await follow(leaver, 'Page', secret.id);
-    await t.call('PUT', `/events/${inSecret.id}/attendance`, { as: leaver.creds, body: { user_id: leaver.user.id, answer: 'yes' } });
-    expect((await t.call('DELETE', `/follows/${leaving.id}`)).status).toBe(204);
+    const [open, inSecret, inPrivate] = [await event('2026-12-01'), await event('2026-12-02', secret.id), await event('2026-12-03', priv.id)];
+    const attend = async (who: Who, e: { id: string }, answer: string) =>
+      expect((await t.call('PUT', `/events/${e.id}/attendance`, { as: who.creds, body: { user_id: who.user.id, answer } })).status).toBe(200);
+    await attend(member, open, 'maybe');
+    await attend(member, inPrivate, 'yes');
+    for (const e of [open, inSecret, inPrivate]) await attend(bob, e, 'yes');
+    // leaver answered yes to the events in the secret and the private page while in them, then left the pages: the
+    // secret one's conversation is as hidden from them as the page, the private one's as closed as the page's statuses.
+    for (const [p, e] of [[secret, inSecret], [priv, inPrivate]] as const) {
+      const leaving = await follow(leaver, 'Page', p.id);
+      await attend(leaver, e, 'yes');
+      expect((await t.call('DELETE', `/follows/${leaving.id}`)).status).toBe(204);
+    }
 
     const s: Record<string, string> = {};
     for (const [name, who, body] of [
@@ -60,6 +65,7 @@ describe('one rule for who reads a status', () => {
       ['secret', creator, { page_id: secret.id }],
       ['event', creator, { event_id: open.id }],
       ['secretEvent', creator, { event_id: inSecret.id }],
+      ['privateEvent', creator, { event_id: inPrivate.id }],
       ['profile', creator, {}],
       ['suspended', bob, { page_id: pub.id }],
     ] as const) {
@@ -77,11 +83,11 @@ describe('one rule for who reads a status', () => {
 
     // What each viewer's single read answers: 200 readable, 403 known but closed, 404 hidden.
     const table: [string, Who, Record<string, 200 | 403 | 404>][] = [
-      ['Admin', admin, { public: 200, private: 200, secret: 200, event: 200, secretEvent: 200, profile: 200, suspended: 200 }],
-      ['creator', creator, { public: 200, private: 200, secret: 200, event: 200, secretEvent: 200, profile: 200, suspended: 404 }],
-      ['member', member, { public: 200, private: 200, secret: 200, event: 200, secretEvent: 403, profile: 200, suspended: 404 }],
-      ['outsider', outsider, { public: 200, private: 403, secret: 404, event: 403, secretEvent: 404, profile: 200, suspended: 404 }],
-      ['leaver', leaver, { public: 200, private: 403, secret: 404, event: 403, secretEvent: 404, profile: 200, suspended: 404 }],
+      ['Admin', admin, { public: 200, private: 200, secret: 200, event: 200, secretEvent: 200, privateEvent: 200, profile: 200, suspended: 200 }],
+      ['creator', creator, { public: 200, private: 200, secret: 200, event: 200, secretEvent: 200, privateEvent: 200, profile: 200, suspended: 404 }],
+      ['member', member, { public: 200, private: 200, secret: 200, event: 200, secretEvent: 403, privateEvent: 200, profile: 200, suspended: 404 }],
+      ['outsider', outsider, { public: 200, private: 403, secret: 404, event: 403, secretEvent: 404, privateEvent: 403, profile: 200, suspended: 404 }],
+      ['leaver', leaver, { public: 200, private: 403, secret: 404, event: 403, secretEvent: 404, privateEvent: 403, profile: 200, suspended: 404 }],
     ];
     const idsOf = (res: { body: { items: { id: string }[] } }) => res.body.items.map((x) => x.id);
     for (const [who, viewer, expected] of table) {
@@ -114,6 +120,7 @@ describe('one rule for who reads a status', () => {
         [`page_id=${secret.id}`, ['secret']],
         [`event_id=${open.id}`, ['event']],
         [`event_id=${inSecret.id}`, ['secretEvent']],
+        [`event_id=${inPrivate.id}`, ['privateEvent']],
         [`user_id=${creator.user.id}&page_id=${pub.id}`, ['public']],
         [`user_id=${bob.user.id}&page_id=${pub.id}`, ['suspended']],
         [`page_id=${pub.id}&event_id=${open.id}`, []],
@@ -130,12 +137,12 @@ describe('one rule for who reads a status', () => {
     // The stream: what the reader follows, as far as the same rule lets them read it (an event's statuses come to
     // those who answered yes: the member, a maybe, reads that conversation but does not have it in the stream).
     const streams: [Who, Who, string[]][] = [
-      [member, member, ['public', 'private', 'secret', 'profile']],
+      [member, member, ['public', 'private', 'secret', 'privateEvent', 'profile']],
       [outsider, outsider, ['public', 'profile']],
       [leaver, leaver, []],
-      [leaver, admin, ['secretEvent']],
+      [leaver, admin, ['secretEvent', 'privateEvent']],
       // An Admin reading a member's stream sees the suspended author's status the member does not.
-      [member, admin, ['public', 'private', 'secret', 'profile', 'suspended']],
+      [member, admin, ['public', 'private', 'secret', 'privateEvent', 'profile', 'suspended']],
       [outsider, admin, ['public', 'profile', 'suspended']],
     ];
     for (const [reader, viewer, names] of streams) {
