@@ -119,4 +119,20 @@ describe('verbs over several records', () => {
       verbs.map((args) => [args.slice(0, 2).join(' '), 0, '', 'Nothing to do: no ids on standard input.\n']),
     );
   });
+
+  it('- with nothing piped in is still exit 2 when the options are wrong: the mistake shows before the queue fills', async () => {
+    const misused = [
+      [['--action', 'none', '--reason', 'spam'], 'error: --reason is for --action remove or suspend: none keeps no reason\n'],
+      [['--action', 'remove', '--until', '2099-01-01'], 'error: --until is for --action suspend only\n'],
+      [['--action', 'suspend', '--reason', 'spam', '--until', 'tomorrow'], /^error: --until/],
+      [['--action', 'suspend'], 'error: missing --reason (asked for on a terminal; required otherwise)\n'],
+      [[], 'error: missing --action (asked for on a terminal; required otherwise)\n'],
+    ] as const;
+    for (const [options, said] of misused) {
+      const refused = await run(['reports', 'resolve', '-', ...options], server.admin, '');
+      expect([refused.code, refused.stdout], `${options.join(' ')}: ${refused.stderr}`).toEqual([2, '']);
+      if (typeof said === 'string') expect(refused.stderr).toBe(said);
+      else expect(refused.stderr).toMatch(said);
+    }
+  });
 });

@@ -161,12 +161,15 @@ export function registerReportCommands(program: Command): void {
         import('../errors.js'),
         import('../prompts.js'),
       ]);
-      const refs = await idsFrom(args);
+      // The ids are read once the options are checked (unless a question needs them): a mistake in them is exit 2
+      // also when nothing is piped in, not an empty queue's exit 0 until the day there is something to resolve.
+      let refs: string[] | undefined;
       // On a terminal, the question says what one report is about: the action is not picked blind.
       let about = 'it';
       // A user cannot be removed: the menu for a report on one does not offer it.
       let choices: string[] = [...REPORT_ACTIONS];
-      if (o.action === undefined && refs.length === 1 && interactive()) {
+      if (o.action === undefined && interactive()) refs = await idsFrom(args);
+      if (refs?.length === 1) {
         const { ID_LISTS } = await import('../names.js');
         const [id] = await ctx.names.fullIds(ID_LISTS.report, refs);
         const reported = await reportedAs(ctx, id!);
@@ -183,7 +186,7 @@ export function registerReportCommands(program: Command): void {
           ? await askMissing({ reason: o.reason }, { reason: { flag: '--reason', message: 'Why they are suspended (told to them)', check: fieldCheck(SuspendUserInput.shape.reason) } })
           : o;
       const body = await validateBody(ResolveReportInput, { action, reason, until: o.until });
-      await settle(ctx, refs, { verb: 'resolve', body, action: action!, yes: o.yes });
+      await settle(ctx, refs ?? (await idsFrom(args)), { verb: 'resolve', body, action: action!, yes: o.yes });
     }),
   );
   examples(
