@@ -113,7 +113,8 @@ describe('statuses.create', () => {
 
 describe('statuses.destroy', () => {
   it("refuses taking back one's own status, comment or like without it; the page's creator and the Admins still remove them", async () => {
-    const owner = await t.member();
+    // The page's creator lacks it too: they remove what is in their page as its moderator, whatever their role grants.
+    const owner = await holderOf({ ...READ, create: true });
     const poster = await holderOf({ ...READ, create: true });
     const page = await t.ok('POST', '/pages', owner, { name: 'Kept garden', privacy: 'public', page_configuration_id: configId, user_id: owner.user.id });
     await t.ok('POST', '/follows', poster, { followable_type: 'Page', followable_id: page.id, user_id: poster.user.id });
@@ -137,6 +138,8 @@ describe('statuses.destroy', () => {
     expect((await t.call('DELETE', `/likes/${liked}`)).status).toBe(204);
     expect(await writtenOn(ownersStatus)).toEqual({ comments_count: 0, likes_count: 0, comments: 0, likes: 0 });
     expect((await t.call('GET', `/statuses/${status}`, { as: poster.creds })).status).toBe(404);
+    // Their own status in their own page, too: the moderation rule, not `statuses.destroy`.
+    expect((await t.call('DELETE', `/statuses/${ownersStatus}`, { as: owner.creds })).status).toBe(204);
   });
 });
 
@@ -165,5 +168,20 @@ describe('statuses.show and statuses.index', () => {
 
     const member = await t.member();
     for (const path of [...one, ...lists(member)]) expect((await t.call('GET', path, { as: member.creds })).status, path).toBe(200);
+  });
+
+  it('leave a role without them what is its own: its notifications quote the content, and it reports what it is told of', async () => {
+    const author = await t.member();
+    const blind = await holderOf({});
+    await t.ok('POST', '/follows', blind, { followable_type: 'User', followable_id: author.user.id, user_id: blind.user.id });
+    const status = created(await post(author, { content: 'Words for my followers' }));
+    refused(await t.call('GET', `/statuses/${status}`, { as: blind.creds }), 'Your role does not grant the permission statuses.show');
+    await t.app.fanOut.drain();
+    const told = (await t.call('GET', `/users/${blind.user.id}/notifications`, { as: blind.creds })).body as Record<string, unknown>[];
+    expect(told.filter((n) => n.notification_type === 'status')).toEqual([
+      expect.objectContaining({ target_id: status, target_name: 'Words for my followers' }),
+    ]);
+    const report = await t.ok('POST', '/reports', blind, { user_id: blind.user.id, target_type: 'Status', target_id: status, reason: 'spam' });
+    expect(report.target).toMatchObject({ type: 'Status', id: status, excerpt: 'Words for my followers' });
   });
 });
