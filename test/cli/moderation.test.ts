@@ -208,6 +208,34 @@ describe('agora reports, statuses delete, users suspend', () => {
     expect((await run(['users', 'unsuspend', bob.user.nickname])).code).toBe(0);
   });
 
+  it("removes what the remover may remove but not read, named by its id: an event's conversation, a role without statuses.show", async () => {
+    const [owner, host, guest] = [await createUserWithKey(server), await createUserWithKey(server), await createUserWithKey(server)];
+    const config = await createPageConfiguration(server);
+    const page = await createPage(server, { privacy: 'public', page_configuration_id: config.id, user_id: owner.user.id }, owner.creds);
+    for (const who of [host, guest]) await call(server, 'POST', '/follows', { as: who.creds, body: { followable_type: 'Page', followable_id: page.id, user_id: who.user.id } });
+    const event = await call(server, 'POST', '/events', {
+      as: host.creds,
+      body: { name: 'Meet', user_id: host.user.id, page_id: page.id, start_date: '2031-12-01T10:00:00Z', end_date: '2031-12-01T12:00:00Z' },
+    });
+    const post = async (body: Record<string, string>) =>
+      (await call(server, 'POST', '/statuses', { as: host.creds, body: { user_id: host.user.id, content: 'said', ...body } })).body.id as string;
+    const [inConversation, inPage] = [await post({ event_id: event.body.id }), await post({ page_id: page.id })];
+    const comment = (await call(server, 'POST', '/comments', { as: host.creds, body: { user_id: host.user.id, status_id: inConversation, content: 'and more' } })).body.id;
+    // The page's creator did not answer the event (its conversation is closed to them), yet moderates it.
+    expect((await call(server, 'GET', `/statuses/${inConversation}`, { as: owner.creds })).status).toBe(403);
+    const closed = await run(['comments', 'delete', comment, '--yes'], owner.creds);
+    expect([closed.code, closed.stdout], closed.stderr).toEqual([0, `Removed comment ${comment}\n`]);
+    const role = await call(server, 'POST', '/permission_sets', { body: { name: `Unread ${owner.user.nickname}`, permissions: { users: { can_use_api: true } } } });
+    await call(server, 'PUT', `/users/${owner.user.id}/role`, { body: { permission_set_id: role.body.id } });
+    const unread = await run(['statuses', 'delete', inConversation, inPage, '--yes'], owner.creds);
+    expect([unread.code, unread.stdout], unread.stderr).toEqual([0, `Removed status ${inConversation}\nRemoved status ${inPage}\n`]);
+    for (const id of [inConversation, inPage]) expect((await call(server, 'GET', `/statuses/${id}`)).body.removed_by).toBe(owner.user.id);
+    // Someone who may not remove it is still told why by the server, the id in the line.
+    const other = await post({ page_id: page.id });
+    const refused = await run(['statuses', 'delete', other, '--yes'], guest.creds);
+    expect([refused.code, refused.stderr]).toEqual([1, expect.stringContaining("Only the author, the page's administrators and project administrators")]);
+  });
+
   it('goes on past a record the server refuses among several, naming it, and exits 1 saying how many were done', async () => {
     const { owner, poster: bob, reader, post } = await postingPage(server, 'Orchard');
     const statuses = [await post('one'), await post('two'), await post('three')];

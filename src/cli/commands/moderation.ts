@@ -34,8 +34,14 @@ async function describeStatus(ctx: Context, status: Status): Promise<string> {
  */
 async function removedLabel(ctx: Context, kind: 'statuses' | 'comments', id: string, asking: boolean, place = asking): Promise<string> {
   const { seg, ApiError } = await import('../../client/api-client.js');
-  const content = await ctx.client.get<Status | Comment>(`/${kind}/${seg(id)}`);
   const noun = kind === 'statuses' ? 'status' : 'comment';
+  // Not the caller's to read may still be theirs to remove (an event's conversation in their page they did not answer,
+  // a role without statuses.show): named by its id, and the DELETE decides.
+  const content = await ctx.client.get<Status | Comment>(`/${kind}/${seg(id)}`).catch((error: unknown) => {
+    if (error instanceof ApiError && error.status === 403) return undefined;
+    throw error;
+  });
+  if (!content) return `${noun} ${id}`;
   if (content.removed_at && (asking || !ctx.out.json)) {
     const message = `${contentLabel(content.user.nickname, noun, content.content)} was already removed (${content.removed_at})`;
     throw new ApiError(409, 'conflict', message, { error: { code: 'conflict', message } });
