@@ -100,8 +100,10 @@ export function groupExamples(program: Command): void {
  * their verb (`list`), their group (`profiles`) or both (`statuses comments`: `comments create` acts). Every other
  * command acts.
  */
-const CHANGES_NOTHING = new Set(['list', 'get', 'show', 'watch', 'export', 'deliveries', 'attendees', 'list-keys', 'statuses comments',
-  'stream', 'serve', 'login', 'logout', 'whoami', 'profiles', 'openapi', 'completion']);
+const CHANGES_NOTHING = new Set([
+  ...['list', 'get', 'show', 'watch', 'export', 'deliveries', 'attendees', 'list-keys', 'statuses comments', 'stream'],
+  ...['serve', 'login', 'logout', 'whoami', 'profiles', 'openapi', 'completion'],
+]);
 
 /**
  * `-y, --yes` on every command that acts, so that a script may pass it to each: those that ask before they act
@@ -109,12 +111,12 @@ const CHANGES_NOTHING = new Set(['list', 'get', 'show', 'watch', 'export', 'deli
  * an unknown option (exit 2). Added here, once, to commands made without it, including ones added later.
  */
 export function yesOnActingCommands(program: Command): void {
-  for (const group of program.commands) {
-    if (CHANGES_NOTHING.has(group.name())) continue;
-    for (const command of group.commands.length ? group.commands : [group])
-      if (![command.name(), `${group.name()} ${command.name()}`].some((name) => CHANGES_NOTHING.has(name)) && !command.options.some((o) => o.long === '--yes'))
-        command.option('-y, --yes', 'accepted for scripts; this command asks for no confirmation');
-  }
+  for (const group of program.commands)
+    for (const command of group.commands.length ? group.commands : [group]) {
+      const names = [group.name(), command.name(), `${group.name()} ${command.name()}`];
+      if (names.some((name) => CHANGES_NOTHING.has(name)) || command.options.some((o) => o.long === '--yes')) continue;
+      command.option('-y, --yes', 'accepted for scripts; this command asks for no confirmation');
+    }
 }
 
 /**
