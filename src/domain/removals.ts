@@ -37,14 +37,18 @@ export async function moderatesPage(store: Store, caller: Caller, pageId: string
 }
 
 /**
- * Whether the caller may remove content by `authorId` in the status's place: its author while their role grants
- * `statuses.destroy` (taking back what one posted, as posting needs `statuses.create`), and its moderators by
- * the moderation rule whatever their role grants.
+ * Whether the caller may remove content by `authorId` in the page `pageOf` finds (read only if needed): its author
+ * while their role grants `statuses.destroy` (taking back what one posted, as posting needs `statuses.create`), and
+ * its moderators by the moderation rule whatever their role grants.
  */
-export async function mayRemove(store: Store, caller: Caller, authorId: string, status: StatusRow): Promise<boolean> {
+export async function mayRemoveIn(store: Store, caller: Caller, authorId: string, pageOf: () => Promise<string | null>): Promise<boolean> {
   if (caller.user.id === authorId && can(caller, 'statuses', 'destroy')) return true;
-  return caller.isAdmin || (await moderatesPage(store, caller, await pageOfStatus(store, status)));
+  return caller.isAdmin || (await moderatesPage(store, caller, await pageOf()));
 }
+
+/** `mayRemoveIn` the status's place: its page, or its event's. */
+export const mayRemove = (store: Store, caller: Caller, authorId: string, status: StatusRow): Promise<boolean> =>
+  mayRemoveIn(store, caller, authorId, () => pageOfStatus(store, status));
 
 /**
  * 403 unless the caller may remove the content: the page's administrator may remove what is in an event's

@@ -10,8 +10,8 @@ import type { Store } from '../store/store.js';
 import { actingUser, holdContent, readableComment, readableStatus } from './content-access.js';
 import { inTurn, nowIso, viewerOf, type Caller, type Deps } from './context.js';
 import { excerpt, notifyUsers, pageRef, projectAdminIds, userRef } from './notifications.js';
-import { can, requireActingFor, requirePermission } from './permissions.js';
-import { alreadyRemoved, mayRemove, moderatesPage, pageOfStatus, removeCommentIn, removeStatusIn } from './removals.js';
+import { requireActingFor, requirePermission } from './permissions.js';
+import { alreadyRemoved, mayRemove, mayRemoveIn, moderatesPage, pageOfStatus, removeCommentIn, removeStatusIn } from './removals.js';
 import { settleReportsIn, toReportRecords } from './report-settlement.js';
 import { suspendIn } from './suspensions.js';
 import { recordWebhookEvent } from './webhooks.js';
@@ -155,15 +155,15 @@ async function requireMaySettle(store: Store, caller: Caller, row: ReportRow, ac
   if (caller.isAdmin) return;
   if (row.target_type === 'User') throw forbidden(SETTLE_REFUSAL);
   // The content may be gone (removed meanwhile): its page, kept on the report, still says who administers it.
-  const moderates = () => moderatesPage(store, caller, row.page_id);
+  const keptPage = async () => row.page_id;
   // The author first: one who also administers the page still clears no report against their own content.
   if (caller.user.id === row.target_user_id) {
     if (action !== 'remove') throw forbidden(AUTHOR_REFUSAL);
-    // Removing it as its author needs `statuses.destroy`, as its `DELETE` does (`mayRemove`); as its page's creator, not.
-    if (!can(caller, 'statuses', 'destroy') && !(await moderates())) requirePermission(caller, 'statuses', 'destroy');
+    // Removing it is the removal's rule: as its author with `statuses.destroy`, as its page's creator without.
+    if (!(await mayRemoveIn(store, caller, caller.user.id, keptPage))) requirePermission(caller, 'statuses', 'destroy');
     return;
   }
-  if (!(await moderates())) throw forbidden(SETTLE_REFUSAL);
+  if (!(await moderatesPage(store, caller, row.page_id))) throw forbidden(SETTLE_REFUSAL);
 }
 
 /** Carries out a resolution on the target, in the settle's transaction. */
