@@ -111,6 +111,42 @@ describe('the migrations', () => {
     expect(Object.fromEntries(rows.map((r) => [r.id, r.excerpt]))).toEqual({ [onRemoved.id]: '', [onKept.id]: 'still there' });
   });
 
+  it('0046 gives secret pages and their events made before secret slugs the slug a new one gets', async () => {
+    const dir = mkdtempSync(join(root, 'app-'));
+    const app = await startApp({ dir });
+    const ada = await app.member();
+    const config = await app.ok('POST', '/page_configurations', undefined, { name: `Old slugs ${Date.now()}` });
+    const page = (name: string, privacy: string) => app.ok('POST', '/pages', ada, { name, privacy, page_configuration_id: config.id, user_id: ada.user.id });
+    const [secret, numbered, open] = [await page('Night Shift', 'secret'), await page('Back Room', 'secret'), await page('Night Shift', 'public')];
+    const dates = { start_date: '2030-01-01T10:00:00Z', end_date: '2030-01-01T12:00:00Z' };
+    const [hidden, shown] = [
+      await app.ok('POST', '/events', ada, { name: 'Quiet Gathering', page_id: secret.id, user_id: ada.user.id, ...dates }),
+      await app.ok('POST', '/events', ada, { name: 'Open Gathering', page_id: open.id, user_id: ada.user.id, ...dates }),
+    ];
+    await app.close();
+    // As an older agora left them: plain slugs (a numbered one where the name was taken), and 0046 not applied.
+    const raw = await openRaw(app.file);
+    await raw.all('update pages set slug = ? where id = ?', ['night-shift-x', open.id]);
+    await raw.all('update pages set slug = ? where id = ?', ['night-shift', secret.id]);
+    await raw.all('update pages set slug = ? where id = ?', ['back-room-2', numbered.id]);
+    await raw.all('update events set slug = ? where id = ?', ['quiet-gathering', hidden.id]);
+    await raw.all('delete from kysely_migration where name = ?', ['0046-hidden-slugs']);
+    await raw.close();
+    await opened(app.file);
+    const after = await openRaw(app.file);
+    const slugs = async (table: string) =>
+      Object.fromEntries((await after.all<{ id: string; slug: string }>(`select id, slug from ${table}`)).map((r) => [r.id, r.slug]));
+    const [pages, events] = [await slugs('pages'), await slugs('events')];
+    await after.close();
+    expect(pages[secret.id]).toBe(`night-shift-h${secret.id.slice(-8)}`);
+    expect(pages[numbered.id]).toBe(`back-room-h${numbered.id.slice(-8)}`);
+    expect(pages[open.id]).toBe('night-shift-x');
+    expect(events[hidden.id]).toBe(`quiet-gathering-h${hidden.id.slice(-8)}`);
+    expect(events[shown.id]).toBe(shown.slug);
+    // A slug already made so is left as it was: the migration may run again.
+    expect(secret.slug).toBe(`night-shift-h${secret.id.slice(-8)}`);
+  });
+
   it('apply none of those pending when one fails, naming it: the store opens once what was in its way is gone', async () => {
     const target = await emptyStore();
     // A table in the way of 0006, after five migrations that succeed.

@@ -33,6 +33,7 @@ import { commentsByAuthor } from './0042-comments-by-author.js';
 import { removedList } from './0043-removed-list.js';
 import { notifyAtInsert } from './0044-notify-at-insert.js';
 import { unquoteRemovedReports } from './0045-unquote-removed-reports.js';
+import { hiddenSlugs } from './0046-hidden-slugs.js';
 
 /** Numbered migrations, applied in order at start. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -70,4 +71,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0043-removed-list': removedList,
   '0044-notify-at-insert': notifyAtInsert,
   '0045-unquote-removed-reports': unquoteRemovedReports,
+  '0046-hidden-slugs': hiddenSlugs,
 };

@@ -1,0 +1,24 @@
+import { sql, type Kysely, type Migration } from 'kysely';
+
+/**
+ * Secret pages, and events in them, made before secret slugs took a part of their id (`night-shift-h1f0c9a2e`) kept
+ * the plain slug of their name, so whoever made a page or an event of the same name still learnt from the number on
+ * theirs that a hidden one exists. They get the slug a new one gets: their slug without a numbered suffix, then `-h`
+ * and the last eight characters of their id (unique as the id is). Their ids keep working; links by the old slug find
+ * nothing, as for anyone outside. May run again: a slug already so made is left alone.
+ */
+export const hiddenSlugs: Migration = {
+  async up(db: Kysely<any>) {
+    const hidden = async (table: 'pages' | 'events', rows: { id: string; slug: string }[]) => {
+      for (const { id, slug } of rows) {
+        const part = `-h${id.slice(-8)}`;
+        if (slug.endsWith(part)) continue;
+        await sql`update ${sql.table(table)} set slug = ${`${slug.replace(/-\d{1,15}$/, '')}${part}`} where id = ${id}`.execute(db);
+      }
+    };
+    const pages = await sql<{ id: string; slug: string }>`select id, slug from pages where privacy = 'secret'`.execute(db);
+    await hidden('pages', pages.rows);
+    const events = await sql<{ id: string; slug: string }>`select e.id, e.slug from events e join pages p on p.id = e.page_id where p.privacy = 'secret'`.execute(db);
+    await hidden('events', events.rows);
+  },
+};
