@@ -102,7 +102,8 @@ describe('the migrations', () => {
     // As an older agora left it: the removal kept the report's excerpt, and 0045 was not applied.
     const raw = await openRaw(app.file);
     await raw.all('update reports set excerpt = ? where id = ?', ['removed before 0045', onRemoved.id]);
-    await raw.all('delete from kysely_migration where name = ?', ['0045-unquote-removed-reports']);
+    // (0046 too, which may run again: migrations apply in name order only.)
+    await raw.all('delete from kysely_migration where name in (?, ?)', ['0045-unquote-removed-reports', '0046-hidden-slugs']);
     await raw.close();
     await opened(app.file);
     const after = await openRaw(app.file);
