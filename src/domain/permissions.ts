@@ -1,6 +1,7 @@
 import { ErrorCode, forbidden, notFound } from '../shared/errors.js';
 import {
   buildPermissions,
+  PERMISSION_CATALOGUE,
   type PermissionAction,
   type PermissionCategory,
   type Permissions,
@@ -30,6 +31,22 @@ export function requirePermission<C extends PermissionCategory>(
 ): void {
   if (!can(holder, category, action))
     throw forbidden(`${whose} does not grant the permission ${category}.${action}`, ErrorCode.forbidden);
+}
+
+/**
+ * 403 unless the caller's own role grants every action that `next` turns on (on in `next`, off in `before`; a new
+ * role has none on before), Admins excepted: holding users.add_roles or users.edit_roles lets a delegate give out no
+ * more than they hold, neither to their own role nor to one an Admin may then hand out. Turning an action off, or
+ * leaving it as it is, is allowed.
+ */
+export function requireGrantable(caller: Caller, next: Permissions, before?: Permissions): void {
+  if (caller.isAdmin) return;
+  for (const [category, actions] of Object.entries(PERMISSION_CATALOGUE) as [PermissionCategory, readonly string[]][])
+    for (const action of actions) {
+      const on = (p: Permissions | undefined) => (p?.[category] as Record<string, boolean> | undefined)?.[action] === true;
+      if (on(next) && !on(before) && !on(caller.permissions))
+        throw forbidden(`Your role does not grant ${category}.${action}: you cannot give it to a role`);
+    }
 }
 
 export function requireAdmin(caller: Caller, what: string): void {

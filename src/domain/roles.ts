@@ -2,7 +2,7 @@ import { listByIds } from './by-ids.js';
 import { AppError, ErrorCode, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { listResult, type ListResult, type Pagination } from '../shared/schemas/common.js';
-import { buildPermissions, type PartialPermissions } from '../shared/schemas/permissions.js';
+import { buildPermissions, type PartialPermissions, type Permissions } from '../shared/schemas/permissions.js';
 import {
   roleNameKey,
   type CreatePermissionSetInput,
@@ -16,7 +16,7 @@ import { SYSTEM_ROLES } from '../store/default-roles.js';
 import { isUniqueViolation, readUniqueViolation } from '../store/errors.js';
 import { recordAudit } from './audit.js';
 import { nowIso, type Caller, type Deps } from './context.js';
-import { parsePermissions, requireAdmin, requirePermission } from './permissions.js';
+import { parsePermissions, requireAdmin, requireGrantable, requirePermission } from './permissions.js';
 import { isLastUnsuspendedAdmin } from './suspensions.js';
 import { toUserRecord } from './users.js';
 
@@ -82,6 +82,8 @@ export async function createPermissionSet(
   input: CreatePermissionSetInput,
 ): Promise<PermissionSet> {
   requirePermission(caller, 'users', 'add_roles');
+  const permissions = buildPermissions(input.permissions as PartialPermissions | undefined);
+  requireGrantable(caller, permissions);
   const now = nowIso(deps);
   const row: PermissionSetRow = {
     id: newId(),
@@ -89,7 +91,7 @@ export async function createPermissionSet(
     system_key: null,
     show_as_tagline: input.show_as_tagline ? 1 : 0,
     image_url: input.image_url ?? null,
-    permissions: JSON.stringify(buildPermissions(input.permissions as PartialPermissions | undefined)),
+    permissions: JSON.stringify(permissions),
     created_at: now,
     updated_at: now,
   };
@@ -123,6 +125,20 @@ export async function updatePermissionSet(
     // same row (the second would write back what the first turned on or off).
     const current = await tx.permissionSets.getLocked(id, 'update');
     if (!current) throw notFound('Permission set');
+    // What administers the project is the Admins' to change: a delegate (users.edit_roles) could take their actions.
+    if (current.system_key === SYSTEM_ROLES.admins) requireAdmin(caller, 'change the Admins set');
+    let merged: Permissions | undefined;
+    if (input.permissions !== undefined) {
+      const before = parsePermissions(current.permissions);
+      merged = buildPermissions(input.permissions as PartialPermissions, before);
+      requireGrantable(caller, merged, before);
+      // Kept on the Admins set: without can_use_api nobody could administer the API; without edit_roles no Admin could
+      // change a role (setUserRole) nor give the set its edit back.
+      if (current.system_key === SYSTEM_ROLES.admins && !merged.users.can_use_api)
+        throw new AppError(409, ErrorCode.conflict, 'The Admins set keeps users.can_use_api: without it nobody could administer the API');
+      if (current.system_key === SYSTEM_ROLES.admins && !merged.users.edit_roles)
+        throw new AppError(409, ErrorCode.conflict, "The Admins set keeps users.edit_roles: without it no administrator could change users' roles or give it back");
+    }
     const changes: Partial<PermissionSetRow> = { updated_at: nowIso(deps) };
     if (input.name !== undefined) {
       await requireFreeName(tx, input.name, id);
@@ -130,16 +146,7 @@ export async function updatePermissionSet(
     }
     if (input.show_as_tagline !== undefined) changes.show_as_tagline = input.show_as_tagline ? 1 : 0;
     if (input.image_url !== undefined) changes.image_url = input.image_url;
-    if (input.permissions !== undefined) {
-      const merged = buildPermissions(input.permissions as PartialPermissions, parsePermissions(current.permissions));
-      // Kept on the Admins set: without can_use_api nobody could administer the API; without edit_roles no Admin could
-      // change a role (setUserRole) nor give the set its edit back, and a delegate (users.edit_roles) could lock them out.
-      if (current.system_key === SYSTEM_ROLES.admins && !merged.users.can_use_api)
-        throw new AppError(409, ErrorCode.conflict, 'The Admins set keeps users.can_use_api: without it nobody could administer the API');
-      if (current.system_key === SYSTEM_ROLES.admins && !merged.users.edit_roles)
-        throw new AppError(409, ErrorCode.conflict, "The Admins set keeps users.edit_roles: without it no administrator could change users' roles or give it back");
-      changes.permissions = JSON.stringify(merged);
-    }
+    if (merged) changes.permissions = JSON.stringify(merged);
     try {
       await tx.permissionSets.update(id, changes);
     } catch (error) {
