@@ -5,6 +5,7 @@ import { listResult, type ListResult, type Pagination } from '../shared/schemas/
 import { buildPermissions, type PartialPermissions, type Permissions } from '../shared/schemas/permissions.js';
 import {
   roleNameKey,
+  sameRoleName,
   type CreatePermissionSetInput,
   type PermissionSet,
   type SetUserRoleInput,
@@ -38,15 +39,15 @@ const isNameTaken = (error: unknown) =>
   isUniqueViolation(error, 'permission_sets', 'name') || readUniqueViolation(error)?.index === 'permission_sets_lower_name_unique';
 
 /**
- * Names are looked up whatever their case (`GET /users?role=`, the CLI's `--role`), so they are unique that
- * way too: checked under a lock that writers of a name take in turn (PostgreSQL), and held by the unique index on
- * `lower(name)` (ASCII) besides, the second of two inserts then failing with the same 409.
+ * Names are looked up whatever their case (`GET /users?role=`, the CLI's `--role`), so they are unique that way
+ * too, and a name that looks like another is taken (`sameRoleName`): checked under a lock that writers of a name take
+ * in turn (PostgreSQL), and held by the unique index on `lower(name)` (ASCII) besides, the second of two inserts then
+ * failing with the same 409.
  */
 async function requireFreeName(tx: Deps['store'], name: string, exceptId?: string): Promise<void> {
   // The index folds ASCII only (`Équipe` and `ÉQUIPE` both passed it at once): writers of a name take turns here.
   await tx.takeTurns('role names');
-  const wanted = roleNameKey(name);
-  if ((await tx.permissionSets.list()).some((s) => s.id !== exceptId && roleNameKey(s.name) === wanted)) throw nameTaken();
+  if ((await tx.permissionSets.list()).some((s) => s.id !== exceptId && sameRoleName(s.name, name))) throw nameTaken();
 }
 
 async function findSet(deps: Deps, id: string): Promise<PermissionSetRow> {

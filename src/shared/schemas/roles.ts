@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { asLatinLookalikes } from '../latin-lookalikes.js';
 import { formBoolean, Id, idInput, idsQuery, listOf, PaginationQuery, queryText, text, Timestamp, typeError } from './common.js';
 import { EXAMPLE_ID } from './examples.js';
 import { buildPermissions, PERMISSION_CATALOGUE, PermissionsSchema } from './permissions.js';
@@ -51,6 +52,15 @@ const imageUrl = z.preprocess(
  * as nicknames are. Names are looked up this way (`?role=`, `?name=`, the CLI's `--role`) and unique this way.
  */
 export const roleNameKey = (name: string): string => name.normalize('NFKC').toLowerCase();
+
+/**
+ * Two role names are one, and a second is refused (409), when their `roleNameKey`s are equal, or once Cyrillic and
+ * Greek letters that look like Latin ones are read as those (`Аdmins` with a Cyrillic А is `Admins`): an Admin
+ * shown both could not tell them apart. Both tests, as a letter may look like a Latin one in one case only (Greek
+ * `Ν` and `ν` are one letter, looking like N and v). Lookups stay by `roleNameKey`, which names one role at most.
+ */
+export const sameRoleName = (a: string, b: string): boolean =>
+  roleNameKey(a) === roleNameKey(b) || roleNameKey(asLatinLookalikes(a)) === roleNameKey(asLatinLookalikes(b));
 
 /** A role's name: shown beside users as who they are, so nothing in it may be invisible (a zero-width `Admins`). */
 const roleName = text(100).refine(
