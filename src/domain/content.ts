@@ -91,8 +91,8 @@ export async function placeOf(store: Store, status: StatusRow): Promise<Ref & { 
 /**
  * Posts a status: on the author's profile, in a page they are in, or in an event's conversation. Its
  * notifications go to the page's members (and, in a public page, the author's followers), to the event's
- * attendees (in a private or secret page, those still in it) and creator, or to the author's followers: a fan-out
- * recorded with the status and carried out after the commit.
+ * attendees and creator (in a private or secret page, those of them still in it), or to the author's followers: a
+ * fan-out recorded with the status and carried out after the commit.
  */
 export async function createStatus(deps: Deps, caller: Caller, input: CreateStatusInput): Promise<Status> {
   requireActingFor(caller, input.user_id);
@@ -125,9 +125,11 @@ export async function createStatus(deps: Deps, caller: Caller, input: CreateStat
       await requireConversation(tx, viewer, event);
       status.event_id = event.id;
       place = eventRef(event);
+      // In a private or secret page, only those who read the conversation when the fan-out runs: its creator too.
+      const in_page = (await closedPageOf(tx, event))?.id;
       audiences = [
-        { kind: 'attendees', event_id: event.id, answers: ['yes'], in_page: (await closedPageOf(tx, event))?.id },
-        { kind: 'users', user_ids: [event.user_id] },
+        { kind: 'attendees', event_id: event.id, answers: ['yes'], in_page },
+        { kind: 'users', user_ids: [event.user_id], in_page },
       ];
     }
     await enqueueFanOut(

@@ -5,6 +5,7 @@ import { followsPage } from './follows.js';
 import type { Dialect } from './dialect.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import type { Database } from './schema.js';
+import { readsInPage } from './visibility.js';
 import { listPage, type Listed, type Selection } from './paging.js';
 import { byId, deleter, inserter } from './rows.js';
 
@@ -129,25 +130,14 @@ export function notificationsRepo(db: Kysely<Database>, notified?: (userIds: rea
     async latestSeqs(userIds: readonly string[]): Promise<Map<string, number>> {
       const seqs = new Map<string, number>();
       for (let i = 0; i < userIds.length; i += ROWS_PER_STATEMENT) {
-        const rows = await db
-          .selectFrom('notification_counters')
-          .select(['user_id', 'seq'])
-          .where('user_id', 'in', userIds.slice(i, i + ROWS_PER_STATEMENT))
-          .execute();
+        const rows = await db.selectFrom('notification_counters').select(['user_id', 'seq']).where('user_id', 'in', userIds.slice(i, i + ROWS_PER_STATEMENT)).execute();
         for (const row of rows) seqs.set(row.user_id, Number(row.seq));
       }
       return seqs;
     },
     /** Where a stream resumes after `Last-Event-ID`: that notification, or one not theirs (deleted, made up) by their newest up to it. */
     async seqAfter(userId: string, id: string): Promise<number> {
-      const before = await db
-        .selectFrom('notifications')
-        .select('seq')
-        .where('user_id', '=', userId)
-        .where('id', '<=', id)
-        .orderBy('id', 'desc')
-        .limit(1)
-        .executeTakeFirst();
+      const before = await db.selectFrom('notifications').select('seq').where('user_id', '=', userId).where('id', '<=', id).orderBy('id', 'desc').limit(1).executeTakeFirst();
       return Number(before?.seq ?? 0);
     },
     /** Marks the user's unseen notifications seen (all, or those of `ids`); answers how many changed. */
@@ -172,7 +162,7 @@ export type Audience =
       except_followers_of_page?: string;
     }
   | { kind: 'attendees'; event_id: string; answers: string[]; /** Only those who follow this page. */ in_page?: string }
-  | { kind: 'users'; user_ids: string[] };
+  | { kind: 'users'; user_ids: string[]; /** Only those who read this page's content (`readsInPage`). */ in_page?: string };
 
 /** The fan-out outbox. */
 export function notificationJobsRepo(db: Kysely<Database>, dialect: Dialect) {
@@ -201,12 +191,7 @@ export function notificationJobsRepo(db: Kysely<Database>, dialect: Dialect) {
     },
     /** Takes or keeps a job until `leaseUntil`, if it is still as it was read: false when someone else has it. */
     async claim(id: string, heldUntil: string, leaseUntil: string): Promise<boolean> {
-      const result = await db
-        .updateTable('notification_jobs')
-        .set({ lease_until: leaseUntil })
-        .where('id', '=', id)
-        .where('lease_until', '=', heldUntil)
-        .executeTakeFirst();
+      const result = await db.updateTable('notification_jobs').set({ lease_until: leaseUntil }).where('id', '=', id).where('lease_until', '=', heldUntil).executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
     },
     async advance(id: string, changes: { audience_index: number; cursor: string; lease_until: string }): Promise<void> {
@@ -215,7 +200,13 @@ export function notificationJobsRepo(db: Kysely<Database>, dialect: Dialect) {
     delete: deleter(db, 'notification_jobs'),
     /** The next users of an audience after `after`, in id order; for followers, only those who followed by `before`. */
     async nextRecipients(audience: Audience, after: string, before: string, limit: number): Promise<string[]> {
-      if (audience.kind === 'users') return [...new Set(audience.user_ids)].filter((id) => id > after).sort().slice(0, limit);
+      if (audience.kind === 'users') {
+        const ids = [...new Set(audience.user_ids)].filter((id) => id > after).sort();
+        const page = audience.in_page;
+        if (page === undefined || ids.length === 0) return ids.slice(0, limit);
+        const rows = await db.selectFrom('users').select('id').where('id', 'in', ids).where((eb) => readsInPage(eb, sql.ref('users.id'), page)).orderBy('id').limit(limit).execute();
+        return rows.map((r) => r.id);
+      }
       if (audience.kind === 'attendees') {
         const rows = await db
           .selectFrom('event_attendances')

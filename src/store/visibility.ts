@@ -1,4 +1,5 @@
 import { expressionBuilder, sql, type Expression, type ExpressionBuilder, type RawBuilder, type SqlBool } from 'kysely';
+import { SYSTEM_ROLES } from './default-roles.js';
 import type { AnyQuery } from './paging.js';
 import type { Database } from './schema.js';
 
@@ -80,10 +81,19 @@ export function reachesFollowers(eb: AnyEb) {
 const found = (query: AnyQuery): Expression<SqlBool> =>
   sql<SqlBool>`coalesce((${query.select(sql<boolean>`true`.as('found'))}), false)`;
 
-/** The viewer is in the page whose row is `alias`: its creator, or one who follows it (a member). */
-function inPage(eb: AnyEb, viewer: Viewer, alias: string) {
+/** The user (an id, or the column holding it) is in the page whose row is `alias`: its creator, or a member (follows it). */
+function inPage(eb: AnyEb, user: string | Expression<string>, alias: string) {
   const follows = eb.selectFrom('follows as vf').select('vf.id').whereRef('vf.followable_id', '=', `${alias}.id`);
-  return eb.or([eb(`${alias}.user_id`, '=', viewer.id), eb.exists(follows.where('vf.followable_type', '=', sql.lit('Page')).where('vf.user_id', '=', viewer.id))]);
+  return eb.or([eb(`${alias}.user_id`, '=', user), eb.exists(follows.where('vf.followable_type', '=', sql.lit('Page')).where('vf.user_id', '=', user))]);
+}
+
+/**
+ * The user in the column `user` reads what is in the closed page `page` as `statusOpenTo` has it: an Admin, or in
+ * the page. Asked as a fan-out's batch runs, so that those told of a conversation are those who may read it then.
+ */
+export function readsInPage(eb: AnyEb, user: Expression<string>, page: string): Expression<SqlBool> {
+  const admin = eb.selectFrom('users as au').innerJoin('permission_sets as ar', 'ar.id', 'au.permission_set_id').where('ar.system_key', '=', SYSTEM_ROLES.admins);
+  return eb.or([found(admin.where('au.id', '=', user)), found(eb.selectFrom('pages as ip').where('ip.id', '=', page).where((p) => inPage(p, user, 'ip')))]);
 }
 
 /** The users suspended at `now` (`suspensions as su`; a suspension past its `until` is over by itself). */
@@ -120,7 +130,7 @@ const placeKnownTo = (eb: AnyEb, viewer: Viewer): Expression<SqlBool> =>
 
 /** A page the viewer is not in (`pages as np`) that hides what is in it (`secret`) or closes it (`closed`: not public). */
 const pageNotIn = (eb: AnyEb, viewer: Viewer, hides: 'secret' | 'closed') =>
-  eb.selectFrom('pages as np').where('np.privacy', 'in', hides === 'secret' ? ['secret'] : ['private', 'secret']).where((p) => p.not(inPage(p, viewer, 'np')));
+  eb.selectFrom('pages as np').where('np.privacy', 'in', hides === 'secret' ? ['secret'] : ['private', 'secret']).where((p) => p.not(inPage(p, viewer.id, 'np')));
 
 /** The event whose id is in `event` (if any) is in no such page: its statuses are known, or may be open. */
 export function eventPageIn(eb: AnyEb, viewer: Viewer, event: string, hides: 'secret' | 'closed'): Expression<SqlBool> {

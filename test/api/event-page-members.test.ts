@@ -101,3 +101,65 @@ describe('answering an event in a private page', () => {
     expect((await t.call('GET', `/statuses/${status.id}`, { as: passerby.creds })).status).toBe(200);
   });
 });
+
+/** Into the page (an Admin adds them: a secret page is joined by invite alone), or out of it. */
+const join = (who: Who, pageId: string) => t.ok('POST', '/follows', undefined, { user_id: who.user.id, followable_type: 'Page', followable_id: pageId });
+async function leave(who: Who, pageId: string) {
+  const follow = (await t.ok('GET', `/follows?user_id=${who.user.id}&followable_type=Page&followable_id=${pageId}`)).items[0];
+  expect((await t.call('DELETE', `/follows/${follow.id}`)).status).toBe(204);
+}
+async function say(who: Who, eventId: string, content: string): Promise<string> {
+  const res = await t.call('POST', '/statuses', { as: who.creds, body: { user_id: who.user.id, event_id: eventId, content } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.id;
+}
+/** Whether `who` was told of the status, once the fan-out ran. */
+async function toldOf(who: Who, statusId: string): Promise<boolean> {
+  await t.app.fanOut.drain();
+  return ((await t.ok('GET', `/users/${who.user.id}/notifications`)) as { target_id: string }[]).some((n) => n.target_id === statusId);
+}
+
+describe('who is told of the conversation of an event in a closed page: those who read it', () => {
+  it.each(['private', 'secret'])('tells the event’s creator while they are in the %s page, not once they left it', async (privacy) => {
+    const [owner, creator, guest] = [await t.member(), await t.member(), await t.member()];
+    const pageId = await page(owner, privacy);
+    for (const who of [creator, guest]) await join(who, pageId);
+    const eventId = await event(creator, pageId);
+    expect((await answer(eventId, guest, 'yes')).status).toBe(200);
+    expect(await toldOf(creator, await say(guest, eventId, 'Who brings the kettle?'))).toBe(true);
+    await leave(creator, pageId);
+    const later = await say(guest, eventId, 'I will');
+    // What they may not read (403; 404 in a secret page, hidden with it), they are not told of.
+    expect((await t.call('GET', `/statuses/${later}`, { as: creator.creds })).status).toBe(privacy === 'secret' ? 404 : 403);
+    expect(await toldOf(creator, later)).toBe(false);
+  });
+
+  it('tells the creator who reads the conversation without following the page: the page’s own creator, an Admin', async () => {
+    const [owner, guest] = [await t.member(), await t.member()];
+    const admin: Who = { user: { id: t.admin.id }, creds: undefined };
+    const pageId = await page(owner, 'secret');
+    await join(guest, pageId);
+    const [ownEvent, adminEvent] = [await event(owner, pageId), await event(admin, pageId)];
+    // The page's creator follows it from its creation; unfollowed, they are still in it (statusOpenTo), as an Admin is.
+    await leave(owner, pageId);
+    for (const [who, eventId] of [[owner, ownEvent], [admin, adminEvent]] as const) {
+      expect((await answer(eventId, guest, 'yes')).status).toBe(200);
+      const status = await say(guest, eventId, 'See you');
+      expect((await t.call('GET', `/statuses/${status}`, { as: who.creds })).status).toBe(200);
+      expect(await toldOf(who, status)).toBe(true);
+    }
+  });
+
+  it('tells the creator of an event in a public page or in none, in the page or not', async () => {
+    const [owner, creator, guest] = [await t.member(), await t.member(), await t.member()];
+    const pageId = await page(owner, 'public');
+    await join(creator, pageId);
+    const inPage = await event(creator, pageId);
+    await leave(creator, pageId);
+    const inNone = (await t.ok('POST', '/events', undefined, { name: 'Walk', user_id: creator.user.id, start_date: '2026-12-06T09:00:00Z', end_date: '2026-12-06T12:00:00Z' })).id;
+    for (const eventId of [inPage, inNone]) {
+      expect((await answer(eventId, guest, 'yes')).status).toBe(200);
+      expect(await toldOf(creator, await say(guest, eventId, 'Coming'))).toBe(true);
+    }
+  });
+});
