@@ -161,8 +161,8 @@ export type Audience =
       /** Those who also follow this page were reached by an earlier audience of the same job. */
       except_followers_of_page?: string;
     }
-  | { kind: 'attendees'; event_id: string; answers: string[]; /** Only those who follow this page. */ in_page?: string }
-  | { kind: 'users'; user_ids: string[]; /** Only those who read this page's content (`readsInPage`). */ in_page?: string };
+  | { kind: 'attendees'; event_id: string; answers: string[]; /** Only those who read this page's content (`readsInPage`). */ in_page?: string }
+  | { kind: 'users'; user_ids: string[]; /** As the attendees'. */ in_page?: string };
 
 /** The fan-out outbox. */
 export function notificationJobsRepo(db: Kysely<Database>, dialect: Dialect) {
@@ -214,7 +214,7 @@ export function notificationJobsRepo(db: Kysely<Database>, dialect: Dialect) {
           .where('event_id', '=', audience.event_id)
           .where('answer', 'in', audience.answers)
           .where('user_id', '>', after)
-          .$if(audience.in_page !== undefined, (q) => q.where(followsPage(sql.ref('event_attendances.user_id'), audience.in_page!)))
+          .$if(audience.in_page !== undefined, (q) => q.where((eb) => readsInPage(eb, sql.ref('event_attendances.user_id'), audience.in_page!)))
           .orderBy('user_id')
           .limit(limit)
           .execute();

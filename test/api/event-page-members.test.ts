@@ -150,6 +150,21 @@ describe('who is told of the conversation of an event in a closed page: those wh
     }
   });
 
+  it('tells those who answered yes and read the conversation without following the page: its creator, an Admin', async () => {
+    const [owner, creator] = [await t.member(), await t.member()];
+    const admin: Who = { user: { id: t.admin.id }, creds: undefined };
+    const pageId = await page(owner, 'private');
+    await join(creator, pageId);
+    const eventId = await event(creator, pageId);
+    for (const who of [owner, admin]) expect((await answer(eventId, who, 'yes')).status).toBe(200);
+    await leave(owner, pageId);
+    const status = await say(creator, eventId, 'Doors at six');
+    for (const who of [owner, admin]) {
+      expect((await t.call('GET', `/statuses/${status}`, { as: who.creds })).status).toBe(200);
+      expect(await toldOf(who, status)).toBe(true);
+    }
+  });
+
   it('tells the creator of an event in a public page or in none, in the page or not', async () => {
     const [owner, creator, guest] = [await t.member(), await t.member(), await t.member()];
     const pageId = await page(owner, 'public');
