@@ -1,5 +1,5 @@
 import { listByIds } from './by-ids.js';
-import { AppError, ErrorCode, forbidden } from '../shared/errors.js';
+import { AppError, ErrorCode, forbidden, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { listResult, type ListResult } from '../shared/schemas/common.js';
 import type {
@@ -15,6 +15,7 @@ import type {
 import type { AttendanceRow, EventRow } from '../store/events.js';
 import type { Store } from '../store/store.js';
 import type { WithUser } from '../store/users.js';
+import type { Viewer } from '../store/visibility.js';
 import { actingUser, eventKnownTo, eventPageClosedTo, pageKnownTo, requirePostInPage } from './content-access.js';
 import { nowIso, viewerOf, type Caller, type Deps } from './context.js';
 import { eventRef, notifyUsers, userRef } from './notifications.js';
@@ -120,13 +121,14 @@ async function toAttendanceRecords(store: Store, caller: Caller, rows: WithUser<
  * update so concurrent answers never overfill it) and follows the event; no or maybe after yes frees the
  * place. An ended event takes no answers (409 `event_ended`). A new yes notifies the creator. In a private or secret
  * page only its members and administrators answer (403): an answer opens the event's conversation. One who left
- * the page may answer no to take their answer back.
+ * the page may answer no to take their answer back, a secret page's event too (`eventToAnswer`); the answer then
+ * carries the event only if the caller may read it (null for the leaver of a secret page: it stays hidden).
  */
 export async function answerEvent(deps: Deps, caller: Caller, eventId: string, input: AttendanceInput): Promise<AttendanceResult> {
   requireActingFor(caller, input.user_id);
   return deps.store.transaction(async (tx) => {
     const { user, viewer } = await actingUser(tx, caller, input.user_id);
-    const event = await eventKnownTo(tx, viewer, eventId);
+    const event = await eventToAnswer(tx, viewer, eventId, input.answer);
     const closed = await eventPageClosedTo(tx, viewer, event);
     // One who left the page may still take back an answer given in it (a yes holds a place); nothing more.
     if (closed && !(input.answer === 'no' && (await tx.attendances.find(event.id, user.id))))
@@ -166,8 +168,22 @@ export async function answerEvent(deps: Deps, caller: Caller, eventId: string, i
         [user.id, caller.user.id],
       );
     const [record] = await toAttendanceRecords(tx, caller, [{ ...row, user }], new Date(now));
-    return { ...record!, event: toEventRecord((await tx.events.getById(event.id))!) };
+    const shown = await tx.events.getKnown(event.id, viewerOf(caller));
+    return { ...record!, event: shown ? toEventRecord(shown) : null };
   });
+}
+
+/**
+ * The event a user answers: one they may know of; or, to take their answer back (`no`), one they answered and may
+ * no longer know of (they left its secret page: their yes would hold a place and count for ever). Anyone else, and
+ * any other answer, is refused as a read is (404).
+ */
+async function eventToAnswer(store: Store, viewer: Viewer, eventId: string, answer: AttendanceInput['answer']): Promise<EventRow> {
+  const known = await store.events.getKnown(eventId, viewer);
+  if (known) return known;
+  const hidden = answer === 'no' ? await store.events.getById(eventId) : undefined;
+  if (hidden && (await store.attendances.find(hidden.id, viewer.id))) return hidden;
+  throw notFound('Event');
 }
 
 export async function listAttendees(

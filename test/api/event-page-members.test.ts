@@ -178,3 +178,48 @@ describe('who is told of the conversation of an event in a closed page: those wh
     }
   });
 });
+
+describe('taking back an answer to an event of a secret page one left', () => {
+  /** A secret page's event the member answered yes to, with another yes (the page's owner); then the member left. */
+  async function leftSecretEvent() {
+    const [owner, member, outsider] = [await t.member(), await t.member(), await t.member()];
+    const pageId = await page(owner, 'secret');
+    await join(member, pageId);
+    const eventId = await event(owner, pageId);
+    for (const who of [member, owner]) expect((await answer(eventId, who, 'yes')).status).toBe(200);
+    await leave(member, pageId);
+    return { owner, member, outsider, eventId };
+  }
+  const count = async (eventId: string, who: { creds: Credentials }) => (await t.ok('GET', `/events/${eventId}`, who)).attendees_count as number;
+
+  it('takes the leaver’s no, which frees their place; the event stays hidden from them, and every other answer refused', async () => {
+    const { owner, member, eventId } = await leftSecretEvent();
+    expect(await count(eventId, owner)).toBe(2);
+    expect((await t.call('GET', `/events/${eventId}`, { as: member.creds })).status).toBe(404);
+    for (const value of ['yes', 'maybe']) expect((await answer(eventId, member, value)).status, value).toBe(404);
+    const withdrawn = await answer(eventId, member, 'no');
+    expect(withdrawn.status).toBe(200);
+    // Their own answer, not the event: what it has become is not theirs to read.
+    expect(withdrawn.body).toMatchObject({ event_id: eventId, user_id: member.user.id, answer: 'no', event: null });
+    expect(await count(eventId, owner)).toBe(1);
+    expect((await t.ok('GET', `/events/${eventId}/attendees?answer=yes`, owner)).items.map((a: { user_id: string }) => a.user_id)).toEqual([owner.user.id]);
+    for (const path of [`/events/${eventId}`, `/events/${eventId}/attendees`]) expect((await t.call('GET', path, { as: member.creds })).status, path).toBe(404);
+    expect((await t.ok('GET', `/events?ids=${eventId}`, member)).items).toEqual([]);
+    // Still an answer of theirs: no again is no change; yes stays refused.
+    expect((await answer(eventId, member, 'no')).status).toBe(200);
+    expect((await answer(eventId, member, 'yes')).status).toBe(404);
+    expect(await count(eventId, owner)).toBe(1);
+  });
+
+  it('refuses one who never answered as before (404, as for an event that does not exist); an Admin acting for the leaver reads the event', async () => {
+    const { owner, member, outsider, eventId } = await leftSecretEvent();
+    for (const id of [eventId, '0'.repeat(32)]) {
+      const refused = await answer(id, outsider, 'no');
+      expect([refused.status, refused.body.error]).toEqual([404, { code: 'not_found', message: 'Event not found', request_id: expect.any(String) }]);
+    }
+    const forLeaver = await t.call('PUT', `/events/${eventId}/attendance`, { body: { user_id: member.user.id, answer: 'no' } });
+    expect(forLeaver.status).toBe(200);
+    expect(forLeaver.body).toMatchObject({ user_id: member.user.id, answer: 'no', event: { id: eventId, attendees_count: 1 } });
+    expect(await count(eventId, owner)).toBe(1);
+  });
+});

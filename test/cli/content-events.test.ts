@@ -256,6 +256,32 @@ describe('agora events', () => {
   });
 });
 
+describe('agora events rsvp by one who left a secret page', () => {
+  it('takes their answer back by the event\'s id, showing no more of the event; its slug names nothing to them, and says so', async () => {
+    const [owner, guest] = [await createUserWithKey(server), await createUserWithKey(server)];
+    const config = await createPageConfiguration(server);
+    const page = await createPage(server, { user_id: owner.user.id, page_configuration_id: config.id, privacy: 'secret' }, owner.creds);
+    // An Admin adds the guest (a secret page is joined by invite alone).
+    const follow = await call(server, 'POST', '/follows', { body: { user_id: guest.user.id, followable_type: 'Page', followable_id: page.id } });
+    const created = await run(['events', 'create', '--name', 'Cellar tasting', '--start', '2030-09-22 18:00', '--end', '2030-09-22 21:00', '--page-id', page.id, '--json'], owner.creds);
+    const event = JSON.parse(created.stdout);
+    expect((await run(['events', 'rsvp', event.slug, '--answer', 'yes'], guest.creds)).code).toBe(0);
+    expect((await call(server, 'DELETE', `/follows/${follow.body.id}`)).status).toBe(204);
+    const bySlug = await run(['events', 'rsvp', event.slug, '--answer', 'no'], guest.creds);
+    expect([bySlug.code, bySlug.stdout, bySlug.stderr]).toEqual([
+      1,
+      '',
+      `error: No event with the id or slug "${event.slug}" (an event of a secret page you left is answered no by its whole id only)\n`,
+    ]);
+    const byId = await run(['events', 'rsvp', event.id, '--answer', 'no'], guest.creds);
+    expect(byId.code, byId.stderr).toBe(0);
+    expect(Object.fromEntries(tsvRows(byId.stdout))).toMatchObject({ answer: 'no', event: 'hidden from you (a secret page you are not in)' });
+    expect((await call(server, 'GET', `/events/${event.id}`)).body.attendees_count).toBe(0);
+    const yes = await run(['events', 'rsvp', event.id, '--answer', 'yes'], guest.creds);
+    expect([yes.code, yes.stderr]).toEqual([1, 'error: Event not found (not_found, HTTP 404)\n']);
+  });
+});
+
 describe('at 80 columns, what a moderator reads keeps its room; the secondary columns are left out first, and said so', () => {
   it('notifications list: the sentence (who did what) before its type and whether it was seen', async () => {
     const author = await createUserWithKey(server);

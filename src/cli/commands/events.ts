@@ -211,15 +211,26 @@ export function registerEventCommands(program: Command): void {
     'agora events rsvp seed-swap --answer yes',
   ).action(
       withContext<{ answer?: string; user?: string }>(async ({ client, out, names }, o, [ref]) => {
-        const [{ seg }, { askMissing }] = await Promise.all([import('../../client/api-client.js'), import('../prompts.js')]);
+        const [{ seg }, { askMissing }, { NameNotFoundError }] = await Promise.all([
+          import('../../client/api-client.js'),
+          import('../prompts.js'),
+          import('../names.js'),
+        ]);
         const { answer } = await askMissing({ answer: o.answer }, { answer: { flag: '--answer', message: 'Your answer', choices: ANSWERS } });
         const user_id = o.user ? await names.resolve('user', o.user) : (await client.get<{ id: string }>('/me')).id;
-        const id = await names.resolve('event', ref!);
+        const id = await names.resolve('event', ref!).catch((error: unknown) => {
+          // The API takes back an answer to an event of a secret page one left, but lists it to them no more.
+          if (error instanceof NameNotFoundError && answer === 'no')
+            throw new NameNotFoundError(`${error.message} (an event of a secret page you left is answered no by its whole id only)`);
+          throw error;
+        });
         const result = await client.put<AttendanceResult>(`/events/${seg(id)}/attendance`, { user_id, answer });
         await out.record(result, {
           format: {
-            event: ((e: Event) =>
-              `${e.name} (${e.attendees_count} going, ${e.places_left === null ? 'places unlimited' : `${e.places_left} ${e.places_left === 1 ? 'place' : 'places'} left`})`) as (
+            event: ((e: Event | null) =>
+              e === null
+                ? 'hidden from you (a secret page you are not in)'
+                : `${e.name} (${e.attendees_count} going, ${e.places_left === null ? 'places unlimited' : `${e.places_left} ${e.places_left === 1 ? 'place' : 'places'} left`})`) as (
               value: never,
             ) => unknown,
           },

@@ -44,7 +44,7 @@ export function registerEventRoutes({ routes, deps }: RouteContext): void {
       operationId: 'set_event_attendance',
       conflicts: [ErrorCode.eventFull, ErrorCode.eventEnded],
       tag,
-      summary: 'Answer an event: yes (takes a place; 409 event_full), no or maybe; in a private page, its members only (403)',
+      summary: 'Answer an event: yes (takes a place; 409 event_full), no or maybe; in a private or secret page, its members only (one who left may answer no)',
       params: EventParams,
       body: AttendanceInput,
       response: AttendanceResultSchema,

@@ -148,7 +148,9 @@ export const AttendanceSchema = z.object({
 }).meta({ id: 'Attendance', examples: [exampleAttendance] });
 export type Attendance = z.infer<typeof AttendanceSchema>;
 export const AttendanceListSchema = listOf(AttendanceSchema);
-export const AttendanceResultSchema = AttendanceSchema.extend({ event: EventSchema }).meta({
+export const AttendanceResultSchema = AttendanceSchema.extend({
+  event: EventSchema.nullable().describe('The event as it is now; null when the caller may not read it (an answer taken back after leaving its secret page)'),
+}).meta({
   id: 'AttendanceResult',
   examples: [{ ...exampleAttendance, event: exampleEvent }],
 });
