@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -12,7 +14,9 @@ export default defineConfig({
     hookTimeout: 120_000,
     // scrypt at N = 2^10 instead of 2^14: the same hashes and checks, a sixteenth of the CPU (at the default cost,
     // hashing was about half of the suite's time). test/api/secrets-cost checks the default on its own.
-    env: { AGORA_SCRYPT_COST: '10' },
+    // The binaries the tests run share one cache folder (Node's compile cache, bin/agora.js), as one user's runs do:
+    // each test's own HOME would give every run an empty one to fill.
+    env: { AGORA_SCRYPT_COST: '10', XDG_CACHE_HOME: join(tmpdir(), `agora-test-cache-${process.getuid?.() ?? 0}`) },
     pool: 'forks',
     // Each fork runs its files one after another in one module graph (not a fresh one per file): importing the app
     // cost about 1.6 s a file, a third of the suite's time. No test leaves state behind in a module.
