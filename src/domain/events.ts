@@ -181,8 +181,10 @@ export async function answerEvent(deps: Deps, caller: Caller, eventId: string, i
 async function eventToAnswer(store: Store, viewer: Viewer, eventId: string, answer: AttendanceInput['answer']): Promise<EventRow> {
   const known = await store.events.getKnown(eventId, viewer);
   if (known) return known;
-  const hidden = answer === 'no' ? await store.events.getById(eventId) : undefined;
-  if (hidden && (await store.attendances.find(hidden.id, viewer.id))) return hidden;
+  // Their answer first, the event only then: an event that exists and one that does not cost the same statements,
+  // so the time a refusal takes does not tell one who never answered that a hidden event has this id.
+  const hidden = answer === 'no' && (await store.attendances.find(eventId, viewer.id)) ? await store.events.getById(eventId) : undefined;
+  if (hidden) return hidden;
   throw notFound('Event');
 }
 

@@ -6,7 +6,9 @@ import type { Credentials } from '../helpers/server.js';
  * An event in a private page is its members' to answer: an answer opens the event's conversation, and the page
  * promised its content to its members. Against a fixed clock (2026-11-20T10:00:00Z): the events are to come.
  */
-const t = useApp();
+/** The statements the store ran, as they ran (their SQL): what a caller's wait could tell apart. */
+const statements: string[] = [];
+const t = useApp({ storeOptions: { onQuery: (sql) => statements.push(sql) } });
 type Who = { user: { id: string }; creds: Credentials | undefined };
 
 let configId: string;
@@ -217,6 +219,14 @@ describe('taking back an answer to an event of a secret page one left', () => {
       const refused = await answer(id, outsider, 'no');
       expect([refused.status, refused.body.error]).toEqual([404, { code: 'not_found', message: 'Event not found', request_id: expect.any(String) }]);
     }
+    // Nor does the time it takes tell them apart: the same statements run for a hidden event as for none.
+    const ran = async (id: string) => {
+      statements.length = 0;
+      expect((await answer(id, outsider, 'no')).status).toBe(404);
+      return statements.filter((q) => /\bevents\b|event_attendances/.test(q));
+    };
+    await ran('1'.repeat(32));
+    expect(await ran(eventId)).toEqual(await ran('2'.repeat(32)));
     const forLeaver = await t.call('PUT', `/events/${eventId}/attendance`, { body: { user_id: member.user.id, answer: 'no' } });
     expect(forLeaver.status).toBe(200);
     expect(forLeaver.body).toMatchObject({ user_id: member.user.id, answer: 'no', event: { id: eventId, attendees_count: 1 } });
