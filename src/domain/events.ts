@@ -12,6 +12,7 @@ import type {
   ListEventsQuery,
   Ticket,
 } from '../shared/schemas/events.js';
+import { SYSTEM_ROLES } from '../store/default-roles.js';
 import type { AttendanceRow, EventRow } from '../store/events.js';
 import type { Store } from '../store/store.js';
 import type { WithUser } from '../store/users.js';
@@ -119,10 +120,11 @@ async function toAttendanceRecords(store: Store, caller: Caller, rows: WithUser<
 /**
  * Answers an event. A yes takes a place (409 `event_full` when none is left, decided by one conditional
  * update so concurrent answers never overfill it) and follows the event; no or maybe after yes frees the
- * place. An ended event takes no answers (409 `event_ended`). A new yes notifies the creator. In a private or secret
- * page only its members and administrators answer (403): an answer opens the event's conversation. One who left
- * the page may answer no to take their answer back, a secret page's event too (`eventToAnswer`); the answer then
- * carries the event only if the caller may read it (null for the leaver of a secret page: it stays hidden).
+ * place. An ended event takes no answers (409 `event_ended`). A new yes notifies the creator, while they may know of
+ * the event. In a private or secret page only its members and administrators answer (403): an answer opens the
+ * event's conversation. One who left the page may answer no to take their answer back, a secret page's event too
+ * (`eventToAnswer`); the answer then carries the event only if the caller may read it (null for the leaver of a
+ * secret page: it stays hidden).
  */
 export async function answerEvent(deps: Deps, caller: Caller, eventId: string, input: AttendanceInput): Promise<AttendanceResult> {
   requireActingFor(caller, input.user_id);
@@ -152,7 +154,9 @@ export async function answerEvent(deps: Deps, caller: Caller, eventId: string, i
       row = { id: newId(), event_id: event.id, user_id: user.id, answer: input.answer, created_at: now, updated_at: now };
       await tx.attendances.insert(row);
     }
-    if (isYes && !wasYes)
+    // The creator is told while they may know of the event: once out of its secret page, a yes would name to them
+    // one who is in it.
+    if (isYes && !wasYes && (await knownTo(tx, event.user_id, event.id)))
       await notifyUsers(
         tx,
         now,
@@ -171,6 +175,12 @@ export async function answerEvent(deps: Deps, caller: Caller, eventId: string, i
     const shown = await tx.events.getKnown(event.id, viewerOf(caller));
     return { ...record!, event: shown ? toEventRecord(shown) : null };
   });
+}
+
+/** Whether the user may know of the event (`getKnown`, as they would read it). */
+async function knownTo(store: Store, userId: string, eventId: string): Promise<boolean> {
+  const user = await store.users.getById(userId);
+  return user !== undefined && (await store.events.getKnown(eventId, { id: user.id, isAdmin: user.role_system_key === SYSTEM_ROLES.admins })) !== undefined;
 }
 
 /**

@@ -181,6 +181,21 @@ describe('who is told of the conversation of an event in a closed page: those wh
   });
 });
 
+describe('who is told of a yes to an event in a secret page: those who may know of the event', () => {
+  it('tells its creator while they are in the page, not once they left it (the event, and who is in the page, hidden from them)', async () => {
+    const [owner, creator, first, second] = [await t.member(), await t.member(), await t.member(), await t.member()];
+    const pageId = await page(owner, 'secret');
+    for (const who of [creator, first, second]) await join(who, pageId);
+    const eventId = await event(creator, pageId);
+    expect((await answer(eventId, first, 'yes')).status).toBe(200);
+    expect(await attendanceNotices(creator)).toBe(1);
+    await leave(creator, pageId);
+    expect((await t.call('GET', `/events/${eventId}`, { as: creator.creds })).status).toBe(404);
+    expect((await answer(eventId, second, 'yes')).status).toBe(200);
+    expect(await attendanceNotices(creator)).toBe(1);
+  });
+});
+
 describe('taking back an answer to an event of a secret page one left', () => {
   /** A secret page's event the member answered yes to, with another yes (the page's owner); then the member left. */
   async function leftSecretEvent() {
