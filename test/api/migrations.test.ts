@@ -124,6 +124,10 @@ describe('the migrations', () => {
       await app.ok('POST', '/events', ada, { name: 'Quiet Gathering', page_id: secret.id, user_id: ada.user.id, ...dates }),
       await app.ok('POST', '/events', ada, { name: 'Open Gathering', page_id: open.id, user_id: ada.user.id, ...dates }),
     ];
+    // What Ada is told of her page and her event (a follow, a yes) names them by their slugs too.
+    const bob = await app.member();
+    await app.ok('POST', '/follows', undefined, { user_id: bob.user.id, followable_type: 'Page', followable_id: secret.id });
+    await app.ok('PUT', `/events/${hidden.id}/attendance`, bob, { user_id: bob.user.id, answer: 'yes' });
     await app.close();
     // As an older agora left them: plain slugs (a numbered one where the name was taken), and 0046 not applied.
     const raw = await openRaw(app.file);
@@ -131,21 +135,42 @@ describe('the migrations', () => {
     await raw.all('update pages set slug = ? where id = ?', ['night-shift', secret.id]);
     await raw.all('update pages set slug = ? where id = ?', ['back-room-2', numbered.id]);
     await raw.all('update events set slug = ? where id = ?', ['quiet-gathering', hidden.id]);
+    const told = ['target', 'final_target', 'link'];
+    for (const [id, slug] of [[secret.id, 'night-shift'], [hidden.id, 'quiet-gathering']])
+      for (const column of told) await raw.all(`update notification_contents set ${column}_slug = ? where ${column}_id = ?`, [slug, id]);
     await raw.all('delete from kysely_migration where name = ?', ['0046-hidden-slugs']);
     await raw.close();
     await opened(app.file);
     const after = await openRaw(app.file);
     const slugs = async (table: string) =>
       Object.fromEntries((await after.all<{ id: string; slug: string }>(`select id, slug from ${table}`)).map((r) => [r.id, r.slug]));
-    const [pages, events] = [await slugs('pages'), await slugs('events')];
+    /** The slugs the notifications give each page or event they name, by its id. */
+    const toldSlugs = async () => {
+      const named: Record<string, string[]> = {};
+      for (const column of told)
+        for (const r of await after.all<{ id: string; slug: string }>(`select ${column}_id as id, ${column}_slug as slug from notification_contents where ${column}_type in ('Page', 'Event')`))
+          (named[r.id] ??= []).push(r.slug);
+      return named;
+    };
+    const [pages, events, named] = [await slugs('pages'), await slugs('events'), await toldSlugs()];
     await after.close();
+    // Once moved, a notification naming the old slug would name a page of the same name made since (or nothing).
+    expect(new Set(named[secret.id])).toEqual(new Set([pages[secret.id]]));
+    expect(new Set(named[hidden.id])).toEqual(new Set([events[hidden.id]]));
     expect(pages[secret.id]).toBe(`night-shift-h${secret.id.slice(-8)}`);
     expect(pages[numbered.id]).toBe(`back-room-h${numbered.id.slice(-8)}`);
     expect(pages[open.id]).toBe('night-shift-x');
     expect(events[hidden.id]).toBe(`quiet-gathering-h${hidden.id.slice(-8)}`);
     expect(events[shown.id]).toBe(shown.slug);
-    // A slug already made so is left as it was: the migration may run again.
-    expect(secret.slug).toBe(`night-shift-h${secret.id.slice(-8)}`);
+    // A slug already made so is left as it was: the migration may run again (its record lost, or before it).
+    const again = await openRaw(app.file);
+    await again.all('delete from kysely_migration where name = ?', ['0046-hidden-slugs']);
+    await again.close();
+    await opened(app.file);
+    const last = await openRaw(app.file);
+    expect(Object.fromEntries((await last.all<{ id: string; slug: string }>('select id, slug from pages')).map((r) => [r.id, r.slug]))).toEqual(pages);
+    expect(Object.fromEntries((await last.all<{ id: string; slug: string }>('select id, slug from events')).map((r) => [r.id, r.slug]))).toEqual(events);
+    await last.close();
   });
 
   it('apply none of those pending when one fails, naming it: the store opens once what was in its way is gone', async () => {

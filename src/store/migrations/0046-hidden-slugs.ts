@@ -5,7 +5,8 @@ import { sql, type Kysely, type Migration } from 'kysely';
  * the plain slug of their name, so whoever made a page or an event of the same name still learnt from the number on
  * theirs that a hidden one exists. They get the slug a new one gets: their slug without a numbered suffix, then `-h`
  * and the last eight characters of their id (unique as the id is). Their ids keep working; links by the old slug find
- * nothing, as for anyone outside. May run again: a slug already so made is left alone.
+ * nothing, as for anyone outside, and the notifications that named them by it name the new one. May run again: a slug
+ * already so made is left alone.
  */
 export const hiddenSlugs: Migration = {
   async up(db: Kysely<any>) {
@@ -20,5 +21,14 @@ export const hiddenSlugs: Migration = {
     await hidden('pages', pages.rows);
     const events = await sql<{ id: string; slug: string }>`select e.id, e.slug from events e join pages p on p.id = e.page_id where p.privacy = 'secret'`.execute(db);
     await hidden('events', events.rows);
+    // What was told of them (a follow of the page, a yes to the event) names them by slug too: left as it was, a
+    // notification would name by it a page or event of the same name made since.
+    const secretPages = sql`select id from pages where privacy = 'secret'`;
+    const secretEvents = sql`select e.id from events e join pages p on p.id = e.page_id where p.privacy = 'secret'`;
+    for (const [type, table, ids] of [['Page', 'pages', secretPages], ['Event', 'events', secretEvents]] as const)
+      for (const column of ['target', 'final_target', 'link']) {
+        const [slug, id, typed] = [sql.ref(`${column}_slug`), sql.ref(`notification_contents.${column}_id`), sql.ref(`${column}_type`)];
+        await sql`update notification_contents set ${slug} = (select h.slug from ${sql.table(table)} h where h.id = ${id}) where ${typed} = ${type} and ${id} in (${ids})`.execute(db);
+      }
   },
 };
