@@ -33,6 +33,16 @@ export function requirePermission<C extends PermissionCategory>(
     throw forbidden(`${whose} does not grant the permission ${category}.${action}`, ErrorCode.forbidden);
 }
 
+/** The first action, in the catalogue's order, that `role` turns on (on, and off in `before`) and `caller`'s role lacks. */
+function beyondOwn(caller: Caller, role: Permissions, before?: Permissions): string | undefined {
+  for (const [category, actions] of Object.entries(PERMISSION_CATALOGUE) as [PermissionCategory, readonly string[]][])
+    for (const action of actions) {
+      const on = (p: Permissions | undefined) => (p?.[category] as Record<string, boolean> | undefined)?.[action] === true;
+      if (on(role) && !on(before) && !on(caller.permissions)) return `${category}.${action}`;
+    }
+  return undefined;
+}
+
 /**
  * 403 unless the caller's own role grants every action that `next` turns on (on in `next`, off in `before`; a new
  * role has none on before), Admins excepted: holding users.add_roles or users.edit_roles lets a delegate give out no
@@ -40,13 +50,17 @@ export function requirePermission<C extends PermissionCategory>(
  * leaving it as it is, is allowed.
  */
 export function requireGrantable(caller: Caller, next: Permissions, before?: Permissions): void {
-  if (caller.isAdmin) return;
-  for (const [category, actions] of Object.entries(PERMISSION_CATALOGUE) as [PermissionCategory, readonly string[]][])
-    for (const action of actions) {
-      const on = (p: Permissions | undefined) => (p?.[category] as Record<string, boolean> | undefined)?.[action] === true;
-      if (on(next) && !on(before) && !on(caller.permissions))
-        throw forbidden(`Your role does not grant ${category}.${action}: you cannot give it to a role`);
-    }
+  const beyond = caller.isAdmin ? undefined : beyondOwn(caller, next, before);
+  if (beyond) throw forbidden(`Your role does not grant ${beyond}: you cannot give it to a role`);
+}
+
+/**
+ * 403 unless `role` grants nothing the caller's own does not, Admins excepted: a role above a delegate is the
+ * Admins' to change, its name too (renamed as one an Admin gives out, it would be given in that one's place).
+ */
+export function requireWithinOwn(caller: Caller, role: Permissions): void {
+  const beyond = caller.isAdmin ? undefined : beyondOwn(caller, role);
+  if (beyond) throw forbidden(`This role grants ${beyond}, which your role does not: only project administrators (role Admins) may change it`);
 }
 
 export function requireAdmin(caller: Caller, what: string): void {

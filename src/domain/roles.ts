@@ -17,7 +17,7 @@ import { SYSTEM_ROLES } from '../store/default-roles.js';
 import { isUniqueViolation, readUniqueViolation } from '../store/errors.js';
 import { recordAudit } from './audit.js';
 import { nowIso, type Caller, type Deps } from './context.js';
-import { parsePermissions, requireAdmin, requireGrantable, requirePermission } from './permissions.js';
+import { parsePermissions, requireAdmin, requireGrantable, requirePermission, requireWithinOwn } from './permissions.js';
 import { isLastUnsuspendedAdmin } from './suspensions.js';
 import { toUserRecord } from './users.js';
 
@@ -128,9 +128,10 @@ export async function updatePermissionSet(
     if (!current) throw notFound('Permission set');
     // What administers the project is the Admins' to change: a delegate (users.edit_roles) could take their actions.
     if (current.system_key === SYSTEM_ROLES.admins) requireAdmin(caller, 'change the Admins set');
+    const before = parsePermissions(current.permissions);
+    requireWithinOwn(caller, before);
     let merged: Permissions | undefined;
     if (input.permissions !== undefined) {
-      const before = parsePermissions(current.permissions);
       merged = buildPermissions(input.permissions as PartialPermissions, before);
       requireGrantable(caller, merged, before);
       // Kept on the Admins set: without can_use_api nobody could administer the API; without edit_roles no Admin could

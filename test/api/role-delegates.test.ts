@@ -4,8 +4,9 @@ import { useApp } from '../helpers/app.js';
 /**
  * A delegate (a role other than Admins holding users.add_roles and users.edit_roles) administers roles within what
  * their own role grants: they may not turn on an action they do not hold, in their own role nor in one they create
- * (an Admin could then give it out without noticing), nor change the Admins set at all. Turning actions off, or
- * leaving them as they are, stays theirs. Admins keep every power.
+ * (an Admin could then give it out without noticing), nor change a role that grants more than theirs (the Admins set,
+ * a default one) at all. Turning actions off, or leaving them as they are, on a role within theirs stays theirs.
+ * Admins keep every power.
  */
 const t = useApp();
 
@@ -61,16 +62,14 @@ describe('a delegate with users.edit_roles', () => {
     );
   });
 
-  it('cannot widen a role an Admin made, nor a default one', async () => {
+  it('cannot widen a role an Admin made within their grants', async () => {
     const other = await t.ok('POST', '/permission_sets', undefined, { name: 'Readers', permissions: { users: { index: true } } });
-    for (const target of [other, (await roles()).find((r) => r.name === 'Members')!]) {
-      const before = await role(target.id);
-      expectRefused(
-        await t.call('PUT', `/permission_sets/${target.id}`, { as: delegate.creds, body: { permissions: { users: { import: true } } } }),
-        'Your role does not grant users.import: you cannot give it to a role',
-      );
-      expect(await role(target.id)).toEqual(before);
-    }
+    const before = await role(other.id);
+    expectRefused(
+      await t.call('PUT', `/permission_sets/${other.id}`, { as: delegate.creds, body: { permissions: { users: { import: true } } } }),
+      'Your role does not grant users.import: you cannot give it to a role',
+    );
+    expect(await role(other.id)).toEqual(before);
   });
 
   it('cannot create a role granting more than they hold: 403, nothing created', async () => {
@@ -100,26 +99,30 @@ describe('a delegate with users.edit_roles', () => {
     expect(await delegateAudit()).toEqual(logged);
   });
 
-  it('can still narrow a role, keep an action it has, and give what they hold', async () => {
-    const wide = await t.ok('POST', '/permission_sets', undefined, {
-      name: 'Wide',
-      permissions: { users: { index: true, destroy: true, export: true }, posts: { any: true } },
-    });
-    // users.destroy is not theirs to give, but it is on already: sent again as true, it stays.
-    const narrowed = await t.ok('PUT', `/permission_sets/${wide.id}`, delegate, {
-      permissions: { users: { export: false, destroy: true, show: true }, posts: { any: false } },
-    });
-    expect(narrowed.permissions.users).toMatchObject({ index: true, destroy: true, export: false, show: true });
-    expect(narrowed.permissions.posts.any).toBe(false);
-    // Turned off, it cannot come back by their hand.
-    await t.ok('PUT', `/permission_sets/${wide.id}`, delegate, { permissions: { users: { destroy: false } } });
-    expectRefused(
-      await t.call('PUT', `/permission_sets/${wide.id}`, { as: delegate.creds, body: { permissions: { users: { destroy: true } } } }),
-      /users\.destroy/,
-    );
+  it('cannot change a role granting more than theirs, a default one included, not even its name', async () => {
+    // Renamed "Members" (the real one renamed first), a wider role would be given by an Admin meaning the Members.
+    const wide = await t.ok('POST', '/permission_sets', undefined, { name: 'Wide', permissions: { users: { index: true, destroy: true } } });
+    const members = (await roles()).find((r) => r.name === 'Members')!;
+    const logged = await delegateAudit();
+    for (const body of [{ name: 'Members' }, { show_as_tagline: true }, { permissions: { users: { destroy: false } } }, {}])
+      expectRefused(
+        await t.call('PUT', `/permission_sets/${wide.id}`, { as: delegate.creds, body }),
+        'This role grants users.destroy, which your role does not: only project administrators (role Admins) may change it',
+      );
+    for (const body of [{ name: 'Old members' }, { permissions: { users: { import: true } } }])
+      expectRefused(await t.call('PUT', `/permission_sets/${members.id}`, { as: delegate.creds, body }), /^This role grants posts\.\w+, which your role does not/);
+    expect(await role(wide.id)).toEqual(wide);
+    expect(await role(members.id)).toEqual(members);
+    expect(await delegateAudit()).toEqual(logged);
+  });
+
+  it('can still narrow a role within their grants, rename it, and give what they hold', async () => {
+    const within = await t.ok('POST', '/permission_sets', undefined, { name: 'Within', permissions: { users: { index: true, show: true, add_roles: true } } });
+    const narrowed = await t.ok('PUT', `/permission_sets/${within.id}`, delegate, { permissions: { users: { add_roles: false, index: true, can_use_api: true } } });
+    expect(narrowed.permissions.users).toMatchObject({ index: true, show: true, add_roles: false, can_use_api: true, destroy: false });
     // Renaming and the tagline are no grant.
-    expect((await t.ok('PUT', `/permission_sets/${wide.id}`, delegate, { name: 'Narrow', show_as_tagline: true })).name).toBe('Narrow');
-    expect((await delegateAudit()).map((e) => e.summary)).toContain('updated the role Wide (now Narrow): name, show_as_tagline');
+    expect((await t.ok('PUT', `/permission_sets/${within.id}`, delegate, { name: 'Narrow', show_as_tagline: true })).name).toBe('Narrow');
+    expect((await delegateAudit()).map((e) => e.summary)).toContain('updated the role Within (now Narrow): name, show_as_tagline');
   });
 
   it('can create a role within their own grants, and narrow their own', async () => {
