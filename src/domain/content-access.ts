@@ -154,3 +154,16 @@ export async function holdContent(store: Store, type: 'Status' | 'Comment', id: 
   const status = statusId ?? (await store.comments.getById(id))?.status_id;
   return status !== undefined && (await store.statuses.hold(status, how === 'remove' ? 'write' : 'share')) && (await store.comments.hold(id, how));
 }
+
+/**
+ * Whether a user reads the status, as `readableStatus` would answer them: who is told of a comment or a like on it.
+ * One who left the closed page (or event conversation) a status is in reads it no longer, and is not told what is
+ * said there; a status in no page and no event is open to everyone it can be about.
+ */
+export async function readsStatus(store: Store, userId: string, status: StatusRow, now: string): Promise<boolean> {
+  if (status.page_id === null && status.event_id === null) return true;
+  const user = await store.users.getById(userId);
+  if (!user) return false;
+  const found = await store.statuses.getKnown(status.id, { id: user.id, isAdmin: user.role_system_key === SYSTEM_ROLES.admins }, now);
+  return Boolean(found?.readable);
+}

@@ -23,6 +23,7 @@ import {
   postingUser,
   readableComment,
   readableStatus,
+  readsStatus,
   requireConversation,
   removedForAdmin,
   requirePostInPage,
@@ -176,7 +177,7 @@ export async function listComments(deps: Deps, caller: Caller, statusId: string,
   return listResult(await toCommentRecords(deps.store, caller, listed.rows, deps.clock()), listed);
 }
 
-/** Comments on a status the author may read; its author is notified. */
+/** Comments on a status the author may read; its author is notified while they read it (`readsStatus`). */
 export async function createComment(deps: Deps, caller: Caller, input: CreateCommentInput): Promise<Comment> {
   requireActingFor(caller, input.user_id);
   const row = await deps.store.transaction(async (tx) => {
@@ -208,7 +209,7 @@ export async function createComment(deps: Deps, caller: Caller, input: CreateCom
         link: { type: 'Status', id: status.id },
         comment: { id: comment.id, content: comment.content },
       },
-      [status.user_id],
+      await toldAuthor(tx, status.user_id, status, now, [author.id, caller.user.id]),
       [author.id, caller.user.id],
     );
     return { ...comment, user: author };
@@ -216,7 +217,15 @@ export async function createComment(deps: Deps, caller: Caller, input: CreateCom
   return (await toCommentRecords(deps.store, caller, [row], deps.clock()))[0]!;
 }
 
-/** Likes a status or a comment, once per user (409 `already_liked` after that); its author is notified. */
+/**
+ * Who is told of a comment or a like: the author of what it is on, unless they made it, and only while they read it
+ * (`readsStatus`: one who left the closed page it is in is not told what is said there).
+ */
+async function toldAuthor(tx: Store, authorId: string, status: StatusRow, now: string, actors: string[]): Promise<string[]> {
+  return !actors.includes(authorId) && (await readsStatus(tx, authorId, status, now)) ? [authorId] : [];
+}
+
+/** Likes a status or a comment, once per user (409 `already_liked` after that); its author is told while they read it. */
 export async function createLike(deps: Deps, caller: Caller, input: CreateLikeInput): Promise<Like> {
   requireActingFor(caller, input.user_id);
   const row = await deps.store.transaction(async (tx) => {
@@ -262,7 +271,7 @@ export async function createLike(deps: Deps, caller: Caller, input: CreateLikeIn
         link: { type: 'Status', id: status.id },
         ...(comment ? { comment: { id: comment.id, content: comment.content } } : {}),
       },
-      [comment ? comment.user_id : status.user_id],
+      await toldAuthor(tx, comment ? comment.user_id : status.user_id, status, now, [liker.id, caller.user.id]),
       [liker.id, caller.user.id],
     );
     return { ...like, user: liker };
