@@ -119,6 +119,7 @@ describe('the migrations', () => {
     const config = await app.ok('POST', '/page_configurations', undefined, { name: `Old slugs ${Date.now()}` });
     const page = (name: string, privacy: string) => app.ok('POST', '/pages', ada, { name, privacy, page_configuration_id: config.id, user_id: ada.user.id });
     const [secret, numbered, open] = [await page('Night Shift', 'secret'), await page('Back Room', 'secret'), await page('Night Shift', 'public')];
+    const room = await page('Room 101', 'secret');
     const dates = { start_date: '2030-01-01T10:00:00Z', end_date: '2030-01-01T12:00:00Z' };
     const [hidden, shown] = [
       await app.ok('POST', '/events', ada, { name: 'Quiet Gathering', page_id: secret.id, user_id: ada.user.id, ...dates }),
@@ -134,6 +135,7 @@ describe('the migrations', () => {
     await raw.all('update pages set slug = ? where id = ?', ['night-shift-x', open.id]);
     await raw.all('update pages set slug = ? where id = ?', ['night-shift', secret.id]);
     await raw.all('update pages set slug = ? where id = ?', ['back-room-2', numbered.id]);
+    await raw.all('update pages set slug = ? where id = ?', ['room-101', room.id]);
     await raw.all('update events set slug = ? where id = ?', ['quiet-gathering', hidden.id]);
     const told = ['target', 'final_target', 'link'];
     for (const [id, slug] of [[secret.id, 'night-shift'], [hidden.id, 'quiet-gathering']])
@@ -159,6 +161,9 @@ describe('the migrations', () => {
     expect(new Set(named[hidden.id])).toEqual(new Set([events[hidden.id]]));
     expect(pages[secret.id]).toBe(`night-shift-h${secret.id.slice(-8)}`);
     expect(pages[numbered.id]).toBe(`back-room-h${numbered.id.slice(-8)}`);
+    // From its name: a number in the name stays (a new page named so gets `room-101-h…`).
+    expect(pages[room.id]).toBe(`room-101-h${room.id.slice(-8)}`);
+    expect(room.slug).toBe(pages[room.id]);
     expect(pages[open.id]).toBe('night-shift-x');
     expect(events[hidden.id]).toBe(`quiet-gathering-h${hidden.id.slice(-8)}`);
     expect(events[shown.id]).toBe(shown.slug);
