@@ -109,7 +109,8 @@ export async function walkSession(baseUrl: string, key: { key: string; secret: s
     notificationTypes: notifications.map((n) => n.notification_type),
     totalHeader,
     marked: markedOne.updated + markedRest.updated,
-    event: { places_left: attendance.event.places_left, tickets: event.tickets, answer: attendance.answer },
+    // (`event` is null only to one who takes back an answer to an event hidden from them since.)
+    event: { places_left: attendance.event?.places_left, tickets: event.tickets, answer: attendance.answer },
     walk: { users: walked, total },
   };
 }
