@@ -31,7 +31,16 @@ export async function actingUser(store: Store, caller: Caller, userId: string): 
   const row = await store.users.getWithPermissions(userId);
   if (!row) throw notFound('User');
   const { role_permissions, ...user } = row;
-  return { user, viewer: { id: user.id, isAdmin: user.role_system_key === SYSTEM_ROLES.admins }, permissions: parsePermissions(role_permissions) };
+  return { user, viewer: asViewer(user), permissions: parsePermissions(role_permissions) };
+}
+
+/** A user as a viewer of content: who they are, and whether their role is the Admins'. */
+const asViewer = (user: UserWithRole): Viewer => ({ id: user.id, isAdmin: user.role_system_key === SYSTEM_ROLES.admins });
+
+/** The user `userId` as a viewer of content, read by id (undefined when there is none): to ask what they may read. */
+export async function viewerById(store: Store, userId: string): Promise<Viewer | undefined> {
+  const user = await store.users.getById(userId);
+  return user && asViewer(user);
 }
 
 /**
@@ -162,8 +171,6 @@ export async function holdContent(store: Store, type: 'Status' | 'Comment', id: 
  */
 export async function readsStatus(store: Store, userId: string, status: StatusRow, now: string): Promise<boolean> {
   if (status.page_id === null && status.event_id === null) return true;
-  const user = await store.users.getById(userId);
-  if (!user) return false;
-  const found = await store.statuses.getKnown(status.id, { id: user.id, isAdmin: user.role_system_key === SYSTEM_ROLES.admins }, now);
-  return Boolean(found?.readable);
+  const viewer = await viewerById(store, userId);
+  return Boolean(viewer && (await store.statuses.getKnown(status.id, viewer, now))?.readable);
 }

@@ -12,12 +12,11 @@ import type {
   ListEventsQuery,
   Ticket,
 } from '../shared/schemas/events.js';
-import { SYSTEM_ROLES } from '../store/default-roles.js';
 import type { AttendanceRow, EventRow } from '../store/events.js';
 import type { Store } from '../store/store.js';
 import type { WithUser } from '../store/users.js';
 import type { Viewer } from '../store/visibility.js';
-import { actingUser, eventKnownTo, eventPageClosedTo, pageKnownTo, requirePostInPage } from './content-access.js';
+import { actingUser, eventKnownTo, eventPageClosedTo, pageKnownTo, requirePostInPage, viewerById } from './content-access.js';
 import { nowIso, viewerOf, type Caller, type Deps } from './context.js';
 import { eventRef, notifyUsers, userRef } from './notifications.js';
 import { requireActingFor } from './permissions.js';
@@ -179,8 +178,8 @@ export async function answerEvent(deps: Deps, caller: Caller, eventId: string, i
 
 /** Whether the user may know of the event (`getKnown`, as they would read it). */
 async function knownTo(store: Store, userId: string, eventId: string): Promise<boolean> {
-  const user = await store.users.getById(userId);
-  return user !== undefined && (await store.events.getKnown(eventId, { id: user.id, isAdmin: user.role_system_key === SYSTEM_ROLES.admins })) !== undefined;
+  const viewer = await viewerById(store, userId);
+  return viewer !== undefined && (await store.events.getKnown(eventId, viewer)) !== undefined;
 }
 
 /**
