@@ -248,3 +248,31 @@ describe('taking back an answer to an event of a secret page one left', () => {
     expect(await count(eventId, owner)).toBe(1);
   });
 });
+
+/** Told of a comment or a like while one reads what it is on (`readsStatus`), as of a conversation. */
+describe('comments and likes on content in a closed page', () => {
+  const told = async (who: Who, type: string) =>
+    ((await t.ok('GET', `/users/${who.user.id}/notifications`)) as { notification_type: string }[]).filter((n) => n.notification_type === type).length;
+
+  it.each(['private', 'secret'])('tell its author while they are in the %s page, not once they left it', async (privacy) => {
+    const [owner, author, other] = [await t.member(), await t.member(), await t.member()];
+    const pageId = await page(owner, privacy);
+    for (const who of [author, other]) await join(who, pageId);
+    const status = await t.ok('POST', '/statuses', author, { user_id: author.user.id, page_id: pageId, content: 'Seeds to share' });
+    const comment = await t.ok('POST', '/comments', author, { user_id: author.user.id, status_id: status.id, content: 'Mostly beans' });
+    await t.ok('POST', '/comments', other, { user_id: other.user.id, status_id: status.id, content: 'I will take some' });
+    await t.ok('POST', '/likes', other, { user_id: other.user.id, status_id: status.id });
+    expect([await told(author, 'comment'), await told(author, 'like')]).toEqual([1, 1]);
+
+    await leave(author, pageId);
+    expect((await t.call('GET', `/statuses/${status.id}`, { as: author.creds })).status).toBe(privacy === 'secret' ? 404 : 403);
+    await t.ok('POST', '/comments', other, { user_id: other.user.id, status_id: status.id, content: 'Beans, lovely' });
+    await t.ok('POST', '/likes', other, { user_id: other.user.id, comment_id: comment.id });
+    expect([await told(author, 'comment'), await told(author, 'like')]).toEqual([1, 1]);
+    // The page's creator still reads it without following it, and is still told.
+    await leave(owner, pageId);
+    const owners = await t.ok('POST', '/statuses', owner, { user_id: owner.user.id, page_id: pageId, content: 'House rules' });
+    await t.ok('POST', '/likes', other, { user_id: other.user.id, status_id: owners.id });
+    expect(await told(owner, 'like')).toBe(1);
+  });
+});
