@@ -11,7 +11,7 @@ import { recordAudit } from './audit.js';
 import { addMember } from './membership.js';
 import { administersPage, canSeePage, findVisiblePage, isMember } from './pages.js';
 import { requireActingFor } from './permissions.js';
-import { actingUser } from './content-access.js';
+import { actingUser, viewerById } from './content-access.js';
 import { loadEmbeds } from './records.js';
 import { notifyUsers, pageRef, userRef } from './notifications.js';
 import { recordWebhookEvent } from './webhooks.js';
@@ -187,7 +187,8 @@ async function settleInvite(deps: Deps, caller: Caller, id: string, accept: bool
       target_id: row.id,
       summary: `${accept ? 'accepted' : 'refused'} the invite of ${result!.user_target.nickname} to ${page.name}`,
     });
-    // The invited user has joined: they and whoever invited them are told (not whoever accepted).
+    // The invited user has joined: they and whoever invited them are told (not whoever accepted), the sender while they
+    // may know of the page: once out of its secret page, the news would name to them one who is in it.
     if (accept)
       await notifyUsers(
         tx,
@@ -200,13 +201,19 @@ async function settleInvite(deps: Deps, caller: Caller, id: string, accept: bool
           finalTarget: pageRef(page),
           link: { type: 'Page', id: page.id, slug: page.slug },
         },
-        [row.user_target_id, row.user_id],
+        [row.user_target_id, ...((await seesPage(tx, row.user_id, page.id)) ? [row.user_id] : [])],
         [caller.user.id],
       );
     // The follow that makes them a member, last (domain/README.md, "Follows and statuses last").
     if (accept) await addMember(tx, row.user_target_id, row.target_id, now);
     return result!;
   });
+}
+
+/** Whether the user may know of the page (`canSeePage`, as they would read it). */
+async function seesPage(store: Store, userId: string, pageId: string): Promise<boolean> {
+  const viewer = await viewerById(store, userId);
+  return viewer !== undefined && (await canSeePage(store, viewer, pageId));
 }
 
 export const acceptInvite = (deps: Deps, caller: Caller, id: string) => settleInvite(deps, caller, id, true);

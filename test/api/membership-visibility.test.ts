@@ -124,3 +124,35 @@ describe('an access request', () => {
     }
   });
 });
+
+describe('an accepted invite', () => {
+  const acceptedNotices = async (who: Who) =>
+    ((await t.call('GET', `/users/${who.user.id}/notifications?per_page=100`)).body as { notification_type: string }[]).filter(
+      (n) => n.notification_type === 'invite_accepted',
+    ).length;
+
+  it('tells its sender while they are in the secret page, not once they left it: the news would name one who is in it', async () => {
+    const [sender, stays, guest, other] = [await t.member(), await t.member(), await t.member(), await t.member()];
+    const config = await t.call('POST', '/page_configurations', { body: { name: 'Vault' } });
+    const page = await t.call('POST', '/pages', {
+      as: people.owner!.creds,
+      body: { name: 'Vault', privacy: 'secret', page_configuration_id: config.body.id, user_id: people.owner!.user.id },
+    });
+    const invite = async (from: Who, to: Who) => {
+      const res = await t.call('POST', '/invites', {
+        as: from.creds,
+        body: { target_type: 'Page', target_id: page.body.id, user_id: from.user.id, user_target_ids: [to.user.id] },
+      });
+      expect(res.body.errors, JSON.stringify(res.body)).toEqual([]);
+      return res.body.success[0].id as string;
+    };
+    const follows: Record<string, string> = {};
+    for (const who of [sender, stays])
+      follows[who.user.id] = (await t.call('POST', '/follows', { body: { user_id: who.user.id, followable_type: 'Page', followable_id: page.body.id } })).body.id;
+    const [leaving, staying] = [await invite(sender, guest), await invite(stays, other)];
+    expect((await t.call('DELETE', `/follows/${follows[sender.user.id]}`, { as: sender.creds })).status).toBe(204);
+    for (const id of [leaving, staying]) expect((await t.call('PUT', `/invites/${id}/accept`, { as: people.owner!.creds })).status).toBe(200);
+    expect(await acceptedNotices(sender)).toBe(0);
+    for (const who of [stays, guest, other]) expect(await acceptedNotices(who)).toBe(1);
+  });
+});
