@@ -4,12 +4,13 @@ import { removeDir, type Credentials } from '../helpers/server.js';
 
 /**
  * A user's stream is one index walk per source (each page they are in, each event they go to, each user they
- * follow), merged in one statement with the total written once. A user in 520 pages: the walks are a union of
- * unions (SQLite refuses a compound SELECT of more than 500 terms), and the statement grows with the sources, not
+ * follow), merged in one statement with the total written once. A user in 1,000 pages: the walks are a union of
+ * unions (SQLite refuses a compound SELECT of more than 500 terms), the total a sum no deeper than SQLite parses
+ * (1,000 levels: a chain of the sources' kept counts was a 500), and the statement grows with the sources, not
  * with their square (the total, or the skip to a page number, repeated in every walk: megabytes of SQL, tens of
  * seconds on PostgreSQL, and past its 65,535 parameters a 500).
  */
-const SOURCES = 520;
+const SOURCES = 1000;
 const queries: string[] = [];
 /** The parameters of each statement, by its text. */
 const parameters = new Map<string, number>();
