@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
 import { addToCount, type CommentRow, type LikeRow, type StatusRow } from './content.js';
 import { counterKey, kept, listPage, type Listed } from './paging.js';
@@ -16,8 +16,8 @@ export function removalsRepo(db: Kysely<Database>) {
     db.insertInto('removed_content').values({ ...c, target_type: 'Comment', page_id: status.page_id, event_id: status.event_id, comments_count: 0, ...removal }).execute();
 
   /** Notifications stop quoting the removed content; the author's `content_removed`, written after, still names it. */
-  const unquote = async (type: 'Status' | 'Comment', ids: string[]) => {
-    if (ids.length === 0) return;
+  const unquote = async (type: 'Status' | 'Comment', ids: string[] | SelectQueryBuilder<Database, 'comments', { id: string }>) => {
+    if (Array.isArray(ids) && ids.length === 0) return;
     await db
       .updateTable('notification_contents')
       .set({ target_name: null, comment_info: '{}' })
@@ -62,7 +62,7 @@ export function removalsRepo(db: Kysely<Database>) {
         )
         .execute();
       await unquote('Status', [status.id]);
-      await unquote('Comment', comments.map((c) => c.id));
+      await unquote('Comment', db.selectFrom('comments').select('id').where('status_id', '=', status.id));
       await db.deleteFrom('comments').where('status_id', '=', status.id).execute();
       await db.deleteFrom('statuses').where('id', '=', status.id).execute();
       return comments.map((c) => c.id);

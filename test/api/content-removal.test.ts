@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../src/shared/ids.js';
 import { useApp } from '../helpers/app.js';
 import type { Credentials } from '../helpers/server.js';
 
@@ -136,6 +137,27 @@ describe('DELETE /statuses/{id}', () => {
     expect((await t.call('GET', `/audit_log?target_id=${s.id}`)).body.items).toHaveLength(0);
     expect((await t.call('GET', `/statuses/${s.id}`)).body.removal_reason).toBe('typo');
     expect((await t.call('DELETE', `/statuses/${s.id}`, { as: author.creds, body: { reason: 'x', extra: 1 } })).status).toBe(422);
+  });
+});
+
+describe('a status commented on a thousand times and more', () => {
+  it('is removed with all its comments, the reports on them settled and unquoted (one term each was a 500 on SQLite)', async () => {
+    const [author, reader] = [await t.member(), await t.member()];
+    const status = await post(author, { content: 'buy cheap watches' });
+    // Written straight into the store: a thousand comments through the API are a thousand requests for one test.
+    const now = new Date().toISOString();
+    const commentIds = Array.from({ length: 1200 }, () => newId());
+    await t.store.transaction(async (tx) => {
+      for (const id of commentIds) await tx.comments.insert({ id, status_id: status.id, user_id: author.user.id, content: 'watches', likes_count: 0, created_at: now, updated_at: now });
+      await tx.statuses.addToCount(status.id, 'comments_count', commentIds.length);
+    });
+    const report = async (target_type: string, target_id: string) =>
+      (await t.ok('POST', '/reports', reader, { user_id: reader.user.id, target_type, target_id, reason: 'spam' })).id as string;
+    const reports = [await report('Status', status.id), await report('Comment', commentIds[0]!), await report('Comment', commentIds.at(-1)!)];
+    expect((await t.call('DELETE', `/statuses/${status.id}`)).status).toBe(204);
+    for (const id of reports) expect(await t.ok('GET', `/reports/${id}`, reader)).toMatchObject({ state: 'resolved', resolution: 'removed', target: { excerpt: null } });
+    expect((await t.call('GET', `/comments/${commentIds.at(-1)}`, { as: reader.creds })).status).toBe(404);
+    expect((await t.ok('GET', `/removed_content?target_type=Comment&user_id=${author.user.id}`)).total_items).toBe(commentIds.length);
   });
 });
 
