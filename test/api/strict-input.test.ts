@@ -139,6 +139,24 @@ describe('text', () => {
     }
   });
 
+  it('refuses a name or a nickname of nothing visible (format characters, spaces, blank letters), nothing written', async () => {
+    for (const name of ['\u200b', '\u202e\u200b\u2060', '\u3164', '\u2800\u00a0\u115f']) {
+      const res = await api.call('POST', '/page_configurations', { body: { name } });
+      expect(res.status, JSON.stringify(name)).toBe(422);
+      expect(res.body.error.fields).toEqual([{ field: 'name', message: 'must contain a visible character' }]);
+    }
+    const before = await countUsers();
+    const user = await api.call('POST', '/users', { body: userBody({ nickname: '\u3164\u3164', first_name: '\u200b' }) });
+    expect(user.status).toBe(422);
+    expect(user.body.error.fields).toEqual([
+      { field: 'first_name', message: 'must contain a visible character' },
+      { field: 'nickname', message: 'must contain a visible character' },
+    ]);
+    expect(await countUsers()).toBe(before);
+    // Something visible among them is enough (an emoji, a letter beside a zero-width joiner).
+    for (const name of ['\u200b😀', 'a\u200db']) expect((await api.call('POST', '/page_configurations', { body: { name } })).status).toBe(201);
+  });
+
   it('accepts a well-formed pair written as escapes', async () => {
     const res = await api.call('POST', '/page_configurations', { body: '{"name":"ok \\ud83d\\ude00"}' });
     expect(res.status).toBe(201);

@@ -6,13 +6,20 @@ export const typeError = (expected: string) => ({
     issue.input === undefined || issue.input === null ? 'is required' : `must be ${expected}`,
 });
 
-/** A required, trimmed, bounded string. */
+/**
+ * Something that shows: a name or a status of only format characters (zero-width spaces, bidirectional controls),
+ * spaces or the blank "letters" (Hangul fillers, the Braille blank) reads as empty, or as someone else's name.
+ */
+const VISIBLE = /[^\p{Cc}\p{Cf}\p{Z}\u115f\u1160\u3164\uffa0\u2800]/u;
+
+/** A required, trimmed, bounded string, with something visible in it. */
 export const text = (max: number) =>
   z
     .string(typeError('a string'))
     .trim()
     .min(1, 'must not be empty')
-    .max(max, `must be at most ${max} characters`);
+    .max(max, `must be at most ${max} characters`)
+    .refine((s) => s === '' || VISIBLE.test(s), 'must contain a visible character');
 
 /** An optional string; an empty form field counts as absent. */
 export const optionalText = (max: number) =>
