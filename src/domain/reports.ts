@@ -13,7 +13,7 @@ import { excerpt, notifyUsers, pageRef, projectAdminIds, userRef } from './notif
 import { requireActingFor, requirePermission } from './permissions.js';
 import { alreadyRemoved, mayRemove, mayRemoveIn, moderatesPage, pageOfStatus, removeCommentIn, removeStatusIn } from './removals.js';
 import { settleReportsIn, toReportRecords } from './report-settlement.js';
-import { suspendIn } from './suspensions.js';
+import { isLastUnsuspendedAdmin, suspendIn } from './suspensions.js';
 import { recordWebhookEvent } from './webhooks.js';
 
 /**
@@ -146,19 +146,31 @@ export async function getReport(deps: Deps, caller: Caller, id: string): Promise
 
 const SETTLE_REFUSAL = 'Only those who may remove the content (for a user: project administrators) settle its reports';
 const AUTHOR_REFUSAL = 'The author of reported content settles its reports only by removing it (action remove)';
+const SELF_REFUSAL = 'Reports against you are settled by another project administrator';
 
 /**
  * Refuses (403) a caller who may not settle reports on the target this way: those who may remove the content
  * (Admins for a user), except its author, who may take it down (`remove`) but never clear the reports against it.
+ * Admins too: an Admin clears no report against their content, nor against themselves unless no other Admin could.
  */
-async function requireMaySettle(store: Store, caller: Caller, row: ReportRow, action: ResolveReportInput['action'] | null): Promise<void> {
+async function requireMaySettle(
+  store: Store,
+  now: string,
+  caller: Caller,
+  row: ReportRow,
+  action: ResolveReportInput['action'] | null,
+): Promise<void> {
+  if (caller.user.id === row.target_user_id && row.target_type === 'User') {
+    if (caller.isAdmin && (await isLastUnsuspendedAdmin(store, now, caller.user))) return;
+    throw forbidden(caller.isAdmin ? SELF_REFUSAL : SETTLE_REFUSAL);
+  }
+  // The author first: one who also administers the page still clears no report against their own content.
+  if (caller.user.id === row.target_user_id && action !== 'remove') throw forbidden(AUTHOR_REFUSAL);
   if (caller.isAdmin) return;
   if (row.target_type === 'User') throw forbidden(SETTLE_REFUSAL);
   // The content may be gone (removed meanwhile): its page, kept on the report, still says who administers it.
   const keptPage = async () => row.page_id;
-  // The author first: one who also administers the page still clears no report against their own content.
   if (caller.user.id === row.target_user_id) {
-    if (action !== 'remove') throw forbidden(AUTHOR_REFUSAL);
     // Removing it is the removal's rule: as its author with `statuses.destroy`, as its page's creator without.
     if (!(await mayRemoveIn(store, caller, caller.user.id, keptPage))) requirePermission(caller, 'statuses', 'destroy');
     return;
@@ -190,15 +202,15 @@ async function act(tx: Store, now: string, caller: Caller, row: ReportRow, input
 }
 
 /** The report, once the caller may settle it this way and it is still open. */
-async function settleable(store: Store, caller: Caller, id: string, input: ResolveReportInput | null): Promise<ReportRow> {
+async function settleable(store: Store, now: string, caller: Caller, id: string, input: ResolveReportInput | null): Promise<ReportRow> {
   const row = await visibleReport(store, caller, id);
-  await requireMaySettle(store, caller, row, input?.action ?? null);
+  await requireMaySettle(store, now, caller, row, input?.action ?? null);
   if (row.state !== 'open') throw conflict(ErrorCode.conflict, `This report is already ${row.state}`);
   return row;
 }
 
 async function settle(deps: Deps, caller: Caller, id: string, input: ResolveReportInput | null): Promise<Report> {
-  return inTurn(deps, (store) => settleable(store, caller, id, input), async (tx, row, now) => {
+  return inTurn(deps, (store, now) => settleable(store, now, caller, id, input), async (tx, row, now) => {
     const target = { type: row.target_type as Report['target_type'], id: row.target_id };
     // Held before the reports are (as a removal holds them): a removal of the same content under way goes first.
     if (input?.action === 'remove' && target.type !== 'User') await holdContent(tx, target.type, target.id, 'remove');
