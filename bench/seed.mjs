@@ -34,13 +34,13 @@ export async function seed(db, pages, env) {
   sqlite.transaction(() => {
     const insUser = sqlite.prepare(
       `insert into users (id, first_name, last_name, nickname, email, password_hash, permission_set_id, slug,
-        conditions_accepted_at, confidentiality_accepted_at, created_at, updated_at, nickname_key)
-       values (?, 'Bench', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        conditions_accepted_at, confidentiality_accepted_at, created_at, updated_at, nickname_key, nickname_skeleton)
+       values (?, 'Bench', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     for (let i = 0; i < userCount; i++) {
       const id = newId();
       users.push(id);
-      insUser.run(id, `User ${i}`, `bench_${i}`, `bench${i}@example.org`, hash, roles.members, `bench-${i}`, now, now, now, now, `bench_${i}`);
+      insUser.run(id, `User ${i}`, `bench_${i}`, `bench${i}@example.org`, hash, roles.members, `bench-${i}`, now, now, now, now, `bench_${i}`, `bench_${i}`);
     }
     const insConfig = sqlite.prepare(`insert into page_configurations values (?, ?, null, ?, ?)`);
     configs.forEach((id, i) => insConfig.run(id, `Config ${i}`, now, now));

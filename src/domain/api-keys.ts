@@ -63,8 +63,11 @@ export async function ensureBootstrapAdmin(deps: Deps): Promise<string> {
   } catch (error) {
     if (!isUniqueViolation(error, 'users')) throw error;
     const again = await store.users.list({ nickname: BOOTSTRAP_NICKNAME }, { page: 1, per_page: 1 });
-    if (!again.rows[0]) throw error;
-    return again.rows[0].id;
+    if (again.rows[0]) return again.rows[0].id;
+    // Not made meanwhile: a nickname looks like it (`аdmin` with a Cyrillic а), which no longer stands beside it.
+    if (!isUniqueViolation(error, 'users', 'nickname_skeleton')) throw error;
+    const message = `The bootstrap administrator cannot be made: a user's nickname looks like ${BOOTSTRAP_NICKNAME}`;
+    throw new AppError(409, ErrorCode.nicknameTaken, message);
   }
 }
 

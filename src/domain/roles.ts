@@ -174,7 +174,8 @@ export async function deletePermissionSet(deps: Deps, caller: Caller, id: string
     if (!row) throw notFound('Permission set');
     if (row.system_key !== null)
       throw new AppError(409, ErrorCode.defaultPermissionSet, `${row.name} is a default permission set: it can be edited, not deleted`);
-    const users = await tx.users.countWithRole(id);
+    // Counted as `GET /users?role=` counts them: a kept count, whatever the number.
+    const { total: users } = await tx.users.list({ role: id }, { page: 1, per_page: 1 });
     if (users > 0)
       throw new AppError(409, ErrorCode.permissionSetInUse, `This permission set is the role of ${users} user(s): give them another role first`);
     await tx.permissionSets.delete(id);

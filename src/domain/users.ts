@@ -46,8 +46,8 @@ export function suspensionOf(row: UserWithRole, now: Date): Suspension | null {
 }
 
 /**
- * Creates a user with the role Members. Uniqueness of email, nickname and slug is the schema's: a race
- * between two identical creates ends in one record and one 409.
+ * Creates a user with the role Members. Uniqueness of email, nickname (and of what it looks like) and slug is the
+ * schema's: a race between two identical creates ends in one record and one 409.
  */
 export async function createUser(deps: Deps, caller: Caller, input: CreateUserInput): Promise<User> {
   requirePermission(caller, 'users', 'import');
@@ -75,7 +75,8 @@ export async function createUser(deps: Deps, caller: Caller, input: CreateUserIn
       });
     } catch (error) {
       if (isUniqueViolation(error, 'users', 'email')) throw new AppError(409, ErrorCode.emailTaken, EMAIL_TAKEN);
-      if (isUniqueViolation(error, 'users', 'nickname') || isUniqueViolation(error, 'users', 'nickname_key'))
+      // The nickname as written, whatever its case, or looking like one taken (`аda` with a Cyrillic а beside `ada`).
+      if (['nickname', 'nickname_key', 'nickname_skeleton'].some((column) => isUniqueViolation(error, 'users', column)))
         throw new AppError(409, ErrorCode.nicknameTaken, 'A user already exist with that nickname');
       throw error;
     }
@@ -120,6 +121,7 @@ export async function listUsers(deps: Deps, caller: Caller, query: ListUsersQuer
   );
 }
 
+/** Free as a new user's would be: no user holds it, whatever its case, nor a nickname that looks like it. */
 export async function isNicknameAvailable(deps: Deps, nickname: string): Promise<boolean> {
   return !(await deps.store.users.isNicknameTaken(nickname));
 }

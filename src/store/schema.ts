@@ -18,6 +18,8 @@ export interface Database {
     nickname: string;
     /** The nickname folded (NFKC, lower case): unique, so that `Zed` and `zed` are one nickname. */
     nickname_key: string | null;
+    /** Folded with lookalike letters read as Latin (`lookalikeKey`): unique, so `аda` cannot pass for `ada` (0047). */
+    nickname_skeleton: string | null;
     email: string;
     password_hash: string;
     permission_set_id: string;

@@ -1,4 +1,5 @@
 import { sql, type ExpressionBuilder, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
+import { lookalikeKey, nameKey as nicknameKey } from '../shared/latin-lookalikes.js';
 import type { Pagination } from '../shared/schemas/common.js';
 import { holder } from './rows.js';
 import { slugsStartingWith } from './slugs.js';
@@ -8,7 +9,7 @@ import { suspendedAt } from './visibility.js';
 import { counted, counterKey, kept, listPage, type AnyDb, type AnyQuery, type Embeds, type Listed, type Selection } from './paging.js';
 
 /** A user as read: never their password's hash, which nothing reads back. */
-export type UserRow = Omit<Selectable<Database['users']>, 'password_hash' | 'nickname_key'>;
+export type UserRow = Omit<Selectable<Database['users']>, 'password_hash' | 'nickname_key' | 'nickname_skeleton'>;
 const USER_COLUMNS = [
   'id', 'first_name', 'last_name', 'nickname', 'email', 'permission_set_id', 'slug',
   'conditions_accepted_at', 'confidentiality_accepted_at', 'created_at', 'updated_at',
@@ -19,9 +20,6 @@ const SUSPENSION_COLUMNS = ['reason', 'until', 'created_at', 'created_by'] as co
 export type UserWithRole = UserRow & { [C in (typeof ROLE_COLUMNS)[number] as `role_${C}`]: Database['permission_sets'][C] } & {
   [C in (typeof SUSPENSION_COLUMNS)[number] as `suspension_${C}`]?: Database['suspensions'][C] | null;
 };
-
-/** What makes two nicknames the same one: compatibility-normalised, lower case. */
-const nicknameKey = (nickname: string): string => nickname.normalize('NFKC').toLowerCase();
 
 /** `role`: a permission set id; `suspended`: only those suspended at `now` (true), or only those not (false). */
 export type UserFilter = Partial<Record<'nickname' | 'role', string>> & { suspended?: { now: string; is: boolean } };
@@ -59,10 +57,10 @@ export function usersRepo(db: Kysely<Database>) {
   const withRole = () => joinRole(db.selectFrom('users')) as SelectQueryBuilder<Database, 'users' | 'permission_sets' | 'suspensions', UserWithRole>;
 
   return {
-    async insert(row: Omit<Selectable<Database['users']>, 'nickname_key'>): Promise<void> {
+    async insert(row: Omit<Selectable<Database['users']>, 'nickname_key' | 'nickname_skeleton'>): Promise<void> {
       await db
         .insertInto('users')
-        .values({ ...row, nickname_key: nicknameKey(row.nickname) })
+        .values({ ...row, nickname_key: nicknameKey(row.nickname), nickname_skeleton: lookalikeKey(row.nickname) })
         .execute();
     },
     getById(id: string): Promise<UserWithRole | undefined> {
@@ -77,9 +75,11 @@ export function usersRepo(db: Kysely<Database>) {
     getByIds(ids: string[]): Promise<UserWithRole[]> {
       return ids.length ? withRole().where('users.id', 'in', ids).execute() : Promise.resolve([]);
     },
+    /** Taken as it is unique: by a user of the same key, or of a lookalike one (each a unique index). */
     async isNicknameTaken(nickname: string): Promise<boolean> {
-      const row = await db.selectFrom('users').select('id').where('nickname_key', '=', nicknameKey(nickname)).executeTakeFirst();
-      return !!row;
+      const taken = (eb: ExpressionBuilder<Database, 'users'>) =>
+        eb.or([eb('nickname_key', '=', nicknameKey(nickname)), eb('nickname_skeleton', '=', lookalikeKey(nickname))]);
+      return (await db.selectFrom('users').select('id').where(taken).executeTakeFirst()) !== undefined;
     },
     /** `role` is a permission set id here: the domain resolves a name first. */
     async list(filter: UserFilter, page: Pagination): Promise<Listed<UserWithRole>> {
@@ -119,10 +119,6 @@ export function usersRepo(db: Kysely<Database>) {
       q = q.where('permission_sets.system_key', '=', SYSTEM_ROLES.admins);
       if (unsuspendedAt !== undefined) q = q.where(notSuspended(unsuspendedAt));
       return (await q.execute()).map((r) => r.id);
-    },
-    async countWithRole(permissionSetId: string): Promise<number> {
-      const row = await db.selectFrom('list_counts').select('n').where('key', '=', counterKey('users', [permissionSetId])).executeTakeFirst();
-      return Number(row?.n ?? 0);
     },
   };
 }

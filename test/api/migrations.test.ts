@@ -2,9 +2,11 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { nameKey } from '../../src/shared/latin-lookalikes.js';
 import { countersFor } from '../../src/store/counters.js';
 import { counterTriggers, counterTriggersPg } from '../../src/store/migrations/counting.js';
 import { openStore } from '../../src/store/open.js';
+import { userBody } from '../helpers/api.js';
 import { startApp } from '../helpers/app.js';
 import { KNOWN_MIGRATIONS } from '../../src/store/store.js';
 import { migrateOnly, migrationFiles, MIGRATIONS_DIR, schemaDump } from '../helpers/migrations.js';
@@ -102,8 +104,8 @@ describe('the migrations', () => {
     // As an older agora left it: the removal kept the report's excerpt, and 0045 was not applied.
     const raw = await openRaw(app.file);
     await raw.all('update reports set excerpt = ? where id = ?', ['removed before 0045', onRemoved.id]);
-    // (0046 too, which may run again: migrations apply in name order only.)
-    await raw.all('delete from kysely_migration where name in (?, ?)', ['0045-unquote-removed-reports', '0046-hidden-slugs']);
+    // (Those after it too, which may run again: migrations apply in name order only.)
+    await raw.all('delete from kysely_migration where name >= ?', ['0045-unquote-removed-reports']);
     await raw.close();
     await opened(app.file);
     const after = await openRaw(app.file);
@@ -140,7 +142,7 @@ describe('the migrations', () => {
     const told = ['target', 'final_target', 'link'];
     for (const [id, slug] of [[secret.id, 'night-shift'], [hidden.id, 'quiet-gathering']])
       for (const column of told) await raw.all(`update notification_contents set ${column}_slug = ? where ${column}_id = ?`, [slug, id]);
-    await raw.all('delete from kysely_migration where name = ?', ['0046-hidden-slugs']);
+    await raw.all('delete from kysely_migration where name >= ?', ['0046-hidden-slugs']);
     await raw.close();
     await opened(app.file);
     const after = await openRaw(app.file);
@@ -169,13 +171,81 @@ describe('the migrations', () => {
     expect(events[shown.id]).toBe(shown.slug);
     // A slug already made so is left as it was: the migration may run again (its record lost, or before it).
     const again = await openRaw(app.file);
-    await again.all('delete from kysely_migration where name = ?', ['0046-hidden-slugs']);
+    await again.all('delete from kysely_migration where name >= ?', ['0046-hidden-slugs']);
     await again.close();
     await opened(app.file);
     const last = await openRaw(app.file);
     expect(Object.fromEntries((await last.all<{ id: string; slug: string }>('select id, slug from pages')).map((r) => [r.id, r.slug]))).toEqual(pages);
     expect(Object.fromEntries((await last.all<{ id: string; slug: string }>('select id, slug from events')).map((r) => [r.id, r.slug]))).toEqual(events);
     await last.close();
+  });
+
+  it('0047 keeps users who look alike already, the oldest of each with the skeleton: none new may look like them', async () => {
+    const dir = mkdtempSync(join(root, 'app-'));
+    const older = await storeTargetFor(dir, { empty: true });
+    await migrateOnly(older, KNOWN_MIGRATIONS.slice(0, KNOWN_MIGRATIONS.indexOf('0047-nickname-lookalikes')));
+    // Oldest first (in id order): a Latin nickname then its lookalike, a lookalike then its Latin one, three alike, a
+    // lookalike alone, and one like no other.
+    const nicknames = ['ada', '\u0430da', '\u0392ob', 'bob', '\u0435ve', 'eve', 'ev\u0435', 'd\u0430ve', 'carol'];
+    const ids = nicknames.map((_, i) => `${i + 1}`.padStart(32, '0'));
+    const raw = await openRaw(older);
+    const [members] = await raw.all<{ id: string }>("select id from permission_sets where system_key = 'members'");
+    const now = '2026-11-27T00:00:00.000Z';
+    for (const [i, nickname] of nicknames.entries()) {
+      const user = {
+        id: ids[i], first_name: 'Old', last_name: 'User', nickname, nickname_key: nameKey(nickname), email: `old${i}@example.org`,
+        password_hash: 'x', permission_set_id: members!.id, slug: `old-${i}`,
+        conditions_accepted_at: now, confidentiality_accepted_at: now, created_at: now, updated_at: now,
+      };
+      const columns = Object.keys(user);
+      await raw.all(`insert into users (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`, Object.values(user));
+    }
+    await raw.close();
+    /** Each user's skeleton, by nickname. */
+    const skeletons = async () => {
+      const after = await openRaw(older);
+      const rows = await after.all<{ nickname: string; nickname_skeleton: string | null }>(
+        `select nickname, nickname_skeleton from users where id in (${ids.map(() => '?').join(', ')})`,
+        ids,
+      );
+      await after.close();
+      return Object.fromEntries(rows.map((r) => [r.nickname, r.nickname_skeleton]));
+    };
+    const app = await startApp({ dir });
+    const written = {
+      ada: 'ada',
+      '\u0430da': null,
+      '\u0392ob': 'bob',
+      bob: null,
+      '\u0435ve': 'eve',
+      eve: null,
+      'ev\u0435': null,
+      'd\u0430ve': 'dave',
+      carol: 'carol',
+    };
+    try {
+      expect(await skeletons()).toEqual(written);
+      // Each is still found by their own nickname, exactly.
+      const found = async (nickname: string) =>
+        (await app.ok('GET', `/users?nickname=${encodeURIComponent(nickname)}`)).items.map((u: { id: string }) => u.id);
+      for (const [i, nickname] of nicknames.entries()) expect(await found(nickname), nickname).toEqual([ids[i]]);
+      // No new nickname may look like theirs, whichever kept the skeleton.
+      for (const nickname of ['\u0430d\u0430', 'B\u043eb', '\u0435v\u0435', 'dave', 'c\u0430rol']) {
+        const res = await app.call('POST', '/users', { body: userBody({ nickname }) });
+        expect(res.status, nickname).toBe(409);
+        expect(res.body.error.code).toBe('nickname_taken');
+        const free = await app.ok('GET', `/users/nickname_availability?nickname=${encodeURIComponent(nickname)}`);
+        expect(free.available, nickname).toBe(false);
+      }
+    } finally {
+      await app.close();
+    }
+    // Run again (its record lost, or an older migration's test running it again), it writes the same.
+    const again = await openRaw(older);
+    await again.all('delete from kysely_migration where name = ?', ['0047-nickname-lookalikes']);
+    await again.close();
+    await opened(older);
+    expect(await skeletons()).toEqual(written);
   });
 
   it('apply none of those pending when one fails, naming it: the store opens once what was in its way is gone', async () => {

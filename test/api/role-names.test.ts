@@ -73,6 +73,12 @@ describe('role names', () => {
     await t.ok('POST', '/permission_sets', undefined, { name: 'Reviewers' });
     for (const name of ['\u039dewsroom', 'Re\u03bdiewers'])
       expect((await t.call('POST', '/permission_sets', { body: { name } })).status, name).toBe(409);
+    // Letters the table gained with nicknames: Cyrillic Ѵ and ѵ, Greek Ϝ (digamma) and Ϻ (san) read as V, v, F and M.
+    await t.ok('POST', '/permission_sets', undefined, { name: 'Volunteers' });
+    await t.ok('POST', '/permission_sets', undefined, { name: 'Facilitators' });
+    await t.ok('POST', '/permission_sets', undefined, { name: 'Mentors' });
+    for (const name of ['\u0474olunteers', '\u0475olunteers', '\u03dcacilitators', '\u03faentors'])
+      expect((await t.call('POST', '/permission_sets', { body: { name } })).status, name).toBe(409);
     // A small Cyrillic в does not look like b: `вoss` is not `Boss`, but it is `Вoss` (its capital, which does).
     await t.ok('POST', '/permission_sets', undefined, { name: 'Boss' });
     await t.ok('POST', '/permission_sets', undefined, { name: '\u0432oss' });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { asLatinLookalikes } from '../latin-lookalikes.js';
+import { lookalikeKey, nameKey } from '../latin-lookalikes.js';
 import { formBoolean, Id, idInput, idsQuery, listOf, PaginationQuery, queryText, text, Timestamp, typeError } from './common.js';
 import { EXAMPLE_ID } from './examples.js';
 import { buildPermissions, PERMISSION_CATALOGUE, PermissionsSchema } from './permissions.js';
@@ -51,7 +51,7 @@ const imageUrl = z.preprocess(
  * What makes two role names one: compatibility-normalised (a fullwidth `Ａｄｍｉｎｓ` is `Admins`), whatever the case,
  * as nicknames are. Names are looked up this way (`?role=`, `?name=`, the CLI's `--role`) and unique this way.
  */
-export const roleNameKey = (name: string): string => name.normalize('NFKC').toLowerCase();
+export const roleNameKey = nameKey;
 
 /**
  * Two role names are one, and a second is refused (409), when their `roleNameKey`s are equal, or once Cyrillic and
@@ -60,7 +60,7 @@ export const roleNameKey = (name: string): string => name.normalize('NFKC').toLo
  * `Ν` and `ν` are one letter, looking like N and v). Lookups stay by `roleNameKey`, which names one role at most.
  */
 export const sameRoleName = (a: string, b: string): boolean =>
-  roleNameKey(a) === roleNameKey(b) || roleNameKey(asLatinLookalikes(a)) === roleNameKey(asLatinLookalikes(b));
+  roleNameKey(a) === roleNameKey(b) || lookalikeKey(a) === lookalikeKey(b);
 
 /** A role's name: shown beside users as who they are, so nothing in it may be invisible (a zero-width `Admins`). */
 const roleName = text(100).refine(

@@ -34,6 +34,7 @@ import { removedList } from './0043-removed-list.js';
 import { notifyAtInsert } from './0044-notify-at-insert.js';
 import { unquoteRemovedReports } from './0045-unquote-removed-reports.js';
 import { hiddenSlugs } from './0046-hidden-slugs.js';
+import { nicknameLookalikes } from './0047-nickname-lookalikes.js';
 
 /** Numbered migrations, applied in order at start. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -72,4 +73,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0044-notify-at-insert': notifyAtInsert,
   '0045-unquote-removed-reports': unquoteRemovedReports,
   '0046-hidden-slugs': hiddenSlugs,
+  '0047-nickname-lookalikes': nicknameLookalikes,
 };
