@@ -45,4 +45,6 @@ export const nameKey = (name: string): string => name.normalize('NFKC').toLowerC
  * with a Cyrillic а, `ΑDA` with a Greek Α, and `ada` are all `ada`). A letter is read in the case it is written in,
  * before the case is set aside: a Greek `Ν` is an n here, its small `ν` a v.
  */
-export const lookalikeKey = (name: string): string => nameKey(asLatinLookalikes(name));
+export const lookalikeKey = (name: string): string => once(once(name));
+/** Twice: a capital the table lacks may set aside its case as a small letter it has (Cyrillic `Һ`, `һ`: h). */
+const once = (name: string): string => nameKey(asLatinLookalikes(name));

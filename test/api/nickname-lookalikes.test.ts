@@ -73,6 +73,8 @@ describe('nicknames that look alike', () => {
     await expectTaken(marcel.replace('a', '\u0430')); // Cyrillic а in the middle
     await expectTaken(marcel.replace('the', 't\u04bb\u0435')); // Cyrillic һ and е
     await expectTaken(marcel.replace('l_', '\u04cf_')); // Cyrillic palochka ӏ for l
+    // A capital the table lacks, whose small letter it has: Cyrillic Һ (һ, h).
+    await expectTaken(marcel.replace('the', 't\u04ba\u0435'));
   });
 
   it('reads the letters the table gained as the Latin ones they look like: Ϝ, Ϻ, Ѵ and ѵ', async () => {

@@ -28,7 +28,8 @@ const LOOKALIKES = new Map<string, string>([
  * A nickname's skeleton as agora made it on this day (a copy of `lookalikeKey`): its lookalike letters read as Latin
  * ones, compatibility-normalised, lower case. (Exported for the test that compares it with the live one.)
  */
-export const skeletonOf = (nickname: string): string =>
+export const skeletonOf = (nickname: string): string => once(once(nickname));
+const once = (nickname: string): string =>
   Array.from(nickname.normalize('NFKD'), (c) => LOOKALIKES.get(c) ?? c)
     .join('')
     .normalize('NFKC')
