@@ -11,7 +11,14 @@ const NICKNAME_CHARACTERS = 'letters, digits, ".", "_" and "-"';
  * What the document shows of a nickname: its pattern's \p{L} (any letter) reads as a plain "p" to the many
  * validators that do not read patterns as Unicode, so the rule is said in words.
  */
-const documentedNickname = z.string().min(1).max(50).describe(`Unique; ${NICKNAME_CHARACTERS} only`);
+const documentedNickname = z
+  .string()
+  .min(1)
+  .max(50)
+  .describe(
+    `Unique, whatever the case, and unlike any other once Cyrillic or Greek letters that look Latin are read as Latin ` +
+      `(409 nickname_taken); ${NICKNAME_CHARACTERS} only`,
+  );
 
 const mustBeTrue = (field: string) =>
   formBoolean.refine((v) => v === true, `must be true: the ${field} consent is required`);
