@@ -21,22 +21,26 @@ const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 const columnsOf = (ch: string): number => Math.max(stringWidth(ch), /\p{Extended_Pictographic}/u.test(ch) ? 2 : 0);
 
 /**
- * Cuts `text` to at most `width` columns, ending with `…` when it was longer; by whole characters (a flag, a joined
- * or toned emoji is never split), each as wide as it may be: a line cut here is never cut again by the table or ink.
+ * Cuts `text` to at most `width` columns, ending with `…` when it was longer (or, keeping its end, starting with one);
+ * by whole characters (a flag, a joined or toned emoji is never split), each as wide as it may be: a line cut here is
+ * never cut again by the table or ink.
  */
-export function truncate(text: string, width: number): string {
+export function truncate(text: string, width: number, keep: 'start' | 'end' = 'start'): string {
   const all = [...graphemes.segment(text)].map(({ segment }) => ({ segment, w: columnsOf(segment) }));
   if (all.reduce((n, ch) => n + ch.w, 0) <= width) return text;
   if (width <= 0) return '';
-  let out = '';
+  const kept: string[] = [];
   let used = 0;
-  for (const { segment, w } of all) {
+  for (const { segment, w } of keep === 'start' ? all : all.reverse()) {
     if (used + w > width - 1) break;
-    out += segment;
+    kept.push(segment);
     used += w;
   }
-  return `${out}…`;
+  return keep === 'start' ? `${kept.join('')}…` : `…${kept.reverse().join('')}`;
 }
+
+/** The columns `text` takes on a terminal, counted as `truncate` counts them. */
+export const columns = (text: string): number => [...graphemes.segment(text)].reduce((n, { segment }) => n + columnsOf(segment), 0);
 
 /** Splits `text` into lines of at most `width` columns (at spaces when it can). */
 function wrapText(text: string, width: number): string[] {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { MembershipItem, ReportItem } from '../../src/shared/schemas/moderation.js';
 import { describeItem, question, reportedThing, rowCells } from '../../src/cli/queue/items.js';
-import { truncate } from '../../src/cli/table.js';
+import { columns, truncate } from '../../src/cli/table.js';
+import { reasonLine } from '../../src/cli/queue/view.js';
 
 /** What `agora queue` draws of a report: text from users, made safe as every server string is (safe-text.ts). */
 describe('a report in the queue', () => {
@@ -88,5 +89,22 @@ describe('cutting text to a width', () => {
     expect(truncate('abc', 3)).toBe('abc');
     expect(truncate('日本語日本語', 7)).toBe('日本語…');
     expect(truncate('abc', 0)).toBe('');
+  });
+});
+
+/** The suspension reason typed in `agora queue`: it and the cursor stay in sight however long it grows. */
+describe("the reason's line", () => {
+  it('is whole when it fits', () => {
+    expect(reasonLine('reported for spam', 'abc', 80)).toBe('reason [reported for spam]: abc█  ⏎ suspend  esc cancel');
+  });
+  it('keeps the end of what is typed and the cursor at any width, never wider than the line', () => {
+    const typed = `${'a warning, '.repeat(30)}the end`;
+    for (const width of [20, 40, 60, 80, 100]) {
+      const line = reasonLine('reported for other', typed, width);
+      expect(columns(line), line).toBe(width);
+      expect(line, line).toMatch(/: …[a-z, ]*the end█$/);
+    }
+    expect(reasonLine('reported for other', 'Spam after', 20)).toBe('reason: Spam after█');
+    expect(truncate('abcdef', 4, 'end')).toBe('…def');
   });
 });

@@ -188,7 +188,7 @@ describe('at a terminal, an Admin', () => {
       const id = await reportFromAnotherProcess(cleo, status, 'spam');
       await term.waitFor(new RegExp(`› report +Garden Club +${spammer.user.nickname}: follow me`), 2000);
       await term.keys('s');
-      await term.waitFor(new RegExp(`Suspend ${spammer.user.nickname}\\? reason \\[reported for spam\\]:`));
+      await term.waitFor(new RegExp(`Suspend ${spammer.user.nickname}\\?\\s*\nreason \\[reported for spam\\]:`));
       await term.keys('Escape');
       await term.waitFor(/nobody suspended/);
       await term.keys('s');
@@ -258,6 +258,9 @@ describe('at a terminal, an Admin', () => {
       // Suspending them again replaces the suspension in force: the question names it.
       await term.keys('s');
       await term.waitFor(new RegExp(`${author} is suspended until 2030-06-01T00:00:00\\.000Z \\("repeat␛\\[2J spam"\\): replace it\\?`));
+      // Longer than the line, the question stands above the reason, which stays in sight as it is typed.
+      term.keys('-l', 'a second warning');
+      await term.waitFor(/\nreason \[reported for abuse\]: a second warning█/);
       await term.keys('Escape');
       await term.waitFor(/nobody suspended/);
       // Piped, the same: until when, in a column of its own.

@@ -2,7 +2,7 @@ import { Box, Text } from 'ink';
 import { createElement as h, type ReactNode } from 'react';
 import type { ModerationItem, ReportItem } from '../../shared/schemas/moderation.js';
 import { itemDetails, type GroupState } from './details.js';
-import { truncate as fit } from '../table.js';
+import { columns, truncate as fit } from '../table.js';
 import { defaultSuspensionReason, isReport, kindLabel, question, rowCells, suspensionNow, waited, type Verb } from './items.js';
 
 export type Mode = 'list' | 'confirm' | 'reason' | 'details';
@@ -51,14 +51,16 @@ export function queueView({ items, total, index, selected, mode, pending, reason
     mode === 'confirm' && pending
       ? `${question(pending.verb, pending.item)} (y/N)`
       : mode === 'reason' && pending
-        ? `${question('suspend', pending.item)} reason [${defaultSuspensionReason(pending.item as ReportItem)}]: ${reason}█  ⏎ suspend  esc cancel`
+        ? reasonLine(defaultSuspensionReason(pending.item as ReportItem), reason, width)
         : mode === 'details'
           ? `⏎/esc back  ${keysOf}  q quit`
           : `↑↓ move  ${keysOf}  ⏎ details  q quit`;
   const asking = mode === 'confirm' || mode === 'reason';
+  // A suspension's question stands above its reason: on one line, a long question would hide what is being typed.
+  const said = mode === 'reason' && pending ? { text: question('suspend', pending.item), tone: 'plain' as const } : message;
   // Cut here, not by ink: its cut keeps a wide character (CJK, emoji) straddling the edge, and the line wraps.
   const footer = [
-    h(Text, { key: 'msg', wrap: 'truncate-end', color: c ? (message.tone === 'ok' ? 'green' : message.tone === 'bad' ? 'red' : undefined) : undefined }, fit(message.text || ' ', width)),
+    h(Text, { key: 'msg', wrap: 'truncate-end', color: c ? (said.tone === 'ok' ? 'green' : said.tone === 'bad' ? 'red' : undefined) : undefined }, fit(said.text || ' ', width)),
     h(Text, { key: 'help', wrap: 'truncate-end', bold: asking, color: c && asking ? 'yellow' : undefined, dimColor: c && !asking }, fit(help, width)),
   ];
   const bodyRows = height - 5;
@@ -109,4 +111,20 @@ export function queueView({ items, total, index, selected, mode, pending, reason
     );
   }
   return h(Box, { flexDirection: 'column', width, height: height - 1 }, title, body, ...footer);
+}
+
+/**
+ * The line a suspension's reason is typed on (its question stands on the line above), at most `width` columns, with the
+ * end of what is typed and the cursor always in sight: too long, it loses the keys' hint, then the start of what is
+ * typed (keeping half the line), then the default reason's end; on a narrow terminal, the default too.
+ */
+export function reasonLine(byDefault: string, typed: string, width: number): string {
+  const line = (d: string, t: string, keys = '█') => `reason [${d}]: ${t}${keys}`;
+  for (const whole of [line(byDefault, typed, '█  ⏎ suspend  esc cancel'), line(byDefault, typed)]) {
+    if (columns(whole) <= width) return whole;
+  }
+  if (width < 40) return fit(`reason: ${fit(typed, width - 9, 'end')}█`, width);
+  const kept = Math.min(columns(typed), Math.floor(width / 2));
+  const reason = fit(byDefault, Math.max(6, width - columns(line('', '')) - kept));
+  return line(reason, fit(typed, width - columns(line(reason, '')), 'end'));
 }
