@@ -108,3 +108,28 @@ describe("the reason's line", () => {
     expect(truncate('abcdef', 4, 'end')).toBe('…def');
   });
 });
+
+/** The queue's list as ink draws it: a column cut with `…` never runs into the next. */
+describe("the queue's rows", () => {
+  it('keep a space between a page name cut short and who is reported', async () => {
+    const { renderToString } = await import('ink');
+    const { queueView } = await import('../../src/cli/queue/view.js');
+    const report = {
+      kind: 'report',
+      id: 'r1',
+      target: { type: 'Status', id: 's1', excerpt: 'Buy cheap watches now', user: { nickname: 'n'.repeat(30), name: 'N' } },
+      page: { name: 'The Very Long Named Community Garden Allotment Society', privacy: 'public' },
+      user: { nickname: 'ada', name: 'Ada' },
+      reason: 'spam',
+      reports: 1,
+      created_at: new Date().toISOString(),
+    } as unknown as ReportItem;
+    const view = queueView({
+      items: [report], total: 1, index: 0, selected: report, mode: 'list', pending: undefined, reason: '',
+      message: { text: '', tone: 'plain' }, live: true, current: true, maySuspend: true, group: undefined,
+      size: { columns: 80, rows: 12 }, color: false,
+    });
+    const row = renderToString(view, { columns: 80 }).split('\n').find((line) => line.startsWith('› report'));
+    expect(row).toMatch(/^› report {4}The Very Long Named Communi… n{30}: /);
+  });
+});

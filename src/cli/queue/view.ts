@@ -76,14 +76,15 @@ export function queueView({ items, total, index, selected, mode, pending, reason
     const longestPage = Math.max(4, ...items.map((item) => [...rowCells(item)[0]].length));
     const pageWidth = Math.min(longestPage, Math.ceil(rest * 0.45));
     const whoWidth = rest - pageWidth;
+    // Each cell cut a column short of its box: that column parts it from the next, a name cut with `…` included.
     const row = (key: string, marker: string, cells: [string, string, string, string], style: { bold?: boolean; color?: string; dimColor?: boolean; inverse?: boolean }) =>
       h(
         Box,
         { key, width },
         h(Box, { width: 2, flexShrink: 0 }, h(Text, style, marker)),
-        h(Box, { width: kindWidth + 1, flexShrink: 0 }, h(Text, { ...style, wrap: 'truncate-end' }, fit(cells[0], kindWidth + 1))),
-        h(Box, { width: pageWidth + 1, flexShrink: 0 }, h(Text, { ...style, wrap: 'truncate-end' }, fit(cells[1], pageWidth + 1))),
-        h(Box, { width: whoWidth + 1, flexShrink: 0 }, h(Text, { ...style, wrap: 'truncate-end' }, fit(cells[2], whoWidth + 1))),
+        h(Box, { width: kindWidth + 1, flexShrink: 0 }, h(Text, { ...style, wrap: 'truncate-end' }, fit(cells[0], kindWidth))),
+        h(Box, { width: pageWidth + 1, flexShrink: 0 }, h(Text, { ...style, wrap: 'truncate-end' }, fit(cells[1], pageWidth))),
+        h(Box, { width: whoWidth + 1, flexShrink: 0 }, h(Text, { ...style, wrap: 'truncate-end' }, fit(cells[2], whoWidth))),
         h(Box, { width: agoWidth, flexShrink: 0, justifyContent: 'flex-end' }, h(Text, style, cells[3])),
       );
     const first = Math.max(0, Math.min(index - bodyRows + 1, items.length - bodyRows));
