@@ -49,6 +49,13 @@ describe('agora audit list', () => {
     expect(await acts('--target-type', 'permission_set', '--target-id', JSON.parse(role.stdout).name)).toEqual(['permission_set.create']);
     expect(await acts('--target-type', 'permission-set', '--target-id', JSON.parse(role.stdout).name)).toEqual(['permission_set.create']);
 
+    // With --action and no --target-type, a prefix names a record of the action's resource: here a status.
+    const post = await runCli(['statuses', 'create', '--user', user.nickname, '--content', 'buy now', '--json'], { home: server.dir, env });
+    expect(post.code, post.stderr).toBe(0);
+    const statusId = JSON.parse(post.stdout).id as string;
+    expect((await runCli(['statuses', 'delete', statusId, '--yes'], { home: server.dir, env })).code).toBe(0);
+    expect(await acts('--action', 'status.remove', '--target-id', statusId.slice(0, 14))).toEqual(['status.remove']);
+
     for (const [args, message] of [
       [['--target-type', 'Member'], /--target-type: no target type "member"; the target types are page_access_request, .*\buser\b/],
       [['--action', 'user.delete'], /--action: no action "user.delete"; the actions are page_access_request.accept/],

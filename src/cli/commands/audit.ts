@@ -32,7 +32,7 @@ export function registerAuditCommands(program: Command): void {
       .option('--actor <user>', 'only acts of this user (id or nickname)')
       .option('--action <action>', 'only this action, e.g. page_access_request.accept')
       .option('--target-type <type>', "only acts on this kind of record, the action's resource, e.g. user")
-      .option('--target-id <ref>', "only acts on this record: its id; a user's nickname or id prefix; with --target-type, an id prefix of that kind (a role: its name)")
+      .option('--target-id <ref>', "only acts on this record: its id; a user's nickname or id prefix; with --target-type or --action, an id prefix of that kind (a role: its name)")
       .option('--since <time>', 'only from this date or time on (ISO 8601, e.g. 2026-11-01)')
       .option('--until <time>', 'only before this date or time (ISO 8601)'),
   );
@@ -43,7 +43,7 @@ export function registerAuditCommands(program: Command): void {
     'agora audit list --target-id ada        # every act on the user ada',
   ).action(
     withContext<AuditListOptions>(async (ctx, o) => {
-      const { AUDIT_ACTIONS, AUDIT_TARGET_TYPES, AuditLogQuery } = await import('../../shared/schemas/audit.js');
+      const { AUDIT_ACTIONS, AUDIT_TARGET_TYPES, AuditLogQuery, targetTypeOf } = await import('../../shared/schemas/audit.js');
       if (o.action !== undefined) o.action = await checkChoice('--action', 'action', o.action, AUDIT_ACTIONS);
       // The times with the API's own schema, before any request (exit 2, the flag named).
       const { since, until } = await validateBody(AuditLogQuery.pick({ since: true, until: true }), { since: o.since, until: o.until });
@@ -58,7 +58,9 @@ export function registerAuditCommands(program: Command): void {
         o.targetType = await checkChoice('--target-type', 'target type', o.targetType, AUDIT_TARGET_TYPES);
       }
       const actor = o.actor === undefined ? undefined : await ctx.names.resolve('user', o.actor);
-      const target = o.targetId === undefined ? undefined : await targetIdOf(ctx.names, o.targetType, o.targetId);
+      // An action is on its resource's records (`status.remove`: a status), so a prefix with it names one of those.
+      const targetType = o.targetType ?? (o.action && targetTypeOf(o.action as (typeof AUDIT_ACTIONS)[number]));
+      const target = o.targetId === undefined ? undefined : await targetIdOf(ctx.names, targetType, o.targetId);
       const query = { actor_id: actor, action: o.action, target_type: o.targetType, target_id: target, since: o.since, until: o.until };
       await showList<AuditEntry>(ctx, '/audit_log', query, AUDIT_COLUMNS, o);
     }),
