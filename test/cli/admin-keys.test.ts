@@ -62,8 +62,10 @@ describe('agora keys list and revoke, over the API', () => {
     expect((await call(server, 'GET', '/me', { as: first })).status).toBe(401);
 
     // From a script: a table piped in (`--fields id,api_key --header`), its first column read after the header; an
-    // id prefix and a whole id.
-    const piped = await run(['revoke', '-', '--yes'], `id\tapi_key\n${idOf(second.key).slice(0, 26)}\t${second.key}\n${idOf(third.key)}\t${third.key}\n`);
+    // id prefix and a whole id, the second key named twice (its prefix, then its whole id): revoked once.
+    const rowOf = (key: string, id = idOf(key)) => `${id}\t${key}\n`;
+    const piped = await run(['revoke', '-', '--yes'], `id\tapi_key\n${rowOf(second.key, idOf(second.key).slice(0, 26))}${rowOf(third.key)}${rowOf(second.key)}`);
+    expect(piped.stderr).toBe('');
     expect(piped.code, piped.stderr).toBe(0);
     for (const key of [second, third]) expect((await call(server, 'GET', '/me', { as: key })).status).toBe(401);
     expect(JSON.parse((await run(['list', '--user', user.id, '--json'])).stdout).total_items).toBe(0);

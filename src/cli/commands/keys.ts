@@ -79,5 +79,7 @@ async function keyIds(ctx: Context, refs: string[], listed: ApiKey[]): Promise<s
   const byValue = new Map(listed.map((k) => [k.api_key, k.id]));
   for (const ref of refs) if (ref.startsWith('ak_') && !byValue.has(ref)) throw new NameNotFoundError(`No API key ${ref}`);
   const ids = await ctx.names.fullIds(ID_LISTS.apiKey, refs.filter((ref) => !ref.startsWith('ak_')));
-  return refs.map((ref) => (ref.startsWith('ak_') ? byValue.get(ref)! : ids.shift()!));
+  // Each ref's own id, found by prefix: `fullIds` gives a key named twice (`a a`, an id and its prefix) once.
+  const idOf = (ref: string) => ids.find((id) => id.startsWith(ref.trim().toLowerCase()))!;
+  return [...new Set(refs.map((ref) => (ref.startsWith('ak_') ? byValue.get(ref)! : idOf(ref))))];
 }
