@@ -36,6 +36,26 @@ describe('agora admin list-keys and revoke-key', () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toBe('error: API key not found\n');
   });
+
+  it('revokes by an id prefix, as a table on a terminal shows the ids (none: exit 1; several: exit 2)', async () => {
+    const user = await createUser(server);
+    const [creds, other] = [await createKeyFor(server, user.id), await createKeyFor(server, user.id)];
+    const [id, otherId] = JSON.parse((await admin(['list-keys', '--user', user.nickname, '--json'])).stdout).items.map((k: { id: string }) => k.id) as string[];
+    // Made one after the other, the two ids share their first characters (their time): a prefix of both names two.
+    let shared = 0;
+    while (id![shared] === otherId![shared]) shared++;
+    expect(shared).toBeGreaterThanOrEqual(6);
+    const several = await admin(['revoke-key', id!.slice(0, shared)]);
+    expect(several.code).toBe(2);
+    expect(several.stderr).toMatch(new RegExp(`^error: \\d+ API keys have an id starting with ${id!.slice(0, shared)}: .*${otherId}`));
+    expect((await call(server, 'GET', '/me', { as: other })).status).toBe(200);
+    const unique = id!.slice(0, Math.max(16, shared + 1));
+    const revoked = await admin(['revoke-key', unique]);
+    expect(revoked.stderr).toBe('');
+    expect(revoked.stdout).toBe(`revoked ${creds.key} (${id}) of user ${user.id}\n`);
+    const gone = await admin(['revoke-key', unique]);
+    expect([gone.code, gone.stderr]).toEqual([1, `error: No API key has an id starting with ${unique}\n`]);
+  });
 });
 
 describe('agora keys list and revoke, over the API', () => {

@@ -27,6 +27,31 @@ async function noFileAt(target: string): Promise<boolean> {
 
 const printLine = (line: string) => process.stdout.write(`${line}\n`);
 
+/** Every key pair of the store (of one user), as `list-keys` shows them. */
+async function everyKey(deps: Deps, user?: string) {
+  const { listApiKeys } = await import('../../domain/api-keys.js');
+  const all = [];
+  for (let page = 1; ; page += 1) {
+    const { items, total_items } = await listApiKeys(deps, { user_id: user, page, per_page: 100 });
+    all.push(...items);
+    if (all.length >= total_items || items.length === 0) return all;
+  }
+}
+
+/**
+ * The key a `revoke-key` ref names: an `api_key` value or a whole id as it is; an id prefix, as `list-keys` shortens
+ * ids on a terminal, to its one key (none: exit 1; several: exit 2, naming them), as every other command takes one.
+ */
+async function keyIdOf(deps: Deps, ref: string): Promise<string> {
+  if (!/^[0-9a-f]{6,31}$/i.test(ref)) return ref;
+  const found = (await everyKey(deps)).filter((key) => key.id.startsWith(ref.toLowerCase()));
+  const { NameNotFoundError } = await import('../names.js');
+  const { UsageError } = await import('../errors.js');
+  if (found.length === 0) throw new NameNotFoundError(`No API key has an id starting with ${ref}`);
+  if (found.length > 1) throw new UsageError(`${found.length} API keys have an id starting with ${ref}: ${found.map((k) => k.id).join(', ')}; give more of the id`);
+  return found[0]!.id;
+}
+
 /**
  * Opens a store named by a SQLite file or a PostgreSQL URL; `mustExist`: a missing file is an error, not a new
  * store. Webhook secrets are sealed by AGORA_SECRET_KEY on PostgreSQL; a SQLite file's by the key file beside it
@@ -83,16 +108,8 @@ export function registerAdminCommands(program: Command): void {
     'agora admin list-keys --db ./agora.db',
     'agora admin list-keys --db ./agora.db --user ada --json',
   ).action(async (options: { db: string; user?: string }, command: Command) => {
-      const { listApiKeys, userIdOf } = await import('../../domain/api-keys.js');
-      const items = await withStore(options.db, async (deps) => {
-        const user = options.user === undefined ? undefined : await userIdOf(deps, options.user);
-        const all = [];
-        for (let page = 1; ; page += 1) {
-          const { items, total_items } = await listApiKeys(deps, { user_id: user, page, per_page: 100 });
-          all.push(...items);
-          if (all.length >= total_items || items.length === 0) return all;
-        }
-      }, true);
+      const { userIdOf } = await import('../../domain/api-keys.js');
+      const items = await withStore(options.db, async (deps) => everyKey(deps, options.user === undefined ? undefined : await userIdOf(deps, options.user)), true);
       const [{ Output }, { KEY_COLUMNS }] = await Promise.all([import('../output.js'), import('./keys.js')]);
       // Offline, no names: the owner's id.
       await new Output({ json: !!command.optsWithGlobals().json }).list({ items, total_items: items.length }, KEY_COLUMNS);
@@ -101,12 +118,12 @@ export function registerAdminCommands(program: Command): void {
     admin
       .command('revoke-key')
       .description('revoke an API key pair, by its api_key value or its id: every server on the store refuses it from the next request')
-      .argument('<key>', 'the api_key value or the key id')
+      .argument('<key>', 'the api_key value, or the key id (or a prefix of it, at least 6 characters)')
       .requiredOption('--db <file>', DB_HELP, process.env.AGORA_DB),
     'agora admin revoke-key ak_3f2a… --db ./agora.db',
   ).action(async (ref: string, options: { db: string }, command: Command) => {
       const { revokeApiKey } = await import('../../domain/api-keys.js');
-      const key = await withStore(options.db, (deps) => revokeApiKey(deps, ref), true);
+      const key = await withStore(options.db, async (deps) => revokeApiKey(deps, await keyIdOf(deps, ref.trim())), true);
       if (command.optsWithGlobals().json) printLine(JSON.stringify(key));
       else printLine(`revoked ${key.api_key} (${key.id}) of user ${key.user_id}`);
     });
