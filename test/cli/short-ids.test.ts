@@ -91,6 +91,32 @@ describe('short ids', () => {
     expect(nothing.stderr).toBe(`error: No notification of this user has the id ${'f'.repeat(32)}: nothing marked seen\n`);
   });
 
+  it('notifications watch --since takes a prefix and replays what came after it; a ref that is no id exits 2, one naming none 1', async () => {
+    const { spawn } = await import('node:child_process');
+    const { join } = await import('node:path');
+    const { BIN } = await import('../helpers/server.js');
+    const target = await createUserWithKey(server);
+    for (const fan of [await createUserWithKey(server), await createUserWithKey(server)])
+      await call(server, 'POST', '/follows', { as: fan.creds, body: { followable_type: 'User', followable_id: target.user.id, user_id: fan.user.id } });
+    const [newer, older] = (await call(server, 'GET', `/users/${target.user.id}/notifications`, { as: target.creds })).body as { id: string }[];
+    const env = { ...process.env, HOME: server.dir, XDG_CONFIG_HOME: join(server.dir, '.config'), ...envFor(server, target.creds) };
+    const child = spawn(process.execPath, [BIN, 'notifications', 'watch', '--since', older!.id.slice(0, 16), '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c) => (stderr += c));
+    for (let i = 0; i < 200 && !stdout.includes('\n') && child.exitCode === null; i++) await new Promise((ok) => setTimeout(ok, 50));
+    child.kill('SIGINT');
+    expect(stderr).toBe('');
+    expect(JSON.parse(stdout.split('\n')[0]!).id).toBe(newer!.id);
+    const [notId, none] = await Promise.all([
+      agora(['notifications', 'watch', '--since', 'yesterday'], target.creds),
+      agora(['notifications', 'watch', '--since', 'f'.repeat(20)], target.creds),
+    ]);
+    expect([notId.code, notId.stderr]).toEqual([2, "error: yesterday is not a notification's id: give its whole id or at least its first 6 characters\n"]);
+    expect([none.code, none.stderr]).toEqual([1, `error: No notification of this user has an id starting with ${'f'.repeat(20)}\n`]);
+  });
+
   it("a table's ids are as long as the terminal allows; comments are taken only whole (they are listed under their status), and said so", async () => {
     const { runCliTty } = await import('../helpers/cli.js');
     const { stripAnsi, withoutSpinner } = await import('./support.js');

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Notification } from '../../shared/schemas/notifications.js';
 import { onSignals } from '../errors.js';
 import { examples, fetchList, paginationOptions, withContext, type PageOptions } from '../command-kit.js';
-import type { Names } from '../names.js';
+import type { IdList, Names } from '../names.js';
 import type { Column } from '../output.js';
 
 // The sentence says who did what, and to what: readable at 80 columns, the type (which the sentence says in words)
@@ -68,6 +68,15 @@ export function describeNotification(n: Notification): string {
 
 const collect = (value: string, previous: string[] = []) => [...previous, ...value.split(',').filter(Boolean)];
 
+/** A user's notifications, as ids given back are found among them (`seen --ids`, `watch --since`). */
+const notificationsOf = (userId: string): IdList => ({
+  label: 'notification',
+  path: `/users/${encodeURIComponent(userId)}/notifications`,
+  bare: true,
+  newestFirst: true,
+  among: 'of this user',
+});
+
 /** The user named by `--user` (id or nickname), or the caller. */
 async function userOf(client: { get<T>(path: string): Promise<T> }, names: Names, user: string | undefined): Promise<string> {
   return user ? names.resolve('user', user) : (await client.get<{ id: string }>('/me')).id;
@@ -108,13 +117,15 @@ export function registerNotificationCommands(program: Command): void {
       .command('watch')
       .description('print notifications as they come, until interrupted (Ctrl-C)')
       .option('--user <user>', 'whose notifications: id or nickname (default: you; others need the Admins role)')
-      .option('--since <id>', 'first replay what came after this notification'),
+      .option('--since <id>', 'first replay what came after this notification (its id, or a prefix of it)'),
     'agora notifications watch',
     'agora notifications watch --user linus | tee notifications.tsv',
   ).action(
       withContext<{ user?: string; since?: string }>(async ({ client, out, names }, o) => {
         const { watchNotifications } = await import('../../client/event-stream.js');
         const userId = await userOf(client, names, o.user);
+        // Taken as `seen --ids` takes them (an id, or the prefix a table shows), and checked before the stream opens.
+        const since = o.since === undefined ? undefined : (await names.fullIds(notificationsOf(userId), [o.since]))[0];
         const stop = new AbortController();
         let signal: NodeJS.Signals | undefined;
         const interrupted = (received: NodeJS.Signals) => {
@@ -132,7 +143,7 @@ export function registerNotificationCommands(program: Command): void {
         try {
           for await (const { data } of watchNotifications(client, userId, {
             signal: stop.signal,
-            lastEventId: o.since,
+            lastEventId: since,
             onDrop: (e) => {
               if (!down) out.note(`connection lost (${(e as Error).message}); reconnecting…`);
               down = true;
@@ -176,7 +187,7 @@ export function registerNotificationCommands(program: Command): void {
           }
         }
         const path = `/users/${seg(userId)}`;
-        const ids = o.ids && (await names.fullIds({ label: 'notification', path: `${path}/notifications`, bare: true, newestFirst: true }, o.ids));
+        const ids = o.ids && (await names.fullIds(notificationsOf(userId), o.ids));
         const result = await client.put<{ updated: number }>(`${path}/set_notifications_seen`, ids ? { notification_ids: ids } : undefined);
         // Ids that name none of the user's notifications are a mistake to report, not "0 marked" (docs/architecture.md, "The client and the CLI");
         // ids of notifications seen already are not.
