@@ -71,18 +71,25 @@ export const ID_LISTS = {
   },
 } satisfies Record<string, IdList>;
 
+/** Where the whole ids of the records listed only under another are shown. */
+const LISTED_UNDER = {
+  comment: 'statuses comments <status>',
+  like: 'likes list --status <status>',
+  'webhook delivery': 'webhooks deliveries <webhook>',
+};
+
 /**
- * Comments and likes are listed under what they belong to, not on their own, so no prefix of theirs can be looked
- * up: their ids are taken whole (and tables never shorten them). Anything else is a usage error saying where the
- * whole id is found.
+ * Comments, likes and webhook deliveries are listed under what they belong to, not on their own, so no prefix of
+ * theirs can be looked up: their ids are taken whole (and tables never shorten them). Anything else is a usage error
+ * saying where the whole id is found.
  */
-export function wholeIds(label: 'comment' | 'like', given: string[]): string[] {
+export function wholeIds(label: keyof typeof LISTED_UNDER, given: string[]): string[] {
   const refs = idRefs(given);
   for (const ref of refs)
     if (!ID.test(ref))
       throw new UsageError(
-        `${ref} is not a ${label}'s whole id (32 characters): ${label}s are not listed on their own, so only whole ids are taken ` +
-          `(\`${selfCommand()} ${label === 'comment' ? 'statuses comments <status>' : 'likes list --status <status>'}\` shows them)`,
+        `${ref} is not a ${label}'s whole id (32 characters): ${label.replace(/y$/, 'ie')}s are not listed on their own, so only whole ids ` +
+          `are taken (\`${selfCommand()} ${LISTED_UNDER[label]}\` shows them)`,
       );
   return refs;
 }

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createPage, createPageConfiguration, createUser, createUserWithKey } from '../helpers/api.js';
 import { runCli, runCliTty, type CliResult } from '../helpers/cli.js';
 import { removeDir, startServer, type Credentials, type RunningServer } from '../helpers/server.js';
-import { envFor, stripAnsi, tsvRows } from './support.js';
+import { envFor, stripAnsi, tableAt, tsvRows } from './support.js';
 
 /**
  * The issue-3 command groups (roles, users set-role, access-requests, invites, webhooks) through the real
@@ -509,6 +509,13 @@ describe('agora webhooks', () => {
     const delivery = deliveries.items[0];
     expect(delivery).toMatchObject({ event: 'invite.created', status: 'delivered', attempts: 1, last_status_code: 200 });
     expect(tsvRows(expectOk(tsv).stdout)).toEqual([[delivery.id, 'invite.created', 'delivered', '1', '200', '', delivery.next_attempt_at ?? '']]);
+    // Listed only under their webhook, deliveries are named by their whole id: a terminal's table shows it whole, and
+    // a prefix is a usage error saying where the whole id is, not a 404.
+    const { rows } = await tableAt(80, ['webhooks', 'deliveries', id], server);
+    expect(rows[0]![0]).toBe(delivery.id);
+    const prefix = await cli(['webhooks', 'redeliver', delivery.id.slice(0, 16)]);
+    expect(prefix.code).toBe(2);
+    expect(prefix.stderr).toMatch(/is not a webhook delivery's whole id \(32 characters\): .*webhooks deliveries <webhook>/);
 
     // Redelivery queues a new delivery of the same message (same webhook-id), sent again.
     const redelivered = tsvRecord(expectOk(await cli(['webhooks', 'redeliver', delivery.id])).stdout);

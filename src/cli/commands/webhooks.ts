@@ -11,7 +11,8 @@ const COLUMNS: Column<Webhook>[] = [
 ];
 
 const DELIVERY_COLUMNS: Column<Delivery>[] = [
-  { header: 'id', value: (d) => d.id, id: true },
+  // Whole: deliveries are listed under their webhook, so `redeliver` takes no prefix of theirs.
+  { header: 'id', value: (d) => d.id, id: 'whole' },
   { header: 'event', value: (d) => d.event },
   { header: 'status', value: (d) => d.status },
   { header: 'attempts', value: (d) => d.attempts },
@@ -120,11 +121,15 @@ export function registerWebhookCommands(program: Command): void {
   );
 
   examples(
-    webhooks.command('redeliver').description('send a delivery again').argument('<delivery-id>', 'delivery id'),
+    webhooks
+      .command('redeliver')
+      .description('send a delivery again')
+      .argument('<delivery-id>', "the delivery's whole id (webhooks deliveries shows it)"),
     'agora webhooks redeliver 9b1c…',
   ).action(
-      withContext(async ({ client, out }, _o, [id]) => {
-        const { seg } = await import('../../client/api-client.js');
+      withContext(async ({ client, out }, _o, args) => {
+        const [{ seg }, { wholeIds }] = await Promise.all([import('../../client/api-client.js'), import('../names.js')]);
+        const [id] = wholeIds('webhook delivery', args);
         await out.record(await client.post<Delivery>(`/webhook_deliveries/${seg(id!)}/redeliver`, {}), DELIVERY_VIEW);
       }),
     );
