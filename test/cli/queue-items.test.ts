@@ -111,7 +111,7 @@ describe("the reason's line", () => {
 
 /** The queue's list as ink draws it: a column cut with `…` never runs into the next. */
 describe("the queue's rows", () => {
-  it('keep a space between a page name cut short and who is reported', async () => {
+  it('keep a space between a page name cut short and who is reported; a question cut keeps its (y/N)', async () => {
     const { renderToString } = await import('ink');
     const { queueView } = await import('../../src/cli/queue/view.js');
     const report = {
@@ -124,12 +124,18 @@ describe("the queue's rows", () => {
       reports: 1,
       created_at: new Date().toISOString(),
     } as unknown as ReportItem;
-    const view = queueView({
-      items: [report], total: 1, index: 0, selected: report, mode: 'list', pending: undefined, reason: '',
-      message: { text: '', tone: 'plain' }, live: true, current: true, maySuspend: true, group: undefined,
-      size: { columns: 80, rows: 12 }, color: false,
-    });
-    const row = renderToString(view, { columns: 80 }).split('\n').find((line) => line.startsWith('› report'));
+    const view = (mode: 'list' | 'confirm') =>
+      renderToString(
+        queueView({
+          items: [report], total: 1, index: 0, selected: report, mode, pending: mode === 'list' ? undefined : { verb: 'remove', item: report },
+          reason: '', message: { text: '', tone: 'plain' }, live: true, current: true, maySuspend: true, group: undefined,
+          size: { columns: 80, rows: 12 }, color: false,
+        }),
+        { columns: 80 },
+      ).split('\n');
+    const row = view('list').find((line) => line.startsWith('› report'));
     expect(row).toMatch(/^› report {4}The Very Long Named Communi… n{30}: /);
+    // Asked, the question too long for the line is cut before its (y/N), which stays in sight.
+    expect(view('confirm').at(-1)).toMatch(/^Remove n{30}'s status .*… \(y\/N\)$/);
   });
 });

@@ -49,14 +49,15 @@ export function queueView({ items, total, index, selected, mode, pending, reason
     : `${selected && suspensionNow(selected) ? '' : 'a accept  '}r refuse`;
   const help =
     mode === 'confirm' && pending
-      ? `${question(pending.verb, pending.item)} (y/N)`
+      ? `${fit(question(pending.verb, pending.item), width - 6)} (y/N)`
       : mode === 'reason' && pending
         ? reasonLine(defaultSuspensionReason(pending.item as ReportItem), reason, width)
         : mode === 'details'
           ? `⏎/esc back  ${keysOf}  q quit`
           : `↑↓ move  ${keysOf}  ⏎ details  q quit`;
   const asking = mode === 'confirm' || mode === 'reason';
-  // A suspension's question stands above its reason: on one line, a long question would hide what is being typed.
+  // A question too long for the line is cut before its (y/N), not after; a suspension's stands above its reason, so
+  // that what is typed is never hidden by it.
   const said = mode === 'reason' && pending ? { text: question('suspend', pending.item), tone: 'plain' as const } : message;
   // Cut here, not by ink: its cut keeps a wide character (CJK, emoji) straddling the edge, and the line wraps.
   const footer = [
