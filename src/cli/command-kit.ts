@@ -129,6 +129,8 @@ export function yesOnActingCommands(program: Command): void {
 export async function idsFrom(args: string[]): Promise<string[]> {
   if (!args.includes('-')) return args;
   const { isHeaderRow } = await import('./header-row.js');
+  // `-` typed at a terminal without a pipe waits for what is typed: said, or the command seems to hang.
+  if (process.stdin.isTTY) process.stderr.write('Reading ids from the terminal, one a line; Ctrl-D to end (or pipe them in).\n');
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   const lines = Buffer.concat(chunks).toString('utf8').split(/\r?\n/);

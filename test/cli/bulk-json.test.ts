@@ -89,9 +89,10 @@ describe('verbs over several records', () => {
       const none = await run(['statuses', 'delete', '-', '--yes'], server.admin, input);
       expect([none.code, none.stdout, none.stderr]).toEqual([0, '', `Nothing to do: no ids on standard input${said}.\n`]);
     }
-    // Nothing typed at a terminal (a person who forgot the pipe) is still a usage error.
+    // At a terminal (a person who forgot the pipe), `-` says it reads what is typed; nothing typed is a usage error.
+    const reading = 'Reading ids from the terminal, one a line; Ctrl-D to end (or pipe them in).\n';
     const typed = await runCliTty(['statuses', 'delete', '-', '--yes'], { home: server.dir, env: envFor(server), timeoutMs: 20_000 });
-    expect([typed.code, typed.stdout]).toEqual([2, 'error: no ids on standard input\n']);
+    expect([typed.code, typed.stdout]).toEqual([2, `${reading}error: no ids on standard input\n`]);
   });
 
   it('- with an empty queue piped in does nothing, exit 0, in every verb that reads ids: a cron job\'s run is no failure', async () => {
