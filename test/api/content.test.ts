@@ -46,7 +46,9 @@ describe('POST /statuses', () => {
     expect((await post(ada, { content: 'x'.repeat(5001) })).status).toBe(422);
     const both = await post(ada, { page_id: 'a', event_id: 'b' });
     expect(both.status).toBe(422);
-    expect(both.body.error.fields[0].field).toBe('event_id');
+    expect(both.body.error.fields).toEqual([
+      { field: 'event_id', message: 'must not be given with a page: a status is in a page or in an event, not both' },
+    ]);
   });
 
   it('lets only members post in a page (403), hides secret pages (404), and applies the acting-user rule', async () => {

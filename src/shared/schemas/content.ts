@@ -15,7 +15,11 @@ export const CreateStatusInput = z
     page_id: optionalId,
     event_id: optionalId,
   })
-  .refine((s) => !(s.page_id && s.event_id), { message: 'give page_id or event_id, not both', path: ['event_id'] })
+  // Worded for the API's field and the CLI's flag alike (`--event-id must not be given with a page: …`).
+  .refine((s) => !(s.page_id && s.event_id), {
+    message: 'must not be given with a page: a status is in a page or in an event, not both',
+    path: ['event_id'],
+  })
   .meta({
     id: 'CreateStatusInput',
     description: 'On your profile; in a page (page_id) or in an event\'s conversation (event_id), not both',
