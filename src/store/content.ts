@@ -1,7 +1,7 @@
 import { expressionBuilder, sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
-import type { Pagination } from '../shared/schemas/common.js';
+import { MAX_PER_PAGE, type Pagination } from '../shared/schemas/common.js';
 import type { Database } from './schema.js';
-import { counted, counterKey, kept, keptEach, keptEachPair, listPage, type Embeds, type Listed, type Selection, type Walk } from './paging.js';
+import { counted, counterKey, kept, keptEach, keptEachPair, listPage, type AnyQuery, type Embeds, type Listed, type Selection } from './paging.js';
 import { byId, holder, inserter } from './rows.js';
 import { followsPage } from './follows.js';
 import { withUser, type WithUser } from './users.js';
@@ -34,9 +34,8 @@ const statusExtras = (viewer: Viewer, now: string): Embeds => (query, rows) =>
         eb.case().when(sql.ref(`${rows}.comments_count`), '>', 0).then(hiddenComments(viewer, now, sql.ref(`${rows}.id`))).else(0).end().as('hidden_comments'),
       );
 
-/** The status (`statuses as s`) is in no page `userId` follows. */
-const inNoPageFollowedBy = (eb: ExpressionBuilder<Database & { s: Database['statuses'] }, 's'>, userId: string) =>
-  eb.or([eb('s.page_id', 'is', null), eb.not(followsPage(userId, sql.ref('s.page_id')))]);
+type Kind = 'Page' | 'User' | 'Event';
+type StatusEb = ExpressionBuilder<Database & { s: Database['statuses'] }, 's'>;
 
 /** Moves a status's or a comment's count of comments or likes by `delta`, in the writing transaction. */
 export async function addToCount(db: Kysely<Database>, table: 'statuses' | 'comments', column: 'comments_count' | 'likes_count', id: string, delta: number) {
@@ -48,27 +47,63 @@ export async function addToCount(db: Kysely<Database>, table: 'statuses' | 'comm
 }
 
 export function statusesRepo(db: Kysely<Database>) {
-  /** A user's stream's sources, in one statement: pages followed, events answered yes or created, users followed. */
-  const sources = async (userId: string, viewer: Viewer) => {
-    const event = sql.lit('Event').as('kind');
-    const rows = await db
-        .selectFrom('follows')
-        .select(['followable_type as kind', 'followable_id as id'])
-        .where('user_id', '=', userId)
-        .unionAll(
-          db
-            .selectFrom('event_attendances')
-            .select([event, 'event_id as id'])
-            .where('user_id', '=', userId)
-            .where('answer', '=', 'yes')
-            .where((eb) => eventPageIn(eb, viewer, 'event_attendances.event_id', 'closed')),
-        )
-        .unionAll(db.selectFrom('events').select([event, 'id']).where('user_id', '=', userId).where((eb) => eventPageIn(eb, viewer, 'events.id', 'closed')))
-        .execute();
-    const of = (kind: string) => [...new Set(rows.filter((row) => row.kind === kind).map((row) => row.id))];
-    return { pages: of('Page'), users: of('User'), events: of('Event') };
-  };
   const fromStatuses = () => db.selectFrom('statuses as s');
+  /** A stream's sources (kind, ids, their column): pages in, users followed, events gone to or created (both: twice, read once). */
+  const sourcesOf = (userId: string, viewer: Viewer): [Kind, AnyQuery, string][] => {
+    const followed = (type: Kind) => db.selectFrom('follows').select('followable_id as id').where('user_id', '=', userId).where('followable_type', '=', type);
+    const answered = db.selectFrom('event_attendances').select('event_id as id').where('user_id', '=', userId).where('answer', '=', 'yes');
+    const created = db.selectFrom('events').select('id').where('user_id', '=', userId);
+    return [
+      ['Page', followed('Page'), 'follows.followable_id'],
+      ['User', followed('User'), 'follows.followable_id'],
+      ['Event', answered.where((eb) => eventPageIn(eb, viewer, 'event_attendances.event_id', 'closed')), 'event_attendances.event_id'],
+      ['Event', created.where((eb) => eventPageIn(eb, viewer, 'events.id', 'closed')), 'events.id'],
+    ];
+  };
+  /**
+   * A page of a stream: one index walk per source, merged, but only of the n + 1 sources whose newest statuses after
+   * the cursor are newest (a key lookup per source; with a page number, the skipped rows' too): no other holds one of
+   * the page's rows. Walks of every source cost the plan and merge of thousands (docs/performance.md).
+   */
+  const streamPage = async (userId: string, viewer: Viewer, now: string, page: Pagination, total: Expression<number>, select: Selection, embeds?: Embeds) => {
+    // The viewer may read every status of their own sources: of the rule, only the author's suspension can hide one.
+    const shown = () => fromStatuses().where((eb) => authorShown(eb, viewer, now, 's.user_id'));
+    // What a source gives its stream (`s`): a followed user's statuses reach their followers and are in no page followed
+    // (there, the page's alone), so sources share none (`disjoint`) and a source's newest status names it.
+    const of: Record<Kind, (eb: StatusEb, id: Expression<string> | string) => Expression<SqlBool>> = {
+      Page: (eb, id) => eb('s.page_id', '=', id),
+      Event: (eb, id) => eb('s.event_id', '=', id),
+      User: (eb, id) =>
+        eb.and([eb('s.user_id', '=', id), reachesFollowers(eb), eb.or([eb('s.page_id', 'is', null), eb.not(followsPage(userId, sql.ref('s.page_id')))])]),
+    };
+    const after = (query: ReturnType<typeof shown>) => (page.cursor ? query.where('s.id', '<', page.cursor[0]!) : query);
+    const newest = (kind: Kind, column: string) => after(shown().where((eb) => of[kind](eb, sql.ref(column)))).select('s.id').orderBy('s.id', 'desc').limit(1);
+    const arms = sourcesOf(userId, viewer).map(([kind, ids, column]) => ids.select([sql.lit(kind).as('kind'), newest(kind, column).as('newest')]));
+    // Ranked here, not by an ORDER BY: SQLite would sort every source in a temporary B-tree to keep n + 1 of them.
+    const ranked = ((await arms.reduce((union, arm) => union.unionAll(arm)).execute()) as { kind: Kind; id: string; newest: string | null }[])
+      .filter((source): source is typeof source & { newest: string } => source.newest !== null)
+      .sort((a, b) => (a.newest < b.newest ? 1 : a.newest > b.newest ? -1 : 0));
+    const walks = [...new Map(ranked.map((source) => [source.newest, source])).values()]
+      .slice(0, (page.cursor ? 0 : (page.page - 1) * page.per_page) + page.per_page + 1)
+      .map(({ kind, id }) => ({ query: shown().where((eb) => of[kind](eb, id)), keys: ['s.id'] }));
+    // More walks than a cursor's page takes (the sources of the rows a page number skips): the caller steps instead.
+    if (walks.length > MAX_PER_PAGE + 1) return undefined;
+    return listPage<StatusListed>(db, walks, select, page, total, { desc: true, embeds, disjoint: true });
+  };
+  /** A stream's total: its sources' kept counts, less a followed user's status in a followed page (twice in them), less the suspended's. */
+  const streamTotal = (userId: string, viewer: Viewer, now: string) => {
+    const ids = (kind: Kind) => sql<string>`${sourcesOf(userId, viewer).filter(([k]) => k === kind).map(([, q]) => q).reduce((union, q) => union.unionAll(q))}`;
+    const key = (page?: string, event?: string, user?: string, flag?: '1') => counterKey('statuses', [page, event, user, flag]);
+    const twice = keptEachPair((page, user) => key(page, undefined, user, '1'), ids('Page'), ids('User'));
+    const unseen = ofSuspendedAuthors(viewer, now, (author) =>
+      fromStatuses()
+        .where('s.user_id', '=', author)
+        .where((eb) => eb.or([eb('s.page_id', 'in', ids('Page')), eb('s.event_id', 'in', ids('Event')), eb.and([eb('s.user_id', 'in', ids('User')), reachesFollowers(eb)])])),
+    );
+    const keyOf = { Page: (id: string) => key(id), Event: (id: string) => key(undefined, id), User: (id: string) => key(undefined, undefined, id, '1') };
+    const each = (['Page', 'Event', 'User'] as const).map((kind) => keptEach(keyOf[kind], ids(kind)));
+    return sql<number>`(${sql.join(each, sql` + `)} - ${twice} - ${unseen})`;
+  };
   const statusesOf = (condition: (eb: ExpressionBuilder<Database & { s: StatusRow }, 's'>) => Expression<SqlBool>, filter: StatusFilter) =>
     fromStatuses().where(condition).where((eb) => eb.and(filter));
   return {
@@ -104,44 +139,17 @@ export function statusesRepo(db: Kysely<Database>) {
     addToCount: (id: string, column: 'comments_count' | 'likes_count', delta: number) => addToCount(db, 'statuses', column, id, delta),
     /** The statuses of `userId`'s sources that `viewer` may read (`visibility.ts`), and their total. */
     async stream(userId: string, viewer: Viewer, now: string, page: Pagination): Promise<Listed<StatusListed>> {
-      const { pages, users, events } = await sources(userId, viewer);
-      const keys = ['s.id'];
-      // The viewer may read every status of their own sources: of the rule, only the author's suspension can hide one.
-      // Kept this small so that each of a stream's walks (hundreds for some users) stays cheap to plan.
-      const shown = () => fromStatuses().where((eb) => authorShown(eb, viewer, now, 's.user_id'));
-      const walks: Walk[] = [
-        ...pages.map((id) => ({ query: shown().where('s.page_id', '=', id), keys })),
-        ...events.map((id) => ({ query: shown().where('s.event_id', '=', id), keys })),
-        // A followed user's status in a followed page is the page walk's alone, so walks share no row (`disjoint`). A
-        // lookup of the reader's follow, not a list of the pages: that would be pages × users parameters.
-        ...users.map((id) => ({ query: shown().where('s.user_id', '=', id).where((eb) => reachesFollowers(eb)).where((eb) => inNoPageFollowedBy(eb, userId)), keys })),
-      ];
-      if (walks.length === 0) return { rows: [], total: 0 };
-      const sourceKeys = [
-        ...pages.map((id) => counterKey('statuses', [id, undefined, undefined, undefined])),
-        ...events.map((id) => counterKey('statuses', [undefined, id, undefined, undefined])),
-        ...users.map((id) => counterKey('statuses', [undefined, undefined, id, '1'])),
-      ];
-      // A followed user's status in a followed page is in two kept counts: taken off once, by page and author.
-      const ids = (table: 'pages' | 'users', of: string[]) => sql<string>`(select id from ${sql.table(table)} where id in (${sql.join(of)}))`;
-      const twice =
-        pages.length && users.length
-          ? keptEachPair((page, user) => counterKey('statuses', [page, undefined, user, '1']), ids('pages', pages), ids('users', users))
-          : kept([]);
-      // Of the rule, only suspended authors remove rows from the sources (`shown`).
-      const unseen = ofSuspendedAuthors(viewer, now, (author) =>
-        fromStatuses()
-          .where('s.user_id', '=', author)
-          .where((eb) =>
-            eb.or([
-              ...(pages.length ? [eb('s.page_id', 'in', pages)] : []),
-              ...(events.length ? [eb('s.event_id', 'in', events)] : []),
-              ...(users.length ? [eb.and([eb('s.user_id', 'in', users), reachesFollowers(eb)])] : []),
-            ]),
-          ),
-      );
-      const total = sql<number>`(${kept(sourceKeys)} - ${twice} - ${unseen})`;
-      return listPage<StatusListed>(db, walks, selectStatuses, page, total, { desc: true, embeds: statusExtras(viewer, now), disjoint: true });
+      const total = streamTotal(userId, viewer, now);
+      const listed = await streamPage(userId, viewer, now, page, total, selectStatuses, statusExtras(viewer, now));
+      if (listed) return listed;
+      // More sources than a page of walks hold the rows a page number skips: reached by cursors, 100 keys a step, each
+      // as cheap as a cursor's page; past the end, the rows after '' (no id is less): none, and the total.
+      let cursor: string[] | undefined;
+      for (let skip = (page.page - 1) * page.per_page; skip > 0 && cursor?.[0] !== ''; skip -= MAX_PER_PAGE) {
+        const step = { page: 1, per_page: Math.min(skip, MAX_PER_PAGE), cursor };
+        cursor = (await streamPage(userId, viewer, now, step, sql<number>`0`, (q) => q.select('s.id')))!.next ?? [''];
+      }
+      return (await streamPage(userId, viewer, now, { ...page, page: 1, cursor }, total, selectStatuses, statusExtras(viewer, now)))!;
     },
   };
 }

@@ -90,12 +90,11 @@ export async function listPage<Row>(
       start = values(walks[0]!.keys.map((_, i) => String(row[KEY(i)])));
     }
   }
-  const inclusive = skip > 0;
   const n = position.per_page;
   // Several walks are one statement (`firstOfUnion`): one snapshot (a commit could move a row between walks) and one
   // round trip. Walks that may share a row read n + 1 each, `disjoint` ones n + 1 in all. The total sits once beside
   // a MATERIALIZED union, else SQLite copies it into every walk (docs/performance.md, "What the history taught").
-  const selected = (walk: Walk) => (walk.select ?? select)(from(walk, start, inclusive));
+  const selected = (walk: Walk) => (walk.select ?? select)(from(walk, start, skip > 0));
   const withTotal = (query: AnyQuery) => query.select(sql<number>`${total}`.as(TOTAL));
   const page =
     walks.length === 1
@@ -156,16 +155,8 @@ function rowShape(first: Record<string, unknown> | undefined): (row: Record<stri
 }
 const shapes = new Map<string, (row: Record<string, unknown>) => Record<string, unknown>>();
 
-/** SQLite refuses a compound SELECT of more than 500 terms: a stream of more sources is a union of unions. */
-const MAX_UNION = 400;
-
-function compound(db: AnyDb, queries: AnyQuery[], all: boolean): AnyQuery {
-  if (queries.length <= MAX_UNION) return queries.slice(1).reduce((union, query) => (all ? union.unionAll(query) : union.union(query)), queries[0]!);
-  const groups: AnyQuery[] = [];
-  for (let i = 0; i < queries.length; i += MAX_UNION)
-    groups.push(db.selectFrom(compound(db, queries.slice(i, i + MAX_UNION), all).as(`g${groups.length}`)).selectAll());
-  return compound(db, groups, all);
-}
+/** One compound SELECT: a list has a few walks (a stream a page's rows and one at most, SQLite takes 500). */
+const compound = (queries: AnyQuery[], all: boolean): AnyQuery => queries.reduce((union, query) => (all ? union.unionAll(query) : union.union(query)));
 
 /**
  * The first `limit` rows of several walks as one UNION ALL ordered and limited as a whole, which both engines merge
@@ -182,8 +173,8 @@ function firstOfUnion(
 ): AnyQuery {
   const columns = walks[0]!.keys.map((_, i) => KEY(i));
   let union = onPostgres(db)
-    ? db.selectFrom(compound(db, walks.map((walk, w) => db.selectFrom(keyed(walk, selected(walk)).limit(limit).as(`w${w}`)).selectAll()), true).as('u')).selectAll()
-    : compound(db, walks.map((walk) => withKeys(walk, selected(walk))), true);
+    ? db.selectFrom(compound(walks.map((walk, w) => db.selectFrom(keyed(walk, selected(walk)).limit(limit).as(`w${w}`)).selectAll()), true).as('u')).selectAll()
+    : compound(walks.map((walk) => withKeys(walk, selected(walk))), true);
   for (const column of columns) union = union.orderBy(sql.ref(column), direction);
   return union.limit(limit);
 }
@@ -209,7 +200,7 @@ function keyAt(db: AnyDb, walks: Walk[], skip: number, direction: 'asc' | 'desc'
     const arms = onPostgres(db)
       ? walks.map((walk, w) => db.selectFrom(keyed(walk, walk.query).limit(skip + 1).as(`w${w}`)).select(columns))
       : walks.map((walk) => withKeys(walk, walk.query));
-    skipper = compound(db, arms, false);
+    skipper = compound(arms, false);
     for (const column of columns) skipper = skipper.orderBy(sql.ref(column), direction);
   }
   return skipper.limit(1).offset(skip);
@@ -217,10 +208,8 @@ function keyAt(db: AnyDb, walks: Walk[], skip: number, direction: 'asc' | 'desc'
 
 /** The sum of kept counts (a key given twice counts twice). SQL text, not a builder: it is built every request. */
 export function kept(keys: readonly string[]): Expression<number> {
-  if (keys.length === 0) return sql<number>`0`;
-  if (keys.length === 1) return sql<number>`coalesce((select n from list_counts where key = ${keys[0]}), 0)`;
-  // Halves added, not a chain: a stream's thousand sources made a sum deeper than SQLite parses (1,000 levels), a 500.
-  return sql<number>`(${kept(keys.slice(0, keys.length >> 1))} + ${kept(keys.slice(keys.length >> 1))})`;
+  const each = keys.map((key) => sql`coalesce((select n from list_counts where key = ${key}), 0)`);
+  return keys.length === 0 ? sql<number>`0` : sql<number>`(${sql.join(each, sql` + `)})`;
 }
 
 /** The sum of the kept counts with keys strictly between `after` and `before`: one range of the primary key. */
@@ -234,11 +223,12 @@ export function keptEach(keyOf: (id: string) => string, ids: Expression<string>)
   return sql<number>`(select coalesce(sum(n), 0) from list_counts
     where key in (select cast(${before} as text) || seen.id || cast(${after} as text) from ${ids} as seen))`;
 }
-/** As `keptEach`, one key per pair of ids from `as` and `bs`: a lookup per pair, however many rows they count. */
+/** As `keptEach`, a key per pair of ids of `as` and `bs`: a range of keys per `as`, not a lookup per pair (16M for 4,000²). */
 export function keptEachPair(keyOf: (a: string, b: string) => string, as: Expression<string>, bs: Expression<string>): Expression<number> {
   const [before, between, after] = keyOf(EACH, EACH).split(EACH);
-  return sql<number>`(select coalesce(sum(n), 0) from list_counts
-    where key in (select cast(${before} as text) || a.id || cast(${between} as text) || b.id || cast(${after} as text) from ${as} as a cross join ${bs} as b))`;
+  const start = sql`(cast(${before} as text) || a.id || cast(${between} as text))`;
+  return sql<number>`(select coalesce(sum(n), 0) from ${as} as a inner join list_counts on key > ${start} and key < ${start} || ${'\uffff'}
+    where substr(key, length(${start}) + 1) in (select b.id || cast(${after} as text) from ${bs} as b))`;
 }
 /** Where `keptEach` and `keptEachPair` put an id in a key: a character no key holds. */
 const EACH = '\u0002';
