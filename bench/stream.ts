@@ -17,7 +17,7 @@ for (let i = 0; i < Number(process.env.N ?? 10); i++) {
   // PAUSE_MS: idle this long before each read after the first (a connection pool may close idle connections).
   if (i > 0 && process.env.PAUSE_MS) await new Promise((resolve) => setTimeout(resolve, Number(process.env.PAUSE_MS)));
   const start = performance.now();
-  const page = await store.statuses.stream(user, viewer, new Date().toISOString(), { page: 1, per_page: 25 });
+  const page = (await store.statuses.stream(user, viewer, new Date().toISOString(), { page: 1, per_page: 25 }))!;
   times.push((performance.now() - start).toFixed(1));
   shown = `${page.rows.length} rows of ${page.total}`;
 }

@@ -1,6 +1,6 @@
 import { AppError, ErrorCode, forbidden, notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import { listResult, type ListResult, type Pagination } from '../shared/schemas/common.js';
+import { listResult, MAX_PER_PAGE, type ListResult, type Pagination } from '../shared/schemas/common.js';
 import type {
   Comment,
   CreateCommentInput,
@@ -11,7 +11,7 @@ import type {
   ListStatusesQuery,
   Status,
 } from '../shared/schemas/content.js';
-import type { CommentRow, LikeRow, StatusListed, StatusRow } from '../store/content.js';
+import { STREAM_PAGE_WINDOW, type CommentRow, type LikeRow, type StatusListed, type StatusRow } from '../store/content.js';
 import { isUniqueViolation } from '../store/errors.js';
 import type { Audience } from '../store/notifications.js';
 import type { Store } from '../store/store.js';
@@ -348,6 +348,10 @@ export async function getStream(deps: Deps, caller: Caller, userId: string, page
   if (caller.user.id !== userId && !caller.isAdmin) throw forbidden('You may read only your own stream');
   if (!(await deps.store.users.getById(userId))) throw notFound('User');
   const listed = await deps.store.statuses.stream(userId, viewerOf(caller), nowIso(deps), page);
+  if (!listed) {
+    const beyond = `page: a stream of more than ${MAX_PER_PAGE} sources is paged by number through its first ${STREAM_PAGE_WINDOW}`;
+    throw new AppError(400, ErrorCode.invalidQuery, `${beyond} statuses; follow the Link header's cursor beyond`);
+  }
   return listResult(await toStatusRecords(deps.store, caller, listed.rows, nowIso(deps)), listed);
 }
 

@@ -35,6 +35,8 @@ const statusExtras = (viewer: Viewer, now: string): Embeds => (query, rows) =>
       );
 
 type Kind = 'Page' | 'User' | 'Event';
+/** How deep a page number may reach a stream of many sources: each step of 100 statuses looks up every source. */
+export const STREAM_PAGE_WINDOW = 1000;
 type StatusEb = ExpressionBuilder<Database & { s: Database['statuses'] }, 's'>;
 
 /** Moves a status's or a comment's count of comments or likes by `delta`, in the writing transaction. */
@@ -138,10 +140,11 @@ export function statusesRepo(db: Kysely<Database>) {
     },
     addToCount: (id: string, column: 'comments_count' | 'likes_count', delta: number) => addToCount(db, 'statuses', column, id, delta),
     /** The statuses of `userId`'s sources that `viewer` may read (`visibility.ts`), and their total. */
-    async stream(userId: string, viewer: Viewer, now: string, page: Pagination): Promise<Listed<StatusListed>> {
+    /** Undefined: a page number past `STREAM_PAGE_WINDOW` where stepping would be needed (`domain/content.ts` says so). */
+    async stream(userId: string, viewer: Viewer, now: string, page: Pagination): Promise<Listed<StatusListed> | undefined> {
       const total = streamTotal(userId, viewer, now);
       const listed = await streamPage(userId, viewer, now, page, total, selectStatuses, statusExtras(viewer, now));
-      if (listed) return listed;
+      if (listed || (page.page - 1) * page.per_page > STREAM_PAGE_WINDOW) return listed;
       // More sources than a page of walks hold the rows a page number skips: reached by cursors, 100 keys a step, each
       // as cheap as a cursor's page; past the end, the rows after '' (no id is less): none, and the total.
       let cursor: string[] | undefined;

@@ -94,5 +94,14 @@ describe(`the stream of a user with ${SOURCES} pages and ${FOLLOWED} followed us
     // Past the end: no rows, and the total.
     const past = await read('per_page=100&page=3');
     expect(past.body).toMatchObject({ items: [], total_items: posted.length });
+    // Deeper than 1,000 statuses, a page number would cost a step of every source per 100: the cursors go there.
+    const deep = await t.call('GET', `/users/${reader.user.id}/stream?per_page=100&page=12`, { as: reader.creds });
+    expect(deep.status, JSON.stringify(deep.body)).toBe(400);
+    expect(deep.body.error).toMatchObject({
+      code: 'invalid_query',
+      message:
+        "page: a stream of more than 100 sources is paged by number through its first 1000 statuses; follow the Link header's cursor beyond",
+    });
+    expect((await read('per_page=100&page=11')).body).toMatchObject({ items: [], total_items: posted.length });
   });
 });
