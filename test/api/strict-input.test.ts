@@ -157,6 +157,25 @@ describe('text', () => {
     for (const name of ['\u200b😀', 'a\u200db']) expect((await api.call('POST', '/page_configurations', { body: { name } })).status).toBe(201);
   });
 
+  it("refuses a suspension's reason of nothing visible however the suspension comes: directly or through a report", async () => {
+    const [reporter, spammer] = [await api.member(), await api.member()];
+    const report = await api.call('POST', '/reports', {
+      as: reporter.creds,
+      body: { user_id: reporter.user.id, reason: 'spam', target_type: 'User', target_id: spammer.user.id },
+    });
+    expect(report.status, JSON.stringify(report.body)).toBe(201);
+    for (const [url, body] of [
+      [`/users/${spammer.user.id}/suspension`, { reason: '\u200b\u2060' }],
+      [`/reports/${report.body.id}/resolve`, { action: 'suspend', reason: '\u200b\u2060' }],
+    ] as const) {
+      const res = await api.call('PUT', url, { body });
+      expect(res.status, `${url}: ${JSON.stringify(res.body)}`).toBe(422);
+      expect(res.body.error.fields).toEqual([{ field: 'reason', message: 'must contain a visible character' }]);
+    }
+    expect((await api.call('GET', `/users/${spammer.user.id}`)).body.suspension).toBeNull();
+    expect((await api.call('GET', `/reports/${report.body.id}`)).body.state).toBe('open');
+  });
+
   it('accepts a well-formed pair written as escapes', async () => {
     const res = await api.call('POST', '/page_configurations', { body: '{"name":"ok \\ud83d\\ude00"}' });
     expect(res.status).toBe(201);

@@ -11,6 +11,9 @@ export const typeError = (expected: string) => ({
  * spaces or the blank "letters" (Hangul fillers, the Braille blank) reads as empty, or as someone else's name.
  */
 const VISIBLE = /[^\p{Cc}\p{Cf}\p{Z}\u115f\u1160\u3164\uffa0\u2800]/u;
+export const VISIBLE_RULE = 'must contain a visible character';
+/** Whether the text has something visible in it (`text()`'s rule, for a field that is text only sometimes). */
+export const shows = (s: string): boolean => VISIBLE.test(s);
 
 /** A required, trimmed, bounded string, with something visible in it. */
 export const text = (max: number) =>
@@ -19,7 +22,7 @@ export const text = (max: number) =>
     .trim()
     .min(1, 'must not be empty')
     .max(max, `must be at most ${max} characters`)
-    .refine((s) => s === '' || VISIBLE.test(s), 'must contain a visible character');
+    .refine((s) => s === '' || shows(s), VISIBLE_RULE);
 
 /** An optional string; an empty form field counts as absent. */
 export const optionalText = (max: number) =>

@@ -1,6 +1,6 @@
 import { REPORT_ACTIONS, REPORT_REASONS, REPORT_STATES, REPORT_TARGET_TYPES } from '../report-kinds.js';
 import { z } from 'zod';
-import { Id, idInput, listOf, optionalText, PaginationQuery, queryEnum, queryText, Timestamp, typeError } from './common.js';
+import { Id, idInput, listOf, optionalText, PaginationQuery, queryEnum, queryText, shows, Timestamp, typeError, VISIBLE_RULE } from './common.js';
 import { SuspendUserInput } from './suspensions.js';
 import { UserSchema } from './users.js';
 import { EXAMPLE_ID, exampleOtherUser } from './examples.js';
@@ -80,6 +80,8 @@ export const ResolveReportInput = z
     until: SuspendUserInput.shape.until,
   })
   .refine((r) => r.action !== 'suspend' || !!r.reason, { message: 'is required to suspend', path: ['reason'] })
+  // The suspension's reason, held to its rule as PUT /users/{id}/suspension holds it (text()).
+  .refine((r) => r.action !== 'suspend' || !r.reason || shows(r.reason), { message: VISIBLE_RULE, path: ['reason'] })
   .refine((r) => r.action === 'suspend' || r.until === undefined, { message: 'applies only to suspend', path: ['until'] })
   .meta({ id: 'ResolveReportInput', examples: [{ action: 'remove', reason: 'Spam' }] });
 export type ResolveReportInput = z.output<typeof ResolveReportInput>;
