@@ -90,6 +90,19 @@ describe('nicknames that look alike', () => {
     }
   });
 
+  it('refuses a nickname holding a blank letter (a Hangul filler), which would pass for the one without it', async () => {
+    const ada = fresh('ada');
+    expect((await create(ada)).status).toBe(201);
+    const before = await userCount();
+    for (const blank of ['\u3164', '\u115f', '\u1160', '\uffa0'])
+      for (const nickname of [`${ada}${blank}`, `${ada.slice(0, 2)}${blank}${ada.slice(2)}`]) {
+        const res = await create(nickname);
+        expect(res.status, JSON.stringify(nickname)).toBe(422);
+        expect(res.body.error.fields).toEqual([{ field: 'nickname', message: 'must not contain a blank letter (a Hangul filler)' }]);
+      }
+    expect(await userCount()).toBe(before);
+  });
+
   it('keeps apart nicknames in Cyrillic or Greek that look like no taken one', async () => {
     const suffix = `${Date.now() % 100_000}${n++}`;
     expect((await create(`boss${suffix}`)).status).toBe(201);

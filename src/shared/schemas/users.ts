@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { exampleUser } from './examples.js';
-import { documented, documentedAs, formBoolean, Id, idsQuery, listOf, PaginationQuery, queryEnum, queryText, text, Timestamp, typeError } from './common.js';
+import { BLANK_LETTER, documented, documentedAs, formBoolean, Id, idsQuery, listOf, PaginationQuery, queryEnum, queryText, shows, text, Timestamp, typeError } from './common.js';
 import { SuspensionSchema } from './suspensions.js';
 
 export const PASSWORD_RULE = 'must be at least 8 characters and contain at least one letter and one digit';
@@ -17,7 +17,7 @@ const documentedNickname = z
   .max(50)
   .describe(
     `Unique, whatever the case, and unlike any other once Cyrillic or Greek letters that look Latin are read as Latin ` +
-      `(409 nickname_taken); ${NICKNAME_CHARACTERS} only`,
+      `(409 nickname_taken); ${NICKNAME_CHARACTERS} only, and no Hangul filler (a letter that shows nothing)`,
   );
 
 const mustBeTrue = (field: string) =>
@@ -26,7 +26,13 @@ const mustBeTrue = (field: string) =>
 export const CreateUserInput = z.object({
   first_name: text(100),
   last_name: text(100),
-  nickname: documented(text(50).regex(NICKNAME_PATTERN, `may contain only ${NICKNAME_CHARACTERS}`), documentedNickname),
+  nickname: documented(
+    text(50)
+      .regex(NICKNAME_PATTERN, `may contain only ${NICKNAME_CHARACTERS}`)
+      // Letters that show nothing: `ada` with one after it would pass for `ada`, its skeleton another.
+      .refine((s) => !shows(s) || !BLANK_LETTER.test(s), 'must not contain a blank letter (a Hangul filler)'),
+    documentedNickname,
+  ),
   email: z
     .string(typeError('a string'))
     .trim()
