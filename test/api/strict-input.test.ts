@@ -140,7 +140,7 @@ describe('text', () => {
   });
 
   it('refuses a name or a nickname of nothing visible (format characters, spaces, blank letters), nothing written', async () => {
-    for (const name of ['\u200b', '\u202e\u200b\u2060', '\u3164', '\u2800\u00a0\u115f']) {
+    for (const name of ['\u200b', '\u202e\u200b\u2060', '\u3164', '\u2800\u00a0\u115f', '\u034f\ufe0f\u180b']) {
       const res = await api.call('POST', '/page_configurations', { body: { name } });
       expect(res.status, JSON.stringify(name)).toBe(422);
       expect(res.body.error.fields).toEqual([{ field: 'name', message: 'must contain a visible character' }]);

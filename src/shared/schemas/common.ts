@@ -8,12 +8,12 @@ export const typeError = (expected: string) => ({
 
 /**
  * Something that shows: a name or a status of only format characters (zero-width spaces, bidirectional controls),
- * spaces or the blank "letters" (Hangul fillers, the Braille blank) reads as empty, or as someone else's name.
+ * spaces, what Unicode says to draw as nothing (variation selectors, the grapheme joiner, the Hangul fillers: its
+ * Default_Ignorable_Code_Point) or the Braille blank reads as empty, or as someone else's name.
  */
-const HANGUL_FILLERS = '\\u115f\\u1160\\u3164\\uffa0';
-const VISIBLE = new RegExp(`[^\\p{Cc}\\p{Cf}\\p{Z}${HANGUL_FILLERS}\\u2800]`, 'u');
+const VISIBLE = /[^\p{Cc}\p{Cf}\p{Z}\p{Default_Ignorable_Code_Point}\u2800]/u;
 /** The Hangul fillers: letters to Unicode (`\p{L}`, which a nickname may hold), blank on screen. */
-export const BLANK_LETTER = new RegExp(`[${HANGUL_FILLERS}]`, 'u');
+export const BLANK_LETTER = /[\u115f\u1160\u3164\uffa0]/u;
 export const VISIBLE_RULE = 'must contain a visible character';
 /** Whether the text has something visible in it (`text()`'s rule, for a field that is text only sometimes). */
 export const shows = (s: string): boolean => VISIBLE.test(s);
