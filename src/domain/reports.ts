@@ -151,7 +151,7 @@ const SELF_REFUSAL = 'Reports against you are settled by another project adminis
 /**
  * Refuses (403) a caller who may not settle reports on the target this way: those who may remove the content
  * (Admins for a user), except its author, who may take it down (`remove`) but never clear the reports against it.
- * Admins too: an Admin clears no report against their content, nor against themselves unless no other Admin could.
+ * Admins too: an Admin clears no report against their content or themselves, unless no other Admin could.
  */
 async function requireMaySettle(
   store: Store,
@@ -160,12 +160,13 @@ async function requireMaySettle(
   row: ReportRow,
   action: ResolveReportInput['action'] | null,
 ): Promise<void> {
-  if (caller.user.id === row.target_user_id && row.target_type === 'User') {
+  if (caller.user.id === row.target_user_id) {
+    // The last Admin may: no one else could, and the report would wait for ever.
     if (caller.isAdmin && (await isLastUnsuspendedAdmin(store, now, caller.user))) return;
-    throw forbidden(caller.isAdmin ? SELF_REFUSAL : SETTLE_REFUSAL);
+    if (row.target_type === 'User') throw forbidden(caller.isAdmin ? SELF_REFUSAL : SETTLE_REFUSAL);
+    // One who also administers the page still clears no report against their own content.
+    if (action !== 'remove') throw forbidden(AUTHOR_REFUSAL);
   }
-  // The author first: one who also administers the page still clears no report against their own content.
-  if (caller.user.id === row.target_user_id && action !== 'remove') throw forbidden(AUTHOR_REFUSAL);
   if (caller.isAdmin) return;
   if (row.target_type === 'User') throw forbidden(SETTLE_REFUSAL);
   // The content may be gone (removed meanwhile): its page, kept on the report, still says who administers it.

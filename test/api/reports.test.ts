@@ -500,23 +500,23 @@ describe('reports against an Admin', () => {
       const member = await lone.member();
       const pageOf = await lone.call('POST', '/page_configurations', { body: { name: 'Lone' } });
       const club = await lone.call('POST', '/pages', { body: { name: 'Lone club', privacy: 'public', page_configuration_id: pageOf.body.id } });
-      const said = await lone.call('POST', '/statuses', { body: { user_id: lone.admin.id, content: 'rules', page_id: club.body.id } });
+      const say = async (content: string) =>
+        (await lone.call('POST', '/statuses', { body: { user_id: lone.admin.id, content, page_id: club.body.id } })).body.id as string;
       const on = async (target_type: string, target_id: string) =>
         (await lone.call('POST', '/reports', { as: member.creds, body: { user_id: member.user.id, reason: 'abuse', target_type, target_id } })).body.id as string;
-      // Their status: neither dismissed nor resolved without removing it, as any author.
-      const onStatus = await on('Status', said.body.id);
-      for (const [verb, body] of [['dismiss', undefined], ['resolve', { action: 'none' }]] as const) {
-        const res = await lone.call('PUT', `/reports/${onStatus}/${verb}`, body ? { body } : {});
-        expect(res.status, JSON.stringify(res.body)).toBe(403);
-        expect(res.body.error.message).toBe('The author of reported content settles its reports only by removing it (action remove)');
-      }
-      // Themselves: the one Admin may, or the report would wait for ever.
+      const onStatus = await on('Status', await say('rules'));
       const onAdmin = await on('User', lone.admin.id);
       const sets = (await lone.call('GET', '/permission_sets?per_page=100')).body.items as { id: string; name: string }[];
       const other = await lone.member();
       const promoted = await lone.call('PUT', `/users/${other.user.id}/role`, { body: { permission_set_id: sets.find((x) => x.name === 'Admins')!.id } });
       expect(promoted.status).toBe(200);
-      // With another Admin, it is theirs to settle.
+      // With another Admin: their status neither dismissed nor resolved without removing it, as any author's.
+      for (const [verb, body] of [['dismiss', undefined], ['resolve', { action: 'none' }]] as const) {
+        const res = await lone.call('PUT', `/reports/${onStatus}/${verb}`, body ? { body } : {});
+        expect(res.status, JSON.stringify(res.body)).toBe(403);
+        expect(res.body.error.message).toBe('The author of reported content settles its reports only by removing it (action remove)');
+      }
+      // Nor a report against themselves: the other Admin's to settle.
       const mine = await lone.call('PUT', `/reports/${onAdmin}/dismiss`);
       expect(mine.status, JSON.stringify(mine.body)).toBe(403);
       expect(mine.body.error.message).toBe('Reports against you are settled by another project administrator');
@@ -524,12 +524,12 @@ describe('reports against an Admin', () => {
       const onOther = await on('User', other.user.id);
       expect((await lone.call('PUT', `/reports/${onOther}/dismiss`, { as: other.creds })).status).toBe(403);
       expect((await lone.call('PUT', `/reports/${onAdmin}/dismiss`, { as: other.creds })).status).toBe(200);
-      // The other one suspended, the first is the last who can act: theirs again.
+      // The other one suspended, the first is the last who can act: theirs again, or they would wait for ever.
       const suspended = await lone.call('PUT', `/users/${other.user.id}/suspension`, { body: { reason: 'away' } });
       expect(suspended.status, JSON.stringify(suspended.body)).toBe(200);
       const again = await on('User', lone.admin.id);
       expect((await lone.call('PUT', `/reports/${again}/dismiss`)).status).toBe(200);
-      expect((await lone.call('PUT', `/reports/${onStatus}/resolve`, { body: { action: 'remove' } })).status).toBe(200);
+      expect((await lone.call('PUT', `/reports/${onStatus}/dismiss`)).status).toBe(200);
     } finally {
       await lone.close();
     }
