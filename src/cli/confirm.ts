@@ -20,25 +20,30 @@ export class DeclinedError extends Error {
  * Asks before a destructive step when a person is at the terminal; `--yes` (or no terminal at all, as in
  * scripts) goes ahead. The question names the record (`Refuse linus's request to join Book Circle?`). Ids piped
  * in while a person watches (`… --fields id | agora reports resolve - --action remove` typed at a prompt) are
- * asked about on the terminal itself (`/dev/tty`), as git and ssh ask: standard input holds the ids.
+ * asked about on the terminal itself (`/dev/tty`), as git and ssh ask: standard input holds the ids. Output piped
+ * away while a person types (`agora statuses delete … | tee log`) is asked about on standard error, as apt asks.
  */
 export async function confirmOrStop(message: string, yes: boolean | undefined): Promise<void> {
   if (!mayAsk(yes)) return;
   const input = process.stdin.isTTY ? undefined : await theTerminal();
   if (!process.stdin.isTTY && !input) return;
+  const output = process.stdout.isTTY ? process.stdout : process.stderr;
+  const on = input || output !== process.stdout ? { input: input ?? process.stdin, output } : undefined;
   try {
     const [prompts, { confirmStrict }] = await Promise.all([import('@inquirer/prompts'), import('./prompts.js')]);
-    if (!(await confirmStrict(prompts, visible(message), false, input && { input, output: process.stdout }))) throw new DeclinedError();
+    if (!(await confirmStrict(prompts, visible(message), false, on))) throw new DeclinedError();
   } finally {
     input?.destroy();
   }
 }
 
 /**
- * Whether `confirmOrStop` may ask (a person watches the output, and no `--yes`), piped ids or not: what a question
- * names is read only then, so that a script's run spends no call on it.
+ * Whether `confirmOrStop` may ask (no `--yes`, and a person watches the output, or types at the terminal while its
+ * standard error shows), piped ids or not: what a question names is read only then, so that a script's run spends
+ * no call on it.
  */
-export const mayAsk = (yes: boolean | undefined): boolean => !yes && !!process.stdout.isTTY;
+export const mayAsk = (yes: boolean | undefined): boolean =>
+  !yes && (!!process.stdout.isTTY || (!!process.stdin.isTTY && !!process.stderr.isTTY));
 
 /** The controlling terminal to read an answer from, when standard input is a pipe; none without one (a service). */
 async function theTerminal(): Promise<import('node:tty').ReadStream | undefined> {

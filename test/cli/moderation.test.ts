@@ -294,7 +294,12 @@ describe('agora reports, statuses delete, users suspend', () => {
     const { Terminal } = await import('../helpers/tmux.js');
     const { BIN } = await import('../helpers/server.js');
     const { poster, post } = await postingPage(server, 'Piped Club');
-    const [kept, removed, reported] = [await post('kept after no'), await post('removed after yes'), await post('reported, kept after no')];
+    const [kept, removed, reported, teed] = [
+      await post('kept after no'),
+      await post('removed after yes'),
+      await post('reported, kept after no'),
+      await post('teed, kept after no'),
+    ];
     const me = (await call(server, 'GET', '/me')).body as { id: string };
     const report = (await call(server, 'POST', '/reports', { body: { user_id: me.id, target_type: 'Status', target_id: reported, reason: 'spam' } })).body as { id: string };
     const term = new Terminal(server.dir, envFor(server, poster.creds), { width: 160, height: 30 });
@@ -314,6 +319,11 @@ describe('agora reports, statuses delete, users suspend', () => {
       await term.waitFor(/Remove \w+'s status "reported, kept after no"\? \(y\/N\)/);
       term.type('n');
       await term.waitFor(/third=0/);
+      // Its output piped away while a person types at the terminal: asked on standard error (it went ahead before).
+      term.type(`${process.execPath} ${BIN} statuses delete ${teed} | cat > /dev/null; echo fourth=done`);
+      await term.waitFor(/Remove \w+'s status "teed, kept after no" in Piped Club\? \(y\/N\)/);
+      term.type('n');
+      await term.waitFor(/fourth=done/);
     } finally {
       term.close();
     }
@@ -321,6 +331,7 @@ describe('agora reports, statuses delete, users suspend', () => {
     expect((await call(server, 'GET', `/statuses/${removed}`, { as: poster.creds })).status).toBe(404);
     expect((await call(server, 'GET', `/reports/${report.id}`)).body.state).toBe('open');
     expect((await call(server, 'GET', `/statuses/${reported}`, { as: poster.creds })).status).toBe(200);
+    expect((await call(server, 'GET', `/statuses/${teed}`, { as: poster.creds })).status).toBe(200);
   });
 
   it('asks once for several records at a terminal, naming the first of them and how many more', async () => {
