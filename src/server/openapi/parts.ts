@@ -156,7 +156,8 @@ export const PARAMETERS = {
     name: 'Idempotency-Key',
     in: 'header',
     required: false,
-    description: 'Makes a retry safe: the same key with the same body within 24 h answers the first response again without acting; with another body, 422 idempotency_key_reused',
+    description:
+      'Makes a retry safe: the same key (per caller) with the same body within 24 h answers the first response again without acting; with another body, 422 idempotency_key_reused. Only a success is kept: an error answer gives the key back, so a retry acts',
     schema: { type: 'string', minLength: 1, maxLength: 255 },
     example: 'import-2026-11-20-row-17',
   },
