@@ -16,7 +16,7 @@ export const TAGS: Record<string, string> = {
   Permissions: 'What a user may do: per category, each action granted or not',
   Roles: "Permission sets (Admins, Members, Visitors and the community's own) and users' roles",
   Moderation: 'The moderation queue and the audit log of administrative acts',
-  Webhooks: 'Signed HTTP callbacks on access requests and invites, kept and retried until delivered',
+  Webhooks: 'Signed HTTP callbacks on access requests, invites and reports, kept and retried until delivered',
   'API keys': 'The key pairs that sign requests (issued offline with agora admin create-key)',
   Meta: 'This document',
 };
