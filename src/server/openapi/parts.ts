@@ -80,9 +80,14 @@ export const ERROR_RESPONSES = {
   ],
   429: [
     'TooManyRequests',
-    errorResponse('Too many requests for this key: wait Retry-After seconds (rate_limited)', ErrorCode.rateLimited, 'Too many requests: retry in 2 seconds', {
-      headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
-    }),
+    errorResponse(
+      'Too many requests for this key, or too many failed authentications from this address: wait Retry-After seconds (rate_limited)',
+      ErrorCode.rateLimited,
+      'Too many requests for this API key (at most 5000 a second, bursts of 10000): retry in 1 s',
+      {
+        headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
+      },
+    ),
   ],
 } as const;
 
