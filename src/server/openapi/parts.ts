@@ -51,7 +51,7 @@ export const ERROR_RESPONSES = {
   403: [
     'Forbidden',
     errorResponse(
-      "The caller may not do this: acting for another user, another user's notifications, a page they do not administer (forbidden, api_access_denied, access_request_required)",
+      "The caller may not do this: acting for another user, another user's notifications, a page they do not administer, a suspended account (forbidden, api_access_denied, access_request_required, account_suspended)",
       ErrorCode.forbidden,
       'You may act only for yourself: user_id must be your own id',
     ),
@@ -95,7 +95,7 @@ export const ERROR_RESPONSES = {
 export const OTHER_ERRORS = [
   'OtherError',
   errorResponse(
-    'Another error: method not allowed, request timeout, length required, URI or headers too large, or a failure of ours',
+    'Another error: method not allowed, request timeout, length required, URI or headers too large, a failure of ours, or the server busy or shutting down (server_busy, with Retry-After)',
     ErrorCode.internal,
     'Something went wrong on our side; the error has been logged',
     { headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } },
