@@ -235,6 +235,7 @@ describe('first run', () => {
     const who = await runCli(['whoami'], { home: home(), env: { AGORA_URL: 'http://127.0.0.1:1', AGORA_API_KEY: 'ak_x', AGORA_API_SECRET: 'as_xxxxxxxxxxxxxxxx' } });
     expect(who.code).toBe(1);
     expect(who.stdout).toMatch(/url\s+http:\/\/127\.0\.0\.1:1/);
+    expect(who.stdout).toMatch(/profile\s+none \(AGORA_API_KEY\)/);
     // A stored profile whose secret the server no longer takes (revoked, or rotated elsewhere).
     const wrongHome = home();
     const { mkdirSync, writeFileSync } = await import('node:fs');

@@ -61,7 +61,9 @@ export function registerAuthCommands(program: Command): void {
     });
 
   examples(program.command('whoami').description('the profile, server and user the next command would use'), 'agora whoami').action(
-    withContext(async ({ client, out, names, profile }) => {
+    withContext(async ({ client, out, names, profile: stored, keyFromEnvironment }) => {
+      // The key of the environment is no profile's: naming the stored one would send a reader to the wrong place.
+      const profile = keyFromEnvironment ? 'none (AGORA_API_KEY)' : stored;
       const me = await client.get<{ id: string; nickname: string; fullname: string; permission_set_id: string }>('/me').catch(async (error: unknown) => {
         // The server out of reach: what is known here is still said (which profile and server), then why.
         if ((error as { name?: string } | null)?.name === 'ConnectionError') await out.record({ profile, url: client.shownUrl });
