@@ -25,7 +25,7 @@ const KINDS: Record<NameKind, Kind> = {
 /** A whole id, as the API gives it. */
 export const ID = /^[0-9a-f]{32}$/;
 /** An id as a narrow table shows it: a prefix of at least 6 of its characters. */
-const ID_PREFIX = /^[0-9a-f]{6,31}$/;
+export const ID_PREFIX = /^[0-9a-f]{6,31}$/;
 /** The API's bound on `ids=` (MAX_IDS in the shared schemas, not imported: that module brings zod). */
 const MAX_IDS = 100;
 
@@ -101,6 +101,20 @@ export function wholeIds(label: keyof typeof LISTED_UNDER, given: string[]): str
 const idRefs = (refs: string[]): string[] => [...new Set(refs.map((r) => (/^\s*[0-9a-f]+\s*$/i.test(r) ? r.trim().toLowerCase() : r.trim())))];
 
 /** A record that a name was looked for but none matched: a failure of the lookup, exit 1 like a 404. */
+/**
+ * The id of the one record of `items` whose id starts with `prefix`: none is a failure like a 404 (exit 1), several a
+ * usage error listing them (exit 2). `among` says which records were looked at; `describe` shows one of several.
+ */
+export function oneByPrefix(items: Record<string, unknown>[], prefix: string, list: Pick<IdList, 'label' | 'among' | 'describe'>): string {
+  const found = items.filter((record) => String(record.id).startsWith(prefix));
+  if (found.length === 1) return String(found[0]!.id);
+  if (found.length === 0) throw new NameNotFoundError(`No ${list.label}${list.among ? ` ${list.among}` : ''} has an id starting with ${prefix}`);
+  const shown = found.slice(0, 10).map((r) => list.describe?.(r) ?? String(r.id));
+  throw new UsageError(
+    `${found.length} ${list.label.endsWith('s') ? `${list.label}es` : `${list.label}s`} have an id starting with ${prefix}: ${shown.join(', ')}${found.length > 10 ? ', …' : ''}; give more of the id`,
+  );
+}
+
 export class NameNotFoundError extends Error {
   override name = 'NameNotFoundError';
 }
@@ -182,16 +196,7 @@ export class Names {
         if (!known.has(goneId) && unmatched.some((prefix) => goneId.startsWith(prefix))) items.push({ id: goneId });
     }
     // A prefix and the whole id of one record are one record.
-    const full = refs.map((prefix) => {
-      if (!ID_PREFIX.test(prefix)) return prefix;
-      const found = items.filter((record) => String(record.id).startsWith(prefix));
-      if (found.length === 1) return String(found[0]!.id);
-      if (found.length === 0) throw new NameNotFoundError(`No ${list.label} ${list.among ?? 'you may see'} has an id starting with ${prefix}`);
-      const shown = found.slice(0, 10).map((r) => list.describe?.(r) ?? String(r.id));
-      throw new UsageError(
-        `${found.length} ${list.label.endsWith('s') ? `${list.label}es` : `${list.label}s`} have an id starting with ${prefix}: ${shown.join(', ')}${found.length > 10 ? ', …' : ''}; give more of the id`,
-      );
-    });
+    const full = refs.map((prefix) => (ID_PREFIX.test(prefix) ? oneByPrefix(items, prefix, { ...list, among: list.among ?? 'you may see' }) : prefix));
     return [...new Set(full)];
   }
 

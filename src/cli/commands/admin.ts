@@ -43,13 +43,9 @@ async function everyKey(deps: Deps, user?: string) {
  * ids on a terminal, to its one key (none: exit 1; several: exit 2, naming them), as every other command takes one.
  */
 async function keyIdOf(deps: Deps, ref: string): Promise<string> {
-  if (!/^[0-9a-f]{6,31}$/i.test(ref)) return ref;
-  const found = (await everyKey(deps)).filter((key) => key.id.startsWith(ref.toLowerCase()));
-  const { NameNotFoundError } = await import('../names.js');
-  const { UsageError } = await import('../errors.js');
-  if (found.length === 0) throw new NameNotFoundError(`No API key has an id starting with ${ref}`);
-  if (found.length > 1) throw new UsageError(`${found.length} API keys have an id starting with ${ref}: ${found.map((k) => k.id).join(', ')}; give more of the id`);
-  return found[0]!.id;
+  const { ID_PREFIX, oneByPrefix } = await import('../names.js');
+  const prefix = ref.toLowerCase();
+  return ID_PREFIX.test(prefix) ? oneByPrefix(await everyKey(deps), prefix, { label: 'API key' }) : ref;
 }
 
 /**
