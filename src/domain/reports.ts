@@ -161,11 +161,13 @@ async function requireMaySettle(
   action: ResolveReportInput['action'] | null,
 ): Promise<void> {
   if (caller.user.id === row.target_user_id) {
-    // The last Admin may: no one else could, and the report would wait for ever.
-    if (caller.isAdmin && (await isLastUnsuspendedAdmin(store, now, caller.user))) return;
-    if (row.target_type === 'User') throw forbidden(caller.isAdmin ? SELF_REFUSAL : SETTLE_REFUSAL);
     // One who also administers the page still clears no report against their own content.
-    if (action !== 'remove') throw forbidden(AUTHOR_REFUSAL);
+    const refusal = row.target_type === 'User' ? (caller.isAdmin ? SELF_REFUSAL : SETTLE_REFUSAL) : action !== 'remove' ? AUTHOR_REFUSAL : undefined;
+    if (refusal) {
+      // The last Admin may: no one else could, and the report would wait for ever. (Asked only here: it locks the role.)
+      if (caller.isAdmin && (await isLastUnsuspendedAdmin(store, now, caller.user))) return;
+      throw forbidden(refusal);
+    }
   }
   if (caller.isAdmin) return;
   if (row.target_type === 'User') throw forbidden(SETTLE_REFUSAL);
