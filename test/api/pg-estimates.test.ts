@@ -20,6 +20,16 @@ let t: TestApp;
 let reader: { user: { id: string }; creds: Credentials };
 let author: { user: { id: string } };
 
+/**
+ * Runs an insert of the rows numbered 1 to n as statements of 200 rows, each its own transaction. The counting
+ * triggers move the same few keys for every row, and PostgreSQL keeps each version of a row updated in a
+ * transaction until it commits: one statement of 2,000 rows walked ever longer chains of them (the 2,000 reports
+ * alone took half a minute).
+ */
+async function inSlices(n: number, insert: (from: number, to: number) => { execute(db: typeof t.store.db): Promise<unknown> }) {
+  for (let from = 1; from <= n; from += 200) await insert(from, Math.min(n, from + 199)).execute(t.store.db);
+}
+
 beforeAll(async () => {
   if (!onPostgres) return;
   t = await startApp({ storeOptions: { onQuery: (text, values) => queries.push({ text, values }) } });
@@ -33,10 +43,10 @@ beforeAll(async () => {
   await sql`insert into pages (id, name, slug, description, privacy, page_configuration_id, user_id, created_at, updated_at)
     select lpad(to_hex(g), 32, '0'), 'Page ' || g, 'estimates-' || g, null, 'public', ${config}, ${author.user.id}, ${now}, ${now}
     from generate_series(1, ${PAGES}) g`.execute(t.store.db);
-  await sql`insert into statuses (id, user_id, content, page_id, event_id, comments_count, likes_count, created_at, updated_at)
+  await inSlices(STATUSES, (from, to) => sql`insert into statuses (id, user_id, content, page_id, event_id, comments_count, likes_count, created_at, updated_at)
     select lpad(to_hex(100000 + g), 32, '0'), ${author.user.id}, 'Status ' || g, case when g % 10 = 0 then null else lpad(to_hex(1 + g % ${PAGES}), 32, '0') end,
       null, 0, 0, ${now}, ${now}
-    from generate_series(1, ${STATUSES}) g`.execute(t.store.db);
+    from generate_series(${from}::int, ${to}::int) g`);
 }, 60_000);
 afterAll(async () => {
   await t?.close();
@@ -122,8 +132,9 @@ describe('PostgreSQL, on a community it has analysed', () => {
     const fans = sql`(select id, row_number() over (order by id) as n from users where nickname like 'fan%')`;
     // Everyone's few: two pages followed, two statuses liked, one commented on (the author's, spread over them).
     for (const k of [1, 2]) {
-      await sql`insert into follows (id, user_id, followable_type, followable_id, created_at)
-        select ${`a${k}`} || substr(u.id, 3), u.id, 'Page', lpad(to_hex(2 + (u.n + ${k * 7}) % ${PAGES - 1}), 32, '0'), ${now} from ${fans} u`.execute(t.store.db);
+      await inSlices(2000, (from, to) => sql`insert into follows (id, user_id, followable_type, followable_id, created_at)
+        select ${`a${k}`} || substr(u.id, 3), u.id, 'Page', lpad(to_hex(2 + (u.n + ${k * 7}) % ${PAGES - 1}), 32, '0'), ${now} from ${fans} u
+        where u.n between ${from} and ${to}`);
       await sql`insert into likes (id, user_id, target_type, target_id, created_at)
         select ${`c${k}`} || substr(u.id, 3), u.id, 'Status', lpad(to_hex(100001 + (u.n + ${k * 7}) % ${STATUSES}), 32, '0'), ${now} from ${fans} u`.execute(t.store.db);
     }
@@ -140,8 +151,8 @@ describe('PostgreSQL, on a community it has analysed', () => {
     );
     await sql`insert into comments (id, status_id, user_id, content, likes_count, created_at, updated_at)
       select 'd0' || substr(u.id, 3), ${status}, u.id, 'Me too', 0, ${now}, ${now} from ${popular} u`.execute(t.store.db);
-    await sql`insert into statuses (id, user_id, content, page_id, event_id, comments_count, likes_count, created_at, updated_at)
-      select 'e' || substr(u.id, 3), u.id, 'More', ${page(1)}, null, 0, 0, ${now}, ${now} from ${fans} u where u.n <= 1000`.execute(t.store.db);
+    await inSlices(1000, (from, to) => sql`insert into statuses (id, user_id, content, page_id, event_id, comments_count, likes_count, created_at, updated_at)
+      select 'e' || substr(u.id, 3), u.id, 'More', ${page(1)}, null, 0, 0, ${now}, ${now} from ${fans} u where u.n between ${from} and ${to}`);
     await sql`insert into follows (id, user_id, followable_type, followable_id, created_at) values ('r0' || ${reader.user.id.slice(2)}, ${reader.user.id}, 'Page', ${page(1)}, ${now})`.execute(
       t.store.db,
     );
@@ -158,18 +169,18 @@ describe('PostgreSQL, on a community it has analysed', () => {
       select lpad(to_hex(2000 + g), 32, '0'), 'Fair ' || g, 'fair-' || g, null, case when g = 0 then ${reader.user.id} else ${author.user.id} end, null,
         '2031-02-01T10:00:00.000Z', '2031-02-01T12:00:00.000Z', null, 0, '[]', ${now}, ${now} from generate_series(0, 17) g`.execute(t.store.db);
     const place = (base: number) => sql`lpad(to_hex(${base} + case when u.n <= 300 then 0 else 1 + u.n % 17 end), 32, '0')`;
-    await sql`insert into page_access_requests (id, page_id, user_id, state, is_validate, created_at, updated_at)
-      select 'g' || substr(u.id, 2), ${place(1000)}, u.id, 'waiting', 0, ${now}, ${now} from ${fans} u`.execute(t.store.db);
-    await sql`insert into invites (id, target_type, target_id, user_id, user_target_id, state, is_validate, is_accepted, created_at, updated_at)
-      select 'i' || substr(u.id, 2), 'Page', ${place(1000)}, ${author.user.id}, u.id, 'waiting', null, 0, ${now}, ${now} from ${fans} u`.execute(t.store.db);
-    await sql`insert into event_attendances (id, event_id, user_id, answer, created_at, updated_at)
-      select 'h' || substr(u.id, 2), ${place(2000)}, u.id, 'yes', ${now}, ${now} from ${fans} u`.execute(t.store.db);
+    await inSlices(2000, (from, to) => sql`insert into page_access_requests (id, page_id, user_id, state, is_validate, created_at, updated_at)
+      select 'g' || substr(u.id, 2), ${place(1000)}, u.id, 'waiting', 0, ${now}, ${now} from ${fans} u where u.n between ${from} and ${to}`);
+    await inSlices(2000, (from, to) => sql`insert into invites (id, target_type, target_id, user_id, user_target_id, state, is_validate, is_accepted, created_at, updated_at)
+      select 'i' || substr(u.id, 2), 'Page', ${place(1000)}, ${author.user.id}, u.id, 'waiting', null, 0, ${now}, ${now} from ${fans} u where u.n between ${from} and ${to}`);
+    await inSlices(2000, (from, to) => sql`insert into event_attendances (id, event_id, user_id, answer, created_at, updated_at)
+      select 'h' || substr(u.id, 2), ${place(2000)}, u.id, 'yes', ${now}, ${now} from ${fans} u where u.n between ${from} and ${to}`);
     // Reports: the reader's of 300 of the author's statuses, and one by each of the others.
-    await sql`insert into reports (id, user_id, target_type, target_id, target_user_id, page_id, page_owner_id, excerpt, reason, comment, state,
+    await inSlices(2000, (from, to) => sql`insert into reports (id, user_id, target_type, target_id, target_user_id, page_id, page_owner_id, excerpt, reason, comment, state,
         resolution, resolved_by, created_at, updated_at)
       select 'j' || lpad(to_hex(g), 31, '0'), case when g <= 300 then ${reader.user.id} else (select id from ${fans} f where f.n = g) end, 'Status',
         s.id, s.user_id, s.page_id, ${author.user.id}, s.content, 'spam', null, 'open', null, null, ${now}, ${now}
-      from generate_series(1, 2000) g join statuses s on s.id = lpad(to_hex(100000 + g), 32, '0')`.execute(t.store.db);
+      from generate_series(${from}::int, ${to}::int) g join statuses s on s.id = lpad(to_hex(100000 + g), 32, '0')`);
     const comments = await t.call('GET', `/statuses/${status}/comments?per_page=1`, { as: reader.creds });
     expect(comments.body.total_items).toBe(297);
     for (const [url, table] of [
