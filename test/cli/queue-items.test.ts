@@ -139,3 +139,37 @@ describe("the queue's rows", () => {
     expect(view('confirm').at(-1)).toMatch(/^Remove n{30}'s status .*… \(y\/N\)$/);
   });
 });
+
+/** A target reported by many: how many is what a moderator sorts a busy queue by, never cut. */
+describe("the queue's KIND column", () => {
+  it('shows a count of 10 reports or more whole (report ×12, report ×130), at 80 columns as at 100', async () => {
+    const { renderToString } = await import('ink');
+    const { queueView } = await import('../../src/cli/queue/view.js');
+    const report = (id: string, reports: number) =>
+      ({
+        kind: 'report',
+        id,
+        target: { type: 'Status', id: `s${id}`, excerpt: 'BUY FOLLOWERS NOW', user: { nickname: 'spammer', name: 'S' } },
+        page: { name: 'Town Square', privacy: 'public' },
+        user: { nickname: 'ada', name: 'Ada' },
+        reason: 'spam',
+        reports,
+        created_at: new Date().toISOString(),
+      }) as unknown as ReportItem;
+    const items = [report('r1', 12), report('r2', 130), report('r3', 3)];
+    for (const columns of [80, 100]) {
+      const lines = renderToString(
+        queueView({
+          items, total: 3, index: 0, selected: items[0], mode: 'list', pending: undefined, reason: '',
+          message: { text: '', tone: 'plain' }, live: true, current: true, maySuspend: true, group: undefined,
+          size: { columns, rows: 12 }, color: false,
+        }),
+        { columns },
+      ).split('\n');
+      expect(lines.find((l) => l.startsWith('› ')), lines.join('\n')).toMatch(/^› report ×12 +Town Square +spammer: BUY FOLLOWERS NOW/);
+      expect(lines.find((l) => l.includes('×130')), lines.join('\n')).toMatch(/^ {2}report ×130 Town Square +spammer: BUY/);
+      expect(lines.find((l) => l.includes('×3')), lines.join('\n')).toMatch(/^ {2}report ×3 +Town Square +spammer: BUY/);
+      expect(Math.max(...lines.map((l) => columns === 80 ? l.length : 0))).toBeLessThanOrEqual(80);
+    }
+  });
+});

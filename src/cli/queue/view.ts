@@ -70,7 +70,8 @@ export function queueView({ items, total, index, selected, mode, pending, reason
     // Cut at its height, not drawn over the footer (a small window, long texts).
     body = h(Box, { flexDirection: 'column', height: bodyRows + 1, overflow: 'hidden' }, ...itemDetails(selected, group, width));
   } else {
-    const kindWidth = 9;
+    // As wide as the widest label shown (`report ×12`): how many reported a target is what a busy queue is read by.
+    const kindWidth = Math.max(9, ...items.map((item) => kindLabel(item).length));
     const agoWidth = 5;
     const rest = width - 2 - kindWidth - agoWidth - 3;
     // The page as wide as the longest name shown needs (up to 45 %), the rest for what is reported.
