@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { call, postingPage, createPage, createPageConfiguration, createUserWithKey } from '../helpers/api.js';
 import { runCli, runCliTty } from '../helpers/cli.js';
 import { useServer } from '../helpers/server.js';
-import { envFor, tsvRows } from './support.js';
+import { envFor, tableAt, tsvRows } from './support.js';
 
 /** The moderation loop through the real binary (docs/api.md, "Moderating content and people"): report, list, resolve, remove, suspend and lift. */
 const server = useServer();
@@ -398,6 +398,11 @@ describe('agora reports, statuses delete, users suspend', () => {
     const [header, ...rows] = tsvRows(listed.stdout);
     expect(header).toEqual(['id', 'type', 'author', 'when', 'removed by', 'reason', 'content']);
     expect(rows).toEqual([[gone, 'Status', poster.user.nickname, expect.stringMatching(/^\d{4}-/), owner.user.nickname, 'spam', 'buy cheap watches']]);
+    // At 80 columns, what was removed is shown before when and by whom: the list says nothing without it.
+    const narrow = await tableAt(80, ['removed', 'list', '--user', poster.user.nickname], server);
+    expect(narrow.head).toEqual(['id', 'type', 'author', 'content']);
+    expect(narrow.rows[0]![3]).toMatch(/^buy cheap watch/);
+    expect(narrow.left).toBe('when, removed by, reason');
     const byRemover = await run(['removed', 'list', '--removed-by', owner.user.nickname, '--target-type', 'comment', '--json']);
     expect(JSON.parse(byRemover.stdout)).toEqual({ items: [], total_items: 0 });
     // Removed content cannot be reported: an Admin, who still reads it, is told so rather than "not found".

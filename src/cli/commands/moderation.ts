@@ -253,7 +253,8 @@ const REMOVED_COLUMNS: Column<RemovedContent>[] = [
   { header: 'when', value: (r) => r.removed_at },
   { header: 'removed by', value: (r) => r.removed_by, name: ['user', (r) => r.removed_by] },
   { header: 'reason', value: (r) => r.removal_reason ?? '' },
-  { header: 'content', value: (r) => r.content },
+  // Kept when a narrow terminal leaves out when, by whom and why: a list of removals that shows none of what went says nothing.
+  { header: 'content', value: (r) => r.content, outlasts: true },
 ];
 
 /** `agora removed list`: removed statuses and comments, newest removal first, with who removed them and why (Admins). */
