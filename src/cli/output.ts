@@ -14,7 +14,10 @@ export interface Column<T> {
    * whole (comments), kept as they are.
    */
   id?: boolean | 'whole';
-  /** The least width the cell keeps (else `NAME_ROOM`) before the columns after it are left out of a narrow table. */
+  /**
+   * The least width the cell keeps (else `NAME_ROOM`) before the columns after it are left out of a narrow table; of
+   * an outlasting column, also the width it keeps while the others are cut.
+   */
   room?: number;
   /**
    * Kept in a narrow table while the columns after the first two that do not are left out, when any of its cells says
@@ -237,7 +240,8 @@ export class Output {
     const outlasting = columns.map((c, i) => !!c.outlasts && rows.some((r) => r[i] !== '-'));
     const kept = columnsThatFit(head, rows, this.width, firm, columns.map((c) => c.room), outlasting);
     const pick = <V>(values: V[]) => kept.map((i) => values[i]!);
-    const table = renderTableLazy({ ...shape, head: pick(head), rows: rows.map(pick), firm: pick(firm) });
+    const keep = columns.map((c, i) => (outlasting[i] ? c.room : undefined));
+    const table = renderTableLazy({ ...shape, head: pick(head), rows: rows.map(pick), firm: pick(firm), keep: pick(keep) });
     return { table, left: head.filter((_, i) => !kept.includes(i)) };
   }
 

@@ -10,6 +10,8 @@ export interface TableInput {
   wrap?: boolean[];
   /** Per column: keep the whole width while other columns can still give way (ids shortened to a unique prefix). */
   firm?: boolean[];
+  /** Per column: the width it keeps while the others give way down to their headers' (an outlasting column's `room`). */
+  keep?: (number | undefined)[];
   paint?: { head: (s: string) => string; border: (s: string) => string; first?: (s: string) => string };
 }
 
@@ -104,13 +106,13 @@ export function naturalWidth(head: string[], rows: string[][]): number {
  * fitted here (cli-table3 would wrap or overflow); cli-table3 draws it, and the rule under the header is its
  * top border with the joints turned.
  */
-export function renderTable({ head, rows: given, width, wrap = [], firm = [], paint }: TableInput): string {
+export function renderTable({ head, rows: given, width, wrap = [], firm = [], keep = [], paint }: TableInput): string {
   const rows = given.map((row) => row.map(unjoined));
   const columns = head?.length ?? rows[0]?.length ?? 0;
   const natural = Array.from({ length: columns }, (_, i) =>
     Math.max(1, stringWidth(head?.[i] ?? ''), ...rows.map((r) => stringWidth(r[i] ?? ''))),
   );
-  const minimum = natural.map((n, i) => (firm[i] ? n : Math.min(n, Math.max(4, stringWidth(head?.[i] ?? '')))));
+  const minimum = natural.map((n, i) => (firm[i] ? n : Math.min(n, keep[i] ?? Math.max(4, stringWidth(head?.[i] ?? '')))));
   const widths = fitWidths(natural, minimum, Math.max(columns, width - (3 * columns + 1)), firm);
   const paintLines = (text: string, style: (s: string) => string) => text.split('\n').map(style).join('\n');
   const table = new Table({

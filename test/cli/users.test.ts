@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { call, createUser } from '../helpers/api.js';
 import { runCli } from '../helpers/cli.js';
 import { BIN, useServer } from '../helpers/server.js';
-import { ANSI, envFor, expectTables, inAllModes, tsvRows } from './support.js';
+import { ANSI, envFor, expectTables, inAllModes, tableAt, tsvRows } from './support.js';
 
 const server = useServer();
 let agora: (args: string[], env?: Record<string, string | undefined>) => ReturnType<typeof runCli>;
@@ -123,6 +123,20 @@ describe('users list and get', () => {
     expectTables(modes, ['id', 'nickname', 'name', 'email', 'role', 'suspended']);
     expect(modes.noColor.stdout).toContain(ada.nickname);
     expect(modes.noColor.stdout).toContain(`1–${api.items.length} of ${api.total_items}`);
+  });
+
+  it('shows until when each suspended user is suspended, whole, at 80 columns (leaving out the email and role first)', async () => {
+    const [long, lifted] = [
+      await createUser(server, { first_name: 'Spammer', last_name: 'Of Many Names', nickname: `sp_${tag()}` }),
+      await createUser(server, { first_name: 'Troll', last_name: 'Under The Bridge', nickname: `tr_${tag()}` }),
+    ];
+    for (const [user, until] of [[long, '2030-06-01'], [lifted, undefined]] as const)
+      expect((await call(server, 'PUT', `/users/${user.id}/suspension`, { body: { reason: 'spam', ...(until ? { until } : {}) } })).status).toBe(200);
+    const { head, rows, left } = await tableAt(80, ['users', 'list', '--suspended'], server);
+    expect(head).toEqual(['id', 'nickname', 'name', 'suspended']);
+    expect(left).toBe('email, role');
+    expect(rows.map((r) => r[3])).toEqual(['until 2030-06-01T00:00:00.000Z', 'until lifted']);
+    for (const user of [long, lifted]) await call(server, 'DELETE', `/users/${user.id}/suspension`);
   });
 
   it('filters by exact nickname and paginates like the API', async () => {
