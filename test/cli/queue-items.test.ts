@@ -173,3 +173,45 @@ describe("the queue's KIND column", () => {
     }
   });
 });
+
+/** The details of a target many reported, each with a long comment: more lines than the screen holds. */
+describe("a report's details, longer than the screen", () => {
+  it('keep their first lines whole and in order, cut at the bottom (not squeezed onto each other)', async () => {
+    const { renderToString } = await import('ink');
+    const { queueView } = await import('../../src/cli/queue/view.js');
+    const item = {
+      kind: 'report',
+      id: 'r1',
+      target: { type: 'User', id: 'u1', excerpt: null, user: { nickname: 'spammer2', name: 'Spam Two' } },
+      page: null,
+      user: { nickname: 'reporter01', name: 'R' },
+      reason: 'spam',
+      reports: 30,
+      created_at: new Date().toISOString(),
+    } as unknown as ReportItem;
+    const reports = Array.from({ length: 30 }, (_, i) => ({
+      id: `g${i}`,
+      reporter: `reporter${String(i + 1).padStart(2, '0')}`,
+      reason: 'spam',
+      comment: 'this account posts crypto scams all day long in the Town Square and Market pages',
+      created_at: item.created_at,
+    }));
+    const lines = renderToString(
+      queueView({
+        items: [item], total: 1, index: 0, selected: item, mode: 'details', pending: undefined, reason: '',
+        message: { text: '', tone: 'plain' }, live: true, current: true, maySuspend: true, group: { itemId: 'r1', reports },
+        size: { columns: 80, rows: 24 }, color: false,
+      }),
+      { columns: 80 },
+    ).split('\n');
+    expect(lines.slice(1, 5), lines.join('\n')).toEqual([
+      expect.stringMatching(/^kind {7}report \(30 open\)$/),
+      expect.stringMatching(/^id {9}r1$/),
+      expect.stringMatching(/^about {6}the user Spam Two \(spammer2\)$/),
+      expect.stringMatching(/^waiting {4}since /),
+    ]);
+    expect(lines[6]).toMatch(/^ {2}reporter01 · spam · now: this account posts/);
+    expect(lines.length).toBeLessThanOrEqual(23);
+    expect(lines.at(-1)).toMatch(/^⏎\/esc back/);
+  });
+});

@@ -20,8 +20,10 @@ export type GroupState = { itemId: string; reports?: GroupReport[]; error?: stri
 // As wide as the longest label (`suspended`) and two spaces: one would read as part of the value.
 const LABEL = 11;
 
+// Every line keeps its height (flexShrink 0): details taller than the screen are cut at the bottom by the box holding
+// them, where ink would otherwise squeeze the lines onto each other (`idnd`, `kind` under `id`; every other reporter).
 const field = (label: string, value: string, wrap: 'truncate-end' | 'wrap' = 'truncate-end') =>
-  h(Box, { key: label }, h(Box, { width: LABEL, flexShrink: 0 }, h(Text, { bold: true }, label)), h(Text, { wrap }, value));
+  h(Box, { key: label, flexShrink: 0 }, h(Box, { width: LABEL, flexShrink: 0 }, h(Text, { bold: true }, label)), h(Text, { wrap }, value));
 
 /** Until when, and why, the item's user is suspended (a request or invite of theirs cannot be accepted meanwhile). */
 function suspendedField(item: ModerationItem): ReactNode[] {
@@ -61,7 +63,7 @@ function reportDetails(item: ReportItem, group: GroupState, width: number): Reac
     lines.push(
       h(
         Box,
-        { key: report.id, width },
+        { key: report.id, width, flexShrink: 0 },
         h(Text, { wrap: 'wrap' }, `  ${visibleLine(report.reporter)} · ${report.reason} · ${waited(report.created_at)}${said}`),
       ),
     );
