@@ -214,9 +214,9 @@ export class Output {
   }
 
   /**
-   * A table no wider than the terminal: times cut to the minute and ids to their shortest unique prefix (accepted
-   * back by every command) first, neither cut further; then the last columns left out while the rest cannot keep
-   * `NAME_ROOM`; then the widest other cells cut.
+   * A table no wider than the terminal: times cut to the minute (a suspension's end at midnight to its day) and ids
+   * to their shortest unique prefix (accepted back by every command) first, neither cut further; then the last
+   * columns left out while the rest cannot keep `NAME_ROOM`; then the widest other cells cut.
    */
   private renderTable<T>(columns: Column<T>[], cells: string[][]): { table: string; left: string[] } {
     const head = columns.map((c) => c.header);
@@ -227,7 +227,7 @@ export class Output {
     // A time to the minute (2026-11-26 19:05Z) leaves 8 columns of 24 to the text beside it; cut further it would
     // say neither the day nor the hour, so a column of times is firm, as one of ids is: the text beside it gives way.
     const times = columns.map((_, i) => rows.some((r) => ISO_TIME.test(r[i]!)) && rows.every((r) => r[i] === '-' || ISO_TIME.test(r[i]!)));
-    rows = rows.map((r) => r.map((cell) => (ISO_TIME.test(cell) ? `${cell.slice(0, 10)} ${cell.slice(11, 16)}Z` : cell)));
+    rows = rows.map((r) => r.map((cell) => (ISO_TIME.test(cell) ? toMinute(cell) : UNTIL.test(cell) ? `until ${toMinute(cell.slice(6), true)}` : cell)));
     // Ids as long as the terminal allows, from whole down to their shortest prefix unique among the rows shown: the
     // longer, the likelier a prefix is unique among all the records it is looked up in when given back.
     const shortest = columns.map((c, i) => (c.id === true ? (uniquePrefixes(rows.map((r) => r[i]!))[0]?.length ?? 0) : undefined));
@@ -256,6 +256,11 @@ export class Output {
 
 /** A time as the API writes it (UTC, milliseconds). */
 const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
+/** A suspension's end as the CLI says it (`suspensionEnd`), to a time. */
+const UNTIL = /^until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
+/** A time cut to the minute (`2026-11-26 19:05Z`); an end at midnight UTC, as `--until DATE` gives, to its day. */
+const toMinute = (time: string, end = false) =>
+  end && /T00:00:00(\.0+)?Z$/.test(time) ? time.slice(0, 10) : `${time.slice(0, 10)} ${time.slice(11, 16)}Z`;
 
 type TableModule = typeof import('./table.js');
 let tableModule: TableModule | undefined;

@@ -49,6 +49,22 @@ describe('statuses list at 110 columns, as an Admin', () => {
   });
 });
 
+describe('statuses list at 80 columns, as an Admin', () => {
+  it('says until which day an author is suspended, not cut inside the date (a suspension to a midnight, as --until DATE gives)', async () => {
+    const { poster, page, post } = await postingPage(server, 'Eighty Club');
+    await post('Cheap watches, cheap pills, cheap everything: follow the link in my profile for more');
+    expect((await call(server, 'PUT', `/users/${poster.user.id}/suspension`, { body: { reason: 'spam', until: '2031-01-24' } })).status).toBe(200);
+    const { head, rows } = await tableAt(80, ['statuses', 'list', '--page-id', page.id], server);
+    expect(head.slice(0, 3)).toEqual(['id', 'author', 'content']);
+    expect(rows[0]![head.indexOf('suspended')]).toBe('until 2031-01-24');
+    expect(rows[0]![2]).toMatch(/^Cheap watches/);
+    // A suspension to another time of day: to the minute, as every time in a narrow table.
+    expect((await call(server, 'PUT', `/users/${poster.user.id}/suspension`, { body: { reason: 'spam', until: '2031-01-24T18:30:00Z' } })).status).toBe(200);
+    const picked = await tableAt(80, ['statuses', 'list', '--page-id', page.id, '--fields', 'id,content,suspended'], server);
+    expect(picked.rows[0]![picked.head.indexOf('suspended')]).toBe('until 2031-01-24 18:30Z');
+  });
+});
+
 describe('statuses list at 70 columns, as an Admin', () => {
   it('keeps the words: the suspension outlasts the counts and the time, not what was said', async () => {
     const { poster, page, post } = await postingPage(server, 'Narrow Club');

@@ -18,7 +18,7 @@ export const STATUS_COLUMNS: Column<Status>[] = [
   { header: 'created', value: (s) => s.created_at },
   // Only Admins read the statuses of a suspended author (hidden from everyone else while it lasts): when it ends. To
   // a moderator that matters more than the counts and the time: they are left out before it, when any row says one.
-  { header: 'suspended', value: (s) => (s.user.suspension ? suspensionEnd(s.user.suspension.until) : ''), outlasts: true },
+  { header: 'suspended', value: (s) => (s.user.suspension ? suspensionEnd(s.user.suspension.until) : ''), outlasts: true, room: 16 },
 ];
 
 /**

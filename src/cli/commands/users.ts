@@ -11,8 +11,9 @@ export const USER_COLUMNS: Column<User>[] = [
   { header: 'email', value: (u) => u.email },
   { header: 'role', name: ['role', (u) => u.permission_set_id] },
   // Empty unless suspended: when it ends (a suspension past its end is over, and the API shows none). Whole in a
-  // narrow table where any is (`users list --suspended`), the email and role left out first: `until 202…` says nothing.
-  { header: 'suspended', value: (u) => (u.suspension ? suspensionEnd(u.suspension.until) : ''), room: 30, outlasts: true },
+  // narrow table where any is (`users list --suspended`; to the minute, as times are), the role and email left out
+  // first: `until 202…` says nothing.
+  { header: 'suspended', value: (u) => (u.suspension ? suspensionEnd(u.suspension.until) : ''), room: 23, outlasts: true },
 ];
 
 /** One view of a user, from create, get, set-role and suspend alike: a suspension as when it ends and why. */
