@@ -414,3 +414,41 @@ describe('when calls fail', () => {
     }
   });
 });
+
+describe('a queue longer than the screen', () => {
+  it('is walked a screen at a time with PgDn/PgUp, and to either end with End/Home and G/g', async () => {
+    const config = await createPageConfiguration(server);
+    const page = await createPage(server, { user_id: owner.user.id, page_configuration_id: config.id, privacy: 'private', name: 'Long Club' });
+    const tag = Date.now() % 100000;
+    const nicknames = Array.from({ length: 12 }, (_, i) => `long${String(i).padStart(2, '0')}x${tag}`);
+    for (const nickname of nicknames) {
+      const { user, creds } = await createUserWithKey(server, { nickname });
+      expect((await call(server, 'POST', '/page_access_requests', { as: creds, body: { page_id: page.id, user_id: user.id } })).status).toBe(201);
+    }
+    const env = { ...envFor(server, owner.creds), NO_COLOR: '1', AGORA_QUEUE_REFRESH_MS: '600000' };
+    // 12 rows: 7 items in sight.
+    const term = new Terminal(freshHome(server), env, { agora: ['queue'], width: 80, height: 12 });
+    try {
+      await term.waitFor(/● live/, 10_000);
+      term.keys('End');
+      await term.waitFor(new RegExp(`› request +Long Club +${nicknames[11]}`));
+      // The first item is selected: the row under the header.
+      term.keys('Home');
+      await term.waitFor(/KIND[^\n]*\n› /);
+      term.keys('G');
+      await term.waitFor(new RegExp(`› request +Long Club +${nicknames[11]}`));
+      term.keys('PPage');
+      await term.waitFor(new RegExp(`› request +Long Club +${nicknames[5]}`));
+      term.keys('NPage');
+      await term.waitFor(new RegExp(`› request +Long Club +${nicknames[11]}`));
+      term.keys('g');
+      await term.waitFor(/KIND[^\n]*\n› /);
+      term.keys('q');
+      expect(await term.exitCode()).toBe(0);
+    } finally {
+      term.close();
+    }
+    for (const item of (await call(server, 'GET', '/moderation_queue?per_page=100', { as: owner.creds })).body.items as { id: string; kind: string; page: { id: string } }[])
+      if (item.kind === 'page_access_request' && item.page.id === page.id) await call(server, 'PUT', `/page_access_requests/${item.id}/refuse`, { as: owner.creds });
+  });
+});

@@ -50,6 +50,7 @@ export function registerQueueCommand(program: Command): void {
         '  a  accept a request or invite    r  refuse it\n' +
         '  d  remove the reported content   s  suspend the author or user (Admins)\n' +
         '  x  dismiss the reports           q  quit, after the actions under way\n' +
+        '  PgUp/PgDn  a screen up, down     Home/End or g/G  first, last\n' +
         '  Ctrl-C  stop at once',
     ),
     'agora queue',

@@ -267,6 +267,12 @@ function QueueScreen({ source, options }: { source: QueueSource; options: Screen
     if (mode === 'details' && (key.escape || key.return || key.backspace || key.leftArrow)) return setMode('list');
     if (key.upArrow || input === 'k') return setSelectedId(items[Math.max(0, index - 1)]?.id);
     if (key.downArrow || input === 'j') return setSelectedId(items[Math.min(items.length - 1, index + 1)]?.id);
+    // A busy queue is walked a screen at a time, or to either end (Home/End, g/G as in less).
+    const screenful = Math.max(1, size.rows - 6);
+    if (key.pageDown) return setSelectedId(items[Math.min(items.length - 1, index + screenful)]?.id);
+    if (key.pageUp) return setSelectedId(items[Math.max(0, index - screenful)]?.id);
+    if (key.home || input === 'g') return setSelectedId(items[0]?.id);
+    if (key.end || input === 'G') return setSelectedId(items.at(-1)?.id);
     if (!selected) return;
     setSelectedId(selected.id);
     if (key.return) return setMode('details');
