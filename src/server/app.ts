@@ -206,7 +206,11 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
       guard.closeAfter(request.raw.socket, reply);
       throw error;
     });
-    guard.authenticated(request.raw.socket);
+    const tooMany = guard.authenticatedAs(request.raw.socket, caller.user.id);
+    if (tooMany) {
+      guard.closeAfter(request.raw.socket, reply);
+      throw tooMany;
+    }
     // Authenticated: the key is a string.
     const retryAfter = limiter?.take(request.headers['api-key'] as string);
     if (retryAfter !== undefined) {

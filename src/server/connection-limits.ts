@@ -8,9 +8,11 @@ export interface ConnectionLimits {
   bodyTimeoutMs?: number;
   /** Connections one address may hold open before a request on them authenticates (AGORA_MAX_UNAUTH_CONNECTIONS_PER_ADDRESS). */
   unauthenticatedPerAddress?: number;
+  /** Connections one user may hold open once their requests authenticate, from any address (AGORA_MAX_CONNECTIONS_PER_USER). */
+  perUser?: number;
 }
 
-export const DEFAULT_CONNECTION_LIMITS = { bodyTimeoutMs: 10_000, unauthenticatedPerAddress: 100 } satisfies Required<ConnectionLimits>;
+export const DEFAULT_CONNECTION_LIMITS = { bodyTimeoutMs: 10_000, unauthenticatedPerAddress: 100, perUser: 256 } satisfies Required<ConnectionLimits>;
 
 /**
  * How long a connection being closed still takes (and drops) what its client sends, after the answer: closed at
@@ -24,7 +26,9 @@ const LINGER_MS = 2000;
  * or before its body was read whole while unauthenticated, closes its connection, so that nobody keeps one
  * open by sending a body a byte at a time; every body has a deadline (408, closed); and one address holds at
  * most so many connections that have not yet authenticated (beyond it a new one is answered 429 and closed
- * before any request on it is handled), so that one host cannot take every descriptor of the process.
+ * before any request on it is handled), so that one host cannot take every descriptor of the process. Once a
+ * request on it authenticates, a connection counts against its user instead, who holds at most so many from any
+ * address (one more is answered 429 and closed): a key is no way around the bound.
  */
 export class ConnectionGuard {
   private readonly limits: Required<ConnectionLimits>;
@@ -33,6 +37,11 @@ export class ConnectionGuard {
   private readonly counted = new WeakMap<Socket, string>();
   /** Sockets being closed: a request that still arrives on one is not handled. */
   private readonly ending = new WeakSet<Socket>();
+  /** Connections held per user, and the user each socket counts against (the last to authenticate on it). */
+  private readonly byUser = new Map<string, number>();
+  private readonly heldBy = new WeakMap<Socket, string>();
+  /** Sockets this guard admitted (a request injected in a test has none of its own, and is counted nowhere). */
+  private readonly admitted = new WeakSet<Socket>();
 
   constructor(limits: ConnectionLimits = {}) {
     const given = Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined));
@@ -80,8 +89,42 @@ export class ConnectionGuard {
     };
   }
 
+  /**
+   * A request on this socket authenticated as `userId`: the socket counts against the user, no longer against its
+   * address. Refused (429, closed) when it would be one more than the user may hold.
+   */
+  authenticatedAs(socket: Socket, userId: string): AppError | undefined {
+    this.authenticated(socket);
+    if (!this.admitted.has(socket)) return undefined;
+    const holder = this.heldBy.get(socket);
+    if (holder === userId) return undefined;
+    const held = this.byUser.get(userId) ?? 0;
+    if (held >= this.limits.perUser)
+      return new AppError(
+        429,
+        ErrorCode.tooManyConnections,
+        `You hold ${this.limits.perUser} connections to this server, the most allowed: send your requests on those, or close some`,
+        undefined,
+        { 'retry-after': '5' },
+      );
+    this.release(socket);
+    this.heldBy.set(socket, userId);
+    this.byUser.set(userId, held + 1);
+    return undefined;
+  }
+
+  /** The socket no longer counts against a user. */
+  private release(socket: Socket): void {
+    const holder = this.heldBy.get(socket);
+    if (holder === undefined) return;
+    this.heldBy.delete(socket);
+    const left = (this.byUser.get(holder) ?? 1) - 1;
+    if (left > 0) this.byUser.set(holder, left);
+    else this.byUser.delete(holder);
+  }
+
   /** A request on this socket authenticated: it no longer counts against its address. */
-  authenticated(socket: Socket): void {
+  private authenticated(socket: Socket): void {
     const address = this.counted.get(socket);
     if (address === undefined) return;
     this.counted.delete(socket);
@@ -130,7 +173,11 @@ export class ConnectionGuard {
     }
     this.unauthenticated.set(address, held + 1);
     this.counted.set(socket, address);
-    socket.once('close', () => this.authenticated(socket));
+    this.admitted.add(socket);
+    socket.once('close', () => {
+      this.authenticated(socket);
+      this.release(socket);
+    });
   }
 }
 

@@ -188,6 +188,7 @@ async function serveOne(options: ServeOptions, asWorker: boolean): Promise<void>
     connections: {
       bodyTimeoutMs: positiveNumber(process.env, 'AGORA_BODY_TIMEOUT_MS'),
       unauthenticatedPerAddress: positiveNumber(process.env, 'AGORA_MAX_UNAUTH_CONNECTIONS_PER_ADDRESS'),
+      perUser: positiveNumber(process.env, 'AGORA_MAX_CONNECTIONS_PER_USER'),
     },
     live: { max: positiveNumber(process.env, 'AGORA_MAX_STREAMS') },
   });

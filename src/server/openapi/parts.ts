@@ -81,7 +81,7 @@ export const ERROR_RESPONSES = {
   429: [
     'TooManyRequests',
     errorResponse(
-      'Too many requests for this key, or too many failed authentications from this address: wait Retry-After seconds (rate_limited)',
+      'Too many requests for this key, or too many failed authentications from this address (rate_limited); or the caller holds the most connections allowed (too_many_connections): wait Retry-After seconds',
       ErrorCode.rateLimited,
       'Too many requests for this API key (at most 5000 a second, bursts of 10000): retry in 1 s',
       {
