@@ -2,6 +2,7 @@ import { STATUS_CODES, type ServerResponse } from 'node:http';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { Authenticator, type AuthLimits } from '../domain/authenticator.js';
 import type { Clock, Deps } from '../domain/context.js';
+import { clientOf } from '../shared/client-address.js';
 import { AppError, ErrorCode } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { Store } from '../store/store.js';
@@ -194,7 +195,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
       const value = request.headers[name];
       return typeof value === 'string' ? value : undefined;
     };
-    return authenticator.authenticate(header('api-key'), header('api-secret'), request.ip, again);
+    return authenticator.authenticate(header('api-key'), header('api-secret'), clientOf(request.ip), again);
   };
   /**
    * A request let in, or refused: without valid credentials answered at once, its body never read, its connection

@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ErrorCode } from '../shared/errors.js';
+import { clientOf } from '../shared/client-address.js';
 import { newId } from '../shared/ids.js';
 
 export interface ConnectionLimits {
@@ -163,7 +164,7 @@ export class ConnectionGuard {
   }
 
   private admit(socket: Socket): void {
-    const address = socket.remoteAddress ?? 'unknown';
+    const address = clientOf(socket.remoteAddress);
     const held = this.unauthenticated.get(address) ?? 0;
     if (held >= this.limits.unauthenticatedPerAddress) {
       this.ending.add(socket);

@@ -40,6 +40,23 @@ describe('failed authentication limits', () => {
     expect((await api.call('GET', '/me', { as: wrong, ...from })).status).toBe(401);
   });
 
+  it('counts an IPv6 client by its /64 network, which one host holds whole: a new address in it is no new client', async () => {
+    // A machine given a /64 (every VPS, every home line) may send from any of its 2^64 addresses.
+    const wrong = { key: api.admin.key, secret: 'as_wrong_wrong_wrong' };
+    const others = ['ak_unknown_a', 'ak_unknown_b'].map((key) => ({ key, secret: 'x'.repeat(20) }));
+    const from = ['2001:db8:7:1::1', '2001:db8:7:1::2', '2001:db8:7:1:ffff:1:2:3'];
+    for (const [i, creds] of [wrong, ...others].entries())
+      expect((await api.call('GET', '/me', { as: creds, remoteAddress: from[i] })).status).toBe(401);
+    const limited = await api.call('GET', '/me', { as: { key: 'ak_other', secret: 'y'.repeat(20) }, remoteAddress: '2001:db8:7:1:abcd::9' });
+    expect(limited.status).toBe(429);
+    // Its key and address forms count alike: the same network written out whole, or its mapped IPv4 form for IPv4.
+    expect((await api.call('GET', '/me', { as: others[0], remoteAddress: '2001:0db8:0007:0001:0:0:0:5' })).status).toBe(429);
+    // Another /64 is another client; the right secret is let in from the network (a remembered pair is not held back).
+    expect((await api.call('GET', '/me', { as: { key: 'ak_x', secret: 'z'.repeat(20) }, remoteAddress: '2001:db8:7:2::1' })).status).toBe(401);
+    expect((await api.call('GET', '/me', { as: api.admin, remoteAddress: '2001:db8:7:1::1' })).status).toBe(200);
+    clock.advance(61_000);
+  });
+
   it('limits failures per key and address: a flood from one address never refuses the right secret from another, verified before or not', async () => {
     for (const verifiedBefore of [false, true]) {
       const { creds } = await newMember();
