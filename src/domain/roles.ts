@@ -172,6 +172,8 @@ export async function deletePermissionSet(deps: Deps, caller: Caller, id: string
     // Locked: a user given this role meanwhile (by another process) waits, then finds it gone.
     const row = await tx.permissionSets.getLocked(id, 'update');
     if (!row) throw notFound('Permission set');
+    // A role granting more than the delegate's is the Admins' to delete, as to change (one made ready to give out).
+    requireWithinOwn(caller, parsePermissions(row.permissions));
     if (row.system_key !== null)
       throw new AppError(409, ErrorCode.defaultPermissionSet, `${row.name} is a default permission set: it can be edited, not deleted`);
     // Counted as `GET /users?role=` counts them: a kept count, whatever the number.

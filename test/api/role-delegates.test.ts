@@ -116,6 +116,25 @@ describe('a delegate with users.edit_roles', () => {
     expect(await delegateAudit()).toEqual(logged);
   });
 
+  it('with users.destroy_roles, cannot delete a role granting more than theirs; one within theirs, yes', async () => {
+    // An Admin's role made ready to give out, not given yet: deleted, it would be made again by hand or not at all.
+    const wide = await t.ok('POST', '/permission_sets', undefined, { name: 'Moderators to come', permissions: { users: { index: true, destroy: true } } });
+    const narrow = await t.ok('POST', '/permission_sets', undefined, { name: 'Readers to come', permissions: { users: { index: true } } });
+    const destroyer = await t.member();
+    const theirs = await t.ok('POST', '/permission_sets', undefined, { name: 'Role cleaners', permissions: { ...DELEGATE_GRANTS, users: { ...DELEGATE_GRANTS.users, destroy_roles: true } } });
+    await t.ok('PUT', `/users/${destroyer.user.id}/role`, undefined, { permission_set_id: theirs.id });
+    const logged = (await t.ok('GET', `/audit_log?actor_id=${destroyer.user.id}`)).items;
+    expectRefused(
+      await t.call('DELETE', `/permission_sets/${wide.id}`, { as: destroyer.creds }),
+      'This role grants users.destroy, which your role does not: only project administrators (role Admins) may change it',
+    );
+    expect(await role(wide.id)).toEqual(wide);
+    expect((await t.ok('GET', `/audit_log?actor_id=${destroyer.user.id}`)).items).toEqual(logged);
+    expect((await t.call('DELETE', `/permission_sets/${narrow.id}`, { as: destroyer.creds })).status).toBe(204);
+    // An Admin deletes any role not in use.
+    expect((await t.call('DELETE', `/permission_sets/${wide.id}`)).status).toBe(204);
+  });
+
   it('can still narrow a role within their grants, rename it, and give what they hold', async () => {
     const within = await t.ok('POST', '/permission_sets', undefined, { name: 'Within', permissions: { users: { index: true, show: true, add_roles: true } } });
     const narrowed = await t.ok('PUT', `/permission_sets/${within.id}`, delegate, { permissions: { users: { add_roles: false, index: true, can_use_api: true } } });
