@@ -219,12 +219,14 @@ async function seesPage(store: Store, userId: string, pageId: string): Promise<b
 export const acceptInvite = (deps: Deps, caller: Caller, id: string) => settleInvite(deps, caller, id, true);
 export const refuseInvite = (deps: Deps, caller: Caller, id: string) => settleInvite(deps, caller, id, false);
 
-/** Withdraws an invite: its sender or a page administrator. */
+/** Withdraws a waiting invite: its sender or a page administrator (a settled one is kept: 409). */
 export async function deleteInvite(deps: Deps, caller: Caller, id: string): Promise<void> {
   /** The invite and its page, once the caller may withdraw it. */
   const withdrawable = async (store: Store) => {
     const found = await findInvite(store, caller, id, WITHDRAW_REFUSAL);
     if (found.row.user_id !== caller.user.id && !administersPage(caller, found.page)) throw forbidden(WITHDRAW_REFUSAL);
+    // Only a waiting invite is withdrawn: a refusal is kept (its sender would erase it), an acceptance too.
+    if (found.row.state !== 'waiting') throw settledConflict(found.row.state);
     return found;
   };
   await inTurn(deps, withdrawable, async (tx, { row, page }, now) => {

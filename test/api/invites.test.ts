@@ -639,6 +639,27 @@ describe('DELETE /invites/{id}', () => {
     await inviteOk(page.id, sender.user.id, [a.id], sender.creds);
   });
 
+  it('a settled invite is no longer withdrawn: 409, kept as it was settled (a refusal is kept, an acceptance too)', async () => {
+    const { owner, page } = await ownedPage();
+    const sender = await createUserWithKey(server);
+    await makeMember(sender.user.id, page.id);
+    const [a, b] = [await createUser(server), await createUser(server)];
+    const [refused, accepted] = await inviteOk(page.id, sender.user.id, [a.id, b.id], sender.creds);
+    expect((await refuseInvite(refused!.id, owner.creds)).status).toBe(200);
+    expect((await acceptInvite(accepted!.id, owner.creds)).status).toBe(200);
+    for (const [settled, code] of [
+      [refused!, 'already_refused'],
+      [accepted!, 'already_accepted'],
+    ] as const) {
+      const before = await stored(settled.id);
+      for (const as of [sender.creds, owner.creds, undefined]) {
+        const res = await call(server, 'DELETE', `/invites/${settled.id}`, { as });
+        expect([res.status, res.body?.error?.code], JSON.stringify(res.body)).toEqual([409, code]);
+      }
+      expect(await stored(settled.id)).toEqual(before);
+    }
+  });
+
   it('someone else (the invitee) → 403 and the invite stays', async () => {
     const { owner, page } = await ownedPage();
     const a = await createUserWithKey(server);

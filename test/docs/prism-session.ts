@@ -120,8 +120,12 @@ export async function walk(s: PrismSession, actors: Actors): Promise<{ ada: Pers
   const again = (await call('POST', '/invites', 200, { as: ada.creds, body: { target_type: 'Page', target_id: page.id, user_id: ada.id, user_target_ids: [mary.id] } })).body;
   const second = again.success[0] as { id: string };
   await call('PUT', `/invites/${second.id}/accept`, 200, { as: ada.creds });
-  await call('DELETE', `/invites/${second.id}`, 204, { as: ada.creds });
-  await call('DELETE', `/invites/${second.id}`, 404, { as: ada.creds });
+  // A settled invite is kept; a waiting one is withdrawn.
+  await call('DELETE', `/invites/${second.id}`, 409, { as: ada.creds });
+  const third = (await call('POST', '/invites', 200, { as: ada.creds, body: { target_type: 'Page', target_id: page.id, user_id: ada.id, user_target_ids: [linus.id] } })).body
+    .success[0] as { id: string };
+  await call('DELETE', `/invites/${third.id}`, 204, { as: ada.creds });
+  await call('DELETE', `/invites/${third.id}`, 404, { as: ada.creds });
 
   await roles(s, { ada, grace, linus, tag, hook, mary: await actors.member(`mary_${tag}`) });
   await content(s, { ada, grace, linus, tag, page, adminId: actors.adminId });
