@@ -134,11 +134,23 @@ const EXPORT_BATCH = 500;
  * Every user the caller may see, as NDJSON lines or CSV rows (with a header), read from the store in batches
  * so that memory stays flat however many there are. Never a password or its hash.
  */
-export async function* exportUsers(deps: Deps, caller: Caller, format: ExportFormat): AsyncGenerator<string> {
+export async function* exportUsers(
+  deps: Deps,
+  caller: Caller,
+  format: ExportFormat,
+  /** The caller as their key reads now (as a new request's): asked before each batch after the first. */
+  callerNow?: () => Promise<Caller>,
+): AsyncGenerator<string> {
   requirePermission(caller, 'users', 'export');
   if (format === 'csv') yield `${EXPORT_COLUMNS.join(',')}\r\n`;
   let after: string | undefined;
   for (;;) {
+    // An export takes as long as its reader: one whose key was revoked, who was suspended or whose role no longer
+    // exports meanwhile gets no further batch (thrown: the answer is cut, not ended as a whole one).
+    if (after !== undefined && callerNow) {
+      caller = await callerNow();
+      requirePermission(caller, 'users', 'export');
+    }
     const rows = await deps.store.users.listAfter(after, EXPORT_BATCH);
     if (rows.length === 0) return;
     let chunk = '';

@@ -36,12 +36,12 @@ afterAll(async () => {
   removeDir(t.dir);
 });
 
-function openExport(format: 'ndjson' | 'csv'): Promise<IncomingMessage> {
+function openExport(format: 'ndjson' | 'csv', as = t.admin as { key: string; secret: string }): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const req = request({
       socketPath,
       path: `${PREFIX}/users/export?format=${format}`,
-      headers: { 'api-key': t.admin.key, 'api-secret': t.admin.secret },
+      headers: { 'api-key': as.key, 'api-secret': as.secret },
     });
     req.on('response', resolve).on('error', reject).end();
   });
@@ -109,5 +109,36 @@ describe('GET /users/export', () => {
     expect(rows[0]).toBe('id,first_name,last_name,nickname,email,role,accept_conditions,accept_confidentiality,created_at');
     expect(rows.at(-1)).toBe('');
     expect(rows.length - 2).toBe(USERS + 1);
+  }, 120_000);
+
+  it('stops, cut short, once its caller may no longer export: suspended meanwhile, they get no further batch', async () => {
+    // A delegate given users.export (an Admin's acts are the same): the export is theirs while their key may read it,
+    // as a live stream is; the check is made again before each batch, not only before the first.
+    const exporter = await t.member();
+    const role = (await t.call('POST', '/permission_sets', { body: { name: 'Exporters', permissions: { users: { can_use_api: true, export: true } } } })).body;
+    expect((await t.call('PUT', `/users/${exporter.user.id}/role`, { body: { permission_set_id: role.id } })).status).toBe(200);
+    const res = await openExport('ndjson', exporter.creds);
+    expect(res.statusCode).toBe(200);
+    res.pause();
+    await settled();
+    expect((await t.call('PUT', `/users/${exporter.user.id}/suspension`, { body: { reason: 'took the members list' } })).status).toBe(200);
+    res.setEncoding('utf8');
+    let lines = 0;
+    let rest = '';
+    res.on('data', (chunk: string) => {
+      const parts = (rest + chunk).split('\n');
+      rest = parts.pop()!;
+      lines += parts.length;
+    });
+    res.resume();
+    // The response is cut (never ended as a whole one), so that the client knows the export is not complete.
+    const ending = await new Promise<string>((ok) => {
+      res.on('end', () => ok(res.complete ? 'complete' : 'cut'));
+      res.on('aborted', () => ok('cut'));
+      res.on('error', () => ok('cut'));
+    });
+    expect(ending).toBe('cut');
+    expect(lines).toBeLessThan(USERS + 2);
+    expect(lines).toBeLessThanOrEqual(6 * BATCH);
   }, 120_000);
 });

@@ -15,7 +15,7 @@ import {
 } from '../../shared/schemas/users.js';
 import type { RouteContext } from '../context.js';
 
-export function registerUserRoutes({ routes, deps }: RouteContext): void {
+export function registerUserRoutes({ routes, deps, reauthenticate }: RouteContext): void {
   const tag = 'Users';
   routes.add(
     { method: 'POST', url: '/users', operationId: 'create_user', conflicts: [ErrorCode.emailTaken, ErrorCode.nicknameTaken], tag, summary: 'Create a user (role Members)', body: CreateUserInput, response: UserSchema },
@@ -35,8 +35,8 @@ export function registerUserRoutes({ routes, deps }: RouteContext): void {
       query: ExportUsersQuery,
       text: EXPORT_MEDIA,
     },
-    async ({ query, caller, reply }) => {
-      const lines = exportUsers(deps, caller, query.format);
+    async ({ query, caller, reply, request }) => {
+      const lines = exportUsers(deps, caller, query.format, () => reauthenticate(request));
       // The permission is checked before the first byte, so that a refusal is an error body, not a cut stream.
       const first = await lines.next();
       reply.type(query.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8');
