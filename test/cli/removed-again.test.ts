@@ -22,3 +22,16 @@ describe('statuses delete and comments delete of removed content, in a script', 
     expect(JSON.parse(json.stderr).error).toMatchObject({ code: 'conflict', message: expect.stringMatching(/^This comment was already removed \(/) });
   });
 });
+
+describe('statuses comments of a removed status', () => {
+  it("names the CLI's command for the removed comments, not the API's path; --json keeps the API's error body", async () => {
+    const { poster, status } = await removedByOwner(server, 'Gone Comments Club', { status: 'gone with its comments', comment: 'gone too' });
+    const [text, json] = [await run(['statuses', 'comments', status]), await run(['statuses', 'comments', status, '--json'])];
+    expect([text.code, json.code]).toEqual([1, 1]);
+    expect(text.stderr).toMatch(
+      new RegExp(`^error: ${poster.user.nickname}'s status "gone with its comments" was removed \\(\\d{4}-[^)]*\\), its comments with it: .*agora(\\.js)? removed list --target-type Comment lists them \\(not_found, HTTP 404\\)\\n$`),
+    );
+    expect(text.stderr).not.toContain('/removed_content');
+    expect(JSON.parse(json.stderr).error).toMatchObject({ code: 'not_found', message: expect.stringContaining('GET /removed_content') });
+  });
+});

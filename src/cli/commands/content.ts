@@ -109,9 +109,20 @@ export function registerContentCommands(program: Command): void {
     'agora statuses comments 3f2a… --all',
   ).action(
     withContext<PageOptions>(async (ctx, o, args) => {
-      const [{ seg }, { ID_LISTS }] = await Promise.all([import('../../client/api-client.js'), import('../names.js')]);
+      const [{ seg, ApiError }, { ID_LISTS }] = await Promise.all([import('../../client/api-client.js'), import('../names.js')]);
       const [id] = await ctx.names.fullIds(ID_LISTS.status, args);
-      await showList(ctx, `/statuses/${seg(id!)}/comments`, {}, COMMENT_COLUMNS, o);
+      await showList(ctx, `/statuses/${seg(id!)}/comments`, {}, COMMENT_COLUMNS, o).catch(async (error: unknown) => {
+        // A removed status (an Admin's 404): the API's message names its own path for the comments; the CLI names its
+        // command. With --json, the API's error body is the one printed.
+        if (!(error instanceof ApiError && error.status === 404) || ctx.out.json) throw error;
+        const status = await ctx.client.get<Status>(`/statuses/${seg(id!)}`).catch(() => undefined);
+        if (!status?.removed_at) throw error;
+        const [{ selfCommand }, { firstWords }] = await Promise.all([import('../self-command.js'), import('../safe-text.js')]);
+        const message =
+          `${status.user.nickname}'s status "${firstWords(status.content)}" was removed (${status.removed_at}), its comments with it: ` +
+          `${selfCommand()} removed list --target-type Comment lists them`;
+        throw new ApiError(error.status, error.code, message, { error: { ...error.body.error, message } });
+      });
     }),
   );
 
