@@ -40,8 +40,11 @@ export interface OutputOptions {
   stdout?: NodeJS.WriteStream;
   stderr?: NodeJS.WriteStream;
   env?: NodeJS.ProcessEnv;
-  names?: Names;
+  names?: NameSource;
 }
+
+/** Where a table's names come from: the API (`Names`), or the store itself for an offline `admin` command. */
+export type NameSource = Pick<Names, 'load' | 'get'>;
 
 /** How a record's fields are shown: the names shown beside ids, and formats for fields that are not text. */
 export interface RecordView<T> {
@@ -70,7 +73,7 @@ export class Output {
   private readonly stdout: NodeJS.WriteStream;
   private readonly stderr: NodeJS.WriteStream;
   private readonly env: NodeJS.ProcessEnv;
-  private readonly names?: Names;
+  private readonly names?: NameSource;
   /** Records printed one line a field so far (a blank line goes between two). */
   private fieldLinesShown = 0;
 

@@ -22,9 +22,10 @@ describe('agora admin list-keys and revoke-key', () => {
     ]);
     expect(listed.stdout).not.toContain(creds.secret);
 
+    // The owner by nickname, as `keys list` and the other tables name users (the id stays in --json's user_id).
     const plain = await admin(['list-keys']);
     expect(plain.code).toBe(0);
-    expect(plain.stdout).toContain(`${keys.items[0].id}\t${user.id}\t${creds.key}\t`);
+    expect(plain.stdout).toContain(`${keys.items[0].id}\t${user.nickname}\t${creds.key}\t`);
 
     const revoked = await admin(['revoke-key', creds.key]);
     expect(revoked.code).toBe(0);

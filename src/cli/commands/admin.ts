@@ -105,10 +105,18 @@ export function registerAdminCommands(program: Command): void {
     'agora admin list-keys --db ./agora.db --user ada --json',
   ).action(async (options: { db: string; user?: string }, command: Command) => {
       const { userIdOf } = await import('../../domain/api-keys.js');
-      const items = await withStore(options.db, async (deps) => everyKey(deps, options.user === undefined ? undefined : await userIdOf(deps, options.user)), true);
+      // The owners' nicknames read from the store too, as `keys list` names them (--json keeps the record's user_id).
+      const nicknames = new Map<string, string>();
+      const items = await withStore(options.db, async (deps) => {
+        const keys = await everyKey(deps, options.user === undefined ? undefined : await userIdOf(deps, options.user));
+        const owners = [...new Set(keys.map((k) => k.user_id))];
+        for (let i = 0; i < owners.length; i += 500)
+          for (const user of await deps.store.users.getByIds(owners.slice(i, i + 500))) nicknames.set(user.id, user.nickname);
+        return keys;
+      }, true);
       const [{ Output }, { KEY_COLUMNS }] = await Promise.all([import('../output.js'), import('./keys.js')]);
-      // Offline, no names: the owner's id.
-      await new Output({ json: !!command.optsWithGlobals().json }).list({ items, total_items: items.length }, KEY_COLUMNS);
+      const names = { load: async () => {}, get: (_kind: string, id: string) => nicknames.get(id) };
+      await new Output({ json: !!command.optsWithGlobals().json, names }).list({ items, total_items: items.length }, KEY_COLUMNS);
     });
   examples(
     admin
