@@ -26,11 +26,25 @@ export async function userIdOf(deps: Deps, ref: string): Promise<string> {
   return found.rows[0].id;
 }
 
+/**
+ * The bootstrap administrator's id, if it exists: the user named exactly `admin` whose role is Admins (as an export
+ * of users skips it). Nicknames are one whatever their case, so the lookup finds whoever holds the nickname: one who
+ * only folds to it (`Admin`), or holds it in another role, is refused rather than taken for it (and given its key).
+ */
+async function bootstrapAdminId(store: Store): Promise<string | undefined> {
+  const holder = (await store.users.list({ nickname: BOOTSTRAP_NICKNAME }, { page: 1, per_page: 1 })).rows[0];
+  if (!holder) return undefined;
+  if (holder.nickname === BOOTSTRAP_NICKNAME && holder.role_system_key === SYSTEM_ROLES.admins) return holder.id;
+  const why = holder.nickname === BOOTSTRAP_NICKNAME ? `its role is ${holder.role_name}, not Admins` : `its nickname is ${holder.nickname}`;
+  const message = `The user ${holder.nickname} (${holder.id}) holds the nickname ${BOOTSTRAP_NICKNAME} but is not the bootstrap administrator (${why}): rename that user, or give the key another owner`;
+  throw new AppError(409, ErrorCode.nicknameTaken, message);
+}
+
 /** The bootstrap administrator `admin` (role Admins), created on first need. */
 export async function ensureBootstrapAdmin(deps: Deps): Promise<string> {
   const { store } = deps;
-  const existing = await store.users.list({ nickname: BOOTSTRAP_NICKNAME }, { page: 1, per_page: 1 });
-  if (existing.rows[0]) return existing.rows[0].id;
+  const existing = await bootstrapAdminId(store);
+  if (existing) return existing;
   const admins = await store.permissionSets.getBySystemKey(SYSTEM_ROLES.admins);
   if (!admins) throw new Error('the Admins permission set is missing');
   const now = nowIso(deps);
@@ -62,8 +76,8 @@ export async function ensureBootstrapAdmin(deps: Deps): Promise<string> {
     return id;
   } catch (error) {
     if (!isUniqueViolation(error, 'users')) throw error;
-    const again = await store.users.list({ nickname: BOOTSTRAP_NICKNAME }, { page: 1, per_page: 1 });
-    if (again.rows[0]) return again.rows[0].id;
+    const again = await bootstrapAdminId(store);
+    if (again) return again;
     // Not made meanwhile: a nickname looks like it (`аdmin` with a Cyrillic а), which no longer stands beside it.
     if (!isUniqueViolation(error, 'users', 'nickname_skeleton')) throw error;
     const message = `The bootstrap administrator cannot be made: a user's nickname looks like ${BOOTSTRAP_NICKNAME}`;
