@@ -10,7 +10,7 @@ import { ConnectionGuard, type ConnectionLimits } from './connection-limits.js';
 import { logFailure, toAppError } from './failures.js';
 import { API_PREFIX, type RouteContext } from './context.js';
 import { LiveStreams, type LiveStreamLimits } from './live-streams.js';
-import { parseUrlencoded, utf8Text } from './bodies.js';
+import { jsonRefusal, parseUrlencoded, utf8Text } from './bodies.js';
 import { boundaryOf, parseMultipart } from './multipart.js';
 import { requestIdOf } from './request-id.js';
 import { TurnWrites } from './turn-writes.js';
@@ -152,7 +152,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     const text = utf8Text(body as Buffer);
     if (text.trim() === '') return done(null, undefined);
-    defaultJson(request, text, done);
+    defaultJson(request, text, (error, parsed) => (error ? done(jsonRefusal(error, text)) : done(null, parsed)));
   });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer' }, (request, body, done) => done(null, parseUrlencoded(body as Buffer)));
   // Read whole (within the body limit) and parsed strictly: a body cut short is a 400, not an empty form.

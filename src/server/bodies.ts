@@ -28,6 +28,21 @@ export function parseUrlencoded(bytes: Buffer): Record<string, string | string[]
   return fields;
 }
 
+/**
+ * Why the JSON parser refused a body. It refuses a `__proto__` key, and a `constructor` key holding a `prototype`,
+ * at any depth (so that nothing downstream can take one for an object's prototype) in the words it uses for a body
+ * that is not JSON at all: JSON that `JSON.parse` reads is valid, and the refusal names what is not accepted.
+ */
+export function jsonRefusal(error: Error, text: string): Error {
+  try {
+    JSON.parse(text);
+  } catch {
+    return error;
+  }
+  const message = 'A JSON body may not have a key named "__proto__", nor a "constructor" key whose value has a "prototype" key, at any depth: remove it';
+  return new AppError(400, ErrorCode.invalidBody, message);
+}
+
 function decode(text: string): string {
   try {
     return decodeURIComponent(text.replace(/\+/g, ' '));

@@ -74,9 +74,17 @@ describe('request bodies', () => {
     expectErrorShape(res, 400, 'invalid_body');
   });
 
-  it('refuses JSON with a __proto__ key without a 500', async () => {
-    const res = await call(server, 'POST', '/users', { body: '{"__proto__": {"admin": true}}' });
-    expectErrorShape(res, 400, 'invalid_body');
+  it('refuses JSON with a __proto__ key (or a constructor.prototype), at any depth, saying so: it is valid JSON', async () => {
+    const refusal = /^A JSON body may not have a key named "__proto__", nor a "constructor" key whose value has a "prototype" key/;
+    for (const body of ['{"__proto__": {"admin": true}}', '{"nickname": "x", "deep": [{"\\u005f_proto__": 1}]}', '{"a": {"constructor": {"prototype": {}}}}']) {
+      const res = await call(server, 'POST', '/users', { body });
+      expectErrorShape(res, 400, 'invalid_body');
+      expect(res.body.error.message, body).toMatch(refusal);
+    }
+    // JSON that is not JSON keeps its own words.
+    const broken = await call(server, 'POST', '/users', { body: '{"__proto__": ' });
+    expectErrorShape(broken, 400, 'invalid_body');
+    expect(broken.body.error.message).toMatch(/not valid JSON/);
   });
 
   it.each(['text/plain', 'application/xml', 'application/octet-stream'])(
