@@ -1,7 +1,7 @@
 import { expressionBuilder, sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import { MAX_PER_PAGE, type Pagination } from '../shared/schemas/common.js';
 import type { Database } from './schema.js';
-import { counted, counterKey, kept, keptEach, keptEachPair, listPage, type AnyQuery, type Embeds, type Listed, type Selection } from './paging.js';
+import { counted, counterKey, cursorOf, kept, keptEach, keptEachPair, listPage, type AnyQuery, type Embeds, type Listed, type Selection } from './paging.js';
 import { byId, holder, inserter } from './rows.js';
 import { followsPage } from './follows.js';
 import { withUser, type WithUser } from './users.js';
@@ -78,7 +78,8 @@ export function statusesRepo(db: Kysely<Database>) {
       User: (eb, id) =>
         eb.and([eb('s.user_id', '=', id), reachesFollowers(eb), eb.or([eb('s.page_id', 'is', null), eb.not(followsPage(userId, sql.ref('s.page_id')))])]),
     };
-    const after = (query: ReturnType<typeof shown>) => (page.cursor ? query.where('s.id', '<', page.cursor[0]!) : query);
+    const cursor = cursorOf(page, ['s.id']);
+    const after = (query: ReturnType<typeof shown>) => (cursor ? query.where('s.id', '<', cursor[0]!) : query);
     const newest = (kind: Kind, column: string) => after(shown().where((eb) => of[kind](eb, sql.ref(column)))).select('s.id').orderBy('s.id', 'desc').limit(1);
     const arms = sourcesOf(userId, viewer).map(([kind, ids, column]) => ids.select([sql.lit(kind).as('kind'), newest(kind, column).as('newest')]));
     // Ranked here, not by an ORDER BY: SQLite would sort every source in a temporary B-tree to keep n + 1 of them.
@@ -139,8 +140,7 @@ export function statusesRepo(db: Kysely<Database>) {
         .executeTakeFirst();
     },
     addToCount: (id: string, column: 'comments_count' | 'likes_count', delta: number) => addToCount(db, 'statuses', column, id, delta),
-    /** The statuses of `userId`'s sources that `viewer` may read (`visibility.ts`), and their total. */
-    /** Undefined: a page number past `STREAM_PAGE_WINDOW` where stepping would be needed (`domain/content.ts` says so). */
+    /** The statuses of `userId`'s sources that `viewer` may read (`visibility.ts`), and their total; undefined: a page number past `STREAM_PAGE_WINDOW` where stepping would be needed (`domain/content.ts` says so). */
     async stream(userId: string, viewer: Viewer, now: string, page: Pagination): Promise<Listed<StatusListed> | undefined> {
       const total = streamTotal(userId, viewer, now);
       const listed = await streamPage(userId, viewer, now, page, total, selectStatuses, statusExtras(viewer, now));

@@ -48,6 +48,11 @@ const KEY = (i: number) => `__k${i}`;
 /** The query with its walk's sort key selected (`__k0`, `__k1`, …), as a cursor and a merge read it. */
 const withKeys = (walk: Walk, query: AnyQuery): AnyQuery => walk.keys.reduce((q, key, i) => q.select(sql.ref(key).as(KEY(i))), query);
 
+/** A list's cursor checked against its sort key (`keys`), before any use (a stream's, before it has walks): another list's (another width) is not one we gave. */
+export function cursorOf({ cursor }: Pagination, keys: readonly string[]): string[] | undefined {
+  if (cursor && cursor.length !== keys.length) throw new AppError(400, ErrorCode.invalidQuery, 'cursor is not one this server gave: follow the Link header as it is');
+  return cursor;
+}
 /**
  * A page and its exact total (an SQL expression), read in the rows' statement (alone only for an empty page): a range
  * of the walks' indexes, from a cursor or a page number's key. A row in two walks comes once.
@@ -62,10 +67,7 @@ export async function listPage<Row>(
 ): Promise<Listed<Row>> {
   const alone = async () => Number((await db.selectNoFrom(sql<number>`${total}`.as('n')).execute())[0]?.n ?? 0);
   if (walks.length === 0) return { rows: [], total: await alone() };
-  const width = walks[0]!.keys.length;
-  // Another list's cursor (another width) is not one we gave.
-  if (position.cursor && position.cursor.length !== width)
-    throw new AppError(400, ErrorCode.invalidQuery, 'cursor is not one this server gave: follow the Link header as it is');
+  const cursor = cursorOf(position, walks[0]!.keys);
   const direction = desc ? 'desc' : 'asc';
   const from = (walk: Walk, start: RawBuilder<unknown> | undefined, inclusive: boolean) => {
     if (!start) return walk.query;
@@ -73,11 +75,11 @@ export async function listPage<Row>(
     return walk.query.where(sql<boolean>`(${sql.join(walk.keys.map((k) => sql.ref(k)))}) ${op} ${start}`);
   };
   const keyed = (walk: Walk, query: AnyQuery) => walk.keys.reduce((q, key) => q.orderBy(key, direction), withKeys(walk, query));
-  const keysOf = (row: Record<string, unknown>) => Array.from({ length: width }, (_, i) => String(row[KEY(i)]));
+  const keysOf = (row: Record<string, unknown>) => Array.from({ length: walks[0]!.keys.length }, (_, i) => String(row[KEY(i)]));
 
   const values = (keys: readonly string[]) => sql`(${sql.join(keys.map((v) => sql.val(v)))})`;
-  const skip = position.cursor ? 0 : (position.page - 1) * position.per_page;
-  let start = position.cursor && values(position.cursor);
+  const skip = cursor ? 0 : (position.page - 1) * position.per_page;
+  let start = cursor && values(cursor);
   if (skip > 0) {
     // PostgreSQL, one walk: a subquery, saving a round trip. Else read first: SQLite has no round trip to save and
     // would not start its index range at a row value compared with a subquery; several walks would each carry the skip.

@@ -183,4 +183,20 @@ describe('GET /users/{id}/stream', () => {
     const res = await t.call('GET', `/users/${a.user.id}/stream?per_page=5`, { as: a.creds });
     expect(res.body).toEqual({ items: [], total_items: 0 });
   });
+
+  it("refuses another list's cursor (another width) with 400, whether or not anything follows it in the stream", async () => {
+    const [reader, poster] = [await t.member(), await t.member()];
+    // The audit log walks two keys; a stream one.
+    const link = (await t.call('GET', '/audit_log?per_page=1')).headers.link as string;
+    const cursor = /cursor=([^&>]+)/.exec(link)![1];
+    const read = () => t.call('GET', `/users/${reader.user.id}/stream?per_page=5&cursor=${cursor}`, { as: reader.creds });
+    // Nothing in the stream (no source has a status after any cursor), then a followed user's status.
+    for (const before of [async () => {}, async () => void (await t.call('POST', '/follows', { as: reader.creds, body: { followable_type: 'User', followable_id: poster.user.id, user_id: reader.user.id } }))]) {
+      await before();
+      await post(poster, {});
+      const res = await read();
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'invalid_query', message: expect.stringMatching(/^cursor is not one this server gave/) });
+    }
+  });
 });
