@@ -75,6 +75,8 @@ export interface Answer<T> {
   total?: number;
   /** The query of the `Link: <…>; rel="next"` URL (docs/api.md), when more records follow. */
   next?: Query;
+  /** `Suspension-Lifted` of a lift (`DELETE /users/{id}/suspension`): whether it ended a suspension in force. */
+  lifted?: boolean;
 }
 
 /** PUT and DELETE are idempotent by definition; a POST only when it carries an Idempotency-Key. */
@@ -124,10 +126,10 @@ export class ApiClient {
 
   /** The call with its status and whether the server replayed an earlier answer to the same Idempotency-Key. */
   async answer<T>(method: Method, path: string, init: CallInit<T> = {}): Promise<Answer<T>> {
-    const { status, text, replayed, total, next } = await this.send(method, path, init, async (body) => body.text());
+    const { status, text, replayed, total, next, lifted } = await this.send(method, path, init, async (body) => body.text());
     if (status >= 400) throw toApiError(status, text);
     const data = (await this.checked(method, path, status, text, init.schema)) as T;
-    return { status, data, replayed, total, next };
+    return { status, data, replayed, total, next, lifted };
   }
 
   /**
@@ -273,7 +275,7 @@ export class ApiClient {
     path: string,
     init: CallInit<unknown>,
     read: (body: Dispatcher.ResponseData['body'], status: number) => Promise<R>,
-  ): Promise<{ status: number; text: R; replayed: boolean; total?: number; next?: Query; stream?: Readable; mediaType?: string }> {
+  ): Promise<{ status: number; text: R; replayed: boolean; total?: number; next?: Query; lifted?: boolean; stream?: Readable; mediaType?: string }> {
     const url = this.url(path, init.query);
     const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
     if (this.options.apiKey) headers['api-key'] = this.options.apiKey;
@@ -331,7 +333,9 @@ export class ApiClient {
           clearTimeout(timer);
           const total = Number(res.headers['x-total-count']);
           const next = nextLink(res.headers.link);
-          return { status: res.statusCode, text, replayed, ...(Number.isInteger(total) ? { total } : {}), ...(next ? { next } : {}) };
+          const said = res.headers['suspension-lifted'];
+          const lifted = said === 'true' ? true : said === 'false' ? false : undefined;
+          return { status: res.statusCode, text, replayed, ...(Number.isInteger(total) ? { total } : {}), ...(next ? { next } : {}), ...(lifted === undefined ? {} : { lifted }) };
         } catch (error) {
           clearTimeout(timer);
           if (abort.signal.aborted)

@@ -90,9 +90,10 @@ export async function isLastUnsuspendedAdmin(tx: Store, now: string, user: UserW
 /**
  * Lifts a user's suspension. Lifting one that is not there (never was, already lifted, or over by itself at its
  * `until`) is no error: DELETE leaves the user unsuspended either way, so the answer is the user (200), and only a
- * lift that ended a suspension in force writes the audit entry and tells the user.
+ * lift that ended a suspension in force writes the audit entry and tells the user. `lifted`: whether this one did
+ * (the answer's `Suspension-Lifted` header), read in the lift's own transaction, not before it.
  */
-export async function liftSuspension(deps: Deps, caller: Caller, userId: string): Promise<User> {
+export async function liftSuspension(deps: Deps, caller: Caller, userId: string): Promise<{ user: User; lifted: boolean }> {
   requireAdmin(caller, 'lift suspensions');
   const row = await deps.store.transaction(async (tx) => {
     await tx.takeTurns('moderation');
@@ -100,10 +101,10 @@ export async function liftSuspension(deps: Deps, caller: Caller, userId: string)
     const user = await tx.users.getById(userId);
     if (!user) throw notFound('User');
     // `getById` joins the suspension: none in force, nothing to lift.
-    if (!suspensionOf(user, new Date(now))) return user;
+    if (!suspensionOf(user, new Date(now))) return { row: user, lifted: false };
     // The delete says whether this request lifted it: lifts racing on PostgreSQL all read it in force, and each
     // wrote its own audit entry and notification.
-    if (!(await tx.suspensions.delete(user.id, now))) return (await tx.users.getById(user.id))!;
+    if (!(await tx.suspensions.delete(user.id, now))) return { row: (await tx.users.getById(user.id))!, lifted: false };
     await recordAudit(tx, now, caller, { action: 'user.unsuspend', target_id: user.id, summary: `lifted ${user.nickname}'s suspension` });
     await notifyUsers(
       tx,
@@ -112,7 +113,7 @@ export async function liftSuspension(deps: Deps, caller: Caller, userId: string)
       [user.id],
       [caller.user.id],
     );
-    return (await tx.users.getById(user.id))!;
+    return { row: (await tx.users.getById(user.id))!, lifted: true };
   });
-  return toUserRecord(row, caller, deps.clock());
+  return { user: toUserRecord(row.row, caller, deps.clock()), lifted: row.lifted };
 }

@@ -5,6 +5,7 @@ import type { ErrorCodeValue } from '../shared/errors.js';
 import { encodeCursor, NEXT_PAGE } from '../shared/schemas/common.js';
 import { withIdempotency, type IdempotencyGuard, type Outcome } from './idempotency.js';
 import { askForBody } from './connection-limits.js';
+import type { HEADERS } from './openapi/parts.js';
 import { parseBody, parseParams, parseQuery, refuseMalformedQuery, refuseUnreadableBody } from './input.js';
 
 /** The body of a route that takes none: no field at all. */
@@ -36,6 +37,8 @@ export interface RouteSpec<B extends z.ZodType, Q extends z.ZodType, P extends z
   stream?: boolean;
   /** The 409 codes the operation may answer, for the OpenAPI document. */
   conflicts?: ErrorCodeValue[];
+  /** Headers of the answer beyond every answer's, for the OpenAPI document. */
+  headers?: (keyof typeof HEADERS)[];
   /** An answer that is text, not JSON (a stream): per media type, what it holds and an example. */
   text?: Record<string, { description: string; example: string }>;
 }

@@ -43,9 +43,13 @@ describe('suspension', () => {
     const lifted = await t.call('DELETE', `/users/${bob.user.id}/suspension`);
     expect(lifted.status).toBe(200);
     expect(lifted.body.suspension).toBeNull();
-    // Lifted again: nothing to lift, and DELETE is idempotent (the user, unsuspended), with no second entry or notice.
+    expect(lifted.headers['suspension-lifted']).toBe('true');
+    // Lifted again: nothing to lift, and DELETE is idempotent (the user, unsuspended), with no second entry or notice;
+    // its Suspension-Lifted header says there was nothing to lift.
     const again = await t.call('DELETE', `/users/${bob.user.id}/suspension`);
-    expect([again.status, again.body.id, again.body.suspension]).toEqual([200, bob.user.id, null]);
+    expect([again.status, again.body.id, again.body.suspension, again.headers['suspension-lifted']]).toEqual([200, bob.user.id, null, 'false']);
+    const never = await t.member();
+    expect((await t.call('DELETE', `/users/${never.user.id}/suspension`)).headers['suspension-lifted']).toBe('false');
     expect((await t.call('GET', `/users/${bob.user.id}`, { as: bob.creds })).status).toBe(200);
     const told = ((await t.call('GET', `/users/${bob.user.id}/notifications`, { as: bob.creds })).body as { notification_type: string }[]).filter(
       (n) => n.notification_type === 'suspension_lifted',
@@ -61,6 +65,8 @@ describe('suspension', () => {
     expect((await t.call('GET', `/users/${bob.user.id}`)).body.suspension).toMatchObject({ reason: expect.stringMatching(/^spam \d$/) });
     const lifts = await Promise.all(Array.from({ length: 10 }, () => t.call('DELETE', `/users/${bob.user.id}/suspension`)));
     expect(lifts.map((r) => [r.status, r.body.suspension])).toEqual(Array(10).fill([200, null]));
+    // The lift that ended it, alone, says so.
+    expect(lifts.map((r) => r.headers['suspension-lifted']).sort()).toEqual([...Array(9).fill('false'), 'true']);
     const told = ((await t.call('GET', `/users/${bob.user.id}/notifications`, { as: bob.creds })).body as { notification_type: string }[]).filter(
       (n) => n.notification_type === 'suspension_lifted',
     );

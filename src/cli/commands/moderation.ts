@@ -236,11 +236,11 @@ function registerSuspensionCommands(users: Command): void {
     withContext(async (ctx, _o, [ref]) => {
       const { seg } = await import('../../client/api-client.js');
       const id = await ctx.names.resolve('user', ref!);
-      // The API lifts a suspension that is not there as one that is (200, the user): read first, to say which.
-      const { nickname, suspension: was } = await ctx.client.get<User>(`/users/${seg(id)}`);
-      const lifted = await ctx.client.delete<User>(`/users/${seg(id)}/suspension`);
-      if (!was) ctx.out.note(`${nickname} was not suspended.`);
-      await ctx.out.record(lifted, USER_VIEW);
+      // The API lifts a suspension that is not there as one that is (200, the user); its Suspension-Lifted header says
+      // which, as the lift itself found it (no read before it, which a lift or suspension in between would belie).
+      const { data: user, lifted } = await ctx.client.answer<User>('DELETE', `/users/${seg(id)}/suspension`);
+      if (lifted === false) ctx.out.note(`${user.nickname} was not suspended.`);
+      await ctx.out.record(user, USER_VIEW);
     }),
   );
 }

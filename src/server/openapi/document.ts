@@ -121,6 +121,7 @@ function operation(spec: AnySpec, components: SchemaComponents, used: Used): Rec
   const headers: Record<string, unknown> = { 'X-Request-Id': used.header('X-Request-Id') };
   if (isList) headers.Link = used.header('Link');
   if (spec.method === 'POST') headers['Idempotent-Replayed'] = used.header('Idempotent-Replayed');
+  for (const name of spec.headers ?? []) headers[name] = used.header(name);
   let content: Record<string, unknown> | undefined;
   if (spec.text) {
     content = Object.fromEntries(

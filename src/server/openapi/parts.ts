@@ -154,6 +154,10 @@ export const HEADERS = {
     description: 'true when this is the first answer to the same Idempotency-Key and body, sent again without acting',
     schema: { type: 'string', enum: ['true'] },
   },
+  'Suspension-Lifted': {
+    description: 'true when this request ended a suspension in force; false when there was none to lift (never suspended, lifted already, or over by itself)',
+    schema: { type: 'string', enum: ['true', 'false'] },
+  },
 };
 
 export const PARAMETERS = {

@@ -21,7 +21,20 @@ export function registerSuspensionRoutes({ routes, deps }: RouteContext): void {
     ({ params, body, caller }) => suspendUser(deps, caller, params.user_id, body),
   );
   routes.add(
-    { method: 'DELETE', url: '/users/:user_id/suspension', operationId: 'lift_suspension', tag, summary: "Lift a user's suspension (Admins)", params: UserIdParams, response: UserSchema },
-    ({ params, caller }) => liftSuspension(deps, caller, params.user_id),
+    {
+      method: 'DELETE',
+      url: '/users/:user_id/suspension',
+      operationId: 'lift_suspension',
+      tag,
+      summary: "Lift a user's suspension (Admins)",
+      params: UserIdParams,
+      response: UserSchema,
+      headers: ['Suspension-Lifted'],
+    },
+    async ({ params, caller, reply }) => {
+      const { user, lifted } = await liftSuspension(deps, caller, params.user_id);
+      reply.header('suspension-lifted', String(lifted));
+      return user;
+    },
   );
 }
