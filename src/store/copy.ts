@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { COUNTING_TRIGGERS_PG, rewriteCountsPg } from './counters.js';
 import { NOTIFY_TRIGGER } from './migrations/0044-notify-at-insert.js';
+import { ROWS_PER_STATEMENT } from './rows.js';
 import type { Database } from './schema.js';
 import type { Store } from './store.js';
 
@@ -14,9 +15,6 @@ export const COPIED_TABLES: readonly { table: keyof Database; key: readonly stri
     'webhooks', 'webhook_deliveries', 'events', 'event_attendances', 'statuses', 'comments', 'likes', 'notification_contents', 'notifications',
     'notification_counters', 'notification_jobs', 'audit_log', 'moderation_queue', 'removed_content', 'suspensions', 'reports'] as const
 ).map((table) => ({ table, key: OTHER_KEYS[table] ?? ['id'] }));
-
-/** Rows per read and per insert: well under SQLite's and PostgreSQL's limits of bound parameters. */
-const BATCH = 500;
 
 export interface CopyProgress {
   table: string;
@@ -67,7 +65,7 @@ export async function copyStore(from: Store, to: Store, onProgress?: (progress: 
           await onProgress?.({ table, copied, total });
           const last = rows[rows.length - 1]!;
           after = key.map((k) => last[k]);
-          if (rows.length < BATCH) break;
+          if (rows.length < ROWS_PER_STATEMENT) break;
         }
       }
       if (setAside.length) {
@@ -117,7 +115,7 @@ async function readBatch(db: Kysely<Database>, table: string, key: readonly stri
   let q = db.selectFrom(table as keyof Database).selectAll();
   if (after) q = q.where(sql<boolean>`(${sql.join(key.map((k) => sql.ref(k)))}) > (${sql.join(after)})`);
   for (const k of key) q = q.orderBy(sql.ref(k));
-  return (await q.limit(BATCH).execute()) as Record<string, unknown>[];
+  return (await q.limit(ROWS_PER_STATEMENT).execute()) as Record<string, unknown>[];
 }
 
 /** Empty: no rows but the default roles and the kept counts that migrations write. */

@@ -7,7 +7,7 @@ import type { Pagination } from '../shared/schemas/common.js';
 import type { Database } from './schema.js';
 import { readsInPage } from './visibility.js';
 import { listPage, type Listed, type Selection } from './paging.js';
-import { byId, deleter, inserter } from './rows.js';
+import { byId, deleter, inserter, ROWS_PER_STATEMENT } from './rows.js';
 
 /** A user's notification's own columns, but its number (`seq`, the live stream's). */
 export type NotificationOwn = Omit<Selectable<Database['notifications']>, 'seq'>;
@@ -18,9 +18,6 @@ export type NotificationRow = Selectable<Database['notifications']> & Omit<Notif
 /** The actor's suspension, if any (in force or not): while in force, what they wrote is not quoted. */
 export type SubjectSuspension = Record<'subject_suspended' | 'subject_suspended_until', string | null>;
 export type NotificationJobRow = Selectable<Database['notification_jobs']>;
-
-/** Rows per insert, users per read: well under SQLite's limit of bound parameters. */
-const ROWS_PER_STATEMENT = 500;
 
 /** What a notification says, of its content: every column but the content's own id and date. */
 export type Content = Omit<NotificationContentRow, 'id' | 'created_at'>;

@@ -5,6 +5,9 @@ import type { Database } from './schema.js';
 
 // A table's row by its id, held, inserted or deleted: what most repositories begin with.
 
+/** Rows per insert, ids per `in` list: well under SQLite's limit of bound parameters; longer lists take several. */
+export const ROWS_PER_STATEMENT = 500;
+
 /**
  * A table's row by its id. `locked`: the row is locked until the transaction ends, on PostgreSQL (SQLite's writer
  * holds the only write lock already), but not its key: rows that refer to it may still be written meanwhile.
