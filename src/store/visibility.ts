@@ -29,14 +29,8 @@ export function secretPageIdsSeen(viewer: string, only?: string): RawBuilder<str
 }
 
 /** The row is not of a secret page, or its page is seen (looked up only for a secret page's row, on the index). */
-export function notSecretOrSeen(
-  eb: AnyEb,
-  notSecret: Expression<SqlBool>,
-  page: string,
-  seen: RawBuilder<string>,
-): Expression<SqlBool> {
-  return eb.or([notSecret, eb(page, 'in', seen)]);
-}
+export const notSecretOrSeen = (eb: AnyEb, notSecret: Expression<SqlBool>, page: string, seen: RawBuilder<string>) =>
+  eb.or([notSecret, eb(page, 'in', seen)]);
 
 /** A Member's total from kept counts: all rows, less those of secret pages, plus those of the secret pages seen. */
 export const visibleTotal = (all: Expression<number>, ofSecretPages: Expression<number>, ofPagesSeen: Expression<number>): Expression<number> =>
@@ -51,9 +45,8 @@ export function accessRequestsSeenBy(viewer: Viewer): 'all' | { user_id?: string
   return viewer.isAdmin ? 'all' : [{ user_id: viewer.id }, { owner: viewer.id }];
 }
 
-export function reportsSeenBy(viewer: Viewer): 'all' | { user_id?: string; owner?: string }[] {
-  return viewer.isAdmin ? 'all' : [{ user_id: viewer.id }, { owner: viewer.id }];
-}
+/** A report as an access request: by the one who made it and the page's creator. */
+export const reportsSeenBy = accessRequestsSeenBy;
 
 export function invitesSeenBy(viewer: Viewer): 'all' | { user_id?: string; user_target_id?: string; owner?: string }[] {
   return viewer.isAdmin ? 'all' : [{ user_id: viewer.id }, { user_target_id: viewer.id }, { owner: viewer.id }];
