@@ -3,10 +3,9 @@ import type { Pagination } from '../shared/schemas/common.js';
 import { notSecretOrSeen, secretPageIdsSeen, visibleTotal, type Viewer } from './visibility.js';
 import type { Dialect } from './dialect.js';
 import { secretPageOf } from './follows.js';
-import { slugsStartingWith } from './slugs.js';
 import type { Database } from './schema.js';
 import { counted, counterKey, kept, keptBetween, keptEach, listPage, type Listed } from './paging.js';
-import { byId, holder, inserter } from './rows.js';
+import { byId, holder, inserter, slugsStartingWith } from './rows.js';
 import { withUser, type WithUser } from './users.js';
 
 /** An event in a secret page says so (`secret_page`): the store's own, neither written nor read by the domain. */
@@ -99,7 +98,7 @@ export function eventsRepo(db: Kysely<Database>, dialect: Dialect) {
       const walk = { query: visible(filter, viewer), keys: ['events.start_date', 'events.id'] };
       return listPage<EventRow>(db, [walk], (q) => q.selectAll('events'), page, total(filter, viewer));
     },
-    slugsStartingWith: (base: string): Promise<string[]> => slugsStartingWith(db, 'events', base),
+    slugsStartingWith: slugsStartingWith(db, 'events'),
     /** Holds the event until the transaction ends (`Hold`): a user's answers settle one after the other. */
     hold: holder(db, 'events'),
     /** Takes a place unless full (false), in one conditional update: concurrent answers never overbook. */

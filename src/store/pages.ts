@@ -1,10 +1,9 @@
 import type { Expression, Kysely, Selectable } from 'kysely';
 import type { Pagination } from '../shared/schemas/common.js';
-import { slugsStartingWith } from './slugs.js';
 import type { Database } from './schema.js';
 import { notSecretOrSeen, secretPageIdsSeen, visibleTotal, type Viewer } from './visibility.js';
 import { counted, counterKey, kept, listPage, type AnyQuery, type Listed, type Selection, type Walk } from './paging.js';
-import { byId, inserter } from './rows.js';
+import { byId, inserter, slugsStartingWith } from './rows.js';
 
 export type PageRow = Selectable<Database['pages']>;
 const PAGE_COLUMNS = [
@@ -81,7 +80,7 @@ export function pagesRepo(db: Kysely<Database>) {
       const { walk, total } = walkAndTotal(filter, viewer);
       return listPage<PageRow>(db, [walk], (q) => q.selectAll('pages'), page, total);
     },
-    slugsStartingWith: (base: string): Promise<string[]> => slugsStartingWith(db, 'pages', base),
+    slugsStartingWith: slugsStartingWith(db, 'pages'),
   };
 }
 

@@ -42,3 +42,16 @@ export const deleter = <T extends keyof Database>(db: Kysely<Database>, table: T
   const deleted = await (db as AnyDb).deleteFrom(table as string).where('id', '=', id).executeTakeFirst();
   return Number(deleted.numDeletedRows) > 0;
 };
+/**
+ * The slugs of a table that are `base` or `base-…`, as one range of its unique slug index: a `LIKE` (case
+ * insensitive in SQLite) cannot use the index and would read every row, page creation growing with the
+ * community. '-' is followed by '.' in code point order, so `base-…` is the range [`base-`, `base.`).
+ */
+export const slugsStartingWith = (db: Kysely<Database>, table: 'users' | 'pages' | 'events') => async (base: string) => {
+  const rows = await db
+    .selectFrom(table)
+    .select('slug')
+    .where((eb) => eb.or([eb('slug', '=', base), eb.and([eb('slug', '>=', `${base}-`), eb('slug', '<', `${base}.`)])]))
+    .execute();
+  return rows.map((r) => r.slug);
+};

@@ -1,8 +1,7 @@
 import { sql, type ExpressionBuilder, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import { lookalikeKey, nameKey as nicknameKey } from '../shared/latin-lookalikes.js';
 import type { Pagination } from '../shared/schemas/common.js';
-import { holder } from './rows.js';
-import { slugsStartingWith } from './slugs.js';
+import { holder, slugsStartingWith } from './rows.js';
 import type { Database } from './schema.js';
 import { SYSTEM_ROLES } from './default-roles.js';
 import { suspendedAt } from './visibility.js';
@@ -105,7 +104,7 @@ export function usersRepo(db: Kysely<Database>) {
       if (afterId !== undefined) q = q.where('users.id', '>', afterId);
       return q.orderBy('users.id').limit(limit).execute();
     },
-    slugsStartingWith: (base: string): Promise<string[]> => slugsStartingWith(db, 'users', base),
+    slugsStartingWith: slugsStartingWith(db, 'users'),
     async setRole(userId: string, permissionSetId: string, now: string): Promise<void> {
       await db
         .updateTable('users')
