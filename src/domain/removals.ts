@@ -10,7 +10,7 @@ import { closed, holdContent, knownComment, knownStatus, readableComment, remove
 import { placeOf, removedFields, requireLikeReadable, toCommentRecords } from './content.js';
 import { inTurn, nowIso, viewerOf, type Caller, type Deps } from './context.js';
 import { excerpt, notifyUsers, userRef } from './notifications.js';
-import { inChunks, settleReportsIn } from './report-settlement.js';
+import { settleReportsIn } from './report-settlement.js';
 
 /**
  * Removing content (docs/api.md, "Moderating content and people"): a status or comment is removed by its author
@@ -174,7 +174,7 @@ export async function removeStatusIn(tx: Store, now: string, caller: Caller, sta
   await settleReportsIn(tx, now, caller, removed, 'remove', { alsoTold: [...alsoTold, status.user_id] });
   await removedByAnother(tx, now, caller, status, { type: 'Status', id: status.id, content: status.content, authorId: status.user_id }, reason);
   // After the settling, whose audit entry still quotes it (the audit log is Admins', who read removed content).
-  await inChunks(removed, (some) => tx.reports.unquote(some));
+  await tx.reports.unquote(removed);
 }
 
 /** The comment and its status, once the caller may remove it (an Admin is told when it is removed already). */

@@ -15,17 +15,6 @@ import { recordWebhookEvent } from './webhooks.js';
 
 export type ReportTarget = { type: Report['target_type']; id: string };
 
-/**
- * `each` run over a few hundred targets at a time, its answers together: a removed status's comments are targets too,
- * and a statement naming each of a thousand of them was deeper than SQLite parses (1,000 levels), a 500 that left a
- * status commented on a thousand times beyond removal.
- */
-export async function inChunks<T, R>(targets: readonly T[], each: (some: T[]) => Promise<R[] | void>): Promise<R[]> {
-  const answers: R[] = [];
-  for (let i = 0; i < targets.length; i += 200) answers.push(...((await each(targets.slice(i, i + 200))) ?? []));
-  return answers;
-}
-
 export async function toReportRecords(store: Store, caller: Caller, rows: ReportListed[], now: Date): Promise<Report[]> {
   // The user reported, or the content's author: whose suspension hides the excerpt from all but Admins.
   const { users } = await loadEmbeds(store, caller, rows.map((r) => r.target_user_id), [], now, { users: rows.map((r) => r.target) });
@@ -91,8 +80,7 @@ export async function settleReportsIn(
     resolved_by: caller.user.id,
     updated_at: now,
   };
-  // Oldest first across the chunks, as each chunk's are.
-  const rows = (await inChunks(targets, (some) => tx.reports.settle(some, change))).sort((a, b) => (a.id < b.id ? -1 : 1));
+  const rows = await tx.reports.settle(targets, change);
   // What settling does to the target (a suspension, a removal) comes before the records that show it. Before the
   // counters too: a removal deletes the status's pending fan-outs, whose batch holds its job and then takes counters.
   await then?.(rows);

@@ -3,6 +3,7 @@ import type { Pagination } from '../shared/schemas/common.js';
 import { REPORT_STATES, REPORT_TARGET_TYPES } from '../shared/report-kinds.js';
 import { filteredBy, type Embeds, type Listed } from './paging.js';
 import { embedUser, type UserWithRole } from './users.js';
+import { ROWS_PER_STATEMENT } from './rows.js';
 import type { Database } from './schema.js';
 import { reportsSeenBy, type Viewer } from './visibility.js';
 
@@ -13,6 +14,14 @@ export type ReportListed = ReportRow & { target?: UserWithRole };
 const withReportedUser: Embeds = (q, rows) => embedUser(q, `${rows}.target_user_id`, 'target');
 
 export type ReportFilter = Partial<Pick<ReportRow, 'state' | 'target_type' | 'target_id' | 'user_id'>>;
+
+/** The targets' ids by type, `ROWS_PER_STATEMENT` at a time: a removed status's comments may be thousands. */
+function* idsByType(targets: readonly { type: string; id: string }[]): Generator<[string, string[]]> {
+  for (const type of new Set(targets.map((target) => target.type))) {
+    const ids = targets.filter((target) => target.type === type).map((target) => target.id);
+    for (let i = 0; i < ids.length; i += ROWS_PER_STATEMENT) yield [type, ids.slice(i, i + ROWS_PER_STATEMENT)];
+  }
+}
 
 /** Users' reports of statuses, comments and users (migration 0030-moderation). */
 export function reportsRepo(db: Kysely<Database>) {
@@ -30,10 +39,8 @@ export function reportsRepo(db: Kysely<Database>) {
      * read it. The excerpt is then empty (shown as null).
      */
     async unquote(targets: { type: 'Status' | 'Comment'; id: string }[]): Promise<void> {
-      for (const type of ['Status', 'Comment'] as const) {
-        const ids = targets.filter((target) => target.type === type).map((target) => target.id);
-        if (ids.length > 0) await db.updateTable('reports').set({ excerpt: '' }).where('target_type', '=', type).where('target_id', 'in', ids).execute();
-      }
+      for (const [type, ids] of idsByType(targets))
+        await db.updateTable('reports').set({ excerpt: '' }).where('target_type', '=', type).where('target_id', 'in', ids).execute();
     },
     /** Refused by the unique index when the reporter already has an open report on the target, even in a race. */
     async insert(row: ReportRow): Promise<void> {
@@ -55,16 +62,20 @@ export function reportsRepo(db: Kysely<Database>) {
       targets: { type: string; id: string }[],
       change: { state: string; resolution: string | null; resolved_by: string; updated_at: string },
     ): Promise<ReportRow[]> {
-      if (targets.length === 0) return [];
-      // The rows as the update left them (a report written between a read and the update would be settled untold).
-      const settled = await db
-        .updateTable('reports')
-        .set(change)
-        .where('state', '=', 'open')
-        .where((eb) => eb.or(targets.map((t) => eb.and([eb('target_type', '=', t.type), eb('target_id', '=', t.id)]))))
-        .returningAll()
-        .execute();
-      return settled.map(({ page_owner_id: _owner, ...row }) => row).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      const settled: ReportRow[] = [];
+      for (const [type, ids] of idsByType(targets)) {
+        // The rows as the update left them (a report written between a read and the update would be settled untold).
+        const rows = await db
+          .updateTable('reports')
+          .set(change)
+          .where('state', '=', 'open')
+          .where('target_type', '=', type)
+          .where('target_id', 'in', ids)
+          .returningAll()
+          .execute();
+        settled.push(...rows.map(({ page_owner_id: _owner, ...row }) => row));
+      }
+      return settled.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     },
   };
 }
