@@ -50,7 +50,7 @@ export async function addToCount(db: Kysely<Database>, table: 'statuses' | 'comm
 
 export function statusesRepo(db: Kysely<Database>) {
   const fromStatuses = () => db.selectFrom('statuses as s');
-  /** A stream's sources (kind, ids, their column): pages in, users followed, events gone to or created (both: twice, read once). */
+  /** A stream's sources (kind, ids, column): pages in, users followed, events gone to or created (read once). */
   const sourcesOf = (userId: string, viewer: Viewer): [Kind, AnyQuery, string][] => {
     const followed = (type: Kind) => db.selectFrom('follows').select('followable_id as id').where('user_id', '=', userId).where('followable_type', '=', type);
     const answered = db.selectFrom('event_attendances').select('event_id as id').where('user_id', '=', userId).where('answer', '=', 'yes');
@@ -70,8 +70,8 @@ export function statusesRepo(db: Kysely<Database>) {
   const streamPage = async (userId: string, viewer: Viewer, now: string, page: Pagination, total: Expression<number>, select: Selection, embeds?: Embeds) => {
     // The viewer may read every status of their own sources: of the rule, only the author's suspension can hide one.
     const shown = () => fromStatuses().where((eb) => authorShown(eb, viewer, now, 's.user_id'));
-    // What a source gives its stream (`s`): a followed user's statuses reach their followers and are in no page followed
-    // (there, the page's alone), so sources share none (`disjoint`) and a source's newest status names it.
+    // What a source gives its stream (`s`): a followed user's statuses reach their followers and are in no page
+    // followed (there, the page's alone), so sources share none (`disjoint`) and a source's newest status names it.
     const of: Record<Kind, (eb: StatusEb, id: Expression<string> | string) => Expression<SqlBool>> = {
       Page: (eb, id) => eb('s.page_id', '=', id),
       Event: (eb, id) => eb('s.event_id', '=', id),
@@ -93,7 +93,7 @@ export function statusesRepo(db: Kysely<Database>) {
     if (walks.length > MAX_PER_PAGE + 1) return undefined;
     return listPage<StatusListed>(db, walks, select, page, total, { desc: true, embeds, disjoint: true });
   };
-  /** A stream's total: its sources' kept counts, less a followed user's status in a followed page (twice in them), less the suspended's. */
+  /** A stream's total: its sources' kept counts, less what two hold (followed page and user), less the suspended's. */
   const streamTotal = (userId: string, viewer: Viewer, now: string) => {
     const ids = (kind: Kind) => sql<string>`${sourcesOf(userId, viewer).filter(([k]) => k === kind).map(([, q]) => q).reduce((union, q) => union.unionAll(q))}`;
     const key = (page?: string, event?: string, user?: string, flag?: '1') => counterKey('statuses', [page, event, user, flag]);
@@ -116,7 +116,7 @@ export function statusesRepo(db: Kysely<Database>) {
     /** Statuses newest first, filtered, those the viewer may read only (`GET /statuses`). */
     async list(viewer: Viewer, now: string, filter: StatusFilter, page: Pagination): Promise<Listed<StatusListed>> {
       const query = statusesOf((eb) => statusReadableBy(eb, viewer, now), filter);
-      // The total from kept counts (visibility.ts's rule for totals); a status is in a page or an event's conversation, never both.
+      // The total from kept counts (visibility.ts's rule for totals): a status is in a page or conversation, not both.
       // The flag ('1': in no event, and in no page or a public one) counts the statuses open to everyone; the stream
       // counts with it a user's statuses that reach their followers (`reachesFollowers`): one flag, the same statuses.
       const key = (page: string | undefined, event: string | undefined, flag?: '1') => counterKey('statuses', [page, event, filter.user_id, flag]);

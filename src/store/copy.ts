@@ -7,8 +7,8 @@ import type { Store } from './store.js';
 
 const OTHER_KEYS: Partial<Record<keyof Database, readonly string[]>> = { idempotency_keys: ['user_id', 'idempotency_key'], notification_counters: ['user_id'], suspensions: ['user_id'] };
 /**
- * Every table, parents before children (foreign keys), with the primary key it is read by (`id` but for a few). Not `list_counts`: the
- * destination keeps its own, and a recount must agree at the end.
+ * Every table, parents before children (foreign keys), with the primary key it is read by (`id` but for a few). Not
+ * `list_counts`: the destination keeps its own, and a recount must agree at the end.
  */
 export const COPIED_TABLES: readonly { table: keyof Database; key: readonly string[] }[] = (
   ['permission_sets', 'users', 'api_keys', 'page_configurations', 'pages', 'follows', 'idempotency_keys', 'page_access_requests', 'invites',
@@ -27,7 +27,7 @@ interface CopyReport {
   /** Each table's rows in the source's snapshot and in the copy (the same). */
   tables: { table: string; source: number; destination: number }[];
   rows: number;
-  /** Tables the source has more or fewer rows in by the end (written to meanwhile; edits are not seen): not in the copy. */
+  /** Tables the source has more or fewer rows in by the end (written to meanwhile; edits unseen): not in the copy. */
   changedSince: { table: string; snapshot: number; now: number }[];
 }
 

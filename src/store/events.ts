@@ -12,7 +12,7 @@ import { withUser, type WithUser } from './users.js';
 export type EventRow = Omit<Selectable<Database['events']>, 'secret_page'>;
 export type AttendanceRow = Selectable<Database['event_attendances']>;
 
-/** `runningFrom`, `runningBefore`: events running at some moment of [from, before): they start before `before` and end at or after `from`. */
+/** `runningFrom`, `runningBefore`: events running at some moment of [from, before): start < before, end >= from. */
 export type EventFilter = Partial<Record<'owner' | 'page_id' | 'slug' | 'runningFrom' | 'runningBefore', string>>;
 
 const DAY_MS = 24 * 60 * 60 * 1000;

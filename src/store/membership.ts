@@ -46,7 +46,7 @@ function waitingRepo<Row extends { id: string; created_at: string }, Listed_, F 
   const select: Selection = (q) => q.select(spec.columns);
   const dequeue = (id: string) => db.deleteFrom('moderation_queue').where('id', '=', id).execute();
   return {
-    /** Inserts a waiting row unless one waits for the pair (false): a race ends in one row without aborting the loser. */
+    /** Inserts a waiting row unless one waits for the pair (false): a race ends in one row, the loser not aborted. */
     async insertWaiting(row: Row & { state: 'waiting' }): Promise<boolean> {
       const inserted = await any
         .insertInto(table)
@@ -64,7 +64,7 @@ function waitingRepo<Row extends { id: string; created_at: string }, Listed_, F 
         .execute();
       return true;
     },
-    /** Whether a row matches (one waiting for a page and user: its partial unique index's row, neither page nor user). */
+    /** Whether a row matches (one waiting for a page and user: its partial unique index's row). */
     has: (filter: F) => rows.has(filter),
     getById: (id: string) => any.selectFrom(table).selectAll().where('id', '=', id).executeTakeFirst() as Promise<Row | undefined>,
     /** The row if the viewer may know of it (`seenBy`, as the list). */
@@ -117,7 +117,7 @@ export const accessRequestsRepo = (db: Kysely<Database>) =>
     embeds: (q, rows) => embedPage(embedUser(q, `${rows}.user_id`, 'user'), `${rows}.page_id`, 'page'),
   });
 
-/** Invites (to pages only). Non-administrators see the invites they sent or received and those to pages they created. */
+/** Invites (to pages only). Non-administrators see those they sent or received and those to pages they created. */
 export const invitesRepo = (db: Kysely<Database>) =>
   waitingRepo<InviteRow, InviteListed, InviteFilter>(db, {
     table: 'invites',

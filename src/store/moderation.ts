@@ -6,7 +6,7 @@ import { embedPage, type PageRow } from './pages.js';
 import { embedUser, type UserWithRole } from './users.js';
 import type { Database } from './schema.js';
 
-/** The columns every item has, of a waiting record's or of a report's; and those of a report alone (null for the others). */
+/** The columns every item has (a waiting record's or a report's); and those of a report alone (null for the others). */
 const SHARED = ['id', 'page_id', 'user_id', 'created_at'] as const;
 const REPORT_ONLY = ['target_type', 'target_id', 'target_user_id', 'excerpt', 'reason'] as const;
 /**

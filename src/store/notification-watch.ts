@@ -1,7 +1,7 @@
 /** Who got new notifications; undefined for "anyone may have" (the store cannot say): look at every user watched. */
 export type NotifiedListener = (userIds: readonly string[] | undefined) => void;
 
-/** What tells of other processes' notifications (per engine): started with the first watcher, stopped after the last. */
+/** What tells of other processes' notifications (per engine): started with the first watcher, ended after the last. */
 export type OtherProcessesWatch = (emit: NotifiedListener) => () => void;
 
 /** The watchers of new notifications (live streams): this process's told at commit, other processes' via `others`. */

@@ -132,7 +132,7 @@ export function notificationsRepo(db: Kysely<Database>, notified?: (userIds: rea
       }
       return seqs;
     },
-    /** Where a stream resumes after `Last-Event-ID`: that notification, or one not theirs (deleted, made up) by their newest up to it. */
+    /** Where a stream resumes after `Last-Event-ID`: that notification, or (deleted, made up) their newest before. */
     async seqAfter(userId: string, id: string): Promise<number> {
       const before = await db.selectFrom('notifications').select('seq').where('user_id', '=', userId).where('id', '<=', id).orderBy('id', 'desc').limit(1).executeTakeFirst();
       return Number(before?.seq ?? 0);

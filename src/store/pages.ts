@@ -34,7 +34,7 @@ export function pagesRepo(db: Kysely<Database>) {
   };
   const count = (filter: PageFilter) => counterKey('pages', [filter.page_configuration_id, filter.owner, filter.privacy]);
 
-  /** The rule of page visibility, for single reads and lists: a secret page only if the Member follows or created it. */
+  /** The rule of page visibility, for single reads and lists: a secret page only if the Member follows or made it. */
   const visible = (filter: PageFilter, viewer: Viewer) =>
     viewer.isAdmin
       ? matching(filter)

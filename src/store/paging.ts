@@ -225,7 +225,7 @@ export function keptEach(keyOf: (id: string) => string, ids: Expression<string>)
   return sql<number>`(select coalesce(sum(n), 0) from list_counts
     where key in (select cast(${before} as text) || seen.id || cast(${after} as text) from ${ids} as seen))`;
 }
-/** As `keptEach`, a key per pair of ids of `as` and `bs`: a range of keys per `as`, not a lookup per pair (16M for 4,000²). */
+/** As `keptEach`, a key per pair of ids of `as` and `bs`: a range of keys per `as`, not a lookup per pair. */
 export function keptEachPair(keyOf: (a: string, b: string) => string, as: Expression<string>, bs: Expression<string>): Expression<number> {
   const [before, between, after] = keyOf(EACH, EACH).split(EACH);
   const start = sql`(cast(${before} as text) || a.id || cast(${between} as text))`;

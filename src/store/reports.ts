@@ -47,7 +47,7 @@ export function reportsRepo(db: Kysely<Database>) {
       const owner = row.page_id ? db.selectFrom('pages').select('pages.user_id').where('pages.id', '=', row.page_id) : null;
       await db.insertInto('reports').values({ ...row, page_owner_id: owner }).execute();
     },
-    /** Whether a report matches (a reporter's open one on a target: the row of the unique index `reports_open_once`). */
+    /** Whether a report matches (a reporter's open one on a target: the row of the unique `reports_open_once`). */
     has: (filter: ReportFilter) => reports.has(filter),
     /** The report if the viewer may know of it (`reportsSeenBy`, as the list). */
     async getVisible(id: string, viewer: Viewer): Promise<ReportRow | undefined> {

@@ -59,7 +59,7 @@ function repositories(db: Kysely<Database>, dialect: Dialect, secrets: SecretBox
  */
 export interface Store extends Readonly<ReturnType<typeof repositories>> {
   readonly dialect: Dialect;
-  /** The Kysely instance under the repositories, for store-level tools only (`admin copy`); domain code never uses it. */
+  /** The Kysely instance under the repositories, for store-level tools only (`admin copy`), never the domain. */
   readonly db: Kysely<Database>;
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
   /**
@@ -86,7 +86,7 @@ export function createKyselyStore(
   dialect: Store['dialect'],
   options: {
     inTransaction?: boolean;
-    /** Closes what the engine opened beside the Kysely instance (SQLite's read-only connection, PostgreSQL's listener). */
+    /** Closes what the engine opened beside Kysely (SQLite's read-only connection, PostgreSQL's listener). */
     beforeClose?: () => Promise<void>;
     dataVersion?: (fresh?: boolean) => string;
     /** Per-table versions (SQLite), for caches that a write to another table does not retire. */
@@ -157,7 +157,7 @@ export function createKyselyStore(
 
 /** How a store is opened (`openStore`, and each engine's). */
 export interface OpenStoreOptions {
-  /** AGORA_SECRET_KEY: seals stored secrets (SQLite: else the key file `<db>.key` beside the database; PostgreSQL: required to serve). */
+  /** AGORA_SECRET_KEY: seals stored secrets (SQLite: else the key file `<db>.key`; PostgreSQL: required to serve). */
   secretKey?: string;
   /** Sees every query the store runs, with its parameters. */
   onQuery?: (sql: string, parameters: readonly unknown[]) => void;

@@ -15,7 +15,7 @@ const USER_COLUMNS = [
 ] as const satisfies readonly (keyof UserRow)[];
 const ROLE_COLUMNS = ['name', 'system_key', 'show_as_tagline', 'image_url'] as const;
 const SUSPENSION_COLUMNS = ['reason', 'until', 'created_at', 'created_by'] as const;
-/** A user with their role's fields that user records show, and their suspension when a row is kept (in force or past its `until`; absent where not read). */
+/** A user with the role's fields records show, and their suspension if kept (in force or past; not always read). */
 export type UserWithRole = UserRow & { [C in (typeof ROLE_COLUMNS)[number] as `role_${C}`]: Database['permission_sets'][C] } & {
   [C in (typeof SUSPENSION_COLUMNS)[number] as `suspension_${C}`]?: Database['suspensions'][C] | null;
 };
@@ -65,7 +65,7 @@ export function usersRepo(db: Kysely<Database>) {
     getById(id: string): Promise<UserWithRole | undefined> {
       return withRole().where('users.id', '=', id).executeTakeFirst();
     },
-    /** Holds the user's row until the transaction ends (PostgreSQL): `write` before a change that depends on what was read. */
+    /** Holds the user's row until the transaction ends (PostgreSQL): `write` before a change that depends on a read. */
     hold: holder(db, 'users'),
     /** The user with their role's permissions (JSON), in one query: what every request needs of its caller. */
     getWithPermissions(id: string): Promise<(UserWithRole & { role_permissions: string }) | undefined> {

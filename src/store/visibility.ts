@@ -74,7 +74,7 @@ export function reachesFollowers(eb: AnyEb) {
 const found = (query: AnyQuery): Expression<SqlBool> =>
   sql<SqlBool>`coalesce((${query.select(sql<boolean>`true`.as('found'))}), false)`;
 
-/** The user (an id, or the column holding it) is in the page whose row is `alias`: its creator, or a member (follows it). */
+/** The user (an id, or the column holding it) is in the page whose row is `alias`: its creator, or a member. */
 function inPage(eb: AnyEb, user: string | Expression<string>, alias: string) {
   const follows = eb.selectFrom('follows as vf').select('vf.id').whereRef('vf.followable_id', '=', `${alias}.id`);
   return eb.or([eb(`${alias}.user_id`, '=', user), eb.exists(follows.where('vf.followable_type', '=', sql.lit('Page')).where('vf.user_id', '=', user))]);
@@ -121,7 +121,7 @@ export function statusKnownTo(eb: AnyEb, viewer: Viewer, now: string): Expressio
 const placeKnownTo = (eb: AnyEb, viewer: Viewer): Expression<SqlBool> =>
   eb.and([eb.not(eb.exists(pageNotIn(eb, viewer, 'secret').select('np.id').whereRef('np.id', '=', 's.page_id'))), eventPageIn(eb, viewer, 's.event_id', 'secret')]);
 
-/** A page the viewer is not in (`pages as np`) that hides what is in it (`secret`) or closes it (`closed`: not public). */
+/** A page the viewer is not in (`pages as np`) that hides what is in it (`secret`) or closes it (`closed`). */
 const pageNotIn = (eb: AnyEb, viewer: Viewer, hides: 'secret' | 'closed') =>
   eb.selectFrom('pages as np').where('np.privacy', 'in', hides === 'secret' ? ['secret'] : ['private', 'secret']).where((p) => p.not(inPage(p, viewer.id, 'np')));
 

@@ -118,7 +118,7 @@ export function deliveriesRepo(db: Kysely<Database>, dialect: Dialect) {
     ): Promise<void> {
       await db.updateTable('webhook_deliveries').set(changes).where('id', '=', id).where('status', '=', 'pending').execute();
     },
-    /** Stops every pending delivery of a message (the original, an earlier redelivery): a redelivery (`by`) sends it instead. */
+    /** Stops every pending delivery of a message (the original, an earlier redelivery): redelivery `by` sends it. */
     async supersede(message: Pick<DeliveryRow, 'webhook_id' | 'message_id'>, by: string, now: string): Promise<void> {
       await db
         .updateTable('webhook_deliveries')
