@@ -18,8 +18,6 @@ import {
 } from './migrations/counting.js';
 import type { Database } from './schema.js';
 
-export type { CounterSpec };
-
 /**
  * What is counted is what the migrations' triggers count: their frozen specifications (`migrations/counting.ts` and
  * the later migrations that added a list), read here rather than written out again. `test/api/migrations` checks

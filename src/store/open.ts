@@ -1,8 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { OpenStoreOptions, Store } from './store.js';
 
-export type { OpenStoreOptions };
-
 /** A `--db` / `AGORA_DB` value that names a PostgreSQL database rather than a SQLite file. */
 export const isPostgresTarget = (target: string): boolean => /^postgres(ql)?:\/\//i.test(target.trim());
 
@@ -21,7 +19,8 @@ export async function openStore(target: string, options: OpenStoreOptions = {}):
   }
   if (mistypedAddress(target) && !existsSync(target))
     throw new Error(
-      `"${target.trim().split(/[:/@]/)[0]}:…" names no store: a PostgreSQL database is a URL beginning postgres:// or postgresql://, a SQLite file a path`,
+      `"${target.trim().split(/[:/@]/)[0]}:…" names no store: a PostgreSQL database is a URL beginning postgres:// or ` +
+        'postgresql://, a SQLite file a path',
     );
   const { openSqliteStore } = await import('./sqlite.js');
   return openSqliteStore(target, options);
