@@ -109,20 +109,19 @@ export function createKyselyStore(
   const watch = options.watch ?? new NotificationWatch(options.otherProcesses);
   // Outside a transaction each statement commits by itself: its users are told at once.
   const notified = options.inTransaction ? options.notified : (userIds: readonly string[]) => watch.emit(userIds);
-  // Versions are known only outside transactions.
-  const dataVersion = options.dataVersion;
-  const versions = options.inTransaction || !dataVersion ? undefined : (options.versions ?? { of: () => dataVersion() });
+  // Versions are known only outside transactions (a transaction's store is given none).
+  const { dataVersion, accessVersion } = options;
+  const versions = options.versions ?? (dataVersion && { of: () => dataVersion() });
   let commits: GroupCommit | undefined;
   const store: Store = {
     dialect,
     db,
     ...repositories(db, dialect, secrets, notified),
     checkCounts: (repair, onDrift) => checkCounts(db, dialect, repair, onDrift),
-    dataVersion: (fresh) => (options.inTransaction ? undefined : options.dataVersion?.(fresh)),
+    dataVersion: (fresh) => dataVersion?.(fresh),
     versionOf: (tables) => {
       if (versions) return versions.of(tables);
-      const access = options.inTransaction ? undefined : options.accessVersion;
-      return access && tables.every((table) => ACCESS_TABLES.has(table)) ? access() : undefined;
+      return accessVersion && tables.every((table) => ACCESS_TABLES.has(table)) ? accessVersion() : undefined;
     },
     watchNotifications: (listener) => watch.watch(listener),
     async takeTurns(kind) {
@@ -228,7 +227,6 @@ export async function migrateToLatest(db: Kysely<Database>, migrationDb: AnyDb =
   const applied = await appliedMigrations(db);
   refuseNewerSchema(applied);
   if (KNOWN_MIGRATIONS.every((name) => applied.includes(name))) return [];
-  refuseUnordered(applied);
   return migrate(migrationDb, await schemaOf(db), dialectOf(db) === 'postgres');
 }
 
