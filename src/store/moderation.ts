@@ -43,9 +43,7 @@ const selectReportGroups: Selection = (q) =>
     sql.lit('report').as('kind'),
     ...SHARED.map((column) => `r.${column}` as const),
     ...REPORT_ONLY.map((column) => `r.${column}` as const),
-    openOnTarget(eb)
-      .select((c) => c.fn.countAll().as('n'))
-      .as('reports'),
+    openOnTarget(eb).select((c) => c.fn.countAll().as('n')).as('reports'),
   ]);
 
 /**

@@ -17,10 +17,7 @@ export function webhooksRepo(db: Kysely<Database>, box: SecretBox) {
   return {
     secrets: box,
     async insert(row: WebhookRow): Promise<void> {
-      await db
-        .insertInto('webhooks')
-        .values({ ...row, secret: box.seal(row.secret) })
-        .execute();
+      await db.insertInto('webhooks').values({ ...row, secret: box.seal(row.secret) }).execute();
     },
     getById: byId(db, 'webhooks'),
     /** Locked: redeliveries to one webhook take turns, each superseding what the one before it left pending. */
