@@ -8,7 +8,8 @@ import type { Database } from './schema.js';
 export type AuditEntryRow = Selectable<Database['audit_log']>;
 
 /** `since` and `until`: ISO 8601 bounds, since inclusive, until exclusive. */
-export type AuditFilter = Partial<Record<'actor_id' | 'action' | 'target_type' | 'target_id' | 'since' | 'until', string>>;
+type AuditField = 'actor_id' | 'action' | 'target_type' | 'target_id' | 'since' | 'until';
+export type AuditFilter = Partial<Record<AuditField, string>>;
 
 /** The audit log, written in each administrative change's transaction and read newest first. */
 export function auditLogRepo(db: Kysely<Database>) {

@@ -33,7 +33,7 @@ export const onPostgres = (db: QueryExecutorProvider): boolean => dialectOf(db) 
  * `run` inside a transaction that `begin` (its statement) opens on the connection `conn`: committed, or rolled back if
  * it throws. For what Kysely's `transaction()` cannot ask: SQLite's `begin immediate`, a repeatable-read snapshot.
  */
-export async function inOwnTransaction<T>(conn: QueryExecutorProvider, begin: string, run: () => Promise<T>): Promise<T> {
+export async function inOwnTransaction<T>(conn: QueryExecutorProvider, begin: string, run: () => Promise<T>) {
   await sql.raw(begin).execute(conn);
   try {
     const value = await run();
@@ -54,7 +54,8 @@ export class SqliteTypesOnPostgres implements KyselyPlugin {
   private readonly transformer = new (class extends OperationNodeTransformer {
     protected override transformDataType(node: DataTypeNode): DataTypeNode {
       const type = node.dataType as string;
-      if (type === 'text' || /^varchar(\(\d+\))?$/.test(type)) return { ...node, dataType: 'text collate "C"' as 'text' };
+      const text = type === 'text' || /^varchar(\(\d+\))?$/.test(type);
+      if (text) return { ...node, dataType: 'text collate "C"' as 'text' };
       if (type === 'integer') return { ...node, dataType: 'bigint' };
       return node;
     }

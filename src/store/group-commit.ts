@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 
 const MAX_GROUP = 32;
+type Job = { fn(db: Kysely<Database>): Promise<unknown>; resolve(value: unknown): void; reject(error: unknown): void };
 
 /**
  * SQLite transactions committed in groups of savepoints, so the pages they share are written once; each is answered
@@ -9,7 +10,7 @@ const MAX_GROUP = 32;
  * then writes fails with SQLITE_BUSY when another process wrote between.
  */
 export class GroupCommit {
-  private readonly waiting: { fn: (conn: Kysely<Database>) => Promise<unknown>; resolve: (value: unknown) => void; reject: (error: unknown) => void }[] = [];
+  private readonly waiting: Job[] = [];
   private running = false;
 
   constructor(

@@ -54,7 +54,8 @@ export class AccessListener {
   /** Tells `emit` who other stores on this schema notified (undefined: some may be missed); answers how to stop. */
   watchNotifications(origin: string, emit: NotifiedListener): () => void {
     clearInterval(this.notified?.fallback);
-    const fallback = setInterval(() => this.version() === undefined && emit(undefined), this.timing.fallbackMs ?? 1000).unref();
+    const unsure = () => this.version() === undefined && emit(undefined);
+    const fallback = setInterval(unsure, this.timing.fallbackMs ?? 1000).unref();
     const watching = { origin, emit, fallback };
     this.notified = watching;
     if (!this.started) this.start();
@@ -100,7 +101,8 @@ export class AccessListener {
     let schema = '';
     client.on('notification', (message) => {
       if (message.channel === ACCESS_CHANNEL && message.payload?.startsWith(schema)) this.changes++;
-      else if (message.channel === NOTIFICATIONS_CHANNEL && message.payload) this.othersNotified(schema, message.payload);
+      else if (message.channel === NOTIFICATIONS_CHANNEL && message.payload)
+        this.othersNotified(schema, message.payload);
     });
     try {
       await client.connect();
@@ -140,7 +142,8 @@ export class AccessListener {
     const sent = Date.now();
     if (this.heartbeatSince !== undefined) {
       // One still unanswered: after a few beats, give the connection up.
-      if (sent - this.heartbeatSince > 5 * this.timing.trustMs) client.emit('error', new Error('the listening connection stopped answering'));
+      if (sent - this.heartbeatSince > 5 * this.timing.trustMs)
+        client.emit('error', new Error('the listening connection stopped answering'));
       return;
     }
     this.heartbeatSince = sent;
@@ -183,7 +186,8 @@ export function watchAccessWrites(client: pg.PoolClient, onCommitted: () => void
   let inTransaction = false;
   let touched = false;
   const after = (result: unknown, then: () => void) => {
-    if (result && typeof (result as Promise<unknown>).then === 'function') (result as Promise<unknown>).then(then, () => {});
+    if (result && typeof (result as Promise<unknown>).then === 'function')
+      (result as Promise<unknown>).then(then, () => {});
   };
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
     const result = query(...args);

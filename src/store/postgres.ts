@@ -45,7 +45,10 @@ export async function openPostgresStore(url: string, options: OpenStoreOptions =
     keepAlive: true,
     connectionTimeoutMillis: 10_000,
     // count(*) and bigint columns come as strings by default: our integers are far below 2^53.
-    types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8 ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8 ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
   });
   // The pool replaces an idle connection the server closed; without a listener its 'error' would end the process.
   pool.on('error', () => {});
@@ -71,7 +74,9 @@ export async function openPostgresStore(url: string, options: OpenStoreOptions =
   }
   const secrets = options.secretKey
     ? SecretBox.fromString(options.secretKey)
-    : SecretBox.unavailable('AGORA_SECRET_KEY is required with a PostgreSQL store: it seals the webhook signing secrets');
+    : SecretBox.unavailable(
+        'AGORA_SECRET_KEY is required with a PostgreSQL store: it seals the webhook signing secrets',
+      );
   // No data version (another process may write unseen): only keys, users and roles are cached, while the listener
   // vouches for them (`pg-listener.ts`).
   return createKyselyStore(db, 'postgres', {
@@ -97,7 +102,8 @@ function namePreparedStatements(client: pg.PoolClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
     const [text, values] = args;
-    if (typeof text !== 'string' || text.includes(';') || !Array.isArray(values) || values.length > MAX_NAMED_VALUES) return query(...args);
+    const unnamed = typeof text !== 'string' || text.includes(';') || !Array.isArray(values) || values.length > MAX_NAMED_VALUES;
+    if (unnamed) return query(...args);
     // Hashed each time, as cheap as looking a text built afresh up in a cache.
     return query({ name: `a${createHash('sha1').update(text).digest('base64url')}`, text, values });
   };
@@ -109,7 +115,8 @@ function describePostgresUrl(url: string): string {
     const parsed = new URL(url);
     const host = parsed.hostname || parsed.searchParams.get('host') || 'localhost';
     const port = parsed.port || parsed.searchParams.get('port') || '5432';
-    const user = decodeURIComponent(parsed.username) || parsed.searchParams.get('user') || process.env.PGUSER || process.env.USER || '';
+    const user =
+      decodeURIComponent(parsed.username) || parsed.searchParams.get('user') || process.env.PGUSER || process.env.USER || '';
     const database = decodeURIComponent(parsed.pathname.replace(/^\//, '')) || user;
     return `"${database}" on ${host}:${port}${user ? ` as user "${user}"` : ''}`;
   } catch {

@@ -33,8 +33,7 @@ export class SecretBox {
    * The key file beside the database, created 0600 by the first seal: work that seals nothing (offline key
    * administration, a copy's source) makes none, later taken for the key its secrets were sealed with. One there
    * already is read at once: a bad one fails the opening (serve's start), not the first webhook, and is never kept
-   * as the key. Written whole, then linked to its name: of two processes creating it the first wins, none reads it
-   * empty.
+   * as the key. Written whole, then linked to its name: of two processes making it the first wins, none reads it empty.
    */
   static fromKeyFile(path: string): SecretBox {
     const read = () => {
@@ -83,7 +82,8 @@ export class SecretBox {
       decipher.setAuthTag(tag!);
       return Buffer.concat([decipher.update(body!), decipher.final()]).toString('utf8');
     } catch {
-      throw new SecretKeyError('a stored secret cannot be decrypted: the secret key (AGORA_SECRET_KEY or <db>.key) is not the one it was sealed with');
+      const why = 'the secret key (AGORA_SECRET_KEY or <db>.key) is not the one it was sealed with';
+      throw new SecretKeyError(`a stored secret cannot be decrypted: ${why}`);
     }
   }
 }

@@ -71,7 +71,8 @@ export async function openSqliteStore(file: string, options: OpenStoreOptions = 
   return createKyselyStore(db, 'sqlite', {
     dataVersion,
     versions,
-    otherProcesses: versions && watchOtherProcesses(() => versions.of(['notifications'], true), options.notificationPollMs ?? 1000),
+    otherProcesses:
+      versions && watchOtherProcesses(() => versions.of(['notifications'], true), options.notificationPollMs ?? 1000),
     committed: forget,
     control: (statement) => sqlite.exec(statement),
     secrets,
@@ -86,12 +87,12 @@ export async function openSqliteStore(file: string, options: OpenStoreOptions = 
  * Per-table versions (bumped by triggers), read again only when the data version moved: a cache keyed by them is
  * retired by writes to the tables it read, not by every write. A table without one answers the data version.
  */
-function tableVersions(watcher: Database.Database, dataVersion: (fresh?: boolean) => string): { of(tables: readonly string[], fresh?: boolean): string } {
+function tableVersions(watcher: Database.Database, dataVersion: (fresh?: boolean) => string) {
   const versionsOf = watcher.prepare('select name, v from table_versions').raw();
   let vector = new Map<string, number>();
   let readAt: string | undefined;
   return {
-    of(tables, fresh) {
+    of(tables: readonly string[], fresh?: boolean): string {
       const at = dataVersion(fresh);
       if (at !== readAt) {
         vector = new Map(versionsOf.all() as [string, number][]);
