@@ -31,14 +31,14 @@ export const holder = <T extends keyof Database>(db: Kysely<Database>, table: T)
   return async (id: string, how: Hold): Promise<boolean> => {
     if (!on) return true;
     const q = (db as AnyDb).selectFrom(table as string).select('id').where('id', '=', id);
-    return (await (how === 'remove' ? q.forUpdate() : how === 'write' ? q.forNoKeyUpdate() : q.forShare()).executeTakeFirst()) !== undefined;
+    const held = how === 'remove' ? q.forUpdate() : how === 'write' ? q.forNoKeyUpdate() : q.forShare();
+    return (await held.executeTakeFirst()) !== undefined;
   };
 };
-export const inserter = <T extends keyof Database>(db: Kysely<Database>, table: T) => async (row: Insertable<Database[T]>): Promise<void> => {
-  await (db as AnyDb).insertInto(table).values(row).execute();
-};
+export const inserter = <T extends keyof Database>(db: Kysely<Database>, table: T) => (row: Insertable<Database[T]>) =>
+  (db as AnyDb).insertInto(table).values(row).execute().then((): void => undefined);
 /** Deletes a row by id: false when there was none (another request deleted it first). */
-export const deleter = <T extends keyof Database>(db: Kysely<Database>, table: T) => async (id: string): Promise<boolean> => {
+export const deleter = <T extends keyof Database>(db: Kysely<Database>, table: T) => async (id: string) => {
   const deleted = await (db as AnyDb).deleteFrom(table as string).where('id', '=', id).executeTakeFirst();
   return Number(deleted.numDeletedRows) > 0;
 };
@@ -47,11 +47,10 @@ export const deleter = <T extends keyof Database>(db: Kysely<Database>, table: T
  * insensitive in SQLite) cannot use the index and would read every row, page creation growing with the
  * community. '-' is followed by '.' in code point order, so `base-…` is the range [`base-`, `base.`).
  */
-export const slugsStartingWith = (db: Kysely<Database>, table: 'users' | 'pages' | 'events') => async (base: string) => {
-  const rows = await db
+export const slugsStartingWith = (db: Kysely<Database>, table: 'users' | 'pages' | 'events') => (base: string) =>
+  db
     .selectFrom(table)
     .select('slug')
     .where((eb) => eb.or([eb('slug', '=', base), eb.and([eb('slug', '>=', `${base}-`), eb('slug', '<', `${base}.`)])]))
-    .execute();
-  return rows.map((r) => r.slug);
-};
+    .execute()
+    .then((rows) => rows.map((r) => r.slug));
