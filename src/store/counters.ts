@@ -25,12 +25,7 @@ import type { Database } from './schema.js';
  */
 export const countersFor = (dialect: Dialect): readonly CounterSpec[] => [
   ...foundationCounters(dialect === 'postgres'),
-  EVENT_ENDS,
-  EVENT_END_MONTHS,
-  REPORT_COUNTS,
-  AUDIT_COUNTS,
-  REMOVED_COUNTS,
-  API_KEYS,
+  ...[EVENT_ENDS, EVENT_END_MONTHS, REPORT_COUNTS, AUDIT_COUNTS, REMOVED_COUNTS, API_KEYS],
 ];
 
 export interface Drift {

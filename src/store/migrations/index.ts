@@ -35,6 +35,7 @@ import { notifyAtInsert } from './0044-notify-at-insert.js';
 import { unquoteRemovedReports } from './0045-unquote-removed-reports.js';
 import { hiddenSlugs } from './0046-hidden-slugs.js';
 import { nicknameLookalikes } from './0047-nickname-lookalikes.js';
+import { countedByStatement } from './0048-counted-by-statement.js';
 
 /** Numbered migrations, applied in order at start. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -74,4 +75,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0045-unquote-removed-reports': unquoteRemovedReports,
   '0046-hidden-slugs': hiddenSlugs,
   '0047-nickname-lookalikes': nicknameLookalikes,
+  '0048-counted-by-statement': countedByStatement,
 };
