@@ -140,6 +140,26 @@ describe("the queue's rows", () => {
   });
 });
 
+/** After a spam wave: more waiting than the queue loads (its first page, the oldest). */
+describe("the queue's title", () => {
+  it('says when only the oldest items are shown, and not when all are', async () => {
+    const { renderToString } = await import('ink');
+    const { queueView } = await import('../../src/cli/queue/view.js');
+    const report = { kind: 'report', id: 'r1', target: { type: 'User', id: 'u1', excerpt: 'troll', user: { nickname: 'troll', name: 'T' } },
+      page: null, user: { nickname: 'ada', name: 'Ada' }, reason: 'spam', reports: 1, created_at: new Date().toISOString() } as unknown as ReportItem;
+    const title = (total: number) =>
+      renderToString(
+        queueView({
+          items: [report], total, index: 0, selected: report, mode: 'list', pending: undefined, reason: '', message: { text: '', tone: 'plain' },
+          live: true, current: true, maySuspend: true, group: undefined, size: { columns: 80, rows: 12 }, color: false,
+        }),
+        { columns: 80 },
+      ).split('\n')[0];
+    expect(title(312)).toMatch(/^agora queue · 312 waiting \(the oldest 1 shown\) +● live$/);
+    expect(title(1)).toMatch(/^agora queue · 1 waiting +● live$/);
+  });
+});
+
 /** A target reported by many: how many is what a moderator sorts a busy queue by, never cut. */
 describe("the queue's KIND column", () => {
   it('shows a count of 10 reports or more whole (report ×12, report ×130), at 80 columns as at 100', async () => {

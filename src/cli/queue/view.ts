@@ -38,7 +38,7 @@ export function queueView({ items, total, index, selected, mode, pending, reason
   const title = h(
     Box,
     { width, justifyContent: 'space-between' },
-    h(Text, { bold: true, color: c ? 'cyan' : undefined, wrap: 'truncate-end' }, `agora queue · ${total} waiting`),
+    h(Text, { bold: true, color: c ? 'cyan' : undefined, wrap: 'truncate-end' }, `agora queue · ${total} waiting${items.length < total ? ` (the oldest ${items.length} shown)` : ''}`),
     h(Text, { color: c ? (live && current ? 'green' : 'yellow') : undefined }, !live ? '○ offline' : current ? '● live' : '○ not current'),
   );
   const reportSelected = selected !== undefined && isReport(selected);
