@@ -18,21 +18,23 @@ export interface AuditFact {
 const oneLine = (text: string) => clip(text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' '), 500);
 
 /**
- * Writes the audit entry of an administrative change. Call it with the change's transaction, so that the
- * entry exists exactly when the change does. `caller` is who acted (with the request's id); null for an act
- * done offline, straight on the store (`agora admin create-key`).
+ * Writes the audit entry (or entries, in one statement) of an administrative change. Call it with the change's
+ * transaction, so that the entry exists exactly when the change does. `caller` is who acted (with the request's
+ * id); null for an act done offline, straight on the store (`agora admin create-key`).
  */
-export async function recordAudit(tx: Store, now: string, caller: Caller | null, fact: AuditFact): Promise<void> {
-  await tx.auditLog.insert({
-    id: newId(),
-    created_at: now,
-    actor_id: caller?.user.id ?? null,
-    action: fact.action,
-    target_type: targetTypeOf(fact.action),
-    target_id: fact.target_id,
-    summary: oneLine(fact.summary),
-    request_id: caller?.requestId ?? null,
-  });
+export async function recordAudit(tx: Store, now: string, caller: Caller | null, facts: AuditFact | AuditFact[]): Promise<void> {
+  await tx.auditLog.insert(
+    [facts].flat().map((fact) => ({
+      id: newId(),
+      created_at: now,
+      actor_id: caller?.user.id ?? null,
+      action: fact.action,
+      target_type: targetTypeOf(fact.action),
+      target_id: fact.target_id,
+      summary: oneLine(fact.summary),
+      request_id: caller?.requestId ?? null,
+    })),
+  );
 }
 
 /** The log, newest first (Admins only). */

@@ -1,7 +1,7 @@
 import type { Report, ResolveReportInput } from '../shared/schemas/reports.js';
 import type { ReportListed, ReportRow } from '../store/reports.js';
 import type { Store } from '../store/store.js';
-import { recordAudit } from './audit.js';
+import { recordAudit, type AuditFact } from './audit.js';
 import type { Caller } from './context.js';
 import { excerpt, notifyUsers, userRef } from './notifications.js';
 import { loadEmbeds } from './records.js';
@@ -104,9 +104,11 @@ export async function settleReportsIn(
     if (onTarget) onTarget.push(row);
     else byTarget.set(key, [row]);
   }
+  // The audit entries written together: on PostgreSQL their counts move once a statement (migration 0048).
+  const facts: AuditFact[] = [];
   for (const onTarget of byTarget.values()) {
     const lead = onTarget.find((r) => r.id === leadId) ?? onTarget[0]!;
-    await recordAudit(tx, now, caller, {
+    facts.push({
       action: action ? 'report.resolve' : 'report.dismiss',
       target_id: lead.id,
       summary: `${verb} ${onTarget.length} report(s) on ${describeTarget(lead, records)}${action ? ` (${action})` : ''}`,
@@ -129,6 +131,7 @@ export async function settleReportsIn(
         [caller.user.id],
       );
   }
+  await recordAudit(tx, now, caller, facts);
   return records;
 }
 

@@ -19,12 +19,8 @@ export function auditLogRepo(db: Kysely<Database>) {
     let q = db.selectFrom('audit_log').where((eb) => eb.and(equal));
     if (since !== undefined) q = q.where('audit_log.created_at', '>=', since);
     // SQLite would start a newest-first walk at this bound, not the page's key; `likely` makes it a test per entry.
-    if (until !== undefined)
-      q = q.where(
-        ordered && sqlite
-          ? sql<boolean>`likely(${sql.ref('audit_log.created_at')} < ${until})`
-          : sql<boolean>`${sql.ref('audit_log.created_at')} < ${until}`,
-      );
+    const before = sql<boolean>`${sql.ref('audit_log.created_at')} < ${until ?? null}`;
+    if (until !== undefined) q = q.where(ordered && sqlite ? sql<boolean>`likely(${before})` : before);
     return q;
   };
   return {
