@@ -38,7 +38,7 @@ export class ConnectionGuard {
   private readonly counted = new WeakMap<Socket, string>();
   /** Sockets being closed: a request that still arrives on one is not handled. */
   private readonly ending = new WeakSet<Socket>();
-  /** Connections held per user, and the user each socket counts against (the last to authenticate on it). */
+  /** Connections held per user, and the user each socket counts against (the first to authenticate on it). */
   private readonly byUser = new Map<string, number>();
   private readonly heldBy = new WeakMap<Socket, string>();
   /** Sockets this guard admitted (a request injected in a test has none of its own, and is counted nowhere). */
@@ -91,14 +91,13 @@ export class ConnectionGuard {
   }
 
   /**
-   * A request on this socket authenticated as `userId`: the socket counts against the user, no longer against its
-   * address. Refused (429, closed) when it would be one more than the user may hold.
+   * A request on this socket authenticated as `userId`: the socket counts against the first user to authenticate on
+   * it, no longer against its address. Refused (429, closed) when it would be one more than that user may hold.
+   * Later users' requests on it (a reverse proxy's pooled connection) never move it, so none is refused for it.
    */
   authenticatedAs(socket: Socket, userId: string): AppError | undefined {
     this.authenticated(socket);
-    if (!this.admitted.has(socket)) return undefined;
-    const holder = this.heldBy.get(socket);
-    if (holder === userId) return undefined;
+    if (!this.admitted.has(socket) || this.heldBy.has(socket)) return undefined;
     const held = this.byUser.get(userId) ?? 0;
     if (held >= this.limits.perUser)
       return new AppError(
@@ -108,7 +107,6 @@ export class ConnectionGuard {
         undefined,
         { 'retry-after': '5' },
       );
-    this.release(socket);
     this.heldBy.set(socket, userId);
     this.byUser.set(userId, held + 1);
     return undefined;

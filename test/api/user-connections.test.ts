@@ -68,6 +68,23 @@ describe('connections one user holds once authenticated', () => {
     for (const c of [...kept, again]) c.socket.destroy();
   });
 
+  it("counts a connection against the first user on it: another's request on it (a proxy's pool) is never refused", async () => {
+    const [busy, first] = [await t.member(), await t.member()];
+    const kept = [await held('127.0.0.51', busy.creds), await held('127.0.0.52', busy.creds), await held('127.0.0.53', busy.creds)];
+    expect(kept.map((c) => c.status)).toEqual([200, 200, 200]);
+    // A connection first used by another user, then by the one who holds all they may: answered, kept open.
+    const pooled = await held('127.0.0.54', first.creds);
+    const answers: string[] = [];
+    pooled.socket.on('data', (chunk) => answers.push(String(chunk)));
+    pooled.socket.write(`GET ${PREFIX}/me HTTP/1.1\r\nHost: x\r\nApi-Key: ${busy.creds.key}\r\nApi-Secret: ${busy.creds.secret}\r\n\r\n`);
+    const deadline = Date.now() + 3000;
+    while (!/^HTTP\/1\.1 \d{3}/.test(answers.join('')) && Date.now() < deadline) await new Promise((ok) => setTimeout(ok, 10));
+    expect(answers.join('')).toMatch(/^HTTP\/1\.1 200/);
+    // It stays the first user's: a new connection of the busy user's is still one too many.
+    expect((await held('127.0.0.55', busy.creds)).status).toBe(429);
+    for (const c of [...kept, pooled]) c.socket.destroy();
+  });
+
   it('a request again on a connection the user holds is no new connection', async () => {
     const ada = await t.member();
     const first = await held('127.0.0.46', ada.creds);
