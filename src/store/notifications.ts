@@ -7,7 +7,7 @@ import type { Pagination } from '../shared/schemas/common.js';
 import type { Database } from './schema.js';
 import { readsInPage } from './visibility.js';
 import { listPage, type Listed, type Selection } from './paging.js';
-import { byId, deleter, inserter, ROWS_PER_STATEMENT } from './rows.js';
+import { byId, chunks, deleter, inserter } from './rows.js';
 
 /** A user's notification's own columns, but its number (`seq`, the live stream's). */
 export type NotificationOwn = Omit<Selectable<Database['notifications']>, 'seq'>;
@@ -85,8 +85,7 @@ export function notificationsRepo(db: Kysely<Database>, notified?: (userIds: rea
     async insertFor(contentId: string, recipients: { userId: string; id: string }[], now: string): Promise<string[]> {
       const added: string[] = [];
       const unique = [...new Map(recipients.map((r) => [r.userId, r])).values()];
-      for (let i = 0; i < unique.length; i += ROWS_PER_STATEMENT) {
-        const chunk = unique.slice(i, i + ROWS_PER_STATEMENT);
+      for (const chunk of chunks(unique)) {
         const seqOf = await count(chunk.map((r) => ({ user_id: r.userId, total: 1, unseen: 1, seq: 1 })));
         const rows: Selectable<Database['notifications']>[] = chunk.map((r) => ({
           id: r.id,
@@ -126,8 +125,8 @@ export function notificationsRepo(db: Kysely<Database>, notified?: (userIds: rea
     /** Each user's `seq` (may exceed their newest notification's: numbers only grow); the never notified left out. */
     async latestSeqs(userIds: readonly string[]): Promise<Map<string, number>> {
       const seqs = new Map<string, number>();
-      for (let i = 0; i < userIds.length; i += ROWS_PER_STATEMENT) {
-        const rows = await db.selectFrom('notification_counters').select(['user_id', 'seq']).where('user_id', 'in', userIds.slice(i, i + ROWS_PER_STATEMENT)).execute();
+      for (const some of chunks(userIds)) {
+        const rows = await db.selectFrom('notification_counters').select(['user_id', 'seq']).where('user_id', 'in', some).execute();
         for (const row of rows) seqs.set(row.user_id, Number(row.seq));
       }
       return seqs;

@@ -3,7 +3,7 @@ import type { Pagination } from '../shared/schemas/common.js';
 import { REPORT_STATES, REPORT_TARGET_TYPES } from '../shared/report-kinds.js';
 import { filteredBy, type Embeds, type Listed } from './paging.js';
 import { embedUser, type UserWithRole } from './users.js';
-import { ROWS_PER_STATEMENT } from './rows.js';
+import { chunks } from './rows.js';
 import type { Database } from './schema.js';
 import { reportsSeenBy, type Viewer } from './visibility.js';
 
@@ -15,11 +15,10 @@ const withReportedUser: Embeds = (q, rows) => embedUser(q, `${rows}.target_user_
 
 export type ReportFilter = Partial<Pick<ReportRow, 'state' | 'target_type' | 'target_id' | 'user_id'>>;
 
-/** The targets' ids by type, `ROWS_PER_STATEMENT` at a time: a removed status's comments may be thousands. */
+/** The targets' ids by type, a statement's worth at a time (`chunks`): a removed status's comments may be thousands. */
 function* idsByType(targets: readonly { type: string; id: string }[]): Generator<[string, string[]]> {
   for (const type of new Set(targets.map((target) => target.type))) {
-    const ids = targets.filter((target) => target.type === type).map((target) => target.id);
-    for (let i = 0; i < ids.length; i += ROWS_PER_STATEMENT) yield [type, ids.slice(i, i + ROWS_PER_STATEMENT)];
+    for (const ids of chunks(targets.filter((target) => target.type === type).map((target) => target.id))) yield [type, ids];
   }
 }
 

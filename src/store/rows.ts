@@ -7,7 +7,10 @@ import type { Database } from './schema.js';
 
 /** Rows per insert, ids per `in` list: well under SQLite's limit of bound parameters; longer lists take several. */
 export const ROWS_PER_STATEMENT = 500;
-
+/** `items` in slices of `ROWS_PER_STATEMENT`, a statement each (none for none). */
+export const chunks = <T>(items: readonly T[]): T[][] =>
+  Array.from({ length: Math.ceil(items.length / ROWS_PER_STATEMENT) }, (_, i) =>
+    items.slice(i * ROWS_PER_STATEMENT, (i + 1) * ROWS_PER_STATEMENT));
 /**
  * A table's row by its id. `locked`: the row is locked until the transaction ends, on PostgreSQL (SQLite's writer
  * holds the only write lock already), but not its key: rows that refer to it may still be written meanwhile.
@@ -37,8 +40,7 @@ export const holder = <T extends keyof Database>(db: Kysely<Database>, table: T)
 };
 /** Inserts a row, or rows: `ROWS_PER_STATEMENT` a statement (the counts a trigger keeps move once a statement, 0048). */
 export const inserter = <T extends keyof Database>(db: Kysely<Database>, table: T) => async (rows: Insertable<Database[T]> | Insertable<Database[T]>[]) => {
-  const all = [rows].flat() as Insertable<Database[T]>[];
-  for (let i = 0; i < all.length; i += ROWS_PER_STATEMENT) await (db as AnyDb).insertInto(table).values(all.slice(i, i + ROWS_PER_STATEMENT)).execute();
+  for (const some of chunks([rows].flat() as Insertable<Database[T]>[])) await (db as AnyDb).insertInto(table).values(some).execute();
 };
 /** Deletes a row by id: false when there was none (another request deleted it first). */
 export const deleter = <T extends keyof Database>(db: Kysely<Database>, table: T) => async (id: string) => {

@@ -1,7 +1,7 @@
 import { sql, type ExpressionBuilder, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import { lookalikeKey, nameKey as nicknameKey } from '../shared/latin-lookalikes.js';
 import type { Pagination } from '../shared/schemas/common.js';
-import { holder, slugsStartingWith } from './rows.js';
+import { chunks, holder, slugsStartingWith } from './rows.js';
 import type { Database } from './schema.js';
 import { SYSTEM_ROLES } from './default-roles.js';
 import { suspendedAt } from './visibility.js';
@@ -71,8 +71,9 @@ export function usersRepo(db: Kysely<Database>) {
     getWithPermissions(id: string): Promise<(UserWithRole & { role_permissions: string }) | undefined> {
       return withRole().select('permission_sets.permissions as role_permissions').where('users.id', '=', id).executeTakeFirst();
     },
-    getByIds(ids: string[]): Promise<UserWithRole[]> {
-      return ids.length ? withRole().where('users.id', 'in', ids).execute() : Promise.resolve([]);
+    /** The users of `ids` found, a statement for each `chunks` of them (an offline key list names every owner). */
+    async getByIds(ids: string[]): Promise<UserWithRole[]> {
+      return (await Promise.all(chunks(ids).map((some) => withRole().where('users.id', 'in', some).execute()))).flat();
     },
     /** Taken as it is unique: by a user of the same key, or of a lookalike one (each a unique index). */
     async isNicknameTaken(nickname: string): Promise<boolean> {

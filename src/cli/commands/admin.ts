@@ -109,9 +109,7 @@ export function registerAdminCommands(program: Command): void {
       const nicknames = new Map<string, string>();
       const items = await withStore(options.db, async (deps) => {
         const keys = await everyKey(deps, options.user === undefined ? undefined : await userIdOf(deps, options.user));
-        const owners = [...new Set(keys.map((k) => k.user_id))];
-        for (let i = 0; i < owners.length; i += 500)
-          for (const user of await deps.store.users.getByIds(owners.slice(i, i + 500))) nicknames.set(user.id, user.nickname);
+        for (const user of await deps.store.users.getByIds([...new Set(keys.map((k) => k.user_id))])) nicknames.set(user.id, user.nickname);
         return keys;
       }, true);
       const [{ Output }, { KEY_COLUMNS }] = await Promise.all([import('../output.js'), import('./keys.js')]);
