@@ -112,24 +112,9 @@ export class ConnectionGuard {
     return undefined;
   }
 
-  /** The socket no longer counts against a user. */
-  private release(socket: Socket): void {
-    const holder = this.heldBy.get(socket);
-    if (holder === undefined) return;
-    this.heldBy.delete(socket);
-    const left = (this.byUser.get(holder) ?? 1) - 1;
-    if (left > 0) this.byUser.set(holder, left);
-    else this.byUser.delete(holder);
-  }
-
   /** A request on this socket authenticated: it no longer counts against its address. */
   private authenticated(socket: Socket): void {
-    const address = this.counted.get(socket);
-    if (address === undefined) return;
-    this.counted.delete(socket);
-    const left = (this.unauthenticated.get(address) ?? 1) - 1;
-    if (left > 0) this.unauthenticated.set(address, left);
-    else this.unauthenticated.delete(address);
+    uncount(socket, this.counted, this.unauthenticated);
   }
 
   private timedOut(): AppError {
@@ -175,7 +160,7 @@ export class ConnectionGuard {
     this.admitted.add(socket);
     socket.once('close', () => {
       this.authenticated(socket);
-      this.release(socket);
+      uncount(socket, this.heldBy, this.byUser);
     });
   }
 }
@@ -208,4 +193,14 @@ function tooManyConnections(limit: number): string {
     `HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
     `retry-after: 5\r\nx-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`
   );
+}
+
+/** The socket no longer counts against whom (an address, a user) `owners` says it does, in `counts`. */
+function uncount(socket: Socket, owners: WeakMap<Socket, string>, counts: Map<string, number>): void {
+  const owner = owners.get(socket);
+  if (owner === undefined) return;
+  owners.delete(socket);
+  const left = (counts.get(owner) ?? 1) - 1;
+  if (left > 0) counts.set(owner, left);
+  else counts.delete(owner);
 }
