@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { MembershipItem, ReportItem } from '../../src/shared/schemas/moderation.js';
 import { describeItem, question, reportedThing, rowCells } from '../../src/cli/queue/items.js';
 import { columns, truncate } from '../../src/cli/table.js';
-import { reasonLine } from '../../src/cli/queue/view.js';
+import { reasonLine, type QueueView } from '../../src/cli/queue/view.js';
 
 /** What `agora queue` draws of a report: text from users, made safe as every server string is (safe-text.ts). */
 describe('a report in the queue', () => {
@@ -109,11 +109,23 @@ describe("the reason's line", () => {
   });
 });
 
+/**
+ * The queue as ink draws it, `columns` wide, as its lines: a live list of `items`, the first selected, on a screen 12
+ * rows high, unless `state` says otherwise.
+ */
+async function drawQueue(items: ReportItem[], state: Partial<QueueView> = {}, columns = 80): Promise<string[]> {
+  const { renderToString } = await import('ink');
+  const { queueView } = await import('../../src/cli/queue/view.js');
+  const view: QueueView = {
+    items, total: items.length, index: 0, selected: items[0], mode: 'list', pending: undefined, reason: '', message: { text: '', tone: 'plain' },
+    live: true, current: true, maySuspend: true, group: undefined, size: { columns, rows: 12 }, color: false, ...state,
+  };
+  return renderToString(queueView(view), { columns }).split('\n');
+}
+
 /** The queue's list as ink draws it: a column cut with `…` never runs into the next. */
 describe("the queue's rows", () => {
   it('keep a space between a page name cut short and who is reported; a question cut keeps its (y/N)', async () => {
-    const { renderToString } = await import('ink');
-    const { queueView } = await import('../../src/cli/queue/view.js');
     const report = {
       kind: 'report',
       id: 'r1',
@@ -124,47 +136,27 @@ describe("the queue's rows", () => {
       reports: 1,
       created_at: new Date().toISOString(),
     } as unknown as ReportItem;
-    const view = (mode: 'list' | 'confirm') =>
-      renderToString(
-        queueView({
-          items: [report], total: 1, index: 0, selected: report, mode, pending: mode === 'list' ? undefined : { verb: 'remove', item: report },
-          reason: '', message: { text: '', tone: 'plain' }, live: true, current: true, maySuspend: true, group: undefined,
-          size: { columns: 80, rows: 12 }, color: false,
-        }),
-        { columns: 80 },
-      ).split('\n');
-    const row = view('list').find((line) => line.startsWith('› report'));
+    const row = (await drawQueue([report])).find((line) => line.startsWith('› report'));
     expect(row).toMatch(/^› report {4}The Very Long Named Communi… n{30}: /);
     // Asked, the question too long for the line is cut before its (y/N), which stays in sight.
-    expect(view('confirm').at(-1)).toMatch(/^Remove n{30}'s status .*… \(y\/N\)$/);
+    expect((await drawQueue([report], { mode: 'confirm', pending: { verb: 'remove', item: report } })).at(-1)).toMatch(/^Remove n{30}'s status .*… \(y\/N\)$/);
   });
 });
 
 /** After a spam wave: more waiting than the queue loads (its first page, the oldest). */
 describe("the queue's title", () => {
   it('says when only the oldest items are shown, and not when all are', async () => {
-    const { renderToString } = await import('ink');
-    const { queueView } = await import('../../src/cli/queue/view.js');
     const report = { kind: 'report', id: 'r1', target: { type: 'User', id: 'u1', excerpt: 'troll', user: { nickname: 'troll', name: 'T' } },
       page: null, user: { nickname: 'ada', name: 'Ada' }, reason: 'spam', reports: 1, created_at: new Date().toISOString() } as unknown as ReportItem;
-    const title = (total: number) =>
-      renderToString(
-        queueView({
-          items: [report], total, index: 0, selected: report, mode: 'list', pending: undefined, reason: '', message: { text: '', tone: 'plain' },
-          live: true, current: true, maySuspend: true, group: undefined, size: { columns: 80, rows: 12 }, color: false,
-        }),
-        { columns: 80 },
-      ).split('\n')[0];
-    expect(title(312)).toMatch(/^agora queue · 312 waiting \(the oldest 1 shown\) +● live$/);
-    expect(title(1)).toMatch(/^agora queue · 1 waiting +● live$/);
+    const title = async (total: number) => (await drawQueue([report], { total }))[0];
+    expect(await title(312)).toMatch(/^agora queue · 312 waiting \(the oldest 1 shown\) +● live$/);
+    expect(await title(1)).toMatch(/^agora queue · 1 waiting +● live$/);
   });
 });
 
 /** A target reported by many: how many is what a moderator sorts a busy queue by, never cut. */
 describe("the queue's KIND column", () => {
   it('shows a count of 10 reports or more whole (report ×12, report ×130), at 80 columns as at 100', async () => {
-    const { renderToString } = await import('ink');
-    const { queueView } = await import('../../src/cli/queue/view.js');
     const report = (id: string, reports: number) =>
       ({
         kind: 'report',
@@ -178,14 +170,7 @@ describe("the queue's KIND column", () => {
       }) as unknown as ReportItem;
     const items = [report('r1', 12), report('r2', 130), report('r3', 3)];
     for (const columns of [80, 100]) {
-      const lines = renderToString(
-        queueView({
-          items, total: 3, index: 0, selected: items[0], mode: 'list', pending: undefined, reason: '',
-          message: { text: '', tone: 'plain' }, live: true, current: true, maySuspend: true, group: undefined,
-          size: { columns, rows: 12 }, color: false,
-        }),
-        { columns },
-      ).split('\n');
+      const lines = await drawQueue(items, {}, columns);
       expect(lines.find((l) => l.startsWith('› ')), lines.join('\n')).toMatch(/^› report ×12 +Town Square +spammer: BUY FOLLOWERS NOW/);
       expect(lines.find((l) => l.includes('×130')), lines.join('\n')).toMatch(/^ {2}report ×130 Town Square +spammer: BUY/);
       expect(lines.find((l) => l.includes('×3')), lines.join('\n')).toMatch(/^ {2}report ×3 +Town Square +spammer: BUY/);
@@ -197,8 +182,6 @@ describe("the queue's KIND column", () => {
 /** The details of a target many reported, each with a long comment: more lines than the screen holds. */
 describe("a report's details, longer than the screen", () => {
   it('keep their first lines whole and in order, cut at the bottom (not squeezed onto each other)', async () => {
-    const { renderToString } = await import('ink');
-    const { queueView } = await import('../../src/cli/queue/view.js');
     const item = {
       kind: 'report',
       id: 'r1',
@@ -216,14 +199,7 @@ describe("a report's details, longer than the screen", () => {
       comment: 'this account posts crypto scams all day long in the Town Square and Market pages',
       created_at: item.created_at,
     }));
-    const lines = renderToString(
-      queueView({
-        items: [item], total: 1, index: 0, selected: item, mode: 'details', pending: undefined, reason: '',
-        message: { text: '', tone: 'plain' }, live: true, current: true, maySuspend: true, group: { itemId: 'r1', reports },
-        size: { columns: 80, rows: 24 }, color: false,
-      }),
-      { columns: 80 },
-    ).split('\n');
+    const lines = await drawQueue([item], { mode: 'details', group: { itemId: 'r1', reports }, size: { columns: 80, rows: 24 } });
     expect(lines.slice(1, 5), lines.join('\n')).toEqual([
       expect.stringMatching(/^kind {7}report \(30 open\)$/),
       expect.stringMatching(/^id {9}r1$/),
